@@ -1,0 +1,600 @@
+//===- Check.cpp - Semantic validation of a parsed spec -------------------===//
+#include "check/Check.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace llvm;
+
+namespace stencilc {
+
+const char *axisName(int axis) {
+  static const char *const names[kMaxDims] = {"x", "y", "z", "t"};
+  return names[axis];
+}
+
+std::string formatOffset(const Offset &offset, int dims) {
+  std::string text = "(";
+  for (int axis = 0; axis < dims; ++axis) {
+    if (axis)
+      text += ", ";
+    text += std::to_string(offset[axis]);
+  }
+  return text + ")";
+}
+
+const char *boundaryName(Boundary boundary) {
+  return boundary == Boundary::Dirichlet ? "dirichlet" : "periodic";
+}
+
+const char *precisionName(Precision precision) {
+  return precision == Precision::Float ? "float" : "double";
+}
+
+const char *loadOrderName(LoadOrder order) {
+  switch (order) {
+  case LoadOrder::AsWritten:
+    return "as-written";
+  case LoadOrder::Ascending:
+    return "ascending";
+  case LoadOrder::Explicit:
+    return "explicit";
+  }
+  return "?";
+}
+
+void computeReach(StencilModel &model) {
+  model.reachLow.fill(0);
+  model.reachHigh.fill(0);
+  for (const Tap &tap : model.taps)
+    for (int axis = 0; axis < model.dims; ++axis) {
+      model.reachLow[axis] = std::max(model.reachLow[axis], -tap.offset[axis]);
+      model.reachHigh[axis] = std::max(model.reachHigh[axis], tap.offset[axis]);
+    }
+}
+
+namespace {
+
+bool isIdentifier(StringRef word) {
+  if (word.empty() || !(isAlpha(word[0]) || word[0] == '_'))
+    return false;
+  return all_of(word, [](char c) { return isAlnum(c) || c == '_'; });
+}
+
+/// Names the generated code declares itself, or that C++ reserves, and that a
+/// spec therefore may not use for the stencil or a parameter.
+bool isReservedName(StringRef word) {
+  static const StringRef reserved[] = {
+      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case",
+      "catch", "char", "class", "const", "constexpr", "continue", "default",
+      "delete", "do", "double", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+      "nullptr", "operator", "or", "private", "protected", "public",
+      "register", "return", "short", "signed", "sizeof", "static", "struct",
+      "switch", "template", "this", "throw", "true", "try", "typedef",
+      "typename", "union", "unsigned", "using", "virtual", "void",
+      "volatile", "while", "xor", "in", "out", "stream", "params",
+      "extents", "value_type"};
+  return is_contained(reserved, word) || word.startswith("__");
+}
+
+/// Points at character `index` of the scalar written at `range`.
+SMRange characterRange(SMRange range, size_t index) {
+  const char *start = range.Start.getPointer();
+  if (*start == '"' || *start == '\'')
+    ++start;
+  SMLoc loc = SMLoc::getFromPointer(start + index);
+  return SMRange(loc, SMLoc::getFromPointer(start + index + 1));
+}
+
+class Checker {
+public:
+  Checker(const Spec &spec, DiagnosticEngine &diags)
+      : spec(spec), diags(diags) {}
+
+  std::optional<StencilModel> run();
+
+private:
+  void checkName();
+  void checkGrid();
+  void checkField();
+  void checkParameters();
+  void checkTaps();
+  void checkKernel();
+  void checkBlock();
+  void checkTile();
+  void checkLoadOrder();
+
+  const Spec &spec;
+  DiagnosticEngine &diags;
+  StencilModel model;
+  bool gridKnown = false; ///< dims was read and valid
+  bool tapsKnown = false; ///< every tap was read and valid
+  std::vector<SMRange> tapRanges;
+  std::vector<bool> parameterUsed;
+};
+
+std::optional<StencilModel> Checker::run() {
+  unsigned errorsBefore = diags.errorCount();
+  model.specFileName = sys::path::filename(spec.path).str();
+  checkName();
+  checkGrid();
+  checkField();
+  checkParameters();
+  checkTaps();
+  checkKernel();
+  for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
+       ++i)
+    if (!parameterUsed[i] && tapsKnown)
+      diags.warning(spec.parameters[i].range,
+                    "parameter '" + spec.parameters[i].name.value +
+                        "' is declared but no tap uses it");
+  if (diags.errorCount() != errorsBefore)
+    return std::nullopt;
+  return model;
+}
+
+void Checker::checkName() {
+  if (spec.name.present) {
+    if (!isIdentifier(spec.name.value))
+      diags.error(spec.name.range,
+                  "'name' must be a C identifier (letters, digits and '_', "
+                  "not starting with a digit), not '" +
+                      spec.name.value + "'");
+    else if (isReservedName(spec.name.value))
+      diags.error(spec.name.range, "'name' may not be the reserved word '" +
+                                       spec.name.value + "'");
+    model.name = spec.name.value;
+  }
+  if (spec.description.present) {
+    if (spec.description.value.find("*/") != std::string::npos)
+      diags.error(spec.description.range,
+                  "'description' may not contain '*/' (it is copied into a "
+                  "comment of the generated code)");
+    model.description = spec.description.value;
+  }
+}
+
+void Checker::checkGrid() {
+  if (spec.dimensions.present) {
+    long long dims = spec.dimensions.value;
+    if (dims < 1 || dims > kMaxDims)
+      diags.error(spec.dimensions.range,
+                  "'grid.dimensions' must be 1, 2, 3 or 4 (axes x, y, z, t), "
+                  "not " +
+                      Twine(dims));
+    else {
+      model.dims = static_cast<int>(dims);
+      gridKnown = true;
+    }
+  }
+  if (spec.boundary.present) {
+    StringRef value = spec.boundary.value;
+    if (value == "dirichlet")
+      model.boundary = Boundary::Dirichlet;
+    else if (value == "periodic")
+      model.boundary = Boundary::Periodic;
+    else
+      diags.error(spec.boundary.range,
+                  "unknown boundary '" + value +
+                      "'; expected 'dirichlet' or 'periodic'");
+  }
+}
+
+void Checker::checkField() {
+  if (spec.precision.present) {
+    StringRef value = spec.precision.value;
+    if (value == "float")
+      model.precision = Precision::Float;
+    else if (value == "double")
+      model.precision = Precision::Double;
+    else {
+      static const StringRef known[] = {"float", "double"};
+      StringRef hint = closestMatch(value, known);
+      diags.error(spec.precision.range,
+                  "unknown precision '" + value +
+                      "'; expected 'float' or 'double'" +
+                      (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+  }
+  if (spec.components.present) {
+    long long components = spec.components.value;
+    if (components < 1)
+      diags.error(spec.components.range,
+                  "'field.components' must be at least 1, not " +
+                      Twine(components));
+    else if (components > kMaxComponents)
+      diags.error(spec.components.range,
+                  "'field.components' of " + Twine(components) +
+                      " exceeds the supported maximum of " +
+                      Twine(kMaxComponents));
+    else
+      model.components = static_cast<int>(components);
+  }
+}
+
+void Checker::checkParameters() {
+  std::map<std::string, size_t> seen;
+  for (const ParameterSpec &param : spec.parameters) {
+    Parameter out;
+    if (param.name.present) {
+      const std::string &name = param.name.value;
+      if (!isIdentifier(name))
+        diags.error(param.name.range,
+                    "parameter name '" + name + "' is not a C identifier");
+      else if (isReservedName(name))
+        diags.error(param.name.range,
+                    "parameter name '" + name + "' is a reserved word");
+      auto [it, inserted] = seen.emplace(name, model.parameters.size());
+      if (!inserted) {
+        diags.error(param.name.range,
+                    "parameter '" + name + "' is declared twice");
+        diags.note(spec.parameters[it->second].name.range,
+                   "first declared here");
+      }
+      out.name = name;
+    }
+    if (param.defaultValue.present) {
+      if (!std::isfinite(param.defaultValue.value))
+        diags.error(param.defaultValue.range,
+                    "a parameter's 'default' must be a finite number");
+      out.defaultValue = param.defaultValue.value;
+    }
+    model.parameters.push_back(out);
+  }
+  parameterUsed.assign(model.parameters.size(), false);
+}
+
+void Checker::checkTaps() {
+  if (spec.taps.empty()) {
+    if (spec.tapsRange.isValid())
+      diags.error(spec.tapsRange, "'taps' must list at least one tap");
+    return;
+  }
+  tapsKnown = gridKnown;
+  std::map<Offset, size_t> seen;
+  for (const TapSpec &tapSpec : spec.taps) {
+    Tap tap;
+    tapRanges.push_back(tapSpec.range);
+    if (!tapSpec.offset.present || !tapSpec.coefficient.present)
+      tapsKnown = false;
+    if (tapSpec.offset.present && gridKnown) {
+      const std::vector<int> &offset = tapSpec.offset.value;
+      if (static_cast<int>(offset.size()) != model.dims) {
+        diags.error(tapSpec.offset.range,
+                    "tap offset has " + Twine(offset.size()) +
+                        " entries but the grid has " + Twine(model.dims) +
+                        (model.dims == 1 ? " dimension" : " dimensions"));
+        tapsKnown = false;
+      } else {
+        std::copy(offset.begin(), offset.end(), tap.offset.begin());
+        auto [it, inserted] = seen.emplace(tap.offset, model.taps.size());
+        if (!inserted) {
+          diags.error(tapSpec.offset.range,
+                      "duplicate tap offset " +
+                          formatOffset(tap.offset, model.dims) +
+                          "; merge the coefficients into one tap");
+          diags.note(spec.taps[it->second].offset.range,
+                     "first written here");
+          tapsKnown = false;
+        }
+      }
+    }
+    if (tapSpec.coefficient.present) {
+      const CoefficientSpec &coeff = tapSpec.coefficient;
+      tap.coefficient.constant = coeff.constant;
+      bool finite = std::isfinite(coeff.constant);
+      for (const auto &[name, factor] : coeff.terms) {
+        finite = finite && std::isfinite(factor);
+        auto it = find_if(model.parameters,
+                          [&](const Parameter &p) { return p.name == name; });
+        if (it == model.parameters.end()) {
+          std::vector<StringRef> names;
+          for (const Parameter &p : model.parameters)
+            names.push_back(p.name);
+          StringRef hint = closestMatch(name, names);
+          diags.error(coeff.range,
+                      "coefficient uses undeclared parameter '" + name + "'" +
+                          (hint.empty() ? "; declare it under 'parameters'"
+                                        : "; did you mean '" + hint + "'?"));
+          tapsKnown = false;
+          continue;
+        }
+        int index = static_cast<int>(it - model.parameters.begin());
+        parameterUsed[index] = true;
+        // `a + a` is one term with factor 2.
+        auto same = find_if(tap.coefficient.terms,
+                            [&](const auto &term) { return term.first == index; });
+        if (same != tap.coefficient.terms.end())
+          same->second += factor;
+        else
+          tap.coefficient.terms.emplace_back(index, factor);
+      }
+      if (!finite) {
+        diags.error(coeff.range, "a tap's 'coefficient' must be finite");
+        tapsKnown = false;
+      }
+    }
+    model.taps.push_back(tap);
+  }
+  if (tapsKnown)
+    computeReach(model);
+}
+
+void Checker::checkKernel() {
+  checkBlock();
+  checkTile();
+  checkLoadOrder();
+  const KernelSpec &kernel = spec.kernel;
+  if (kernel.nontemporalStore.present)
+    model.kernel.nontemporalStore = kernel.nontemporalStore.value;
+
+  int threads = model.kernel.threadsPerBlock();
+  model.kernel.launchBounds = threads;
+  if (kernel.launchBounds.present) {
+    long long bounds = kernel.launchBounds.value;
+    if (bounds == 0)
+      model.kernel.launchBounds = 0;
+    else if (bounds < 0 || bounds > kMaxThreadsPerBlock)
+      diags.error(kernel.launchBounds.range,
+                  "'kernel.launch_bounds' must be 0 (none) or a thread count "
+                  "from 1 to " +
+                      Twine(kMaxThreadsPerBlock) + ", not " + Twine(bounds));
+    else if (bounds < threads)
+      diags.error(kernel.launchBounds.range,
+                  "'kernel.launch_bounds' of " + Twine(bounds) +
+                      " is below the block's " + Twine(threads) +
+                      " threads; the launch would fail");
+    else
+      model.kernel.launchBounds = static_cast<int>(bounds);
+  }
+}
+
+void Checker::checkBlock() {
+  std::array<int, kMaxDims> &block = model.kernel.block;
+  // Defaults: 256 threads, 64 along x so that a wavefront reads one row.
+  block = {1, 1, 1, 1};
+  if (model.dims == 1)
+    block[0] = 256;
+  else {
+    block[0] = 64;
+    block[1] = 4;
+  }
+  const auto &written = spec.kernel.block;
+  if (!written.present || !gridKnown)
+    return;
+  if (static_cast<int>(written.value.size()) != model.dims) {
+    diags.error(written.range, "'kernel.block' has " +
+                                   Twine(written.value.size()) +
+                                   " entries but the grid has " +
+                                   Twine(model.dims) + " dimensions");
+    return;
+  }
+  long long threads = 1;
+  for (int axis = 0; axis < model.dims; ++axis) {
+    long long extent = written.value[axis];
+    if (extent < 1) {
+      diags.error(written.range, "'kernel.block' entry for axis " +
+                                     Twine(axisName(axis)) +
+                                     " must be at least 1, not " +
+                                     Twine(extent));
+      return;
+    }
+    threads *= extent;
+    if (threads > kMaxThreadsPerBlock)
+      break;
+  }
+  if (threads > kMaxThreadsPerBlock) {
+    diags.error(written.range, "'kernel.block' has more than " +
+                                   Twine(kMaxThreadsPerBlock) +
+                                   " threads per block");
+    return;
+  }
+  // z and t share the GPU's third block dimension, which holds at most 64.
+  long long third = 1;
+  for (int axis = 2; axis < model.dims; ++axis)
+    third *= written.value[axis];
+  if (third > 64) {
+    diags.error(written.range,
+                "'kernel.block' entries for z and t multiply to " +
+                    Twine(third) + "; the GPU's third block axis holds 64");
+    return;
+  }
+  for (int axis = 0; axis < model.dims; ++axis)
+    block[axis] = static_cast<int>(written.value[axis]);
+  if (threads % kWavefrontSize != 0)
+    diags.warning(written.range,
+                  "'kernel.block' has " + Twine(threads) +
+                      " threads, not a multiple of the wavefront size " +
+                      Twine(kWavefrontSize) +
+                      "; the last wavefront of each block runs partly idle");
+}
+
+void Checker::checkTile() {
+  const TileSpec &tile = spec.kernel.tile;
+  if (!tile.present)
+    return;
+  if (tile.axis.present) {
+    StringRef axis = tile.axis.value;
+    int index = -1;
+    for (int a = 0; a < kMaxDims; ++a)
+      if (axis == axisName(a))
+        index = a;
+    if (index < 0)
+      diags.error(tile.axis.range, "unknown tile axis '" + axis +
+                                       "'; axes are x, y, z and t");
+    else if (gridKnown && index >= model.dims)
+      diags.error(tile.axis.range,
+                  "tile axis '" + axis + "' is not an axis of this " +
+                      Twine(model.dims) + "-dimensional grid");
+    else
+      model.kernel.tileAxis = index;
+  }
+  if (tile.factor.present) {
+    long long factor = tile.factor.value;
+    if (factor < 1)
+      diags.error(tile.factor.range,
+                  "'kernel.tile.factor' must be at least 1, not " +
+                      Twine(factor));
+    else if (factor > kMaxTileFactor)
+      diags.error(tile.factor.range,
+                  "'kernel.tile.factor' of " + Twine(factor) +
+                      " exceeds " + Twine(kMaxTileFactor) +
+                      "; the tile's values would not fit in registers");
+    else
+      model.kernel.tileFactor = static_cast<int>(factor);
+  }
+}
+
+void Checker::checkLoadOrder() {
+  const auto &order = spec.kernel.loadOrder;
+  if (!order.present)
+    return;
+  StringRef text = order.value;
+  if (text == "as-written") {
+    model.kernel.loadOrder = LoadOrder::AsWritten;
+    return;
+  }
+  if (text == "ascending") {
+    model.kernel.loadOrder = LoadOrder::Ascending;
+    return;
+  }
+  model.kernel.loadOrder = LoadOrder::Explicit;
+  model.kernel.loadOrderText = text.str();
+  if (!tapsKnown)
+    return; // the taps' own errors are already reported
+  if (auto taps =
+          parseExplicitLoadOrder(text, order.range, model, tapRanges, diags))
+    model.kernel.tapOrder = std::move(*taps);
+}
+
+} // namespace
+
+std::optional<std::vector<int>>
+parseExplicitLoadOrder(StringRef text, SMRange range, const StencilModel &model,
+                       const std::vector<SMRange> &tapRanges,
+                       DiagnosticEngine &diags) {
+  std::map<Offset, int> tapIndex;
+  for (size_t i = 0; i < model.taps.size(); ++i)
+    tapIndex[model.taps[i].offset] = static_cast<int>(i);
+
+  std::vector<int> order;
+  std::vector<size_t> firstAt(model.taps.size(), StringRef::npos);
+  bool ok = true;
+  auto fail = [&](size_t index, const Twine &message) {
+    diags.error(characterRange(range, index), message);
+    ok = false;
+  };
+  auto addTap = [&](const Offset &offset, size_t at) {
+    auto it = tapIndex.find(offset);
+    if (it == tapIndex.end())
+      return fail(at, "load order names " + formatOffset(offset, model.dims) +
+                          ", which is not a tap of this stencil");
+    if (firstAt[it->second] != StringRef::npos) {
+      fail(at, "load order names tap " + formatOffset(offset, model.dims) +
+                   " twice");
+      diags.note(characterRange(range, firstAt[it->second]),
+                 "first named here");
+      return;
+    }
+    firstAt[it->second] = at;
+    order.push_back(it->second);
+  };
+  auto axisOf = [](char c) {
+    switch (toLower(c)) {
+    case 'x':
+      return 0;
+    case 'y':
+      return 1;
+    case 'z':
+      return 2;
+    case 't':
+      return 3;
+    }
+    return -1;
+  };
+
+  size_t i = 0;
+  while (i < text.size() && ok) {
+    char c = text[i];
+    if (c == ' ' || c == ',') {
+      ++i;
+    } else if (c == 'C' || c == 'c' || c == '0') {
+      addTap(Offset{}, i);
+      ++i;
+    } else if (c == '+' || c == '-') {
+      size_t signAt = i++;
+      int distance = 0;
+      while (i < text.size() && isDigit(text[i]))
+        distance = distance * 10 + (text[i++] - '0');
+      if (distance == 0)
+        distance = 1;
+      if (i >= text.size() || axisOf(text[i]) < 0) {
+        fail(i < text.size() ? i : signAt,
+             "expected an axis letter (X, Y, Z or T) after '" +
+                 text.substr(signAt, i - signAt) + "' in the load order");
+        break;
+      }
+      for (; i < text.size() && axisOf(text[i]) >= 0; ++i) {
+        int axis = axisOf(text[i]);
+        if (axis >= model.dims) {
+          fail(i, "axis '" + Twine(text[i]) + "' is not an axis of this " +
+                      Twine(model.dims) + "-dimensional grid");
+          break;
+        }
+        Offset offset{};
+        offset[axis] = c == '+' ? distance : -distance;
+        addTap(offset, i);
+      }
+    } else if (c == '(') {
+      size_t close = text.find(')', i);
+      if (close == StringRef::npos) {
+        fail(i, "unclosed '(' in the load order");
+        break;
+      }
+      SmallVector<StringRef, 4> parts;
+      text.slice(i + 1, close).split(parts, ',');
+      Offset offset{};
+      bool parsed = static_cast<int>(parts.size()) == model.dims;
+      for (size_t p = 0; parsed && p < parts.size(); ++p)
+        parsed = !parts[p].trim().getAsInteger(10, offset[p]);
+      if (!parsed)
+        fail(i, "expected " + Twine(model.dims) +
+                    " integers in '" + text.slice(i, close + 1) + "'");
+      else
+        addTap(offset, i);
+      i = close + 1;
+    } else {
+      fail(i, "unexpected character '" + Twine(c) +
+                  "' in the load order; expected 'as-written', 'ascending' "
+                  "or groups such as '-YZ+YZ-X C+X'");
+    }
+  }
+  if (!ok)
+    return std::nullopt;
+  for (size_t tap = 0; tap < model.taps.size(); ++tap)
+    if (firstAt[tap] == StringRef::npos) {
+      diags.error(range, "load order does not name tap " +
+                             formatOffset(model.taps[tap].offset, model.dims) +
+                             "; every tap must appear exactly once");
+      if (tap < tapRanges.size())
+        diags.note(tapRanges[tap], "tap written here");
+      ok = false;
+    }
+  if (!ok)
+    return std::nullopt;
+  return order;
+}
+
+std::optional<StencilModel> checkSpec(const Spec &spec,
+                                      DiagnosticEngine &diags) {
+  return Checker(spec, diags).run();
+}
+
+} // namespace stencilc

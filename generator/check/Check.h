@@ -1,0 +1,38 @@
+//===- Check.h - Semantic validation of a parsed spec ----------*- C++ -*-===//
+#ifndef STENCILC_CHECK_CHECK_H
+#define STENCILC_CHECK_CHECK_H
+
+#include "check/Model.h"
+#include "spec/Spec.h"
+#include "support/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace stencilc {
+
+/// Validates `spec`, reporting every problem found to `diags`, and returns the
+/// model only when there were no errors (warnings are allowed).
+std::optional<StencilModel> checkSpec(const Spec &spec,
+                                      DiagnosticEngine &diags);
+
+/// The threads per block that a wavefront of this size fills exactly; blocks
+/// that are not a multiple of it get a warning (see README, "Validation").
+constexpr int kWavefrontSize = 64;
+constexpr int kMaxThreadsPerBlock = 1024;
+constexpr int kMaxTileFactor = 64;
+constexpr int kMaxComponents = 256;
+
+/// Reads the explicit load-order grammar (README, "Load order") into tap
+/// indices. On error, reports at the offending character of `range` (the
+/// YAML scalar holding `text`) and returns nullopt. Exposed for tests.
+std::optional<std::vector<int>>
+parseExplicitLoadOrder(llvm::StringRef text, llvm::SMRange range,
+                       const StencilModel &model,
+                       const std::vector<llvm::SMRange> &tapRanges,
+                       DiagnosticEngine &diags);
+
+} // namespace stencilc
+
+#endif

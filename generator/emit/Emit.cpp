@@ -1,0 +1,692 @@
+//===- Emit.cpp - HIP kernels, host header and manifest from a plan -------===//
+//
+// The templates in templates/ hold the fixed text; this file computes the
+// parts that depend on the spec: the kernel's site mapping, its straight-line
+// program (from the plan, load by load) and its stores.
+//
+//===----------------------------------------------------------------------===//
+#include "emit/Emit.h"
+
+#include "emit/TemplateEngine.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <set>
+
+#ifndef STENCILC_VERSION
+#error "STENCILC_VERSION must be defined by the build"
+#endif
+
+using namespace llvm;
+
+namespace stencilc {
+
+StringRef generatorVersion() { return STENCILC_VERSION; }
+
+namespace {
+
+std::string join(const std::vector<std::string> &parts, StringRef separator) {
+  return llvm::join(parts.begin(), parts.end(), separator);
+}
+
+std::string extentName(int axis) { return std::string("n") + axisName(axis); }
+
+/// Text of `stride(axis)`: the distance in sites between neighbours along
+/// `axis`; x's is 1 and has no variable.
+std::string strideName(int axis) { return std::string("s") + axisName(axis); }
+
+/// `a + b * s`-style sum of terms; terms are "" when zero.
+std::string sumOfTerms(const std::vector<std::string> &terms) {
+  std::string text;
+  for (const std::string &term : terms) {
+    if (term.empty())
+      continue;
+    if (text.empty())
+      text = term;
+    else if (term[0] == '-')
+      text += " - " + term.substr(1);
+    else
+      text += " + " + term;
+  }
+  return text.empty() ? "0" : text;
+}
+
+/// `k * s` with k an integer: "", "s", "-s", "3 * s", "-3 * s".
+std::string scaledStride(int k, const std::string &stride) {
+  if (k == 0)
+    return "";
+  if (k == 1)
+    return stride;
+  if (k == -1)
+    return "-" + stride;
+  return std::to_string(k) + " * " + stride;
+}
+
+/// Name of the wrapped coordinate `axis + delta` (periodic grids).
+std::string wrappedName(int axis, int delta) {
+  if (delta == 0)
+    return axisName(axis);
+  return std::string(axisName(axis)) + (delta < 0 ? "_m" : "_p") +
+         std::to_string(delta < 0 ? -delta : delta);
+}
+
+std::string optionsSummary(const StencilModel &model) {
+  const KernelOptions &k = model.kernel;
+  std::string block;
+  for (int axis = 0; axis < model.dims; ++axis)
+    block += (axis ? "x" : "") + std::to_string(k.block[axis]);
+  std::string text = "block " + block + ", launch bounds " +
+                     (k.launchBounds ? std::to_string(k.launchBounds)
+                                     : std::string("none")) +
+                     ", tile " + axisName(k.tileAxis) + " x " +
+                     std::to_string(k.tileFactor) + ", load order " +
+                     loadOrderName(k.loadOrder);
+  if (k.loadOrder == LoadOrder::Explicit)
+    text += " \"" + k.loadOrderText + "\"";
+  text += std::string(", ") +
+          (k.nontemporalStore ? "non-temporal" : "regular") + " stores";
+  return text;
+}
+
+/// Builds the pieces of templates/kernel.in.
+class KernelWriter {
+public:
+  KernelWriter(const StencilModel &model, const KernelPlan &plan)
+      : model(model), plan(plan), tile(plan.tileAxis),
+        periodic(model.boundary == Boundary::Periodic) {}
+
+  Expected<std::string> render();
+
+private:
+  std::string siteMapping();
+  std::string strides();
+  std::string weights();
+  std::string accumulators();
+  std::string program();
+  std::string stores();
+  std::string kernelParameters();
+  std::string loadAddress(const PlannedLoad &load);
+  std::string accumulate(const PlannedAccumulation &acc, int load);
+  std::string weightExpression(const Coefficient &coefficient);
+
+  const StencilModel &model;
+  const KernelPlan &plan;
+  const int tile;
+  const bool periodic;
+  std::vector<std::string> tapWeight; ///< weight variable of each tap
+};
+
+std::string KernelWriter::kernelParameters() {
+  std::vector<std::string> params;
+  for (int axis = 0; axis < model.dims; ++axis)
+    params.push_back("const int " + extentName(axis));
+  if (model.dims == 4)
+    params.push_back("const unsigned blocks_z");
+  for (const Parameter &param : model.parameters)
+    params.push_back("const value_type " + param.name);
+  return join(params, ",\n    ");
+}
+
+std::string KernelWriter::siteMapping() {
+  const std::array<int, kMaxDims> &block = model.kernel.block;
+  std::string text = "// This thread's first site; it updates " +
+                     std::to_string(plan.tileFactor) + " consecutive site" +
+                     (plan.tileFactor == 1 ? "" : "s") + " along " +
+                     axisName(tile) + ".\n";
+  for (int axis = 0; axis < model.dims; ++axis) {
+    std::string position;
+    switch (axis) {
+    case 0:
+      position = "blockIdx.x * " + std::to_string(block[0]) + "u + threadIdx.x";
+      break;
+    case 1:
+      position = "blockIdx.y * " + std::to_string(block[1]) + "u + threadIdx.y";
+      break;
+    case 2:
+      position = model.dims == 4
+                     ? "(blockIdx.z % blocks_z) * " + std::to_string(block[2]) +
+                           "u + threadIdx.z % " + std::to_string(block[2]) + "u"
+                     : "blockIdx.z * " + std::to_string(block[2]) +
+                           "u + threadIdx.z";
+      break;
+    case 3:
+      position = "(blockIdx.z / blocks_z) * " + std::to_string(block[3]) +
+                 "u + threadIdx.z / " + std::to_string(block[2]) + "u";
+      break;
+    }
+    std::string value = "static_cast<int>(" + position + ")";
+    if (axis == tile && plan.tileFactor > 1)
+      value = std::to_string(plan.tileFactor) + " * " + value;
+    if (!periodic && model.reachLow[axis] > 0)
+      value = std::to_string(model.reachLow[axis]) + " + " + value;
+    text += "const int " + std::string(axisName(axis)) + " = " + value + ";\n";
+  }
+  std::vector<std::string> outside;
+  for (int axis = 0; axis < model.dims; ++axis) {
+    std::string limit = extentName(axis);
+    if (!periodic && model.reachHigh[axis] > 0)
+      limit += " - " + std::to_string(model.reachHigh[axis]);
+    outside.push_back(std::string(axisName(axis)) + " >= " + limit);
+  }
+  text += "if (" + join(outside, " || ") + ")\n  return;";
+  return text;
+}
+
+std::string KernelWriter::strides() {
+  std::string text;
+  for (int axis = 1; axis < model.dims; ++axis) {
+    std::string previous =
+        axis == 1 ? "static_cast<stencil::index_t>(nx)"
+                  : strideName(axis - 1) + " * " + extentName(axis - 1);
+    text += "const stencil::index_t " + strideName(axis) + " = " + previous +
+            ";\n";
+  }
+  std::vector<std::string> terms;
+  for (int axis = 0; axis < model.dims; ++axis)
+    terms.push_back(axis == 0 ? std::string("x")
+                              : std::string(axisName(axis)) + " * " +
+                                    strideName(axis));
+  text += "const stencil::index_t site = " + sumOfTerms(terms) + ";";
+  if (periodic) {
+    // One wrapped coordinate per distinct row the tile reads.
+    std::set<std::pair<int, int>> deltas;
+    for (const PlannedLoad &load : plan.loads)
+      for (int axis = 0; axis < model.dims; ++axis)
+        if (load.offset[axis] != 0)
+          deltas.insert({axis, load.offset[axis]});
+    if (!deltas.empty())
+      text += "\n// Periodic neighbours' coordinates.";
+    for (auto [axis, delta] : deltas)
+      text += "\nconst int " + wrappedName(axis, delta) +
+              " = stencil::wrap(" + axisName(axis) +
+              (delta < 0 ? " - " : " + ") + std::to_string(std::abs(delta)) +
+              ", " + extentName(axis) + ");";
+  } else if (any_of(plan.loads,
+                    [](const PlannedLoad &l) { return l.clampTileAxis; })) {
+    text += "\n// Farthest row along " + std::string(axisName(tile)) +
+            " inside the array, relative to this tile.\nconst int room = " +
+            extentName(tile) + " - 1 - " + axisName(tile) + ";";
+  }
+  return text;
+}
+
+/// The coefficient in the kernel's precision, over its parameters.
+std::string KernelWriter::weightExpression(const Coefficient &coefficient) {
+  std::string text;
+  auto literal = [](double value) {
+    return "static_cast<value_type>(" + shortestNumberText(value) + ")";
+  };
+  if (coefficient.constant != 0.0 || coefficient.terms.empty())
+    text = literal(coefficient.constant);
+  for (const auto &[index, factor] : coefficient.terms) {
+    const std::string &name = model.parameters[index].name;
+    double magnitude = factor < 0 ? -factor : factor;
+    std::string term =
+        magnitude == 1.0 ? name : literal(magnitude) + " * " + name;
+    if (text.empty())
+      text = (factor < 0 ? "-" : "") + term;
+    else
+      text += (factor < 0 ? " - " : " + ") + term;
+  }
+  return text;
+}
+
+std::string KernelWriter::weights() {
+  std::map<std::string, std::string> byText;
+  std::string text = "// Tap weights.";
+  for (const Tap &tap : model.taps) {
+    std::string value = coefficientText(model, tap.coefficient);
+    auto [it, inserted] =
+        byText.emplace(value, "w" + std::to_string(byText.size()));
+    if (inserted) {
+      std::string expression = weightExpression(tap.coefficient);
+      std::string line = "const value_type " + it->second + " = ";
+      if (line.size() + expression.size() > 76)
+        line += "\n    ";
+      text += "\n" + line + expression + ";";
+    }
+    tapWeight.push_back(it->second);
+  }
+  return text;
+}
+
+std::string KernelWriter::accumulators() {
+  std::vector<std::string> names;
+  for (int site = 0; site < plan.tileFactor; ++site)
+    names.push_back("acc" + std::to_string(site) +
+                    (model.components > 1
+                         ? "[" + std::to_string(model.components) + "]"
+                         : ""));
+  return "value_type " + join(names, ", ") + ";";
+}
+
+std::string KernelWriter::loadAddress(const PlannedLoad &load) {
+  std::vector<std::string> terms;
+  if (periodic) {
+    for (int axis = 0; axis < model.dims; ++axis) {
+      std::string coordinate = wrappedName(axis, load.offset[axis]);
+      terms.push_back(axis == 0 ? coordinate
+                                : coordinate + " * " + strideName(axis));
+    }
+    return sumOfTerms(terms);
+  }
+  terms.push_back("site");
+  for (int axis = 0; axis < model.dims; ++axis) {
+    int delta = load.offset[axis];
+    if (axis == tile && load.clampTileAxis) {
+      std::string clamped =
+          "stencil::clamp_above(" + std::to_string(delta) + ", room)";
+      terms.push_back(axis == 0 ? clamped
+                                : clamped + " * " + strideName(axis));
+    } else if (axis == 0) {
+      terms.push_back(delta == 0 ? "" : std::to_string(delta));
+    } else {
+      terms.push_back(scaledStride(delta, strideName(axis)));
+    }
+  }
+  return sumOfTerms(terms);
+}
+
+std::string KernelWriter::accumulate(const PlannedAccumulation &acc,
+                                     int load) {
+  std::string target = "acc" + std::to_string(acc.site);
+  std::string value = "u" + std::to_string(load);
+  if (model.components > 1) {
+    target += "[c]";
+    value += "[c]";
+  }
+  return target + (acc.first ? " = " : " += ") + tapWeight[acc.tap] + " * " +
+         value + ";";
+}
+
+std::string KernelWriter::program() {
+  std::string text = "// Each value is loaded once and feeds every site of "
+                     "the tile that needs it.";
+  const int nc = model.components;
+  for (const PlanStep &step : plan.steps) {
+    const PlannedLoad &load = plan.loads[step.load];
+    std::string name = "u" + std::to_string(step.load);
+    std::string address = loadAddress(load);
+    text += "\n";
+    if (nc == 1) {
+      text += "const value_type " + name + " = in[" + address + "];";
+      for (const PlannedAccumulation &acc : step.accumulations)
+        text += "\n" + accumulate(acc, step.load);
+      continue;
+    }
+    text += "const value_type *" + name + " = in + (" + address + ") * " +
+            std::to_string(nc) + ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " +
+            std::to_string(nc) + "; ++c) {";
+    for (const PlannedAccumulation &acc : step.accumulations)
+      text += "\n  " + accumulate(acc, step.load);
+    text += "\n}";
+  }
+  return text;
+}
+
+std::string KernelWriter::stores() {
+  const char *store =
+      model.kernel.nontemporalStore ? "STENCIL_STORE_NT" : "STENCIL_STORE";
+  const int nc = model.components;
+  std::string text = "// Store the tile's sites that lie inside the update "
+                     "region.";
+  std::string limit = extentName(tile);
+  if (!periodic && model.reachHigh[tile] > 0)
+    limit += " - " + std::to_string(model.reachHigh[tile]);
+  for (int site = 0; site < plan.tileFactor; ++site) {
+    std::string address =
+        sumOfTerms({"site", tile == 0 ? (site ? std::to_string(site) : "")
+                                      : scaledStride(site, strideName(tile))});
+    std::string acc = "acc" + std::to_string(site);
+    std::string statement;
+    if (nc == 1)
+      statement = std::string(store) + "(&out[" + address + "], " + acc + ");";
+    else
+      statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
+                  store + "(&out[(" + address + ") * " + std::to_string(nc) +
+                  " + c], " + acc + "[c]);";
+    text += "\n";
+    if (site == 0) {
+      text += (nc == 1 ? "" : "STENCIL_UNROLL\n") + statement;
+      continue;
+    }
+    text += "if (" + std::string(axisName(tile)) + " + " +
+            std::to_string(site) + " < " + limit + ") {\n";
+    if (nc > 1)
+      text += "  STENCIL_UNROLL\n";
+    SmallVector<StringRef, 2> lines;
+    StringRef(statement).split(lines, '\n');
+    for (StringRef line : lines)
+      text += "  " + line.str() + "\n";
+    text += "}";
+  }
+  return text;
+}
+
+Expected<std::string> KernelWriter::render() {
+  Expected<StringRef> source = getTemplate("kernel.in");
+  if (!source)
+    return source.takeError();
+  std::string comment =
+      std::to_string(model.dims) + "-D " + boundaryName(model.boundary) + " " +
+      std::to_string(model.taps.size()) + "-point stencil; " +
+      std::to_string(plan.loadsPerTile()) + " loads and " +
+      std::to_string(plan.storesPerTile()) + " stores per thread.";
+  TemplateValues values = {
+      {"kernel_comment", comment},
+      {"launch_bounds",
+       model.kernel.launchBounds
+           ? "STENCIL_LAUNCH_BOUNDS(" +
+                 std::to_string(model.kernel.launchBounds) + ")\n"
+           : std::string()},
+      {"kernel_name", plan.kernelName},
+      {"kernel_parameters", kernelParameters()},
+      {"site_mapping", siteMapping()},
+      {"strides", strides()},
+      {"weights", weights()},
+      {"accumulators", accumulators()},
+      {"program", program()},
+      {"stores", stores()},
+  };
+  Expected<std::string> text = renderTemplate("kernel.in", *source, values);
+  if (text)
+    *text = StringRef(*text).rtrim("\n").str();
+  return text;
+}
+
+std::string listOf(const std::vector<std::string> &items) {
+  return "{" + join(items, ", ") + "}";
+}
+
+std::string numberText(double value) { return shortestNumberText(value); }
+
+std::string manifest(const StencilModel &model, const KernelPlan &plan) {
+  std::string text;
+  raw_string_ostream os(text);
+  json::OStream j(os, 2);
+  auto offsetArray = [&](const Offset &offset) {
+    j.array([&] {
+      for (int axis = 0; axis < model.dims; ++axis)
+        j.value(offset[axis]);
+    });
+  };
+  j.object([&] {
+    j.attribute("generator", "stencilc " + generatorVersion().str());
+    j.attribute("name", model.name);
+    j.attribute("description", model.description);
+    j.attribute("spec", model.specFileName);
+    j.attributeObject("grid", [&] {
+      j.attribute("dimensions", model.dims);
+      j.attributeArray("axes", [&] {
+        for (int axis = 0; axis < model.dims; ++axis)
+          j.value(axisName(axis));
+      });
+      j.attribute("boundary", boundaryName(model.boundary));
+      j.attributeBegin("reach_low");
+      offsetArray(model.reachLow);
+      j.attributeEnd();
+      j.attributeBegin("reach_high");
+      offsetArray(model.reachHigh);
+      j.attributeEnd();
+    });
+    j.attributeObject("field", [&] {
+      j.attribute("precision", precisionName(model.precision));
+      j.attribute("components", model.components);
+    });
+    j.attributeArray("parameters", [&] {
+      for (const Parameter &param : model.parameters)
+        j.object([&] {
+          j.attribute("name", param.name);
+          j.attribute("default", param.defaultValue);
+        });
+    });
+    j.attributeArray("taps", [&] {
+      for (const Tap &tap : model.taps)
+        j.object([&] {
+          j.attributeBegin("offset");
+          offsetArray(tap.offset);
+          j.attributeEnd();
+          j.attribute("coefficient", coefficientText(model, tap.coefficient));
+        });
+    });
+    j.attributeArray("kernels", [&] {
+      j.object([&] {
+        const KernelOptions &k = model.kernel;
+        j.attribute("name", plan.kernelName);
+        j.attribute("role", "apply");
+        j.attributeArray("block", [&] {
+          for (int axis = 0; axis < model.dims; ++axis)
+            j.value(k.block[axis]);
+        });
+        j.attribute("launch_bounds", k.launchBounds);
+        j.attributeObject("tile", [&] {
+          j.attribute("axis", axisName(k.tileAxis));
+          j.attribute("factor", k.tileFactor);
+        });
+        j.attribute("load_order", k.loadOrder == LoadOrder::Explicit
+                                      ? k.loadOrderText
+                                      : loadOrderName(k.loadOrder));
+        j.attribute("nontemporal_store", k.nontemporalStore);
+        j.attribute("loads_per_tile", plan.loadsPerTile());
+        j.attribute("stores_per_tile", plan.storesPerTile());
+        j.attribute("loads_per_site", plan.loadsPerSite());
+        j.attribute("bytes_read_per_site", plan.bytesReadPerSite);
+        j.attribute("bytes_written_per_site", plan.bytesWrittenPerSite);
+        j.attribute("bytes_per_site", plan.bytesPerSite());
+        j.attribute("flops_per_site", plan.flopsPerSite);
+        j.attribute("arithmetic_intensity", plan.arithmeticIntensity());
+      });
+    });
+    j.attributeArray("files", [&] {
+      j.value(model.name + ".hip");
+      j.value(model.name + ".hpp");
+    });
+  });
+  os << "\n";
+  os.flush();
+  return text;
+}
+
+} // namespace
+
+Expected<EmittedStencil> emitStencil(const StencilModel &model,
+                                     const KernelPlan &plan) {
+  Expected<std::string> kernel = KernelWriter(model, plan).render();
+  if (!kernel)
+    return kernel.takeError();
+
+  std::string description =
+      model.description.empty() ? model.name : model.description;
+  // One comment line per description line.
+  std::string commented;
+  SmallVector<StringRef, 4> lines;
+  StringRef(description).trim().split(lines, '\n');
+  for (size_t i = 0; i < lines.size(); ++i)
+    commented += (i ? "\n// " : "") + lines[i].rtrim().str();
+
+  std::vector<std::string> extentList, extentFields, genericExtents,
+      launchArgs = {"out", "in"};
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    extentList.push_back(axis < model.dims ? "extents." + extentName(axis)
+                                           : std::string("1"));
+  std::vector<std::string> valueCountTerms;
+  for (int axis = 0; axis < model.dims; ++axis) {
+    extentFields.push_back("int " + extentName(axis) + " = 0;");
+    genericExtents.push_back("typed_extents." + extentName(axis) +
+                             " = extents[" + std::to_string(axis) + "];");
+    launchArgs.push_back("extents." + extentName(axis));
+    valueCountTerms.push_back("static_cast<std::int64_t>(extents." +
+                              extentName(axis) + ")");
+  }
+  if (model.components > 1)
+    valueCountTerms.push_back(std::to_string(model.components));
+  if (model.dims == 4)
+    launchArgs.push_back("config.blocks_z");
+  std::vector<std::string> paramFields, genericParams, paramNames,
+      paramDefaults;
+  for (size_t i = 0; i < model.parameters.size(); ++i) {
+    const Parameter &param = model.parameters[i];
+    paramFields.push_back("value_type " + param.name + " = static_cast<value_type>(" +
+                          numberText(param.defaultValue) + ");");
+    genericParams.push_back("typed_params." + param.name +
+                            " = static_cast<value_type>(params[" +
+                            std::to_string(i) + "]);");
+    launchArgs.push_back("params." + param.name);
+    paramNames.push_back("\"" + param.name + "\"");
+    paramDefaults.push_back(numberText(param.defaultValue));
+  }
+
+  std::vector<std::string> tapOffsets, tapConstants, tapFactors;
+  for (const Tap &tap : model.taps) {
+    std::vector<std::string> entries;
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      entries.push_back(std::to_string(tap.offset[axis]));
+    tapOffsets.push_back(listOf(entries));
+    tapConstants.push_back(numberText(tap.coefficient.constant));
+    std::vector<double> factors(model.parameters.size(), 0.0);
+    for (const auto &[index, factor] : tap.coefficient.terms)
+      factors[index] = factor;
+    for (double factor : factors)
+      tapFactors.push_back(numberText(factor));
+  }
+
+  auto intList = [](const std::array<int, kMaxDims> &values) {
+    std::vector<std::string> items;
+    for (int v : values)
+      items.push_back(std::to_string(v));
+    return listOf(items);
+  };
+  std::string shape =
+      "{" + std::to_string(model.dims) + ", " +
+      (model.boundary == Boundary::Periodic ? "true" : "false") + ", " +
+      intList(model.reachLow) + ", " + intList(model.reachHigh) + ", " +
+      intList(model.kernel.block) + ", " +
+      std::to_string(model.kernel.tileAxis) + ", " +
+      std::to_string(model.kernel.tileFactor) + "}";
+
+  std::string paramTables;
+  if (!model.parameters.empty())
+    paramTables = "static constexpr const char *param_names[] = " +
+                  listOf(paramNames) +
+                  ";\nstatic constexpr double param_defaults[] = " +
+                  listOf(paramDefaults) +
+                  ";\nstatic constexpr double tap_factors[] = " +
+                  listOf(tapFactors) + ";";
+
+  std::string applyDoc;
+  if (model.boundary == Boundary::Dirichlet)
+    applyDoc = " on the interior; the halo of `out` is never written";
+  else
+    applyDoc = " on every site, neighbours wrapping around";
+
+  TemplateValues common = {
+      {"name", model.name},
+      {"version", generatorVersion().str()},
+      {"spec_file", model.specFileName},
+      {"description", commented},
+      {"options", optionsSummary(model)},
+  };
+
+  TemplateValues kernelValues = common;
+  kernelValues.insert({
+      {"kernels", *kernel},
+      {"kernel_name", plan.kernelName},
+      {"extent_list", listOf(extentList)},
+      {"value_count", join(valueCountTerms, " *\n      ")},
+      {"launch_arguments", join(launchArgs, ",\n                 ")},
+      {"generic_extents", join(genericExtents, "\n")},
+      {"generic_params", join(genericParams, "\n")},
+  });
+  TemplateValues headerValues = common;
+  headerValues.insert({
+      {"guard", StringRef(model.name).upper()},
+      {"value_type", model.valueType()},
+      {"dims", std::to_string(model.dims)},
+      {"components", std::to_string(model.components)},
+      {"periodic", model.boundary == Boundary::Periodic ? "true" : "false"},
+      {"extent_fields", join(extentFields, "\n")},
+      {"param_fields", join(paramFields, "\n")},
+      {"shape", shape},
+      {"extent_list", listOf(extentList)},
+      {"apply_doc", applyDoc},
+      {"tap_offsets", listOf(tapOffsets)},
+      {"tap_constants", listOf(tapConstants)},
+      {"param_tables", paramTables},
+      {"element_bytes", std::to_string(model.elementBytes())},
+      {"num_taps", std::to_string(model.taps.size())},
+      {"num_params", std::to_string(model.parameters.size())},
+      {"param_names_ref", model.parameters.empty() ? "nullptr" : "param_names"},
+      {"param_defaults_ref",
+       model.parameters.empty() ? "nullptr" : "param_defaults"},
+      {"tap_factors_ref", model.parameters.empty() ? "nullptr" : "tap_factors"},
+      {"loads_per_tile", std::to_string(plan.loadsPerTile())},
+      {"bytes_per_site", std::to_string(plan.bytesPerSite())},
+      {"flops_per_site", std::to_string(plan.flopsPerSite)},
+  });
+
+  Expected<StringRef> kernelsTemplate = getTemplate("kernels.hip.in");
+  if (!kernelsTemplate)
+    return kernelsTemplate.takeError();
+  Expected<StringRef> headerTemplate = getTemplate("kernels.hpp.in");
+  if (!headerTemplate)
+    return headerTemplate.takeError();
+
+  EmittedStencil files;
+  Expected<std::string> kernels =
+      renderTemplate("kernels.hip.in", *kernelsTemplate, kernelValues);
+  if (!kernels)
+    return kernels.takeError();
+  Expected<std::string> header =
+      renderTemplate("kernels.hpp.in", *headerTemplate, headerValues);
+  if (!header)
+    return header.takeError();
+  files.kernels = std::move(*kernels);
+  files.header = std::move(*header);
+  files.manifest = manifest(model, plan);
+  return files;
+}
+
+static Error writeIfChanged(StringRef path, StringRef contents) {
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> existing =
+          MemoryBuffer::getFile(path, /*IsText=*/false))
+    if ((*existing)->getBuffer() == contents)
+      return Error::success();
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError(ec, "cannot write '%s': %s", path.str().c_str(),
+                             ec.message().c_str());
+  os << contents;
+  os.close();
+  if (os.has_error())
+    return createStringError(os.error(), "cannot write '%s': %s",
+                             path.str().c_str(), os.error().message().c_str());
+  return Error::success();
+}
+
+Error writeStencil(const StencilModel &model, const EmittedStencil &files,
+                   StringRef directory) {
+  if (std::error_code ec = sys::fs::create_directories(directory))
+    return createStringError(ec, "cannot create directory '%s': %s",
+                             directory.str().c_str(), ec.message().c_str());
+  auto pathOf = [&](StringRef extension) {
+    SmallString<256> path(directory);
+    sys::path::append(path, model.name + extension);
+    return std::string(path);
+  };
+  if (Error error = writeIfChanged(pathOf(".hip"), files.kernels))
+    return error;
+  if (Error error = writeIfChanged(pathOf(".hpp"), files.header))
+    return error;
+  return writeIfChanged(pathOf(".json"), files.manifest);
+}
+
+} // namespace stencilc

@@ -1,0 +1,38 @@
+//===- Emit.h - HIP kernels, host header and manifest from a plan -*- C++ -*-=//
+#ifndef STENCILC_EMIT_EMIT_H
+#define STENCILC_EMIT_EMIT_H
+
+#include "check/Model.h"
+#include "plan/Plan.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace stencilc {
+
+/// The generator's version, written into every generated file.
+llvm::StringRef generatorVersion();
+
+struct EmittedStencil {
+  std::string kernels;  ///< NAME.hip
+  std::string header;   ///< NAME.hpp
+  std::string manifest; ///< NAME.json
+};
+
+/// Renders the three files. Deterministic: the same model and plan give the
+/// same bytes, with no timestamps and no paths beyond the spec's file name.
+llvm::Expected<EmittedStencil> emitStencil(const StencilModel &model,
+                                           const KernelPlan &plan);
+
+/// Writes NAME.hip, NAME.hpp and NAME.json into `directory` (created if
+/// needed). Files whose contents are unchanged are left untouched, so that
+/// build systems do not recompile them.
+llvm::Error writeStencil(const StencilModel &model,
+                         const EmittedStencil &files,
+                         llvm::StringRef directory);
+
+} // namespace stencilc
+
+#endif

@@ -1,0 +1,92 @@
+//===- Plan.h - KernelPlan: the IR between model and emitter ---*- C++ -*-===//
+//
+// One thread of a stencil kernel computes a tile of `tileFactor` consecutive
+// sites along `tileAxis`. The plan is that thread's straight-line program:
+// the ordered loads of its tile (each lattice value loaded once and reused by
+// every site of the tile that needs it, as in the AMD lab note), the
+// accumulations each load feeds, and the stores. Emitters print it as code;
+// `stencilc plan` prints it as text; tests count it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_PLAN_PLAN_H
+#define STENCILC_PLAN_PLAN_H
+
+#include "check/Model.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace stencilc {
+
+struct PlannedLoad {
+  /// Lattice offset from the tile's first site.
+  Offset offset{};
+  /// Dirichlet only: this load lies past the reach of the tile's last site
+  /// that can be stored, so near the array's far end it could leave the
+  /// array; the emitter clamps its tile-axis coordinate. Only sites that are
+  /// never stored consume a clamped value.
+  bool clampTileAxis = false;
+};
+
+/// acc[site] (+)= coefficient(tap) * load.
+struct PlannedAccumulation {
+  int site = 0; ///< position in the tile, 0 .. tileFactor-1
+  int tap = 0;  ///< index into the model's taps
+  bool first = false; ///< first contribution to this site: initialise
+};
+
+/// One load and the accumulations that consume it right away, so that each
+/// loaded value is dead after its step.
+struct PlanStep {
+  int load = 0;
+  std::vector<PlannedAccumulation> accumulations;
+};
+
+struct KernelPlan {
+  std::string kernelName;
+  int tileAxis = 0;
+  int tileFactor = 1;
+  std::vector<PlannedLoad> loads; ///< in issue order
+  std::vector<PlanStep> steps;    ///< one per load, same order
+
+  int loadsPerTile() const { return static_cast<int>(loads.size()); }
+  int storesPerTile() const { return tileFactor; }
+  double loadsPerSite() const {
+    return static_cast<double>(loads.size()) / tileFactor;
+  }
+  /// Minimal traffic per site: the input read once and the output written
+  /// once, all components.
+  int bytesReadPerSite = 0;
+  int bytesWrittenPerSite = 0;
+  int bytesPerSite() const { return bytesReadPerSite + bytesWrittenPerSite; }
+  /// One multiply per tap and one add per tap after the first, per component.
+  int flopsPerSite = 0;
+  double arithmeticIntensity() const {
+    return static_cast<double>(flopsPerSite) / bytesPerSite();
+  }
+};
+
+/// The linear-address order of two offsets on a lattice much larger than the
+/// stencil: compare t, then z, then y, then x.
+bool precedesInMemory(const Offset &a, const Offset &b);
+
+/// Builds the plan of the model's stencil kernel.
+KernelPlan planKernel(const StencilModel &model);
+
+/// The human-readable listing printed by `stencilc plan`.
+void printPlan(const StencilModel &model, const KernelPlan &plan,
+               llvm::raw_ostream &os);
+
+/// The shortest decimal text that reads back as exactly `value`.
+std::string shortestNumberText(double value);
+
+/// The coefficient as C++ source over the kernel's parameters, for example
+/// `inv_hx2`, `-2 * inv_h2`, `8 + mass` or `0.5`.
+std::string coefficientText(const StencilModel &model,
+                            const Coefficient &coefficient);
+
+} // namespace stencilc
+
+#endif

@@ -1,0 +1,95 @@
+//===- Spec.h - A stencil spec as written, with source ranges ---*- C++ -*-===//
+//
+// The parser fills these plain structs from YAML; every value keeps the
+// source range it came from so that the checker can point at it. Nothing here
+// is validated beyond YAML types: see check/Check.h for the validated model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_SPEC_SPEC_H
+#define STENCILC_SPEC_SPEC_H
+
+#include "llvm/Support/SMLoc.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stencilc {
+
+/// A value read from the spec and where it was written. `present` is false
+/// when the key was absent or its value could not be read.
+template <typename T> struct Located {
+  T value{};
+  llvm::SMRange range;
+  bool present = false;
+
+  void set(T v, llvm::SMRange r) {
+    value = std::move(v);
+    range = r;
+    present = true;
+  }
+};
+
+struct ParameterSpec {
+  Located<std::string> name;
+  Located<double> defaultValue;
+  llvm::SMRange range;
+};
+
+/// A tap coefficient as written: a linear form over the parameters such as
+/// `0.5`, `inv_hx2`, `-inv_hx2`, `8 + mass` or `2*inv_hx2 + 2*inv_hy2`.
+struct CoefficientSpec {
+  double constant = 0.0;
+  /// (parameter name, factor), in the order written.
+  std::vector<std::pair<std::string, double>> terms;
+  llvm::SMRange range;
+  bool present = false;
+};
+
+struct TapSpec {
+  Located<std::vector<int>> offset;
+  CoefficientSpec coefficient;
+  llvm::SMRange range;
+};
+
+struct TileSpec {
+  Located<std::string> axis;
+  Located<long long> factor;
+  llvm::SMRange range;
+  bool present = false;
+};
+
+struct KernelSpec {
+  Located<std::vector<long long>> block;
+  Located<long long> launchBounds;
+  TileSpec tile;
+  Located<std::string> loadOrder;
+  Located<bool> nontemporalStore;
+  llvm::SMRange range;
+  bool present = false;
+};
+
+struct Spec {
+  std::string path; ///< as given on the command line, for diagnostics
+  Located<std::string> name;
+  Located<std::string> description;
+
+  Located<long long> dimensions;
+  Located<std::string> boundary;
+  llvm::SMRange gridRange;
+
+  Located<std::string> precision;
+  Located<long long> components;
+  llvm::SMRange fieldRange;
+
+  std::vector<ParameterSpec> parameters;
+  std::vector<TapSpec> taps;
+  llvm::SMRange tapsRange;
+  KernelSpec kernel;
+  llvm::SMRange documentRange;
+};
+
+} // namespace stencilc
+
+#endif

@@ -1,0 +1,528 @@
+//===- SpecParser.cpp - YAML stencil spec to Spec -------------------------===//
+//
+// Walks the YAML node tree from llvm/Support/YAMLParser.h by hand rather than
+// through yaml::IO traits: yaml::Input stops at the first error, and the spec
+// format wants every unknown key, missing key and type error of a file in one
+// run, each at its own line and column.
+//
+//===----------------------------------------------------------------------===//
+#include "spec/SpecParser.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/YAMLParser.h"
+
+using namespace llvm;
+
+namespace stencilc {
+namespace {
+
+/// A YAML node copied out of the streaming parser, which consumes nested
+/// nodes as its iterators advance; the spec walker needs random access.
+struct YamlNode {
+  enum Kind { Scalar, Mapping, Sequence, Null, Other } kind = Null;
+  std::string text; ///< scalars
+  SMRange range;
+  std::vector<std::pair<YamlNode, YamlNode>> entries; ///< mappings
+  std::vector<YamlNode> items;                        ///< sequences
+  SMRange getSourceRange() const { return range; }
+};
+
+YamlNode materialize(yaml::Node *node) {
+  YamlNode out;
+  if (!node)
+    return out;
+  out.range = node->getSourceRange();
+  if (auto *scalar = dyn_cast<yaml::ScalarNode>(node)) {
+    SmallString<64> storage;
+    out.kind = YamlNode::Scalar;
+    out.text = scalar->getValue(storage).str();
+  } else if (auto *block = dyn_cast<yaml::BlockScalarNode>(node)) {
+    out.kind = YamlNode::Scalar;
+    out.text = block->getValue().str();
+  } else if (auto *map = dyn_cast<yaml::MappingNode>(node)) {
+    out.kind = YamlNode::Mapping;
+    for (yaml::KeyValueNode &entry : *map) {
+      YamlNode key = materialize(entry.getKey());
+      YamlNode value = materialize(entry.getValue());
+      if (value.kind == YamlNode::Null && !value.range.isValid())
+        value.range = key.range;
+      out.entries.emplace_back(std::move(key), std::move(value));
+    }
+  } else if (auto *seq = dyn_cast<yaml::SequenceNode>(node)) {
+    out.kind = YamlNode::Sequence;
+    for (yaml::Node &item : *seq)
+      out.items.push_back(materialize(&item));
+  } else if (isa<yaml::NullNode>(node)) {
+    out.kind = YamlNode::Null;
+  } else {
+    out.kind = YamlNode::Other;
+  }
+  return out;
+}
+
+/// One mapping's keys, read once; reports unknown and duplicate keys.
+class MappingReader {
+public:
+  MappingReader(const YamlNode *node, ArrayRef<StringRef> allowedKeys,
+                StringRef context, DiagnosticEngine &diags)
+      : node(node), diags(diags) {
+    for (const auto &[keyNode, valueNode] : node->entries) {
+      if (keyNode.kind != YamlNode::Scalar) {
+        diags.error(keyNode.range,
+                    "keys in " + context + " must be plain words");
+        continue;
+      }
+      const std::string &key = keyNode.text;
+      if (!is_contained(allowedKeys, StringRef(key))) {
+        StringRef hint = closestMatch(key, allowedKeys);
+        diags.error(keyNode.range,
+                    "unknown key '" + key + "' in " + context +
+                        (hint.empty() ? std::string()
+                                      : "; did you mean '" + hint.str() + "'?"));
+        continue;
+      }
+      if (values.count(key)) {
+        diags.error(keyNode.range,
+                    "duplicate key '" + key + "' in " + context);
+        continue;
+      }
+      values[key] = &valueNode;
+    }
+  }
+
+  /// The value node of `key`, or null when absent.
+  const YamlNode *get(StringRef key) const {
+    auto it = values.find(key);
+    return it == values.end() ? nullptr : it->second;
+  }
+
+  /// Like get(), but reports a missing required key at the mapping.
+  const YamlNode *require(StringRef key, StringRef context) {
+    const YamlNode *value = get(key);
+    if (!value)
+      diags.error(node->range,
+                  "missing required key '" + key + "' in " + context);
+    return value;
+  }
+
+private:
+  const YamlNode *node;
+  DiagnosticEngine &diags;
+  StringMap<const YamlNode *> values;
+};
+
+class Parser {
+public:
+  Parser(DiagnosticEngine &diags) : diags(diags) {}
+
+  void parseDocument(const YamlNode *root, Spec &spec);
+
+private:
+  const YamlNode *asMapping(const YamlNode *node, StringRef what);
+  const YamlNode *asSequence(const YamlNode *node, StringRef what);
+  bool readString(const YamlNode *node, StringRef what, Located<std::string> &out);
+  bool readInteger(const YamlNode *node, StringRef what, Located<long long> &out);
+  bool readNumber(const YamlNode *node, StringRef what, Located<double> &out);
+  bool readBool(const YamlNode *node, StringRef what, Located<bool> &out);
+  bool readIntegerList(const YamlNode *node, StringRef what,
+                       Located<std::vector<long long>> &out);
+
+  void parseGrid(const YamlNode *node, Spec &spec);
+  void parseField(const YamlNode *node, Spec &spec);
+  void parseParameters(const YamlNode *node, Spec &spec);
+  void parseTaps(const YamlNode *node, Spec &spec);
+  void parseCoefficient(const YamlNode *node, CoefficientSpec &out);
+  void parseKernel(const YamlNode *node, Spec &spec);
+
+  /// The plain text of a scalar node, or nullopt (with an error) otherwise.
+  std::optional<std::string> scalarText(const YamlNode *node, StringRef what);
+
+  DiagnosticEngine &diags;
+};
+
+std::optional<std::string> Parser::scalarText(const YamlNode *node,
+                                              StringRef what) {
+  if (node->kind == YamlNode::Scalar)
+    return node->text;
+  diags.error(node->range, what + " must be a single value");
+  return std::nullopt;
+}
+
+const YamlNode *Parser::asMapping(const YamlNode *node, StringRef what) {
+  if (node->kind == YamlNode::Mapping)
+    return node;
+  diags.error(node->range, what + " must be a mapping of keys");
+  return nullptr;
+}
+
+const YamlNode *Parser::asSequence(const YamlNode *node, StringRef what) {
+  if (node->kind == YamlNode::Sequence)
+    return node;
+  diags.error(node->range, what + " must be a list");
+  return nullptr;
+}
+
+bool Parser::readString(const YamlNode *node, StringRef what,
+                        Located<std::string> &out) {
+  if (!node)
+    return false;
+  std::optional<std::string> text = scalarText(node, what);
+  if (!text)
+    return false;
+  out.set(*text, node->range);
+  return true;
+}
+
+bool Parser::readInteger(const YamlNode *node, StringRef what,
+                         Located<long long> &out) {
+  if (!node)
+    return false;
+  std::optional<std::string> text = scalarText(node, what);
+  if (!text)
+    return false;
+  long long value;
+  if (StringRef(*text).trim().getAsInteger(10, value)) {
+    diags.error(node->range,
+                what + " must be an integer, not '" + *text + "'");
+    return false;
+  }
+  out.set(value, node->range);
+  return true;
+}
+
+bool Parser::readNumber(const YamlNode *node, StringRef what,
+                        Located<double> &out) {
+  if (!node)
+    return false;
+  std::optional<std::string> text = scalarText(node, what);
+  if (!text)
+    return false;
+  double value;
+  if (StringRef(*text).trim().getAsDouble(value)) {
+    diags.error(node->range,
+                what + " must be a number, not '" + *text + "'");
+    return false;
+  }
+  out.set(value, node->range);
+  return true;
+}
+
+bool Parser::readBool(const YamlNode *node, StringRef what, Located<bool> &out) {
+  if (!node)
+    return false;
+  std::optional<std::string> text = scalarText(node, what);
+  if (!text)
+    return false;
+  if (*text == "true" || *text == "false") {
+    out.set(*text == "true", node->range);
+    return true;
+  }
+  diags.error(node->range,
+              what + " must be true or false, not '" + *text + "'");
+  return false;
+}
+
+bool Parser::readIntegerList(const YamlNode *node, StringRef what,
+                             Located<std::vector<long long>> &out) {
+  if (!node)
+    return false;
+  const YamlNode *seq = asSequence(node, what);
+  if (!seq)
+    return false;
+  std::vector<long long> values;
+  bool ok = true;
+  for (const YamlNode &element : seq->items) {
+    Located<long long> value;
+    if (readInteger(&element, ("each entry of " + what).str(), value))
+      values.push_back(value.value);
+    else
+      ok = false;
+  }
+  if (ok)
+    out.set(std::move(values), node->range);
+  return ok;
+}
+
+void Parser::parseDocument(const YamlNode *root, Spec &spec) {
+  spec.documentRange = root->range;
+  const YamlNode *map = asMapping(root, "a stencil spec");
+  if (!map)
+    return;
+  static const StringRef keys[] = {"name",  "description", "grid",
+                                   "field", "parameters",  "taps",
+                                   "kernel"};
+  MappingReader reader(map, keys, "the spec", diags);
+  readString(reader.require("name", "the spec"), "'name'", spec.name);
+  readString(reader.get("description"), "'description'", spec.description);
+  if (const YamlNode *grid = reader.require("grid", "the spec"))
+    parseGrid(grid, spec);
+  if (const YamlNode *field = reader.require("field", "the spec"))
+    parseField(field, spec);
+  if (const YamlNode *params = reader.get("parameters"))
+    parseParameters(params, spec);
+  if (const YamlNode *taps = reader.require("taps", "the spec"))
+    parseTaps(taps, spec);
+  if (const YamlNode *kernel = reader.get("kernel"))
+    parseKernel(kernel, spec);
+}
+
+void Parser::parseGrid(const YamlNode *node, Spec &spec) {
+  spec.gridRange = node->range;
+  const YamlNode *map = asMapping(node, "'grid'");
+  if (!map)
+    return;
+  static const StringRef keys[] = {"dimensions", "boundary"};
+  MappingReader reader(map, keys, "'grid'", diags);
+  readInteger(reader.require("dimensions", "'grid'"), "'grid.dimensions'",
+              spec.dimensions);
+  readString(reader.require("boundary", "'grid'"), "'grid.boundary'",
+             spec.boundary);
+}
+
+void Parser::parseField(const YamlNode *node, Spec &spec) {
+  spec.fieldRange = node->range;
+  const YamlNode *map = asMapping(node, "'field'");
+  if (!map)
+    return;
+  static const StringRef keys[] = {"precision", "components"};
+  MappingReader reader(map, keys, "'field'", diags);
+  readString(reader.require("precision", "'field'"), "'field.precision'",
+             spec.precision);
+  readInteger(reader.get("components"), "'field.components'",
+              spec.components);
+}
+
+void Parser::parseParameters(const YamlNode *node, Spec &spec) {
+  const YamlNode *seq = asSequence(node, "'parameters'");
+  if (!seq)
+    return;
+  for (const YamlNode &element : seq->items) {
+    const YamlNode *map = asMapping(&element, "each parameter");
+    if (!map)
+      continue;
+    static const StringRef keys[] = {"name", "default"};
+    MappingReader reader(map, keys, "a parameter", diags);
+    ParameterSpec param;
+    param.range = element.range;
+    readString(reader.require("name", "a parameter"), "a parameter's 'name'",
+               param.name);
+    readNumber(reader.require("default", "a parameter"),
+               "a parameter's 'default'", param.defaultValue);
+    spec.parameters.push_back(std::move(param));
+  }
+}
+
+void Parser::parseTaps(const YamlNode *node, Spec &spec) {
+  spec.tapsRange = node->range;
+  const YamlNode *seq = asSequence(node, "'taps'");
+  if (!seq)
+    return;
+  for (const YamlNode &element : seq->items) {
+    const YamlNode *map = asMapping(&element, "each tap");
+    if (!map)
+      continue;
+    static const StringRef keys[] = {"offset", "coefficient"};
+    MappingReader reader(map, keys, "a tap", diags);
+    TapSpec tap;
+    tap.range = element.range;
+    Located<std::vector<long long>> offset;
+    if (readIntegerList(reader.require("offset", "a tap"), "a tap's 'offset'",
+                        offset)) {
+      std::vector<int> narrowed;
+      bool fits = true;
+      for (long long value : offset.value) {
+        if (value < -1024 || value > 1024)
+          fits = false;
+        narrowed.push_back(static_cast<int>(value));
+      }
+      if (fits)
+        tap.offset.set(std::move(narrowed), offset.range);
+      else
+        diags.error(offset.range,
+                    "a tap's 'offset' entries must lie in [-1024, 1024]");
+    }
+    if (const YamlNode *coeff = reader.require("coefficient", "a tap"))
+      parseCoefficient(coeff, tap.coefficient);
+    spec.taps.push_back(std::move(tap));
+  }
+}
+
+} // namespace
+
+bool parseCoefficientText(StringRef text, CoefficientSpec &out) {
+  CoefficientSpec result;
+  size_t i = 0;
+  auto skipSpaces = [&] {
+    while (i < text.size() && text[i] == ' ')
+      ++i;
+  };
+  auto readNumber = [&](double &value) {
+    size_t start = i;
+    while (i < text.size() &&
+           (isDigit(text[i]) || text[i] == '.' || text[i] == 'e' ||
+            text[i] == 'E' ||
+            ((text[i] == '+' || text[i] == '-') && i > start &&
+             (text[i - 1] == 'e' || text[i - 1] == 'E'))))
+      ++i;
+    return i > start && !text.slice(start, i).getAsDouble(value);
+  };
+  auto readName = [&](std::string &name) {
+    size_t start = i;
+    if (i < text.size() && (isAlpha(text[i]) || text[i] == '_'))
+      while (i < text.size() && (isAlnum(text[i]) || text[i] == '_'))
+        ++i;
+    name = text.slice(start, i).str();
+    return !name.empty();
+  };
+  bool firstTerm = true;
+  skipSpaces();
+  while (true) {
+    double sign = 1.0;
+    skipSpaces();
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+      sign = text[i] == '-' ? -1.0 : 1.0;
+      ++i;
+      skipSpaces();
+    } else if (!firstTerm) {
+      return false;
+    }
+    firstTerm = false;
+    if (i >= text.size())
+      return false;
+    double factor = 1.0;
+    std::string name;
+    if (isDigit(text[i]) || text[i] == '.') {
+      if (!readNumber(factor))
+        return false;
+      skipSpaces();
+      if (i < text.size() && text[i] == '*') {
+        ++i;
+        skipSpaces();
+        if (!readName(name))
+          return false;
+      }
+    } else if (!readName(name)) {
+      return false;
+    }
+    if (name.empty())
+      result.constant += sign * factor;
+    else
+      result.terms.emplace_back(name, sign * factor);
+    skipSpaces();
+    if (i >= text.size())
+      break;
+  }
+  out.constant = result.constant;
+  out.terms = std::move(result.terms);
+  return true;
+}
+
+namespace {
+
+void Parser::parseCoefficient(const YamlNode *node, CoefficientSpec &out) {
+  std::optional<std::string> text = scalarText(node, "a tap's 'coefficient'");
+  if (!text)
+    return;
+  out.range = node->range;
+  if (!parseCoefficientText(*text, out)) {
+    diags.error(node->range,
+                "a tap's 'coefficient' must be a sum of numbers, parameter "
+                "names and 'number * name' terms, not '" +
+                    *text + "'");
+    return;
+  }
+  out.present = true;
+}
+
+void Parser::parseKernel(const YamlNode *node, Spec &spec) {
+  KernelSpec &kernel = spec.kernel;
+  kernel.range = node->range;
+  const YamlNode *map = asMapping(node, "'kernel'");
+  if (!map)
+    return;
+  kernel.present = true;
+  static const StringRef keys[] = {"block", "launch_bounds", "tile",
+                                   "load_order", "nontemporal_store"};
+  MappingReader reader(map, keys, "'kernel'", diags);
+  readIntegerList(reader.get("block"), "'kernel.block'", kernel.block);
+  readInteger(reader.get("launch_bounds"), "'kernel.launch_bounds'",
+              kernel.launchBounds);
+  readString(reader.get("load_order"), "'kernel.load_order'",
+             kernel.loadOrder);
+  readBool(reader.get("nontemporal_store"), "'kernel.nontemporal_store'",
+           kernel.nontemporalStore);
+  if (const YamlNode *tileNode = reader.get("tile")) {
+    kernel.tile.range = tileNode->range;
+    if (const YamlNode *tileMap = asMapping(tileNode, "'kernel.tile'")) {
+      kernel.tile.present = true;
+      static const StringRef tileKeys[] = {"axis", "factor"};
+      MappingReader tileReader(tileMap, tileKeys, "'kernel.tile'", diags);
+      readString(tileReader.require("axis", "'kernel.tile'"),
+                 "'kernel.tile.axis'", kernel.tile.axis);
+      readInteger(tileReader.require("factor", "'kernel.tile'"),
+                  "'kernel.tile.factor'", kernel.tile.factor);
+    }
+  }
+}
+
+} // namespace
+
+std::optional<Spec> parseSpec(unsigned bufferID, StringRef path,
+                              DiagnosticEngine &diags) {
+  SourceMgr &sourceMgr = diags.getSourceMgr();
+  // The YAML scanner reports through the SourceMgr; route that to `diags`.
+  auto previousHandler = sourceMgr.getDiagHandler();
+  void *previousContext = sourceMgr.getDiagContext();
+  sourceMgr.setDiagHandler(
+      [](const SMDiagnostic &diagnostic, void *context) {
+        static_cast<DiagnosticEngine *>(context)->report(diagnostic);
+      },
+      &diags);
+
+  unsigned errorsBefore = diags.errorCount();
+  Spec spec;
+  spec.path = path.str();
+  yaml::Stream stream(sourceMgr.getMemoryBuffer(bufferID)->getMemBufferRef(),
+                      sourceMgr, /*ShowColors=*/false);
+  Parser parser(diags);
+  unsigned documents = 0;
+  for (yaml::Document &document : stream) {
+    yaml::Node *root = document.getRoot();
+    if (!root || isa<yaml::NullNode>(root))
+      continue;
+    if (++documents > 1) {
+      diags.error(root->getSourceRange(),
+                  "a spec file holds one YAML document; found a second");
+      break;
+    }
+    YamlNode tree = materialize(root);
+    if (!stream.failed())
+      parser.parseDocument(&tree, spec);
+  }
+  bool syntaxError = stream.failed();
+  sourceMgr.setDiagHandler(previousHandler, previousContext);
+  if (syntaxError || (diags.errorCount() > errorsBefore && documents == 0))
+    return std::nullopt;
+  if (documents == 0) {
+    diags.error("'" + path + "' holds no stencil spec");
+    return std::nullopt;
+  }
+  return spec;
+}
+
+std::optional<Spec> parseSpecFile(StringRef path, DiagnosticEngine &diags) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+      MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
+  if (std::error_code ec = buffer.getError()) {
+    diags.error("cannot read spec '" + path + "': " + ec.message());
+    return std::nullopt;
+  }
+  unsigned id =
+      diags.getSourceMgr().AddNewSourceBuffer(std::move(*buffer), SMLoc());
+  return parseSpec(id, path, diags);
+}
+
+} // namespace stencilc

@@ -1,0 +1,41 @@
+// stencil/kernel_info.hpp - a type-erased description of one generated
+// stencil, so that tools, tests and the runtime can drive any spec's kernels
+// through one interface. Every generated NAME.hpp defines `info()`.
+#ifndef STENCIL_KERNEL_INFO_HPP
+#define STENCIL_KERNEL_INFO_HPP
+
+#include "stencil/launch_config.hpp"
+#include "stencil/types.hpp"
+
+namespace stencil {
+
+/// out = A in, with `extents` (dims entries) and `params` (num_params
+/// entries, in declaration order) converted to the kernel's types.
+using GenericApply = Status (*)(void *out, const void *in, const int *extents,
+                                const double *params, Stream stream);
+
+struct KernelInfo {
+  const char *name;
+  const char *spec_file;
+  const char *value_type; ///< "float" or "double"
+  int element_bytes;
+  int components;
+  StencilShape shape;
+  int num_taps;
+  const int (*tap_offsets)[kMaxDims];
+  /// Tap i's coefficient: tap_constants[i] plus the sum over parameters p of
+  /// tap_factors[i * num_params + p] * params[p] (null when num_params is 0).
+  const double *tap_constants;
+  const double *tap_factors;
+  int num_params;
+  const char *const *param_names;
+  const double *param_defaults;
+  int loads_per_tile;
+  int bytes_per_site;
+  int flops_per_site;
+  GenericApply apply;
+};
+
+} // namespace stencil
+
+#endif

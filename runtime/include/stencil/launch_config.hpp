@@ -1,0 +1,101 @@
+// stencil/launch_config.hpp - from lattice extents to a launch grid.
+//
+// Shared by every generated kernel: the thread-to-site mapping is fixed here
+// and in the emitted kernel prologue (generator/emit), nowhere else.
+//   - axis x -> threadIdx.x/blockIdx.x, axis y -> .y;
+//   - axes z and t share .z: threadIdx.z = lz + bz * lt and
+//     blockIdx.z = block_z + blocks_z * block_t;
+//   - along the tile axis each thread owns `tile_factor` consecutive sites;
+//   - Dirichlet grids map threads to interior sites only (the halo of width
+//     reach_low/reach_high is never written); periodic grids to every site.
+#ifndef STENCIL_LAUNCH_CONFIG_HPP
+#define STENCIL_LAUNCH_CONFIG_HPP
+
+#include "stencil/types.hpp"
+
+#include <string>
+
+namespace stencil {
+
+constexpr int kMaxDims = 4;
+
+/// What the launch geometry depends on; generated headers define one.
+struct StencilShape {
+  int dims;
+  bool periodic;
+  int reach_low[kMaxDims];
+  int reach_high[kMaxDims];
+  int block[kMaxDims];
+  int tile_axis;
+  int tile_factor;
+};
+
+struct LaunchConfig {
+  LaunchDims grid;
+  LaunchDims block;
+  unsigned blocks_z = 1; ///< blocks along z; blockIdx.z / blocks_z is t's
+  bool empty = false;    ///< no site to update (Dirichlet grid all halo)
+};
+
+inline const char *axis_name(int axis) {
+  static const char *const names[kMaxDims] = {"x", "y", "z", "t"};
+  return names[axis];
+}
+
+/// Checks `extents` (one per axis) against the stencil and computes the
+/// grid. Sizes need not be multiples of the block or the tile.
+inline Status make_launch_config(const StencilShape &shape,
+                                 const int *extents, LaunchConfig &config) {
+  // Coordinates are 32-bit in the kernels; tile and reach may add to them.
+  constexpr long long kMaxExtent = 1LL << 30;
+  long long blocks[kMaxDims] = {1, 1, 1, 1};
+  config = LaunchConfig();
+  for (int axis = 0; axis < shape.dims; ++axis) {
+    const long long n = extents[axis];
+    const std::string name = axis_name(axis);
+    if (n < 1 || n > kMaxExtent)
+      return Status::failure("extent n" + name + " = " + std::to_string(n) +
+                             " is out of range [1, 2^30]");
+    long long sites;
+    if (shape.periodic) {
+      const int reach = shape.reach_low[axis] > shape.reach_high[axis]
+                            ? shape.reach_low[axis]
+                            : shape.reach_high[axis];
+      if (n < reach)
+        return Status::failure(
+            "periodic extent n" + name + " = " + std::to_string(n) +
+            " is smaller than the stencil's reach of " +
+            std::to_string(reach) + " along " + name);
+      sites = n;
+    } else {
+      sites = n - shape.reach_low[axis] - shape.reach_high[axis];
+      if (sites <= 0)
+        config.empty = true;
+    }
+    if (axis == shape.tile_axis)
+      sites = (sites + shape.tile_factor - 1) / shape.tile_factor;
+    blocks[axis] = sites > 0 ? (sites + shape.block[axis] - 1) / shape.block[axis]
+                             : 0;
+  }
+  config.block.x = static_cast<unsigned>(shape.block[0]);
+  config.block.y = static_cast<unsigned>(shape.block[1]);
+  config.block.z = static_cast<unsigned>(shape.block[2] * shape.block[3]);
+  if (config.empty)
+    return Status();
+  const long long gridZ = blocks[2] * blocks[3];
+  if (blocks[0] > 2147483647LL || blocks[1] > 65535 || gridZ > 65535)
+    return Status::failure(
+        "launch grid " + std::to_string(blocks[0]) + " x " +
+        std::to_string(blocks[1]) + " x " + std::to_string(gridZ) +
+        " exceeds the GPU limits (2^31-1 x 65535 x 65535); use larger "
+        "blocks or a larger tile");
+  config.grid.x = static_cast<unsigned>(blocks[0]);
+  config.grid.y = static_cast<unsigned>(blocks[1]);
+  config.grid.z = static_cast<unsigned>(gridZ);
+  config.blocks_z = static_cast<unsigned>(blocks[2]);
+  return Status();
+}
+
+} // namespace stencil
+
+#endif

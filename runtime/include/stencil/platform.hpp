@@ -1,0 +1,163 @@
+// stencil/platform.hpp - the one place that knows which backend runs kernels.
+//
+// Generated kernels are written once against the macros below and compile
+// three ways:
+//   AMD     hipcc / clang -x hip      : HIP runtime
+//   NVIDIA  nvcc -x cu                : CUDA runtime
+//   host    any C++17 compiler        : the grid runs on the CPU, blocks in
+//                                       parallel (OpenMP when enabled),
+//                                       threads of a block in sequence.
+// The host backend is exact only for barrier-free kernels, which is what the
+// generator emits (registers, not LDS). Platform builtins live here and only
+// here, so generated code carries no #ifdefs.
+#ifndef STENCIL_PLATFORM_HPP
+#define STENCIL_PLATFORM_HPP
+
+#include "stencil/types.hpp"
+
+#if defined(__HIP__) || defined(__HIPCC__)
+#define STENCIL_BACKEND_HIP 1
+#include <hip/hip_runtime.h>
+#elif defined(__CUDACC__)
+#define STENCIL_BACKEND_CUDA 1
+#include <cuda_runtime.h>
+#else
+#define STENCIL_BACKEND_HOST 1
+#endif
+
+#include <cstdint>
+#include <string>
+
+#if defined(STENCIL_BACKEND_HIP) || defined(STENCIL_BACKEND_CUDA)
+
+#define STENCIL_GLOBAL __global__
+#define STENCIL_DEVICE_INLINE __device__ __forceinline__
+#define STENCIL_RESTRICT __restrict__
+#define STENCIL_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+#define STENCIL_UNROLL _Pragma("unroll")
+#define STENCIL_STORE(pointer, value) (*(pointer) = (value))
+
+#if defined(STENCIL_BACKEND_HIP)
+// Bypasses the caches on the way out: results are not read again soon.
+#define STENCIL_STORE_NT(pointer, value)                                       \
+  __builtin_nontemporal_store((value), (pointer))
+#define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
+  hipLaunchKernelGGL((kernel), dim3((grid).x, (grid).y, (grid).z),             \
+                     dim3((block).x, (block).y, (block).z), 0,                 \
+                     reinterpret_cast<hipStream_t>(stream), __VA_ARGS__)
+#else
+// Streaming store (st.global.cs): evict-first, the CUDA counterpart.
+#define STENCIL_STORE_NT(pointer, value) __stcs((pointer), (value))
+#define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
+  (kernel)<<<dim3((grid).x, (grid).y, (grid).z),                               \
+             dim3((block).x, (block).y, (block).z), 0,                         \
+             reinterpret_cast<cudaStream_t>(stream)>>>(__VA_ARGS__)
+#endif
+
+#else // host backend
+
+#include <algorithm>
+
+namespace stencil {
+namespace host {
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+} // namespace host
+} // namespace stencil
+
+// The CUDA built-in variables, one set per CPU thread.
+inline thread_local stencil::host::Dim3 threadIdx;
+inline thread_local stencil::host::Dim3 blockIdx;
+inline thread_local stencil::host::Dim3 blockDim;
+inline thread_local stencil::host::Dim3 gridDim;
+
+#define STENCIL_GLOBAL
+#define STENCIL_DEVICE_INLINE inline
+#define STENCIL_RESTRICT __restrict__
+#define STENCIL_LAUNCH_BOUNDS(threads)
+#if defined(__clang__)
+#define STENCIL_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define STENCIL_UNROLL _Pragma("GCC unroll 16")
+#else
+#define STENCIL_UNROLL
+#endif
+#define STENCIL_STORE(pointer, value) (*(pointer) = (value))
+#define STENCIL_STORE_NT(pointer, value) (*(pointer) = (value))
+
+namespace stencil {
+namespace host {
+
+/// Runs every thread of the grid: blocks in parallel, each block's threads
+/// in order. The stream is ignored: host launches complete before returning.
+template <typename Kernel, typename... Args>
+void launch(Kernel kernel, LaunchDims grid, LaunchDims block, Args... args) {
+  const long long blocks = static_cast<long long>(grid.x) * grid.y * grid.z;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static)
+#endif
+  for (long long b = 0; b < blocks; ++b) {
+    gridDim = {grid.x, grid.y, grid.z};
+    blockDim = {block.x, block.y, block.z};
+    blockIdx.x = static_cast<unsigned>(b % grid.x);
+    blockIdx.y = static_cast<unsigned>((b / grid.x) % grid.y);
+    blockIdx.z = static_cast<unsigned>(b / (static_cast<long long>(grid.x) *
+                                            grid.y));
+    for (unsigned tz = 0; tz < block.z; ++tz)
+      for (unsigned ty = 0; ty < block.y; ++ty)
+        for (unsigned tx = 0; tx < block.x; ++tx) {
+          threadIdx = {tx, ty, tz};
+          kernel(args...);
+        }
+  }
+}
+
+} // namespace host
+} // namespace stencil
+
+#define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
+  ((void)(stream), ::stencil::host::launch((kernel), (grid), (block),          \
+                                           __VA_ARGS__))
+
+#endif // backends
+
+namespace stencil {
+
+/// 64-bit site indices: 1024^3 sites of 24 components overflow 32 bits.
+using index_t = std::int64_t;
+
+/// Periodic coordinate: `c` is within one extent of [0, n) for every site
+/// that is stored; larger values only feed tile sites past the end, which
+/// are never stored, and are clamped so that the read stays in the array.
+STENCIL_DEVICE_INLINE int wrap(int c, int n) {
+  return c < 0 ? c + n : (c >= n ? (c - n < n ? c - n : n - 1) : c);
+}
+
+/// Dirichlet tile loads past the array's end feed only sites that are never
+/// stored; clamping keeps the read inside the array.
+STENCIL_DEVICE_INLINE int clamp_above(int d, int limit) {
+  return d < limit ? d : limit;
+}
+
+/// The status of the launch just made, naming the kernel on failure.
+inline Status launch_status(const char *kernel) {
+#if defined(STENCIL_BACKEND_HIP)
+  hipError_t error = hipGetLastError();
+  if (error != hipSuccess)
+    return Status::failure(std::string("launch of ") + kernel +
+                           " failed: " + hipGetErrorString(error));
+#elif defined(STENCIL_BACKEND_CUDA)
+  cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess)
+    return Status::failure(std::string("launch of ") + kernel +
+                           " failed: " + cudaGetErrorString(error));
+#else
+  (void)kernel;
+#endif
+  return Status();
+}
+
+} // namespace stencil
+
+#endif
