@@ -1,6 +1,7 @@
 # Writes a C++ source that holds the text of each template, so that the
 # installed stencilc needs no template directory at run time.
 #   cmake -D OUTPUT=file.cpp -D TEMPLATES="a.in;b.in" -P EmbedTemplates.cmake
+cmake_minimum_required(VERSION 3.20)
 set(entries "")
 foreach(path IN LISTS TEMPLATES)
   file(READ "${path}" text)

@@ -1,6 +1,8 @@
 //===- Check.cpp - Semantic validation of a parsed spec -------------------===//
 #include "check/Check.h"
 
+#include "spec/SpecParser.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
@@ -595,6 +597,33 @@ parseExplicitLoadOrder(StringRef text, SMRange range, const StencilModel &model,
 std::optional<StencilModel> checkSpec(const Spec &spec,
                                       DiagnosticEngine &diags) {
   return Checker(spec, diags).run();
+}
+
+} // namespace stencilc
+
+namespace stencilc {
+
+static std::optional<StencilModel>
+checkParsed(std::optional<Spec> spec, unsigned errorsBefore,
+            DiagnosticEngine &diags) {
+  if (!spec)
+    return std::nullopt;
+  std::optional<StencilModel> model = checkSpec(*spec, diags);
+  if (diags.errorCount() != errorsBefore)
+    return std::nullopt;
+  return model;
+}
+
+std::optional<StencilModel> loadModel(StringRef path,
+                                      DiagnosticEngine &diags) {
+  unsigned errorsBefore = diags.errorCount();
+  return checkParsed(parseSpecFile(path, diags), errorsBefore, diags);
+}
+
+std::optional<StencilModel> loadModel(unsigned bufferID, StringRef path,
+                                      DiagnosticEngine &diags) {
+  unsigned errorsBefore = diags.errorCount();
+  return checkParsed(parseSpec(bufferID, path, diags), errorsBefore, diags);
 }
 
 } // namespace stencilc

@@ -17,6 +17,13 @@ namespace stencilc {
 std::optional<StencilModel> checkSpec(const Spec &spec,
                                       DiagnosticEngine &diags);
 
+/// Parses and checks the spec file at `path` (or buffer `bufferID` of the
+/// engine's SourceMgr); the model only when neither stage reported an error.
+std::optional<StencilModel> loadModel(llvm::StringRef path,
+                                      DiagnosticEngine &diags);
+std::optional<StencilModel> loadModel(unsigned bufferID, llvm::StringRef path,
+                                      DiagnosticEngine &diags);
+
 /// The threads per block that a wavefront of this size fills exactly; blocks
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;

@@ -30,11 +30,32 @@ struct YamlNode {
   SMRange getSourceRange() const { return range; }
 };
 
-YamlNode materialize(yaml::Node *node) {
+/// LLVM starts a flow collection's range at its first element; widen it to
+/// the opening bracket so that carets point at the whole value.
+SMRange widenToBracket(SMRange range, char open, const char *bufferStart) {
+  const char *start = range.Start.getPointer();
+  if (!start)
+    return range;
+  const char *p = start;
+  while (p > bufferStart) {
+    --p;
+    if (*p == open)
+      return SMRange(SMLoc::getFromPointer(p), range.End);
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+      break;
+  }
+  return range;
+}
+
+YamlNode materialize(yaml::Node *node, const char *bufferStart) {
   YamlNode out;
   if (!node)
     return out;
   out.range = node->getSourceRange();
+  if (isa<yaml::MappingNode>(node))
+    out.range = widenToBracket(out.range, '{', bufferStart);
+  else if (isa<yaml::SequenceNode>(node))
+    out.range = widenToBracket(out.range, '[', bufferStart);
   if (auto *scalar = dyn_cast<yaml::ScalarNode>(node)) {
     SmallString<64> storage;
     out.kind = YamlNode::Scalar;
@@ -45,8 +66,8 @@ YamlNode materialize(yaml::Node *node) {
   } else if (auto *map = dyn_cast<yaml::MappingNode>(node)) {
     out.kind = YamlNode::Mapping;
     for (yaml::KeyValueNode &entry : *map) {
-      YamlNode key = materialize(entry.getKey());
-      YamlNode value = materialize(entry.getValue());
+      YamlNode key = materialize(entry.getKey(), bufferStart);
+      YamlNode value = materialize(entry.getValue(), bufferStart);
       if (value.kind == YamlNode::Null && !value.range.isValid())
         value.range = key.range;
       out.entries.emplace_back(std::move(key), std::move(value));
@@ -54,7 +75,7 @@ YamlNode materialize(yaml::Node *node) {
   } else if (auto *seq = dyn_cast<yaml::SequenceNode>(node)) {
     out.kind = YamlNode::Sequence;
     for (yaml::Node &item : *seq)
-      out.items.push_back(materialize(&item));
+      out.items.push_back(materialize(&item, bufferStart));
   } else if (isa<yaml::NullNode>(node)) {
     out.kind = YamlNode::Null;
   } else {
@@ -473,15 +494,6 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
 std::optional<Spec> parseSpec(unsigned bufferID, StringRef path,
                               DiagnosticEngine &diags) {
   SourceMgr &sourceMgr = diags.getSourceMgr();
-  // The YAML scanner reports through the SourceMgr; route that to `diags`.
-  auto previousHandler = sourceMgr.getDiagHandler();
-  void *previousContext = sourceMgr.getDiagContext();
-  sourceMgr.setDiagHandler(
-      [](const SMDiagnostic &diagnostic, void *context) {
-        static_cast<DiagnosticEngine *>(context)->report(diagnostic);
-      },
-      &diags);
-
   unsigned errorsBefore = diags.errorCount();
   Spec spec;
   spec.path = path.str();
@@ -498,12 +510,12 @@ std::optional<Spec> parseSpec(unsigned bufferID, StringRef path,
                   "a spec file holds one YAML document; found a second");
       break;
     }
-    YamlNode tree = materialize(root);
+    YamlNode tree = materialize(
+        root, sourceMgr.getMemoryBuffer(bufferID)->getBufferStart());
     if (!stream.failed())
       parser.parseDocument(&tree, spec);
   }
   bool syntaxError = stream.failed();
-  sourceMgr.setDiagHandler(previousHandler, previousContext);
   if (syntaxError || (diags.errorCount() > errorsBefore && documents == 0))
     return std::nullopt;
   if (documents == 0) {

@@ -7,6 +7,27 @@ using namespace llvm;
 
 namespace stencilc {
 
+DiagnosticEngine::DiagnosticEngine(SourceMgr &sourceMgr, raw_ostream &os)
+    : sourceMgr(sourceMgr), os(os) {
+  sourceMgr.setDiagHandler(&DiagnosticEngine::handle, this);
+}
+
+DiagnosticEngine::~DiagnosticEngine() {
+  if (sourceMgr.getDiagContext() == this)
+    sourceMgr.setDiagHandler(nullptr, nullptr);
+}
+
+void DiagnosticEngine::handle(const SMDiagnostic &diagnostic, void *context) {
+  auto *engine = static_cast<DiagnosticEngine *>(context);
+  if (!engine->printing) {
+    if (diagnostic.getKind() == SourceMgr::DK_Error)
+      ++engine->numErrors;
+    else if (diagnostic.getKind() == SourceMgr::DK_Warning)
+      ++engine->numWarnings;
+  }
+  diagnostic.print(nullptr, engine->os, /*ShowColors=*/false);
+}
+
 void DiagnosticEngine::print(SMRange range, SourceMgr::DiagKind kind,
                              const Twine &message) {
   SmallVector<SMRange, 1> ranges;
@@ -17,7 +38,9 @@ void DiagnosticEngine::print(SMRange range, SourceMgr::DiagKind kind,
       ++end;
     ranges.push_back(SMRange(range.Start, SMLoc::getFromPointer(end)));
   }
+  printing = true;
   sourceMgr.PrintMessage(os, range.Start, kind, message, ranges);
+  printing = false;
 }
 
 void DiagnosticEngine::error(SMRange range, const Twine &message) {
@@ -42,14 +65,6 @@ void DiagnosticEngine::note(SMRange range, const Twine &message) {
 void DiagnosticEngine::error(const Twine &message) {
   ++numErrors;
   os << "stencilc: error: " << message << "\n";
-}
-
-void DiagnosticEngine::report(const SMDiagnostic &diagnostic) {
-  if (diagnostic.getKind() == SourceMgr::DK_Error)
-    ++numErrors;
-  else if (diagnostic.getKind() == SourceMgr::DK_Warning)
-    ++numWarnings;
-  diagnostic.print(nullptr, os, /*ShowColors=*/false);
 }
 
 StringRef closestMatch(StringRef word, ArrayRef<StringRef> candidates) {

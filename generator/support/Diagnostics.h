@@ -18,16 +18,18 @@ namespace stencilc {
 
 class DiagnosticEngine {
 public:
-  DiagnosticEngine(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os)
-      : sourceMgr(sourceMgr), os(os) {}
+  /// Takes over `sourceMgr`'s diagnostic handler, so that messages LLVM
+  /// itself raises there (the YAML scanner's) are printed and counted here.
+  DiagnosticEngine(llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os);
+  ~DiagnosticEngine();
+  DiagnosticEngine(const DiagnosticEngine &) = delete;
+  DiagnosticEngine &operator=(const DiagnosticEngine &) = delete;
 
   void error(llvm::SMRange range, const llvm::Twine &message);
   void warning(llvm::SMRange range, const llvm::Twine &message);
   void note(llvm::SMRange range, const llvm::Twine &message);
   /// An error with no source location (for example an unreadable file).
   void error(const llvm::Twine &message);
-  /// Forwards a diagnostic produced inside LLVM (the YAML scanner).
-  void report(const llvm::SMDiagnostic &diagnostic);
 
   /// Treat warnings as errors (counted and printed as errors).
   void setWarningsAsErrors(bool value) { warningsAsErrors = value; }
@@ -41,12 +43,14 @@ public:
 private:
   void print(llvm::SMRange range, llvm::SourceMgr::DiagKind kind,
              const llvm::Twine &message);
+  static void handle(const llvm::SMDiagnostic &diagnostic, void *engine);
 
   llvm::SourceMgr &sourceMgr;
   llvm::raw_ostream &os;
   unsigned numErrors = 0;
   unsigned numWarnings = 0;
   bool warningsAsErrors = false;
+  bool printing = false; ///< inside print(): already counted
 };
 
 /// Levenshtein-nearest candidate within a small edit distance, for "did you

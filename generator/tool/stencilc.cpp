@@ -9,7 +9,6 @@
 #include "check/Check.h"
 #include "emit/Emit.h"
 #include "plan/Plan.h"
-#include "spec/SpecParser.h"
 #include "support/Diagnostics.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -58,11 +57,8 @@ cl::opt<bool> warningsAsErrors("Werror", cl::desc("Treat warnings as errors"),
 std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr) {
   DiagnosticEngine diags(sourceMgr, errs());
   diags.setWarningsAsErrors(warningsAsErrors);
-  std::optional<Spec> spec = parseSpecFile(path, diags);
-  std::optional<StencilModel> model;
-  if (spec)
-    model = checkSpec(*spec, diags);
-  if (diags.hasErrors()) {
+  std::optional<StencilModel> model = stencilc::loadModel(path, diags);
+  if (!model) {
     errs() << path << ": " << diags.errorCount()
            << (diags.errorCount() == 1 ? " error" : " errors") << " generated.\n";
     return std::nullopt;

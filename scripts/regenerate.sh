@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Rewrites generated/ from specs/ with the generator built in BUILD_DIR
+# (default: build). The test `generated_in_sync` fails until this is run
+# and committed after a change to a spec, a template or the generator.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+cmake --build "$build" --target stencilc
+cd "$root"
+find generated -maxdepth 1 -type f ! -name README.md -delete
+"$build/generator/stencilc" generate --quiet -o generated specs/*.yaml
+echo "generated/ now holds $(ls generated | grep -vc README.md) files for $(ls specs/*.yaml | wc -l) specs"

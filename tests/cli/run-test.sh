@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A small lit: runs the `# RUN:` lines of a test file with bash (pipefail),
+# from the source root, after substituting
+#   %stencilc %FileCheck %not  the tools      %s  the test file
+#   %S  the test's directory                  %t  a scratch path for this test
+# Usage: run-test.sh TEST STENCILC FILECHECK NOT SOURCE_ROOT SCRATCH_DIR
+set -euo pipefail
+test_file=$1 stencilc=$2 filecheck=$3 not=$4 root=$5 scratch=$6
+name=$(basename "$test_file" .test)
+tmp="$scratch/$name.tmp"
+rm -rf "$tmp"
+mkdir -p "$scratch"
+cd "$root"
+rel_test=$(realpath --relative-to="$root" "$test_file")
+rel_dir=$(dirname "$rel_test")
+count=0
+while IFS= read -r line; do
+  command=${line#*RUN: }
+  command=${command//%stencilc/$stencilc}
+  command=${command//%FileCheck/$filecheck}
+  command=${command//%not/$not}
+  command=${command//%S/$rel_dir}
+  command=${command//%s/$rel_test}
+  command=${command//%t/$tmp}
+  echo "RUN: $command"
+  bash -o pipefail -c "$command"
+  count=$((count + 1))
+done < <(grep -E '^# RUN: ' "$test_file")
+if [ "$count" -eq 0 ]; then
+  echo "error: $test_file has no RUN lines" >&2
+  exit 1
+fi

@@ -1,0 +1,241 @@
+// Every generated kernel, run on the host backend, against the independent
+// double-precision reference: random input, poisoned output, extents that
+// are not multiples of the block or the tile, halo left untouched, periodic
+// wrap exact.
+#include "KernelRegistry.h"
+#include "Reference.h"
+
+#include "stencil/platform.hpp"
+
+#include "check/Check.h"
+
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace stencilc;
+using namespace stencilc::testing;
+
+namespace {
+
+StencilModel loadModel(const std::string &path) {
+  llvm::SourceMgr sourceMgr;
+  std::string output;
+  llvm::raw_string_ostream os(output);
+  DiagnosticEngine diags(sourceMgr, os);
+  std::optional<StencilModel> model = stencilc::loadModel(path, diags);
+  os.flush();
+  EXPECT_TRUE(model.has_value()) << output;
+  return model ? *model : StencilModel();
+}
+
+/// Extents to test for a grid of `dims` dimensions: none a multiple of a
+/// block or a tile, plus small ones where the halo is most of the grid.
+std::vector<Extents> testExtents(int dims) {
+  switch (dims) {
+  case 1:
+    return {{101, 1, 1, 1}, {7, 1, 1, 1}, {3, 1, 1, 1}};
+  case 2:
+    return {{37, 29, 1, 1}, {5, 6, 1, 1}, {70, 3, 1, 1}, {37, 1, 1, 1}};
+  case 3:
+    return {{37, 29, 23, 1}, {5, 4, 3, 1}, {9, 17, 6, 1}};
+  default:
+    return {{6, 5, 7, 9}, {4, 3, 5, 4}, {3, 9, 2, 3}};
+  }
+}
+
+std::string describe(const Extents &extents, int dims) {
+  std::string text;
+  for (int axis = 0; axis < dims; ++axis)
+    text += (axis ? "x" : "") + std::to_string(extents[axis]);
+  return text;
+}
+
+/// A quiet NaN with a payload no arithmetic produces.
+template <typename T> T poison();
+template <> float poison<float>() {
+  std::uint32_t bits = 0x7fc0beefu;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+template <> double poison<double>() {
+  std::uint64_t bits = 0x7ff8deadbeef0001ull;
+  double value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+template <typename T> bool isPoison(T value) {
+  T expected = poison<T>();
+  return std::memcmp(&value, &expected, sizeof value) == 0;
+}
+
+class HostKernel : public ::testing::TestWithParam<size_t> {
+protected:
+  const RegisteredKernel &kernel() const {
+    return registeredKernels()[GetParam()];
+  }
+
+  template <typename T> void checkAgainstReference();
+};
+
+template <typename T> void HostKernel::checkAgainstReference() {
+  const stencil::KernelInfo &info = *kernel().info;
+  StencilModel model = loadModel(kernel().specPath);
+  const double tolerance = sizeof(T) == 4 ? 1e-5 : 1e-12;
+  std::mt19937_64 random(1234 + GetParam());
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::uniform_real_distribution<double> parameter(0.5, 1.5);
+
+  for (const Extents &extents : testExtents(model.dims)) {
+    SCOPED_TRACE(describe(extents, model.dims));
+    bool tooSmall = false;
+    for (int axis = 0; axis < model.dims; ++axis)
+      tooSmall |= model.boundary == Boundary::Periodic &&
+                  extents[axis] <
+                      std::max(model.reachLow[axis], model.reachHigh[axis]);
+    const std::int64_t values = siteCount(extents) * model.components;
+    std::vector<T> in(values), out(values, poison<T>());
+    std::vector<double> inExact(values);
+    for (std::int64_t i = 0; i < values; ++i) {
+      in[i] = static_cast<T>(uniform(random));
+      inExact[i] = in[i];
+    }
+    std::vector<double> params;
+    for (size_t p = 0; p < model.parameters.size(); ++p)
+      params.push_back(parameter(random));
+    // Parameters reach the kernel in T: the reference uses the same values.
+    std::vector<double> paramsExact;
+    for (double p : params)
+      paramsExact.push_back(static_cast<T>(p));
+
+    stencil::Status status = info.apply(out.data(), in.data(), extents.data(),
+                                        params.data(), nullptr);
+    if (tooSmall) {
+      EXPECT_FALSE(status.ok());
+      EXPECT_NE(status.message().find("smaller than the stencil's reach"),
+                std::string::npos)
+          << status.message();
+      continue;
+    }
+    ASSERT_TRUE(status.ok()) << status.message();
+
+    std::vector<double> expected =
+        referenceApply(model, paramsExact, extents, inExact);
+    double maxReference = 0.0, maxError = 0.0;
+    std::int64_t updated = 0, untouched = 0;
+    for (std::int64_t site = 0; site < siteCount(extents); ++site) {
+      bool isInterior = isUpdated(model, extents, site);
+      updated += isInterior;
+      for (int k = 0; k < model.components; ++k) {
+        std::int64_t i = site * model.components + k;
+        if (!isInterior) {
+          ++untouched;
+          ASSERT_TRUE(isPoison(out[i])) << "halo value " << i << " was written";
+          continue;
+        }
+        ASSERT_TRUE(std::isfinite(out[i])) << "value " << i << " not written";
+        maxReference = std::max(maxReference, std::fabs(expected[i]));
+        maxError = std::max(maxError, std::fabs(out[i] - expected[i]));
+      }
+    }
+    if (updated > 0) {
+      double relative = maxError / maxReference;
+      EXPECT_LT(relative, tolerance) << "max error " << maxError;
+      RecordProperty("max_relative_error_" + describe(extents, model.dims),
+                     std::to_string(relative));
+    }
+    if (model.boundary == Boundary::Periodic)
+      EXPECT_EQ(untouched, 0);
+  }
+}
+
+TEST_P(HostKernel, MatchesTheNaiveReference) {
+  const stencil::KernelInfo &info = *kernel().info;
+  if (info.element_bytes == 4)
+    checkAgainstReference<float>();
+  else
+    checkAgainstReference<double>();
+}
+
+TEST_P(HostKernel, DescriptorAgreesWithTheSpec) {
+  const stencil::KernelInfo &info = *kernel().info;
+  StencilModel model = loadModel(kernel().specPath);
+  EXPECT_EQ(info.name, model.name);
+  EXPECT_EQ(info.spec_file, llvm::sys::path::filename(kernel().specPath).str());
+  EXPECT_EQ(info.shape.dims, model.dims);
+  EXPECT_EQ(info.shape.periodic, model.boundary == Boundary::Periodic);
+  EXPECT_EQ(info.components, model.components);
+  EXPECT_EQ(info.element_bytes, model.elementBytes());
+  ASSERT_EQ(info.num_taps, static_cast<int>(model.taps.size()));
+  ASSERT_EQ(info.num_params, static_cast<int>(model.parameters.size()));
+  std::vector<double> defaults;
+  for (const Parameter &p : model.parameters)
+    defaults.push_back(p.defaultValue);
+  for (int t = 0; t < info.num_taps; ++t) {
+    for (int axis = 0; axis < stencil::kMaxDims; ++axis)
+      EXPECT_EQ(info.tap_offsets[t][axis], model.taps[t].offset[axis]);
+    double value = info.tap_constants[t];
+    for (int p = 0; p < info.num_params; ++p)
+      value += info.tap_factors[t * info.num_params + p] * defaults[p];
+    EXPECT_DOUBLE_EQ(value, model.taps[t].coefficient.evaluate(defaults));
+  }
+  for (int axis = 0; axis < model.dims; ++axis) {
+    EXPECT_EQ(info.shape.reach_low[axis], model.reachLow[axis]);
+    EXPECT_EQ(info.shape.reach_high[axis], model.reachHigh[axis]);
+    EXPECT_EQ(info.shape.block[axis], model.kernel.block[axis]);
+  }
+}
+
+TEST_P(HostKernel, RejectsAliasedAndBadArguments) {
+  const stencil::KernelInfo &info = *kernel().info;
+  std::vector<int> extents(stencil::kMaxDims, 8);
+  std::vector<double> params(info.num_params + 1, 1.0);
+  std::vector<double> storage(8 * 8 * 8 * 8 * info.components, 1.0);
+  stencil::Status aliased = info.apply(storage.data(), storage.data(),
+                                       extents.data(), params.data(), nullptr);
+  EXPECT_FALSE(aliased.ok());
+  EXPECT_NE(aliased.message().find("overlap"), std::string::npos)
+      << aliased.message();
+
+  extents[0] = 0;
+  std::vector<double> other(storage.size());
+  stencil::Status empty = info.apply(other.data(), storage.data(),
+                                     extents.data(), params.data(), nullptr);
+  EXPECT_FALSE(empty.ok());
+  EXPECT_NE(empty.message().find("extent nx = 0 is out of range"),
+            std::string::npos)
+      << empty.message();
+}
+
+std::string kernelName(const ::testing::TestParamInfo<size_t> &info) {
+  return registeredKernels()[info.param].info->name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSpecs, HostKernel,
+    ::testing::Range<size_t>(0, registeredKernels().size()), kernelName);
+
+TEST(HostBackend, LaunchCoversAnyGrid) {
+  // The launch helper runs each (block, thread) exactly once.
+  std::vector<int> hits(5 * 3 * 2 * 4 * 2 * 3, 0);
+  auto kernel = [](int *counts) {
+    unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    unsigned thread =
+        threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    counts[block * blockDim.x * blockDim.y * blockDim.z + thread] += 1;
+  };
+  stencil::host::launch(kernel, stencil::LaunchDims{5, 3, 2},
+                        stencil::LaunchDims{4, 2, 3}, hits.data());
+  for (int count : hits)
+    EXPECT_EQ(count, 1);
+}
+
+} // namespace

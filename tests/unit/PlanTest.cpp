@@ -1,0 +1,160 @@
+// The kernel plan: load and store counts from the AMD lab note, ordering
+// rules, and the invariants the emitter relies on.
+#include "TestSupport.h"
+
+#include "plan/Plan.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace stencilc;
+using namespace stencilc::testing;
+
+namespace {
+
+/// The lab note's 1-D example, f = u[-1] + u[0] + u[+1], tiled along x.
+StencilModel threePoint(int factor, LoadOrder order) {
+  StencilModel model;
+  model.name = "three";
+  model.dims = 1;
+  for (int dx : {-1, 0, 1}) {
+    Tap tap;
+    tap.offset[0] = dx;
+    tap.coefficient.constant = 1.0;
+    model.taps.push_back(tap);
+  }
+  computeReach(model);
+  model.kernel.block = {256, 1, 1, 1};
+  model.kernel.tileAxis = 0;
+  model.kernel.tileFactor = factor;
+  model.kernel.loadOrder = order;
+  if (order == LoadOrder::Explicit)
+    model.kernel.tapOrder = {2, 1, 0};
+  return model;
+}
+
+StencilModel sevenPoint(int factor, const std::string &order) {
+  CheckResult result = checkYaml(laplacianSpec(
+      "  tile: {axis: y, factor: " + std::to_string(factor) +
+      "}\n  load_order: \"" + order + "\"\n"));
+  EXPECT_TRUE(result.model.has_value()) << result.output;
+  return *result.model;
+}
+
+TEST(Plan, LabNoteOneDimensionalTable) {
+  const std::map<int, int> loadsForFactor = {
+      {1, 3}, {2, 4}, {4, 6}, {8, 10}, {16, 18}};
+  for (LoadOrder order :
+       {LoadOrder::AsWritten, LoadOrder::Ascending, LoadOrder::Explicit})
+    for (auto [factor, loads] : loadsForFactor) {
+      KernelPlan plan = planKernel(threePoint(factor, order));
+      EXPECT_EQ(plan.loadsPerTile(), loads)
+          << "factor " << factor << ", order " << loadOrderName(order);
+      EXPECT_EQ(plan.storesPerTile(), factor);
+    }
+}
+
+TEST(Plan, SevenPointTiledAlongYLoadsFiveMPlusTwo) {
+  for (const char *order : {"as-written", "ascending", "-Z-Y-X C+X+Y+Z"})
+    for (int m : {1, 2, 3, 4, 8, 16}) {
+      KernelPlan plan = planKernel(sevenPoint(m, order));
+      EXPECT_EQ(plan.loadsPerTile(), 5 * m + 2) << order << " m=" << m;
+      EXPECT_EQ(plan.storesPerTile(), m);
+    }
+}
+
+TEST(Plan, AscendingLoadsAreSortedByLinearAddress) {
+  for (int m : {1, 2, 4, 8}) {
+    KernelPlan plan = planKernel(sevenPoint(m, "ascending"));
+    for (size_t i = 1; i < plan.loads.size(); ++i)
+      EXPECT_TRUE(
+          precedesInMemory(plan.loads[i - 1].offset, plan.loads[i].offset))
+          << "m=" << m << " load " << i;
+  }
+  // The lab note's kernel 3 for m = 2: z-1 row, y-1, the x rows of both
+  // sites, y+1 of the last site, z+1 row.
+  KernelPlan plan = planKernel(sevenPoint(2, "ascending"));
+  std::vector<Offset> expected = {
+      {0, 0, -1, 0}, {0, 1, -1, 0}, {0, -1, 0, 0}, {-1, 0, 0, 0},
+      {0, 0, 0, 0},  {1, 0, 0, 0},  {-1, 1, 0, 0}, {0, 1, 0, 0},
+      {1, 1, 0, 0},  {0, 2, 0, 0},  {0, 0, 1, 0},  {0, 1, 1, 0}};
+  ASSERT_EQ(plan.loads.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(plan.loads[i].offset, expected[i]) << "load " << i;
+}
+
+TEST(Plan, AsWrittenFollowsTheSpecSiteBySite) {
+  StencilModel model = sevenPoint(2, "as-written");
+  KernelPlan plan = planKernel(model);
+  for (size_t tap = 0; tap < model.taps.size(); ++tap)
+    EXPECT_EQ(plan.loads[tap].offset, model.taps[tap].offset);
+  // Site 1 then adds only what site 0 did not load: its centre is site 0's
+  // y+1, loaded already, so its first new load is its x-1.
+  EXPECT_EQ(plan.loads[7].offset, (Offset{-1, 1, 0, 0}));
+  EXPECT_EQ(plan.loadsPerTile(), 12);
+}
+
+TEST(Plan, ExplicitOrderIsTapByTapAcrossTheTile) {
+  KernelPlan plan = planKernel(sevenPoint(2, "-Z-Y-X C+X+Y+Z"));
+  EXPECT_EQ(plan.loads[0].offset, (Offset{0, 0, -1, 0}));
+  EXPECT_EQ(plan.loads[1].offset, (Offset{0, 1, -1, 0}));
+  EXPECT_EQ(plan.loads[2].offset, (Offset{0, -1, 0, 0}));
+  // -Y of site 1 is the centre of site 0, loaded here, not again at C.
+  EXPECT_EQ(plan.loads[3].offset, (Offset{0, 0, 0, 0}));
+}
+
+TEST(Plan, EverySiteTapPairAccumulatesOnceAndInitialisesFirst) {
+  for (const char *order : {"as-written", "ascending", "-Z-Y-X C+X+Y+Z"}) {
+    StencilModel model = sevenPoint(4, order);
+    KernelPlan plan = planKernel(model);
+    std::set<std::pair<int, int>> seen;
+    std::vector<bool> started(plan.tileFactor, false);
+    for (const PlanStep &step : plan.steps)
+      for (const PlannedAccumulation &acc : step.accumulations) {
+        EXPECT_TRUE(seen.insert({acc.site, acc.tap}).second);
+        EXPECT_EQ(acc.first, !started[acc.site]);
+        started[acc.site] = true;
+        Offset expected = model.taps[acc.tap].offset;
+        expected[plan.tileAxis] += acc.site;
+        EXPECT_EQ(plan.loads[step.load].offset, expected);
+      }
+    EXPECT_EQ(seen.size(), model.taps.size() * plan.tileFactor);
+  }
+}
+
+TEST(Plan, ClampsOnlyLoadsBeyondTheLastStoredSitesReach) {
+  KernelPlan plan = planKernel(sevenPoint(4, "ascending"));
+  for (const PlannedLoad &load : plan.loads)
+    EXPECT_EQ(load.clampTileAxis, load.offset[1] > 1)
+        << formatOffset(load.offset, 3);
+}
+
+TEST(Plan, BytesAndFlopsPerSite) {
+  KernelPlan plan = planKernel(sevenPoint(1, "ascending"));
+  EXPECT_EQ(plan.bytesPerSite(), 16);
+  EXPECT_EQ(plan.flopsPerSite, 13);
+  StencilModel vector = sevenPoint(1, "ascending");
+  vector.components = 24;
+  vector.precision = Precision::Float;
+  KernelPlan vectorPlan = planKernel(vector);
+  EXPECT_EQ(vectorPlan.bytesPerSite(), 2 * 24 * 4);
+  EXPECT_EQ(vectorPlan.flopsPerSite, 24 * 13);
+}
+
+TEST(Plan, PrintsReadably) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StencilModel model = sevenPoint(2, "ascending");
+  printPlan(model, planKernel(model), os);
+  os.flush();
+  EXPECT_NE(text.find("loads per tile: 12, stores per tile: 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("load  u0 = in(0, 0, -1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("acc0  = -h * u0"), std::string::npos) << text;
+  EXPECT_NE(text.find("store out(0, 1, 0) = acc1"), std::string::npos) << text;
+}
+
+} // namespace

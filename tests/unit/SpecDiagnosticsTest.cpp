@@ -1,0 +1,267 @@
+// Every validation rule of the spec format produces its clang-style
+// diagnostic at the right line and column, and a run collects several.
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace stencilc;
+using namespace stencilc::testing;
+
+namespace {
+
+::testing::AssertionResult hasDiagnostic(const CheckResult &result,
+                                         const std::string &expected) {
+  if (result.output.find(expected) != std::string::npos)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "expected diagnostic '" << expected << "' in:\n"
+         << result.output;
+}
+
+TEST(SpecDiagnostics, ValidSpecHasNoDiagnostics) {
+  CheckResult result = checkYaml(laplacianSpec());
+  EXPECT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_EQ(result.errors, 0u);
+  EXPECT_EQ(result.warnings, 0u);
+  EXPECT_EQ(result.output, "");
+}
+
+TEST(SpecDiagnostics, UnknownKeySuggestsTheNearestKnownOne) {
+  CheckResult result = checkYaml(laplacianSpec("  blok: [64, 4, 1]\n"));
+  EXPECT_FALSE(result.model);
+  EXPECT_TRUE(hasDiagnostic(
+      result, "test.yaml:15:3: error: unknown key 'blok' in 'kernel'; did "
+              "you mean 'block'?"));
+  // The source line and a caret follow, as clang prints them.
+  EXPECT_TRUE(hasDiagnostic(result, "  blok: [64, 4, 1]\n  ^"));
+}
+
+TEST(SpecDiagnostics, UnknownTopLevelKey) {
+  CheckResult result = checkYaml("colour: red\n" + laplacianSpec());
+  EXPECT_TRUE(hasDiagnostic(result,
+                            "test.yaml:1:1: error: unknown key 'colour' in "
+                            "the spec"));
+}
+
+TEST(SpecDiagnostics, MissingRequiredKeys) {
+  CheckResult result = checkYaml("name: lap\n"
+                                 "grid: {dimensions: 3}\n"
+                                 "field: {precision: float}\n");
+  EXPECT_TRUE(hasDiagnostic(
+      result, "test.yaml:2:7: error: missing required key 'boundary' in "
+              "'grid'"));
+  EXPECT_TRUE(hasDiagnostic(
+      result, "test.yaml:1:1: error: missing required key 'taps' in the "
+              "spec"));
+  EXPECT_EQ(result.errors, 2u);
+}
+
+TEST(SpecDiagnostics, WrongValueTypes) {
+  CheckResult result = checkYaml(laplacianSpec(
+      "  block: 64\n  nontemporal_store: maybe\n  tile: {axis: y, factor: "
+      "two}\n"));
+  EXPECT_TRUE(hasDiagnostic(
+      result, "test.yaml:15:10: error: 'kernel.block' must be a list"));
+  EXPECT_TRUE(hasDiagnostic(result,
+                            "test.yaml:16:22: error: 'kernel.nontemporal_store' "
+                            "must be true or false, not 'maybe'"));
+  EXPECT_TRUE(hasDiagnostic(result,
+                            "test.yaml:17:27: error: 'kernel.tile.factor' "
+                            "must be an integer, not 'two'"));
+  EXPECT_EQ(result.errors, 3u);
+}
+
+TEST(SpecDiagnostics, OffsetArityMustMatchDimensions) {
+  std::string yaml = laplacianSpec();
+  yaml.replace(yaml.find("[-1, 0, 0]"), 10, "[-1, 0]");
+  CheckResult result = checkYaml(yaml);
+  EXPECT_TRUE(hasDiagnostic(result,
+                            "test.yaml:8:14: error: tap offset has 2 entries "
+                            "but the grid has 3 dimensions"));
+}
+
+TEST(SpecDiagnostics, DuplicateOffsetsPointAtBothTaps) {
+  std::string yaml = laplacianSpec();
+  yaml.replace(yaml.find("[1, 0, 0]"), 9, "[-1, 0, 0]");
+  CheckResult result = checkYaml(yaml);
+  EXPECT_TRUE(hasDiagnostic(
+      result, "test.yaml:9:14: error: duplicate tap offset (-1, 0, 0)"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:8:14: note: first written here"));
+}
+
+TEST(SpecDiagnostics, UndeclaredParameter) {
+  std::string yaml = laplacianSpec();
+  yaml.replace(yaml.find("coefficient: -h}\n  - {offset: [0, -1"), 16,
+               "coefficient: -hh}");
+  CheckResult result = checkYaml(yaml);
+  EXPECT_TRUE(hasDiagnostic(result,
+                            "error: coefficient uses undeclared parameter 'hh'; "
+                            "did you mean 'h'?"));
+}
+
+TEST(SpecDiagnostics, UnusedParameterWarns) {
+  std::string yaml = laplacianSpec();
+  yaml.replace(yaml.find("  - {name: h"), 0, "  - {name: unused, default: 2}\n");
+  CheckResult result = checkYaml(yaml);
+  EXPECT_TRUE(result.model.has_value());
+  EXPECT_EQ(result.warnings, 1u);
+  EXPECT_TRUE(hasDiagnostic(result, "warning: parameter 'unused' is declared "
+                                    "but no tap uses it"));
+}
+
+TEST(SpecDiagnostics, TileFactorBelowOne) {
+  CheckResult result = checkYaml(laplacianSpec("  tile: {axis: y, factor: 0}\n"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:15:27: error: "
+                                    "'kernel.tile.factor' must be at least 1, "
+                                    "not 0"));
+}
+
+TEST(SpecDiagnostics, TileAxisNotAGridAxis) {
+  CheckResult result = checkYaml(laplacianSpec("  tile: {axis: t, factor: 2}\n"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:15:16: error: tile axis 't' is "
+                                    "not an axis of this 3-dimensional grid"));
+  CheckResult unknown =
+      checkYaml(laplacianSpec("  tile: {axis: w, factor: 2}\n"));
+  EXPECT_TRUE(hasDiagnostic(unknown, "error: unknown tile axis 'w'"));
+}
+
+TEST(SpecDiagnostics, BlockOverThreadLimitIsAnError) {
+  CheckResult result = checkYaml(laplacianSpec("  block: [64, 32, 1]\n"));
+  EXPECT_FALSE(result.model);
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:15:10: error: 'kernel.block' "
+                                    "has more than 1024 threads per block"));
+}
+
+TEST(SpecDiagnostics, BlockNotAMultipleOfTheWavefrontIsAWarning) {
+  CheckResult result = checkYaml(laplacianSpec("  block: [30, 2, 1]\n"));
+  EXPECT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_EQ(result.warnings, 1u);
+  EXPECT_TRUE(hasDiagnostic(result,
+                            "test.yaml:15:10: warning: 'kernel.block' has 60 "
+                            "threads, not a multiple of the wavefront size 64"));
+}
+
+TEST(SpecDiagnostics, LaunchBoundsBelowTheBlock) {
+  CheckResult result =
+      checkYaml(laplacianSpec("  block: [64, 4, 1]\n  launch_bounds: 128\n"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:16:18: error: "
+                                    "'kernel.launch_bounds' of 128 is below "
+                                    "the block's 256 threads"));
+}
+
+TEST(SpecDiagnostics, ExplicitLoadOrderMustCoverEveryTapOnce) {
+  CheckResult missing =
+      checkYaml(laplacianSpec("  load_order: \"-Z-Y-X C+X+Y\"\n"));
+  EXPECT_TRUE(hasDiagnostic(missing, "test.yaml:15:15: error: load order does "
+                                     "not name tap (0, 0, 1)"));
+  EXPECT_TRUE(hasDiagnostic(missing, "test.yaml:13:5: note: tap written here"));
+
+  CheckResult twice =
+      checkYaml(laplacianSpec("  load_order: \"-Z-Y-X C+X+Y+Z-X\"\n"));
+  // Column of the second 'X' of "-X" at the end, inside the quotes.
+  EXPECT_TRUE(hasDiagnostic(twice, "test.yaml:15:31: error: load order names "
+                                   "tap (-1, 0, 0) twice"));
+  EXPECT_TRUE(hasDiagnostic(twice, "test.yaml:15:21: note: first named here"));
+
+  CheckResult unknown =
+      checkYaml(laplacianSpec("  load_order: \"-2Z-Y-X C+X+Y+Z\"\n"));
+  EXPECT_TRUE(hasDiagnostic(unknown, "error: load order names (0, 0, -2), "
+                                     "which is not a tap of this stencil"));
+
+  CheckResult garbage = checkYaml(laplacianSpec("  load_order: random\n"));
+  EXPECT_TRUE(hasDiagnostic(garbage, "test.yaml:15:15: error: unexpected "
+                                     "character 'r' in the load order"));
+}
+
+TEST(SpecDiagnostics, ExplicitLoadOrderAccepted) {
+  CheckResult result =
+      checkYaml(laplacianSpec("  load_order: \"-Z-Y-X C+X+Y+Z\"\n"));
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_EQ(result.model->kernel.loadOrder, LoadOrder::Explicit);
+  EXPECT_EQ(result.model->kernel.tapOrder,
+            (std::vector<int>{5, 3, 1, 0, 2, 4, 6}));
+}
+
+TEST(SpecDiagnostics, ComponentsBelowOne) {
+  std::string yaml = laplacianSpec();
+  yaml.replace(yaml.find("{precision: double}"), 19,
+               "{precision: double, components: 0}");
+  CheckResult result = checkYaml(yaml);
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:3:40: error: 'field.components' "
+                                    "must be at least 1, not 0"));
+}
+
+TEST(SpecDiagnostics, UnknownPrecision) {
+  CheckResult result = checkYaml(laplacianSpec("", "doubel"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:3:20: error: unknown precision "
+                                    "'doubel'; expected 'float' or 'double' "
+                                    "(did you mean 'double'?)"));
+}
+
+TEST(SpecDiagnostics, DimensionsBoundaryAndName) {
+  CheckResult result = checkYaml("name: 3lap\n"
+                                 "grid: {dimensions: 5, boundary: open}\n"
+                                 "field: {precision: float}\n"
+                                 "taps:\n"
+                                 "  - {offset: [0], coefficient: 1}\n");
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:1:7: error: 'name' must be a C "
+                                    "identifier"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:2:20: error: 'grid.dimensions' "
+                                    "must be 1, 2, 3 or 4"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:2:33: error: unknown boundary "
+                                    "'open'"));
+}
+
+TEST(SpecDiagnostics, SeveralErrorsInOneRun) {
+  CheckResult result = checkYaml(
+      laplacianSpec("  block: [64, 32, 1]\n  tile: {axis: q, factor: -1}\n"
+                    "  launch_bounds: 5000\n  speed: fast\n",
+                    "half"));
+  EXPECT_GE(result.errors, 5u) << result.output;
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:3:20: error: unknown precision"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:15:10: error:"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:16:16: error: unknown tile axis"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:16:27: error:"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:17:18: error:"));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:18:3: error: unknown key 'speed'"));
+}
+
+TEST(SpecDiagnostics, YamlSyntaxError) {
+  CheckResult result = checkYaml("name: lap\ngrid: {dimensions: 3\n");
+  EXPECT_FALSE(result.model);
+  EXPECT_GE(result.errors, 1u);
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:"));
+}
+
+TEST(SpecDiagnostics, EmptyFile) {
+  CheckResult result = checkYaml("# nothing here\n");
+  EXPECT_FALSE(result.model);
+  EXPECT_TRUE(hasDiagnostic(result, "'test.yaml' holds no stencil spec"));
+}
+
+TEST(SpecDiagnostics, MalformedCoefficient) {
+  std::string yaml = laplacianSpec();
+  yaml.replace(yaml.find("6*h"), 3, "6**h");
+  CheckResult result = checkYaml(yaml);
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:7:38: error: a tap's "
+                                    "'coefficient' must be a sum"));
+}
+
+TEST(Coefficients, LinearFormsOverParameters) {
+  CoefficientSpec spec;
+  ASSERT_TRUE(parseCoefficientText("2*inv_hx2 + 2*inv_hy2 - 0.5", spec));
+  EXPECT_EQ(spec.constant, -0.5);
+  ASSERT_EQ(spec.terms.size(), 2u);
+  EXPECT_EQ(spec.terms[0], (std::pair<std::string, double>("inv_hx2", 2.0)));
+  ASSERT_TRUE(parseCoefficientText("-mass", spec));
+  EXPECT_EQ(spec.terms[0].second, -1.0);
+  ASSERT_TRUE(parseCoefficientText("1e-3", spec));
+  EXPECT_EQ(spec.constant, 1e-3);
+  EXPECT_TRUE(spec.terms.empty());
+  EXPECT_FALSE(parseCoefficientText("2 3", spec));
+  EXPECT_FALSE(parseCoefficientText("a*b", spec));
+  EXPECT_FALSE(parseCoefficientText("", spec));
+  EXPECT_FALSE(parseCoefficientText("+", spec));
+}
+
+} // namespace
