@@ -1,0 +1,107 @@
+#include "Verify.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace stencilc {
+namespace testing {
+namespace {
+
+/// A quiet NaN with a payload no arithmetic produces.
+template <typename T> T poison();
+template <> float poison<float>() {
+  std::uint32_t bits = 0x7fc0beefu;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+template <> double poison<double>() {
+  std::uint64_t bits = 0x7ff8deadbeef0001ull;
+  double value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+template <typename T> bool isPoison(T value) {
+  T expected = poison<T>();
+  return std::memcmp(&value, &expected, sizeof value) == 0;
+}
+
+template <typename T>
+Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
+                    const Extents &extents, std::uint64_t seed) {
+  Verification result;
+  result.tolerance = sizeof(T) == 4 ? 1e-5 : 1e-12;
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::uniform_real_distribution<double> parameter(0.5, 1.5);
+
+  const int nc = model.components;
+  const std::int64_t values = siteCount(extents) * nc;
+  std::vector<T> in(values), out(values, poison<T>());
+  std::vector<double> inExact(values);
+  for (std::int64_t i = 0; i < values; ++i) {
+    in[i] = static_cast<T>(uniform(random));
+    inExact[i] = in[i];
+  }
+  // Parameters reach the kernel in T: the reference uses the same values.
+  std::vector<double> params, paramsExact;
+  for (size_t p = 0; p < model.parameters.size(); ++p) {
+    params.push_back(parameter(random));
+    paramsExact.push_back(static_cast<T>(params.back()));
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  stencil::Status status =
+      info.apply(out.data(), in.data(), extents.data(), params.data(), nullptr);
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  result.launched = status.ok();
+  result.launchMessage = status.message();
+  if (!status.ok())
+    return result;
+
+  std::vector<double> expected =
+      referenceApply(model, paramsExact, extents, inExact);
+  double maxReference = 0.0, maxError = 0.0;
+  for (std::int64_t site = 0; site < siteCount(extents); ++site) {
+    bool updated = isUpdated(model, extents, site);
+    result.updatedSites += updated;
+    for (int k = 0; k < nc; ++k) {
+      std::int64_t i = site * nc + k;
+      if (!updated) {
+        if (isPoison(out[i]))
+          ++result.untouchedValues;
+        else
+          ++result.writtenHaloValues;
+        continue;
+      }
+      if (!std::isfinite(out[i])) {
+        ++result.unwrittenValues;
+        continue;
+      }
+      maxReference = std::max(maxReference, std::fabs(expected[i]));
+      maxError = std::max(maxError, std::fabs(out[i] - expected[i]));
+    }
+  }
+  result.maxRelativeError = maxReference > 0 ? maxError / maxReference : maxError;
+  return result;
+}
+
+} // namespace
+
+Verification verifyKernel(const stencil::KernelInfo &info,
+                          const StencilModel &model, const Extents &extents,
+                          std::uint64_t seed) {
+  if (info.element_bytes == 4)
+    return verify<float>(info, model, extents, seed);
+  return verify<double>(info, model, extents, seed);
+}
+
+} // namespace testing
+} // namespace stencilc

@@ -1,0 +1,44 @@
+// Runs one generated kernel on the host backend against the naive reference:
+// random input, poisoned output, then every updated value compared and every
+// other value checked untouched. Shared by the test suite and stencil_verify.
+#ifndef STENCILC_TESTS_VERIFY_H
+#define STENCILC_TESTS_VERIFY_H
+
+#include "Reference.h"
+
+#include "stencil/kernel_info.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace stencilc {
+namespace testing {
+
+struct Verification {
+  bool launched = false;       ///< apply() returned ok
+  std::string launchMessage;   ///< its message otherwise
+  std::int64_t updatedSites = 0;
+  std::int64_t untouchedValues = 0; ///< halo values still poisoned
+  std::int64_t writtenHaloValues = 0;  ///< halo values overwritten: a bug
+  std::int64_t unwrittenValues = 0;    ///< updated values left poisoned or
+                                       ///< not finite: a bug
+  double maxRelativeError = 0.0; ///< max |out - ref| / max |ref|
+  double tolerance = 0.0;        ///< 1e-5 for float, 1e-12 for double
+  double seconds = 0.0;          ///< wall time of apply()
+
+  bool passed() const {
+    return launched && writtenHaloValues == 0 && unwrittenValues == 0 &&
+           maxRelativeError < tolerance;
+  }
+};
+
+/// Verifies `info` (generated from `model`) on `extents` with random input
+/// and random parameters in [0.5, 1.5], both drawn from `seed`.
+Verification verifyKernel(const stencil::KernelInfo &info,
+                          const StencilModel &model, const Extents &extents,
+                          std::uint64_t seed);
+
+} // namespace testing
+} // namespace stencilc
+
+#endif
