@@ -179,6 +179,7 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 } // namespace
 
+/// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params,
                       stencil::Stream stream) {
@@ -210,9 +211,12 @@ stencil::Status apply(value_type *out, const value_type *in,
   return stencil::launch_status("labnote_tile_y8_ascending_kernel");
 }
 
-stencil::Status apply_generic(void *out, const void *in, const int *extents,
-                              const double *params, stencil::Stream stream) {
+stencil::Status apply_generic(void *out, const void *in,
+                                     const int *extents, const double *params,
+                                     const void *const *fields,
+                                     stencil::Stream stream) {
   (void)params;
+  (void)fields;
   Extents typed_extents;
   typed_extents.nx = extents[0];
   typed_extents.ny = extents[1];
@@ -222,8 +226,59 @@ stencil::Status apply_generic(void *out, const void *in, const int *extents,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply(static_cast<value_type *>(out),
-               static_cast<const value_type *>(in), typed_extents,
-               typed_params, stream);
+                      static_cast<const value_type *>(in), typed_extents,
+                      typed_params, stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+                      const Extents &extents, const Params &params,
+                      stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (!status.ok())
+    return stencil::Status::failure("labnote_tile_y8_ascending: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("labnote_tile_y8_ascending: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "labnote_tile_y8_ascending: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(labnote_tile_y8_ascending_kernel, config.grid, config.block, stream,
+                 out,
+                 in,
+                 extents.nx,
+                 extents.ny,
+                 extents.nz,
+                 params.inv_hx2,
+                 params.inv_hy2,
+                 params.inv_hz2);
+  return stencil::launch_status("labnote_tile_y8_ascending_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+                                     const int *extents, const double *params,
+                                     const void *const *fields,
+                                     stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_adjoint(static_cast<value_type *>(out),
+                      static_cast<const value_type *>(in), typed_extents,
+                      typed_params, stream);
 }
 
 } // namespace labnote_tile_y8_ascending

@@ -36,7 +36,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {2, 2, 2, 0}, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 4};
+  static constexpr stencil::StencilShape value = {3, false, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 4};
   return value;
 }
 
@@ -48,16 +48,29 @@ inline stencil::Status launch_config(const Extents &extents,
   return stencil::make_launch_config(shape(), n, config);
 }
 
-/// out = A in on the interior; the halo of `out` is never written. The launch is asynchronous on `stream` (null: the
+/// out = A in on the interior; the halo of `out` is never written, and the halo of `in` supplies the boundary values. The launch is asynchronous on `stream` (null: the
 /// default stream); errors of the launch itself are returned.
 stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params = Params(),
                       stencil::Stream stream = nullptr);
 
-/// apply() with untyped fields, extents in axis order and parameters in
-/// declaration order: the entry point of stencil::KernelInfo.
+/// out = A^T in, on the same sites as apply(); A is symmetric, so this equals apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+                              const Extents &extents,
+                              const Params &params = Params(),
+                              stencil::Stream stream = nullptr);
+
+/// apply() and apply_adjoint() with untyped fields, extents in axis order,
+/// and per parameter (in declaration order) its value in `params` (scalars)
+/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
+/// points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
-                              const double *params, stencil::Stream stream);
+                              const double *params, const void *const *fields,
+                              stencil::Stream stream);
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+                                      const int *extents, const double *params,
+                                      const void *const *fields,
+                                      stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -65,14 +78,15 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_constants[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr const char *param_names[] = {"inv_h2"};
   static constexpr double param_defaults[] = {1};
+  static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {7.5, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333};
   static const stencil::KernelInfo value = {
       "laplacian3d_13pt_o4", "laplacian3d_13pt_o4.yaml", "double", 8,
       components, shape(), 13, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
-      param_defaults,
-      40, 16, 25,
-      &apply_generic};
+      param_defaults, param_is_site, 0,
+      true, "cg", 40, 16,
+      25, &apply_generic, &apply_adjoint_generic};
   return value;
 }
 

@@ -37,7 +37,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 3, 2};
+  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 2, 1}, 3, 2};
   return value;
 }
 
@@ -55,10 +55,23 @@ stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params = Params(),
                       stencil::Stream stream = nullptr);
 
-/// apply() with untyped fields, extents in axis order and parameters in
-/// declaration order: the entry point of stencil::KernelInfo.
+/// out = A^T in, on the same sites as apply(); A is symmetric, so this equals apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+                              const Extents &extents,
+                              const Params &params = Params(),
+                              stencil::Stream stream = nullptr);
+
+/// apply() and apply_adjoint() with untyped fields, extents in axis order,
+/// and per parameter (in declaration order) its value in `params` (scalars)
+/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
+/// points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
-                              const double *params, stencil::Stream stream);
+                              const double *params, const void *const *fields,
+                              stencil::Stream stream);
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+                                      const int *extents, const double *params,
+                                      const void *const *fields,
+                                      stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -66,14 +79,15 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_constants[] = {8, -1, -1, -1, -1, -1, -1, -1, -1};
   static constexpr const char *param_names[] = {"mass"};
   static constexpr double param_defaults[] = {0.1};
+  static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   static const stencil::KernelInfo value = {
       "laplacian4d_periodic", "laplacian4d_periodic.yaml", "double", 8,
       components, shape(), 9, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
-      param_defaults,
-      16, 16, 17,
-      &apply_generic};
+      param_defaults, param_is_site, 0,
+      true, "cg", 16, 16,
+      17, &apply_generic, &apply_adjoint_generic};
   return value;
 }
 

@@ -2,13 +2,18 @@
 #include "check/Check.h"
 
 #include "spec/SpecParser.h"
+#include "stencil/symbol.hpp"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <map>
 
 using namespace llvm;
@@ -50,14 +55,112 @@ const char *loadOrderName(LoadOrder order) {
   return "?";
 }
 
-void computeReach(StencilModel &model) {
-  model.reachLow.fill(0);
-  model.reachHigh.fill(0);
+const char *solverName(Solver solver) {
+  switch (solver) {
+  case Solver::None:
+    return "none";
+  case Solver::CG:
+    return "cg";
+  case Solver::CGNR:
+    return "cgnr";
+  }
+  return "?";
+}
+
+namespace {
+bool sameCoefficient(const Coefficient &a, const Coefficient &b) {
+  if (a.constant != b.constant || a.terms.size() != b.terms.size())
+    return false;
+  for (const auto &[index, factor] : a.terms) {
+    auto it = llvm::find_if(b.terms,
+                            [&](const auto &t) { return t.first == index; });
+    if (it == b.terms.end() || it->second != factor)
+      return false;
+  }
+  return true;
+}
+
+const Tap *findTap(const StencilModel &model, const Offset &offset) {
   for (const Tap &tap : model.taps)
-    for (int axis = 0; axis < model.dims; ++axis) {
-      model.reachLow[axis] = std::max(model.reachLow[axis], -tap.offset[axis]);
-      model.reachHigh[axis] = std::max(model.reachHigh[axis], tap.offset[axis]);
-    }
+    if (tap.offset == offset)
+      return &tap;
+  return nullptr;
+}
+
+Offset negated(const Offset &offset) {
+  Offset result;
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    result[axis] = -offset[axis];
+  return result;
+}
+} // namespace
+
+bool isSymmetric(const StencilModel &model) {
+  for (const Tap &tap : model.taps) {
+    const Tap *mirror = findTap(model, negated(tap.offset));
+    if (!mirror || !sameCoefficient(tap.coefficient, mirror->coefficient))
+      return false;
+  }
+  return true;
+}
+
+StencilModel transposedModel(const StencilModel &model) {
+  StencilModel result = model;
+  for (Tap &tap : result.taps)
+    tap.offset = negated(tap.offset);
+  computeReach(result);
+  return result;
+}
+
+int siteParameterCount(const StencilModel &model) {
+  return static_cast<int>(llvm::count_if(
+      model.parameters, [](const Parameter &p) { return p.site; }));
+}
+
+std::string shortestNumberText(double value) {
+  std::string text;
+  raw_string_ostream os(text);
+  os << format("%.17g", value);
+  os.flush();
+  // Shortest text that reads back to the same double.
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::string candidate;
+    raw_string_ostream cs(candidate);
+    cs << format("%.*g", digits, value);
+    cs.flush();
+    if (std::strtod(candidate.c_str(), nullptr) == value)
+      return candidate;
+  }
+  return text;
+}
+
+std::string coefficientText(const StencilModel &model,
+                            const Coefficient &coefficient) {
+  std::string text;
+  auto append = [&](double factor, const std::string &name) {
+    bool negative = factor < 0;
+    double magnitude = negative ? -factor : factor;
+    std::string term = name.empty() ? shortestNumberText(magnitude)
+                       : magnitude == 1.0
+                           ? name
+                           : shortestNumberText(magnitude) + " * " + name;
+    if (text.empty())
+      text = (negative ? "-" : "") + term;
+    else
+      text += (negative ? " - " : " + ") + term;
+  };
+  if (coefficient.constant != 0.0 || coefficient.terms.empty())
+    append(coefficient.constant, "");
+  for (const auto &[index, factor] : coefficient.terms)
+    append(factor, model.parameters[index].name);
+  return text;
+}
+
+void computeReach(StencilModel &model) {
+  model.reach.fill(0);
+  for (const Tap &tap : model.taps)
+    for (int axis = 0; axis < model.dims; ++axis)
+      model.reach[axis] = std::max(model.reach[axis], std::abs(tap.offset[axis]));
 }
 
 namespace {
@@ -112,6 +215,7 @@ private:
   void checkBlock();
   void checkTile();
   void checkLoadOrder();
+  void checkSolver();
 
   const Spec &spec;
   DiagnosticEngine &diags;
@@ -131,6 +235,7 @@ std::optional<StencilModel> Checker::run() {
   checkParameters();
   checkTaps();
   checkKernel();
+  checkSolver();
   for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
        ++i)
     if (!parameterUsed[i] && tapsKnown)
@@ -242,6 +347,14 @@ void Checker::checkParameters() {
       }
       out.name = name;
     }
+    if (param.kind.present) {
+      if (param.kind.value == "site")
+        out.site = true;
+      else if (param.kind.value != "scalar")
+        diags.error(param.kind.range, "unknown parameter kind '" +
+                                          param.kind.value +
+                                          "'; expected 'scalar' or 'site'");
+    }
     if (param.defaultValue.present) {
       if (!std::isfinite(param.defaultValue.value))
         diags.error(param.defaultValue.range,
@@ -310,6 +423,16 @@ void Checker::checkTaps() {
         }
         int index = static_cast<int>(it - model.parameters.begin());
         parameterUsed[index] = true;
+        bool centre = tapSpec.offset.present &&
+                      llvm::all_of(tapSpec.offset.value,
+                                   [](int o) { return o == 0; });
+        if (it->site && !centre) {
+          diags.error(coeff.range,
+                      "site parameter '" + name +
+                          "' may appear only in the centre tap's coefficient "
+                          "(it scales the diagonal)");
+          tapsKnown = false;
+        }
         // `a + a` is one term with factor 2.
         auto same = find_if(tap.coefficient.terms,
                             [&](const auto &term) { return term.first == index; });
@@ -474,6 +597,83 @@ void Checker::checkLoadOrder() {
   if (auto taps =
           parseExplicitLoadOrder(text, order.range, model, tapRanges, diags))
     model.kernel.tapOrder = std::move(*taps);
+}
+
+void Checker::checkSolver() {
+  if (!spec.solver.present)
+    return;
+  StringRef value = spec.solver.value;
+  if (value == "none")
+    model.solver = Solver::None;
+  else if (value == "cg")
+    model.solver = Solver::CG;
+  else if (value == "cgnr")
+    model.solver = Solver::CGNR;
+  else {
+    diags.error(spec.solver.range, "unknown solver '" + value +
+                                       "'; expected 'none', 'cg' or 'cgnr'");
+    return;
+  }
+  if (model.solver != Solver::CG || !tapsKnown)
+    return;
+  // CG needs A symmetric...
+  for (const Tap &tap : model.taps) {
+    const Tap *mirror = findTap(model, negated(tap.offset));
+    if (mirror && sameCoefficient(tap.coefficient, mirror->coefficient))
+      continue;
+    std::string why =
+        mirror ? "tap " + formatOffset(tap.offset, model.dims) +
+                     " has coefficient '" +
+                     coefficientText(model, tap.coefficient) + "' but tap " +
+                     formatOffset(mirror->offset, model.dims) + " has '" +
+                     coefficientText(model, mirror->coefficient) + "'"
+               : "tap " + formatOffset(tap.offset, model.dims) +
+                     " has no mirror tap " +
+                     formatOffset(negated(tap.offset), model.dims);
+    diags.error(spec.solver.range,
+                "solver 'cg' needs a symmetric operator (c(o) = c(-o)), but " +
+                    why + "; use 'solver: cgnr', which solves the normal "
+                          "equations A^T A x = A^T b");
+    return;
+  }
+  // ...and positive definite. Site parameters enter with factor * value >= 0.
+  for (const Tap &tap : model.taps)
+    for (const auto &[index, factor] : tap.coefficient.terms)
+      if (model.parameters[index].site && factor < 0) {
+        diags.error(spec.solver.range,
+                    "solver 'cg' needs a positive definite operator, but site "
+                    "parameter '" + model.parameters[index].name +
+                        "' enters the diagonal with a negative factor; use "
+                        "'solver: cgnr'");
+        return;
+      }
+  // Site parameters at 0: their contract is factor * value >= 0.
+  std::vector<double> values;
+  for (const Parameter &p : model.parameters)
+    values.push_back(p.site ? 0.0 : p.defaultValue);
+  std::vector<std::array<int, 4>> offsets;
+  std::vector<double> weights;
+  for (const Tap &tap : model.taps) {
+    offsets.push_back(tap.offset);
+    weights.push_back(tap.coefficient.evaluate(values));
+  }
+  stencil::SymbolMinimum minimum =
+      stencil::symbol_minimum(model.dims, offsets, weights);
+  bool periodic = model.boundary == Boundary::Periodic;
+  if (stencil::symbol_positive_definite(minimum, periodic))
+    return;
+  std::string theta;
+  for (int axis = 0; axis < model.dims; ++axis)
+    theta += (axis ? ", " : "") + formatv("{0:f3}", minimum.theta[axis]).str();
+  diags.error(spec.solver.range,
+              "solver 'cg' needs a positive definite operator, but the "
+              "symbol sum_o c_o cos(theta . o) " +
+                  Twine(periodic ? "must be positive on a periodic grid and "
+                                   "reaches "
+                                 : "reaches ") +
+                  formatv("{0:g}", minimum.value) + " at theta = (" + theta +
+                  ") with the parameters' default values; use 'solver: "
+                  "cgnr', or add a positive shift (mass) to the centre tap");
 }
 
 } // namespace

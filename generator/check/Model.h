@@ -28,14 +28,21 @@ std::string formatOffset(const Offset &offset, int dims);
 enum class Boundary { Dirichlet, Periodic };
 enum class Precision { Float, Double };
 enum class LoadOrder { AsWritten, Ascending, Explicit };
+/// The Krylov solver the spec asks for; the checker proves what it needs.
+enum class Solver { None, CG, CGNR };
 
 const char *boundaryName(Boundary boundary);
 const char *precisionName(Precision precision);
 const char *loadOrderName(LoadOrder order);
+const char *solverName(Solver solver);
 
 struct Parameter {
   std::string name;
   double defaultValue = 0.0;
+  /// A site parameter has one value per lattice site (an array the caller
+  /// passes at run time); it may appear only in the centre tap's
+  /// coefficient, so it shapes the diagonal alone.
+  bool site = false;
 };
 
 /// A coefficient is `constant + sum of factor * parameters[index]`.
@@ -82,11 +89,12 @@ struct StencilModel {
   int components = 1;
   std::vector<Parameter> parameters;
   std::vector<Tap> taps;
-  /// Reach of the stencil below and above a site along each axis: the
-  /// Dirichlet halo widths, and the wrap distance for periodic grids.
-  Offset reachLow{};
-  Offset reachHigh{};
+  /// The stencil's largest |offset| along each axis. On a Dirichlet grid it
+  /// is the halo width on both sides of that axis (so that A and A^T update
+  /// the same interior); on a periodic grid, the smallest extent it takes.
+  Offset reach{};
   KernelOptions kernel;
+  Solver solver = Solver::None;
 
   int elementBytes() const { return precision == Precision::Float ? 4 : 8; }
   const char *valueType() const {
@@ -94,8 +102,28 @@ struct StencilModel {
   }
 };
 
-/// Recomputes reachLow/reachHigh from the taps.
+/// Recomputes `reach` from the taps.
 void computeReach(StencilModel &model);
+
+/// Whether the operator equals its transpose: every tap o has a tap -o with
+/// the same coefficient (site parameters sit on the centre tap only, so they
+/// never break symmetry).
+bool isSymmetric(const StencilModel &model);
+
+/// The transposed stencil: offsets negated, coefficients kept. With site
+/// parameters confined to the centre tap this is exactly A^T.
+StencilModel transposedModel(const StencilModel &model);
+
+/// The shortest decimal text that reads back as exactly `value`.
+std::string shortestNumberText(double value);
+
+/// The coefficient as C++ source over the kernel's parameters, for example
+/// `inv_hx2`, `-2 * inv_h2`, `8 + mass` or `0.5`.
+std::string coefficientText(const StencilModel &model,
+                            const Coefficient &coefficient);
+
+/// Number of site parameters.
+int siteParameterCount(const StencilModel &model);
 
 } // namespace stencilc
 

@@ -122,6 +122,8 @@ private:
   const int tile;
   const bool periodic;
   std::vector<std::string> tapWeight; ///< weight variable of each tap
+  /// Per tile site, for taps whose coefficient has site parameters.
+  std::vector<std::vector<std::string>> siteWeights;
 };
 
 std::string KernelWriter::kernelParameters() {
@@ -131,7 +133,9 @@ std::string KernelWriter::kernelParameters() {
   if (model.dims == 4)
     params.push_back("const unsigned blocks_z");
   for (const Parameter &param : model.parameters)
-    params.push_back("const value_type " + param.name);
+    params.push_back(param.site
+                         ? "const value_type *STENCIL_RESTRICT " + param.name
+                         : "const value_type " + param.name);
   return join(params, ",\n    ");
 }
 
@@ -165,15 +169,15 @@ std::string KernelWriter::siteMapping() {
     std::string value = "static_cast<int>(" + position + ")";
     if (axis == tile && plan.tileFactor > 1)
       value = std::to_string(plan.tileFactor) + " * " + value;
-    if (!periodic && model.reachLow[axis] > 0)
-      value = std::to_string(model.reachLow[axis]) + " + " + value;
+    if (!periodic && model.reach[axis] > 0)
+      value = std::to_string(model.reach[axis]) + " + " + value;
     text += "const int " + std::string(axisName(axis)) + " = " + value + ";\n";
   }
   std::vector<std::string> outside;
   for (int axis = 0; axis < model.dims; ++axis) {
     std::string limit = extentName(axis);
-    if (!periodic && model.reachHigh[axis] > 0)
-      limit += " - " + std::to_string(model.reachHigh[axis]);
+    if (!periodic && model.reach[axis] > 0)
+      limit += " - " + std::to_string(model.reach[axis]);
     outside.push_back(std::string(axisName(axis)) + " >= " + limit);
   }
   text += "if (" + join(outside, " || ") + ")\n  return;";
@@ -224,9 +228,14 @@ std::string KernelWriter::weightExpression(const Coefficient &coefficient) {
   auto literal = [](double value) {
     return "static_cast<value_type>(" + shortestNumberText(value) + ")";
   };
-  if (coefficient.constant != 0.0 || coefficient.terms.empty())
+  bool anyScalar = llvm::any_of(coefficient.terms, [&](const auto &term) {
+    return !model.parameters[term.first].site;
+  });
+  if (coefficient.constant != 0.0 || !anyScalar)
     text = literal(coefficient.constant);
   for (const auto &[index, factor] : coefficient.terms) {
+    if (model.parameters[index].site)
+      continue;
     const std::string &name = model.parameters[index].name;
     double magnitude = factor < 0 ? -factor : factor;
     std::string term =
@@ -254,6 +263,36 @@ std::string KernelWriter::weights() {
       text += "\n" + line + expression + ";";
     }
     tapWeight.push_back(it->second);
+  }
+  // Taps with site parameters get one weight per tile site.
+  siteWeights.assign(model.taps.size(), {});
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    const Coefficient &coefficient = model.taps[t].coefficient;
+    if (llvm::none_of(coefficient.terms, [&](const auto &term) {
+          return model.parameters[term.first].site;
+        }))
+      continue;
+    for (int site = 0; site < plan.tileFactor; ++site) {
+      PlannedLoad at;
+      at.offset[tile] = site;
+      at.clampTileAxis = !periodic && site > model.reach[tile];
+      std::string address = loadAddress(at);
+      std::string expression = tapWeight[t];
+      for (const auto &[index, factor] : coefficient.terms) {
+        if (!model.parameters[index].site)
+          continue;
+        std::string value = model.parameters[index].name + "[" + address + "]";
+        double magnitude = factor < 0 ? -factor : factor;
+        expression += (factor < 0 ? " - " : " + ") +
+                      (magnitude == 1.0
+                           ? value
+                           : "static_cast<value_type>(" +
+                                 shortestNumberText(magnitude) + ") * " + value);
+      }
+      std::string name = tapWeight[t] + "_s" + std::to_string(site);
+      text += "\nconst value_type " + name + " =\n    " + expression + ";";
+      siteWeights[t].push_back(name);
+    }
   }
   return text;
 }
@@ -303,8 +342,10 @@ std::string KernelWriter::accumulate(const PlannedAccumulation &acc,
     target += "[c]";
     value += "[c]";
   }
-  return target + (acc.first ? " = " : " += ") + tapWeight[acc.tap] + " * " +
-         value + ";";
+  const std::string &weight = siteWeights[acc.tap].empty()
+                                  ? tapWeight[acc.tap]
+                                  : siteWeights[acc.tap][acc.site];
+  return target + (acc.first ? " = " : " += ") + weight + " * " + value + ";";
 }
 
 std::string KernelWriter::program() {
@@ -339,8 +380,8 @@ std::string KernelWriter::stores() {
   std::string text = "// Store the tile's sites that lie inside the update "
                      "region.";
   std::string limit = extentName(tile);
-  if (!periodic && model.reachHigh[tile] > 0)
-    limit += " - " + std::to_string(model.reachHigh[tile]);
+  if (!periodic && model.reach[tile] > 0)
+    limit += " - " + std::to_string(model.reach[tile]);
   for (int site = 0; site < plan.tileFactor; ++site) {
     std::string address =
         sumOfTerms({"site", tile == 0 ? (site ? std::to_string(site) : "")
@@ -408,7 +449,8 @@ std::string listOf(const std::vector<std::string> &items) {
 
 std::string numberText(double value) { return shortestNumberText(value); }
 
-std::string manifest(const StencilModel &model, const KernelPlan &plan) {
+std::string manifest(const StencilModel &model,
+                     const std::vector<KernelPlan> &plans) {
   std::string text;
   raw_string_ostream os(text);
   json::OStream j(os, 2);
@@ -430,11 +472,8 @@ std::string manifest(const StencilModel &model, const KernelPlan &plan) {
           j.value(axisName(axis));
       });
       j.attribute("boundary", boundaryName(model.boundary));
-      j.attributeBegin("reach_low");
-      offsetArray(model.reachLow);
-      j.attributeEnd();
-      j.attributeBegin("reach_high");
-      offsetArray(model.reachHigh);
+      j.attributeBegin("reach");
+      offsetArray(model.reach);
       j.attributeEnd();
     });
     j.attributeObject("field", [&] {
@@ -457,11 +496,15 @@ std::string manifest(const StencilModel &model, const KernelPlan &plan) {
           j.attribute("coefficient", coefficientText(model, tap.coefficient));
         });
     });
+    j.attribute("solver", solverName(model.solver));
+    j.attribute("symmetric", plans.size() == 1);
     j.attributeArray("kernels", [&] {
+      for (const KernelPlan &plan : plans)
       j.object([&] {
         const KernelOptions &k = model.kernel;
         j.attribute("name", plan.kernelName);
-        j.attribute("role", "apply");
+        j.attribute("role",
+                    plan.role == KernelRole::Adjoint ? "adjoint" : "apply");
         j.attributeArray("block", [&] {
           for (int axis = 0; axis < model.dims; ++axis)
             j.value(k.block[axis]);
@@ -498,10 +541,17 @@ std::string manifest(const StencilModel &model, const KernelPlan &plan) {
 } // namespace
 
 Expected<EmittedStencil> emitStencil(const StencilModel &model,
-                                     const KernelPlan &plan) {
-  Expected<std::string> kernel = KernelWriter(model, plan).render();
-  if (!kernel)
-    return kernel.takeError();
+                                     const std::vector<KernelPlan> &plans) {
+  const KernelPlan &applyPlan = plans.front();
+  const KernelPlan *adjointPlan = plans.size() > 1 ? &plans[1] : nullptr;
+  std::vector<std::string> kernelTexts;
+  for (const KernelPlan &plan : plans) {
+    StencilModel roleModel = modelForRole(model, plan.role);
+    Expected<std::string> kernel = KernelWriter(roleModel, plan).render();
+    if (!kernel)
+      return kernel.takeError();
+    kernelTexts.push_back(*kernel);
+  }
 
   std::string description =
       model.description.empty() ? model.name : model.description;
@@ -526,26 +576,52 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     valueCountTerms.push_back("static_cast<std::int64_t>(extents." +
                               extentName(axis) + ")");
   }
+  std::vector<std::string> siteCountTerms = valueCountTerms;
   if (model.components > 1)
     valueCountTerms.push_back(std::to_string(model.components));
   if (model.dims == 4)
     launchArgs.push_back("config.blocks_z");
   std::vector<std::string> paramFields, genericParams, paramNames,
-      paramDefaults;
+      paramDefaults, paramSites, siteChecks;
   for (size_t i = 0; i < model.parameters.size(); ++i) {
     const Parameter &param = model.parameters[i];
-    paramFields.push_back("value_type " + param.name + " = static_cast<value_type>(" +
-                          numberText(param.defaultValue) + ");");
-    genericParams.push_back("typed_params." + param.name +
-                            " = static_cast<value_type>(params[" +
-                            std::to_string(i) + "]);");
+    std::string index = std::to_string(i);
+    if (param.site) {
+      paramFields.push_back("const value_type *" + param.name +
+                            " = nullptr; ///< one value per site (device "
+                            "memory)");
+      genericParams.push_back(
+          "typed_params." + param.name +
+          " = fields ? static_cast<const value_type *>(fields[" + index +
+          "]) : nullptr;");
+      siteChecks.push_back(
+          "if (params." + param.name +
+          " == nullptr)\n  return stencil::Status::failure(\"" + model.name +
+          ": site parameter '" + param.name +
+          "' has no array\");\nif (overlaps(out, params." + param.name + ", " +
+          join(siteCountTerms, " * ") +
+          "))\n  return stencil::Status::failure(\"" + model.name +
+          ": 'out' overlaps site parameter '" + param.name + "'\");");
+    } else {
+      paramFields.push_back("value_type " + param.name +
+                            " = static_cast<value_type>(" +
+                            numberText(param.defaultValue) + ");");
+      genericParams.push_back("typed_params." + param.name +
+                              " = static_cast<value_type>(params[" + index +
+                              "]);");
+    }
     launchArgs.push_back("params." + param.name);
     paramNames.push_back("\"" + param.name + "\"");
     paramDefaults.push_back(numberText(param.defaultValue));
+    paramSites.push_back(param.site ? "true" : "false");
   }
 
   std::vector<std::string> tapOffsets, tapConstants, tapFactors;
-  for (const Tap &tap : model.taps) {
+  int centreTap = -1;
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    const Tap &tap = model.taps[t];
+    if (tap.offset == Offset{})
+      centreTap = static_cast<int>(t);
     std::vector<std::string> entries;
     for (int axis = 0; axis < kMaxDims; ++axis)
       entries.push_back(std::to_string(tap.offset[axis]));
@@ -567,8 +643,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   std::string shape =
       "{" + std::to_string(model.dims) + ", " +
       (model.boundary == Boundary::Periodic ? "true" : "false") + ", " +
-      intList(model.reachLow) + ", " + intList(model.reachHigh) + ", " +
-      intList(model.kernel.block) + ", " +
+      intList(model.reach) + ", " + intList(model.kernel.block) + ", " +
       std::to_string(model.kernel.tileAxis) + ", " +
       std::to_string(model.kernel.tileFactor) + "}";
 
@@ -578,12 +653,15 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
                   listOf(paramNames) +
                   ";\nstatic constexpr double param_defaults[] = " +
                   listOf(paramDefaults) +
+                  ";\nstatic constexpr bool param_is_site[] = " +
+                  listOf(paramSites) +
                   ";\nstatic constexpr double tap_factors[] = " +
                   listOf(tapFactors) + ";";
 
   std::string applyDoc;
   if (model.boundary == Boundary::Dirichlet)
-    applyDoc = " on the interior; the halo of `out` is never written";
+    applyDoc = " on the interior; the halo of `out` is never written, and "
+               "the halo of `in` supplies the boundary values";
   else
     applyDoc = " on every site, neighbours wrapping around";
 
@@ -595,15 +673,41 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"options", optionsSummary(model)},
   };
 
+  Expected<StringRef> launcherTemplate = getTemplate("launcher.in");
+  if (!launcherTemplate)
+    return launcherTemplate.takeError();
+  std::vector<std::string> launchers;
+  for (bool adjoint : {false, true}) {
+    const KernelPlan &plan = adjoint && adjointPlan ? *adjointPlan : applyPlan;
+    std::string summary =
+        adjoint ? (adjointPlan ? "out = A^T in: the transposed stencil, "
+                                 "offsets negated."
+                               : "out = A^T in: A is symmetric, so this is "
+                                 "apply().")
+                : "out = A in.";
+    TemplateValues values = {
+        {"summary", summary},
+        {"function", adjoint ? "apply_adjoint" : "apply"},
+        {"name", model.name},
+        {"kernel_name", plan.kernelName},
+        {"extent_list", listOf(extentList)},
+        {"value_count", join(valueCountTerms, " *\n      ")},
+        {"site_checks", join(siteChecks, "\n")},
+        {"launch_arguments", join(launchArgs, ",\n                 ")},
+        {"generic_extents", join(genericExtents, "\n")},
+        {"generic_params", join(genericParams, "\n")},
+    };
+    Expected<std::string> launcher =
+        renderTemplate("launcher.in", *launcherTemplate, values);
+    if (!launcher)
+      return launcher.takeError();
+    launchers.push_back(*launcher);
+  }
+
   TemplateValues kernelValues = common;
   kernelValues.insert({
-      {"kernels", *kernel},
-      {"kernel_name", plan.kernelName},
-      {"extent_list", listOf(extentList)},
-      {"value_count", join(valueCountTerms, " *\n      ")},
-      {"launch_arguments", join(launchArgs, ",\n                 ")},
-      {"generic_extents", join(genericExtents, "\n")},
-      {"generic_params", join(genericParams, "\n")},
+      {"kernels", join(kernelTexts, "\n\n")},
+      {"launchers", join(launchers, "\n\n")},
   });
   TemplateValues headerValues = common;
   headerValues.insert({
@@ -617,6 +721,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"shape", shape},
       {"extent_list", listOf(extentList)},
       {"apply_doc", applyDoc},
+      {"adjoint_doc", adjointPlan ? "the transposed stencil (offsets negated)"
+                                  : "A is symmetric, so this equals apply()"},
       {"tap_offsets", listOf(tapOffsets)},
       {"tap_constants", listOf(tapConstants)},
       {"param_tables", paramTables},
@@ -626,10 +732,15 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"param_names_ref", model.parameters.empty() ? "nullptr" : "param_names"},
       {"param_defaults_ref",
        model.parameters.empty() ? "nullptr" : "param_defaults"},
+      {"param_sites_ref",
+       model.parameters.empty() ? "nullptr" : "param_is_site"},
       {"tap_factors_ref", model.parameters.empty() ? "nullptr" : "tap_factors"},
-      {"loads_per_tile", std::to_string(plan.loadsPerTile())},
-      {"bytes_per_site", std::to_string(plan.bytesPerSite())},
-      {"flops_per_site", std::to_string(plan.flopsPerSite)},
+      {"centre_tap", std::to_string(centreTap)},
+      {"symmetric", adjointPlan ? "false" : "true"},
+      {"solver", solverName(model.solver)},
+      {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},
+      {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
+      {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
   });
 
   Expected<StringRef> kernelsTemplate = getTemplate("kernels.hip.in");
@@ -650,7 +761,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     return header.takeError();
   files.kernels = std::move(*kernels);
   files.header = std::move(*header);
-  files.manifest = manifest(model, plan);
+  files.manifest = manifest(model, plans);
   return files;
 }
 

@@ -21,10 +21,10 @@ struct EmittedStencil {
   std::string manifest; ///< NAME.json
 };
 
-/// Renders the three files. Deterministic: the same model and plan give the
+/// Renders the three files from the model and planKernels(model). Deterministic: the same model and plan give the
 /// same bytes, with no timestamps and no paths beyond the spec's file name.
-llvm::Expected<EmittedStencil> emitStencil(const StencilModel &model,
-                                           const KernelPlan &plan);
+llvm::Expected<EmittedStencil>
+emitStencil(const StencilModel &model, const std::vector<KernelPlan> &plans);
 
 /// Writes NAME.hip, NAME.hpp and NAME.json into `directory` (created if
 /// needed). Files whose contents are unchanged are left untouched, so that

@@ -63,48 +63,24 @@ std::vector<Offset> orderedLoadOffsets(const StencilModel &model) {
 
 } // namespace
 
-std::string shortestNumberText(double value) {
-  std::string text;
-  raw_string_ostream os(text);
-  os << format("%.17g", value);
-  os.flush();
-  // Shortest text that reads back to the same double.
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::string candidate;
-    raw_string_ostream cs(candidate);
-    cs << format("%.*g", digits, value);
-    cs.flush();
-    if (std::strtod(candidate.c_str(), nullptr) == value)
-      return candidate;
-  }
-  return text;
+StencilModel modelForRole(const StencilModel &model, KernelRole role) {
+  return role == KernelRole::Adjoint ? transposedModel(model) : model;
 }
 
-std::string coefficientText(const StencilModel &model,
-                            const Coefficient &coefficient) {
-  std::string text;
-  auto append = [&](double factor, const std::string &name) {
-    bool negative = factor < 0;
-    double magnitude = negative ? -factor : factor;
-    std::string term = name.empty() ? shortestNumberText(magnitude)
-                       : magnitude == 1.0
-                           ? name
-                           : shortestNumberText(magnitude) + " * " + name;
-    if (text.empty())
-      text = (negative ? "-" : "") + term;
-    else
-      text += (negative ? " - " : " + ") + term;
-  };
-  if (coefficient.constant != 0.0 || coefficient.terms.empty())
-    append(coefficient.constant, "");
-  for (const auto &[index, factor] : coefficient.terms)
-    append(factor, model.parameters[index].name);
-  return text;
+std::vector<KernelPlan> planKernels(const StencilModel &model) {
+  std::vector<KernelPlan> plans = {planKernel(model, KernelRole::Apply)};
+  if (!isSymmetric(model))
+    plans.push_back(planKernel(model, KernelRole::Adjoint));
+  return plans;
 }
 
-KernelPlan planKernel(const StencilModel &model) {
+KernelPlan planKernel(const StencilModel &original, KernelRole role) {
+  const StencilModel model = modelForRole(original, role);
   KernelPlan plan;
-  plan.kernelName = model.name + "_kernel";
+  plan.role = role;
+  plan.kernelName = model.name + (role == KernelRole::Adjoint
+                                      ? "_adjoint_kernel"
+                                      : "_kernel");
   plan.tileAxis = model.kernel.tileAxis;
   plan.tileFactor = model.kernel.tileFactor;
   const int axis = plan.tileAxis;
@@ -115,7 +91,7 @@ KernelPlan planKernel(const StencilModel &model) {
     PlannedLoad load;
     load.offset = offset;
     load.clampTileAxis = model.boundary == Boundary::Dirichlet &&
-                         offset[axis] > model.reachHigh[axis];
+                         offset[axis] > model.reach[axis];
     loadIndex[offset] = static_cast<int>(plan.loads.size());
     plan.loads.push_back(load);
   }
@@ -138,24 +114,33 @@ KernelPlan planKernel(const StencilModel &model) {
         acc.first = started[acc.site] = true;
 
   const int siteBytes = model.components * model.elementBytes();
-  plan.bytesReadPerSite = siteBytes;
+  // Site parameters are read once per site, like the input.
+  plan.bytesReadPerSite =
+      siteBytes + siteParameterCount(model) * model.elementBytes();
   plan.bytesWrittenPerSite = siteBytes;
   plan.flopsPerSite =
       model.components * (2 * static_cast<int>(model.taps.size()) - 1);
+  // A site parameter's term is one multiply and one add per site.
+  for (const Tap &tap : model.taps)
+    for (const auto &[index, factor] : tap.coefficient.terms)
+      if (model.parameters[index].site)
+        plan.flopsPerSite += 2;
   return plan;
 }
 
-void printPlan(const StencilModel &model, const KernelPlan &plan,
+void printPlan(const StencilModel &original, const KernelPlan &plan,
                raw_ostream &os) {
+  const StencilModel model = modelForRole(original, plan.role);
   const KernelOptions &k = model.kernel;
-  os << "kernel " << plan.kernelName << "\n";
+  os << "kernel " << plan.kernelName
+     << (plan.role == KernelRole::Adjoint ? " (adjoint: offsets negated)" : "")
+     << "\n";
   os << "  grid:        " << model.dims << "-D " << boundaryName(model.boundary)
      << ", " << model.valueType() << ", " << model.components
      << (model.components == 1 ? " component" : " components") << " per site\n";
   os << "  taps:        " << model.taps.size() << ", reach";
   for (int axis = 0; axis < model.dims; ++axis)
-    os << " " << axisName(axis) << ":-" << model.reachLow[axis] << "/+"
-       << model.reachHigh[axis];
+    os << " " << axisName(axis) << ":" << model.reach[axis];
   os << "\n";
   os << "  block:       ";
   for (int axis = 0; axis < model.dims; ++axis)

@@ -44,7 +44,12 @@ struct PlanStep {
   std::vector<PlannedAccumulation> accumulations;
 };
 
+/// Which operator a kernel applies: A, or A^T (the transposed stencil,
+/// emitted only when A is not symmetric).
+enum class KernelRole { Apply, Adjoint };
+
 struct KernelPlan {
+  KernelRole role = KernelRole::Apply;
   std::string kernelName;
   int tileAxis = 0;
   int tileFactor = 1;
@@ -72,20 +77,21 @@ struct KernelPlan {
 /// stencil: compare t, then z, then y, then x.
 bool precedesInMemory(const Offset &a, const Offset &b);
 
-/// Builds the plan of the model's stencil kernel.
-KernelPlan planKernel(const StencilModel &model);
+/// Builds the plan of the kernel that applies A (or A^T) of `model`.
+KernelPlan planKernel(const StencilModel &model,
+                      KernelRole role = KernelRole::Apply);
+
+/// The plans of every kernel the model needs: A, and A^T unless A is
+/// symmetric (then A serves as its own adjoint).
+std::vector<KernelPlan> planKernels(const StencilModel &model);
+
+/// The model a plan of this role was built from: `model` itself, or its
+/// transpose for the adjoint.
+StencilModel modelForRole(const StencilModel &model, KernelRole role);
 
 /// The human-readable listing printed by `stencilc plan`.
 void printPlan(const StencilModel &model, const KernelPlan &plan,
                llvm::raw_ostream &os);
-
-/// The shortest decimal text that reads back as exactly `value`.
-std::string shortestNumberText(double value);
-
-/// The coefficient as C++ source over the kernel's parameters, for example
-/// `inv_hx2`, `-2 * inv_h2`, `8 + mass` or `0.5`.
-std::string coefficientText(const StencilModel &model,
-                            const Coefficient &coefficient);
 
 } // namespace stencilc
 

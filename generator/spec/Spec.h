@@ -33,6 +33,7 @@ template <typename T> struct Located {
 
 struct ParameterSpec {
   Located<std::string> name;
+  Located<std::string> kind; ///< "scalar" (default) or "site"
   Located<double> defaultValue;
   llvm::SMRange range;
 };
@@ -82,6 +83,8 @@ struct Spec {
   Located<std::string> precision;
   Located<long long> components;
   llvm::SMRange fieldRange;
+
+  Located<std::string> solver; ///< "none" (default), "cg" or "cgnr"
 
   std::vector<ParameterSpec> parameters;
   std::vector<TapSpec> taps;

@@ -274,10 +274,11 @@ void Parser::parseDocument(const YamlNode *root, Spec &spec) {
     return;
   static const StringRef keys[] = {"name",  "description", "grid",
                                    "field", "parameters",  "taps",
-                                   "kernel"};
+                                   "kernel", "solver"};
   MappingReader reader(map, keys, "the spec", diags);
   readString(reader.require("name", "the spec"), "'name'", spec.name);
   readString(reader.get("description"), "'description'", spec.description);
+  readString(reader.get("solver"), "'solver'", spec.solver);
   if (const YamlNode *grid = reader.require("grid", "the spec"))
     parseGrid(grid, spec);
   if (const YamlNode *field = reader.require("field", "the spec"))
@@ -324,14 +325,21 @@ void Parser::parseParameters(const YamlNode *node, Spec &spec) {
     const YamlNode *map = asMapping(&element, "each parameter");
     if (!map)
       continue;
-    static const StringRef keys[] = {"name", "default"};
+    static const StringRef keys[] = {"name", "kind", "default"};
     MappingReader reader(map, keys, "a parameter", diags);
     ParameterSpec param;
     param.range = element.range;
     readString(reader.require("name", "a parameter"), "a parameter's 'name'",
                param.name);
-    readNumber(reader.require("default", "a parameter"),
-               "a parameter's 'default'", param.defaultValue);
+    readString(reader.get("kind"), "a parameter's 'kind'", param.kind);
+    // A site parameter is an array supplied at run time: no default.
+    bool site = param.kind.present && param.kind.value == "site";
+    if (!site)
+      readNumber(reader.require("default", "a parameter"),
+                 "a parameter's 'default'", param.defaultValue);
+    else if (const YamlNode *unwanted = reader.get("default"))
+      diags.error(unwanted->range, "a site parameter takes its values from "
+                                   "a field at run time, not a 'default'");
     spec.parameters.push_back(std::move(param));
   }
 }

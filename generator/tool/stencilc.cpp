@@ -66,10 +66,11 @@ std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr) {
   return model;
 }
 
-void printSummary(const StencilModel &model, const KernelPlan &plan,
-                  StringRef directory) {
+void printSummary(const StencilModel &model,
+                  const std::vector<KernelPlan> &plans, StringRef directory) {
   outs() << "stencilc: " << model.name << " -> " << directory << "/"
          << model.name << ".{hip,hpp,json}\n";
+  for (const KernelPlan &plan : plans)
   outs() << format("  kernel %s: %d loads + %d stores per thread (tile %s x "
                    "%d), %.3f loads per site, %d bytes and %d flops per site\n",
                    plan.kernelName.c_str(), plan.loadsPerTile(),
@@ -103,7 +104,13 @@ int runPlan() {
     if (!first)
       outs() << "\n";
     first = false;
-    printPlan(*model, planKernel(*model), outs());
+    bool firstPlan = true;
+    for (const KernelPlan &plan : planKernels(*model)) {
+      if (!firstPlan)
+        outs() << "\n";
+      firstPlan = false;
+      printPlan(*model, plan, outs());
+    }
   }
   return status;
 }
@@ -125,8 +132,8 @@ int runGenerate() {
       status = 1;
       continue;
     }
-    KernelPlan plan = planKernel(*model);
-    Expected<EmittedStencil> files = emitStencil(*model, plan);
+    std::vector<KernelPlan> plans = planKernels(*model);
+    Expected<EmittedStencil> files = emitStencil(*model, plans);
     if (!files) {
       WithColor::error(errs(), "stencilc")
           << path << ": " << toString(files.takeError()) << "\n";
@@ -140,7 +147,7 @@ int runGenerate() {
       continue;
     }
     if (!quiet)
-      printSummary(*model, plan, outputDirectory);
+      printSummary(*model, plans, outputDirectory);
   }
   return status;
 }

@@ -62,17 +62,23 @@ protected:
   }
 };
 
-TEST_P(HostKernel, MatchesTheNaiveReference) {
-  const stencil::KernelInfo &info = *kernel().info;
-  StencilModel model = loadModel(kernel().specPath);
+class HostKernelRole
+    : public ::testing::TestWithParam<std::tuple<size_t, bool>> {};
+
+TEST_P(HostKernelRole, MatchesTheNaiveReference) {
+  const auto [index, adjoint] = GetParam();
+  const stencil::KernelInfo &info = *registeredKernels()[index].info;
+  StencilModel model = loadModel(registeredKernels()[index].specPath);
   for (const Extents &extents : testExtents(model.dims)) {
-    SCOPED_TRACE(describe(extents, model.dims));
+    SCOPED_TRACE(describe(extents, model.dims) +
+                 (adjoint ? " adjoint" : " apply"));
     bool tooSmall = false;
     for (int axis = 0; axis < model.dims; ++axis)
       tooSmall |= model.boundary == Boundary::Periodic &&
                   extents[axis] <
-                      std::max(model.reachLow[axis], model.reachHigh[axis]);
-    Verification result = verifyKernel(info, model, extents, 1234 + GetParam());
+                      model.reach[axis];
+    Verification result =
+        verifyKernel(info, model, extents, 1234 + index, adjoint);
     if (tooSmall) {
       EXPECT_FALSE(result.launched);
       EXPECT_NE(result.launchMessage.find("smaller than the stencil's reach"),
@@ -91,8 +97,7 @@ TEST_P(HostKernel, MatchesTheNaiveReference) {
       expectedUpdated *=
           model.boundary == Boundary::Periodic
               ? extents[axis]
-              : std::max(0, extents[axis] - model.reachLow[axis] -
-                                model.reachHigh[axis]);
+              : std::max(0, extents[axis] - 2 * model.reach[axis]);
     EXPECT_EQ(result.updatedSites, expectedUpdated);
     RecordProperty("max_relative_error_" + describe(extents, model.dims),
                    std::to_string(result.maxRelativeError));
@@ -122,8 +127,7 @@ TEST_P(HostKernel, DescriptorAgreesWithTheSpec) {
     EXPECT_DOUBLE_EQ(value, model.taps[t].coefficient.evaluate(defaults));
   }
   for (int axis = 0; axis < model.dims; ++axis) {
-    EXPECT_EQ(info.shape.reach_low[axis], model.reachLow[axis]);
-    EXPECT_EQ(info.shape.reach_high[axis], model.reachHigh[axis]);
+    EXPECT_EQ(info.shape.reach[axis], model.reach[axis]);
     EXPECT_EQ(info.shape.block[axis], model.kernel.block[axis]);
   }
 }
@@ -133,16 +137,20 @@ TEST_P(HostKernel, RejectsAliasedAndBadArguments) {
   std::vector<int> extents(stencil::kMaxDims, 8);
   std::vector<double> params(info.num_params + 1, 1.0);
   std::vector<double> storage(8 * 8 * 8 * 8 * info.components, 1.0);
-  stencil::Status aliased = info.apply(storage.data(), storage.data(),
-                                       extents.data(), params.data(), nullptr);
+  std::vector<double> siteArray(8 * 8 * 8 * 8, 1.0);
+  std::vector<const void *> fields(info.num_params + 1, siteArray.data());
+  stencil::Status aliased =
+      info.apply(storage.data(), storage.data(), extents.data(), params.data(),
+                 fields.data(), nullptr);
   EXPECT_FALSE(aliased.ok());
   EXPECT_NE(aliased.message().find("overlap"), std::string::npos)
       << aliased.message();
 
   extents[0] = 0;
   std::vector<double> other(storage.size());
-  stencil::Status empty = info.apply(other.data(), storage.data(),
-                                     extents.data(), params.data(), nullptr);
+  stencil::Status empty =
+      info.apply(other.data(), storage.data(), extents.data(), params.data(),
+                 fields.data(), nullptr);
   EXPECT_FALSE(empty.ok());
   EXPECT_NE(empty.message().find("extent nx = 0 is out of range"),
             std::string::npos)
@@ -156,6 +164,18 @@ std::string kernelName(const ::testing::TestParamInfo<size_t> &info) {
 INSTANTIATE_TEST_SUITE_P(
     AllSpecs, HostKernel,
     ::testing::Range<size_t>(0, registeredKernels().size()), kernelName);
+
+std::string kernelRoleName(
+    const ::testing::TestParamInfo<std::tuple<size_t, bool>> &info) {
+  return std::string(registeredKernels()[std::get<0>(info.param)].info->name) +
+         (std::get<1>(info.param) ? "_adjoint" : "_apply");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSpecs, HostKernelRole,
+    ::testing::Combine(::testing::Range<size_t>(0, registeredKernels().size()),
+                       ::testing::Bool()),
+    kernelRoleName);
 
 TEST(HostBackend, LaunchCoversAnyGrid) {
   // The launch helper runs each (block, thread) exactly once.

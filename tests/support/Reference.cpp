@@ -1,5 +1,8 @@
 #include "Reference.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace stencilc {
 namespace testing {
 
@@ -28,40 +31,64 @@ bool isUpdated(const StencilModel &model, const Extents &extents,
                std::int64_t site) {
   if (model.boundary == Boundary::Periodic)
     return true;
+  // The halo is as wide as the stencil's largest reach, on both sides.
   std::array<int, kMaxDims> c = coordinates(extents, site);
-  for (int axis = 0; axis < model.dims; ++axis)
-    for (const Tap &tap : model.taps) {
-      int neighbour = c[axis] + tap.offset[axis];
-      if (neighbour < 0 || neighbour >= extents[axis])
-        return false;
-    }
+  for (int axis = 0; axis < model.dims; ++axis) {
+    int halo = 0;
+    for (const Tap &tap : model.taps)
+      halo = std::max(halo, std::abs(tap.offset[axis]));
+    if (c[axis] < halo || c[axis] >= extents[axis] - halo)
+      return false;
+  }
   return true;
 }
 
-std::vector<double> referenceApply(const StencilModel &model,
-                                   const std::vector<double> &parameters,
-                                   const Extents &extents,
-                                   const std::vector<double> &in) {
+std::vector<double>
+referenceApply(const StencilModel &model, const std::vector<double> &parameters,
+               const std::vector<std::vector<double>> &siteValues,
+               const Extents &extents, const std::vector<double> &in,
+               bool adjoint) {
   const int nc = model.components;
   const std::int64_t sites = siteCount(extents);
-  std::vector<double> weights;
-  for (const Tap &tap : model.taps)
-    weights.push_back(tap.coefficient.evaluate(parameters));
+  // The weight of tap t at site s.
+  auto weight = [&](size_t t, std::int64_t s) {
+    const Coefficient &c = model.taps[t].coefficient;
+    double value = c.constant;
+    for (const auto &[index, factor] : c.terms)
+      value += factor * (siteValues[index].empty() ? parameters[index]
+                                                   : siteValues[index][s]);
+    return value;
+  };
+  auto neighbourOf = [&](std::int64_t site, const Offset &offset, int sign) {
+    std::array<int, kMaxDims> c = coordinates(extents, site);
+    std::int64_t neighbour = 0;
+    for (int axis = kMaxDims - 1; axis >= 0; --axis) {
+      int n = extents[axis];
+      int coordinate = c[axis] + sign * offset[axis];
+      coordinate = ((coordinate % n) + n) % n; // Dirichlet never wraps here
+      neighbour = neighbour * n + coordinate;
+    }
+    return neighbour;
+  };
   std::vector<double> out(in.size(), 0.0);
   for (std::int64_t site = 0; site < sites; ++site) {
     if (!isUpdated(model, extents, site))
       continue;
-    std::array<int, kMaxDims> c = coordinates(extents, site);
     for (size_t t = 0; t < model.taps.size(); ++t) {
-      std::int64_t neighbour = 0;
-      for (int axis = kMaxDims - 1; axis >= 0; --axis) {
-        int n = extents[axis];
-        int coordinate = c[axis] + model.taps[t].offset[axis];
-        coordinate = ((coordinate % n) + n) % n; // Dirichlet never wraps here
-        neighbour = neighbour * n + coordinate;
+      if (!adjoint) {
+        // (A x)_i = sum_t c_t(i) x_{i + o_t}
+        std::int64_t j = neighbourOf(site, model.taps[t].offset, +1);
+        for (int k = 0; k < nc; ++k)
+          out[site * nc + k] += weight(t, site) * in[j * nc + k];
+      } else {
+        // (A^T x)_i = sum_j A_ji x_j = sum_t c_t(j) x_j with j = i - o_t,
+        // over interior j only (x is zero on the halo).
+        std::int64_t j = neighbourOf(site, model.taps[t].offset, -1);
+        if (!isUpdated(model, extents, j))
+          continue;
+        for (int k = 0; k < nc; ++k)
+          out[site * nc + k] += weight(t, j) * in[j * nc + k];
       }
-      for (int k = 0; k < nc; ++k)
-        out[site * nc + k] += weights[t] * in[neighbour * nc + k];
     }
   }
   return out;

@@ -19,16 +19,22 @@ using Extents = std::array<int, kMaxDims>; ///< unused axes are 1
 std::int64_t siteCount(const Extents &extents);
 
 /// Whether `site` (linear index, x fastest) is updated by the stencil:
-/// every site on a periodic grid, the interior on a Dirichlet grid.
+/// every site on a periodic grid; on a Dirichlet grid the sites at least the
+/// stencil's largest reach along each axis away from both ends.
 bool isUpdated(const StencilModel &model, const Extents &extents,
                std::int64_t site);
 
-/// out = A in over the updated sites (components interleaved per site);
-/// other entries of the result are 0.
-std::vector<double> referenceApply(const StencilModel &model,
-                                   const std::vector<double> &parameters,
-                                   const Extents &extents,
-                                   const std::vector<double> &in);
+/// out = A in (or A^T in when `adjoint`) over the updated sites (components
+/// interleaved per site); other entries of the result are 0. `parameters`
+/// holds each scalar parameter's value; `siteValues[p]` the array (one value
+/// per site) of each site parameter p, and is empty for scalar ones. A^T is
+/// computed from the definition A^T_ij = A_ji, with the input's halo read as
+/// zero: the operator on the interior unknowns.
+std::vector<double>
+referenceApply(const StencilModel &model, const std::vector<double> &parameters,
+               const std::vector<std::vector<double>> &siteValues,
+               const Extents &extents, const std::vector<double> &in,
+               bool adjoint = false);
 
 } // namespace testing
 } // namespace stencilc

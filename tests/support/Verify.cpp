@@ -33,7 +33,7 @@ template <typename T> bool isPoison(T value) {
 
 template <typename T>
 Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
-                    const Extents &extents, std::uint64_t seed) {
+                    const Extents &extents, std::uint64_t seed, bool adjoint) {
   Verification result;
   result.tolerance = sizeof(T) == 4 ? 1e-5 : 1e-12;
   std::mt19937_64 random(seed);
@@ -45,19 +45,32 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
   std::vector<T> in(values), out(values, poison<T>());
   std::vector<double> inExact(values);
   for (std::int64_t i = 0; i < values; ++i) {
-    in[i] = static_cast<T>(uniform(random));
+    bool halo = adjoint && !isUpdated(model, extents, i / nc);
+    in[i] = halo ? T(0) : static_cast<T>(uniform(random));
     inExact[i] = in[i];
   }
   // Parameters reach the kernel in T: the reference uses the same values.
   std::vector<double> params, paramsExact;
+  std::vector<std::vector<T>> siteArrays(model.parameters.size());
+  std::vector<std::vector<double>> siteExact(model.parameters.size());
+  std::vector<const void *> fields(model.parameters.size(), nullptr);
+  std::uniform_real_distribution<double> siteValue(0.0, 2.0);
   for (size_t p = 0; p < model.parameters.size(); ++p) {
     params.push_back(parameter(random));
     paramsExact.push_back(static_cast<T>(params.back()));
+    if (!model.parameters[p].site)
+      continue;
+    for (std::int64_t s = 0; s < siteCount(extents); ++s) {
+      siteArrays[p].push_back(static_cast<T>(siteValue(random)));
+      siteExact[p].push_back(siteArrays[p].back());
+    }
+    fields[p] = siteArrays[p].data();
   }
 
   auto start = std::chrono::steady_clock::now();
-  stencil::Status status =
-      info.apply(out.data(), in.data(), extents.data(), params.data(), nullptr);
+  stencil::GenericApply apply = adjoint ? info.apply_adjoint : info.apply;
+  stencil::Status status = apply(out.data(), in.data(), extents.data(),
+                                 params.data(), fields.data(), nullptr);
   result.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
@@ -67,7 +80,7 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     return result;
 
   std::vector<double> expected =
-      referenceApply(model, paramsExact, extents, inExact);
+      referenceApply(model, paramsExact, siteExact, extents, inExact, adjoint);
   double maxReference = 0.0, maxError = 0.0;
   for (std::int64_t site = 0; site < siteCount(extents); ++site) {
     bool updated = isUpdated(model, extents, site);
@@ -97,10 +110,10 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
 
 Verification verifyKernel(const stencil::KernelInfo &info,
                           const StencilModel &model, const Extents &extents,
-                          std::uint64_t seed) {
+                          std::uint64_t seed, bool adjoint) {
   if (info.element_bytes == 4)
-    return verify<float>(info, model, extents, seed);
-  return verify<double>(info, model, extents, seed);
+    return verify<float>(info, model, extents, seed, adjoint);
+  return verify<double>(info, model, extents, seed, adjoint);
 }
 
 } // namespace testing

@@ -18,7 +18,7 @@ EmittedStencil emit(const std::string &kernel) {
   CheckResult result = checkYaml(laplacianSpec(kernel));
   EXPECT_TRUE(result.model.has_value()) << result.output;
   llvm::Expected<EmittedStencil> files =
-      emitStencil(*result.model, planKernel(*result.model));
+      emitStencil(*result.model, planKernels(*result.model));
   EXPECT_TRUE(static_cast<bool>(files));
   return files ? *files : EmittedStencil();
 }

@@ -9,10 +9,13 @@
 
 namespace stencil {
 
-/// out = A in, with `extents` (dims entries) and `params` (num_params
-/// entries, in declaration order) converted to the kernel's types.
+/// out = A in (or A^T in), with `extents` (dims entries) and, per parameter
+/// in declaration order, its value in `params` (scalar parameters) or its
+/// device array of one value per site in `fields` (site parameters; `fields`
+/// may be null when there are none).
 using GenericApply = Status (*)(void *out, const void *in, const int *extents,
-                                const double *params, Stream stream);
+                                const double *params,
+                                const void *const *fields, Stream stream);
 
 struct KernelInfo {
   const char *name;
@@ -30,10 +33,15 @@ struct KernelInfo {
   int num_params;
   const char *const *param_names;
   const double *param_defaults;
+  const bool *param_is_site; ///< site parameters: an array per call
+  int centre_tap;            ///< index of the (0,...,0) tap, or -1
+  bool symmetric;            ///< A == A^T: apply_adjoint is apply
+  const char *solver;        ///< the spec's choice: "none", "cg", "cgnr"
   int loads_per_tile;
   int bytes_per_site;
   int flops_per_site;
   GenericApply apply;
+  GenericApply apply_adjoint;
 };
 
 } // namespace stencil

@@ -6,8 +6,9 @@
 //   - axes z and t share .z: threadIdx.z = lz + bz * lt and
 //     blockIdx.z = block_z + blocks_z * block_t;
 //   - along the tile axis each thread owns `tile_factor` consecutive sites;
-//   - Dirichlet grids map threads to interior sites only (the halo of width
-//     reach_low/reach_high is never written); periodic grids to every site.
+//   - Dirichlet grids map threads to interior sites only (the halo, `reach`
+//     sites wide on both sides of each axis, is never written); periodic
+//     grids map threads to every site.
 #ifndef STENCIL_LAUNCH_CONFIG_HPP
 #define STENCIL_LAUNCH_CONFIG_HPP
 
@@ -23,8 +24,7 @@ constexpr int kMaxDims = 4;
 struct StencilShape {
   int dims;
   bool periodic;
-  int reach_low[kMaxDims];
-  int reach_high[kMaxDims];
+  int reach[kMaxDims]; ///< largest |offset| per axis
   int block[kMaxDims];
   int tile_axis;
   int tile_factor;
@@ -58,9 +58,7 @@ inline Status make_launch_config(const StencilShape &shape,
                              " is out of range [1, 2^30]");
     long long sites;
     if (shape.periodic) {
-      const int reach = shape.reach_low[axis] > shape.reach_high[axis]
-                            ? shape.reach_low[axis]
-                            : shape.reach_high[axis];
+      const int reach = shape.reach[axis];
       if (n < reach)
         return Status::failure(
             "periodic extent n" + name + " = " + std::to_string(n) +
@@ -68,7 +66,7 @@ inline Status make_launch_config(const StencilShape &shape,
             std::to_string(reach) + " along " + name);
       sites = n;
     } else {
-      sites = n - shape.reach_low[axis] - shape.reach_high[axis];
+      sites = n - 2LL * shape.reach[axis];
       if (sites <= 0)
         config.empty = true;
     }

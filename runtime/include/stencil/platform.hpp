@@ -44,14 +44,14 @@
 #define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
   hipLaunchKernelGGL((kernel), dim3((grid).x, (grid).y, (grid).z),             \
                      dim3((block).x, (block).y, (block).z), 0,                 \
-                     reinterpret_cast<hipStream_t>(stream), __VA_ARGS__)
+                     static_cast<hipStream_t>(stream), __VA_ARGS__)
 #else
 // Streaming store (st.global.cs): evict-first, the CUDA counterpart.
 #define STENCIL_STORE_NT(pointer, value) __stcs((pointer), (value))
 #define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
   (kernel)<<<dim3((grid).x, (grid).y, (grid).z),                               \
              dim3((block).x, (block).y, (block).z), 0,                         \
-             reinterpret_cast<cudaStream_t>(stream)>>>(__VA_ARGS__)
+             static_cast<cudaStream_t>(stream)>>>(__VA_ARGS__)
 #endif
 
 #else // host backend

@@ -1,0 +1,53 @@
+// stencil/blas.hpp - the vector operations of the Krylov solvers, on fields
+// of one lattice. Scalars are double whatever the field's precision, and
+// reductions accumulate in double, in a fixed order (the result does not
+// depend on thread scheduling).
+#ifndef STENCIL_BLAS_HPP
+#define STENCIL_BLAS_HPP
+
+#include "stencil/field.hpp"
+#include "stencil/types.hpp"
+
+namespace stencil {
+
+Status fill(Field &x, double value);
+/// y = y + a x
+Status axpy(double a, const Field &x, Field &y);
+/// y = x + a y
+Status xpay(const Field &x, double a, Field &y);
+/// x = a x
+Status scale(double a, Field &x);
+/// z = r / d, elementwise (Jacobi: d is the operator's diagonal)
+Status divide(const Field &r, const Field &d, Field &z);
+/// Sets every halo value of a Dirichlet field (no-op on periodic fields).
+Status set_halo(Field &x, double value);
+
+/// Dot products and norms. Holds the per-block partial sums on the device,
+/// so that a solver allocates them once.
+class Reducer {
+public:
+  Reducer() = default;
+  ~Reducer();
+  Reducer(const Reducer &) = delete;
+  Reducer &operator=(const Reducer &) = delete;
+
+  /// result = sum_i x_i y_i
+  Status dot(const Field &x, const Field &y, double &result);
+  /// result = sqrt(sum_i x_i^2)
+  Status norm2(const Field &x, double &result);
+
+private:
+  void *partials_ = nullptr; ///< device doubles, one per block
+};
+
+/// Bytes each operation moves (each input read once, each output written
+/// once), for bandwidth reports.
+inline double bytes_axpy(const Lattice &l) { return 3.0 * l.bytes(); }
+inline double bytes_xpay(const Lattice &l) { return 3.0 * l.bytes(); }
+inline double bytes_divide(const Lattice &l) { return 3.0 * l.bytes(); }
+inline double bytes_dot(const Lattice &l) { return 2.0 * l.bytes(); }
+inline double bytes_norm2(const Lattice &l) { return 1.0 * l.bytes(); }
+
+} // namespace stencil
+
+#endif

@@ -1,0 +1,57 @@
+// stencil/device.hpp - the runtime calls the project makes, for all three
+// backends. Every call is checked: a failure returns a Status naming the
+// backend call, the file and line, and the backend's own error string.
+#ifndef STENCIL_DEVICE_HPP
+#define STENCIL_DEVICE_HPP
+
+#include "stencil/types.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace stencil {
+
+/// "host", "cuda" or "hip", and the device's name ("NVIDIA H100 80GB HBM3",
+/// or the CPU thread count for the host backend).
+std::string backend_name();
+std::string device_name();
+
+Status device_allocate(void **pointer, std::size_t bytes);
+void device_free(void *pointer);
+Status copy_to_device(void *device, const void *host, std::size_t bytes);
+Status copy_to_host(void *host, const void *device, std::size_t bytes);
+Status copy_device_to_device(void *to, const void *from, std::size_t bytes);
+Status device_zero(void *pointer, std::size_t bytes);
+/// Waits for all work on the device.
+Status device_synchronize();
+
+/// Elapsed time of device work: events on GPUs, the host clock on the host
+/// backend (whose launches complete before returning).
+class DeviceTimer {
+public:
+  DeviceTimer();
+  ~DeviceTimer();
+  DeviceTimer(const DeviceTimer &) = delete;
+  DeviceTimer &operator=(const DeviceTimer &) = delete;
+  Status start(Stream stream = nullptr);
+  Status stop(Stream stream = nullptr);
+  /// Milliseconds between start() and stop(); waits for stop().
+  Status elapsed_ms(double &milliseconds);
+
+private:
+  void *begin_ = nullptr;
+  void *end_ = nullptr;
+  double host_begin_ = 0.0, host_end_ = 0.0;
+};
+
+} // namespace stencil
+
+/// Returns from the enclosing function when `call` (a Status) failed.
+#define STENCIL_TRY(call)                                                      \
+  do {                                                                         \
+    ::stencil::Status stencil_try_status_ = (call);                            \
+    if (!stencil_try_status_.ok())                                             \
+      return stencil_try_status_;                                              \
+  } while (0)
+
+#endif

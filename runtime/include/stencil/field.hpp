@@ -1,0 +1,80 @@
+// stencil/field.hpp - lattice fields in device memory.
+#ifndef STENCIL_FIELD_HPP
+#define STENCIL_FIELD_HPP
+
+#include "stencil/kernel_info.hpp"
+#include "stencil/types.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace stencil {
+
+/// The shape of a field: what must agree between an operator and the
+/// fields it is applied to.
+struct Lattice {
+  int dims = 0;
+  int extents[kMaxDims] = {1, 1, 1, 1};
+  int components = 1;
+  int element_bytes = 8;
+  bool periodic = false;
+  /// Dirichlet halo width per axis (both sides); 0 on periodic lattices.
+  int halo[kMaxDims] = {0, 0, 0, 0};
+
+  std::int64_t sites() const;
+  std::int64_t values() const { return sites() * components; }
+  std::size_t bytes() const {
+    return static_cast<std::size_t>(values()) * element_bytes;
+  }
+  /// Sites the operator updates: all on periodic lattices, the interior on
+  /// Dirichlet ones.
+  std::int64_t interior_sites() const;
+  /// "48x48x48, 1 double per site, dirichlet (halo 1)".
+  std::string describe() const;
+  bool operator==(const Lattice &other) const;
+  bool operator!=(const Lattice &other) const { return !(*this == other); }
+};
+
+/// The lattice of a generated stencil on `extents` (info.shape.dims entries).
+Lattice lattice_for(const KernelInfo &info, const int *extents);
+
+/// A field in device memory; zero-filled on creation. Move-only.
+class Field {
+public:
+  Field() = default;
+  ~Field();
+  Field(Field &&other) noexcept;
+  Field &operator=(Field &&other) noexcept;
+  Field(const Field &) = delete;
+  Field &operator=(const Field &) = delete;
+
+  static Status create(const Lattice &lattice, Field &out);
+
+  const Lattice &lattice() const { return lattice_; }
+  void *data() { return data_; }
+  const void *data() const { return data_; }
+
+  /// Host buffers in the field's own layout (site-major, x fastest) and
+  /// type; `bytes` must equal lattice().bytes().
+  Status upload(const void *host, std::size_t bytes);
+  Status download(void *host, std::size_t bytes) const;
+  /// Host buffers of doubles, converted to and from the field's type.
+  Status upload_values(const double *host, std::int64_t count);
+  Status download_values(double *host, std::int64_t count) const;
+  Status copy_from(const Field &other);
+  Status fill(double value);
+
+private:
+  Lattice lattice_;
+  void *data_ = nullptr;
+};
+
+/// A clear error unless `a` and `b` have the same lattice; `what` names the
+/// operation, e.g. "apply: out".
+Status require_same_lattice(const Lattice &a, const Lattice &b,
+                            const char *what);
+
+} // namespace stencil
+
+#endif

@@ -1,0 +1,65 @@
+// stencil/operator.hpp - a generated stencil as a linear operator on fields.
+#ifndef STENCIL_OPERATOR_HPP
+#define STENCIL_OPERATOR_HPP
+
+#include "stencil/field.hpp"
+#include "stencil/kernel_info.hpp"
+#include "stencil/types.hpp"
+
+#include <string>
+#include <vector>
+
+namespace stencil {
+
+/// A = the stencil of `info` on a lattice of given extents, with parameter
+/// values (the spec's defaults until set). On a Dirichlet lattice A acts on
+/// the interior unknowns: fields passed to apply() hold zero in the halo
+/// unless they carry boundary values on purpose (see README).
+class StencilOperator {
+public:
+  static Status create(const KernelInfo &info, const int *extents,
+                       StencilOperator &out);
+
+  const KernelInfo &info() const { return *info_; }
+  const Lattice &lattice() const { return lattice_; }
+  /// The lattice of a site parameter's array: one value per site.
+  Lattice site_lattice() const;
+
+  Status set_parameter(const std::string &name, double value);
+  /// `values` must outlive the operator's use; its lattice is site_lattice()
+  /// and, for CG, its values must make the diagonal term non-negative.
+  Status set_site_parameter(const std::string &name, const Field &values);
+
+  /// out = A in. Fails with a clear message on lattice mismatch.
+  Status apply(Field &out, const Field &in, Stream stream = nullptr) const;
+  /// out = A^T in (the transposed stencil; A itself when symmetric).
+  Status apply_adjoint(Field &out, const Field &in,
+                       Stream stream = nullptr) const;
+  /// The diagonal of A on every value (1 on the halo, where A is not
+  /// defined), for Jacobi preconditioning.
+  Status diagonal(Field &out) const;
+
+  bool symmetric() const { return info_->symmetric; }
+  /// A clear error unless A is symmetric positive definite with the current
+  /// parameter values (the symbol test of stencil/symbol.hpp, with site
+  /// parameters checked to add a non-negative diagonal).
+  Status check_spd() const;
+
+  /// Theoretical traffic and work of one application (interior sites).
+  double bytes_per_apply() const;
+  double flops_per_apply() const;
+
+private:
+  int parameter_index(const std::string &name) const;
+  Status gather_parameters(std::vector<const void *> &fields) const;
+
+  const KernelInfo *info_ = nullptr;
+  Lattice lattice_;
+  int extents_[kMaxDims] = {1, 1, 1, 1};
+  std::vector<double> values_;
+  std::vector<const Field *> site_fields_;
+};
+
+} // namespace stencil
+
+#endif

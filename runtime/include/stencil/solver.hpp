@@ -1,0 +1,77 @@
+// stencil/solver.hpp - matrix-free Krylov solvers on generated operators:
+// CG, Jacobi-preconditioned CG, and CGNR (CG on the normal equations
+// A^T A x = A^T b, through the adjoint kernel) for non-symmetric operators.
+#ifndef STENCIL_SOLVER_HPP
+#define STENCIL_SOLVER_HPP
+
+#include "stencil/field.hpp"
+#include "stencil/operator.hpp"
+#include "stencil/types.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace stencil {
+
+enum class Method { CG, CGNR };
+enum class Preconditioner { None, Jacobi };
+
+const char *method_name(Method method);
+const char *preconditioner_name(Preconditioner preconditioner);
+
+struct SolveOptions {
+  Method method = Method::CG;
+  Preconditioner preconditioner = Preconditioner::None;
+  /// Stop when ||b - A x|| / ||b|| (the recurrence's residual) drops below.
+  double tolerance = 1e-10;
+  int max_iterations = 10000;
+  /// Synchronise around every operation and time it, to report each
+  /// kernel's bandwidth; adds a little time per iteration.
+  bool time_kernels = false;
+};
+
+struct KernelStats {
+  std::string name;
+  long calls = 0;
+  double milliseconds = 0.0;
+  double bytes = 0.0; ///< theoretical, all calls
+  double bandwidth_gbs() const {
+    return milliseconds > 0 ? bytes / (milliseconds * 1e6) : 0.0;
+  }
+};
+
+struct SolveReport {
+  std::string method;
+  std::string preconditioner;
+  bool converged = false;
+  int iterations = 0;
+  /// ||r_k|| / ||b|| for k = 0 .. iterations (the recurrence's residual).
+  std::vector<double> residual_history;
+  /// ||b - A x|| / ||b|| recomputed from x at the end.
+  double true_relative_residual = 0.0;
+  double seconds = 0.0; ///< the iterations, from the first to the last
+  double seconds_per_iteration = 0.0;
+  /// Theoretical bytes one iteration moves (each operand read once, each
+  /// result written once), and that over the time per iteration.
+  double bytes_per_iteration = 0.0;
+  double bandwidth_gbs = 0.0;
+  std::vector<KernelStats> kernels; ///< with SolveOptions::time_kernels
+  std::string message;              ///< why it stopped
+};
+
+/// Solves A x = b for x on the operator's interior unknowns: the halo of a
+/// Dirichlet b is ignored (boundary data belongs in b's interior) and the
+/// halo of x is set to zero. x on entry is the initial guess. Returns an
+/// error for invalid input (lattice mismatch, CG on an operator that is not
+/// SPD, breakdown); non-convergence within the cap is not an error: the
+/// report says so.
+Status solve(const StencilOperator &A, const Field &b, Field &x,
+             const SolveOptions &options, SolveReport &report);
+
+/// The report as a short table.
+void print_report(const SolveReport &report, std::FILE *out);
+
+} // namespace stencil
+
+#endif

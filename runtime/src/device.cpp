@@ -1,0 +1,213 @@
+// The runtime calls for each backend. Compiled by the backend's compiler
+// (hipcc, nvcc or the C++ compiler), which selects the backend through
+// stencil/platform.hpp.
+#include "stencil/device.hpp"
+
+#include "stencil/platform.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <thread>
+
+namespace stencil {
+namespace {
+
+#if defined(STENCIL_BACKEND_HIP)
+#define STENCIL_API(name) hip##name
+using ApiError = hipError_t;
+using DeviceProperties = hipDeviceProp_t;
+constexpr ApiError kApiSuccess = hipSuccess;
+const char *error_string(ApiError error) { return hipGetErrorString(error); }
+#elif defined(STENCIL_BACKEND_CUDA)
+#define STENCIL_API(name) cuda##name
+using ApiError = cudaError_t;
+using DeviceProperties = cudaDeviceProp;
+constexpr ApiError kApiSuccess = cudaSuccess;
+const char *error_string(ApiError error) { return cudaGetErrorString(error); }
+#endif
+
+#if !defined(STENCIL_BACKEND_HOST)
+Status checked(ApiError error, const char *call, const char *file, int line) {
+  if (error == kApiSuccess)
+    return Status();
+  return Status::failure(std::string(call) + " failed at " + file + ":" +
+                         std::to_string(line) + ": " + error_string(error));
+}
+#define STENCIL_CHECKED(call) checked((call), #call, __FILE__, __LINE__)
+#endif
+
+#if defined(STENCIL_BACKEND_HOST)
+double host_seconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+#endif
+
+} // namespace
+
+std::string backend_name() {
+#if defined(STENCIL_BACKEND_HIP)
+  return "hip";
+#elif defined(STENCIL_BACKEND_CUDA)
+  return "cuda";
+#else
+  return "host";
+#endif
+}
+
+std::string device_name() {
+#if defined(STENCIL_BACKEND_HOST)
+  return "CPU, " + std::to_string(std::thread::hardware_concurrency()) +
+         " hardware threads";
+#else
+  int device = 0;
+  DeviceProperties properties;
+  if (STENCIL_API(GetDevice)(&device) != kApiSuccess ||
+      STENCIL_API(GetDeviceProperties)(&properties, device) != kApiSuccess)
+    return "unknown device";
+  return properties.name;
+#endif
+}
+
+Status device_allocate(void **pointer, std::size_t bytes) {
+  *pointer = nullptr;
+  if (bytes == 0)
+    return Status();
+#if defined(STENCIL_BACKEND_HOST)
+  // 64-byte alignment, as device allocations have at least that.
+  *pointer = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!*pointer)
+    return Status::failure("aligned_alloc(" + std::to_string(bytes) +
+                           " bytes) failed at " __FILE__ ": out of memory");
+  return Status();
+#else
+  return STENCIL_CHECKED(STENCIL_API(Malloc)(pointer, bytes));
+#endif
+}
+
+void device_free(void *pointer) {
+  if (!pointer)
+    return;
+#if defined(STENCIL_BACKEND_HOST)
+  std::free(pointer);
+#else
+  (void)STENCIL_API(Free)(pointer);
+#endif
+}
+
+Status copy_to_device(void *device, const void *host, std::size_t bytes) {
+#if defined(STENCIL_BACKEND_HOST)
+  if (bytes)
+    std::memcpy(device, host, bytes);
+  return Status();
+#else
+  return STENCIL_CHECKED(STENCIL_API(Memcpy)(device, host, bytes,
+                                             STENCIL_API(MemcpyHostToDevice)));
+#endif
+}
+
+Status copy_to_host(void *host, const void *device, std::size_t bytes) {
+#if defined(STENCIL_BACKEND_HOST)
+  if (bytes)
+    std::memcpy(host, device, bytes);
+  return Status();
+#else
+  return STENCIL_CHECKED(STENCIL_API(Memcpy)(host, device, bytes,
+                                             STENCIL_API(MemcpyDeviceToHost)));
+#endif
+}
+
+Status copy_device_to_device(void *to, const void *from, std::size_t bytes) {
+#if defined(STENCIL_BACKEND_HOST)
+  if (bytes)
+    std::memcpy(to, from, bytes);
+  return Status();
+#else
+  return STENCIL_CHECKED(STENCIL_API(Memcpy)(
+      to, from, bytes, STENCIL_API(MemcpyDeviceToDevice)));
+#endif
+}
+
+Status device_zero(void *pointer, std::size_t bytes) {
+#if defined(STENCIL_BACKEND_HOST)
+  if (bytes)
+    std::memset(pointer, 0, bytes);
+  return Status();
+#else
+  return STENCIL_CHECKED(STENCIL_API(Memset)(pointer, 0, bytes));
+#endif
+}
+
+Status device_synchronize() {
+#if defined(STENCIL_BACKEND_HOST)
+  return Status();
+#else
+  return STENCIL_CHECKED(STENCIL_API(DeviceSynchronize)());
+#endif
+}
+
+DeviceTimer::DeviceTimer() = default;
+
+DeviceTimer::~DeviceTimer() {
+#if !defined(STENCIL_BACKEND_HOST)
+  if (begin_)
+    (void)STENCIL_API(EventDestroy)(static_cast<STENCIL_API(Event_t)>(begin_));
+  if (end_)
+    (void)STENCIL_API(EventDestroy)(static_cast<STENCIL_API(Event_t)>(end_));
+#endif
+}
+
+Status DeviceTimer::start(Stream stream) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
+  host_begin_ = host_seconds();
+  return Status();
+#else
+  if (!begin_) {
+    STENCIL_API(Event_t) begin, end;
+    STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(EventCreate)(&begin)));
+    STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(EventCreate)(&end)));
+    begin_ = begin;
+    end_ = end;
+  }
+  return STENCIL_CHECKED(STENCIL_API(EventRecord)(
+      static_cast<STENCIL_API(Event_t)>(begin_),
+      static_cast<STENCIL_API(Stream_t)>(stream)));
+#endif
+}
+
+Status DeviceTimer::stop(Stream stream) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
+  host_end_ = host_seconds();
+  return Status();
+#else
+  if (!end_)
+    return Status::failure("DeviceTimer::stop() called before start()");
+  return STENCIL_CHECKED(STENCIL_API(EventRecord)(
+      static_cast<STENCIL_API(Event_t)>(end_),
+      static_cast<STENCIL_API(Stream_t)>(stream)));
+#endif
+}
+
+Status DeviceTimer::elapsed_ms(double &milliseconds) {
+#if defined(STENCIL_BACKEND_HOST)
+  milliseconds = (host_end_ - host_begin_) * 1e3;
+  return Status();
+#else
+  if (!end_)
+    return Status::failure("DeviceTimer::elapsed_ms() called before start()");
+  auto end = static_cast<STENCIL_API(Event_t)>(end_);
+  STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(EventSynchronize)(end)));
+  float ms = 0.0f;
+  STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(EventElapsedTime)(
+      &ms, static_cast<STENCIL_API(Event_t)>(begin_), end)));
+  milliseconds = ms;
+  return Status();
+#endif
+}
+
+} // namespace stencil

@@ -1,0 +1,219 @@
+#include "stencil/operator.hpp"
+
+#include "stencil/blas.hpp"
+#include "stencil/device.hpp"
+#include "stencil/symbol.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stencil {
+
+Status StencilOperator::create(const KernelInfo &info, const int *extents,
+                               StencilOperator &out) {
+  StencilOperator op;
+  op.info_ = &info;
+  for (int axis = 0; axis < info.shape.dims; ++axis)
+    op.extents_[axis] = extents[axis];
+  LaunchConfig config;
+  Status status = make_launch_config(info.shape, op.extents_, config);
+  if (!status.ok())
+    return Status::failure(std::string(info.name) + ": " + status.message());
+  op.lattice_ = lattice_for(info, op.extents_);
+  op.values_.assign(info.param_defaults,
+                    info.param_defaults + info.num_params);
+  op.site_fields_.assign(info.num_params, nullptr);
+  out = std::move(op);
+  return Status();
+}
+
+Lattice StencilOperator::site_lattice() const {
+  Lattice lattice = lattice_;
+  lattice.components = 1;
+  return lattice;
+}
+
+int StencilOperator::parameter_index(const std::string &name) const {
+  for (int p = 0; p < info_->num_params; ++p)
+    if (name == info_->param_names[p])
+      return p;
+  return -1;
+}
+
+Status StencilOperator::set_parameter(const std::string &name, double value) {
+  int p = parameter_index(name);
+  if (p < 0)
+    return Status::failure(std::string(info_->name) +
+                           " has no parameter named '" + name + "'");
+  if (info_->param_is_site[p])
+    return Status::failure("parameter '" + name + "' of " + info_->name +
+                           " is a site parameter: set it with an array");
+  if (!std::isfinite(value))
+    return Status::failure("parameter '" + name + "' must be finite");
+  values_[p] = value;
+  return Status();
+}
+
+Status StencilOperator::set_site_parameter(const std::string &name,
+                                           const Field &values) {
+  int p = parameter_index(name);
+  if (p < 0)
+    return Status::failure(std::string(info_->name) +
+                           " has no parameter named '" + name + "'");
+  if (!info_->param_is_site[p])
+    return Status::failure("parameter '" + name + "' of " + info_->name +
+                           " is a scalar: set it with a value");
+  STENCIL_TRY(require_same_lattice(site_lattice(), values.lattice(),
+                                   ("site parameter '" + name + "'").c_str()));
+  site_fields_[p] = &values;
+  return Status();
+}
+
+Status StencilOperator::gather_parameters(
+    std::vector<const void *> &fields) const {
+  fields.assign(info_->num_params, nullptr);
+  for (int p = 0; p < info_->num_params; ++p) {
+    if (!info_->param_is_site[p])
+      continue;
+    if (!site_fields_[p])
+      return Status::failure(std::string(info_->name) + ": site parameter '" +
+                             info_->param_names[p] + "' has no array; call "
+                             "set_site_parameter()");
+    fields[p] = site_fields_[p]->data();
+  }
+  return Status();
+}
+
+Status StencilOperator::apply(Field &out, const Field &in,
+                              Stream stream) const {
+  STENCIL_TRY(require_same_lattice(lattice_, in.lattice(), "apply: in"));
+  STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "apply: out"));
+  std::vector<const void *> fields;
+  STENCIL_TRY(gather_parameters(fields));
+  return info_->apply(out.data(), in.data(), extents_, values_.data(),
+                      fields.data(), stream);
+}
+
+Status StencilOperator::apply_adjoint(Field &out, const Field &in,
+                                      Stream stream) const {
+  STENCIL_TRY(
+      require_same_lattice(lattice_, in.lattice(), "apply_adjoint: in"));
+  STENCIL_TRY(
+      require_same_lattice(lattice_, out.lattice(), "apply_adjoint: out"));
+  std::vector<const void *> fields;
+  STENCIL_TRY(gather_parameters(fields));
+  return info_->apply_adjoint(out.data(), in.data(), extents_, values_.data(),
+                              fields.data(), stream);
+}
+
+Status StencilOperator::diagonal(Field &out) const {
+  STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "diagonal"));
+  const int centre = info_->centre_tap;
+  double constant = 0.0;
+  std::vector<int> sites;
+  if (centre >= 0) {
+    constant = info_->tap_constants[centre];
+    for (int p = 0; p < info_->num_params; ++p) {
+      double factor = info_->tap_factors[centre * info_->num_params + p];
+      if (factor == 0.0)
+        continue;
+      if (info_->param_is_site[p])
+        sites.push_back(p);
+      else
+        constant += factor * values_[p];
+    }
+  }
+  std::vector<const void *> fields;
+  STENCIL_TRY(gather_parameters(fields));
+  // Computed once per solve, so on the host: simple and exact.
+  const std::int64_t count = lattice_.sites();
+  const int nc = lattice_.components;
+  std::vector<double> diag(count, constant);
+  for (int p : sites) {
+    std::vector<double> values(count);
+    STENCIL_TRY(site_fields_[p]->download_values(values.data(), count));
+    double factor = info_->tap_factors[centre * info_->num_params + p];
+    for (std::int64_t s = 0; s < count; ++s)
+      diag[s] += factor * values[s];
+  }
+  std::vector<double> expanded(count * nc);
+  for (std::int64_t s = 0; s < count; ++s)
+    for (int k = 0; k < nc; ++k)
+      expanded[s * nc + k] = diag[s];
+  STENCIL_TRY(out.upload_values(expanded.data(), count * nc));
+  STENCIL_TRY(set_halo(out, 1.0));
+  // A zero diagonal on an interior site makes Jacobi undefined.
+  std::vector<double> check(count * nc);
+  STENCIL_TRY(out.download_values(check.data(), count * nc));
+  for (double d : check)
+    if (d == 0.0 || !std::isfinite(d))
+      return Status::failure(std::string(info_->name) +
+                             ": the diagonal has a zero or non-finite entry; "
+                             "Jacobi preconditioning is undefined");
+  return Status();
+}
+
+Status StencilOperator::check_spd() const {
+  const std::string name = info_->name;
+  if (!info_->symmetric)
+    return Status::failure(name + " is not symmetric (some tap's mirror has a "
+                                  "different coefficient), so CG does not "
+                                  "apply; use CGNR");
+  std::vector<std::array<int, 4>> offsets;
+  std::vector<double> weights;
+  for (int t = 0; t < info_->num_taps; ++t) {
+    std::array<int, 4> offset;
+    for (int axis = 0; axis < 4; ++axis)
+      offset[axis] = info_->tap_offsets[t][axis];
+    offsets.push_back(offset);
+    double weight = info_->tap_constants[t];
+    for (int p = 0; p < info_->num_params; ++p) {
+      double factor = info_->tap_factors[t * info_->num_params + p];
+      if (factor == 0.0)
+        continue;
+      if (!info_->param_is_site[p]) {
+        weight += factor * values_[p];
+        continue;
+      }
+      // Site parameters must add a non-negative diagonal.
+      if (!site_fields_[p])
+        return Status::failure(name + ": site parameter '" +
+                               info_->param_names[p] + "' has no array");
+      std::int64_t count = site_lattice().values();
+      std::vector<double> values(count);
+      STENCIL_TRY(site_fields_[p]->download_values(values.data(), count));
+      double lowest = *std::min_element(values.begin(), values.end());
+      if (factor * lowest < 0)
+        return Status::failure(
+            name + ": site parameter '" + info_->param_names[p] +
+            "' makes the diagonal term negative somewhere (factor " +
+            std::to_string(factor) + ", minimum value " +
+            std::to_string(lowest) + "), so A may not be positive definite; "
+                                     "use CGNR");
+    }
+    weights.push_back(weight);
+  }
+  SymbolMinimum minimum =
+      symbol_minimum(info_->shape.dims, offsets, weights);
+  if (symbol_positive_definite(minimum, info_->shape.periodic))
+    return Status();
+  return Status::failure(
+      name + " is not positive definite with these parameter values: its "
+             "symbol sum_o c_o cos(theta . o) reaches " +
+      std::to_string(minimum.value) +
+      (info_->shape.periodic ? " (a periodic lattice needs it > 0)"
+                             : " (a Dirichlet lattice needs it >= 0)") +
+      "; use CGNR or a positive shift");
+}
+
+double StencilOperator::bytes_per_apply() const {
+  return static_cast<double>(lattice_.interior_sites()) *
+         info_->bytes_per_site;
+}
+
+double StencilOperator::flops_per_apply() const {
+  return static_cast<double>(lattice_.interior_sites()) *
+         info_->flops_per_site;
+}
+
+} // namespace stencil

@@ -1,0 +1,320 @@
+// solve_<stencil>: solves A x = b with a generated stencil operator and
+// prints the report. b = A u* for a random u* (a manufactured solution), so
+// the error ||x - u*|| / ||u*|| is known too.
+//
+//   solve_NAME [--size n,n,...] [--tol 1e-10] [--max-iterations N]
+//              [--method cg|cgnr] [--precond none|jacobi]
+//              [--param NAME=VALUE]... [--site NAME=LOW:HIGH]...
+//              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
+//              [--compare-tol T]
+//
+// Exit status: 0 converged (and matched --compare), 2 not converged or
+// mismatched, 1 invalid input or a runtime error.
+#include "stencil/blas.hpp"
+#include "stencil/device.hpp"
+#include "stencil/field.hpp"
+#include "stencil/kernel_info.hpp"
+#include "stencil/operator.hpp"
+#include "stencil/random.hpp"
+#include "stencil/solver.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+const stencil::KernelInfo &solver_kernel();
+
+namespace {
+
+struct Options {
+  std::vector<int> size;
+  stencil::SolveOptions solve;
+  bool methodGiven = false;
+  std::vector<std::pair<std::string, double>> params;
+  std::vector<std::pair<std::string, std::pair<double, double>>> sites;
+  unsigned long long seed = 2026;
+  std::string save, compare;
+  double compareTolerance = 1e-10;
+};
+
+[[noreturn]] void usage_error(const std::string &message) {
+  std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
+               message.c_str());
+  std::fprintf(stderr,
+               "usage: solve_%s [--size n,n,...] [--tol T] [--max-iterations "
+               "N] [--method cg|cgnr] [--precond none|jacobi] [--param "
+               "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
+               "[--time-kernels] [--save FILE] [--compare FILE] "
+               "[--compare-tol T]\n",
+               solver_kernel().name);
+  std::exit(1);
+}
+
+double parse_number(const std::string &text, const char *what) {
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value))
+    usage_error(std::string(what) + " '" + text + "' is not a number");
+  return value;
+}
+
+long parse_integer(const std::string &text, const char *what) {
+  char *end = nullptr;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0')
+    usage_error(std::string(what) + " '" + text + "' is not an integer");
+  return value;
+}
+
+Options parse(int argc, char **argv) {
+  const stencil::KernelInfo &info = solver_kernel();
+  Options options;
+  auto value = [&](int &i) -> std::string {
+    if (i + 1 >= argc)
+      usage_error(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--size") {
+      std::string text = value(i);
+      size_t start = 0;
+      while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        std::string part = text.substr(
+            start, comma == std::string::npos ? std::string::npos
+                                              : comma - start);
+        long n = parse_integer(part, "extent");
+        if (n < 1 || n > (1L << 30))
+          usage_error("extent " + part + " is out of range");
+        options.size.push_back(static_cast<int>(n));
+        if (comma == std::string::npos)
+          break;
+        start = comma + 1;
+      }
+    } else if (arg == "--tol") {
+      options.solve.tolerance = parse_number(value(i), "tolerance");
+    } else if (arg == "--max-iterations") {
+      options.solve.max_iterations =
+          static_cast<int>(parse_integer(value(i), "iteration cap"));
+    } else if (arg == "--method") {
+      std::string m = value(i);
+      if (m != "cg" && m != "cgnr")
+        usage_error("--method must be cg or cgnr, not '" + m + "'");
+      options.solve.method =
+          m == "cg" ? stencil::Method::CG : stencil::Method::CGNR;
+      options.methodGiven = true;
+    } else if (arg == "--precond") {
+      std::string p = value(i);
+      if (p != "none" && p != "jacobi")
+        usage_error("--precond must be none or jacobi, not '" + p + "'");
+      options.solve.preconditioner = p == "none"
+                                         ? stencil::Preconditioner::None
+                                         : stencil::Preconditioner::Jacobi;
+    } else if (arg == "--param") {
+      std::string text = value(i);
+      size_t eq = text.find('=');
+      if (eq == std::string::npos)
+        usage_error("--param takes NAME=VALUE, not '" + text + "'");
+      options.params.push_back(
+          {text.substr(0, eq), parse_number(text.substr(eq + 1), "value")});
+    } else if (arg == "--site") {
+      std::string text = value(i);
+      size_t eq = text.find('='), colon = text.find(':');
+      if (eq == std::string::npos || colon == std::string::npos || colon < eq)
+        usage_error("--site takes NAME=LOW:HIGH, not '" + text + "'");
+      options.sites.push_back(
+          {text.substr(0, eq),
+           {parse_number(text.substr(eq + 1, colon - eq - 1), "low"),
+            parse_number(text.substr(colon + 1), "high")}});
+    } else if (arg == "--seed") {
+      options.seed = static_cast<unsigned long long>(
+          parse_integer(value(i), "seed"));
+    } else if (arg == "--time-kernels") {
+      options.solve.time_kernels = true;
+    } else if (arg == "--save") {
+      options.save = value(i);
+    } else if (arg == "--compare") {
+      options.compare = value(i);
+    } else if (arg == "--compare-tol") {
+      options.compareTolerance = parse_number(value(i), "tolerance");
+    } else if (arg == "--help" || arg == "-h") {
+      usage_error("help requested");
+    } else {
+      usage_error("unknown option '" + arg + "'");
+    }
+  }
+  const int dims = info.shape.dims;
+  if (options.size.empty()) {
+    static const int defaults[5] = {0, 4096, 256, 64, 16};
+    options.size.assign(dims, defaults[dims]);
+  }
+  if (static_cast<int>(options.size.size()) != dims)
+    usage_error("--size needs " + std::to_string(dims) + " extents, got " +
+                std::to_string(options.size.size()));
+  if (!options.methodGiven) {
+    // The spec's choice; otherwise CG for symmetric operators.
+    std::string wanted = info.solver;
+    options.solve.method =
+        wanted == "cgnr" || (wanted == "none" && !info.symmetric)
+            ? stencil::Method::CGNR
+            : stencil::Method::CG;
+  }
+  return options;
+}
+
+int fail(const stencil::Status &status) {
+  std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
+               status.message().c_str());
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const stencil::KernelInfo &info = solver_kernel();
+  Options options = parse(argc, argv);
+
+  stencil::StencilOperator A;
+  stencil::Status status =
+      stencil::StencilOperator::create(info, options.size.data(), A);
+  if (!status.ok())
+    return fail(status);
+  for (const auto &[name, v] : options.params)
+    if (!(status = A.set_parameter(name, v)).ok())
+      return fail(status);
+
+  // Site parameters: uniform random in [LOW, HIGH], [0, 1000] by default.
+  stencil::Random random(options.seed);
+  std::vector<std::unique_ptr<stencil::Field>> siteFields;
+  std::string siteText;
+  for (int p = 0; p < info.num_params; ++p) {
+    if (!info.param_is_site[p])
+      continue;
+    double low = 0.0, high = 1000.0;
+    for (const auto &[name, range] : options.sites)
+      if (name == info.param_names[p])
+        std::tie(low, high) = range;
+    auto field = std::make_unique<stencil::Field>();
+    if (!(status = stencil::Field::create(A.site_lattice(), *field)).ok())
+      return fail(status);
+    std::vector<double> values(A.site_lattice().values());
+    for (double &v : values)
+      v = random.uniform(low, high);
+    if (!(status = field->upload_values(values.data(), values.size())).ok() ||
+        !(status = A.set_site_parameter(info.param_names[p], *field)).ok())
+      return fail(status);
+    siteText += std::string(" ") + info.param_names[p] + "=uniform[" +
+                std::to_string(low) + "," + std::to_string(high) + "]";
+    siteFields.push_back(std::move(field));
+  }
+  for (const auto &[name, range] : options.sites) {
+    bool known = false;
+    for (int p = 0; p < info.num_params; ++p)
+      known |= info.param_is_site[p] && name == info.param_names[p];
+    if (!known)
+      return fail(stencil::Status::failure("no site parameter named '" + name +
+                                           "'"));
+  }
+
+  const stencil::Lattice &lattice = A.lattice();
+  stencil::Field exact, b, x;
+  for (stencil::Field *f : {&exact, &b, &x})
+    if (!(status = stencil::Field::create(lattice, *f)).ok())
+      return fail(status);
+  // u*: random on the interior, zero on the halo; b = A u*.
+  std::vector<double> values(lattice.values());
+  for (double &v : values)
+    v = random.uniform(-1.0, 1.0);
+  if (!(status = exact.upload_values(values.data(), values.size())).ok() ||
+      !(status = stencil::set_halo(exact, 0.0)).ok() ||
+      !(status = A.apply(b, exact)).ok())
+    return fail(status);
+
+  std::printf("solve_%s: %s on %s\n", info.name,
+              stencil::backend_name().c_str(),
+              stencil::device_name().c_str());
+  std::printf("  lattice             %s, %lld unknowns\n",
+              lattice.describe().c_str(),
+              static_cast<long long>(lattice.interior_sites()) *
+                  lattice.components);
+  std::printf("  parameters         ");
+  for (int p = 0; p < info.num_params; ++p)
+    if (!info.param_is_site[p]) {
+      double v = info.param_defaults[p];
+      for (const auto &[name, given] : options.params)
+        if (name == info.param_names[p])
+          v = given;
+      std::printf(" %s=%g", info.param_names[p], v);
+    }
+  std::printf("%s\n", siteText.c_str());
+  std::printf("  tolerance           %.1e, at most %d iterations\n",
+              options.solve.tolerance, options.solve.max_iterations);
+
+  stencil::SolveReport report;
+  status = stencil::solve(A, b, x, options.solve, report);
+  if (!status.ok())
+    return fail(status);
+  stencil::print_report(report, stdout);
+
+  // Error against the manufactured solution.
+  stencil::Field difference;
+  if (!(status = stencil::Field::create(lattice, difference)).ok() ||
+      !(status = difference.copy_from(x)).ok() ||
+      !(status = stencil::axpy(-1.0, exact, difference)).ok())
+    return fail(status);
+  stencil::Reducer reducer;
+  double errorNorm = 0.0, exactNorm = 0.0;
+  if (!(status = reducer.norm2(difference, errorNorm)).ok() ||
+      !(status = reducer.norm2(exact, exactNorm)).ok())
+    return fail(status);
+  std::printf("  solution error      %.3e (||x - u*|| / ||u*||)\n",
+              errorNorm / exactNorm);
+
+  std::vector<double> solution(lattice.values());
+  if (!(status = x.download_values(solution.data(), solution.size())).ok())
+    return fail(status);
+  if (!options.save.empty()) {
+    std::ofstream file(options.save, std::ios::binary);
+    file.write(reinterpret_cast<const char *>(solution.data()),
+               static_cast<std::streamsize>(solution.size() * sizeof(double)));
+    if (!file)
+      return fail(stencil::Status::failure("cannot write '" + options.save +
+                                           "'"));
+    std::printf("  saved               %s (%zu doubles)\n",
+                options.save.c_str(), solution.size());
+  }
+  bool matched = true;
+  if (!options.compare.empty()) {
+    std::ifstream file(options.compare, std::ios::binary | std::ios::ate);
+    if (!file)
+      return fail(stencil::Status::failure("cannot read '" + options.compare +
+                                           "'"));
+    std::streamsize bytes = file.tellg();
+    if (bytes != static_cast<std::streamsize>(solution.size() * sizeof(double)))
+      return fail(stencil::Status::failure(
+          "'" + options.compare + "' holds " + std::to_string(bytes) +
+          " bytes, not the " + std::to_string(solution.size() * sizeof(double)) +
+          " of this lattice's solution"));
+    std::vector<double> other(solution.size());
+    file.seekg(0);
+    file.read(reinterpret_cast<char *>(other.data()), bytes);
+    double maxDiff = 0.0, maxValue = 0.0;
+    for (size_t i = 0; i < other.size(); ++i) {
+      maxDiff = std::fmax(maxDiff, std::fabs(solution[i] - other[i]));
+      maxValue = std::fmax(maxValue, std::fabs(other[i]));
+    }
+    double relative = maxValue > 0 ? maxDiff / maxValue : maxDiff;
+    matched = relative <= options.compareTolerance;
+    std::printf("  compared with       %s: max |x - x_ref| / max |x_ref| = "
+                "%.3e (%s %.1e)\n",
+                options.compare.c_str(), relative,
+                matched ? "within" : "NOT within", options.compareTolerance);
+  }
+  return report.converged && matched ? 0 : 2;
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds, checks and times the solver on an NVIDIA GPU in one call, from the
+# checked-in generated/ sources (no LLVM needed there):
+#   1. CUDA (sm_90) and host builds of the runtime and the shipped solvers;
+#   2. the GPU's empirical copy bandwidth;
+#   3. the 3-D Laplacian at 48^3, host and GPU: same iterations, solutions
+#      equal to 1e-10;
+#   4. the 3-D Laplacian at 256^3 in double on the GPU, plain (timing) and
+#      with per-kernel timing; Jacobi-PCG and CGNR runs of the other specs.
+# Results go to $OUT (or results/) and a table is printed last.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/results}
+mkdir -p "$out"
+jobs=$(nproc)
+export PATH="$PATH:/usr/local/cuda/bin"
+cd "$root"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+
+common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF)
+cmake -S . -B build-cuda "${common[@]}" -DSTENCILC_PLATFORM=nvidia >/dev/null
+cmake -S . -B build-host "${common[@]}" -DSTENCILC_PLATFORM=host >/dev/null
+cmake --build build-cuda -j "$jobs" >/dev/null
+cmake --build build-host -j "$jobs" >/dev/null
+nvcc -O3 -arch=sm_90 -o build-cuda/copy_bandwidth bench/copy_bandwidth.cu
+echo "builds done"
+
+log=$out/gpu-run.log
+: > "$log"
+run() { echo "\$ $*" | tee -a "$log"; "$@" 2>&1 | tee -a "$log"; }
+
+run build-cuda/copy_bandwidth
+run build-host/solve_laplacian3d_f64 --size 48,48,48 --tol 1e-10 --save "$out/host48.bin"
+run build-cuda/solve_laplacian3d_f64 --size 48,48,48 --tol 1e-10 --save "$out/gpu48.bin" --compare "$out/host48.bin" --compare-tol 1e-10
+run build-cuda/solve_laplacian3d_f64 --size 256,256,256 --tol 1e-10
+run build-cuda/solve_laplacian3d_f64 --size 256,256,256 --tol 1e-10 --time-kernels
+run build-cuda/solve_laplacian3d_f64 --size 256,256,256 --tol 1e-10 --precond jacobi
+run build-cuda/solve_anisotropic_reaction3d --size 256,256,256 --tol 1e-10
+run build-cuda/solve_anisotropic_reaction3d --size 256,256,256 --tol 1e-10 --precond jacobi
+run build-cuda/solve_advection_diffusion3d --size 256,256,256 --tol 1e-10
+run build-cuda/solve_laplacian4d_periodic --size 32,32,32,64 --tol 1e-10
+run build-cuda/solve_laplacian3d_f32 --size 256,256,256 --tol 1e-5
+rm -f "$out"/*.bin
+
+echo
+echo "== summary ($(cat "$out/device.txt"))"
+awk '
+  /^\$ /            { cmd = $2; size = ""; for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
+                      pre = ($0 ~ /jacobi/) ? "jacobi" : "none"; timed = ($0 ~ /time-kernels/) ? " (timed)" : "" }
+  /device-to-device copy/ { print "  " $0 }
+  /^  method/       { method = $2 }
+  /^  iterations/   { iters = $2 }
+  /^  wall time/    { per = $6 }
+  /^  bandwidth/    { bw = $2 }
+  /^  solution error/ { n = split(cmd, parts, "/"); printf "  %-32s %-12s %-6s %-7s %6s it %9s ms/it %8s GB/s err %s%s\n", parts[n], size, method, pre, iters, per, bw, $3, timed }
+  /compared with/   { print "  host vs GPU at 48^3:" substr($0, index($0, ":") + 1) }
+' "$log"

@@ -1,0 +1,402 @@
+// The runtime on the host backend: fields, BLAS-1, operators and the
+// solvers on manufactured solutions, and every error the solver promises.
+#include "KernelRegistry.h"
+
+#include "stencil/blas.hpp"
+#include "stencil/field.hpp"
+#include "stencil/operator.hpp"
+#include "stencil/random.hpp"
+#include "stencil/solver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+using namespace stencil;
+using stencilc::testing::registeredKernels;
+
+namespace {
+
+const KernelInfo &kernel(const std::string &name) {
+  for (const auto &k : registeredKernels())
+    if (name == k.info->name)
+      return *k.info;
+  ADD_FAILURE() << "no kernel " << name;
+  return *registeredKernels().front().info;
+}
+
+#define ASSERT_OK(call)                                                        \
+  do {                                                                         \
+    Status status_ = (call);                                                   \
+    ASSERT_TRUE(status_.ok()) << status_.message();                            \
+  } while (0)
+
+/// A problem with a known solution: b = A u*, u* random on the interior.
+struct Manufactured {
+  StencilOperator A;
+  Field exact, b, x;
+  std::vector<std::unique_ptr<Field>> sites;
+
+  void setUp(const KernelInfo &info, std::vector<int> extents,
+             double siteLow = 0.0, double siteHigh = 1000.0) {
+    ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+    Random random(99);
+    for (int p = 0; p < info.num_params; ++p) {
+      if (!info.param_is_site[p])
+        continue;
+      sites.push_back(std::make_unique<Field>());
+      ASSERT_OK(Field::create(A.site_lattice(), *sites.back()));
+      std::vector<double> values(A.site_lattice().values());
+      for (double &v : values)
+        v = random.uniform(siteLow, siteHigh);
+      ASSERT_OK(sites.back()->upload_values(values.data(), values.size()));
+      ASSERT_OK(A.set_site_parameter(info.param_names[p], *sites.back()));
+    }
+    for (Field *f : {&exact, &b, &x})
+      ASSERT_OK(Field::create(A.lattice(), *f));
+    std::vector<double> values(A.lattice().values());
+    for (double &v : values)
+      v = random.uniform(-1.0, 1.0);
+    ASSERT_OK(exact.upload_values(values.data(), values.size()));
+    ASSERT_OK(set_halo(exact, 0.0));
+    ASSERT_OK(A.apply(b, exact));
+  }
+
+  double error() {
+    Field difference;
+    EXPECT_TRUE(Field::create(A.lattice(), difference).ok());
+    EXPECT_TRUE(difference.copy_from(x).ok());
+    EXPECT_TRUE(axpy(-1.0, exact, difference).ok());
+    Reducer reducer;
+    double e = 0.0, u = 0.0;
+    EXPECT_TRUE(reducer.norm2(difference, e).ok());
+    EXPECT_TRUE(reducer.norm2(exact, u).ok());
+    return e / u;
+  }
+};
+
+SolveReport solveWith(Manufactured &problem, Method method,
+                      Preconditioner preconditioner, double tol = 1e-11,
+                      int cap = 20000) {
+  SolveOptions options;
+  options.method = method;
+  options.preconditioner = preconditioner;
+  options.tolerance = tol;
+  options.max_iterations = cap;
+  SolveReport report;
+  Status status = solve(problem.A, problem.b, problem.x, options, report);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return report;
+}
+
+TEST(Solver, CgFindsTheManufacturedSolution) {
+  for (const char *name :
+       {"laplacian3d_f64", "laplacian3d_13pt_o4", "laplacian4d_periodic"}) {
+    SCOPED_TRACE(name);
+    Manufactured problem;
+    const KernelInfo &info = kernel(name);
+    problem.setUp(info, info.shape.dims == 4 ? std::vector<int>{6, 5, 7, 9}
+                                             : std::vector<int>{21, 17, 19});
+    SolveReport report = solveWith(problem, Method::CG, Preconditioner::None);
+    EXPECT_TRUE(report.converged) << report.message;
+    EXPECT_LT(problem.error(), 1e-8);
+    EXPECT_LT(report.true_relative_residual, 1e-10);
+    EXPECT_EQ(report.residual_history.size(),
+              static_cast<size_t>(report.iterations) + 1);
+    EXPECT_GT(report.bytes_per_iteration, 0.0);
+  }
+}
+
+TEST(Solver, JacobiPcgFindsTheManufacturedSolution) {
+  Manufactured problem;
+  problem.setUp(kernel("laplacian3d_f64"), {21, 17, 19});
+  SolveReport report =
+      solveWith(problem, Method::CG, Preconditioner::Jacobi);
+  EXPECT_TRUE(report.converged);
+  EXPECT_EQ(report.preconditioner, "jacobi");
+  EXPECT_LT(problem.error(), 1e-8);
+}
+
+TEST(Solver, CgnrSolvesTheNonSymmetricAdvectionDiffusion) {
+  Manufactured problem;
+  const KernelInfo &info = kernel("advection_diffusion3d");
+  ASSERT_FALSE(info.symmetric);
+  problem.setUp(info, {19, 15, 17});
+  SolveReport report = solveWith(problem, Method::CGNR, Preconditioner::None);
+  EXPECT_TRUE(report.converged) << report.message;
+  EXPECT_EQ(report.method, "cgnr");
+  EXPECT_LT(problem.error(), 1e-8);
+  EXPECT_LT(report.true_relative_residual, 1e-10);
+}
+
+TEST(Solver, JacobiCutsIterationsWhenTheDiagonalVaries) {
+  Manufactured plain, preconditioned;
+  plain.setUp(kernel("anisotropic_reaction3d"), {24, 20, 22});
+  preconditioned.setUp(kernel("anisotropic_reaction3d"), {24, 20, 22});
+  SolveReport cg = solveWith(plain, Method::CG, Preconditioner::None);
+  SolveReport pcg =
+      solveWith(preconditioned, Method::CG, Preconditioner::Jacobi);
+  EXPECT_TRUE(cg.converged);
+  EXPECT_TRUE(pcg.converged);
+  EXPECT_LT(plain.error(), 1e-8);
+  EXPECT_LT(preconditioned.error(), 1e-8);
+  EXPECT_LT(pcg.iterations * 2, cg.iterations)
+      << "CG " << cg.iterations << ", Jacobi-PCG " << pcg.iterations;
+  RecordProperty("cg_iterations", cg.iterations);
+  RecordProperty("jacobi_iterations", pcg.iterations);
+}
+
+TEST(Solver, FloatFieldsConvergeToFloatAccuracy) {
+  Manufactured problem;
+  problem.setUp(kernel("laplacian3d_f32"), {21, 17, 19});
+  SolveReport report =
+      solveWith(problem, Method::CG, Preconditioner::None, 1e-5);
+  EXPECT_TRUE(report.converged);
+  EXPECT_LT(problem.error(), 1e-3);
+}
+
+TEST(Solver, IterationCapReportsNonConvergence) {
+  Manufactured problem;
+  problem.setUp(kernel("laplacian3d_f64"), {21, 17, 19});
+  SolveReport report =
+      solveWith(problem, Method::CG, Preconditioner::None, 1e-12, 5);
+  EXPECT_FALSE(report.converged);
+  EXPECT_EQ(report.iterations, 5);
+  EXPECT_NE(report.message.find("iteration cap of 5 reached"),
+            std::string::npos)
+      << report.message;
+  EXPECT_GT(report.true_relative_residual, 1e-12);
+}
+
+TEST(Solver, MismatchedSizesAreAClearError) {
+  Manufactured problem;
+  problem.setUp(kernel("laplacian3d_f64"), {21, 17, 19});
+  StencilOperator other;
+  std::vector<int> extents = {20, 17, 19};
+  ASSERT_OK(StencilOperator::create(kernel("laplacian3d_f64"), extents.data(),
+                                    other));
+  SolveReport report;
+  Status status = solve(other, problem.b, problem.x, SolveOptions(), report);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "solve: b: field lattice 21x17x19, 1 double per site, dirichlet "
+            "(halo 1 1 1) does not match 20x17x19, 1 double per site, "
+            "dirichlet (halo 1 1 1)");
+  Field wrong;
+  ASSERT_OK(Field::create(other.lattice(), wrong));
+  Status apply = problem.A.apply(wrong, problem.exact);
+  EXPECT_FALSE(apply.ok());
+  EXPECT_NE(apply.message().find("apply: out: field lattice 20x17x19"),
+            std::string::npos)
+      << apply.message();
+}
+
+TEST(Solver, CgRefusesOperatorsThatAreNotSpd) {
+  // Not symmetric.
+  Manufactured advection;
+  advection.setUp(kernel("advection_diffusion3d"), {9, 9, 9});
+  SolveOptions options;
+  SolveReport report;
+  Status status = solve(advection.A, advection.b, advection.x, options, report);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("is not symmetric"), std::string::npos);
+  EXPECT_NE(status.message().find("use CGNR"), std::string::npos);
+
+  // Symmetric, but the periodic Laplacian without mass is singular, and
+  // with a negative mass indefinite.
+  Manufactured periodic;
+  periodic.setUp(kernel("laplacian4d_periodic"), {4, 4, 4, 4});
+  for (double mass : {0.0, -0.5}) {
+    ASSERT_OK(periodic.A.set_parameter("mass", mass));
+    status = solve(periodic.A, periodic.b, periodic.x, options, report);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find("is not positive definite"),
+              std::string::npos)
+        << status.message();
+  }
+
+  // A negative site parameter value can make the diagonal negative.
+  Manufactured reaction;
+  reaction.setUp(kernel("anisotropic_reaction3d"), {8, 8, 8}, -50.0, 10.0);
+  status = solve(reaction.A, reaction.b, reaction.x, options, report);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("site parameter 'sigma'"), std::string::npos)
+      << status.message();
+
+  // Jacobi is defined for CG only.
+  options.method = Method::CGNR;
+  options.preconditioner = Preconditioner::Jacobi;
+  status = solve(advection.A, advection.b, advection.x, options, report);
+  EXPECT_FALSE(status.ok());
+}
+
+TEST(Solver, ZeroRightHandSideGivesZero) {
+  Manufactured problem;
+  problem.setUp(kernel("laplacian3d_f64"), {9, 9, 9});
+  ASSERT_OK(fill(problem.b, 0.0));
+  ASSERT_OK(fill(problem.x, 3.0));
+  SolveReport report = solveWith(problem, Method::CG, Preconditioner::None);
+  EXPECT_TRUE(report.converged);
+  std::vector<double> x(problem.x.lattice().values());
+  ASSERT_OK(problem.x.download_values(x.data(), x.size()));
+  for (double v : x)
+    EXPECT_EQ(v, 0.0);
+}
+
+TEST(Runtime, AdjointSatisfiesTheInnerProductIdentity) {
+  // <A x, y> = <x, A^T y> for x, y zero on the halo.
+  for (const char *name : {"advection_diffusion3d", "t_upwind_c3_tile_y2",
+                           "t_hyper_periodic_c4_tile_x2"}) {
+    SCOPED_TRACE(name);
+    const KernelInfo &info = kernel(name);
+    std::vector<int> extents(info.shape.dims, 7);
+    StencilOperator A;
+    ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+    Field x, y, Ax, Aty;
+    for (Field *f : {&x, &y, &Ax, &Aty})
+      ASSERT_OK(Field::create(A.lattice(), *f));
+    Random random(7);
+    std::vector<double> values(A.lattice().values());
+    for (Field *f : {&x, &y}) {
+      for (double &v : values)
+        v = random.uniform(-1, 1);
+      ASSERT_OK(f->upload_values(values.data(), values.size()));
+      ASSERT_OK(set_halo(*f, 0.0));
+    }
+    ASSERT_OK(A.apply(Ax, x));
+    ASSERT_OK(A.apply_adjoint(Aty, y));
+    Reducer reducer;
+    double left = 0, right = 0;
+    ASSERT_OK(reducer.dot(Ax, y, left));
+    ASSERT_OK(reducer.dot(x, Aty, right));
+    double tolerance = info.element_bytes == 4 ? 1e-4 : 1e-12;
+    EXPECT_NEAR(left, right, tolerance * std::fabs(left)) << left << " " << right;
+  }
+}
+
+TEST(Runtime, BlasMatchesPlainLoops) {
+  Lattice lattice;
+  lattice.dims = 3;
+  lattice.extents[0] = 13;
+  lattice.extents[1] = 11;
+  lattice.extents[2] = 9;
+  lattice.components = 3;
+  lattice.halo[0] = lattice.halo[1] = lattice.halo[2] = 1;
+  for (int bytes : {4, 8}) {
+    lattice.element_bytes = bytes;
+    Field x, y, z;
+    for (Field *f : {&x, &y, &z})
+      ASSERT_OK(Field::create(lattice, *f));
+    const std::int64_t n = lattice.values();
+    std::vector<double> xs(n), ys(n), out(n);
+    Random random(3);
+    for (std::int64_t i = 0; i < n; ++i) {
+      xs[i] = random.uniform(-1, 1);
+      ys[i] = random.uniform(0.5, 2);
+    }
+    ASSERT_OK(x.upload_values(xs.data(), n));
+    ASSERT_OK(y.upload_values(ys.data(), n));
+    // Values as the field stores them.
+    ASSERT_OK(x.download_values(xs.data(), n));
+    ASSERT_OK(y.download_values(ys.data(), n));
+    const double tol = bytes == 4 ? 1e-6 : 1e-15;
+
+    Reducer reducer;
+    double dot = 0, expected = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      expected += xs[i] * ys[i];
+    ASSERT_OK(reducer.dot(x, y, dot));
+    EXPECT_NEAR(dot, expected, 1e-12 * n);
+
+    ASSERT_OK(z.copy_from(y));
+    ASSERT_OK(axpy(0.5, x, z));
+    ASSERT_OK(z.download_values(out.data(), n));
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_NEAR(out[i], ys[i] + 0.5 * xs[i], tol * 4);
+
+    ASSERT_OK(z.copy_from(y));
+    ASSERT_OK(xpay(x, -2.0, z));
+    ASSERT_OK(z.download_values(out.data(), n));
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_NEAR(out[i], xs[i] - 2.0 * ys[i], tol * 8);
+
+    ASSERT_OK(divide(x, y, z));
+    ASSERT_OK(z.download_values(out.data(), n));
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_NEAR(out[i], xs[i] / ys[i], tol * 4);
+
+    ASSERT_OK(scale(3.0, z));
+    ASSERT_OK(set_halo(z, 7.0));
+    ASSERT_OK(z.download_values(out.data(), n));
+    std::int64_t halo = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t site = i / 3;
+      int c[3] = {static_cast<int>(site % 13), static_cast<int>(site / 13 % 11),
+                  static_cast<int>(site / 143)};
+      bool isHalo = c[0] == 0 || c[0] == 12 || c[1] == 0 || c[1] == 10 ||
+                    c[2] == 0 || c[2] == 8;
+      halo += isHalo;
+      if (isHalo)
+        ASSERT_EQ(out[i], 7.0);
+      else
+        ASSERT_NEAR(out[i], 3.0 * xs[i] / ys[i], tol * 16);
+    }
+    EXPECT_EQ(halo, 3 * (13 * 11 * 9 - 11 * 9 * 7));
+  }
+}
+
+TEST(Runtime, FieldsRejectWrongSizes) {
+  Lattice lattice;
+  lattice.dims = 2;
+  lattice.extents[0] = 5;
+  lattice.extents[1] = 4;
+  Field field;
+  ASSERT_OK(Field::create(lattice, field));
+  std::vector<double> values(19);
+  Status status = field.upload_values(values.data(), 19);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(), "upload of 19 values into a field of 20 (5x4, 1 "
+                              "double per site, dirichlet (halo 0 0))");
+  status = field.download(values.data(), 8);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("download of 8 bytes into a field of 160"),
+            std::string::npos)
+      << status.message();
+  lattice.extents[0] = 0;
+  EXPECT_FALSE(Field::create(lattice, field).ok());
+}
+
+TEST(Runtime, OperatorParametersAreChecked) {
+  StencilOperator A;
+  std::vector<int> extents = {6, 6, 6};
+  ASSERT_OK(StencilOperator::create(kernel("anisotropic_reaction3d"),
+                                    extents.data(), A));
+  EXPECT_FALSE(A.set_parameter("nope", 1.0).ok());
+  EXPECT_FALSE(A.set_parameter("sigma", 1.0).ok());
+  EXPECT_TRUE(A.set_parameter("az", 3.0).ok());
+  Field in, out;
+  ASSERT_OK(Field::create(A.lattice(), in));
+  ASSERT_OK(Field::create(A.lattice(), out));
+  Status missing = A.apply(out, in);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("site parameter 'sigma' has no array"),
+            std::string::npos)
+      << missing.message();
+  Lattice vector = A.lattice();
+  vector.components = 2;
+  Field vectorSites;
+  ASSERT_OK(Field::create(vector, vectorSites));
+  EXPECT_FALSE(A.set_site_parameter("sigma", vectorSites).ok());
+  std::vector<int> empty = {6, 0, 6};
+  StencilOperator bad;
+  Status status = StencilOperator::create(kernel("laplacian3d_f64"),
+                                          empty.data(), bad);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("extent ny = 0 is out of range"),
+            std::string::npos)
+      << status.message();
+}
+
+} // namespace
