@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: build stencilc, generate the default spec (or SPEC), show
-# what was emitted, and run the generated kernel on the host backend against
-# the naive reference.
+# what was emitted, run the generated kernel on the host backend against the
+# naive reference, and solve a system with it (CG, or CGNR for non-symmetric
+# specs) on the host, and on the GPU too when an NVIDIA GPU and nvcc are
+# present.
 #   scripts/main.sh [SPEC.yaml] [--size nx,ny,...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,10 +12,12 @@ shift || true
 cd "$root"
 "$root/scripts/install-deps.sh"
 build=$("$root/scripts/configure.sh" | tail -n 1)
-echo "== building the generator and the host kernels"
-cmake --build "$build" --target stencilc stencil_verify -- -j"$(nproc)" >/dev/null
-
 name=$(basename "$spec" .yaml)
+solver_target=""
+[ -f "specs/$name.yaml" ] && solver_target="solve_$name"
+echo "== building the generator, the host kernels and the solver"
+cmake --build "$build" --target stencilc stencil_verify $solver_target -- -j"$(nproc)" >/dev/null
+
 out="$build/main-job"
 echo
 echo "== stencilc generate $spec -o $out"
@@ -31,3 +35,23 @@ if [ $# -eq 0 ] && [ "$spec" = "specs/laplacian3d_f64.yaml" ]; then
   set -- --size 37,29,23
 fi
 "$build/tests/stencil_verify" "$spec" "$@"
+
+if [ -z "$solver_target" ]; then
+  echo "(no solver program: $spec is not one of specs/)"
+  exit 0
+fi
+echo
+echo "== solving A x = b with it on the host backend (b = A u*, u* random)"
+solve_args=(--tol 1e-10)
+[ "$spec" = "specs/laplacian3d_f64.yaml" ] && solve_args+=(--size 64,64,64)
+"$build/$solver_target" "${solve_args[@]}"
+
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
+   command -v nvcc >/dev/null; then
+  echo
+  echo "== and on the GPU"
+  cmake -S "$root" -B "$root/build-cuda" -G Ninja -DSTENCILC_PLATFORM=nvidia \
+        -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$root/build-cuda" --target "$solver_target" -- -j"$(nproc)" >/dev/null
+  "$root/build-cuda/$solver_target" "${solve_args[@]}"
+fi

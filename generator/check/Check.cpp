@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -599,6 +600,13 @@ void Checker::checkLoadOrder() {
     model.kernel.tapOrder = std::move(*taps);
 }
 
+/// `value` to 6 significant digits, as printf's %g writes it.
+std::string formatNumber6(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
 void Checker::checkSolver() {
   if (!spec.solver.present)
     return;
@@ -671,7 +679,7 @@ void Checker::checkSolver() {
                   Twine(periodic ? "must be positive on a periodic grid and "
                                    "reaches "
                                  : "reaches ") +
-                  formatv("{0:g}", minimum.value) + " at theta = (" + theta +
+                  Twine(formatNumber6(minimum.value)) + " at theta = (" + theta +
                   ") with the parameters' default values; use 'solver: "
                   "cgnr', or add a positive shift (mass) to the centre tap");
 }

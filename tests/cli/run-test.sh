@@ -3,9 +3,10 @@
 # from the source root, after substituting
 #   %stencilc %FileCheck %not  the tools      %s  the test file
 #   %S  the test's directory                  %t  a scratch path for this test
-# Usage: run-test.sh TEST STENCILC FILECHECK NOT SOURCE_ROOT SCRATCH_DIR
+#   %bin  the build tree's top directory (solver programs)
+# Usage: run-test.sh TEST STENCILC FILECHECK NOT SOURCE_ROOT SCRATCH_DIR BIN
 set -euo pipefail
-test_file=$1 stencilc=$2 filecheck=$3 not=$4 root=$5 scratch=$6
+test_file=$1 stencilc=$2 filecheck=$3 not=$4 root=$5 scratch=$6 bin=$7
 name=$(basename "$test_file" .test)
 tmp="$scratch/$name.tmp"
 rm -rf "$tmp"
@@ -19,6 +20,7 @@ while IFS= read -r line; do
   command=${command//%stencilc/$stencilc}
   command=${command//%FileCheck/$filecheck}
   command=${command//%not/$not}
+  command=${command//%bin/$bin}
   command=${command//%S/$rel_dir}
   command=${command//%s/$rel_test}
   command=${command//%t/$tmp}

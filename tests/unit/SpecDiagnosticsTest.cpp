@@ -265,3 +265,123 @@ TEST(Coefficients, LinearFormsOverParameters) {
 }
 
 } // namespace
+
+namespace {
+
+std::string withSolver(const std::string &solver, std::string spec) {
+  return "solver: " + solver + "\n" + spec;
+}
+
+TEST(SolverChecks, SymmetricPositiveLaplacianPassesCg) {
+  CheckResult result = checkYaml(withSolver("cg", laplacianSpec()));
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_EQ(result.model->solver, Solver::CG);
+  EXPECT_TRUE(isSymmetric(*result.model));
+}
+
+TEST(SolverChecks, CgOnANonSymmetricStencilSuggestsCgnr) {
+  std::string spec = laplacianSpec();
+  spec.replace(spec.find("[1, 0, 0], coefficient: -h"), 26,
+               "[1, 0, 0], coefficient: -2*h");
+  CheckResult result = checkYaml(withSolver("cg", spec));
+  EXPECT_FALSE(result.model);
+  EXPECT_TRUE(hasDiagnostic(
+      result, "test.yaml:1:9: error: solver 'cg' needs a symmetric operator "
+              "(c(o) = c(-o)), but tap (-1, 0, 0) has coefficient '-h' but "
+              "tap (1, 0, 0) has '-2 * h'; use 'solver: cgnr'"));
+  CheckResult cgnr = checkYaml(withSolver("cgnr", spec));
+  EXPECT_TRUE(cgnr.model.has_value()) << cgnr.output;
+  EXPECT_FALSE(isSymmetric(*cgnr.model));
+}
+
+TEST(SolverChecks, CgOnAnIndefiniteStencilIsRefused) {
+  // Centre 5 < 6: the symbol 5 - 2(cos a + cos b + cos c) reaches -1.
+  std::string spec = laplacianSpec();
+  spec.replace(spec.find("6*h"), 3, "5*h");
+  CheckResult result = checkYaml(withSolver("cg", spec));
+  EXPECT_FALSE(result.model);
+  EXPECT_TRUE(hasDiagnostic(
+      result, "error: solver 'cg' needs a positive definite operator, but "
+              "the symbol sum_o c_o cos(theta . o) reaches -1 at theta = "));
+  EXPECT_TRUE(hasDiagnostic(result, "use 'solver: cgnr', or add a positive "
+                                    "shift (mass) to the centre tap"));
+}
+
+TEST(SolverChecks, PeriodicLaplacianNeedsAMass) {
+  const std::string periodic = "name: p\n"
+                               "solver: cg\n"
+                               "grid: {dimensions: 2, boundary: periodic}\n"
+                               "field: {precision: double}\n"
+                               "parameters: [{name: mass, default: MASS}]\n"
+                               "taps:\n"
+                               "  - {offset: [0, 0], coefficient: 4 + mass}\n"
+                               "  - {offset: [-1, 0], coefficient: -1}\n"
+                               "  - {offset: [1, 0], coefficient: -1}\n"
+                               "  - {offset: [0, -1], coefficient: -1}\n"
+                               "  - {offset: [0, 1], coefficient: -1}\n";
+  auto withMass = [&](const std::string &mass) {
+    std::string text = periodic;
+    text.replace(text.find("MASS"), 4, mass);
+    return checkYaml(text);
+  };
+  EXPECT_TRUE(withMass("0.01").model.has_value());
+  CheckResult massless = withMass("0");
+  EXPECT_FALSE(massless.model);
+  EXPECT_TRUE(hasDiagnostic(massless, "must be positive on a periodic grid"));
+}
+
+TEST(SolverChecks, SiteParameters) {
+  std::string spec = laplacianSpec();
+  spec.replace(spec.find("  - {name: h, default: 1.0}\n"), 0,
+               "  - {name: sigma, kind: site}\n");
+  std::string centre = spec;
+  centre.replace(centre.find("6*h}"), 4, "6*h + sigma}");
+  CheckResult ok = checkYaml(withSolver("cg", centre));
+  ASSERT_TRUE(ok.model.has_value()) << ok.output;
+  EXPECT_TRUE(ok.model->parameters[0].site);
+  EXPECT_EQ(siteParameterCount(*ok.model), 1);
+
+  std::string offCentre = spec;
+  offCentre.replace(offCentre.find("[1, 0, 0], coefficient: -h"), 26,
+                    "[1, 0, 0], coefficient: -h + sigma");
+  CheckResult bad = checkYaml(offCentre);
+  EXPECT_TRUE(hasDiagnostic(bad, "error: site parameter 'sigma' may appear "
+                                 "only in the centre tap's coefficient"));
+
+  std::string negative = spec;
+  negative.replace(negative.find("6*h}"), 4, "6*h - sigma}");
+  CheckResult minus = checkYaml(withSolver("cg", negative));
+  EXPECT_TRUE(hasDiagnostic(minus, "site parameter 'sigma' enters the "
+                                   "diagonal with a negative factor"));
+
+  std::string withDefault = spec;
+  withDefault.replace(withDefault.find("{name: sigma, kind: site}"), 25,
+                      "{name: sigma, kind: site, default: 1}");
+  EXPECT_TRUE(hasDiagnostic(checkYaml(withDefault),
+                            "a site parameter takes its values from a field "
+                            "at run time, not a 'default'"));
+  std::string badKind = spec;
+  badKind.replace(badKind.find("kind: site"), 10, "kind: vector");
+  EXPECT_TRUE(hasDiagnostic(checkYaml(badKind),
+                            "unknown parameter kind 'vector'; expected "
+                            "'scalar' or 'site'"));
+}
+
+TEST(SolverChecks, UnknownSolver) {
+  CheckResult result = checkYaml(withSolver("gmres", laplacianSpec()));
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:1:9: error: unknown solver "
+                                    "'gmres'; expected 'none', 'cg' or "
+                                    "'cgnr'"));
+}
+
+TEST(SolverChecks, TransposedModelNegatesOffsets) {
+  CheckResult result = checkYaml(laplacianSpec());
+  ASSERT_TRUE(result.model.has_value());
+  StencilModel transposed = transposedModel(*result.model);
+  for (size_t t = 0; t < transposed.taps.size(); ++t)
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      EXPECT_EQ(transposed.taps[t].offset[axis],
+                -result.model->taps[t].offset[axis]);
+}
+
+} // namespace
