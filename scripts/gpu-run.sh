@@ -54,13 +54,15 @@ rm -f "$out"/*.bin "$out/run.txt"
 echo
 echo "== summary ($(cat "$out/device.txt"))"
 awk '
-  /^\$ /            { cmd = $2; size = ""; for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
-                      pre = ($0 ~ /jacobi/) ? "jacobi" : "none"; timed = ($0 ~ /time-kernels/) ? " (timed)" : "" }
+  /^\$ /              { n = split($2, parts, "/"); cmd = parts[n]; size = "";
+                        for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
+                        timed = ($0 ~ /time-kernels/) ? " (per-kernel timing on)" : "" }
   /device-to-device copy/ { print "  " $0 }
-  /^  method/       { method = $2 }
-  /^  iterations/   { iters = $2 }
-  /^  wall time/    { per = $6 }
-  /^  bandwidth/    { bw = $2 }
-  /^  solution error/ { n = split(cmd, parts, "/"); printf "  %-32s %-12s %-6s %-7s %6s it %9s ms/it %8s GB/s err %s%s\n", parts[n], size, method, pre, iters, per, bw, $3, timed }
-  /compared with/   { print "  host vs GPU at 48^3:" substr($0, index($0, ":") + 1) }
+  /^solve_.*: (host|cuda) on/ { backend = $2 }
+  /^  method/         { method = $2; sub(",", "", method); pre = $4 }
+  /^  iterations/     { iters = $2 }
+  /^  wall time/      { per = $5 }
+  /^  bandwidth/      { bw = $2 }
+  /^  solution error/ { printf "  %-30s %-5s %-12s %-5s %-7s %6s it %8s ms/it %7s GB/s  err %s%s\n", cmd, backend, size, method, pre, iters, per, bw, $3, timed }
+  /compared with/     { print "  host vs GPU at 48^3:" substr($0, index($0, ":") + 1) }
 ' "$log"
