@@ -1,6 +1,7 @@
 # stencilc_add_kernels(<target>
 #     SPECS <spec.yaml>...
-#     [PLATFORM host|nvidia|amd]     default: host
+#     [PLATFORM host|nvidia|amd]     default: host (amd: configure with
+#                                    CMAKE_CXX_COMPILER=hipcc)
 #     [OUTPUT_DIR <dir>])            default: <binary dir>/stencilc/<target>
 #
 # Generates NAME.hip, NAME.hpp and NAME.json for each spec at build time and
@@ -16,6 +17,31 @@ include_guard(GLOBAL)
 
 set(STENCILC_PREGENERATED_DIR "${CMAKE_CURRENT_LIST_DIR}/../generated"
     CACHE PATH "Pre-generated kernel sources used when the generator is not built")
+
+# stencilc_set_device_language(PLATFORM <host|nvidia|amd> SOURCES <file>...)
+#
+# Compiles the sources with the platform's device compiler: the C++ compiler
+# for the host backend, CUDA (nvcc) for nvidia, and hipcc in HIP mode for
+# the targets of STENCILC_AMD_ARCHITECTURES for amd (the project is then
+# configured with CMAKE_CXX_COMPILER=hipcc).
+function(stencilc_set_device_language)
+  cmake_parse_arguments(ARG "" "PLATFORM" "SOURCES" ${ARGN})
+  if(ARG_PLATFORM STREQUAL "host")
+    set_source_files_properties(${ARG_SOURCES} PROPERTIES LANGUAGE CXX)
+  elseif(ARG_PLATFORM STREQUAL "nvidia")
+    set_source_files_properties(${ARG_SOURCES} PROPERTIES LANGUAGE CUDA)
+  else()
+    if(NOT STENCILC_AMD_ARCHITECTURES)
+      set(STENCILC_AMD_ARCHITECTURES gfx908 gfx90a)
+    endif()
+    set(options -x hip)
+    foreach(arch IN LISTS STENCILC_AMD_ARCHITECTURES)
+      list(APPEND options --offload-arch=${arch})
+    endforeach()
+    set_source_files_properties(${ARG_SOURCES} PROPERTIES
+      LANGUAGE CXX COMPILE_OPTIONS "${options}")
+  endif()
+endfunction()
 
 function(stencilc_add_kernels target)
   cmake_parse_arguments(ARG "" "PLATFORM;OUTPUT_DIR" "SPECS" ${ARGN})
@@ -61,13 +87,7 @@ function(stencilc_add_kernels target)
       endif()
     endif()
     set(kernel "${dir}/${name}.hip")
-    if(ARG_PLATFORM STREQUAL "host")
-      set_source_files_properties("${kernel}" PROPERTIES LANGUAGE CXX)
-    elseif(ARG_PLATFORM STREQUAL "nvidia")
-      set_source_files_properties("${kernel}" PROPERTIES LANGUAGE CUDA)
-    else()
-      set_source_files_properties("${kernel}" PROPERTIES LANGUAGE HIP)
-    endif()
+    stencilc_set_device_language(PLATFORM ${ARG_PLATFORM} SOURCES "${kernel}")
     list(APPEND sources "${kernel}")
   endforeach()
 

@@ -35,7 +35,11 @@ Status checked(ApiError error, const char *call, const char *file, int line) {
   return Status::failure(std::string(call) + " failed at " + file + ":" +
                          std::to_string(line) + ": " + error_string(error));
 }
-#define STENCIL_CHECKED(call) checked((call), #call, __FILE__, __LINE__)
+// Stringified after expansion, so that messages name hipMalloc, cudaMemcpy...
+#define STENCIL_STRINGIFY_(text) #text
+#define STENCIL_STRINGIFY(text) STENCIL_STRINGIFY_(text)
+#define STENCIL_CHECKED(call)                                                  \
+  checked((call), STENCIL_STRINGIFY(call), __FILE__, __LINE__)
 #endif
 
 #if defined(STENCIL_BACKEND_HOST)

@@ -41,7 +41,8 @@ public:
 private:
   void *begin_ = nullptr;
   void *end_ = nullptr;
-  double host_begin_ = 0.0, host_end_ = 0.0;
+  [[maybe_unused]] double host_begin_ = 0.0; // host backend only
+  [[maybe_unused]] double host_end_ = 0.0;
 };
 
 } // namespace stencil
