@@ -14,6 +14,18 @@ Expected<std::string> renderTemplate(StringRef templateName, StringRef text,
                                      const TemplateValues &values) {
   std::string out;
   std::set<std::string> used;
+  // The value of `key`, marked as used; an error names the template line.
+  auto lookup = [&](StringRef key, size_t lineNo)
+      -> Expected<TemplateValues::const_iterator> {
+    auto it = values.find(key.str());
+    if (it == values.end())
+      return createStringError(inconvertibleErrorCode(),
+                               "template '%s' line %zu uses unknown key '%s'",
+                               templateName.str().c_str(), lineNo + 1,
+                               key.str().c_str());
+    used.insert(it->first);
+    return it;
+  };
   SmallVector<StringRef, 64> lines;
   text.split(lines, '\n');
   for (size_t lineNo = 0; lineNo < lines.size(); ++lineNo) {
@@ -23,19 +35,13 @@ Expected<std::string> renderTemplate(StringRef templateName, StringRef text,
     // A placeholder that is the whole line.
     if (trimmed.startswith("{{") && trimmed.endswith("}}") &&
         trimmed.find("{{", 2) == StringRef::npos) {
-      std::string key = trimmed.drop_front(2).drop_back(2).str();
-      auto it = values.find(key);
-      if (it == values.end())
-        return createStringError(inconvertibleErrorCode(),
-                                 "template '%s' line %zu uses unknown key "
-                                 "'%s'",
-                                 templateName.str().c_str(), lineNo + 1,
-                                 key.c_str());
-      used.insert(key);
-      if (it->second.empty())
+      auto it = lookup(trimmed.drop_front(2).drop_back(2), lineNo);
+      if (!it)
+        return it.takeError();
+      if ((*it)->second.empty())
         continue;
       SmallVector<StringRef, 16> valueLines;
-      StringRef(it->second).split(valueLines, '\n');
+      StringRef((*it)->second).split(valueLines, '\n');
       for (StringRef valueLine : valueLines) {
         if (!valueLine.empty())
           out += indent;
@@ -58,16 +64,10 @@ Expected<std::string> renderTemplate(StringRef templateName, StringRef text,
                                  "'{{'",
                                  templateName.str().c_str(), lineNo + 1);
       out += line.slice(pos, open);
-      std::string key = line.slice(open + 2, close).str();
-      auto it = values.find(key);
-      if (it == values.end())
-        return createStringError(inconvertibleErrorCode(),
-                                 "template '%s' line %zu uses unknown key "
-                                 "'%s'",
-                                 templateName.str().c_str(), lineNo + 1,
-                                 key.c_str());
-      used.insert(key);
-      out += it->second;
+      auto it = lookup(line.slice(open + 2, close), lineNo);
+      if (!it)
+        return it.takeError();
+      out += (*it)->second;
       pos = close + 2;
     }
     if (lineNo + 1 < lines.size())

@@ -147,6 +147,16 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
   ops.bytes = 0.0;
   ops.stats.clear();
   int k = 0;
+  // Both methods' update: x += alpha p, r -= alpha q (q = A p), and record
+  // the new relative residual.
+  auto step = [&](double alpha) {
+    STENCIL_TRY(ops.axpy(alpha, p, x));
+    STENCIL_TRY(ops.axpy(-alpha, q, r));
+    STENCIL_TRY(ops.norm2(r, rNorm));
+    ++k;
+    report.residual_history.push_back(rNorm / bNorm);
+    return Status();
+  };
   if (options.method == Method::CG) {
     // Preconditioned CG; z = r without a preconditioner.
     const Field *zr = &r;
@@ -167,12 +177,7 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
             " (p^T A p = " + std::to_string(pq) +
             "): the operator is not positive definite on these values; use "
             "CGNR");
-      const double alpha = rz / pq;
-      STENCIL_TRY(ops.axpy(alpha, p, x));
-      STENCIL_TRY(ops.axpy(-alpha, q, r));
-      STENCIL_TRY(ops.norm2(r, rNorm));
-      ++k;
-      report.residual_history.push_back(rNorm / bNorm);
+      STENCIL_TRY(step(rz / pq));
       if (rNorm / bNorm < options.tolerance)
         break;
       double rzNew = 0.0;
@@ -201,12 +206,7 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
         return Status::failure("solve: CGNR broke down at iteration " +
                                std::to_string(k + 1) +
                                " (A p = 0): the operator is singular");
-      const double alpha = ss / qq;
-      STENCIL_TRY(ops.axpy(alpha, p, x));
-      STENCIL_TRY(ops.axpy(-alpha, q, r));
-      STENCIL_TRY(ops.norm2(r, rNorm));
-      ++k;
-      report.residual_history.push_back(rNorm / bNorm);
+      STENCIL_TRY(step(ss / qq));
       if (rNorm / bNorm < options.tolerance)
         break;
       STENCIL_TRY(ops.apply_adjoint(s, r));
