@@ -11,6 +11,7 @@
 
 #include "stencil/kernel_info.hpp"
 #include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
 #include "stencil/types.hpp"
 
 namespace stencilc_kernels {
@@ -40,6 +41,12 @@ struct Params {
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
   static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4};
+  return value;
+}
+
+/// How fields of this stencil are stored: site-major, x fastest (the host order).
+inline const stencil::Layout &layout() {
+  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}};
   return value;
 }
 
@@ -85,7 +92,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {6, 1, 1, 1, -1, -1, 0, 0, -1, 0, 0, 0, -1, 0, -1, 0, -1, 0, 0, 0, -1, 0, 0, -1, -1, 0, 0, 0};
   static const stencil::KernelInfo value = {
       "advection_diffusion3d", "advection_diffusion3d.yaml", "double", 8,
-      components, shape(), 7, tap_offsets, tap_constants,
+      components, shape(), layout(), 7, tap_offsets, tap_constants,
       tap_factors, 4, param_names,
       param_defaults, param_is_site, 0,
       false, "cgnr", 22, 16,

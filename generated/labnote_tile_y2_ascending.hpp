@@ -11,6 +11,7 @@
 
 #include "stencil/kernel_info.hpp"
 #include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
 #include "stencil/types.hpp"
 
 namespace stencilc_kernels {
@@ -39,6 +40,12 @@ struct Params {
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
   static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 2};
+  return value;
+}
+
+/// How fields of this stencil are stored: site-major, x fastest (the host order).
+inline const stencil::Layout &layout() {
+  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}};
   return value;
 }
 
@@ -84,7 +91,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   static const stencil::KernelInfo value = {
       "labnote_tile_y2_ascending", "labnote_tile_y2_ascending.yaml", "double", 8,
-      components, shape(), 7, tap_offsets, tap_constants,
+      components, shape(), layout(), 7, tap_offsets, tap_constants,
       tap_factors, 3, param_names,
       param_defaults, param_is_site, 0,
       true, "none", 12, 16,

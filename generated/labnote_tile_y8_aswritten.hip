@@ -187,6 +187,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n);
   if (!status.ok())
     return stencil::Status::failure("labnote_tile_y8_aswritten: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -238,6 +240,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n);
   if (!status.ok())
     return stencil::Status::failure("labnote_tile_y8_aswritten: " + status.message());
   if (out == nullptr || in == nullptr)

@@ -11,6 +11,7 @@
 
 #include "stencil/kernel_info.hpp"
 #include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
 #include "stencil/types.hpp"
 
 namespace stencilc_kernels {
@@ -37,6 +38,12 @@ struct Params {
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
   static constexpr stencil::StencilShape value = {3, false, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 4};
+  return value;
+}
+
+/// How fields of this stencil are stored: site-major, x fastest (the host order).
+inline const stencil::Layout &layout() {
+  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}};
   return value;
 }
 
@@ -82,7 +89,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {7.5, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333};
   static const stencil::KernelInfo value = {
       "laplacian3d_13pt_o4", "laplacian3d_13pt_o4.yaml", "double", 8,
-      components, shape(), 13, tap_offsets, tap_constants,
+      components, shape(), layout(), 13, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       true, "cg", 40, 16,

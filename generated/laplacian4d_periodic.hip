@@ -112,6 +112,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_periodic: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -163,6 +165,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_periodic: " + status.message());
   if (out == nullptr || in == nullptr)

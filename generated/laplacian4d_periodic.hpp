@@ -11,6 +11,7 @@
 
 #include "stencil/kernel_info.hpp"
 #include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
 #include "stencil/types.hpp"
 
 namespace stencilc_kernels {
@@ -38,6 +39,12 @@ struct Params {
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
   static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 2, 1}, 3, 2};
+  return value;
+}
+
+/// How fields of this stencil are stored: site-major, x fastest (the host order).
+inline const stencil::Layout &layout() {
+  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}};
   return value;
 }
 
@@ -83,7 +90,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   static const stencil::KernelInfo value = {
       "laplacian4d_periodic", "laplacian4d_periodic.yaml", "double", 8,
-      components, shape(), 9, tap_offsets, tap_constants,
+      components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       true, "cg", 16, 16,

@@ -11,6 +11,7 @@
 
 #include "stencil/kernel_info.hpp"
 #include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
 #include "stencil/types.hpp"
 
 namespace stencilc_kernels {
@@ -37,6 +38,12 @@ struct Params {
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
   static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 2, 2};
+  return value;
+}
+
+/// How fields of this stencil are stored: site-major, x fastest (the host order).
+inline const stencil::Layout &layout() {
+  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}};
   return value;
 }
 
@@ -82,7 +89,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {-0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.4666666666666667, 4.266666666666667, -0.4666666666666667, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333};
   static const stencil::KernelInfo value = {
       "stencil3d_27pt", "stencil3d_27pt.yaml", "float", 4,
-      components, shape(), 27, tap_offsets, tap_constants,
+      components, shape(), layout(), 27, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 13,
       true, "cg", 36, 8,

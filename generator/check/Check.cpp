@@ -56,6 +56,18 @@ const char *loadOrderName(LoadOrder order) {
   return "?";
 }
 
+const char *layoutOrderName(LayoutOrder order) {
+  switch (order) {
+  case LayoutOrder::SiteMajor:
+    return "aos";
+  case LayoutOrder::ComponentMajor:
+    return "soa";
+  case LayoutOrder::Blocked:
+    return "aosoa";
+  }
+  return "?";
+}
+
 const char *solverName(Solver solver) {
   switch (solver) {
   case Solver::None:
@@ -217,6 +229,7 @@ private:
   void checkTile();
   void checkLoadOrder();
   void checkSolver();
+  void checkLayout();
 
   const Spec &spec;
   DiagnosticEngine &diags;
@@ -236,6 +249,7 @@ std::optional<StencilModel> Checker::run() {
   checkParameters();
   checkTaps();
   checkKernel();
+  checkLayout();
   checkSolver();
   for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
        ++i)
@@ -605,6 +619,81 @@ std::string formatNumber6(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", value);
   return text;
+}
+
+void Checker::checkLayout() {
+  FieldLayout &layout = model.layout;
+  if (spec.layoutOrder.present) {
+    StringRef order = spec.layoutOrder.value;
+    if (order == "aos")
+      layout.order = LayoutOrder::SiteMajor;
+    else if (order == "soa")
+      layout.order = LayoutOrder::ComponentMajor;
+    else if (order == "aosoa")
+      layout.order = LayoutOrder::Blocked;
+    else
+      diags.error(spec.layoutOrder.range,
+                  "unknown layout '" + order +
+                      "'; expected 'aos' (site-major), 'soa' "
+                      "(component-major) or 'aosoa' (blocks of sites)");
+  }
+  if (spec.layoutBlock.present) {
+    long long block = spec.layoutBlock.value;
+    if (layout.order != LayoutOrder::Blocked)
+      diags.error(spec.layoutBlock.range,
+                  "'field.layout.block' applies to the 'aosoa' layout only");
+    else if (block < 1 || block > kMaxThreadsPerBlock)
+      diags.error(spec.layoutBlock.range,
+                  "'field.layout.block' must be from 1 to " +
+                      Twine(kMaxThreadsPerBlock) + " sites, not " +
+                      Twine(block));
+    else
+      layout.block = static_cast<int>(block);
+  } else if (layout.order == LayoutOrder::Blocked) {
+    diags.error(spec.layoutRange, "the 'aosoa' layout needs 'block', the "
+                                  "number of sites per block");
+  }
+  if (spec.subdomain.present && gridKnown) {
+    const std::vector<long long> &extents = spec.subdomain.value;
+    if (static_cast<int>(extents.size()) != model.dims)
+      diags.error(spec.subdomain.range,
+                  "'field.layout.subdomain' has " + Twine(extents.size()) +
+                      " entries but the grid has " + Twine(model.dims) +
+                      " dimensions");
+    else
+      for (int axis = 0; axis < model.dims; ++axis) {
+        if (extents[axis] < 1 || extents[axis] > 1024) {
+          diags.error(spec.subdomain.range,
+                      "'field.layout.subdomain' entries must be from 1 to "
+                      "1024 sites");
+          break;
+        }
+        layout.subdomain[axis] = static_cast<int>(extents[axis]);
+      }
+  }
+  const auto &width = spec.kernel.vectorWidth;
+  if (!width.present)
+    return;
+  if (width.value != 1 && width.value != 2 && width.value != 4) {
+    diags.error(width.range, "'kernel.vector_width' must be 1, 2 or 4, not " +
+                                 Twine(width.value));
+    return;
+  }
+  int w = static_cast<int>(width.value);
+  if (w > 1 && layout.order != LayoutOrder::SiteMajor)
+    diags.error(width.range,
+                "'kernel.vector_width' " + Twine(w) + " needs the site-major "
+                "(aos) layout, whose components are contiguous; the '" +
+                    layoutOrderName(layout.order) +
+                    "' layout stores a site's components apart");
+  else if (w > 1 && model.components % w != 0)
+    diags.error(width.range,
+                "'kernel.vector_width' " + Twine(w) + " does not divide the " +
+                    Twine(model.components) + " components per site");
+  else if (w > 1)
+    // Vector loads are not emitted yet; refusing beats ignoring the option.
+    diags.error(width.range, "'kernel.vector_width' " + Twine(w) +
+                                 " is not implemented yet; use 1");
 }
 
 void Checker::checkSolver() {

@@ -64,6 +64,23 @@ struct Tap {
   Coefficient coefficient;
 };
 
+/// How a field is stored (see runtime/include/stencil/layout.hpp).
+enum class LayoutOrder { SiteMajor, ComponentMajor, Blocked };
+const char *layoutOrderName(LayoutOrder order);
+
+struct FieldLayout {
+  LayoutOrder order = LayoutOrder::SiteMajor;
+  int block = 1;                        ///< Blocked: sites per block
+  std::array<int, kMaxDims> subdomain{1, 1, 1, 1};
+  bool hasSubdomains() const {
+    return subdomain[0] * subdomain[1] * subdomain[2] * subdomain[3] != 1;
+  }
+  /// Site-major, no subdomains: what the user's host arrays look like.
+  bool isPlain() const {
+    return order == LayoutOrder::SiteMajor && !hasSubdomains();
+  }
+};
+
 struct KernelOptions {
   std::array<int, kMaxDims> block{1, 1, 1, 1}; ///< threads per axis
   int launchBounds = 0;                         ///< 0: no attribute
@@ -73,6 +90,8 @@ struct KernelOptions {
   std::string loadOrderText;   ///< the explicit order string, if any
   std::vector<int> tapOrder;   ///< explicit order: tap indices
   bool nontemporalStore = false;
+  /// Components moved per load and store instruction (site-major only).
+  int vectorWidth = 1;
 
   int threadsPerBlock() const {
     return block[0] * block[1] * block[2] * block[3];
@@ -87,6 +106,7 @@ struct StencilModel {
   Boundary boundary = Boundary::Dirichlet;
   Precision precision = Precision::Double;
   int components = 1;
+  FieldLayout layout;
   std::vector<Parameter> parameters;
   std::vector<Tap> taps;
   /// The stencil's largest |offset| along each axis. On a Dirichlet grid it

@@ -101,7 +101,8 @@ class KernelWriter {
 public:
   KernelWriter(const StencilModel &model, const KernelPlan &plan)
       : model(model), plan(plan), tile(plan.tileAxis),
-        periodic(model.boundary == Boundary::Periodic) {}
+        periodic(model.boundary == Boundary::Periodic),
+        general(!model.layout.isPlain()) {}
 
   Expected<std::string> render();
 
@@ -121,6 +122,11 @@ private:
   const KernelPlan &plan;
   const int tile;
   const bool periodic;
+  /// Not plain site-major storage: addresses go through stencil::layout_site
+  /// from per-row coordinates instead of offsets from `site`.
+  const bool general;
+  std::string layoutSite(const Offset &offset);
+  std::string coordinateDefinitions();
   std::vector<std::string> tapWeight; ///< weight variable of each tap
   /// Per tile site, for taps whose coefficient has site parameters.
   std::vector<std::vector<std::string>> siteWeights;
@@ -184,8 +190,82 @@ std::string KernelWriter::siteMapping() {
   return text;
 }
 
+/// One coordinate per distinct row the tile reads: wrapped on periodic
+/// grids, clamped along the tile axis where PlannedLoad says so.
+std::string KernelWriter::coordinateDefinitions() {
+  std::set<std::pair<int, int>> deltas;
+  for (const PlannedLoad &load : plan.loads)
+    for (int axis = 0; axis < model.dims; ++axis)
+      if (load.offset[axis] != 0)
+        deltas.insert({axis, load.offset[axis]});
+  std::string text;
+  if (!deltas.empty())
+    text += periodic ? "\n// Periodic neighbours' coordinates."
+                     : "\n// Neighbours' coordinates.";
+  for (auto [axis, delta] : deltas) {
+    std::string value;
+    if (periodic)
+      value = "stencil::wrap(" + std::string(axisName(axis)) +
+              (delta < 0 ? " - " : " + ") + std::to_string(std::abs(delta)) +
+              ", " + extentName(axis) + ")";
+    else if (axis == tile && delta > model.reach[tile])
+      value = std::string(axisName(axis)) + " + stencil::clamp_above(" +
+              std::to_string(delta) + ", room)";
+    else
+      value = std::string(axisName(axis)) + (delta < 0 ? " - " : " + ") +
+              std::to_string(std::abs(delta));
+    text += "\nconst int " + wrappedName(axis, delta) + " = " + value + ";";
+  }
+  return text;
+}
+
+/// Storage index of the site at `offset` from the tile's first site.
+std::string KernelWriter::layoutSite(const Offset &offset) {
+  std::vector<std::string> coordinates, extents;
+  for (int axis = 0; axis < kMaxDims; ++axis) {
+    coordinates.push_back(axis < model.dims ? wrappedName(axis, offset[axis])
+                                            : std::string("0"));
+    extents.push_back(axis < model.dims ? extentName(axis) : std::string("1"));
+  }
+  return "stencil::layout_site(layout, " + join(coordinates, ", ") + ", " +
+         join(extents, ", ") + ")";
+}
+
 std::string KernelWriter::strides() {
   std::string text;
+  if (general) {
+    const FieldLayout &l = model.layout;
+    text += "// Storage: " + std::string(layoutOrderName(l.order)) +
+            (l.order == LayoutOrder::Blocked
+                 ? " in blocks of " + std::to_string(l.block) + " sites"
+                 : std::string()) +
+            (l.hasSubdomains() ? ", subdomains of " +
+                                     std::to_string(l.subdomain[0]) + "x" +
+                                     std::to_string(l.subdomain[1]) + "x" +
+                                     std::to_string(l.subdomain[2]) + "x" +
+                                     std::to_string(l.subdomain[3]) + " sites"
+                               : std::string()) +
+            " (stencil/layout.hpp).\n";
+    text += "constexpr stencil::Layout layout = {" +
+            std::to_string(static_cast<int>(l.order)) + ", " +
+            std::to_string(l.block) + ", {" + std::to_string(l.subdomain[0]) +
+            ", " + std::to_string(l.subdomain[1]) + ", " +
+            std::to_string(l.subdomain[2]) + ", " +
+            std::to_string(l.subdomain[3]) + "}};\n";
+    std::vector<std::string> factors;
+    for (int axis = 0; axis < model.dims; ++axis)
+      factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
+                                  : extentName(axis));
+    text += "const stencil::index_t sites = " + join(factors, " * ") + ";\n";
+    if (!periodic && any_of(plan.loads, [](const PlannedLoad &l) {
+          return l.clampTileAxis;
+        }))
+      text += "// Farthest row along " + std::string(axisName(tile)) +
+              " inside the array, relative to this tile.\nconst int room = " +
+              extentName(tile) + " - 1 - " + axisName(tile) + ";\n";
+    text += "const stencil::index_t site = " + layoutSite(Offset{}) + ";";
+    return text + coordinateDefinitions();
+  }
   for (int axis = 1; axis < model.dims; ++axis) {
     std::string previous =
         axis == 1 ? "static_cast<stencil::index_t>(nx)"
@@ -308,6 +388,8 @@ std::string KernelWriter::accumulators() {
 }
 
 std::string KernelWriter::loadAddress(const PlannedLoad &load) {
+  if (general)
+    return layoutSite(load.offset);
   std::vector<std::string> terms;
   if (periodic) {
     for (int axis = 0; axis < model.dims; ++axis) {
@@ -340,7 +422,7 @@ std::string KernelWriter::accumulate(const PlannedAccumulation &acc,
   std::string value = "u" + std::to_string(load);
   if (model.components > 1) {
     target += "[c]";
-    value += "[c]";
+    value = general ? "v" : value + "[c]";
   }
   const std::string &weight = siteWeights[acc.tap].empty()
                                   ? tapWeight[acc.tap]
@@ -363,9 +445,16 @@ std::string KernelWriter::program() {
         text += "\n" + accumulate(acc, step.load);
       continue;
     }
-    text += "const value_type *" + name + " = in + (" + address + ") * " +
-            std::to_string(nc) + ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " +
-            std::to_string(nc) + "; ++c) {";
+    if (general)
+      text += "const stencil::index_t " + name + " = " + address +
+              ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " + std::to_string(nc) +
+              "; ++c) {\n  const value_type v = in[stencil::layout_element("
+              "layout, " +
+              name + ", c, " + std::to_string(nc) + ", sites)];";
+    else
+      text += "const value_type *" + name + " = in + (" + address + ") * " +
+              std::to_string(nc) + ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " +
+              std::to_string(nc) + "; ++c) {";
     for (const PlannedAccumulation &acc : step.accumulations)
       text += "\n  " + accumulate(acc, step.load);
     text += "\n}";
@@ -383,13 +472,21 @@ std::string KernelWriter::stores() {
   if (!periodic && model.reach[tile] > 0)
     limit += " - " + std::to_string(model.reach[tile]);
   for (int site = 0; site < plan.tileFactor; ++site) {
+    Offset at{};
+    at[tile] = site;
     std::string address =
-        sumOfTerms({"site", tile == 0 ? (site ? std::to_string(site) : "")
-                                      : scaledStride(site, strideName(tile))});
+        general ? (site == 0 ? std::string("site") : layoutSite(at))
+                : sumOfTerms({"site", tile == 0
+                                          ? (site ? std::to_string(site) : "")
+                                          : scaledStride(site, strideName(tile))});
     std::string acc = "acc" + std::to_string(site);
     std::string statement;
     if (nc == 1)
       statement = std::string(store) + "(&out[" + address + "], " + acc + ");";
+    else if (general)
+      statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
+                  store + "(&out[stencil::layout_element(layout, " + address +
+                  ", c, " + std::to_string(nc) + ", sites)], " + acc + "[c]);";
     else
       statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
                   store + "(&out[(" + address + ") * " + std::to_string(nc) +
@@ -719,6 +816,20 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"extent_fields", join(extentFields, "\n")},
       {"param_fields", join(paramFields, "\n")},
       {"shape", shape},
+      {"layout", "{" + std::to_string(static_cast<int>(model.layout.order)) +
+                     ", " + std::to_string(model.layout.block) + ", " +
+                     intList(model.layout.subdomain) + "}"},
+      {"layout_doc",
+       model.layout.isPlain()
+           ? std::string("site-major, x fastest (the host order)")
+           : std::string(layoutOrderName(model.layout.order)) +
+                 (model.layout.order == LayoutOrder::Blocked
+                      ? " in blocks of " + std::to_string(model.layout.block) +
+                            " sites"
+                      : std::string()) +
+                 (model.layout.hasSubdomains() ? ", in subdomains"
+                                               : std::string()) +
+                 "; fields convert from and to the host order"},
       {"extent_list", listOf(extentList)},
       {"apply_doc", applyDoc},
       {"adjoint_doc", adjointPlan ? "the transposed stencil (offsets negated)"

@@ -67,6 +67,7 @@ struct KernelSpec {
   TileSpec tile;
   Located<std::string> loadOrder;
   Located<bool> nontemporalStore;
+  Located<long long> vectorWidth;
   llvm::SMRange range;
   bool present = false;
 };
@@ -82,6 +83,11 @@ struct Spec {
 
   Located<std::string> precision;
   Located<long long> components;
+  /// field.layout: `aos`, `soa`, `aosoa`, or {order, block, subdomain}.
+  Located<std::string> layoutOrder;
+  Located<long long> layoutBlock;
+  Located<std::vector<long long>> subdomain;
+  llvm::SMRange layoutRange;
   llvm::SMRange fieldRange;
 
   Located<std::string> solver; ///< "none" (default), "cg" or "cgnr"

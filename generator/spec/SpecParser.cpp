@@ -309,12 +309,31 @@ void Parser::parseField(const YamlNode *node, Spec &spec) {
   const YamlNode *map = asMapping(node, "'field'");
   if (!map)
     return;
-  static const StringRef keys[] = {"precision", "components"};
+  static const StringRef keys[] = {"precision", "components", "layout"};
   MappingReader reader(map, keys, "'field'", diags);
   readString(reader.require("precision", "'field'"), "'field.precision'",
              spec.precision);
   readInteger(reader.get("components"), "'field.components'",
               spec.components);
+  const YamlNode *layout = reader.get("layout");
+  if (!layout)
+    return;
+  spec.layoutRange = layout->range;
+  if (layout->kind == YamlNode::Scalar) {
+    readString(layout, "'field.layout'", spec.layoutOrder);
+    return;
+  }
+  const YamlNode *layoutMap = asMapping(layout, "'field.layout'");
+  if (!layoutMap)
+    return;
+  static const StringRef layoutKeys[] = {"order", "block", "subdomain"};
+  MappingReader layoutReader(layoutMap, layoutKeys, "'field.layout'", diags);
+  readString(layoutReader.require("order", "'field.layout'"),
+             "'field.layout.order'", spec.layoutOrder);
+  readInteger(layoutReader.get("block"), "'field.layout.block'",
+              spec.layoutBlock);
+  readIntegerList(layoutReader.get("subdomain"), "'field.layout.subdomain'",
+                  spec.subdomain);
 }
 
 void Parser::parseParameters(const YamlNode *node, Spec &spec) {
@@ -473,8 +492,9 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
   if (!map)
     return;
   kernel.present = true;
-  static const StringRef keys[] = {"block", "launch_bounds", "tile",
-                                   "load_order", "nontemporal_store"};
+  static const StringRef keys[] = {"block",      "launch_bounds",
+                                   "tile",       "load_order",
+                                   "nontemporal_store", "vector_width"};
   MappingReader reader(map, keys, "'kernel'", diags);
   readIntegerList(reader.get("block"), "'kernel.block'", kernel.block);
   readInteger(reader.get("launch_bounds"), "'kernel.launch_bounds'",
@@ -483,6 +503,8 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
              kernel.loadOrder);
   readBool(reader.get("nontemporal_store"), "'kernel.nontemporal_store'",
            kernel.nontemporalStore);
+  readInteger(reader.get("vector_width"), "'kernel.vector_width'",
+              kernel.vectorWidth);
   if (const YamlNode *tileNode = reader.get("tile")) {
     kernel.tile.range = tileNode->range;
     if (const YamlNode *tileMap = asMapping(tileNode, "'kernel.tile'")) {

@@ -126,9 +126,20 @@ __global__ void set_halo_kernel(T *x, T value, Lattice lattice, Index sites) {
       halo |= c < lattice.halo[axis] ||
               c >= lattice.extents[axis] - lattice.halo[axis];
     }
-    if (halo)
-      for (int k = 0; k < lattice.components; ++k)
-        x[site * lattice.components + k] = value;
+    if (!halo)
+      continue;
+    Index rest2 = site;
+    int c[4] = {0, 0, 0, 0};
+    for (int axis = 0; axis < lattice.dims; ++axis) {
+      c[axis] = static_cast<int>(rest2 % lattice.extents[axis]);
+      rest2 /= lattice.extents[axis];
+    }
+    const Index stored = layout_site(
+        lattice.layout, c[0], c[1], c[2], c[3], lattice.extents[0],
+        lattice.extents[1], lattice.extents[2], lattice.extents[3]);
+    for (int k = 0; k < lattice.components; ++k)
+      x[layout_element(lattice.layout, stored, k, lattice.components,
+                       sites)] = value;
   }
 }
 
@@ -274,7 +285,7 @@ Status set_halo(Field &x, double value) {
     for_each_value<T>(sites, [&](Index site) {
       if (is_halo(l, site))
         for (int k = 0; k < nc; ++k)
-          xs[site * nc + k] = v;
+          xs[storage_index(l, site * nc + k)] = v;
     });
     return Status();
 #else

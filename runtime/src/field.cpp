@@ -3,6 +3,7 @@
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,18 @@ std::string Lattice::describe() const {
     text += (axis ? "x" : "") + std::to_string(extents[axis]);
   text += ", " + std::to_string(components) + " " +
           (element_bytes == 4 ? "float" : "double") + " per site, ";
+  if (!layout.is_plain()) {
+    static const char *const orders[3] = {"aos", "soa", "aosoa"};
+    text += orders[layout.order];
+    if (layout.order == kBlocked)
+      text += "(" + std::to_string(layout.block) + ")";
+    if (layout.has_subdomains()) {
+      text += " in subdomains of ";
+      for (int axis = 0; axis < dims; ++axis)
+        text += (axis ? "x" : "") + std::to_string(layout.sub[axis]);
+    }
+    text += ", ";
+  }
   if (periodic)
     return text + "periodic";
   text += "dirichlet (halo";
@@ -43,9 +56,12 @@ bool Lattice::operator==(const Lattice &other) const {
       element_bytes != other.element_bytes || periodic != other.periodic)
     return false;
   for (int axis = 0; axis < kMaxDims; ++axis)
-    if (extents[axis] != other.extents[axis] || halo[axis] != other.halo[axis])
+    if (extents[axis] != other.extents[axis] ||
+        halo[axis] != other.halo[axis] ||
+        layout.sub[axis] != other.layout.sub[axis])
       return false;
-  return true;
+  return layout.order == other.layout.order &&
+         (layout.order != kBlocked || layout.block == other.layout.block);
 }
 
 Lattice lattice_for(const KernelInfo &info, const int *extents) {
@@ -54,12 +70,79 @@ Lattice lattice_for(const KernelInfo &info, const int *extents) {
   lattice.components = info.components;
   lattice.element_bytes = info.element_bytes;
   lattice.periodic = info.shape.periodic;
+  lattice.layout = info.layout;
   for (int axis = 0; axis < info.shape.dims; ++axis) {
     lattice.extents[axis] = extents[axis];
     lattice.halo[axis] = info.shape.periodic ? 0 : info.shape.reach[axis];
   }
   return lattice;
 }
+
+std::int64_t storage_index(const Lattice &l, std::int64_t index) {
+  if (l.layout.is_plain())
+    return index;
+  const int c = static_cast<int>(index % l.components);
+  std::int64_t site = index / l.components;
+  int coordinate[kMaxDims] = {0, 0, 0, 0};
+  for (int axis = 0; axis < l.dims; ++axis) {
+    coordinate[axis] = static_cast<int>(site % l.extents[axis]);
+    site /= l.extents[axis];
+  }
+  const index_t stored = layout_site(
+      l.layout, coordinate[0], coordinate[1], coordinate[2], coordinate[3],
+      l.extents[0], l.extents[1], l.extents[2], l.extents[3]);
+  return layout_element(l.layout, stored, c, l.components, l.sites());
+}
+
+namespace {
+
+/// Host order -> storage order (or back, with `toStorage` false), in the
+/// element type T; `bytes` is the field's size.
+template <typename T>
+std::vector<T> permuted(const Lattice &l, const T *from, bool toStorage) {
+  const std::int64_t n = l.values();
+  std::vector<T> to(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t j = storage_index(l, i);
+    if (toStorage)
+      to[j] = from[i];
+    else
+      to[i] = from[j];
+  }
+  return to;
+}
+
+Status upload_any(const Lattice &l, void *device, const void *host) {
+  if (l.layout.is_plain())
+    return copy_to_device(device, host, l.bytes());
+  if (l.element_bytes == 4) {
+    std::vector<float> data =
+        permuted(l, static_cast<const float *>(host), true);
+    return copy_to_device(device, data.data(), l.bytes());
+  }
+  std::vector<double> data =
+      permuted(l, static_cast<const double *>(host), true);
+  return copy_to_device(device, data.data(), l.bytes());
+}
+
+Status download_any(const Lattice &l, void *host, const void *device) {
+  if (l.layout.is_plain())
+    return copy_to_host(host, device, l.bytes());
+  if (l.element_bytes == 4) {
+    std::vector<float> stored(l.values());
+    STENCIL_TRY(copy_to_host(stored.data(), device, l.bytes()));
+    std::vector<float> data = permuted(l, stored.data(), false);
+    std::copy(data.begin(), data.end(), static_cast<float *>(host));
+    return Status();
+  }
+  std::vector<double> stored(l.values());
+  STENCIL_TRY(copy_to_host(stored.data(), device, l.bytes()));
+  std::vector<double> data = permuted(l, stored.data(), false);
+  std::copy(data.begin(), data.end(), static_cast<double *>(host));
+  return Status();
+}
+
+} // namespace
 
 Status require_same_lattice(const Lattice &a, const Lattice &b,
                             const char *what) {
@@ -93,6 +176,10 @@ Status Field::create(const Lattice &lattice, Field &out) {
                              std::to_string(lattice.extents[axis]) +
                              " along axis " + std::to_string(axis) +
                              " is not positive");
+  Status layoutStatus = check_layout(lattice.layout, lattice.dims,
+                                     lattice.extents);
+  if (!layoutStatus.ok())
+    return Status::failure("field: " + layoutStatus.message());
   Field field;
   field.lattice_ = lattice;
   STENCIL_TRY(device_allocate(&field.data_, lattice.bytes()));
@@ -113,12 +200,12 @@ static Status require_bytes(const Lattice &lattice, std::size_t bytes,
 
 Status Field::upload(const void *host, std::size_t bytes) {
   STENCIL_TRY(require_bytes(lattice_, bytes, "upload"));
-  return copy_to_device(data_, host, bytes);
+  return upload_any(lattice_, data_, host);
 }
 
 Status Field::download(void *host, std::size_t bytes) const {
   STENCIL_TRY(require_bytes(lattice_, bytes, "download"));
-  return copy_to_host(host, data_, bytes);
+  return download_any(lattice_, host, data_);
 }
 
 Status Field::upload_values(const double *host, std::int64_t count) {
@@ -128,9 +215,9 @@ Status Field::upload_values(const double *host, std::int64_t count) {
                            std::to_string(lattice_.values()) + " (" +
                            lattice_.describe() + ")");
   if (lattice_.element_bytes == 8)
-    return copy_to_device(data_, host, lattice_.bytes());
+    return upload_any(lattice_, data_, host);
   std::vector<float> converted(host, host + count);
-  return copy_to_device(data_, converted.data(), lattice_.bytes());
+  return upload_any(lattice_, data_, converted.data());
 }
 
 Status Field::download_values(double *host, std::int64_t count) const {
@@ -140,9 +227,9 @@ Status Field::download_values(double *host, std::int64_t count) const {
                            std::to_string(lattice_.values()) + " (" +
                            lattice_.describe() + ")");
   if (lattice_.element_bytes == 8)
-    return copy_to_host(host, data_, lattice_.bytes());
+    return download_any(lattice_, host, data_);
   std::vector<float> converted(count);
-  STENCIL_TRY(copy_to_host(converted.data(), data_, lattice_.bytes()));
+  STENCIL_TRY(download_any(lattice_, converted.data(), data_));
   for (std::int64_t i = 0; i < count; ++i)
     host[i] = converted[i];
   return Status();

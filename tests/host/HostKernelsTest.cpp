@@ -40,11 +40,12 @@ std::vector<Extents> testExtents(int dims) {
   case 1:
     return {{101, 1, 1, 1}, {7, 1, 1, 1}, {3, 1, 1, 1}};
   case 2:
-    return {{37, 29, 1, 1}, {5, 6, 1, 1}, {70, 3, 1, 1}, {37, 1, 1, 1}};
+    return {{37, 29, 1, 1}, {5, 6, 1, 1}, {70, 3, 1, 1}, {37, 1, 1, 1},
+            {16, 12, 1, 1}};
   case 3:
-    return {{37, 29, 23, 1}, {5, 4, 3, 1}, {9, 17, 6, 1}};
+    return {{37, 29, 23, 1}, {5, 4, 3, 1}, {9, 17, 6, 1}, {16, 12, 10, 1}};
   default:
-    return {{6, 5, 7, 9}, {4, 3, 5, 4}, {3, 9, 2, 3}};
+    return {{6, 5, 7, 9}, {4, 3, 5, 4}, {3, 9, 2, 3}, {8, 4, 6, 4}};
   }
 }
 
@@ -77,6 +78,23 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
       tooSmall |= model.boundary == Boundary::Periodic &&
                   extents[axis] <
                       model.reach[axis];
+    stencil::Status fits =
+        stencil::check_layout(info.layout, model.dims, extents.data());
+    if (!fits.ok()) {
+      // Sizes the layout cannot hold are refused with the reason.
+      std::vector<double> buffer(siteCount(extents) * model.components);
+      std::vector<double> params(model.parameters.size() + 1, 1.0);
+      std::vector<const void *> fields(model.parameters.size() + 1,
+                                       buffer.data());
+      std::vector<double> other(buffer.size());
+      stencil::Status status = info.apply(other.data(), buffer.data(),
+                                          extents.data(), params.data(),
+                                          fields.data(), nullptr);
+      EXPECT_FALSE(status.ok());
+      EXPECT_NE(status.message().find(fits.message()), std::string::npos)
+          << status.message();
+      continue;
+    }
     Verification result =
         verifyKernel(info, model, extents, 1234 + index, adjoint);
     if (tooSmall) {

@@ -1,5 +1,7 @@
 #include "Verify.h"
 
+#include "stencil/field.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -42,12 +44,22 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
 
   const int nc = model.components;
   const std::int64_t values = siteCount(extents) * nc;
+  // The kernel reads and writes its own layout; the reference and the
+  // checks below use the host order (site-major, x fastest). at(i) is where
+  // value i of the host order is stored.
+  const stencil::Lattice lattice = stencil::lattice_for(info, extents.data());
+  const stencil::Lattice siteLattice = [&] {
+    stencil::Lattice l = lattice;
+    l.components = 1;
+    return l;
+  }();
+  auto at = [&](std::int64_t i) { return stencil::storage_index(lattice, i); };
   std::vector<T> in(values), out(values, poison<T>());
   std::vector<double> inExact(values);
   for (std::int64_t i = 0; i < values; ++i) {
     bool halo = adjoint && !isUpdated(model, extents, i / nc);
-    in[i] = halo ? T(0) : static_cast<T>(uniform(random));
-    inExact[i] = in[i];
+    in[at(i)] = halo ? T(0) : static_cast<T>(uniform(random));
+    inExact[i] = in[at(i)];
   }
   // Parameters reach the kernel in T: the reference uses the same values.
   std::vector<double> params, paramsExact;
@@ -60,9 +72,11 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     paramsExact.push_back(static_cast<T>(params.back()));
     if (!model.parameters[p].site)
       continue;
+    siteArrays[p].resize(siteCount(extents));
     for (std::int64_t s = 0; s < siteCount(extents); ++s) {
-      siteArrays[p].push_back(static_cast<T>(siteValue(random)));
-      siteExact[p].push_back(siteArrays[p].back());
+      T value = static_cast<T>(siteValue(random));
+      siteArrays[p][stencil::storage_index(siteLattice, s)] = value;
+      siteExact[p].push_back(value);
     }
     fields[p] = siteArrays[p].data();
   }
@@ -87,19 +101,20 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     result.updatedSites += updated;
     for (int k = 0; k < nc; ++k) {
       std::int64_t i = site * nc + k;
+      const T value = out[at(i)];
       if (!updated) {
-        if (isPoison(out[i]))
+        if (isPoison(value))
           ++result.untouchedValues;
         else
           ++result.writtenHaloValues;
         continue;
       }
-      if (!std::isfinite(out[i])) {
+      if (!std::isfinite(value)) {
         ++result.unwrittenValues;
         continue;
       }
       maxReference = std::max(maxReference, std::fabs(expected[i]));
-      maxError = std::max(maxError, std::fabs(out[i] - expected[i]));
+      maxError = std::max(maxError, std::fabs(value - expected[i]));
     }
   }
   result.maxRelativeError = maxReference > 0 ? maxError / maxReference : maxError;

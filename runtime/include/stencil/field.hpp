@@ -3,6 +3,7 @@
 #define STENCIL_FIELD_HPP
 
 #include "stencil/kernel_info.hpp"
+#include "stencil/layout.hpp"
 #include "stencil/types.hpp"
 
 #include <cstddef>
@@ -21,6 +22,8 @@ struct Lattice {
   bool periodic = false;
   /// Dirichlet halo width per axis (both sides); 0 on periodic lattices.
   int halo[kMaxDims] = {0, 0, 0, 0};
+  /// How values are stored on the device (stencil/layout.hpp).
+  Layout layout;
 
   std::int64_t sites() const;
   std::int64_t values() const { return sites() * components; }
@@ -55,8 +58,9 @@ public:
   void *data() { return data_; }
   const void *data() const { return data_; }
 
-  /// Host buffers in the field's own layout (site-major, x fastest) and
-  /// type; `bytes` must equal lattice().bytes().
+  /// Host buffers in the user's order (site-major, x fastest) and the
+  /// field's type; `bytes` must equal lattice().bytes(). Fields stored in
+  /// another layout are converted on the way.
   Status upload(const void *host, std::size_t bytes);
   Status download(void *host, std::size_t bytes) const;
   /// Host buffers of doubles, converted to and from the field's type.
@@ -69,6 +73,9 @@ private:
   Lattice lattice_;
   void *data_ = nullptr;
 };
+
+/// The device element index of value `index` of the user's site-major order.
+std::int64_t storage_index(const Lattice &lattice, std::int64_t index);
 
 /// A clear error unless `a` and `b` have the same lattice; `what` names the
 /// operation, e.g. "apply: out".

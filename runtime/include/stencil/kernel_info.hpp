@@ -5,6 +5,7 @@
 #define STENCIL_KERNEL_INFO_HPP
 
 #include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
 #include "stencil/types.hpp"
 
 namespace stencil {
@@ -24,6 +25,7 @@ struct KernelInfo {
   int element_bytes;
   int components;
   StencilShape shape;
+  Layout layout;
   int num_taps;
   const int (*tap_offsets)[kMaxDims];
   /// Tap i's coefficient: tap_constants[i] plus the sum over parameters p of

@@ -32,6 +32,7 @@
 
 #define STENCIL_GLOBAL __global__
 #define STENCIL_DEVICE_INLINE __device__ __forceinline__
+#define STENCIL_HOST_DEVICE __host__ __device__
 #define STENCIL_RESTRICT __restrict__
 #define STENCIL_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #define STENCIL_UNROLL _Pragma("unroll")
@@ -74,6 +75,7 @@ inline thread_local stencil::host::Dim3 gridDim;
 
 #define STENCIL_GLOBAL
 #define STENCIL_DEVICE_INLINE inline
+#define STENCIL_HOST_DEVICE
 #define STENCIL_RESTRICT __restrict__
 #define STENCIL_LAUNCH_BOUNDS(threads)
 #if defined(__clang__)
