@@ -7,6 +7,8 @@
 #      equal to 1e-10;
 #   4. the 3-D Laplacian at 256^3 in double on the GPU, plain (timing) and
 #      with per-kernel timing; Jacobi-PCG and CGNR runs of the other specs.
+#   5. the 24-float 4-D vector Laplacian's kernel in each layout at 16^3x32
+#      and 32^3x64.
 # Results go to $OUT (or results/) and a table is printed last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +51,14 @@ run build-cuda/solve_anisotropic_reaction3d --size 256,256,256 --tol 1e-10 --pre
 run build-cuda/solve_advection_diffusion3d --size 96,96,96 --tol 1e-10 --time-kernels
 run build-cuda/solve_laplacian4d_periodic --size 32,32,32,64 --tol 1e-10
 run build-cuda/solve_laplacian3d_f32 --size 256,256,256 --tol 1e-5
+# Layouts of the 24-float 4-D vector field (issue 4): the stencil kernel's
+# effective bandwidth from 50 timed applications inside CG.
+for size in 16,16,16,32 32,32,32,64; do
+  for layout in aos soa aosoa sub; do
+    run build-cuda/solve_laplacian4d_vec24_$layout --size $size --tol 1e-30 \
+        --max-iterations 50 --time-kernels
+  done
+done
 rm -f "$out"/*.bin "$out/run.txt"
 
 echo
@@ -57,7 +67,8 @@ awk '
   /^\$ /              { n = split($2, parts, "/"); cmd = parts[n]; size = "";
                         for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
                         timed = ($0 ~ /time-kernels/) ? " (per-kernel timing on)" : "" }
-  /device-to-device copy/ { print "  " $0 }
+  /device-to-device copy|streaming copy kernel/ { print "  " $0 }
+  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s stencil apply %s GB/s (%s ms for %s calls)\n", cmd, backend, size, $6, $5 - 0, $3 }
   /^solve_.*: (host|cuda) on/ { backend = $2 }
   /^  method/         { method = $2; sub(",", "", method); pre = $4 }
   /^  iterations/     { iters = $2 }
