@@ -68,7 +68,7 @@ awk '
                         for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
                         timed = ($0 ~ /time-kernels/) ? " (per-kernel timing on)" : "" }
   /device-to-device copy|streaming copy kernel/ { print "  " $0 }
-  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s stencil apply %s GB/s (%s ms for %s calls)\n", cmd, backend, size, $6, $5 - 0, $3 }
+  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s stencil apply %s GB/s (%s ms for %s calls)\n", cmd, backend, size, $7, $5, $3 }
   /^solve_.*: (host|cuda) on/ { backend = $2 }
   /^  method/         { method = $2; sub(",", "", method); pre = $4 }
   /^  iterations/     { iters = $2 }
