@@ -33,40 +33,46 @@ int main() {
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
-  std::vector<float> ms;
-  for (int i = 0; i < 25; ++i) {
-    CHECK(cudaEventRecord(start));
-    CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float t;
-    CHECK(cudaEventElapsedTime(&t, start, stop));
-    if (i >= 5)
-      ms.push_back(t);
+  // Median milliseconds of 20 runs of `copy` after 5 warm-ups; < 0 on error.
+  auto median_ms = [&](auto copy) -> double {
+    std::vector<float> ms;
+    for (int i = 0; i < 25; ++i) {
+      if (cudaEventRecord(start) != cudaSuccess || copy() != cudaSuccess ||
+          cudaEventRecord(stop) != cudaSuccess ||
+          cudaEventSynchronize(stop) != cudaSuccess)
+        return -1.0;
+      float t;
+      if (cudaEventElapsedTime(&t, start, stop) != cudaSuccess)
+        return -1.0;
+      if (i >= 5)
+        ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  double median = median_ms(
+      [&] { return cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice); });
+  if (median < 0) {
+    std::fprintf(stderr, "device-to-device copy failed: %s\n",
+                 cudaGetErrorString(cudaGetLastError()));
+    return 1;
   }
-  std::sort(ms.begin(), ms.end());
-  double median = ms[ms.size() / 2];
   std::printf("device-to-device copy: %.1f GB/s (2 x %.2f GB in %.3f ms, "
               "median of 20)\n",
               2.0 * bytes / (median * 1e6), bytes / 1e9, median);
-  ms.clear();
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const size_t n = bytes / sizeof(float4);
-  for (int i = 0; i < 25; ++i) {
-    CHECK(cudaEventRecord(start));
+  median = median_ms([&] {
     stream_copy<<<sms * 8, 256>>>(static_cast<const float4 *>(a),
                                   static_cast<float4 *>(b), n);
-    CHECK(cudaGetLastError());
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float t;
-    CHECK(cudaEventElapsedTime(&t, start, stop));
-    if (i >= 5)
-      ms.push_back(t);
+    return cudaGetLastError();
+  });
+  if (median < 0) {
+    std::fprintf(stderr, "streaming copy kernel failed: %s\n",
+                 cudaGetErrorString(cudaGetLastError()));
+    return 1;
   }
-  std::sort(ms.begin(), ms.end());
-  median = ms[ms.size() / 2];
   std::printf("streaming copy kernel: %.1f GB/s (2 x %.2f GB in %.3f ms, "
               "median of 20)\n",
               2.0 * bytes / (median * 1e6), bytes / 1e9, median);

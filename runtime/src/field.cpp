@@ -112,34 +112,35 @@ std::vector<T> permuted(const Lattice &l, const T *from, bool toStorage) {
   return to;
 }
 
+template <typename T>
+Status upload_typed(const Lattice &l, void *device, const T *host) {
+  std::vector<T> data = permuted(l, host, true);
+  return copy_to_device(device, data.data(), l.bytes());
+}
+
+template <typename T>
+Status download_typed(const Lattice &l, T *host, const void *device) {
+  std::vector<T> stored(l.values());
+  STENCIL_TRY(copy_to_host(stored.data(), device, l.bytes()));
+  std::vector<T> data = permuted(l, stored.data(), false);
+  std::copy(data.begin(), data.end(), host);
+  return Status();
+}
+
 Status upload_any(const Lattice &l, void *device, const void *host) {
   if (l.layout.is_plain())
     return copy_to_device(device, host, l.bytes());
-  if (l.element_bytes == 4) {
-    std::vector<float> data =
-        permuted(l, static_cast<const float *>(host), true);
-    return copy_to_device(device, data.data(), l.bytes());
-  }
-  std::vector<double> data =
-      permuted(l, static_cast<const double *>(host), true);
-  return copy_to_device(device, data.data(), l.bytes());
+  if (l.element_bytes == 4)
+    return upload_typed(l, device, static_cast<const float *>(host));
+  return upload_typed(l, device, static_cast<const double *>(host));
 }
 
 Status download_any(const Lattice &l, void *host, const void *device) {
   if (l.layout.is_plain())
     return copy_to_host(host, device, l.bytes());
-  if (l.element_bytes == 4) {
-    std::vector<float> stored(l.values());
-    STENCIL_TRY(copy_to_host(stored.data(), device, l.bytes()));
-    std::vector<float> data = permuted(l, stored.data(), false);
-    std::copy(data.begin(), data.end(), static_cast<float *>(host));
-    return Status();
-  }
-  std::vector<double> stored(l.values());
-  STENCIL_TRY(copy_to_host(stored.data(), device, l.bytes()));
-  std::vector<double> data = permuted(l, stored.data(), false);
-  std::copy(data.begin(), data.end(), static_cast<double *>(host));
-  return Status();
+  if (l.element_bytes == 4)
+    return download_typed(l, static_cast<float *>(host), device);
+  return download_typed(l, static_cast<double *>(host), device);
 }
 
 } // namespace
