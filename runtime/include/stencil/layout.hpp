@@ -11,7 +11,8 @@
 #ifndef STENCIL_LAYOUT_HPP
 #define STENCIL_LAYOUT_HPP
 
-#include "stencil/platform.hpp"
+#include "stencil/host_device.hpp"
+#include "stencil/types.hpp"
 
 #include <string>
 

@@ -13,6 +13,7 @@
 #ifndef STENCIL_PLATFORM_HPP
 #define STENCIL_PLATFORM_HPP
 
+#include "stencil/host_device.hpp"
 #include "stencil/types.hpp"
 
 #if defined(__HIP__) || defined(__HIPCC__)
@@ -32,7 +33,6 @@
 
 #define STENCIL_GLOBAL __global__
 #define STENCIL_DEVICE_INLINE __device__ __forceinline__
-#define STENCIL_HOST_DEVICE __host__ __device__
 #define STENCIL_RESTRICT __restrict__
 #define STENCIL_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #define STENCIL_UNROLL _Pragma("unroll")
@@ -75,7 +75,6 @@ inline thread_local stencil::host::Dim3 gridDim;
 
 #define STENCIL_GLOBAL
 #define STENCIL_DEVICE_INLINE inline
-#define STENCIL_HOST_DEVICE
 #define STENCIL_RESTRICT __restrict__
 #define STENCIL_LAUNCH_BOUNDS(threads)
 #if defined(__clang__)
@@ -125,9 +124,6 @@ void launch(Kernel kernel, LaunchDims grid, LaunchDims block, Args... args) {
 #endif // backends
 
 namespace stencil {
-
-/// 64-bit site indices: 1024^3 sites of 24 components overflow 32 bits.
-using index_t = std::int64_t;
 
 /// Periodic coordinate: `c` is within one extent of [0, n) for every site
 /// that is stored; larger values only feed tile sites past the end, which
