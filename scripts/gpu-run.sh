@@ -54,7 +54,7 @@ run build-cuda/solve_laplacian3d_f32 --size 256,256,256 --tol 1e-5
 # Layouts of the 24-float 4-D vector field (issue 4): the stencil kernel's
 # effective bandwidth from 50 timed applications inside CG.
 for size in 16,16,16,32 32,32,32,64; do
-  for layout in aos soa aosoa sub; do
+  for layout in aos aos_v4 soa aosoa sub; do
     run build-cuda/solve_laplacian4d_vec24_$layout --size $size --tol 1e-30 \
         --max-iterations 50 --time-kernels
   done

@@ -690,10 +690,14 @@ void Checker::checkLayout() {
     diags.error(width.range,
                 "'kernel.vector_width' " + Twine(w) + " does not divide the " +
                     Twine(model.components) + " components per site");
-  else if (w > 1)
-    // Vector loads are not emitted yet; refusing beats ignoring the option.
-    diags.error(width.range, "'kernel.vector_width' " + Twine(w) +
-                                 " is not implemented yet; use 1");
+  else if (w * model.elementBytes() > 16)
+    diags.error(width.range, "'kernel.vector_width' " + Twine(w) + " of " +
+                                 model.valueType() +
+                                 " makes " + Twine(w * model.elementBytes()) +
+                                 "-byte accesses; GPUs load at most 16 bytes "
+                                 "per instruction");
+  else
+    model.kernel.vectorWidth = w;
 }
 
 void Checker::checkSolver() {

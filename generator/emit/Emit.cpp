@@ -117,6 +117,7 @@ private:
   std::string loadAddress(const PlannedLoad &load);
   std::string accumulate(const PlannedAccumulation &acc, int load);
   std::string weightExpression(const Coefficient &coefficient);
+  const std::string &weightFor(const PlannedAccumulation &acc);
 
   const StencilModel &model;
   const KernelPlan &plan;
@@ -256,7 +257,11 @@ std::string KernelWriter::strides() {
     for (int axis = 0; axis < model.dims; ++axis)
       factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
                                   : extentName(axis));
-    text += "const stencil::index_t sites = " + join(factors, " * ") + ";\n";
+    // layout_element() needs the site count; vector accesses of site-major
+    // fields and single-component fields do not.
+    if (model.components > 1 && model.kernel.vectorWidth == 1)
+      text += "const stencil::index_t sites = " + join(factors, " * ") +
+              ";\n";
     if (!periodic && any_of(plan.loads, [](const PlannedLoad &l) {
           return l.clampTileAxis;
         }))
@@ -378,13 +383,19 @@ std::string KernelWriter::weights() {
 }
 
 std::string KernelWriter::accumulators() {
+  std::string alias;
+  if (model.kernel.vectorWidth > 1)
+    alias = "// A site's components move " +
+            std::to_string(model.kernel.vectorWidth) +
+            " at a time.\nusing vec_t = stencil::vec<value_type, " +
+            std::to_string(model.kernel.vectorWidth) + ">;\n";
   std::vector<std::string> names;
   for (int site = 0; site < plan.tileFactor; ++site)
     names.push_back("acc" + std::to_string(site) +
                     (model.components > 1
                          ? "[" + std::to_string(model.components) + "]"
                          : ""));
-  return "value_type " + join(names, ", ") + ";";
+  return alias + "value_type " + join(names, ", ") + ";";
 }
 
 std::string KernelWriter::loadAddress(const PlannedLoad &load) {
@@ -416,6 +427,12 @@ std::string KernelWriter::loadAddress(const PlannedLoad &load) {
   return sumOfTerms(terms);
 }
 
+/// The weight variable of the accumulation's tap at its tile site.
+const std::string &KernelWriter::weightFor(const PlannedAccumulation &acc) {
+  return siteWeights[acc.tap].empty() ? tapWeight[acc.tap]
+                                      : siteWeights[acc.tap][acc.site];
+}
+
 std::string KernelWriter::accumulate(const PlannedAccumulation &acc,
                                      int load) {
   std::string target = "acc" + std::to_string(acc.site);
@@ -424,10 +441,8 @@ std::string KernelWriter::accumulate(const PlannedAccumulation &acc,
     target += "[c]";
     value = general ? "v" : value + "[c]";
   }
-  const std::string &weight = siteWeights[acc.tap].empty()
-                                  ? tapWeight[acc.tap]
-                                  : siteWeights[acc.tap][acc.site];
-  return target + (acc.first ? " = " : " += ") + weight + " * " + value + ";";
+  return target + (acc.first ? " = " : " += ") + weightFor(acc) + " * " +
+         value + ";";
 }
 
 std::string KernelWriter::program() {
@@ -443,6 +458,24 @@ std::string KernelWriter::program() {
       text += "const value_type " + name + " = in[" + address + "];";
       for (const PlannedAccumulation &acc : step.accumulations)
         text += "\n" + accumulate(acc, step.load);
+      continue;
+    }
+    const int width = model.kernel.vectorWidth;
+    if (width > 1) {
+      // Site-major: the site's components are contiguous, so they move
+      // `width` at a time.
+      const std::string vecType = "vec_t";
+      text += "const " + vecType + " *" + name + " = reinterpret_cast<const " +
+              vecType + " *>(in + (" + address + ") * " + std::to_string(nc) +
+              ");\nSTENCIL_UNROLL\nfor (int j = 0; j < " +
+              std::to_string(nc / width) + "; ++j) {\n  const " + vecType +
+              " v = " + name + "[j];\n  STENCIL_UNROLL\n  for (int l = 0; l < " +
+              std::to_string(width) + "; ++l) {";
+      for (const PlannedAccumulation &acc : step.accumulations)
+        text += "\n    acc" + std::to_string(acc.site) + "[j * " +
+                std::to_string(width) + " + l]" +
+                (acc.first ? " = " : " += ") + weightFor(acc) + " * v.v[l];";
+      text += "\n  }\n}";
       continue;
     }
     if (general)
@@ -481,9 +514,19 @@ std::string KernelWriter::stores() {
                                           : scaledStride(site, strideName(tile))});
     std::string acc = "acc" + std::to_string(site);
     std::string statement;
+    const int width = model.kernel.vectorWidth;
     if (nc == 1)
       statement = std::string(store) + "(&out[" + address + "], " + acc + ");";
-    else if (general)
+    else if (width > 1) {
+ const std::string vecType = "vec_t";
+      statement = "for (int j = 0; j < " + std::to_string(nc / width) +
+                  "; ++j) {\n  " + vecType + " r;\n  STENCIL_UNROLL\n  for " +
+                  "(int l = 0; l < " + std::to_string(width) +
+                  "; ++l)\n    r.v[l] = " + acc + "[j * " +
+                  std::to_string(width) + " + l];\n  " + store +
+                  "(&reinterpret_cast<" + vecType + " *>(out + (" + address +
+                  ") * " + std::to_string(nc) + ")[j], r);\n}";
+    } else if (general)
       statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
                   store + "(&out[stencil::layout_element(layout, " + address +
                   ", c, " + std::to_string(nc) + ", sites)], " + acc + "[c]);";

@@ -61,6 +61,29 @@ TEST(Emit, HonoursOptions) {
   EXPECT_FALSE(contains(tuned.kernels, "STENCIL_STORE("));
 }
 
+TEST(Emit, VectorWidthMovesComponentsTogether) {
+  CheckResult result = checkYaml(
+      "name: v\n"
+      "grid: {dimensions: 2, boundary: periodic}\n"
+      "field: {precision: float, components: 8}\n"
+      "taps:\n"
+      "  - {offset: [0, 0], coefficient: 4}\n"
+      "  - {offset: [1, 0], coefficient: -1}\n"
+      "kernel: {vector_width: 4, nontemporal_store: true}\n");
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  llvm::Expected<EmittedStencil> files =
+      emitStencil(*result.model, planKernels(*result.model));
+  ASSERT_TRUE(static_cast<bool>(files));
+  EXPECT_TRUE(contains(files->kernels,
+                       "using vec_t = stencil::vec<value_type, 4>;"));
+  EXPECT_TRUE(contains(files->kernels, "reinterpret_cast<const vec_t *>"));
+  EXPECT_TRUE(contains(files->kernels, "for (int j = 0; j < 2; ++j) {"));
+  EXPECT_TRUE(contains(files->kernels, "acc0[j * 4 + l] = w0 * v.v[l];"));
+  EXPECT_TRUE(contains(files->kernels,
+                       "STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + "
+                       "(site) * 8)[j], r);"));
+}
+
 TEST(Emit, HeaderCarriesTheTypedApi) {
   EmittedStencil files = emit("");
   EXPECT_TRUE(contains(files.header, "using value_type = double;"));

@@ -440,11 +440,16 @@ TEST(LayoutChecks, VectorWidthTheLayoutCannotHonour) {
                             "the 6 components per site"));
   EXPECT_TRUE(hasDiagnostic(checkYaml(vectorSpec("aos", "vector_width: 3")),
                             "error: 'kernel.vector_width' must be 1, 2 or 4"));
-  // Valid, but vector loads are not emitted yet: refused, not ignored.
-  EXPECT_TRUE(hasDiagnostic(checkYaml(vectorSpec("aos", "vector_width: 4")),
-                            "error: 'kernel.vector_width' 4 is not "
-                            "implemented yet; use 1"));
   EXPECT_TRUE(checkYaml(vectorSpec("soa", "vector_width: 1")).model.has_value());
+  CheckResult four = checkYaml(vectorSpec("aos", "vector_width: 4"));
+  ASSERT_TRUE(four.model.has_value()) << four.output;
+  EXPECT_EQ(four.model->kernel.vectorWidth, 4);
+  std::string doubles = vectorSpec("aos", "vector_width: 4");
+  doubles.replace(doubles.find("float"), 5, "double");
+  EXPECT_TRUE(hasDiagnostic(checkYaml(doubles),
+                            "error: 'kernel.vector_width' 4 of double makes "
+                            "32-byte accesses; GPUs load at most 16 bytes per "
+                            "instruction"));
 }
 
 } // namespace

@@ -15,6 +15,12 @@
 namespace stencil {
 /// 64-bit site indices: 1024^3 sites of 24 components overflow 32 bits.
 using index_t = std::int64_t;
+
+/// W consecutive values moved by one load or store instruction (8 or 16
+/// bytes: global_load_dwordx4 on AMD, LDG.E.128 on NVIDIA).
+template <typename T, int W> struct alignas(sizeof(T) * W) vec {
+  T v[W];
+};
 } // namespace stencil
 
 #endif

@@ -40,15 +40,45 @@
 
 #if defined(STENCIL_BACKEND_HIP)
 // Bypasses the caches on the way out: results are not read again soon.
-#define STENCIL_STORE_NT(pointer, value)                                       \
-  __builtin_nontemporal_store((value), (pointer))
+#define STENCIL_STORE_NT(pointer, value) ::stencil::store_nt((pointer), (value))
+namespace stencil {
+template <typename T> __device__ __forceinline__ void store_nt(T *p, T value) {
+  __builtin_nontemporal_store(value, p);
+}
+// The builtin takes scalars and clang vectors: a vec goes element by element.
+template <typename T, int W>
+__device__ __forceinline__ void store_nt(vec<T, W> *p, const vec<T, W> &value) {
+  for (int i = 0; i < W; ++i)
+    __builtin_nontemporal_store(value.v[i], &p->v[i]);
+}
+} // namespace stencil
 #define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
   hipLaunchKernelGGL((kernel), dim3((grid).x, (grid).y, (grid).z),             \
                      dim3((block).x, (block).y, (block).z), 0,                 \
                      static_cast<hipStream_t>(stream), __VA_ARGS__)
 #else
 // Streaming store (st.global.cs): evict-first, the CUDA counterpart.
-#define STENCIL_STORE_NT(pointer, value) __stcs((pointer), (value))
+#define STENCIL_STORE_NT(pointer, value) ::stencil::store_nt((pointer), (value))
+namespace stencil {
+template <typename T> __device__ __forceinline__ void store_nt(T *p, T value) {
+  __stcs(p, value);
+}
+template <int W> struct cuda_vector;
+template <> struct cuda_vector<2> { using type = float2; };
+template <> struct cuda_vector<4> { using type = float4; };
+// __stcs has 8- and 16-byte overloads for CUDA's own vector types.
+template <int W>
+__device__ __forceinline__ void store_nt(vec<float, W> *p,
+                                         const vec<float, W> &value) {
+  using V = typename cuda_vector<W>::type;
+  __stcs(reinterpret_cast<V *>(p), *reinterpret_cast<const V *>(&value));
+}
+__device__ __forceinline__ void store_nt(vec<double, 2> *p,
+                                         const vec<double, 2> &value) {
+  __stcs(reinterpret_cast<double2 *>(p),
+         *reinterpret_cast<const double2 *>(&value));
+}
+} // namespace stencil
 #define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
   (kernel)<<<dim3((grid).x, (grid).y, (grid).z),                               \
              dim3((block).x, (block).y, (block).z), 0,                         \
