@@ -128,6 +128,7 @@ private:
   const bool general;
   std::string layoutSite(const Offset &offset);
   std::string coordinateDefinitions();
+  std::string roomDefinition();
   std::vector<std::string> tapWeight; ///< weight variable of each tap
   /// Per tile site, for taps whose coefficient has site parameters.
   std::vector<std::vector<std::string>> siteWeights;
@@ -220,6 +221,18 @@ std::string KernelWriter::coordinateDefinitions() {
   return text;
 }
 
+/// `room`, the tile-axis clamp of loads past the array's end (Dirichlet
+/// tiles only); empty when no load needs it.
+std::string KernelWriter::roomDefinition() {
+  if (periodic || llvm::none_of(plan.loads, [](const PlannedLoad &l) {
+        return l.clampTileAxis;
+      }))
+    return "";
+  return "// Farthest row along " + std::string(axisName(tile)) +
+         " inside the array, relative to this tile.\nconst int room = " +
+         extentName(tile) + " - 1 - " + axisName(tile) + ";";
+}
+
 /// Storage index of the site at `offset` from the tile's first site.
 std::string KernelWriter::layoutSite(const Offset &offset) {
   std::vector<std::string> coordinates, extents;
@@ -262,12 +275,8 @@ std::string KernelWriter::strides() {
     if (model.components > 1 && model.kernel.vectorWidth == 1)
       text += "const stencil::index_t sites = " + join(factors, " * ") +
               ";\n";
-    if (!periodic && any_of(plan.loads, [](const PlannedLoad &l) {
-          return l.clampTileAxis;
-        }))
-      text += "// Farthest row along " + std::string(axisName(tile)) +
-              " inside the array, relative to this tile.\nconst int room = " +
-              extentName(tile) + " - 1 - " + axisName(tile) + ";\n";
+    if (std::string room = roomDefinition(); !room.empty())
+      text += room + "\n";
     text += "const stencil::index_t site = " + layoutSite(Offset{}) + ";";
     return text + coordinateDefinitions();
   }
@@ -284,26 +293,10 @@ std::string KernelWriter::strides() {
                               : std::string(axisName(axis)) + " * " +
                                     strideName(axis));
   text += "const stencil::index_t site = " + sumOfTerms(terms) + ";";
-  if (periodic) {
-    // One wrapped coordinate per distinct row the tile reads.
-    std::set<std::pair<int, int>> deltas;
-    for (const PlannedLoad &load : plan.loads)
-      for (int axis = 0; axis < model.dims; ++axis)
-        if (load.offset[axis] != 0)
-          deltas.insert({axis, load.offset[axis]});
-    if (!deltas.empty())
-      text += "\n// Periodic neighbours' coordinates.";
-    for (auto [axis, delta] : deltas)
-      text += "\nconst int " + wrappedName(axis, delta) +
-              " = stencil::wrap(" + axisName(axis) +
-              (delta < 0 ? " - " : " + ") + std::to_string(std::abs(delta)) +
-              ", " + extentName(axis) + ");";
-  } else if (any_of(plan.loads,
-                    [](const PlannedLoad &l) { return l.clampTileAxis; })) {
-    text += "\n// Farthest row along " + std::string(axisName(tile)) +
-            " inside the array, relative to this tile.\nconst int room = " +
-            extentName(tile) + " - 1 - " + axisName(tile) + ";";
-  }
+  if (periodic)
+    text += coordinateDefinitions();
+  else if (std::string room = roomDefinition(); !room.empty())
+    text += "\n" + room;
   return text;
 }
 
@@ -587,7 +580,6 @@ std::string listOf(const std::vector<std::string> &items) {
   return "{" + join(items, ", ") + "}";
 }
 
-std::string numberText(double value) { return shortestNumberText(value); }
 
 std::string manifest(const StencilModel &model,
                      const std::vector<KernelPlan> &plans) {
@@ -745,14 +737,14 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     } else {
       paramFields.push_back("value_type " + param.name +
                             " = static_cast<value_type>(" +
-                            numberText(param.defaultValue) + ");");
+                            shortestNumberText(param.defaultValue) + ");");
       genericParams.push_back("typed_params." + param.name +
                               " = static_cast<value_type>(params[" + index +
                               "]);");
     }
     launchArgs.push_back("params." + param.name);
     paramNames.push_back("\"" + param.name + "\"");
-    paramDefaults.push_back(numberText(param.defaultValue));
+    paramDefaults.push_back(shortestNumberText(param.defaultValue));
     paramSites.push_back(param.site ? "true" : "false");
   }
 
@@ -766,12 +758,12 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     for (int axis = 0; axis < kMaxDims; ++axis)
       entries.push_back(std::to_string(tap.offset[axis]));
     tapOffsets.push_back(listOf(entries));
-    tapConstants.push_back(numberText(tap.coefficient.constant));
+    tapConstants.push_back(shortestNumberText(tap.coefficient.constant));
     std::vector<double> factors(model.parameters.size(), 0.0);
     for (const auto &[index, factor] : tap.coefficient.terms)
       factors[index] = factor;
     for (double factor : factors)
-      tapFactors.push_back(numberText(factor));
+      tapFactors.push_back(shortestNumberText(factor));
   }
 
   auto intList = [](const std::array<int, kMaxDims> &values) {
