@@ -184,6 +184,40 @@ bool isIdentifier(StringRef word) {
   return all_of(word, [](char c) { return isAlnum(c) || c == '_'; });
 }
 
+/// Names the emitted kernels give their own variables (emit/): a parameter
+/// of the same name would be shadowed by them, or clash.
+bool isKernelLocal(StringRef word) {
+  static const StringRef locals[] = {
+      "x",   "y",          "z",        "t",      "xh",   "nx",   "ny",
+      "nz",  "nt",         "sx",       "sy",     "sz",   "st",   "blocks_z",
+      "site", "sites",     "half_sites", "layout", "room", "diag", "same",
+      "add_same", "same_scale", "acc", "result", "v",   "c",    "j",
+      "l",   "vec_t"};
+  if (is_contained(locals, word) || word.startswith("hop_"))
+    return true;
+  // acc0, u12, w3, w3_s1; x_m1, t_p2.
+  auto digitsFrom = [&](size_t start) {
+    return start < word.size() &&
+           word.find_first_not_of("0123456789", start) == StringRef::npos;
+  };
+  for (StringRef prefix : {"acc", "u", "w"})
+    if (word.startswith(prefix)) {
+      StringRef rest = word.drop_front(prefix.size());
+      size_t split = rest.find("_s");
+      if (split == StringRef::npos ? digitsFrom(prefix.size())
+                                   : (split > 0 &&
+                                      rest.take_front(split)
+                                              .find_first_not_of(
+                                                  "0123456789") ==
+                                          StringRef::npos &&
+                                      digitsFrom(prefix.size() + split + 2)))
+        return true;
+    }
+  return word.size() >= 4 && StringRef("xyzt").contains(word[0]) &&
+         word[1] == '_' && (word[2] == 'm' || word[2] == 'p') &&
+         digitsFrom(3);
+}
+
 /// Names the generated code declares itself, or that C++ reserves, and that a
 /// spec therefore may not use for the stencil or a parameter.
 bool isReservedName(StringRef word) {
@@ -230,6 +264,7 @@ private:
   void checkLoadOrder();
   void checkSolver();
   void checkLayout();
+  void checkEvenOdd();
 
   const Spec &spec;
   DiagnosticEngine &diags;
@@ -353,6 +388,10 @@ void Checker::checkParameters() {
       else if (isReservedName(name))
         diags.error(param.name.range,
                     "parameter name '" + name + "' is a reserved word");
+      else if (isKernelLocal(name))
+        diags.error(param.name.range,
+                    "parameter name '" + name +
+                        "' is taken by a variable of the generated kernels");
       auto [it, inserted] = seen.emplace(name, model.parameters.size());
       if (!inserted) {
         diags.error(param.name.range,
@@ -671,6 +710,7 @@ void Checker::checkLayout() {
         layout.subdomain[axis] = static_cast<int>(extents[axis]);
       }
   }
+  checkEvenOdd();
   const auto &width = spec.kernel.vectorWidth;
   if (!width.present)
     return;
@@ -698,6 +738,46 @@ void Checker::checkLayout() {
                                  "per instruction");
   else
     model.kernel.vectorWidth = w;
+}
+
+/// Even/odd storage pays off, and the Schur complement exists, only when
+/// every hop changes parity and the diagonal can be inverted site by site.
+void Checker::checkEvenOdd() {
+  const Located<bool> &evenOdd = spec.evenOdd;
+  if (!evenOdd.present || !evenOdd.value)
+    return;
+  model.layout.evenOdd = true;
+  if (model.layout.hasSubdomains())
+    diags.error(evenOdd.range, "even/odd storage cannot be combined with "
+                               "'field.layout.subdomain'");
+  if (model.kernel.tileFactor > 1)
+    diags.error(spec.kernel.tile.factor.range,
+                "even/odd kernels update one site per thread; a tile of " +
+                    Twine(model.kernel.tileFactor) +
+                    " sites is not supported with 'field.even_odd'");
+  if (!tapsKnown)
+    return;
+  bool centre = false;
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    const Offset &offset = model.taps[t].offset;
+    int distance = 0;
+    for (int axis = 0; axis < model.dims; ++axis)
+      distance += std::abs(offset[axis]);
+    if (distance == 0) {
+      centre = true;
+    } else if (distance != 1) {
+      diags.error(tapRanges[t],
+                  "tap " + formatOffset(offset, model.dims) +
+                      " is not a nearest neighbour; even/odd storage needs "
+                      "taps that change parity (one step along one axis) "
+                      "besides the centre");
+      diags.note(evenOdd.range, "even/odd storage requested here");
+    }
+  }
+  if (!centre)
+    diags.error(evenOdd.range,
+                "even/odd storage needs a centre tap: its coefficient is the "
+                "diagonal that the Schur complement inverts");
 }
 
 void Checker::checkSolver() {

@@ -72,12 +72,15 @@ struct FieldLayout {
   LayoutOrder order = LayoutOrder::SiteMajor;
   int block = 1;                        ///< Blocked: sites per block
   std::array<int, kMaxDims> subdomain{1, 1, 1, 1};
+  /// Checkerboard storage: even sites, then odd sites, each half in
+  /// `order`; the generator adds the hopping kernels.
+  bool evenOdd = false;
   bool hasSubdomains() const {
     return subdomain[0] * subdomain[1] * subdomain[2] * subdomain[3] != 1;
   }
   /// Site-major, no subdomains: what the user's host arrays look like.
   bool isPlain() const {
-    return order == LayoutOrder::SiteMajor && !hasSubdomains();
+    return order == LayoutOrder::SiteMajor && !hasSubdomains() && !evenOdd;
   }
 };
 

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "emit/Emit.h"
 
+#include "emit/EmitText.h"
+#include "emit/Hopping.h"
 #include "emit/TemplateEngine.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -33,11 +35,6 @@ StringRef generatorVersion() { return STENCILC_VERSION; }
 
 namespace {
 
-std::string join(const std::vector<std::string> &parts, StringRef separator) {
-  return llvm::join(parts.begin(), parts.end(), separator);
-}
-
-std::string extentName(int axis) { return std::string("n") + axisName(axis); }
 
 /// Text of `stride(axis)`: the distance in sites between neighbours along
 /// `axis`; x's is 1 and has no variable.
@@ -70,13 +67,6 @@ std::string scaledStride(int k, const std::string &stride) {
   return std::to_string(k) + " * " + stride;
 }
 
-/// Name of the wrapped coordinate `axis + delta` (periodic grids).
-std::string wrappedName(int axis, int delta) {
-  if (delta == 0)
-    return axisName(axis);
-  return std::string(axisName(axis)) + (delta < 0 ? "_m" : "_p") +
-         std::to_string(delta < 0 ? -delta : delta);
-}
 
 std::string optionsSummary(const StencilModel &model) {
   const KernelOptions &k = model.kernel;
@@ -116,7 +106,6 @@ private:
   std::string kernelParameters();
   std::string loadAddress(const PlannedLoad &load);
   std::string accumulate(const PlannedAccumulation &acc, int load);
-  std::string weightExpression(const Coefficient &coefficient);
   const std::string &weightFor(const PlannedAccumulation &acc);
 
   const StencilModel &model;
@@ -148,33 +137,12 @@ std::string KernelWriter::kernelParameters() {
 }
 
 std::string KernelWriter::siteMapping() {
-  const std::array<int, kMaxDims> &block = model.kernel.block;
   std::string text = "// This thread's first site; it updates " +
                      std::to_string(plan.tileFactor) + " consecutive site" +
                      (plan.tileFactor == 1 ? "" : "s") + " along " +
                      axisName(tile) + ".\n";
   for (int axis = 0; axis < model.dims; ++axis) {
-    std::string position;
-    switch (axis) {
-    case 0:
-      position = "blockIdx.x * " + std::to_string(block[0]) + "u + threadIdx.x";
-      break;
-    case 1:
-      position = "blockIdx.y * " + std::to_string(block[1]) + "u + threadIdx.y";
-      break;
-    case 2:
-      position = model.dims == 4
-                     ? "(blockIdx.z % blocks_z) * " + std::to_string(block[2]) +
-                           "u + threadIdx.z % " + std::to_string(block[2]) + "u"
-                     : "blockIdx.z * " + std::to_string(block[2]) +
-                           "u + threadIdx.z";
-      break;
-    case 3:
-      position = "(blockIdx.z / blocks_z) * " + std::to_string(block[3]) +
-                 "u + threadIdx.z / " + std::to_string(block[2]) + "u";
-      break;
-    }
-    std::string value = "static_cast<int>(" + position + ")";
+    std::string value = "static_cast<int>(" + threadPosition(model, axis) + ")";
     if (axis == tile && plan.tileFactor > 1)
       value = std::to_string(plan.tileFactor) + " * " + value;
     if (!periodic && model.reach[axis] > 0)
@@ -259,13 +227,15 @@ std::string KernelWriter::strides() {
                                      std::to_string(l.subdomain[2]) + "x" +
                                      std::to_string(l.subdomain[3]) + " sites"
                                : std::string()) +
+            (l.evenOdd ? ", even sites then odd sites" : "") +
             " (stencil/layout.hpp).\n";
     text += "constexpr stencil::Layout layout = {" +
             std::to_string(static_cast<int>(l.order)) + ", " +
             std::to_string(l.block) + ", {" + std::to_string(l.subdomain[0]) +
             ", " + std::to_string(l.subdomain[1]) + ", " +
             std::to_string(l.subdomain[2]) + ", " +
-            std::to_string(l.subdomain[3]) + "}};\n";
+            std::to_string(l.subdomain[3]) + "}" +
+            (l.evenOdd ? ", 1" : "") + "};\n";
     std::vector<std::string> factors;
     for (int axis = 0; axis < model.dims; ++axis)
       factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
@@ -300,32 +270,6 @@ std::string KernelWriter::strides() {
   return text;
 }
 
-/// The coefficient in the kernel's precision, over its parameters.
-std::string KernelWriter::weightExpression(const Coefficient &coefficient) {
-  std::string text;
-  auto literal = [](double value) {
-    return "static_cast<value_type>(" + shortestNumberText(value) + ")";
-  };
-  bool anyScalar = llvm::any_of(coefficient.terms, [&](const auto &term) {
-    return !model.parameters[term.first].site;
-  });
-  if (coefficient.constant != 0.0 || !anyScalar)
-    text = literal(coefficient.constant);
-  for (const auto &[index, factor] : coefficient.terms) {
-    if (model.parameters[index].site)
-      continue;
-    const std::string &name = model.parameters[index].name;
-    double magnitude = factor < 0 ? -factor : factor;
-    std::string term =
-        magnitude == 1.0 ? name : literal(magnitude) + " * " + name;
-    if (text.empty())
-      text = (factor < 0 ? "-" : "") + term;
-    else
-      text += (factor < 0 ? " - " : " + ") + term;
-  }
-  return text;
-}
-
 std::string KernelWriter::weights() {
   std::map<std::string, std::string> byText;
   std::string text = "// Tap weights.";
@@ -334,7 +278,7 @@ std::string KernelWriter::weights() {
     auto [it, inserted] =
         byText.emplace(value, "w" + std::to_string(byText.size()));
     if (inserted) {
-      std::string expression = weightExpression(tap.coefficient);
+      std::string expression = weightExpression(model, tap.coefficient);
       std::string line = "const value_type " + it->second + " = ";
       if (line.size() + expression.size() > 76)
         line += "\n    ";
@@ -576,10 +520,6 @@ Expected<std::string> KernelWriter::render() {
   return text;
 }
 
-std::string listOf(const std::vector<std::string> &items) {
-  return "{" + join(items, ", ") + "}";
-}
-
 
 std::string manifest(const StencilModel &model,
                      const std::vector<KernelPlan> &plans) {
@@ -611,6 +551,15 @@ std::string manifest(const StencilModel &model,
     j.attributeObject("field", [&] {
       j.attribute("precision", precisionName(model.precision));
       j.attribute("components", model.components);
+      j.attribute("layout", layoutOrderName(model.layout.order));
+      if (model.layout.order == LayoutOrder::Blocked)
+        j.attribute("block", model.layout.block);
+      if (model.layout.hasSubdomains())
+        j.attributeArray("subdomain", [&] {
+          for (int axis = 0; axis < model.dims; ++axis)
+            j.value(model.layout.subdomain[axis]);
+        });
+      j.attribute("even_odd", model.layout.evenOdd);
     });
     j.attributeArray("parameters", [&] {
       for (const Parameter &param : model.parameters)
@@ -629,7 +578,7 @@ std::string manifest(const StencilModel &model,
         });
     });
     j.attribute("solver", solverName(model.solver));
-    j.attribute("symmetric", plans.size() == 1);
+    j.attribute("symmetric", findPlan(plans, KernelRole::Adjoint) == nullptr);
     j.attributeArray("kernels", [&] {
       for (const KernelPlan &plan : plans)
       j.object([&] {
@@ -637,6 +586,8 @@ std::string manifest(const StencilModel &model,
         j.attribute("name", plan.kernelName);
         j.attribute("role",
                     plan.role == KernelRole::Adjoint ? "adjoint" : "apply");
+        if (plan.hop != Hop::None)
+          j.attribute("hop", hopName(plan.hop));
         j.attributeArray("block", [&] {
           for (int axis = 0; axis < model.dims; ++axis)
             j.value(k.block[axis]);
@@ -674,12 +625,14 @@ std::string manifest(const StencilModel &model,
 
 Expected<EmittedStencil> emitStencil(const StencilModel &model,
                                      const std::vector<KernelPlan> &plans) {
-  const KernelPlan &applyPlan = plans.front();
-  const KernelPlan *adjointPlan = plans.size() > 1 ? &plans[1] : nullptr;
+  const KernelPlan &applyPlan = *findPlan(plans, KernelRole::Apply);
+  const KernelPlan *adjointPlan = findPlan(plans, KernelRole::Adjoint);
   std::vector<std::string> kernelTexts;
   for (const KernelPlan &plan : plans) {
-    StencilModel roleModel = modelForRole(model, plan.role);
-    Expected<std::string> kernel = KernelWriter(roleModel, plan).render();
+    Expected<std::string> kernel =
+        plan.hop != Hop::None
+            ? renderHoppingKernel(model, plan)
+            : KernelWriter(modelForRole(model, plan.role), plan).render();
     if (!kernel)
       return kernel.takeError();
     kernelTexts.push_back(*kernel);
@@ -714,7 +667,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   if (model.dims == 4)
     launchArgs.push_back("config.blocks_z");
   std::vector<std::string> paramFields, genericParams, paramNames,
-      paramDefaults, paramSites, siteChecks;
+      paramDefaults, paramSites, siteChecks, hopSiteChecks;
   for (size_t i = 0; i < model.parameters.size(); ++i) {
     const Parameter &param = model.parameters[i];
     std::string index = std::to_string(i);
@@ -732,6 +685,15 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
           ": site parameter '" + param.name +
           "' has no array\");\nif (overlaps(out, params." + param.name + ", " +
           join(siteCountTerms, " * ") +
+          "))\n  return stencil::Status::failure(\"" + model.name +
+          ": 'out' overlaps site parameter '" + param.name + "'\");");
+      // A hopping kernel's `out` is one half; the array is whole.
+      hopSiteChecks.push_back(
+          "if (params." + param.name +
+          " == nullptr)\n  return stencil::Status::failure(\"" + model.name +
+          ": site parameter '" + param.name +
+          "' has no array\");\nif (overlaps(out, values, params." +
+          param.name + ", " + join(siteCountTerms, " * ") +
           "))\n  return stencil::Status::failure(\"" + model.name +
           ": 'out' overlaps site parameter '" + param.name + "'\");");
     } else {
@@ -836,6 +798,25 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     launchers.push_back(*launcher);
   }
 
+  HoppingHostCode hopping;
+  if (model.layout.evenOdd) {
+    LauncherText text;
+    text.extentList = listOf(extentList);
+    text.launchArguments = join(std::vector<std::string>(launchArgs.begin() + 2,
+                                                         launchArgs.end()),
+                                ",\n                 ");
+    text.genericExtents = join(genericExtents, "\n");
+    text.genericParams = join(genericParams, "\n");
+    text.halfValueCount = join(valueCountTerms, " *\n      ") + " / 2";
+    text.siteChecks = join(hopSiteChecks, "\n");
+    Expected<HoppingHostCode> code =
+        renderHoppingHostCode(model, plans, text);
+    if (!code)
+      return code.takeError();
+    hopping = std::move(*code);
+    launchers.push_back(hopping.launchers);
+  }
+
   TemplateValues kernelValues = common;
   kernelValues.insert({
       {"kernels", join(kernelTexts, "\n\n")},
@@ -853,7 +834,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"shape", shape},
       {"layout", "{" + std::to_string(static_cast<int>(model.layout.order)) +
                      ", " + std::to_string(model.layout.block) + ", " +
-                     intList(model.layout.subdomain) + "}"},
+                     intList(model.layout.subdomain) +
+                     (model.layout.evenOdd ? ", 1" : "") + "}"},
       {"layout_doc",
        model.layout.isPlain()
            ? std::string("site-major, x fastest (the host order)")
@@ -864,6 +846,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
                       : std::string()) +
                  (model.layout.hasSubdomains() ? ", in subdomains"
                                                : std::string()) +
+                 (model.layout.evenOdd ? ", even sites then odd sites"
+                                       : std::string()) +
                  "; fields convert from and to the host order"},
       {"extent_list", listOf(extentList)},
       {"apply_doc", applyDoc},
@@ -887,6 +871,9 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
+      {"hopping_api", hopping.api},
+      {"even_odd_table", hopping.table},
+      {"even_odd_ref", model.layout.evenOdd ? "&even_odd_kernels" : "nullptr"},
   });
 
   Expected<StringRef> kernelsTemplate = getTemplate("kernels.hip.in");

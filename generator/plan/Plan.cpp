@@ -67,27 +67,66 @@ StencilModel modelForRole(const StencilModel &model, KernelRole role) {
   return role == KernelRole::Adjoint ? transposedModel(model) : model;
 }
 
+const char *hopName(Hop hop) {
+  switch (hop) {
+  case Hop::EvenToOdd:
+    return "even-to-odd";
+  case Hop::OddToEven:
+    return "odd-to-even";
+  case Hop::None:
+    break;
+  }
+  return "";
+}
+
 std::vector<KernelPlan> planKernels(const StencilModel &model) {
-  std::vector<KernelPlan> plans = {planKernel(model, KernelRole::Apply)};
+  std::vector<KernelRole> roles = {KernelRole::Apply};
   if (!isSymmetric(model))
-    plans.push_back(planKernel(model, KernelRole::Adjoint));
+    roles.push_back(KernelRole::Adjoint);
+  std::vector<KernelPlan> plans;
+  for (KernelRole role : roles)
+    plans.push_back(planKernel(model, role));
+  if (model.layout.evenOdd)
+    for (KernelRole role : roles)
+      for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven})
+        plans.push_back(planHoppingKernel(model, role, hop));
   return plans;
 }
 
-KernelPlan planKernel(const StencilModel &original, KernelRole role) {
+const KernelPlan *findPlan(const std::vector<KernelPlan> &plans,
+                           KernelRole role, Hop hop) {
+  for (const KernelPlan &plan : plans)
+    if (plan.role == role && plan.hop == hop)
+      return &plan;
+  return nullptr;
+}
+
+namespace {
+
+KernelPlan buildPlan(const StencilModel &original, KernelRole role, Hop hop) {
   const StencilModel model = modelForRole(original, role);
+  const bool hopping = hop != Hop::None;
   KernelPlan plan;
   plan.role = role;
-  plan.kernelName = model.name + (role == KernelRole::Adjoint
-                                      ? "_adjoint_kernel"
-                                      : "_kernel");
+  plan.hop = hop;
+  plan.kernelName =
+      model.name +
+      (hop == Hop::EvenToOdd   ? "_even_to_odd"
+       : hop == Hop::OddToEven ? "_odd_to_even"
+                               : "") +
+      (role == KernelRole::Adjoint ? "_adjoint_kernel" : "_kernel");
   plan.tileAxis = model.kernel.tileAxis;
-  plan.tileFactor = model.kernel.tileFactor;
+  plan.tileFactor = hopping ? 1 : model.kernel.tileFactor;
   const int axis = plan.tileAxis;
+  // A hopping kernel reads the neighbours; the centre value is the diagonal
+  // term, which the epilogue applies (or not) at run time.
+  auto isCentre = [](const Offset &offset) { return offset == Offset{}; };
 
   std::vector<Offset> offsets = orderedLoadOffsets(model);
   std::map<Offset, int> loadIndex;
   for (const Offset &offset : offsets) {
+    if (hopping && isCentre(offset))
+      continue;
     PlannedLoad load;
     load.offset = offset;
     load.clampTileAxis = model.boundary == Boundary::Dirichlet &&
@@ -103,6 +142,8 @@ KernelPlan planKernel(const StencilModel &original, KernelRole role) {
     plan.steps[i].load = static_cast<int>(i);
   for (int site = 0; site < plan.tileFactor; ++site)
     for (size_t tap = 0; tap < model.taps.size(); ++tap) {
+      if (hopping && isCentre(model.taps[tap].offset))
+        continue;
       int load = loadIndex.at(shifted(model.taps[tap].offset, axis, site));
       plan.steps[load].accumulations.push_back(
           {site, static_cast<int>(tap), false});
@@ -118,14 +159,25 @@ KernelPlan planKernel(const StencilModel &original, KernelRole role) {
   plan.bytesReadPerSite =
       siteBytes + siteParameterCount(model) * model.elementBytes();
   plan.bytesWrittenPerSite = siteBytes;
-  plan.flopsPerSite =
-      model.components * (2 * static_cast<int>(model.taps.size()) - 1);
+  const int summed = static_cast<int>(model.taps.size()) - (hopping ? 1 : 0);
+  plan.flopsPerSite = model.components * (2 * summed - 1);
   // A site parameter's term is one multiply and one add per site.
   for (const Tap &tap : model.taps)
     for (const auto &[index, factor] : tap.coefficient.terms)
       if (model.parameters[index].site)
         plan.flopsPerSite += 2;
   return plan;
+}
+
+} // namespace
+
+KernelPlan planKernel(const StencilModel &model, KernelRole role) {
+  return buildPlan(model, role, Hop::None);
+}
+
+KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
+                             Hop hop) {
+  return buildPlan(model, role, hop);
 }
 
 void printPlan(const StencilModel &original, const KernelPlan &plan,
@@ -135,6 +187,11 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
   os << "kernel " << plan.kernelName
      << (plan.role == KernelRole::Adjoint ? " (adjoint: offsets negated)" : "")
      << "\n";
+  if (plan.hop != Hop::None)
+    os << "  hopping:     " << hopName(plan.hop) << " (reads the "
+       << (plan.hop == Hop::EvenToOdd ? "even" : "odd") << " sites, writes the "
+       << (plan.hop == Hop::EvenToOdd ? "odd" : "even")
+       << "; centre tap applied by the epilogue)\n";
   os << "  grid:        " << model.dims << "-D " << boundaryName(model.boundary)
      << ", " << model.valueType() << ", " << model.components
      << (model.components == 1 ? " component" : " components") << " per site\n";

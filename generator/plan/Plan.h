@@ -48,8 +48,15 @@ struct PlanStep {
 /// emitted only when A is not symmetric).
 enum class KernelRole { Apply, Adjoint };
 
+/// Even/odd storage only: a hopping kernel applies the off-diagonal block of
+/// its role's operator between the parities (the neighbour taps; the centre
+/// tap is the diagonal D, used only in the kernel's epilogue). EvenToOdd
+/// reads the even sites and writes the odd ones.
+enum class Hop { None, EvenToOdd, OddToEven };
+
 struct KernelPlan {
   KernelRole role = KernelRole::Apply;
+  Hop hop = Hop::None;
   std::string kernelName;
   int tileAxis = 0;
   int tileFactor = 1;
@@ -81,9 +88,23 @@ bool precedesInMemory(const Offset &a, const Offset &b);
 KernelPlan planKernel(const StencilModel &model,
                       KernelRole role = KernelRole::Apply);
 
+/// Builds the plan of a hopping kernel of an even/odd model: one site per
+/// thread, the neighbour taps only.
+KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
+                             Hop hop);
+
 /// The plans of every kernel the model needs: A, and A^T unless A is
-/// symmetric (then A serves as its own adjoint).
+/// symmetric (then A serves as its own adjoint); for even/odd storage then
+/// the hopping kernels even-to-odd and odd-to-even of each of those roles.
 std::vector<KernelPlan> planKernels(const StencilModel &model);
+
+/// The plan of `role` and `hop` in `plans`, or null (no adjoint plans for a
+/// symmetric model).
+const KernelPlan *findPlan(const std::vector<KernelPlan> &plans,
+                           KernelRole role, Hop hop = Hop::None);
+
+/// "even-to-odd", "odd-to-even"; "" for None.
+const char *hopName(Hop hop);
 
 /// The model a plan of this role was built from: `model` itself, or its
 /// transpose for the adjoint.

@@ -88,6 +88,7 @@ struct Spec {
   Located<long long> layoutBlock;
   Located<std::vector<long long>> subdomain;
   llvm::SMRange layoutRange;
+  Located<bool> evenOdd; ///< field.even_odd: checkerboard storage
   llvm::SMRange fieldRange;
 
   Located<std::string> solver; ///< "none" (default), "cg" or "cgnr"

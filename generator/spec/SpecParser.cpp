@@ -309,12 +309,14 @@ void Parser::parseField(const YamlNode *node, Spec &spec) {
   const YamlNode *map = asMapping(node, "'field'");
   if (!map)
     return;
-  static const StringRef keys[] = {"precision", "components", "layout"};
+  static const StringRef keys[] = {"precision", "components", "layout",
+                                   "even_odd"};
   MappingReader reader(map, keys, "'field'", diags);
   readString(reader.require("precision", "'field'"), "'field.precision'",
              spec.precision);
   readInteger(reader.get("components"), "'field.components'",
               spec.components);
+  readBool(reader.get("even_odd"), "'field.even_odd'", spec.evenOdd);
   const YamlNode *layout = reader.get("layout");
   if (!layout)
     return;

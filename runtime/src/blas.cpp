@@ -58,23 +58,35 @@ template <typename T> struct HaloOp {
   Lattice lattice;
   Index sites;
   STENCIL_HOST_DEVICE void operator()(Index site) const {
+    // A parity half numbers its sites x fastest with x halved.
+    const bool half = lattice.parity >= 0;
     Index rest = site;
     int c[4] = {0, 0, 0, 0};
-    bool halo = false;
     for (int axis = 0; axis < lattice.dims; ++axis) {
-      c[axis] = static_cast<int>(rest % lattice.extents[axis]);
-      rest /= lattice.extents[axis];
+      const int n = half && axis == 0 ? lattice.extents[0] / 2
+                                      : lattice.extents[axis];
+      c[axis] = static_cast<int>(rest % n);
+      rest /= n;
+    }
+    if (half)
+      c[0] = 2 * c[0] + site_parity(lattice.parity, c[1], c[2], c[3]);
+    bool halo = false;
+    for (int axis = 0; axis < lattice.dims; ++axis)
       halo |= c[axis] < lattice.halo[axis] ||
               c[axis] >= lattice.extents[axis] - lattice.halo[axis];
-    }
     if (!halo)
       return;
-    const Index stored = layout_site(
-        lattice.layout, c[0], c[1], c[2], c[3], lattice.extents[0],
-        lattice.extents[1], lattice.extents[2], lattice.extents[3]);
+    const Layout &l = lattice.layout;
     for (int k = 0; k < lattice.components; ++k)
-      x[layout_element(lattice.layout, stored, k, lattice.components,
-                       sites)] = value;
+      x[half ? order_element(l.order, l.block, site, k, lattice.components,
+                             sites)
+             : layout_element(l,
+                              layout_site(l, c[0], c[1], c[2], c[3],
+                                          lattice.extents[0],
+                                          lattice.extents[1],
+                                          lattice.extents[2],
+                                          lattice.extents[3]),
+                              k, lattice.components, sites)] = value;
   }
 };
 

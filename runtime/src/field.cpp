@@ -13,16 +13,29 @@ std::int64_t Lattice::sites() const {
   std::int64_t count = 1;
   for (int axis = 0; axis < dims; ++axis)
     count *= extents[axis];
-  return count;
+  return parity < 0 ? count : count / 2;
 }
 
 std::int64_t Lattice::interior_sites() const {
   std::int64_t count = 1;
+  bool anyEven = false;
+  int originParity = 0;
   for (int axis = 0; axis < dims; ++axis) {
     std::int64_t inside = extents[axis] - 2LL * halo[axis];
     count *= inside > 0 ? inside : 0;
+    anyEven |= inside % 2 == 0;
+    originParity += halo[axis];
   }
-  return count;
+  if (parity < 0 || anyEven)
+    return parity < 0 ? count : count / 2;
+  // An odd box: the corner's parity has one site more.
+  return (originParity & 1) == parity ? (count + 1) / 2 : count / 2;
+}
+
+Lattice Lattice::half(int which) const {
+  Lattice l = *this;
+  l.parity = which;
+  return l;
 }
 
 std::string Lattice::describe() const {
@@ -33,6 +46,7 @@ std::string Lattice::describe() const {
           (element_bytes == 4 ? "float" : "double") + " per site, ";
   if (!layout.is_plain()) {
     static const char *const orders[3] = {"aos", "soa", "aosoa"};
+    // (even/odd is appended below)
     text += orders[layout.order];
     if (layout.order == kBlocked)
       text += "(" + std::to_string(layout.block) + ")";
@@ -41,6 +55,9 @@ std::string Lattice::describe() const {
       for (int axis = 0; axis < dims; ++axis)
         text += (axis ? "x" : "") + std::to_string(layout.sub[axis]);
     }
+    if (layout.even_odd)
+      text += std::string(" even/odd") +
+              (parity == 0 ? " (even half)" : parity == 1 ? " (odd half)" : "");
     text += ", ";
   }
   if (periodic)
@@ -61,7 +78,8 @@ bool Lattice::operator==(const Lattice &other) const {
         layout.sub[axis] != other.layout.sub[axis])
       return false;
   return layout.order == other.layout.order &&
-         (layout.order != kBlocked || layout.block == other.layout.block);
+         (layout.order != kBlocked || layout.block == other.layout.block) &&
+         layout.even_odd == other.layout.even_odd && parity == other.parity;
 }
 
 Lattice lattice_for(const KernelInfo &info, const int *extents) {
@@ -83,6 +101,9 @@ std::int64_t storage_index(const Lattice &l, std::int64_t index) {
     return index;
   const int c = static_cast<int>(index % l.components);
   std::int64_t site = index / l.components;
+  if (l.parity >= 0) // a half's own order: its sites as stored
+    return order_element(l.layout.order, l.layout.block, site, c,
+                         l.components, l.sites());
   int coordinate[kMaxDims] = {0, 0, 0, 0};
   for (int axis = 0; axis < l.dims; ++axis) {
     coordinate[axis] = static_cast<int>(site % l.extents[axis]);
@@ -153,18 +174,43 @@ Status require_same_lattice(const Lattice &a, const Lattice &b,
                          b.describe() + " does not match " + a.describe());
 }
 
-Field::~Field() { device_free(data_); }
+Field::~Field() {
+  if (owner_)
+    device_free(data_);
+}
 
 Field::Field(Field &&other) noexcept
-    : lattice_(other.lattice_), data_(std::exchange(other.data_, nullptr)) {}
+    : lattice_(other.lattice_), data_(std::exchange(other.data_, nullptr)),
+      owner_(other.owner_) {}
 
 Field &Field::operator=(Field &&other) noexcept {
   if (this != &other) {
-    device_free(data_);
+    if (owner_)
+      device_free(data_);
     lattice_ = other.lattice_;
     data_ = std::exchange(other.data_, nullptr);
+    owner_ = other.owner_;
   }
   return *this;
+}
+
+Status Field::half(int which, Field &view) const {
+  if (!lattice_.layout.even_odd || lattice_.parity >= 0)
+    return Status::failure("half: " + lattice_.describe() +
+                           " is not a whole even/odd field");
+  if (which != 0 && which != 1)
+    return Status::failure("half: parity " + std::to_string(which) +
+                           " is not 0 (even) or 1 (odd)");
+  Field out;
+  out.lattice_ = lattice_.half(which);
+  out.data_ = static_cast<char *>(data_) + which * out.lattice_.bytes();
+  out.owner_ = false;
+  view = std::move(out);
+  return Status();
+}
+
+Status Field::half(int which, Field &view) {
+  return static_cast<const Field *>(this)->half(which, view);
 }
 
 Status Field::create(const Lattice &lattice, Field &out) {
@@ -178,7 +224,9 @@ Status Field::create(const Lattice &lattice, Field &out) {
                              " along axis " + std::to_string(axis) +
                              " is not positive");
   Status layoutStatus = check_layout(lattice.layout, lattice.dims,
-                                     lattice.extents);
+                                     lattice.extents, lattice.periodic);
+  if (lattice.parity >= 0 && !lattice.layout.even_odd)
+    layoutStatus = Status::failure("a parity half needs an even/odd layout");
   if (!layoutStatus.ok())
     return Status::failure("field: " + layoutStatus.message());
   Field field;

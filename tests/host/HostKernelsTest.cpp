@@ -45,7 +45,8 @@ std::vector<Extents> testExtents(int dims) {
   case 3:
     return {{37, 29, 23, 1}, {5, 4, 3, 1}, {9, 17, 6, 1}, {16, 12, 10, 1}};
   default:
-    return {{6, 5, 7, 9}, {4, 3, 5, 4}, {3, 9, 2, 3}, {8, 4, 6, 4}};
+    return {{6, 5, 7, 9}, {4, 3, 5, 4}, {3, 9, 2, 3}, {8, 4, 6, 4},
+            {6, 4, 8, 10}};
   }
 }
 
@@ -79,7 +80,8 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
                   extents[axis] <
                       model.reach[axis];
     stencil::Status fits =
-        stencil::check_layout(info.layout, model.dims, extents.data());
+        stencil::check_layout(info.layout, model.dims, extents.data(),
+                              info.shape.periodic);
     if (!fits.ok()) {
       // Sizes the layout cannot hold are refused with the reason.
       std::vector<double> buffer(siteCount(extents) * model.components);

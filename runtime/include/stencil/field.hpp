@@ -24,15 +24,21 @@ struct Lattice {
   int halo[kMaxDims] = {0, 0, 0, 0};
   /// How values are stored on the device (stencil/layout.hpp).
   Layout layout;
+  /// Even/odd layouts only: -1 for the whole lattice, 0 or 1 for the field
+  /// of the even or odd sites alone (the unknowns of the Schur complement).
+  int parity = -1;
 
+  /// Sites stored: all, or one parity's half.
   std::int64_t sites() const;
   std::int64_t values() const { return sites() * components; }
   std::size_t bytes() const {
     return static_cast<std::size_t>(values()) * element_bytes;
   }
   /// Sites the operator updates: all on periodic lattices, the interior on
-  /// Dirichlet ones.
+  /// Dirichlet ones (of this parity for a half).
   std::int64_t interior_sites() const;
+  /// The lattice of one parity's half (an even/odd whole lattice only).
+  Lattice half(int which) const;
   /// "48x48x48, 1 double per site, dirichlet (halo 1)".
   std::string describe() const;
   bool operator==(const Lattice &other) const;
@@ -43,6 +49,7 @@ struct Lattice {
 Lattice lattice_for(const KernelInfo &info, const int *extents);
 
 /// A field in device memory; zero-filled on creation. Move-only.
+/// A view (see half()) shares another field's memory and frees nothing.
 class Field {
 public:
   Field() = default;
@@ -53,13 +60,17 @@ public:
   Field &operator=(const Field &) = delete;
 
   static Status create(const Lattice &lattice, Field &out);
+  /// A view of the even (0) or odd (1) sites of this even/odd field: the
+  /// half's values in place, no copy. It must not outlive this field.
+  Status half(int parity, Field &view);
+  Status half(int parity, Field &view) const;
 
   const Lattice &lattice() const { return lattice_; }
   void *data() { return data_; }
   const void *data() const { return data_; }
 
-  /// Host buffers in the user's order (site-major, x fastest) and the
-  /// field's type; `bytes` must equal lattice().bytes(). Fields stored in
+  /// Host buffers in the user's order (site-major, x fastest; for a half,
+  /// that parity's sites in that order) and the field's type; `bytes` must equal lattice().bytes(). Fields stored in
   /// another layout are converted on the way.
   Status upload(const void *host, std::size_t bytes);
   Status download(void *host, std::size_t bytes) const;
@@ -72,6 +83,7 @@ public:
 private:
   Lattice lattice_;
   void *data_ = nullptr;
+  bool owner_ = true;
 };
 
 /// The device element index of value `index` of the user's site-major order.

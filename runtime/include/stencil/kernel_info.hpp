@@ -18,6 +18,33 @@ using GenericApply = Status (*)(void *out, const void *in, const int *extents,
                                 const double *params,
                                 const void *const *fields, Stream stream);
 
+/// The epilogue of an even/odd hopping kernel, chosen per launch. With H
+/// the neighbour block into the output parity and D the centre tap's
+/// coefficient there: kHop out = beta H in; kInverseDiagonalHop out =
+/// beta D^-1 H in; kDiagonalPlusHop out = alpha D same + beta H in.
+enum HopMode : int { kHop = 0, kInverseDiagonalHop = 1, kDiagonalPlusHop = 2 };
+
+/// A hopping kernel on half fields (one parity's values each): `out` of the
+/// output parity, `in` of the other, `same` of the output parity (only for
+/// kDiagonalPlusHop, else may be null); parameters as for GenericApply.
+using HopApply = Status (*)(void *out, const void *in, const void *same,
+                            int mode, double alpha, double beta,
+                            const int *extents, const double *params,
+                            const void *const *fields, Stream stream);
+
+/// The hopping kernels of a stencil with even/odd storage. The blocks of A
+/// are written A_oe (odd rows, even columns: even_to_odd) and A_eo; the
+/// adjoint entries apply the blocks of A^T, (A_eo)^T even-to-odd and
+/// (A_oe)^T odd-to-even.
+struct EvenOddKernels {
+  HopApply even_to_odd;
+  HopApply odd_to_even;
+  HopApply even_to_odd_adjoint;
+  HopApply odd_to_even_adjoint;
+  int bytes_per_site; ///< kHop: input read once, output written once
+  int flops_per_site; ///< kHop
+};
+
 struct KernelInfo {
   const char *name;
   const char *spec_file;
@@ -44,6 +71,8 @@ struct KernelInfo {
   int flops_per_site;
   GenericApply apply;
   GenericApply apply_adjoint;
+  /// Even/odd storage: the hopping kernels; null for other layouts.
+  const EvenOddKernels *even_odd;
 };
 
 } // namespace stencil

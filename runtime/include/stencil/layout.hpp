@@ -6,6 +6,11 @@
 //   site-major (AoS)        element = site * nc + c
 //   component-major (SoA)   element = c * sites + site
 //   blocked (AoSoA)         element = (site / B) * nc * B + c * B + site % B
+// Even/odd (checkerboard) storage splits the sites by parity (x+y+z+t) % 2:
+// the even sites' values come first, then the odd sites', each half its own
+// array of nsites/2 sites numbered x fastest with x halved, and the order
+// above applied within the half. A nearest-neighbour hop changes parity, so
+// a hopping kernel reads one half and writes the other.
 // The functions are used by generated kernels (with a constexpr Layout, so
 // that the compiler folds them) and by the runtime (fields, halos).
 #ifndef STENCIL_LAYOUT_HPP
@@ -24,20 +29,50 @@ struct Layout {
   int order = kSiteMajor;
   int block = 1;            ///< kBlocked: sites per block
   int sub[4] = {1, 1, 1, 1}; ///< subdomain extent per axis; all 1: none
+  int even_odd = 0;          ///< 1: split by parity (no subdomains)
 
   STENCIL_HOST_DEVICE constexpr bool has_subdomains() const {
     return sub[0] * sub[1] * sub[2] * sub[3] != 1;
   }
   /// Plain site-major storage, x fastest: the user's host order.
   STENCIL_HOST_DEVICE constexpr bool is_plain() const {
-    return order == kSiteMajor && !has_subdomains();
+    return order == kSiteMajor && !has_subdomains() && !even_odd;
   }
 };
+
+/// The parity of a site: 0 even, 1 odd.
+STENCIL_HOST_DEVICE inline int site_parity(int x, int y, int z, int t) {
+  return (x + y + z + t) & 1;
+}
+
+/// The index of site (x, y, z, t) within its parity's half of an even/odd
+/// lattice (nx even): sites numbered x fastest, x halved.
+STENCIL_HOST_DEVICE inline index_t even_odd_site(int x, int y, int z, int t,
+                                                 int nx, int ny, int nz) {
+  return (((static_cast<index_t>(t) * nz + z) * ny + y) * nx + x) >> 1;
+}
+
+/// The element index of component c of site `site` in an array of `sites`
+/// sites stored in `order` (subdomains and parity already resolved).
+STENCIL_HOST_DEVICE inline index_t order_element(int order, int block,
+                                                 index_t site, int c, int nc,
+                                                 index_t sites) {
+  if (order == kComponentMajor)
+    return static_cast<index_t>(c) * sites + site;
+  if (order == kBlocked)
+    return (site / block) * nc * block + static_cast<index_t>(c) * block +
+           site % block;
+  return site * nc + c;
+}
 
 /// The storage index of site (x, y, z, t) on an nx x ny x nz x nt lattice.
 STENCIL_HOST_DEVICE inline index_t layout_site(const Layout &l, int x, int y,
                                                int z, int t, int nx, int ny,
                                                int nz, int nt) {
+  if (l.even_odd) // the odd half follows the even half
+    return site_parity(x, y, z, t) *
+               (static_cast<index_t>(nx) * ny * nz * nt / 2) +
+           even_odd_site(x, y, z, t, nx, ny, nz);
   (void)nt; // the slowest axis' extent never scales an index
   if (!l.has_subdomains())
     return ((static_cast<index_t>(t) * nz + z) * ny + y) * nx + x;
@@ -51,25 +86,37 @@ STENCIL_HOST_DEVICE inline index_t layout_site(const Layout &l, int x, int y,
   return outer * (static_cast<index_t>(sx) * sy * sz * st) + inner;
 }
 
-/// The element index of component c of the site stored at `site`.
+/// The element index of component c of the site stored at `site` (from
+/// layout_site) in a field of `sites` sites.
 STENCIL_HOST_DEVICE inline index_t layout_element(const Layout &l,
                                                   index_t site, int c, int nc,
                                                   index_t sites) {
-  if (l.order == kComponentMajor)
-    return static_cast<index_t>(c) * sites + site;
-  if (l.order == kBlocked)
-    return (site / l.block) * nc * l.block + static_cast<index_t>(c) * l.block +
-           site % l.block;
-  return site * nc + c;
+  if (l.even_odd) {
+    const index_t half = sites / 2;
+    const index_t parity = site >= half ? 1 : 0;
+    return parity * half * nc +
+           order_element(l.order, l.block, site - parity * half, c, nc, half);
+  }
+  return order_element(l.order, l.block, site, c, nc, sites);
 }
 
-/// A clear error unless the extents fit the layout: whole subdomains, and
-/// whole blocks of sites.
-inline Status check_layout(const Layout &l, int dims, const int *extents) {
+/// A clear error unless the extents fit the layout: whole subdomains, whole
+/// blocks of sites, and for even/odd storage an even nx (x is halved) and,
+/// on periodic lattices, even extents (so that wrapping keeps the
+/// checkerboard).
+inline Status check_layout(const Layout &l, int dims, const int *extents,
+                           bool periodic = false) {
   long long sites = 1;
   static const char *const axes[4] = {"x", "y", "z", "t"};
   for (int axis = 0; axis < dims; ++axis) {
     sites *= extents[axis];
+    if (l.even_odd && (axis == 0 || periodic) && extents[axis] % 2 != 0)
+      return Status::failure(
+          std::string("extent n") + axes[axis] + " = " +
+          std::to_string(extents[axis]) + " is odd; even/odd storage needs " +
+          (axis == 0 ? "an even nx (each half holds nx/2 sites per row)"
+                     : "even extents on a periodic lattice (an odd one "
+                       "joins sites of equal parity across the wrap)"));
     if (extents[axis] % l.sub[axis] != 0)
       return Status::failure(
           std::string("extent n") + axes[axis] + " = " +
@@ -77,8 +124,11 @@ inline Status check_layout(const Layout &l, int dims, const int *extents) {
           "subdomain's " + std::to_string(l.sub[axis]) + " sites along " +
           axes[axis]);
   }
-  if (l.order == kBlocked && sites % l.block != 0)
-    return Status::failure("the lattice's " + std::to_string(sites) +
+  const long long stored = l.even_odd ? sites / 2 : sites;
+  if (l.order == kBlocked && stored % l.block != 0)
+    return Status::failure(std::string(l.even_odd ? "each parity's " : "the "
+                                                    "lattice's ") +
+                           std::to_string(stored) +
                            " sites are not a multiple of the layout's "
                            "blocks of " +
                            std::to_string(l.block) + " sites");

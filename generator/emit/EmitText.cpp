@@ -1,0 +1,73 @@
+//===- EmitText.cpp - Source-text helpers shared by the kernel writers ----===//
+#include "emit/EmitText.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace stencilc {
+
+std::string join(const std::vector<std::string> &parts,
+                 llvm::StringRef separator) {
+  return llvm::join(parts.begin(), parts.end(), separator);
+}
+
+std::string listOf(const std::vector<std::string> &items) {
+  return "{" + join(items, ", ") + "}";
+}
+
+std::string extentName(int axis) { return std::string("n") + axisName(axis); }
+
+std::string wrappedName(int axis, int delta) {
+  if (delta == 0)
+    return axisName(axis);
+  return std::string(axisName(axis)) + (delta < 0 ? "_m" : "_p") +
+         std::to_string(delta < 0 ? -delta : delta);
+}
+
+std::string threadPosition(const StencilModel &model, int axis) {
+  const std::array<int, kMaxDims> &block = model.kernel.block;
+  switch (axis) {
+  case 0:
+    return "blockIdx.x * " + std::to_string(block[0]) + "u + threadIdx.x";
+  case 1:
+    return "blockIdx.y * " + std::to_string(block[1]) + "u + threadIdx.y";
+  case 2:
+    // Axes z and t share the launch's z dimension in 4-D.
+    return model.dims == 4
+               ? "(blockIdx.z % blocks_z) * " + std::to_string(block[2]) +
+                     "u + threadIdx.z % " + std::to_string(block[2]) + "u"
+               : "blockIdx.z * " + std::to_string(block[2]) +
+                     "u + threadIdx.z";
+  default:
+    return "(blockIdx.z / blocks_z) * " + std::to_string(block[3]) +
+           "u + threadIdx.z / " + std::to_string(block[2]) + "u";
+  }
+}
+
+std::string weightExpression(const StencilModel &model,
+                             const Coefficient &coefficient) {
+  std::string text;
+  auto literal = [](double value) {
+    return "static_cast<value_type>(" + shortestNumberText(value) + ")";
+  };
+  bool anyScalar = llvm::any_of(coefficient.terms, [&](const auto &term) {
+    return !model.parameters[term.first].site;
+  });
+  if (coefficient.constant != 0.0 || !anyScalar)
+    text = literal(coefficient.constant);
+  for (const auto &[index, factor] : coefficient.terms) {
+    if (model.parameters[index].site)
+      continue;
+    const std::string &name = model.parameters[index].name;
+    double magnitude = factor < 0 ? -factor : factor;
+    std::string term =
+        magnitude == 1.0 ? name : literal(magnitude) + " * " + name;
+    if (text.empty())
+      text = (factor < 0 ? "-" : "") + term;
+    else
+      text += (factor < 0 ? " - " : " + ") + term;
+  }
+  return text;
+}
+
+} // namespace stencilc

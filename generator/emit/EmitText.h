@@ -1,0 +1,39 @@
+//===- EmitText.h - Source-text helpers shared by the kernel writers -*- C++ -*-===//
+//
+// Internal to generator/emit: the full-lattice kernel writer (Emit.cpp) and
+// the even/odd hopping kernel writer (Hopping.cpp) print the same names for
+// extents, coordinates, thread positions and weights.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_EMIT_EMITTEXT_H
+#define STENCILC_EMIT_EMITTEXT_H
+
+#include "check/Model.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace stencilc {
+
+std::string join(const std::vector<std::string> &parts,
+                 llvm::StringRef separator);
+/// "{a, b, c}".
+std::string listOf(const std::vector<std::string> &items);
+/// "nx", "ny", ...
+std::string extentName(int axis);
+/// Name of the coordinate `axis + delta`: "x", "x_p1", "y_m2".
+std::string wrappedName(int axis, int delta);
+/// This thread's position along `axis` in the launch grid of
+/// stencil/launch_config.hpp (unsigned arithmetic, before any tile or halo
+/// offset).
+std::string threadPosition(const StencilModel &model, int axis);
+/// The coefficient in the kernel's precision over its scalar parameters
+/// (site-parameter terms are left to the caller, which knows the site).
+std::string weightExpression(const StencilModel &model,
+                             const Coefficient &coefficient);
+
+} // namespace stencilc
+
+#endif
