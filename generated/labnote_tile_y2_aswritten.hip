@@ -79,12 +79,17 @@ labnote_tile_y2_aswritten_kernel(
   }
 }
 
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
   const auto second = reinterpret_cast<std::uintptr_t>(b);
-  const auto bytes = static_cast<std::uintptr_t>(n) * sizeof(value_type);
-  return first < second + bytes && second < first + bytes;
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
 }
 
 } // namespace
@@ -98,7 +103,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n);
+    status = stencil::check_layout(layout(), dims, n, periodic);
   if (!status.ok())
     return stencil::Status::failure("labnote_tile_y2_aswritten: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -151,7 +156,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n);
+    status = stencil::check_layout(layout(), dims, n, periodic);
   if (!status.ok())
     return stencil::Status::failure("labnote_tile_y2_aswritten: " + status.message());
   if (out == nullptr || in == nullptr)

@@ -81,6 +81,7 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       const void *const *fields,
                                       stencil::Stream stream);
 
+
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
   static constexpr int tap_offsets[][stencil::kMaxDims] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {1, 0, 0, 0}, {0, -1, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 1, 0}};
@@ -95,7 +96,8 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 3, param_names,
       param_defaults, param_is_site, 0,
       true, "cg", 22, 8,
-      13, &apply_generic, &apply_adjoint_generic};
+      13, &apply_generic, &apply_adjoint_generic,
+      nullptr};
   return value;
 }
 

@@ -80,6 +80,7 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       const void *const *fields,
                                       stencil::Stream stream);
 
+
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
   static constexpr int tap_offsets[][stencil::kMaxDims] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {1, 0, 0, 0}, {0, -1, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 1, 0}, {0, 0, 0, -1}, {0, 0, 0, 1}};
@@ -94,7 +95,8 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       true, "cg", 9, 192,
-      408, &apply_generic, &apply_adjoint_generic};
+      408, &apply_generic, &apply_adjoint_generic,
+      nullptr};
   return value;
 }
 

@@ -180,6 +180,14 @@ KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
   return buildPlan(model, role, hop);
 }
 
+/// Index of the (0, ..., 0) tap; even/odd models have one.
+static int centreTap(const StencilModel &model) {
+  for (size_t t = 0; t < model.taps.size(); ++t)
+    if (model.taps[t].offset == Offset{})
+      return static_cast<int>(t);
+  return 0;
+}
+
 void printPlan(const StencilModel &original, const KernelPlan &plan,
                raw_ostream &os) {
   const StencilModel model = modelForRole(original, plan.role);
@@ -245,8 +253,14 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
   for (int site = 0; site < plan.tileFactor; ++site) {
     Offset offset{};
     offset[plan.tileAxis] = site;
-    os << "    store out" << formatOffset(offset, model.dims) << " = acc" << site
-       << "\n";
+    os << "    store out" << formatOffset(offset, model.dims) << " = ";
+    if (plan.hop == Hop::None)
+      os << "acc" << site << "\n";
+    else
+      os << "beta * acc0, beta * acc0 / D or alpha * D * same + beta * acc0 "
+            "(the launch's mode; D = "
+         << coefficientText(model, model.taps[centreTap(model)].coefficient)
+         << ")\n";
   }
 }
 

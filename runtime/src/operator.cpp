@@ -153,6 +153,43 @@ Status StencilOperator::diagonal(Field &out) const {
   return Status();
 }
 
+Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
+                            const Field &in, HopMode mode, double alpha,
+                            double beta, const Field *same,
+                            Stream stream) const {
+  const EvenOddKernels *kernels = info_->even_odd;
+  if (!kernels)
+    return Status::failure(std::string(info_->name) +
+                           " does not store its fields even/odd "
+                           "(field.even_odd), so it has no hopping kernels");
+  const bool toOdd = direction == Hop::EvenToOdd;
+  const Lattice target = lattice_.half(toOdd ? 1 : 0);
+  const Lattice source = lattice_.half(toOdd ? 0 : 1);
+  STENCIL_TRY(require_same_lattice(target, out.lattice(), "hop: out"));
+  STENCIL_TRY(require_same_lattice(source, in.lattice(), "hop: in"));
+  if (same)
+    STENCIL_TRY(require_same_lattice(target, same->lattice(), "hop: same"));
+  std::vector<const void *> fields;
+  STENCIL_TRY(gather_parameters(fields));
+  HopApply kernel = toOdd ? (adjoint ? kernels->even_to_odd_adjoint
+                                     : kernels->even_to_odd)
+                          : (adjoint ? kernels->odd_to_even_adjoint
+                                     : kernels->odd_to_even);
+  return kernel(out.data(), in.data(), same ? same->data() : nullptr, mode,
+                alpha, beta, extents_, values_.data(), fields.data(), stream);
+}
+
+double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
+  if (!info_->even_odd)
+    return 0.0;
+  const Lattice target = lattice_.half(direction == Hop::EvenToOdd ? 1 : 0);
+  const double sites = static_cast<double>(target.interior_sites());
+  double bytes = sites * info_->even_odd->bytes_per_site;
+  if (mode == kDiagonalPlusHop)
+    bytes += sites * target.components * target.element_bytes;
+  return bytes;
+}
+
 Status StencilOperator::check_spd() const {
   const std::string name = info_->name;
   if (!info_->symmetric)

@@ -2,6 +2,7 @@
 
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
+#include "stencil/even_odd.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -20,10 +21,53 @@ const char *preconditioner_name(Preconditioner preconditioner) {
 
 namespace {
 
+/// What the Krylov loops need of an operator: the whole stencil A, or the
+/// Schur complement S of an even/odd stencil on its even sites.
+class LinearSystem {
+public:
+  virtual ~LinearSystem() = default;
+  virtual Lattice lattice() const = 0;
+  virtual Status apply(Field &out, const Field &in) const = 0;
+  virtual Status apply_adjoint(Field &out, const Field &in) const = 0;
+  virtual double bytes_per_apply() const = 0;
+};
+
+class WholeSystem : public LinearSystem {
+public:
+  explicit WholeSystem(const StencilOperator &A) : A(A) {}
+  Lattice lattice() const override { return A.lattice(); }
+  Status apply(Field &out, const Field &in) const override {
+    return A.apply(out, in);
+  }
+  Status apply_adjoint(Field &out, const Field &in) const override {
+    return A.apply_adjoint(out, in);
+  }
+  double bytes_per_apply() const override { return A.bytes_per_apply(); }
+
+private:
+  const StencilOperator &A;
+};
+
+class SchurSystem : public LinearSystem {
+public:
+  explicit SchurSystem(const SchurComplement &S) : S(S) {}
+  Lattice lattice() const override { return S.lattice(); }
+  Status apply(Field &out, const Field &in) const override {
+    return S.apply(out, in);
+  }
+  Status apply_adjoint(Field &out, const Field &in) const override {
+    return S.apply_adjoint(out, in);
+  }
+  double bytes_per_apply() const override { return S.bytes_per_apply(); }
+
+private:
+  const SchurComplement &S;
+};
+
 /// Runs solver operations, timing each kind when asked.
 class Ops {
 public:
-  Ops(const StencilOperator &A, bool timed) : A(A), timed(timed) {}
+  Ops(const LinearSystem &A, bool timed) : A(A), timed(timed) {}
 
   Status apply(Field &out, const Field &in) {
     return run("stencil apply", A.bytes_per_apply(),
@@ -78,7 +122,7 @@ private:
     return Status();
   }
 
-  const StencilOperator &A;
+  const LinearSystem &A;
   bool timed;
   Reducer reducer;
 };
@@ -91,56 +135,29 @@ double now_seconds() {
 
 } // namespace
 
-Status solve(const StencilOperator &A, const Field &b, Field &x,
-             const SolveOptions &options, SolveReport &report) {
-  report = SolveReport();
-  report.method = method_name(options.method);
-  report.preconditioner = preconditioner_name(options.preconditioner);
-  const Lattice &lattice = A.lattice();
-  STENCIL_TRY(require_same_lattice(lattice, b.lattice(), "solve: b"));
-  STENCIL_TRY(require_same_lattice(lattice, x.lattice(), "solve: x"));
-  if (!(options.tolerance > 0) || options.max_iterations < 0)
-    return Status::failure("solve: tolerance must be positive and the "
-                           "iteration cap non-negative");
-  if (options.method == Method::CG)
-    STENCIL_TRY(A.check_spd());
-  if (options.method == Method::CGNR &&
-      options.preconditioner == Preconditioner::Jacobi)
-    return Status::failure("solve: Jacobi preconditioning is implemented for "
-                           "CG only, not CGNR");
+namespace {
 
+/// The Krylov iterations on A x = rhs from the initial guess in x, stopping
+/// when ||r|| / reference < tolerance; fills the report's iteration fields.
+/// `diag` (Jacobi) may be null.
+Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
+               const Field *diag, const SolveOptions &options,
+               double reference, SolveReport &report) {
+  const Lattice lattice = A.lattice();
   Ops ops(A, options.time_kernels);
-  Field r, p, q, z, diag, bInterior;
-  for (Field *f : {&r, &p, &q, &bInterior})
+  Field r, p, q, z;
+  for (Field *f : {&r, &p, &q})
     STENCIL_TRY(Field::create(lattice, *f));
-  const bool jacobi = options.preconditioner == Preconditioner::Jacobi;
-  if (jacobi) {
+  if (diag)
     STENCIL_TRY(Field::create(lattice, z));
-    STENCIL_TRY(Field::create(lattice, diag));
-    STENCIL_TRY(A.diagonal(diag));
-  }
-  // The unknowns are the interior values: b's halo is ignored, x's is zero.
-  STENCIL_TRY(bInterior.copy_from(b));
-  STENCIL_TRY(set_halo(bInterior, 0.0));
-  STENCIL_TRY(set_halo(x, 0.0));
 
-  double bNorm = 0.0;
-  STENCIL_TRY(ops.norm2(bInterior, bNorm));
-  if (bNorm == 0.0) {
-    STENCIL_TRY(fill(x, 0.0));
-    report.converged = true;
-    report.residual_history = {0.0};
-    report.message = "b = 0, so x = 0";
-    return Status();
-  }
-
-  // r = b - A x
+  // r = rhs - A x
   STENCIL_TRY(ops.apply(q, x));
-  STENCIL_TRY(r.copy_from(bInterior));
+  STENCIL_TRY(r.copy_from(rhs));
   STENCIL_TRY(ops.axpy(-1.0, q, r));
   double rNorm = 0.0;
   STENCIL_TRY(ops.norm2(r, rNorm));
-  report.residual_history.push_back(rNorm / bNorm);
+  report.residual_history.push_back(rNorm / reference);
 
   STENCIL_TRY(device_synchronize());
   const double start = now_seconds();
@@ -154,20 +171,21 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
     STENCIL_TRY(ops.axpy(-alpha, q, r));
     STENCIL_TRY(ops.norm2(r, rNorm));
     ++k;
-    report.residual_history.push_back(rNorm / bNorm);
+    report.residual_history.push_back(rNorm / reference);
     return Status();
   };
   if (options.method == Method::CG) {
     // Preconditioned CG; z = r without a preconditioner.
     const Field *zr = &r;
-    if (jacobi) {
-      STENCIL_TRY(ops.divide(r, diag, z));
+    if (diag) {
+      STENCIL_TRY(ops.divide(r, *diag, z));
       zr = &z;
     }
     STENCIL_TRY(p.copy_from(*zr));
     double rz = 0.0;
     STENCIL_TRY(ops.dot(r, *zr, rz));
-    while (rNorm / bNorm >= options.tolerance && k < options.max_iterations) {
+    while (rNorm / reference >= options.tolerance &&
+           k < options.max_iterations) {
       STENCIL_TRY(ops.apply(q, p));
       double pq = 0.0;
       STENCIL_TRY(ops.dot(p, q, pq));
@@ -178,11 +196,11 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
             "): the operator is not positive definite on these values; use "
             "CGNR");
       STENCIL_TRY(step(rz / pq));
-      if (rNorm / bNorm < options.tolerance)
+      if (rNorm / reference < options.tolerance)
         break;
       double rzNew = 0.0;
-      if (jacobi) {
-        STENCIL_TRY(ops.divide(r, diag, z));
+      if (diag) {
+        STENCIL_TRY(ops.divide(r, *diag, z));
         STENCIL_TRY(ops.dot(r, z, rzNew));
       } else {
         rzNew = rNorm * rNorm;
@@ -191,14 +209,15 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
       rz = rzNew;
     }
   } else {
-    // CGNR: CG on A^T A x = A^T b; r stays the residual of A x = b.
+    // CGNR: CG on A^T A x = A^T rhs; r stays the residual of A x = rhs.
     Field s;
     STENCIL_TRY(Field::create(lattice, s));
     STENCIL_TRY(ops.apply_adjoint(s, r)); // s = A^T r
     STENCIL_TRY(p.copy_from(s));
     double ss = 0.0;
     STENCIL_TRY(ops.dot(s, s, ss));
-    while (rNorm / bNorm >= options.tolerance && k < options.max_iterations) {
+    while (rNorm / reference >= options.tolerance &&
+           k < options.max_iterations) {
       STENCIL_TRY(ops.apply(q, p)); // q = A p
       double qq = 0.0;
       STENCIL_TRY(ops.dot(q, q, qq));
@@ -207,7 +226,7 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
                                std::to_string(k + 1) +
                                " (A p = 0): the operator is singular");
       STENCIL_TRY(step(ss / qq));
-      if (rNorm / bNorm < options.tolerance)
+      if (rNorm / reference < options.tolerance)
         break;
       STENCIL_TRY(ops.apply_adjoint(s, r));
       double ssNew = 0.0;
@@ -219,7 +238,7 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
   STENCIL_TRY(device_synchronize());
   report.seconds = now_seconds() - start;
   report.iterations = k;
-  report.converged = rNorm / bNorm < options.tolerance;
+  report.converged = rNorm / reference < options.tolerance;
   if (k > 0) {
     report.seconds_per_iteration = report.seconds / k;
     report.bytes_per_iteration = ops.bytes / k;
@@ -235,8 +254,45 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
           ? std::string("converged: relative residual below ") + tolerance
           : "not converged: iteration cap of " +
                 std::to_string(options.max_iterations) + " reached";
+  return Status();
+}
 
-  // The true residual, recomputed from x.
+/// The checks and set-up both entry points share: lattices, options, the
+/// operator's definiteness for CG, b's interior (halo zero) and its norm;
+/// x's halo is zeroed.
+Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
+                   const SolveOptions &options, SolveReport &report,
+                   Field &bInterior, double &bNorm) {
+  report = SolveReport();
+  report.method = method_name(options.method);
+  report.preconditioner = preconditioner_name(options.preconditioner);
+  const Lattice &lattice = A.lattice();
+  STENCIL_TRY(require_same_lattice(lattice, b.lattice(), "solve: b"));
+  STENCIL_TRY(require_same_lattice(lattice, x.lattice(), "solve: x"));
+  if (!(options.tolerance > 0) || options.max_iterations < 0)
+    return Status::failure("solve: tolerance must be positive and the "
+                           "iteration cap non-negative");
+  if (options.method == Method::CG)
+    STENCIL_TRY(A.check_spd());
+  if (options.method == Method::CGNR &&
+      options.preconditioner == Preconditioner::Jacobi)
+    return Status::failure("solve: Jacobi preconditioning is implemented for "
+                           "CG only, not CGNR");
+  // The unknowns are the interior values: b's halo is ignored, x's is zero.
+  STENCIL_TRY(Field::create(lattice, bInterior));
+  STENCIL_TRY(bInterior.copy_from(b));
+  STENCIL_TRY(set_halo(bInterior, 0.0));
+  STENCIL_TRY(set_halo(x, 0.0));
+  Reducer reducer;
+  return reducer.norm2(bInterior, bNorm);
+}
+
+/// ||b - A x|| / ||b|| into the report.
+Status finish_solve(const StencilOperator &A, const Field &bInterior,
+                    const Field &x, double bNorm, SolveReport &report) {
+  Field r, q;
+  STENCIL_TRY(Field::create(A.lattice(), r));
+  STENCIL_TRY(Field::create(A.lattice(), q));
   STENCIL_TRY(A.apply(q, x));
   STENCIL_TRY(r.copy_from(bInterior));
   STENCIL_TRY(axpy(-1.0, q, r));
@@ -247,9 +303,72 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
   return Status();
 }
 
+} // namespace
+
+Status solve(const StencilOperator &A, const Field &b, Field &x,
+             const SolveOptions &options, SolveReport &report) {
+  Field bInterior;
+  double bNorm = 0.0;
+  STENCIL_TRY(begin_solve(A, b, x, options, report, bInterior, bNorm));
+  report.system = "A";
+  report.unknowns = A.lattice().interior_sites() * A.lattice().components;
+  if (bNorm == 0.0) {
+    STENCIL_TRY(fill(x, 0.0));
+    report.converged = true;
+    report.residual_history = {0.0};
+    report.message = "b = 0, so x = 0";
+    return Status();
+  }
+  Field diag;
+  if (options.preconditioner == Preconditioner::Jacobi) {
+    STENCIL_TRY(Field::create(A.lattice(), diag));
+    STENCIL_TRY(A.diagonal(diag));
+  }
+  STENCIL_TRY(iterate(WholeSystem(A), bInterior, x,
+                      options.preconditioner == Preconditioner::Jacobi ? &diag
+                                                                       : nullptr,
+                      options, bNorm, report));
+  return finish_solve(A, bInterior, x, bNorm, report);
+}
+
+Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
+                      const SolveOptions &options, SolveReport &report) {
+  Field bInterior;
+  double bNorm = 0.0;
+  STENCIL_TRY(begin_solve(A, b, x, options, report, bInterior, bNorm));
+  if (options.preconditioner != Preconditioner::None)
+    return Status::failure(
+        "solve_even_odd: the Schur complement is itself the preconditioning; "
+        "use preconditioner none (Jacobi applies to the whole system)");
+  SchurComplement S;
+  STENCIL_TRY(SchurComplement::create(A, S));
+  report.system = "even/odd Schur complement";
+  report.unknowns = S.lattice().interior_sites() * S.lattice().components;
+  if (bNorm == 0.0) {
+    STENCIL_TRY(fill(x, 0.0));
+    report.converged = true;
+    report.residual_history = {0.0};
+    report.message = "b = 0, so x = 0";
+    return Status();
+  }
+  Field rhs, xEven;
+  STENCIL_TRY(Field::create(S.lattice(), rhs));
+  STENCIL_TRY(S.prepare(bInterior, rhs));
+  STENCIL_TRY(x.half(0, xEven));
+  // S's residual is A's residual on the even sites (the odd sites' is zero
+  // after reconstruction), so measuring it against ||b|| stops both solvers
+  // at the same accuracy of A x = b.
+  STENCIL_TRY(iterate(SchurSystem(S), rhs, xEven, nullptr, options, bNorm,
+                      report));
+  STENCIL_TRY(S.reconstruct(bInterior, x));
+  return finish_solve(A, bInterior, x, bNorm, report);
+}
+
 void print_report(const SolveReport &report, std::FILE *out) {
-  std::fprintf(out, "  method              %s, preconditioner %s\n",
-               report.method.c_str(), report.preconditioner.c_str());
+  std::fprintf(out, "  method              %s, preconditioner %s, on %s "
+                    "(%lld unknowns)\n",
+               report.method.c_str(), report.preconditioner.c_str(),
+               report.system.c_str(), static_cast<long long>(report.unknowns));
   std::fprintf(out, "  result              %s\n", report.message.c_str());
   std::fprintf(out, "  iterations          %d\n", report.iterations);
   std::fprintf(out, "  relative residual   %.3e (recurrence), %.3e (true, "

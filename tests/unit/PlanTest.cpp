@@ -158,3 +158,47 @@ TEST(Plan, PrintsReadably) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Plan, EvenOddAddsHoppingKernelsWithoutTheCentre) {
+  std::string yaml = laplacianSpec();
+  yaml.replace(yaml.find("field: {precision: double}"),
+               std::string("field: {precision: double}").size(),
+               "field: {precision: double, even_odd: true}");
+  CheckResult result = checkYaml(yaml);
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  std::vector<KernelPlan> plans = planKernels(*result.model);
+  ASSERT_EQ(plans.size(), 3u); // symmetric: A and its two hops
+  const KernelPlan *toOdd = findPlan(plans, KernelRole::Apply, Hop::EvenToOdd);
+  const KernelPlan *toEven =
+      findPlan(plans, KernelRole::Apply, Hop::OddToEven);
+  ASSERT_NE(toOdd, nullptr);
+  ASSERT_NE(toEven, nullptr);
+  EXPECT_EQ(findPlan(plans, KernelRole::Adjoint, Hop::EvenToOdd), nullptr);
+  EXPECT_EQ(toOdd->kernelName, "lap_even_to_odd_kernel");
+  EXPECT_EQ(toEven->kernelName, "lap_odd_to_even_kernel");
+  for (const KernelPlan *plan : {toOdd, toEven}) {
+    EXPECT_EQ(plan->loadsPerTile(), 6); // the neighbours only
+    EXPECT_EQ(plan->tileFactor, 1);
+    for (const PlannedLoad &load : plan->loads)
+      EXPECT_NE(load.offset, Offset{});
+    EXPECT_EQ(plan->flopsPerSite, 11); // 6 multiplies, 5 adds
+    EXPECT_EQ(plan->bytesPerSite(), 16);
+  }
+  // A non-symmetric stencil also gets the hops of A^T.
+  std::string upwind = yaml;
+  upwind.replace(upwind.find("[1, 0, 0], coefficient: -h"),
+                 std::string("[1, 0, 0], coefficient: -h").size(),
+                 "[1, 0, 0], coefficient: -0.5*h");
+  CheckResult skew = checkYaml(upwind);
+  ASSERT_TRUE(skew.model.has_value()) << skew.output;
+  std::vector<KernelPlan> skewPlans = planKernels(*skew.model);
+  EXPECT_EQ(skewPlans.size(), 6u);
+  const KernelPlan *adjoint =
+      findPlan(skewPlans, KernelRole::Adjoint, Hop::OddToEven);
+  ASSERT_NE(adjoint, nullptr);
+  EXPECT_EQ(adjoint->kernelName, "lap_odd_to_even_adjoint_kernel");
+}
+
+} // namespace

@@ -452,4 +452,106 @@ TEST(LayoutChecks, VectorWidthTheLayoutCannotHonour) {
                             "instruction"));
 }
 
+/// A 2-D even/odd spec; `extra` lines go under `field:`, `taps` replaces
+/// the 5-point taps, `kernel` the kernel mapping.
+std::string evenOddSpec(const std::string &extra = "",
+                        const std::string &taps =
+                            "  - {offset: [0, 0], coefficient: 4.5}\n"
+                            "  - {offset: [-1, 0], coefficient: -1}\n"
+                            "  - {offset: [1, 0], coefficient: -1}\n"
+                            "  - {offset: [0, -1], coefficient: -1}\n"
+                            "  - {offset: [0, 1], coefficient: -1}\n",
+                        const std::string &kernel = "{block: [64, 1]}") {
+  return "name: eo\n"
+         "grid: {dimensions: 2, boundary: periodic}\n"
+         "field:\n"
+         "  precision: double\n"
+         "  even_odd: true\n" +
+         extra + "taps:\n" + taps + "kernel: " + kernel + "\n";
+}
+
+TEST(EvenOddChecks, EvenOddIsRead) {
+  CheckResult result = checkYaml(evenOddSpec());
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_TRUE(result.model->layout.evenOdd);
+  EXPECT_FALSE(result.model->layout.isPlain());
+  CheckResult soa = checkYaml(evenOddSpec("  layout: soa\n  components: 2\n"));
+  ASSERT_TRUE(soa.model.has_value()) << soa.output;
+  EXPECT_EQ(soa.model->layout.order, LayoutOrder::ComponentMajor);
+}
+
+TEST(EvenOddChecks, OnlyNearestNeighbourStencilsSplitByParity) {
+  std::string diagonal = evenOddSpec("",
+                                     "  - {offset: [0, 0], coefficient: 4}\n"
+                                     "  - {offset: [1, 1], coefficient: -1}\n"
+                                     "  - {offset: [-1, -1], coefficient: -1}\n");
+  CheckResult result = checkYaml(diagonal);
+  EXPECT_TRUE(hasDiagnostic(result,
+                            "test.yaml:8:5: error: tap (1, 1) is not a "
+                            "nearest neighbour; even/odd storage needs taps "
+                            "that change parity"))
+      << result.output;
+  EXPECT_TRUE(hasDiagnostic(result, "test.yaml:5:13: note: even/odd storage "
+                                    "requested here"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(evenOddSpec("", "  - {offset: [2, 0], coefficient: 1}\n"
+                                "  - {offset: [0, 0], coefficient: 3}\n")),
+      "error: tap (2, 0) is not a nearest neighbour"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(evenOddSpec("", "  - {offset: [1, 0], coefficient: 1}\n"
+                                "  - {offset: [-1, 0], coefficient: 1}\n")),
+      "test.yaml:5:13: error: even/odd storage needs a centre tap: its "
+      "coefficient is the diagonal that the Schur complement inverts"));
+}
+
+TEST(EvenOddChecks, TilesAndSubdomainsAreRefused) {
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(evenOddSpec("", "  - {offset: [0, 0], coefficient: 4}\n",
+                            "{block: [64, 1], tile: {axis: y, factor: 2}}")),
+      "error: even/odd kernels update one site per thread; a tile of 2 "
+      "sites is not supported with 'field.even_odd'"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(evenOddSpec("  layout: {order: aos, subdomain: [4, 2]}\n")),
+      "test.yaml:5:13: error: even/odd storage cannot be combined with "
+      "'field.layout.subdomain'"));
+  std::string notBool = evenOddSpec();
+  notBool.replace(notBool.find("true"), 4, "yes please");
+  EXPECT_TRUE(hasDiagnostic(checkYaml(notBool),
+                            "error: 'field.even_odd' must be true or false"));
+}
+
+TEST(ParameterChecks, KernelVariablesAreNotParameterNames) {
+  for (const char *name : {"x", "site", "acc0", "w3_s1", "u12", "y_m1",
+                           "hop_mode", "diag", "same"}) {
+    std::string yaml = "name: p\n"
+                       "grid: {dimensions: 1, boundary: dirichlet}\n"
+                       "field: {precision: double}\n"
+                       "parameters: [{name: " +
+                       std::string(name) +
+                       ", default: 1}]\n"
+                       "taps: [{offset: [0], coefficient: " +
+                       name + "}]\n";
+    EXPECT_TRUE(hasDiagnostic(checkYaml(yaml),
+                              "error: parameter name '" + std::string(name) +
+                                  "' is taken by a variable of the generated "
+                                  "kernels"))
+        << name;
+  }
+  for (const char *name : {"s", "w", "u", "acc", "x_mass", "width"}) {
+    std::string yaml = "name: p\n"
+                       "grid: {dimensions: 1, boundary: dirichlet}\n"
+                       "field: {precision: double}\n"
+                       "parameters: [{name: " +
+                       std::string(name) +
+                       ", default: 1}]\n"
+                       "taps: [{offset: [0], coefficient: " +
+                       name + "}]\n";
+    CheckResult result = checkYaml(yaml);
+    if (std::string(name) == "acc")
+      EXPECT_FALSE(result.model.has_value()) << name; // the accumulator
+    else
+      EXPECT_TRUE(result.model.has_value()) << name << result.output;
+  }
+}
+
 } // namespace

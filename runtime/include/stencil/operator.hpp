@@ -39,6 +39,19 @@ public:
   /// defined), for Jacobi preconditioning.
   Status diagonal(Field &out) const;
 
+  /// Even/odd storage only (info().even_odd): one hopping kernel on half
+  /// fields (Field::half). EvenToOdd applies A_oe: `in` holds even sites,
+  /// `out` odd ones; OddToEven applies A_eo. With `adjoint` the blocks of
+  /// A^T instead: (A_eo)^T even-to-odd, (A_oe)^T odd-to-even. `mode`,
+  /// `alpha`, `beta` and `same` select the epilogue (stencil::HopMode).
+  enum class Hop { EvenToOdd, OddToEven };
+  Status hop(Hop direction, bool adjoint, Field &out, const Field &in,
+             HopMode mode = kHop, double alpha = 0.0, double beta = 1.0,
+             const Field *same = nullptr, Stream stream = nullptr) const;
+  /// Theoretical traffic of one hop into the interior sites of the output
+  /// parity (kDiagonalPlusHop also reads `same`).
+  double bytes_per_hop(Hop direction, HopMode mode) const;
+
   bool symmetric() const { return info_->symmetric; }
   /// A clear error unless A is symmetric positive definite with the current
   /// parameter values (the symbol test of stencil/symbol.hpp, with site

@@ -8,6 +8,7 @@
 #include "stencil/operator.hpp"
 #include "stencil/types.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -44,6 +45,10 @@ struct KernelStats {
 struct SolveReport {
   std::string method;
   std::string preconditioner;
+  /// "A", or "even/odd Schur complement" (solve_even_odd), and its number
+  /// of unknowns (interior values).
+  std::string system;
+  std::int64_t unknowns = 0;
   bool converged = false;
   int iterations = 0;
   /// ||r_k|| / ||b|| for k = 0 .. iterations (the recurrence's residual).
@@ -68,6 +73,14 @@ struct SolveReport {
 /// report says so.
 Status solve(const StencilOperator &A, const Field &b, Field &x,
              const SolveOptions &options, SolveReport &report);
+
+/// Solves A x = b through the Schur complement of an even/odd stencil
+/// (stencil/even_odd.hpp): CG (or CGNR) on the even sites, then the odd
+/// sites from them. The report's residuals are relative to ||b|| and
+/// measure A x = b, as solve()'s do, so both stop at the same accuracy; its
+/// iterations are the Schur solve's. x's odd half on entry is ignored.
+Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
+                      const SolveOptions &options, SolveReport &report);
 
 /// The report as a short table.
 void print_report(const SolveReport &report, std::FILE *out);

@@ -1,0 +1,53 @@
+// stencil/even_odd.hpp - the Schur complement of an even/odd stencil.
+//
+// With fields stored even sites first (field.even_odd), A splits into blocks
+//   A = [ D_e   A_eo ]      D: the centre tap's coefficient (diagonal)
+//       [ A_oe  D_o  ]      A_eo, A_oe: the neighbour hops (parity changes)
+// and A x = b reduces to half the unknowns:
+//   S x_e = b_e - A_eo D_o^-1 b_o,   S = D_e - A_eo D_o^-1 A_oe,
+//   x_o   = D_o^-1 (b_o - A_oe x_e).
+// S is symmetric positive definite when A is, and better conditioned, so CG
+// on S needs fewer iterations than CG on A, each costing about the same
+// traffic as one application of A.
+#ifndef STENCIL_EVEN_ODD_HPP
+#define STENCIL_EVEN_ODD_HPP
+
+#include "stencil/field.hpp"
+#include "stencil/operator.hpp"
+#include "stencil/types.hpp"
+
+namespace stencil {
+
+class SchurComplement {
+public:
+  /// A must store its fields even/odd; its diagonal must be non-zero on
+  /// every interior site (checked). A must outlive the complement.
+  static Status create(const StencilOperator &A, SchurComplement &out);
+
+  const StencilOperator &op() const { return *A_; }
+  /// The even half of A's lattice: what S acts on.
+  Lattice lattice() const { return A_->lattice().half(0); }
+
+  /// out = S in (two hopping kernels).
+  Status apply(Field &out, const Field &in, Stream stream = nullptr) const;
+  /// out = S^T in (the hopping kernels of A^T).
+  Status apply_adjoint(Field &out, const Field &in,
+                       Stream stream = nullptr) const;
+  /// rhs = b_e - A_eo D_o^-1 b_o, from a whole field b whose halo is zero.
+  Status prepare(const Field &b, Field &rhs) const;
+  /// With x_e in the even half of the whole field x: x_o = D_o^-1 (b_o -
+  /// A_oe x_e), written into x's odd half. x's halo must be zero.
+  Status reconstruct(const Field &b, Field &x) const;
+
+  /// Theoretical traffic of one apply(): both hops, reading `in` twice.
+  double bytes_per_apply() const;
+
+private:
+  const StencilOperator *A_ = nullptr;
+  Field diagonal_;            ///< D on every site (1 on the halo)
+  mutable Field odd_scratch_; ///< D_o^-1 A_oe in
+};
+
+} // namespace stencil
+
+#endif

@@ -1,0 +1,367 @@
+// Even/odd storage on the host backend: the hopping kernels against the
+// whole operator, their adjoints, and the Schur-complement solve against
+// the whole-lattice solve.
+#include "KernelRegistry.h"
+
+#include "stencil/blas.hpp"
+#include "stencil/even_odd.hpp"
+#include "stencil/field.hpp"
+#include "stencil/operator.hpp"
+#include "stencil/random.hpp"
+#include "stencil/solver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace stencil;
+using stencilc::testing::registeredKernels;
+using Hop = StencilOperator::Hop;
+
+namespace {
+
+#define ASSERT_OK(call)                                                        \
+  do {                                                                         \
+    Status status_ = (call);                                                   \
+    ASSERT_TRUE(status_.ok()) << status_.message();                            \
+  } while (0)
+
+const KernelInfo &kernel(const std::string &name) {
+  for (const auto &k : registeredKernels())
+    if (name == k.info->name)
+      return *k.info;
+  ADD_FAILURE() << "no kernel " << name;
+  return *registeredKernels().front().info;
+}
+
+/// Every registered stencil with even/odd storage.
+std::vector<const KernelInfo *> evenOddKernels() {
+  std::vector<const KernelInfo *> all;
+  for (const auto &k : registeredKernels())
+    if (k.info->even_odd)
+      all.push_back(k.info);
+  return all;
+}
+
+/// Even extents of the stencil's dimension (the 4-D sizes).
+std::vector<std::vector<int>> extentsFor(int dims) {
+  switch (dims) {
+  case 2:
+    return {{16, 12}, {6, 4}};
+  case 3:
+    return {{16, 12, 10}, {8, 6, 4}};
+  default:
+    return {{6, 4, 8, 10}, {8, 8, 8, 16}};
+  }
+}
+
+/// An operator with random site parameters and random fields.
+struct Problem {
+  StencilOperator A;
+  std::vector<std::unique_ptr<Field>> sites;
+  Random random{2024};
+
+  void create(const KernelInfo &info, const std::vector<int> &extents) {
+    ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+    for (int p = 0; p < info.num_params; ++p) {
+      if (!info.param_is_site[p])
+        continue;
+      sites.push_back(std::make_unique<Field>());
+      ASSERT_OK(Field::create(A.site_lattice(), *sites.back()));
+      std::vector<double> values(A.site_lattice().values());
+      for (double &v : values)
+        v = random.uniform(0.5, 2.0);
+      ASSERT_OK(sites.back()->upload_values(values.data(), values.size()));
+      ASSERT_OK(A.set_site_parameter(info.param_names[p], *sites.back()));
+    }
+  }
+  void randomField(Field &f) {
+    ASSERT_OK(Field::create(A.lattice(), f));
+    std::vector<double> values(A.lattice().values());
+    for (double &v : values)
+      v = random.uniform(-1.0, 1.0);
+    ASSERT_OK(f.upload_values(values.data(), values.size()));
+    ASSERT_OK(set_halo(f, 0.0));
+  }
+};
+
+std::vector<double> download(const Field &f) {
+  std::vector<double> values(f.lattice().values());
+  EXPECT_TRUE(f.download_values(values.data(), values.size()).ok());
+  return values;
+}
+
+/// max |a - b| / max |b|.
+double relativeDifference(const std::vector<double> &a,
+                          const std::vector<double> &b) {
+  double error = 0.0, scale = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    error = std::max(error, std::fabs(a[i] - b[i]));
+    scale = std::max(scale, std::fabs(b[i]));
+  }
+  return scale > 0 ? error / scale : error;
+}
+
+double roundoff(const KernelInfo &info) {
+  return info.element_bytes == 4 ? 2e-6 : 1e-14;
+}
+
+TEST(EvenOdd, EveryEvenOddSpecIsRegistered) {
+  // The shipped 4-D workload and the test specs (layouts, boundaries,
+  // vector widths, symmetric and not).
+  EXPECT_GE(evenOddKernels().size(), 5u);
+  EXPECT_TRUE(kernel("laplacian4d_vec24_eo").even_odd);
+}
+
+TEST(EvenOdd, HoppingKernelsComposeTheWholeOperator) {
+  // (A x)_e = D_e x_e + A_eo x_o and (A x)_o = D_o x_o + A_oe x_e, for A
+  // and for A^T through the adjoint hopping kernels.
+  for (const KernelInfo *info : evenOddKernels())
+    for (const std::vector<int> &extents : extentsFor(info->shape.dims))
+      for (bool adjoint : {false, true}) {
+        SCOPED_TRACE(std::string(info->name) + " " +
+                     std::to_string(extents[0]) + "x" +
+                     std::to_string(extents[1]) +
+                     (adjoint ? " adjoint" : " apply"));
+        Problem s;
+        s.create(*info, extents);
+        Field x, whole, composed;
+        s.randomField(x);
+        ASSERT_OK(Field::create(s.A.lattice(), whole));
+        ASSERT_OK(Field::create(s.A.lattice(), composed));
+        ASSERT_OK(adjoint ? s.A.apply_adjoint(whole, x) : s.A.apply(whole, x));
+        Field xe, xo, ye, yo;
+        ASSERT_OK(x.half(0, xe));
+        ASSERT_OK(x.half(1, xo));
+        ASSERT_OK(composed.half(0, ye));
+        ASSERT_OK(composed.half(1, yo));
+        ASSERT_OK(s.A.hop(Hop::OddToEven, adjoint, ye, xo, kDiagonalPlusHop,
+                          1.0, 1.0, &xe));
+        ASSERT_OK(s.A.hop(Hop::EvenToOdd, adjoint, yo, xe, kDiagonalPlusHop,
+                          1.0, 1.0, &xo));
+        EXPECT_LT(relativeDifference(download(composed), download(whole)),
+                  10 * roundoff(*info));
+      }
+}
+
+TEST(EvenOdd, HopModesScaleByTheDiagonal) {
+  // kHop with beta, kInverseDiagonalHop = D^-1 of it, against the diagonal
+  // that StencilOperator::diagonal() computes on the host.
+  for (const KernelInfo *info : evenOddKernels()) {
+    SCOPED_TRACE(info->name);
+    Problem s;
+    s.create(*info, extentsFor(info->shape.dims).front());
+    Field x, xe, plain, inverse, diag, diagOdd;
+    s.randomField(x);
+    ASSERT_OK(x.half(0, xe));
+    ASSERT_OK(Field::create(s.A.lattice().half(1), plain));
+    ASSERT_OK(Field::create(s.A.lattice().half(1), inverse));
+    ASSERT_OK(Field::create(s.A.lattice(), diag));
+    ASSERT_OK(s.A.diagonal(diag));
+    ASSERT_OK(diag.half(1, diagOdd));
+    ASSERT_OK(s.A.hop(Hop::EvenToOdd, false, plain, xe, kHop, 0.0, -2.0));
+    ASSERT_OK(s.A.hop(Hop::EvenToOdd, false, inverse, xe,
+                      kInverseDiagonalHop, 0.0, -2.0));
+    std::vector<double> p = download(plain), q = download(inverse),
+                        d = download(diagOdd);
+    std::vector<double> scaled(q.size());
+    for (size_t i = 0; i < q.size(); ++i)
+      scaled[i] = q[i] * d[i];
+    EXPECT_LT(relativeDifference(scaled, p), 10 * roundoff(*info));
+    double largest = 0.0;
+    for (double v : p)
+      largest = std::max(largest, std::fabs(v));
+    EXPECT_GT(largest, 0.1); // the hop did something
+  }
+}
+
+TEST(EvenOdd, AdjointHopsSatisfyTheInnerProductIdentity) {
+  // <A_oe x_e, y_o> = <x_e, (A_oe)^T y_o> and the same for A_eo.
+  for (const KernelInfo *info : evenOddKernels()) {
+    SCOPED_TRACE(info->name);
+    Problem s;
+    s.create(*info, extentsFor(info->shape.dims).front());
+    Field x, y, xe, xo, ye, yo, hx, hty;
+    s.randomField(x);
+    s.randomField(y);
+    ASSERT_OK(x.half(0, xe));
+    ASSERT_OK(x.half(1, xo));
+    ASSERT_OK(y.half(0, ye));
+    ASSERT_OK(y.half(1, yo));
+    Reducer reducer;
+    for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven}) {
+      const bool toOdd = hop == Hop::EvenToOdd;
+      Field &from = toOdd ? xe : xo;
+      Field &against = toOdd ? yo : ye;
+      ASSERT_OK(Field::create(against.lattice(), hx));
+      ASSERT_OK(Field::create(from.lattice(), hty));
+      ASSERT_OK(s.A.hop(hop, false, hx, from));
+      ASSERT_OK(s.A.hop(toOdd ? Hop::OddToEven : Hop::EvenToOdd, true, hty,
+                        against));
+      double left = 0.0, right = 0.0;
+      ASSERT_OK(reducer.dot(hx, against, left));
+      ASSERT_OK(reducer.dot(from, hty, right));
+      EXPECT_NEAR(left, right, 100 * roundoff(*info) * std::fabs(left))
+          << left << " " << right;
+    }
+  }
+}
+
+struct SolvePair {
+  SolveReport whole, schur;
+  double difference = 0.0; ///< ||x_schur - x_whole|| / ||x_whole||
+  double error = 0.0;      ///< ||x_schur - u*|| / ||u*||
+};
+
+/// b = A u* for random u*; solves it both ways.
+void solveBothWays(const KernelInfo &info, const std::vector<int> &extents,
+                   Method method, double tolerance, SolvePair &out) {
+  Problem s;
+  s.create(info, extents);
+  Field exact, b, xWhole, xSchur;
+  s.randomField(exact);
+  ASSERT_OK(Field::create(s.A.lattice(), b));
+  ASSERT_OK(s.A.apply(b, exact));
+  ASSERT_OK(Field::create(s.A.lattice(), xWhole));
+  ASSERT_OK(Field::create(s.A.lattice(), xSchur));
+  SolveOptions options;
+  options.method = method;
+  options.tolerance = tolerance;
+  options.max_iterations = 20000;
+  ASSERT_OK(solve(s.A, b, xWhole, options, out.whole));
+  ASSERT_OK(solve_even_odd(s.A, b, xSchur, options, out.schur));
+  std::vector<double> w = download(xWhole), e = download(xSchur),
+                      u = download(exact);
+  auto norm = [](const std::vector<double> &v) {
+    double sum = 0.0;
+    for (double a : v)
+      sum += a * a;
+    return std::sqrt(sum);
+  };
+  std::vector<double> d(w.size()), f(w.size());
+  for (size_t i = 0; i < w.size(); ++i) {
+    d[i] = e[i] - w[i];
+    f[i] = e[i] - u[i];
+  }
+  out.difference = norm(d) / norm(w);
+  out.error = norm(f) / norm(u);
+}
+
+TEST(EvenOdd, SchurCgMatchesWholeCg) {
+  struct Case {
+    const char *name;
+    std::vector<int> extents;
+    double tolerance, bound;
+  };
+  const Case cases[] = {
+      {"t_eo_dirichlet3d_site", {16, 12, 10}, 1e-11, 1e-9},
+      {"t_eo_vector_w4_c8", {8, 6, 4}, 1e-6, 1e-4},
+      {"laplacian4d_vec24_eo", {6, 4, 8, 10}, 1e-6, 1e-4},
+      {"laplacian4d_vec24_eo", {8, 8, 8, 16}, 1e-6, 1e-4},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    SolvePair pair;
+    solveBothWays(kernel(c.name), c.extents, Method::CG, c.tolerance, pair);
+    EXPECT_TRUE(pair.whole.converged) << pair.whole.message;
+    EXPECT_TRUE(pair.schur.converged) << pair.schur.message;
+    EXPECT_EQ(pair.schur.system, "even/odd Schur complement");
+    EXPECT_EQ(pair.schur.unknowns * 2, pair.whole.unknowns);
+    // Both stop on ||b - A x|| / ||b|| < tolerance, so they agree to it.
+    EXPECT_LT(pair.schur.true_relative_residual, 10 * c.tolerance);
+    EXPECT_LT(pair.difference, c.bound);
+    EXPECT_LT(pair.error, c.bound);
+    // The Schur complement is better conditioned: fewer iterations.
+    EXPECT_LT(pair.schur.iterations, pair.whole.iterations);
+    std::printf("[ info     ] %s: CG %d iterations on A, %d on the Schur "
+                "complement; solutions differ by %.2e\n",
+                c.name, pair.whole.iterations, pair.schur.iterations,
+                pair.difference);
+  }
+}
+
+TEST(EvenOdd, SchurCgnrSolvesNonSymmetricStencils) {
+  // The adjoint hopping kernels give S^T.
+  for (const char *name : {"t_eo_periodic4d_soa_c3", "t_eo_aosoa2d_c2"}) {
+    SCOPED_TRACE(name);
+    const KernelInfo &info = kernel(name);
+    ASSERT_FALSE(info.symmetric);
+    const double tolerance = info.element_bytes == 4 ? 1e-6 : 1e-11;
+    SolvePair pair;
+    solveBothWays(info, extentsFor(info.shape.dims).front(), Method::CGNR,
+                  tolerance, pair);
+    EXPECT_TRUE(pair.schur.converged) << pair.schur.message;
+    EXPECT_LT(pair.schur.true_relative_residual, 10 * tolerance);
+    EXPECT_LT(pair.error, info.element_bytes == 4 ? 1e-4 : 1e-9);
+    EXPECT_LT(pair.schur.iterations, pair.whole.iterations);
+  }
+}
+
+TEST(EvenOdd, ErrorsAreClear) {
+  Problem s;
+  const KernelInfo &info = kernel("laplacian4d_vec24_eo");
+  s.create(info, {6, 4, 8, 10});
+  Field b, x;
+  s.randomField(b);
+  s.randomField(x);
+  SolveOptions options;
+  options.preconditioner = Preconditioner::Jacobi;
+  SolveReport report;
+  Status status = solve_even_odd(s.A, b, x, options, report);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("Schur complement is itself"),
+            std::string::npos)
+      << status.message();
+
+  // Wrong halves.
+  Field xe, xo, wrong;
+  ASSERT_OK(x.half(0, xe));
+  ASSERT_OK(x.half(1, xo));
+  ASSERT_OK(Field::create(s.A.lattice().half(0), wrong));
+  status = s.A.hop(Hop::EvenToOdd, false, wrong, xe);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("hop: out"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("odd half"), std::string::npos)
+      << status.message();
+  status = s.A.hop(Hop::OddToEven, false, xe, xo, kDiagonalPlusHop, 1, 1);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("needs the 'same' field"),
+            std::string::npos)
+      << status.message();
+  Field view;
+  status = xe.half(0, view);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("not a whole even/odd field"),
+            std::string::npos);
+
+  // Extents the checkerboard cannot take.
+  Field odd;
+  Lattice lattice = s.A.lattice();
+  lattice.extents[2] = 7;
+  status = Field::create(lattice, odd);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("extent nz = 7 is odd"), std::string::npos)
+      << status.message();
+
+  // A stencil without even/odd storage has no hops and no Schur solve.
+  StencilOperator plain;
+  const std::vector<int> extents = {6, 4, 8, 10};
+  ASSERT_OK(StencilOperator::create(kernel("laplacian4d_vec24_aos"),
+                                    extents.data(), plain));
+  Field pb, px;
+  ASSERT_OK(Field::create(plain.lattice(), pb));
+  ASSERT_OK(Field::create(plain.lattice(), px));
+  ASSERT_OK(pb.fill(1.0));
+  status = solve_even_odd(plain, pb, px, SolveOptions(), report);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("field.even_odd"), std::string::npos)
+      << status.message();
+}
+
+} // namespace
