@@ -8,7 +8,10 @@
 #   4. the 3-D Laplacian at 256^3 in double on the GPU, plain (timing) and
 #      with per-kernel timing; Jacobi-PCG and CGNR runs of the other specs.
 #   5. the 24-float 4-D vector Laplacian's kernel in each layout at 16^3x32
-#      and 32^3x64.
+#      and 32^3x64, and in even/odd storage: the Schur complement's two
+#      hopping kernels and the whole-lattice kernel;
+#   6. even/odd CG (Schur complement) against whole-lattice CG for that
+#      field, host and GPU at 16^3x32 (same solution), GPU at 32^3x64.
 # Results go to $OUT (or results/) and a table is printed last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,22 +61,32 @@ for size in 16,16,16,32 32,32,32,64; do
     run build-cuda/solve_laplacian4d_vec24_$layout --size $size --tol 1e-30 \
         --max-iterations 50 --time-kernels
   done
+  run build-cuda/solve_laplacian4d_vec24_eo --size $size --tol 1e-30 \
+      --max-iterations 50 --time-kernels --even-odd
 done
+# Even/odd CG on the Schur complement against CG on the whole lattice.
+run build-host/solve_laplacian4d_vec24_eo --size 16,16,16,32 --tol 1e-6 --even-odd --save "$out/host_eo.bin"
+run build-cuda/solve_laplacian4d_vec24_eo --size 16,16,16,32 --tol 1e-6 --even-odd --compare "$out/host_eo.bin" --compare-tol 1e-4
+run build-cuda/solve_laplacian4d_vec24_eo --size 32,32,32,64 --tol 1e-6 --even-odd
+run build-cuda/solve_laplacian4d_vec24_aosoa --size 32,32,32,64 --tol 1e-6
 rm -f "$out"/*.bin "$out/run.txt"
 
 echo
 echo "== summary ($(cat "$out/device.txt"))"
 awk '
+  /GB\/s/ && /copy/   { for (i = 1; i < NF; ++i) if ($(i+1) == "GB/s" && $i + 0 > peak) peak = $i + 0 }
   /^\$ /              { n = split($2, parts, "/"); cmd = parts[n]; size = "";
                         for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
                         timed = ($0 ~ /time-kernels/) ? " (per-kernel timing on)" : "" }
   /device-to-device copy|streaming copy kernel/ { print "  " $0 }
-  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s stencil apply %s GB/s (%s ms for %s calls)\n", cmd, backend, size, $7, $5, $3 }
+  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s %-6s stencil apply %7s GB/s %5.1f%% of peak (%s ms for %s calls)\n", cmd, backend, size, system, $7, peak > 0 ? 100 * $7 / peak : 0, $5, $3 }
+  /^  method/         { system = ($0 ~ /Schur/) ? "schur" : "A" }
+  /even\/odd vs whole/ { print "  " cmd " " size ":" substr($0, index($0, "whole") + 5) }
   /^solve_.*: (host|cuda) on/ { backend = $2 }
   /^  method/         { method = $2; sub(",", "", method); pre = $4 }
   /^  iterations/     { iters = $2 }
   /^  wall time/      { per = $5 }
   /^  bandwidth/      { bw = $2 }
   /^  solution error/ { printf "  %-30s %-5s %-12s %-5s %-7s %6s it %8s ms/it %7s GB/s  err %s%s\n", cmd, backend, size, method, pre, iters, per, bw, $3, timed }
-  /compared with/     { print "  host vs GPU at 48^3:" substr($0, index($0, ":") + 1) }
+  /compared with/     { print "  host vs GPU, " cmd " " size ":" substr($0, index($0, ":") + 1) }
 ' "$log"
