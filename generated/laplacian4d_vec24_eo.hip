@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 8x8x2x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores
+// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -28,10 +28,10 @@ laplacian4d_vec24_eo_kernel(
     const unsigned blocks_z,
     const value_type mass) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 8u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 8u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
@@ -123,19 +123,27 @@ laplacian4d_vec24_eo_even_to_odd_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const value_type mass) {
-  // This thread's site: number xh of parity 1 along its row.
-  const int xh = static_cast<int>(blockIdx.x * 8u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 8u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  if (xh >= nx / 2 || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site` of parity 1 in storage order (x fastest,
+  // x halved); the launcher checks that a parity has fewer than 2^31 sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                   static_cast<unsigned>(ny) *
+                   static_cast<unsigned>(nz) *
+                   static_cast<unsigned>(nt))
     return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
+  const stencil::index_t site = site32;
   // Periodic neighbours' coordinates.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -218,19 +226,27 @@ laplacian4d_vec24_eo_odd_to_even_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const value_type mass) {
-  // This thread's site: number xh of parity 0 along its row.
-  const int xh = static_cast<int>(blockIdx.x * 8u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 8u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  if (xh >= nx / 2 || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site` of parity 0 in storage order (x fastest,
+  // x halved); the launcher checks that a parity has fewer than 2^31 sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                   static_cast<unsigned>(ny) *
+                   static_cast<unsigned>(nz) *
+                   static_cast<unsigned>(nt))
     return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
+  const stencil::index_t site = site32;
   // Periodic neighbours' coordinates.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -433,13 +449,27 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
-  // Threads cover one parity's sites: nx / 2 along x.
-  const int half_n[stencil::kMaxDims] = {n[0] / 2, n[1], n[2], n[3]};
-  stencil::LaunchConfig config;
-  if (status.ok())
-    status = stencil::make_launch_config(hopping_shape(), half_n, config);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -458,8 +488,6 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
-  if (config.empty)
-    return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_even_to_odd_kernel, config.grid, config.block, stream,
                  out, in, same, static_cast<int>(mode),
                  static_cast<value_type>(alpha), static_cast<value_type>(beta),
@@ -467,7 +495,6 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
                  extents.ny,
                  extents.nz,
                  extents.nt,
-                 config.blocks_z,
                  params.mass);
   return stencil::launch_status("laplacian4d_vec24_eo_even_to_odd_kernel");
 }
@@ -503,13 +530,27 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
-  // Threads cover one parity's sites: nx / 2 along x.
-  const int half_n[stencil::kMaxDims] = {n[0] / 2, n[1], n[2], n[3]};
-  stencil::LaunchConfig config;
-  if (status.ok())
-    status = stencil::make_launch_config(hopping_shape(), half_n, config);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -528,8 +569,6 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
-  if (config.empty)
-    return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_odd_to_even_kernel, config.grid, config.block, stream,
                  out, in, same, static_cast<int>(mode),
                  static_cast<value_type>(alpha), static_cast<value_type>(beta),
@@ -537,7 +576,6 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
                  extents.ny,
                  extents.nz,
                  extents.nt,
-                 config.blocks_z,
                  params.mass);
   return stencil::launch_status("laplacian4d_vec24_eo_odd_to_even_kernel");
 }
@@ -573,13 +611,27 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
-  // Threads cover one parity's sites: nx / 2 along x.
-  const int half_n[stencil::kMaxDims] = {n[0] / 2, n[1], n[2], n[3]};
-  stencil::LaunchConfig config;
-  if (status.ok())
-    status = stencil::make_launch_config(hopping_shape(), half_n, config);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -598,8 +650,6 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
-  if (config.empty)
-    return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_even_to_odd_kernel, config.grid, config.block, stream,
                  out, in, same, static_cast<int>(mode),
                  static_cast<value_type>(alpha), static_cast<value_type>(beta),
@@ -607,7 +657,6 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
                  extents.ny,
                  extents.nz,
                  extents.nt,
-                 config.blocks_z,
                  params.mass);
   return stencil::launch_status("laplacian4d_vec24_eo_even_to_odd_kernel");
 }
@@ -643,13 +692,27 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
-  // Threads cover one parity's sites: nx / 2 along x.
-  const int half_n[stencil::kMaxDims] = {n[0] / 2, n[1], n[2], n[3]};
-  stencil::LaunchConfig config;
-  if (status.ok())
-    status = stencil::make_launch_config(hopping_shape(), half_n, config);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -668,8 +731,6 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
-  if (config.empty)
-    return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_odd_to_even_kernel, config.grid, config.block, stream,
                  out, in, same, static_cast<int>(mode),
                  static_cast<value_type>(alpha), static_cast<value_type>(beta),
@@ -677,7 +738,6 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
                  extents.ny,
                  extents.nz,
                  extents.nt,
-                 config.blocks_z,
                  params.mass);
   return stencil::launch_status("laplacian4d_vec24_eo_odd_to_even_kernel");
 }

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 8x8x2x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores
+// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo.hip.
@@ -38,7 +38,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {8, 8, 2, 1}, 0, 1};
+  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1};
   return value;
 }
 
@@ -137,12 +137,9 @@ stencil::Status odd_to_even_adjoint_generic(
     double beta, const int *extents, const double *params,
     const void *const *fields, stencil::Stream stream);
 
-/// The launch geometry of the hopping kernels: one thread per site of one
-/// parity (nx / 2 along x; the kernel skips x's halo itself).
-inline const stencil::StencilShape &hopping_shape() {
-  static constexpr stencil::StencilShape value = {4, true, {0, 1, 1, 1}, {8, 8, 2, 1}, 0, 1};
-  return value;
-}
+/// Threads per block of the hopping kernels, which launch one-dimensional
+/// grids over one parity's sites in storage order.
+constexpr unsigned hopping_threads = 128;
 
 
 /// Everything the runtime and the tools need to drive this stencil.

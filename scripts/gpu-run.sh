@@ -75,18 +75,19 @@ echo
 echo "== summary ($(cat "$out/device.txt"))"
 awk '
   /GB\/s/ && /copy/   { for (i = 1; i < NF; ++i) if ($(i+1) == "GB/s" && $i + 0 > peak) peak = $i + 0 }
-  /^\$ /              { n = split($2, parts, "/"); cmd = parts[n]; size = "";
+  /^\$ /              { iters = ""; per = ""; bw = ""; first = "";
+                        n = split($2, parts, "/"); cmd = parts[n]; size = "";
                         for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
                         timed = ($0 ~ /time-kernels/) ? " (per-kernel timing on)" : "" }
   /device-to-device copy|streaming copy kernel/ { print "  " $0 }
-  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s %-6s stencil apply %7s GB/s %5.1f%% of peak (%s ms for %s calls)\n", cmd, backend, size, system, $7, peak > 0 ? 100 * $7 / peak : 0, $5, $3 }
-  /^  method/         { system = ($0 ~ /Schur/) ? "schur" : "A" }
+  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s %-6s stencil apply %7s GB/s %5.1f%% of peak (%s ms for %s calls)\n", cmd, backend, size, sys, $7, (peak > 0 ? 100 * $7 / peak : 0), $5, $3 }
+  /^  method/         { sys = ($0 ~ /Schur/) ? "schur" : "A" }
   /even\/odd vs whole/ { print "  " cmd " " size ":" substr($0, index($0, "whole") + 5) }
   /^solve_.*: (host|cuda) on/ { backend = $2 }
-  /^  method/         { method = $2; sub(",", "", method); pre = $4 }
-  /^  iterations/     { iters = $2 }
-  /^  wall time/      { per = $5 }
-  /^  bandwidth/      { bw = $2 }
-  /^  solution error/ { printf "  %-30s %-5s %-12s %-5s %-7s %6s it %8s ms/it %7s GB/s  err %s%s\n", cmd, backend, size, method, pre, iters, per, bw, $3, timed }
+  /^  method/         { if (first == "") { method = $2; sub(",", "", method); pre = $4; first = ($0 ~ /Schur/) ? " (Schur)" : "" } }
+  /^  iterations/     { if (iters == "") iters = $2 }
+  /^  wall time/      { if (per == "") per = $5 }
+  /^  bandwidth/      { if (bw == "") bw = $2 }
+  /^  solution error/ { printf "  %-30s %-5s %-12s %-5s %-7s %6s it %8s ms/it %7s GB/s  err %s%s\n", cmd, backend, size, method, pre, iters, per, bw, $3, timed first }
   /compared with/     { print "  host vs GPU, " cmd " " size ":" substr($0, index($0, ":") + 1) }
 ' "$log"

@@ -802,9 +802,12 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   if (model.layout.evenOdd) {
     LauncherText text;
     text.extentList = listOf(extentList);
-    text.launchArguments = join(std::vector<std::string>(launchArgs.begin() + 2,
-                                                         launchArgs.end()),
-                                ",\n                 ");
+    // Hopping kernels launch one-dimensional grids: no blocks_z.
+    std::vector<std::string> hopArgs;
+    for (size_t i = 2; i < launchArgs.size(); ++i)
+      if (launchArgs[i] != "config.blocks_z")
+        hopArgs.push_back(launchArgs[i]);
+    text.launchArguments = join(hopArgs, ",\n                 ");
     text.genericExtents = join(genericExtents, "\n");
     text.genericParams = join(genericParams, "\n");
     text.halfValueCount = join(valueCountTerms, " *\n      ") + " / 2";

@@ -67,8 +67,6 @@ std::string HoppingWriter::kernelParameters() {
   std::vector<std::string> params;
   for (int axis = 0; axis < model.dims; ++axis)
     params.push_back("const int " + extentName(axis));
-  if (model.dims == 4)
-    params.push_back("const unsigned blocks_z");
   for (const Parameter &param : model.parameters)
     params.push_back(param.site
                          ? "const value_type *STENCIL_RESTRICT " + param.name
@@ -77,31 +75,49 @@ std::string HoppingWriter::kernelParameters() {
 }
 
 std::string HoppingWriter::siteMapping() {
-  std::string text = "// This thread's site: number xh of parity " +
-                     std::to_string(outParity) + " along its row.\n";
-  std::vector<std::string> outside = {"xh >= nx / 2"};
+  // Threads run over the half lattice in storage order, whatever its shape:
+  // consecutive threads touch consecutive sites of every input and output,
+  // and short rows (nx / 2 below the block) leave no thread idle.
+  std::string text =
+      "// This thread's site: number `site` of parity " +
+      std::to_string(outParity) +
+      " in storage order (x fastest,\n// x halved); the launcher checks "
+      "that a parity has fewer than 2^31 sites.\n"
+      "const unsigned site32 = blockIdx.x * " +
+      std::to_string(model.kernel.threadsPerBlock()) +
+      "u + threadIdx.x;\n";
+  std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
+  for (int axis = 1; axis < model.dims; ++axis)
+    extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
+  text += "if (site32 >= " + join(extents, " *\n                 ") +
+          ")\n  return;\n";
+  text += "unsigned rest = site32;\n";
   for (int axis = 0; axis < model.dims; ++axis) {
-    std::string value =
-        "static_cast<int>(" + threadPosition(model, axis) + ")";
-    const int reach = periodic ? 0 : model.reach[axis];
-    if (axis > 0 && reach > 0)
-      value = std::to_string(reach) + " + " + value;
-    text += "const int " + std::string(axis == 0 ? "xh" : axisName(axis)) +
-            " = " + value + ";\n";
-    if (axis > 0)
-      outside.push_back(std::string(axisName(axis)) + " >= " +
-                        extentName(axis) +
-                        (reach > 0 ? " - " + std::to_string(reach) : ""));
+    std::string name = axis == 0 ? "xh" : axisName(axis);
+    if (axis + 1 == model.dims) {
+      text += "const int " + name + " = static_cast<int>(rest);\n";
+      break;
+    }
+    text += "const int " + name + " = static_cast<int>(rest % " +
+            extents[axis] + ");\nrest /= " + extents[axis] + ";\n";
   }
-  text += "if (" + join(outside, " || ") + ")\n  return;\n";
   std::vector<std::string> rest;
   for (int axis = 1; axis < model.dims; ++axis)
     rest.push_back(axisName(axis));
   rest.push_back(std::to_string(outParity));
   text += "const int x = 2 * xh + ((" + join(rest, " + ") + ") & 1);";
-  if (!periodic && model.reach[0] > 0)
-    text += "\nif (x < " + std::to_string(model.reach[0]) + " || x >= nx - " +
-            std::to_string(model.reach[0]) + ")\n  return; // x's halo";
+  if (!periodic) {
+    std::vector<std::string> outside;
+    for (int axis = 0; axis < model.dims; ++axis)
+      if (model.reach[axis] > 0)
+        outside.push_back(std::string(axisName(axis)) + " < " +
+                          std::to_string(model.reach[axis]) + " || " +
+                          axisName(axis) + " >= " + extentName(axis) + " - " +
+                          std::to_string(model.reach[axis]));
+    if (!outside.empty())
+      text += "\nif (" + join(outside, " ||\n    ") +
+              ")\n  return; // the halo is never written";
+  }
   return text;
 }
 
@@ -144,7 +160,7 @@ std::string HoppingWriter::addressing() {
     text += "const stencil::index_t half_sites = " + join(factors, " * ") +
             " / 2;\n";
   }
-  text += "const stencil::index_t site = " + halfSite(Offset{}) + ";";
+  text += "const stencil::index_t site = site32;";
   std::set<std::pair<int, int>> deltas;
   for (const PlannedLoad &load : plan.loads)
     for (int axis = 0; axis < model.dims; ++axis)
@@ -367,6 +383,7 @@ renderHoppingHostCode(const StencilModel &model,
           {"name", model.name},
           {"kernel_name", plan->kernelName},
           {"extent_list", text.extentList},
+          {"threads", std::to_string(model.kernel.threadsPerBlock())},
           {"half_value_count", text.halfValueCount},
           {"site_checks", text.siteChecks},
           {"launch_arguments",
@@ -385,22 +402,12 @@ renderHoppingHostCode(const StencilModel &model,
     }
   code.launchers = join(launchers, "\n\n");
 
-  std::vector<std::string> reach, block;
-  for (int axis = 0; axis < kMaxDims; ++axis) {
-    // x's halo is skipped by the kernel, whose threads cover whole rows.
-    reach.push_back(std::to_string(axis == 0 ? 0 : model.reach[axis]));
-    block.push_back(std::to_string(model.kernel.block[axis]));
-  }
-  std::string shape = "{" + std::to_string(model.dims) + ", " +
-                      (model.boundary == Boundary::Periodic ? "true"
-                                                            : "false") +
-                      ", " + listOf(reach) + ", " + listOf(block) + ", 0, 1}";
   Expected<std::string> api = renderTemplate(
       "hopping_api.in", *apiTemplate,
       {{"half_values", "nx * ny * ... * components / 2"},
        {"adjoint_note", symmetric ? " (A is symmetric: the same kernels)"
                                   : " (offsets negated)"},
-       {"hopping_shape", shape}});
+       {"threads", std::to_string(model.kernel.threadsPerBlock())}});
   if (!api)
     return api.takeError();
   code.api = *api;
