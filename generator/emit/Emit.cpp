@@ -103,7 +103,6 @@ private:
   std::string accumulators();
   std::string program();
   std::string stores();
-  std::string kernelParameters();
   std::string loadAddress(const PlannedLoad &load);
   std::string accumulate(const PlannedAccumulation &acc, int load);
   const std::string &weightFor(const PlannedAccumulation &acc);
@@ -122,19 +121,6 @@ private:
   /// Per tile site, for taps whose coefficient has site parameters.
   std::vector<std::vector<std::string>> siteWeights;
 };
-
-std::string KernelWriter::kernelParameters() {
-  std::vector<std::string> params;
-  for (int axis = 0; axis < model.dims; ++axis)
-    params.push_back("const int " + extentName(axis));
-  if (model.dims == 4)
-    params.push_back("const unsigned blocks_z");
-  for (const Parameter &param : model.parameters)
-    params.push_back(param.site
-                         ? "const value_type *STENCIL_RESTRICT " + param.name
-                         : "const value_type " + param.name);
-  return join(params, ",\n    ");
-}
 
 std::string KernelWriter::siteMapping() {
   std::string text = "// This thread's first site; it updates " +
@@ -299,18 +285,8 @@ std::string KernelWriter::weights() {
       at.offset[tile] = site;
       at.clampTileAxis = !periodic && site > model.reach[tile];
       std::string address = loadAddress(at);
-      std::string expression = tapWeight[t];
-      for (const auto &[index, factor] : coefficient.terms) {
-        if (!model.parameters[index].site)
-          continue;
-        std::string value = model.parameters[index].name + "[" + address + "]";
-        double magnitude = factor < 0 ? -factor : factor;
-        expression += (factor < 0 ? " - " : " + ") +
-                      (magnitude == 1.0
-                           ? value
-                           : "static_cast<value_type>(" +
-                                 shortestNumberText(magnitude) + ") * " + value);
-      }
+      std::string expression =
+          tapWeight[t] + siteParameterTerms(model, coefficient, address);
       std::string name = tapWeight[t] + "_s" + std::to_string(site);
       text += "\nconst value_type " + name + " =\n    " + expression + ";";
       siteWeights[t].push_back(name);
@@ -500,13 +476,9 @@ Expected<std::string> KernelWriter::render() {
       std::to_string(plan.storesPerTile()) + " stores per thread.";
   TemplateValues values = {
       {"kernel_comment", comment},
-      {"launch_bounds",
-       model.kernel.launchBounds
-           ? "STENCIL_LAUNCH_BOUNDS(" +
-                 std::to_string(model.kernel.launchBounds) + ")\n"
-           : std::string()},
+      {"launch_bounds", launchBoundsText(model)},
       {"kernel_name", plan.kernelName},
-      {"kernel_parameters", kernelParameters()},
+      {"kernel_parameters", kernelParameterList(model, true)},
       {"site_mapping", siteMapping()},
       {"strides", strides()},
       {"weights", weights()},

@@ -70,4 +70,42 @@ std::string weightExpression(const StencilModel &model,
   return text;
 }
 
+std::string siteParameterTerms(const StencilModel &model,
+                               const Coefficient &coefficient,
+                               const std::string &index) {
+  std::string text;
+  for (const auto &[param, factor] : coefficient.terms) {
+    if (!model.parameters[param].site)
+      continue;
+    std::string value = model.parameters[param].name + "[" + index + "]";
+    double magnitude = factor < 0 ? -factor : factor;
+    text += (factor < 0 ? " - " : " + ") +
+            (magnitude == 1.0 ? value
+                              : "static_cast<value_type>(" +
+                                    shortestNumberText(magnitude) + ") * " +
+                                    value);
+  }
+  return text;
+}
+
+std::string kernelParameterList(const StencilModel &model, bool withBlocksZ) {
+  std::vector<std::string> params;
+  for (int axis = 0; axis < model.dims; ++axis)
+    params.push_back("const int " + extentName(axis));
+  if (model.dims == 4 && withBlocksZ)
+    params.push_back("const unsigned blocks_z");
+  for (const Parameter &param : model.parameters)
+    params.push_back(param.site
+                         ? "const value_type *STENCIL_RESTRICT " + param.name
+                         : "const value_type " + param.name);
+  return join(params, ",\n    ");
+}
+
+std::string launchBoundsText(const StencilModel &model) {
+  return model.kernel.launchBounds
+             ? "STENCIL_LAUNCH_BOUNDS(" +
+                   std::to_string(model.kernel.launchBounds) + ")\n"
+             : std::string();
+}
+
 } // namespace stencilc

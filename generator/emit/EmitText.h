@@ -34,6 +34,18 @@ std::string threadPosition(const StencilModel &model, int axis);
 std::string weightExpression(const StencilModel &model,
                              const Coefficient &coefficient);
 
+/// The site-parameter terms of `coefficient` at element `index` (text),
+/// e.g. " + sigma[site]" or " - static_cast<value_type>(2) * s[i]"; empty
+/// when it has none.
+std::string siteParameterTerms(const StencilModel &model,
+                               const Coefficient &coefficient,
+                               const std::string &index);
+/// The kernel's parameters after `out` and `in`: extents, `blocks_z` for
+/// 4-D grids when `withBlocksZ`, then the spec's parameters.
+std::string kernelParameterList(const StencilModel &model, bool withBlocksZ);
+/// "STENCIL_LAUNCH_BOUNDS(n)\n", or "" without launch bounds.
+std::string launchBoundsText(const StencilModel &model);
+
 } // namespace stencilc
 
 #endif

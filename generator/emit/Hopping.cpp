@@ -36,7 +36,6 @@ public:
   Expected<std::string> render();
 
 private:
-  std::string kernelParameters();
   std::string siteMapping();
   std::string addressing();
   std::string weights();
@@ -62,17 +61,6 @@ private:
   const bool siteMajor;
   std::vector<std::string> tapWeight;
 };
-
-std::string HoppingWriter::kernelParameters() {
-  std::vector<std::string> params;
-  for (int axis = 0; axis < model.dims; ++axis)
-    params.push_back("const int " + extentName(axis));
-  for (const Parameter &param : model.parameters)
-    params.push_back(param.site
-                         ? "const value_type *STENCIL_RESTRICT " + param.name
-                         : "const value_type " + param.name);
-  return join(params, ",\n    ");
-}
 
 std::string HoppingWriter::siteMapping() {
   // Threads run over the half lattice in storage order, whatever its shape:
@@ -202,19 +190,11 @@ std::string HoppingWriter::weights() {
   }
   // The checker guarantees a centre tap for even/odd storage.
   const Coefficient &diagonal = model.taps[centre].coefficient;
-  std::string expression = weightExpression(model, diagonal);
-  std::string index = outParity ? "half_sites + site" : "site";
-  for (const auto &[param, factor] : diagonal.terms) {
-    if (!model.parameters[param].site)
-      continue;
-    double magnitude = factor < 0 ? -factor : factor;
-    std::string value = model.parameters[param].name + "[" + index + "]";
-    expression += (factor < 0 ? " - " : " + ") +
-                  (magnitude == 1.0 ? value
-                                    : "static_cast<value_type>(" +
-                                          shortestNumberText(magnitude) +
-                                          ") * " + value);
-  }
+  // Site parameters are whole-lattice arrays: odd sites after the even.
+  std::string expression =
+      weightExpression(model, diagonal) +
+      siteParameterTerms(model, diagonal,
+                         outParity ? "half_sites + site" : "site");
   text += "\n// The diagonal D: the centre tap's coefficient at this site.\n"
           "const value_type diag =\n    " +
           expression + ";";
@@ -317,13 +297,9 @@ Expected<std::string> HoppingWriter::render() {
       " neighbour loads and one store per thread.";
   TemplateValues values = {
       {"kernel_comment", comment},
-      {"launch_bounds",
-       model.kernel.launchBounds
-           ? "STENCIL_LAUNCH_BOUNDS(" +
-                 std::to_string(model.kernel.launchBounds) + ")\n"
-           : std::string()},
+      {"launch_bounds", launchBoundsText(model)},
       {"kernel_name", plan.kernelName},
-      {"kernel_parameters", kernelParameters()},
+      {"kernel_parameters", kernelParameterList(model, false)},
       {"site_mapping", siteMapping()},
       {"addressing", addressing()},
       {"weights", weights()},

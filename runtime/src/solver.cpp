@@ -32,9 +32,11 @@ public:
   virtual double bytes_per_apply() const = 0;
 };
 
-class WholeSystem : public LinearSystem {
+/// A LinearSystem over any operator with StencilOperator's interface
+/// (StencilOperator itself, SchurComplement).
+template <typename Operator> class SystemOf : public LinearSystem {
 public:
-  explicit WholeSystem(const StencilOperator &A) : A(A) {}
+  explicit SystemOf(const Operator &A) : A(A) {}
   Lattice lattice() const override { return A.lattice(); }
   Status apply(Field &out, const Field &in) const override {
     return A.apply(out, in);
@@ -45,23 +47,7 @@ public:
   double bytes_per_apply() const override { return A.bytes_per_apply(); }
 
 private:
-  const StencilOperator &A;
-};
-
-class SchurSystem : public LinearSystem {
-public:
-  explicit SchurSystem(const SchurComplement &S) : S(S) {}
-  Lattice lattice() const override { return S.lattice(); }
-  Status apply(Field &out, const Field &in) const override {
-    return S.apply(out, in);
-  }
-  Status apply_adjoint(Field &out, const Field &in) const override {
-    return S.apply_adjoint(out, in);
-  }
-  double bytes_per_apply() const override { return S.bytes_per_apply(); }
-
-private:
-  const SchurComplement &S;
+  const Operator &A;
 };
 
 /// Runs solver operations, timing each kind when asked.
@@ -324,7 +310,7 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
     STENCIL_TRY(Field::create(A.lattice(), diag));
     STENCIL_TRY(A.diagonal(diag));
   }
-  STENCIL_TRY(iterate(WholeSystem(A), bInterior, x,
+  STENCIL_TRY(iterate(SystemOf<StencilOperator>(A), bInterior, x,
                       options.preconditioner == Preconditioner::Jacobi ? &diag
                                                                        : nullptr,
                       options, bNorm, report));
@@ -358,8 +344,8 @@ Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
   // S's residual is A's residual on the even sites (the odd sites' is zero
   // after reconstruction), so measuring it against ||b|| stops both solvers
   // at the same accuracy of A x = b.
-  STENCIL_TRY(iterate(SchurSystem(S), rhs, xEven, nullptr, options, bNorm,
-                      report));
+  STENCIL_TRY(iterate(SystemOf<SchurComplement>(S), rhs, xEven, nullptr,
+                      options, bNorm, report));
   STENCIL_TRY(S.reconstruct(bInterior, x));
   return finish_solve(A, bInterior, x, bNorm, report);
 }

@@ -1,7 +1,7 @@
 // Even/odd storage on the host backend: the hopping kernels against the
 // whole operator, their adjoints, and the Schur-complement solve against
 // the whole-lattice solve.
-#include "KernelRegistry.h"
+#include "HostFixtures.h"
 
 #include "stencil/blas.hpp"
 #include "stencil/even_odd.hpp"
@@ -25,18 +25,8 @@ using Hop = StencilOperator::Hop;
 
 namespace {
 
-#define ASSERT_OK(call)                                                        \
-  do {                                                                         \
-    Status status_ = (call);                                                   \
-    ASSERT_TRUE(status_.ok()) << status_.message();                            \
-  } while (0)
-
 const KernelInfo &kernel(const std::string &name) {
-  for (const auto &k : registeredKernels())
-    if (name == k.info->name)
-      return *k.info;
-  ADD_FAILURE() << "no kernel " << name;
-  return *registeredKernels().front().info;
+  return stencilc::testing::kernelNamed(name);
 }
 
 /// Every registered stencil with even/odd storage.
@@ -68,17 +58,8 @@ struct Problem {
 
   void create(const KernelInfo &info, const std::vector<int> &extents) {
     ASSERT_OK(StencilOperator::create(info, extents.data(), A));
-    for (int p = 0; p < info.num_params; ++p) {
-      if (!info.param_is_site[p])
-        continue;
-      sites.push_back(std::make_unique<Field>());
-      ASSERT_OK(Field::create(A.site_lattice(), *sites.back()));
-      std::vector<double> values(A.site_lattice().values());
-      for (double &v : values)
-        v = random.uniform(0.5, 2.0);
-      ASSERT_OK(sites.back()->upload_values(values.data(), values.size()));
-      ASSERT_OK(A.set_site_parameter(info.param_names[p], *sites.back()));
-    }
+    ASSERT_OK(stencilc::testing::attachRandomSiteParameters(A, random, 0.5,
+                                                            2.0, sites));
   }
   void randomField(Field &f) {
     ASSERT_OK(Field::create(A.lattice(), f));

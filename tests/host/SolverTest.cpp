@@ -1,6 +1,6 @@
 // The runtime on the host backend: fields, BLAS-1, operators and the
 // solvers on manufactured solutions, and every error the solver promises.
-#include "KernelRegistry.h"
+#include "HostFixtures.h"
 
 #include "stencil/blas.hpp"
 #include "stencil/field.hpp"
@@ -15,23 +15,14 @@
 #include <vector>
 
 using namespace stencil;
+using stencilc::testing::attachRandomSiteParameters;
 using stencilc::testing::registeredKernels;
 
 namespace {
 
 const KernelInfo &kernel(const std::string &name) {
-  for (const auto &k : registeredKernels())
-    if (name == k.info->name)
-      return *k.info;
-  ADD_FAILURE() << "no kernel " << name;
-  return *registeredKernels().front().info;
+  return stencilc::testing::kernelNamed(name);
 }
-
-#define ASSERT_OK(call)                                                        \
-  do {                                                                         \
-    Status status_ = (call);                                                   \
-    ASSERT_TRUE(status_.ok()) << status_.message();                            \
-  } while (0)
 
 /// A problem with a known solution: b = A u*, u* random on the interior.
 struct Manufactured {
@@ -43,17 +34,7 @@ struct Manufactured {
              double siteLow = 0.0, double siteHigh = 1000.0) {
     ASSERT_OK(StencilOperator::create(info, extents.data(), A));
     Random random(99);
-    for (int p = 0; p < info.num_params; ++p) {
-      if (!info.param_is_site[p])
-        continue;
-      sites.push_back(std::make_unique<Field>());
-      ASSERT_OK(Field::create(A.site_lattice(), *sites.back()));
-      std::vector<double> values(A.site_lattice().values());
-      for (double &v : values)
-        v = random.uniform(siteLow, siteHigh);
-      ASSERT_OK(sites.back()->upload_values(values.data(), values.size()));
-      ASSERT_OK(A.set_site_parameter(info.param_names[p], *sites.back()));
-    }
+    ASSERT_OK(attachRandomSiteParameters(A, random, siteLow, siteHigh, sites));
     for (Field *f : {&exact, &b, &x})
       ASSERT_OK(Field::create(A.lattice(), *f));
     std::vector<double> values(A.lattice().values());
