@@ -273,6 +273,15 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   return reducer.norm2(bInterior, bNorm);
 }
 
+/// b = 0: x = 0, reported as converged without iterating.
+Status zero_solution(Field &x, SolveReport &report) {
+  STENCIL_TRY(fill(x, 0.0));
+  report.converged = true;
+  report.residual_history = {0.0};
+  report.message = "b = 0, so x = 0";
+  return Status();
+}
+
 /// ||b - A x|| / ||b|| into the report.
 Status finish_solve(const StencilOperator &A, const Field &bInterior,
                     const Field &x, double bNorm, SolveReport &report) {
@@ -298,13 +307,8 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
   STENCIL_TRY(begin_solve(A, b, x, options, report, bInterior, bNorm));
   report.system = "A";
   report.unknowns = A.lattice().interior_sites() * A.lattice().components;
-  if (bNorm == 0.0) {
-    STENCIL_TRY(fill(x, 0.0));
-    report.converged = true;
-    report.residual_history = {0.0};
-    report.message = "b = 0, so x = 0";
-    return Status();
-  }
+  if (bNorm == 0.0)
+    return zero_solution(x, report);
   Field diag;
   if (options.preconditioner == Preconditioner::Jacobi) {
     STENCIL_TRY(Field::create(A.lattice(), diag));
@@ -330,13 +334,8 @@ Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
   STENCIL_TRY(SchurComplement::create(A, S));
   report.system = "even/odd Schur complement";
   report.unknowns = S.lattice().interior_sites() * S.lattice().components;
-  if (bNorm == 0.0) {
-    STENCIL_TRY(fill(x, 0.0));
-    report.converged = true;
-    report.residual_history = {0.0};
-    report.message = "b = 0, so x = 0";
-    return Status();
-  }
+  if (bNorm == 0.0)
+    return zero_solution(x, report);
   Field rhs, xEven;
   STENCIL_TRY(Field::create(S.lattice(), rhs));
   STENCIL_TRY(S.prepare(bInterior, rhs));

@@ -520,17 +520,22 @@ TEST(EvenOddChecks, TilesAndSubdomainsAreRefused) {
                             "error: 'field.even_odd' must be true or false"));
 }
 
+/// A 1-D spec whose one tap's coefficient is the parameter `name`.
+std::string specWithParameter(const std::string &name) {
+  return "name: p\n"
+         "grid: {dimensions: 1, boundary: dirichlet}\n"
+         "field: {precision: double}\n"
+         "parameters: [{name: " +
+         name +
+         ", default: 1}]\n"
+         "taps: [{offset: [0], coefficient: " +
+         name + "}]\n";
+}
+
 TEST(ParameterChecks, KernelVariablesAreNotParameterNames) {
   for (const char *name : {"x", "site", "acc0", "w3_s1", "u12", "y_m1",
                            "hop_mode", "diag", "same"}) {
-    std::string yaml = "name: p\n"
-                       "grid: {dimensions: 1, boundary: dirichlet}\n"
-                       "field: {precision: double}\n"
-                       "parameters: [{name: " +
-                       std::string(name) +
-                       ", default: 1}]\n"
-                       "taps: [{offset: [0], coefficient: " +
-                       name + "}]\n";
+    std::string yaml = specWithParameter(name);
     EXPECT_TRUE(hasDiagnostic(checkYaml(yaml),
                               "error: parameter name '" + std::string(name) +
                                   "' is taken by a variable of the generated "
@@ -538,14 +543,7 @@ TEST(ParameterChecks, KernelVariablesAreNotParameterNames) {
         << name;
   }
   for (const char *name : {"s", "w", "u", "acc", "x_mass", "width"}) {
-    std::string yaml = "name: p\n"
-                       "grid: {dimensions: 1, boundary: dirichlet}\n"
-                       "field: {precision: double}\n"
-                       "parameters: [{name: " +
-                       std::string(name) +
-                       ", default: 1}]\n"
-                       "taps: [{offset: [0], coefficient: " +
-                       name + "}]\n";
+    std::string yaml = specWithParameter(name);
     CheckResult result = checkYaml(yaml);
     if (std::string(name) == "acc")
       EXPECT_FALSE(result.model.has_value()) << name; // the accumulator
