@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // AMD lab note kernel 3 (reordered loads), tile factor 8 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds 256, tile y x 8, load order ascending, regular stores
+// Options: block 256x1x1, launch bounds none, tile y x 8, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,8 +17,7 @@ namespace labnote_tile_y8_ascending {
 namespace {
 
 /// 3-D dirichlet 7-point stencil; 42 loads and 8 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-labnote_tile_y8_ascending_kernel(
+STENCIL_GLOBAL void labnote_tile_y8_ascending_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,

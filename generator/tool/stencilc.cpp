@@ -4,10 +4,12 @@
 //   stencilc check    SPEC...            validate, print diagnostics
 //   stencilc plan     SPEC...            print each kernel plan
 //   stencilc generate SPEC... -o DIR     write NAME.hip, NAME.hpp, NAME.json
+//   stencilc inspect  SPEC...            compile for GPUs, report resources
 //
 //===----------------------------------------------------------------------===//
 #include "check/Check.h"
 #include "emit/Emit.h"
+#include "inspect/Inspect.h"
 #include "plan/Plan.h"
 #include "support/Diagnostics.h"
 
@@ -28,11 +30,54 @@ cl::SubCommand checkCommand("check", "Validate stencil specs");
 cl::SubCommand planCommand("plan", "Print the kernel plan of stencil specs");
 cl::SubCommand generateCommand(
     "generate", "Generate kernels, host API and manifest from stencil specs");
+cl::SubCommand inspectCommand(
+    "inspect", "Compile a spec's kernels for GPUs and report registers, "
+               "spills, occupancy, ISA and roofline");
 
 cl::list<std::string> specPaths(cl::Positional, cl::OneOrMore,
                                 cl::desc("<spec.yaml>..."),
                                 cl::sub(checkCommand), cl::sub(planCommand),
-                                cl::sub(generateCommand), cl::cat(category));
+                                cl::sub(generateCommand),
+                                cl::sub(inspectCommand), cl::cat(category));
+
+cl::list<std::string> inspectTargets(
+    "target", cl::CommaSeparated,
+    cl::desc("Targets: gfx908, gfx90a, sm_90 or all (default all)"),
+    cl::value_desc("target"), cl::sub(inspectCommand), cl::cat(category));
+enum class OutputFormat { Text, Json };
+cl::opt<OutputFormat> inspectFormat(
+    "format", cl::desc("Output format"),
+    cl::values(clEnumValN(OutputFormat::Text, "text", "readable (default)"),
+               clEnumValN(OutputFormat::Json, "json",
+                          "JSON, documented in docs/inspect.md")),
+    cl::init(OutputFormat::Text), cl::sub(inspectCommand), cl::cat(category));
+cl::opt<bool> inspectIsa("isa", cl::desc("Print each kernel's ISA"),
+                         cl::sub(inspectCommand), cl::cat(category));
+cl::opt<std::string> rooflinePath(
+    "roofline",
+    cl::desc("Draw the roofline chart into this file (.svg, or .png)"),
+    cl::value_desc("file.svg"), cl::sub(inspectCommand), cl::cat(category));
+cl::list<std::string> measuredBandwidth(
+    "peak-bandwidth", cl::CommaSeparated,
+    cl::desc("Measured peak bandwidth for the roofline, e.g. sm_90=3011.8"),
+    cl::value_desc("target=GB/s"), cl::sub(inspectCommand),
+    cl::cat(category));
+cl::list<std::string> measuredCompute(
+    "peak-gflops", cl::CommaSeparated,
+    cl::desc("Measured peak compute for the roofline, in the spec's "
+             "precision, e.g. gfx90a=20000"),
+    cl::value_desc("target=GFLOP/s"), cl::sub(inspectCommand),
+    cl::cat(category));
+cl::opt<bool> inspectCheck(
+    "check",
+    cl::desc("Fail if a kernel spills, uses scratch, or the occupancy model "
+             "disagrees with the compiler"),
+    cl::sub(inspectCommand), cl::cat(category));
+cl::opt<std::string> runtimeInclude(
+    "runtime-include",
+    cl::desc("The runtime's include directory for the compiles"),
+    cl::value_desc("dir"), cl::init(STENCILC_RUNTIME_INCLUDE_DIR),
+    cl::sub(inspectCommand), cl::cat(category));
 
 cl::opt<std::string> outputDirectory("o", cl::desc("Output directory"),
                                      cl::value_desc("dir"), cl::Required,
@@ -51,7 +96,8 @@ cl::opt<std::string> expectedName(
 
 cl::opt<bool> warningsAsErrors("Werror", cl::desc("Treat warnings as errors"),
                                cl::sub(checkCommand), cl::sub(planCommand),
-                               cl::sub(generateCommand), cl::cat(category));
+                               cl::sub(generateCommand),
+                               cl::sub(inspectCommand), cl::cat(category));
 
 /// Parses and checks one spec; diagnostics go to stderr.
 std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr) {
@@ -152,6 +198,91 @@ int runGenerate() {
   return status;
 }
 
+/// `target=value` entries into the targets' peaks.
+bool applyPeaks(const cl::list<std::string> &entries, bool bandwidth,
+                std::vector<TargetInfo> &targets) {
+  for (const std::string &entry : entries) {
+    auto [name, text] = StringRef(entry).split('=');
+    double value = 0.0;
+    auto it = llvm::find_if(targets, [&, name = name](const TargetInfo &t) {
+      return t.target == name;
+    });
+    if (it == targets.end() || text.getAsDouble(value) || !(value > 0)) {
+      WithColor::error(errs(), "stencilc")
+          << "--peak-" << (bandwidth ? "bandwidth" : "gflops") << " '"
+          << entry << "': expected TARGET=NUMBER with a positive number and "
+          << "one of the inspected targets\n";
+      return false;
+    }
+    if (bandwidth)
+      it->peakGBs = value;
+    else
+      it->peakGflopsFloat = it->peakGflopsDouble = value;
+  }
+  return true;
+}
+
+int runInspect() {
+  InspectOptions options;
+  options.runtimeInclude = runtimeInclude;
+  options.keepIsa = inspectIsa;
+  std::vector<std::string> names(inspectTargets.begin(), inspectTargets.end());
+  if (names.empty() || llvm::is_contained(names, "all")) {
+    names.clear();
+    for (const TargetInfo &t : knownTargets())
+      names.push_back(t.target);
+  }
+  for (const std::string &name : names) {
+    const TargetInfo *target = findTarget(name);
+    if (!target) {
+      WithColor::error(errs(), "stencilc")
+          << "unknown target '" << name
+          << "'; expected gfx908 (MI100), gfx90a (MI250X), sm_90 (H100) or "
+             "all\n";
+      return 1;
+    }
+    options.targets.push_back(*target);
+  }
+  if (!applyPeaks(measuredBandwidth, true, options.targets) ||
+      !applyPeaks(measuredCompute, false, options.targets))
+    return 1;
+  std::vector<SpecReport> reports;
+  for (const std::string &path : specPaths) {
+    SourceMgr sourceMgr;
+    std::optional<StencilModel> model = loadModel(path, sourceMgr);
+    if (!model)
+      return 1;
+    if (inspectFormat == OutputFormat::Text)
+      errs() << "stencilc: inspecting " << model->name << " ("
+             << options.targets.size() << " target"
+             << (options.targets.size() == 1 ? "" : "s") << ")\n";
+    Expected<SpecReport> report = inspectSpec(*model, options);
+    if (!report) {
+      WithColor::error(errs(), "stencilc")
+          << path << ": " << toString(report.takeError()) << "\n";
+      return 1;
+    }
+    reports.push_back(std::move(*report));
+  }
+  if (inspectFormat == OutputFormat::Json)
+    printJson(reports, options, outs());
+  else
+    printText(reports, options, outs());
+  if (!rooflinePath.empty())
+    if (Error error = writeRoofline(reports, options, rooflinePath)) {
+      WithColor::error(errs(), "stencilc") << toString(std::move(error))
+                                           << "\n";
+      return 1;
+    }
+  if (inspectCheck) {
+    std::vector<std::string> problems = findProblems(reports);
+    for (const std::string &problem : problems)
+      WithColor::error(errs(), "stencilc") << problem << "\n";
+    return problems.empty() ? 0 : 1;
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -166,13 +297,17 @@ int main(int argc, char **argv) {
       "  stencilc check SPEC...          validate specs\n"
       "  stencilc plan SPEC...           print the kernel plans\n"
       "  stencilc generate SPEC... -o DIR\n"
-      "                                  write NAME.hip, NAME.hpp, NAME.json\n");
+      "                                  write NAME.hip, NAME.hpp, NAME.json\n"
+      "  stencilc inspect SPEC... [--target T,...] [--isa] [--format json]\n"
+      "                                  GPU resources, occupancy, roofline\n");
   if (checkCommand)
     return runCheck();
   if (planCommand)
     return runPlan();
   if (generateCommand)
     return runGenerate();
+  if (inspectCommand)
+    return runInspect();
   errs() << "stencilc: error: no command given; run 'stencilc --help'\n";
   return 1;
 }

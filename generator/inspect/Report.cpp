@@ -1,0 +1,354 @@
+//===- Report.cpp - inspect's text, JSON, roofline chart and checks -------===//
+#include "inspect/Inspect.h"
+
+#include "emit/Emit.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+using namespace llvm;
+
+namespace stencilc {
+
+namespace {
+
+const char *roleText(const KernelPlan &plan) {
+  if (plan.hop == Hop::None)
+    return plan.role == KernelRole::Adjoint ? "adjoint" : "apply";
+  return plan.role == KernelRole::Adjoint ? "hopping, adjoint" : "hopping";
+}
+
+/// "dwordx2 6, dwordx4 4" from {"global_load_dwordx2": 6, ...}: the part
+/// of each mnemonic after its common prefix.
+std::string widths(const std::map<std::string, int> &counts) {
+  std::vector<std::string> parts;
+  for (const auto &[mnemonic, n] : counts)
+    parts.push_back(mnemonic + " " + std::to_string(n));
+  return llvm::join(parts, ", ");
+}
+
+int total(const std::map<std::string, int> &counts) {
+  int sum = 0;
+  for (const auto &entry : counts)
+    sum += entry.second;
+  return sum;
+}
+
+Occupancy occupancyOf(const TargetInfo &target, const KernelResources &r,
+                      const StencilModel &model) {
+  int threads = model.kernel.threadsPerBlock();
+  return target.vendor == Vendor::AMD ? amdOccupancy(target, r, threads)
+                                      : nvidiaOccupancy(target, r, threads);
+}
+
+std::string limitsText(const Occupancy &o) {
+  std::vector<std::string> parts;
+  for (const auto &[resource, limit] : o.limits)
+    parts.push_back(resource + " " + std::to_string(limit));
+  return llvm::join(parts, ", ");
+}
+
+} // namespace
+
+void printText(const std::vector<SpecReport> &reports,
+               const InspectOptions &options, raw_ostream &os) {
+  bool firstSpec = true;
+  for (const SpecReport &spec : reports) {
+    if (!firstSpec)
+      os << "\n";
+    firstSpec = false;
+    const StencilModel &m = spec.model;
+    os << m.name << " (" << m.specFileName << "): " << m.dims << "-D "
+       << boundaryName(m.boundary) << ", " << m.components << " "
+       << m.valueType() << " per site, block " << m.kernel.threadsPerBlock()
+       << " threads\n";
+    for (const KernelReport &kernel : spec.kernels) {
+      const KernelPlan &plan = kernel.plan;
+      os << "  kernel " << plan.kernelName << " (" << roleText(plan) << ")\n";
+      os << format("    plan         %.3f loads and %.3f stores per site, %d "
+                   "bytes and %d flops per site, %.3f flop/byte\n",
+                   plan.loadsPerSite(),
+                   static_cast<double>(plan.storesPerTile()) / plan.tileFactor,
+                   plan.bytesPerSite(), plan.flopsPerSite,
+                   plan.arithmeticIntensity());
+      for (const TargetInfo &target : options.targets) {
+        auto it = kernel.byTarget.find(target.target);
+        if (it == kernel.byTarget.end())
+          continue;
+        const KernelResources &r = it->second;
+        Occupancy o = occupancyOf(target, r, m);
+        os << "    " << target.target << " (" << target.gpu << ")\n";
+        if (target.vendor == Vendor::AMD) {
+          os << format("      registers    VGPRs %d, SGPRs %d, AGPRs %d; "
+                       "scratch %d bytes/lane; spills VGPR %d, SGPR %d; LDS "
+                       "%d bytes/block\n",
+                       r.vgprs, r.sgprs, r.agprs, r.scratchBytesPerLane,
+                       r.vgprSpills, r.sgprSpills, r.ldsBytes);
+          os << "      occupancy    compiler " << r.compilerOccupancy
+             << " waves/SIMD; model " << o.value << " of " << o.maximum
+             << " (" << limitsText(o) << "): limited by " << o.limitedBy
+             << "\n";
+        } else {
+          os << format("      registers    %d per thread; spill stores %d, "
+                       "loads %d bytes; stack %d bytes; shared %d "
+                       "bytes/block\n",
+                       r.registers, r.spillStoreBytes, r.spillLoadBytes,
+                       r.stackBytes, r.sharedBytes);
+          os << format("      occupancy    model %d of %d warps/SM (%.0f%%; ",
+                       o.value, o.maximum, 100.0 * o.value / o.maximum)
+             << limitsText(o) << "): limited by " << o.limitedBy << "\n";
+        }
+        os << "      isa (" << r.isaKind << ") " << total(r.loads)
+           << " global loads (" << widths(r.loads) << "); "
+           << total(r.stores) << " stores (" << widths(r.stores) << "), "
+           << r.nontemporalStores << " non-temporal\n";
+        Roofline roof = roofline(target, plan, m.precision);
+        os << format("      roofline     %.3f flop/byte x %.1f GB/s = %.1f "
+                     "GFLOP/s of %.0f: %s-bound\n",
+                     roof.intensity, roof.peakGBs,
+                     roof.intensity * roof.peakGBs, roof.peakGflops,
+                     roof.memoryBound ? "memory" : "compute");
+        if (!r.isa.empty())
+          os << "      --- " << r.isaKind << " ---\n" << r.isa;
+      }
+    }
+  }
+}
+
+void printJson(const std::vector<SpecReport> &reports,
+               const InspectOptions &options, raw_ostream &os) {
+  json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("generator", "stencilc " + generatorVersion().str());
+    j.attribute("format", 1);
+    j.attributeArray("targets", [&] {
+      for (const TargetInfo &t : options.targets)
+        j.object([&] {
+          j.attribute("target", t.target);
+          j.attribute("gpu", t.gpu);
+          j.attribute("vendor", t.vendor == Vendor::AMD ? "amd" : "nvidia");
+          j.attribute("peak_gb_s", t.peakGBs);
+          j.attribute("peak_gflop_s_float", t.peakGflopsFloat);
+          j.attribute("peak_gflop_s_double", t.peakGflopsDouble);
+        });
+    });
+    j.attributeArray("specs", [&] {
+      for (const SpecReport &spec : reports)
+        j.object([&] {
+          const StencilModel &m = spec.model;
+          j.attribute("name", m.name);
+          j.attribute("spec", m.specFileName);
+          j.attribute("precision", precisionName(m.precision));
+          j.attribute("threads_per_block", m.kernel.threadsPerBlock());
+          j.attributeArray("kernels", [&] {
+            for (const KernelReport &kernel : spec.kernels)
+              j.object([&] {
+                const KernelPlan &plan = kernel.plan;
+                j.attribute("name", plan.kernelName);
+                j.attribute("role", plan.role == KernelRole::Adjoint
+                                        ? "adjoint"
+                                        : "apply");
+                j.attribute("hop", plan.hop == Hop::None ? "none"
+                                                         : hopName(plan.hop));
+                j.attributeObject("plan", [&] {
+                  j.attribute("loads_per_site", plan.loadsPerSite());
+                  j.attribute("stores_per_site",
+                              static_cast<double>(plan.storesPerTile()) /
+                                  plan.tileFactor);
+                  j.attribute("bytes_per_site", plan.bytesPerSite());
+                  j.attribute("flops_per_site", plan.flopsPerSite);
+                  j.attribute("arithmetic_intensity",
+                              plan.arithmeticIntensity());
+                });
+                j.attributeObject("targets", [&] {
+                  for (const TargetInfo &t : options.targets) {
+                    auto it = kernel.byTarget.find(t.target);
+                    if (it == kernel.byTarget.end())
+                      continue;
+                    const KernelResources &r = it->second;
+                    Occupancy o = occupancyOf(t, r, m);
+                    Roofline roof = roofline(t, plan, m.precision);
+                    j.attributeObject(t.target, [&] {
+                      if (t.vendor == Vendor::AMD) {
+                        j.attribute("vgprs", r.vgprs);
+                        j.attribute("sgprs", r.sgprs);
+                        j.attribute("agprs", r.agprs);
+                        j.attribute("scratch_bytes_per_lane",
+                                    r.scratchBytesPerLane);
+                        j.attribute("vgpr_spills", r.vgprSpills);
+                        j.attribute("sgpr_spills", r.sgprSpills);
+                        j.attribute("lds_bytes", r.ldsBytes);
+                        j.attribute("compiler_occupancy", r.compilerOccupancy);
+                      } else {
+                        j.attribute("registers", r.registers);
+                        j.attribute("spill_store_bytes", r.spillStoreBytes);
+                        j.attribute("spill_load_bytes", r.spillLoadBytes);
+                        j.attribute("stack_bytes", r.stackBytes);
+                        j.attribute("shared_bytes", r.sharedBytes);
+                      }
+                      j.attributeObject("occupancy", [&] {
+                        j.attribute("unit", t.vendor == Vendor::AMD
+                                                ? "waves per SIMD"
+                                                : "warps per SM");
+                        j.attribute("value", o.value);
+                        j.attribute("maximum", o.maximum);
+                        j.attribute("limited_by", o.limitedBy);
+                        j.attributeObject("limits", [&] {
+                          for (const auto &[resource, limit] : o.limits)
+                            j.attribute(resource, limit);
+                        });
+                      });
+                      j.attributeObject("isa", [&] {
+                        j.attribute("kind", r.isaKind);
+                        j.attributeObject("global_loads", [&] {
+                          for (const auto &[mnemonic, n] : r.loads)
+                            j.attribute(mnemonic, n);
+                        });
+                        j.attributeObject("global_stores", [&] {
+                          for (const auto &[mnemonic, n] : r.stores)
+                            j.attribute(mnemonic, n);
+                        });
+                        j.attribute("nontemporal_stores",
+                                    r.nontemporalStores);
+                        if (!r.isa.empty())
+                          j.attribute("listing", r.isa);
+                      });
+                      j.attributeObject("roofline", [&] {
+                        j.attribute("arithmetic_intensity", roof.intensity);
+                        j.attribute("attainable_gflop_s",
+                                    roof.attainableGflops);
+                        j.attribute("bound",
+                                    roof.memoryBound ? "memory" : "compute");
+                      });
+                    });
+                  }
+                });
+              });
+          });
+        });
+    });
+  });
+  os << "\n";
+}
+
+Error writeRoofline(const std::vector<SpecReport> &reports,
+                       const InspectOptions &options, StringRef path) {
+  ErrorOr<std::string> gnuplot = sys::findProgramByName("gnuplot");
+  if (!gnuplot)
+    return createStringError(
+        inconvertibleErrorCode(),
+        "gnuplot not found on PATH: install the Debian package gnuplot-nox "
+        "(scripts/install-deps.sh does) to draw --roofline charts");
+  // One data block per target: the roofs, then the kernels.
+  std::string terminal =
+      path.endswith_insensitive(".png")
+          ? "set terminal pngcairo size 1100,700 noenhanced font 'sans,10'\n"
+          : "set terminal svg size 1100,700 dynamic noenhanced font "
+            "'sans,11'\n";
+  std::string script =
+      terminal +
+      "set output '" + path.str() + "'\n"
+      "set title 'stencilc roofline'\nset logscale xy\n"
+      "set xlabel 'arithmetic intensity (flop/byte)'\n"
+      "set ylabel 'attainable GFLOP/s'\nset xrange [0.01:100]\n"
+      "set key outside right\nset grid\n";
+  std::string plots;
+  int style = 1;
+  for (const TargetInfo &t : options.targets) {
+    bool anyFloat = false, anyDouble = false;
+    for (const SpecReport &spec : reports)
+      (spec.model.precision == Precision::Float ? anyFloat : anyDouble) = true;
+    for (bool isDouble : {false, true}) {
+      if (!(isDouble ? anyDouble : anyFloat))
+        continue;
+      double peak = isDouble ? t.peakGflopsDouble : t.peakGflopsFloat;
+      std::string memory = "x * " + std::to_string(t.peakGBs);
+      std::string roof = "(" + memory + " < " + std::to_string(peak) +
+                         " ? " + memory + " : " + std::to_string(peak) + ")";
+      plots += std::string(plots.empty() ? "plot " : ", ") + roof +
+               " with lines lt " + std::to_string(style) +
+               (isDouble ? " dt 2" : "") + " title '" +
+               t.target + " " + t.gpu + (isDouble ? " FP64" : " FP32") +
+               formatv(" roof ({0} GB/s, {1} GFLOP/s)'", t.peakGBs, peak)
+                   .str();
+    }
+    std::string points;
+    for (const SpecReport &spec : reports)
+      for (const KernelReport &kernel : spec.kernels) {
+        Roofline roof = roofline(t, kernel.plan, spec.model.precision);
+        points += formatv("{0} {1} \"{2}\"\n", roof.intensity,
+                          roof.attainableGflops, kernel.plan.kernelName)
+                      .str();
+      }
+    script += "$" + t.target + " << EOD\n" + points +
+              "EOD\n";
+    plots += ", $" + t.target + " using 1:2:3 with labels point lt " +
+             std::to_string(style) +
+             " pt 7 offset 1,-0.4 left font ',7' title '" + t.target +
+             " kernels (at the roof)'";
+    ++style;
+  }
+  script += plots + "\n";
+  SmallString<128> scriptPath;
+  if (std::error_code ec = sys::fs::createTemporaryFile("stencilc-roofline",
+                                                        "gp", scriptPath))
+    return createStringError(ec, "cannot create a temporary file");
+  {
+    std::error_code ec;
+    raw_fd_ostream out(scriptPath, ec);
+    if (ec)
+      return createStringError(ec, "cannot write the gnuplot script");
+    out << script;
+  }
+  StringRef argv[] = {*gnuplot, scriptPath};
+  std::string message;
+  int status = sys::ExecuteAndWait(*gnuplot, argv, llvm::None, {}, 0, 0,
+                                   &message);
+  sys::fs::remove(scriptPath);
+  if (status != 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "gnuplot failed to draw '%s'%s",
+                             path.str().c_str(),
+                             message.empty() ? "" : (": " + message).c_str());
+  return Error::success();
+}
+
+std::vector<std::string> findProblems(const std::vector<SpecReport> &reports) {
+  std::vector<std::string> problems;
+  for (const SpecReport &spec : reports)
+    for (const KernelReport &kernel : spec.kernels)
+      for (const auto &[targetName, r] : kernel.byTarget) {
+        const TargetInfo *t = findTarget(targetName);
+        std::string where = kernel.plan.kernelName + " on " + targetName;
+        if (t->vendor == Vendor::AMD) {
+          if (r.vgprSpills || r.sgprSpills)
+            problems.push_back(where + ": spills " +
+                               std::to_string(r.vgprSpills) + " VGPRs and " +
+                               std::to_string(r.sgprSpills) + " SGPRs");
+          if (r.scratchBytesPerLane)
+            problems.push_back(where + ": uses " +
+                               std::to_string(r.scratchBytesPerLane) +
+                               " bytes of scratch per lane");
+          Occupancy o = amdOccupancy(*t, r, spec.model.kernel.threadsPerBlock());
+          if (r.compilerOccupancy != o.value)
+            problems.push_back(where + ": the occupancy model gives " +
+                               std::to_string(o.value) +
+                               " waves/SIMD, the compiler " +
+                               std::to_string(r.compilerOccupancy));
+        } else if (r.spillStoreBytes || r.spillLoadBytes) {
+          problems.push_back(where + ": spills (" +
+                             std::to_string(r.spillStoreBytes) +
+                             " bytes stored, " +
+                             std::to_string(r.spillLoadBytes) + " loaded)");
+        }
+      }
+  return problems;
+}
+
+} // namespace stencilc
