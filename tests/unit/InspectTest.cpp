@@ -80,21 +80,28 @@ TEST(Inspect, ParsesPtxasSassAndPtx) {
   EXPECT_EQ(r.sharedBytes, 1024);
 
   auto sass = kernels;
-  parseSass(R"(
-	Function : _ZN1k8a_kernelEPdPKdi
-        /*0080*/                   LDG.E.128 R4, desc[UR4][R2.64] ;
-        /*0090*/              @!P0 LDG.E.64 R8, desc[UR4][R2.64+0x10] ;
-        /*00a0*/                   STG.E.64 desc[UR4][R6.64], R4 ;
-        /*00b0*/                   STG.E.EF.64 desc[UR4][R6.64+0x8], R8 ;
-	Function : _ZN1k5otherEv
+  // Lines of `cuobjdump -sass` (CUDA 13) on generated kernels: vector
+  // loads, a predicated load, a vector store and a streaming store.
+  parseSass(R"sass(
+	code for sm_90
+		Function : _ZN1k8a_kernelEPdPKdi
+	.headerflags	@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0af0*/                   LDG.E.128.CONSTANT R24, desc[UR4][R52.64] ;       /* 0x0000000434187981 */
+                                                                                     /* 0x000ff00000000800 */
+        /*0b20*/                   LDG.E.128.CONSTANT R28, desc[UR4][R34.64] ;       /* 0x00000004221c7981 */
+        /*18e0*/              @!P0 LDG.E.CONSTANT R14, desc[UR8][R14.64] ;             /* 0x000000080e0e8981 */
+        /*0fc0*/                   STG.E.128 desc[UR4][R46.64], R20 ;                /* 0x000000142e007986 */
+        /*1a00*/                   STG.E.EF desc[UR8][R8.64], R3 ;                     /* 0x0000000308007986 */
+		Function : _ZN1k5otherEv
         /*0080*/                   LDG.E R4, desc[UR4][R2.64] ;
-)",
+)sass",
             sass);
   const KernelResources &s = sass.at("_ZN1k8a_kernelEPdPKdi");
   EXPECT_EQ(s.isaKind, "sass");
-  EXPECT_EQ(s.loads.at("LDG.E.128"), 1);
-  EXPECT_EQ(s.loads.at("LDG.E.64"), 1);
-  EXPECT_EQ(s.stores.size(), 2u);
+  EXPECT_EQ(s.loads.at("LDG.E.128.CONSTANT"), 2);
+  EXPECT_EQ(s.loads.at("LDG.E.CONSTANT"), 1);
+  EXPECT_EQ(s.stores.at("STG.E.128"), 1);
+  EXPECT_EQ(s.stores.at("STG.E.EF"), 1);
   EXPECT_EQ(s.nontemporalStores, 1);
   EXPECT_EQ(s.loads.count("LDG.E"), 0u);
 
