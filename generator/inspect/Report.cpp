@@ -93,7 +93,10 @@ void printText(const std::vector<SpecReport> &reports,
           os << "      occupancy    compiler " << r.compilerOccupancy
              << " waves/SIMD; model " << o.value << " of " << o.maximum
              << " (" << limitsText(o) << "): limited by " << o.limitedBy
-             << "\n";
+             << format("; %d of %d waves per CU, %.0f%%\n",
+                       o.value * target.simdsPerCU,
+                       o.maximum * target.simdsPerCU,
+                       100.0 * o.value / o.maximum);
         } else {
           os << format("      registers    %d per thread; spill stores %d, "
                        "loads %d bytes; stack %d bytes; shared %d "
@@ -198,6 +201,9 @@ void printJson(const std::vector<SpecReport> &reports,
                                                 : "warps per SM");
                         j.attribute("value", o.value);
                         j.attribute("maximum", o.maximum);
+                        j.attribute("percent", 100.0 * o.value / o.maximum);
+                        if (t.vendor == Vendor::AMD)
+                          j.attribute("waves_per_cu", o.value * t.simdsPerCU);
                         j.attribute("limited_by", o.limitedBy);
                         j.attributeObject("limits", [&] {
                           for (const auto &[resource, limit] : o.limits)
