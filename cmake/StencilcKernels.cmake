@@ -1,22 +1,94 @@
 # stencilc_add_kernels(<target>
 #     SPECS <spec.yaml>...
-#     [PLATFORM host|nvidia|amd]     default: host (amd: configure with
-#                                    CMAKE_CXX_COMPILER=hipcc)
-#     [OUTPUT_DIR <dir>])            default: <binary dir>/stencilc/<target>
+#     [PLATFORM host|nvidia|amd]     default: host (nvidia: the project enables
+#                                    CUDA; amd: CMAKE_CXX_COMPILER=hipcc)
+#     [OUTPUT_DIR <dir>]             default: <binary dir>/stencilc/<target>
+#     [PREGENERATED_DIR <dir>])      compile <dir>/NAME.hip instead of
+#                                    generating (no generator needed)
 #
 # Generates NAME.hip, NAME.hpp and NAME.json for each spec at build time and
 # compiles the kernels into the static library <target>, which carries the
-# include directory of the generated headers and links the runtime. A spec is
-# regenerated when it, a template or the generator changes; files whose
-# contents did not change keep their time stamps, so their users are not
-# rebuilt. Each spec's file name (without .yaml) must equal its `name`.
+# include directory of the generated headers and links the runtime built for
+# PLATFORM. A spec is regenerated when it, a template or the generator
+# changes (the templates are compiled into stencilc); files whose contents
+# did not change keep their time stamps, so their users are not rebuilt.
+# Each spec's file name (without .yaml) must equal its `name`. Generated
+# files go to the build tree only.
 #
-# Without the generator target (STENCILC_BUILD_GENERATOR=OFF) the checked-in
-# sources of STENCILC_PREGENERATED_DIR are compiled instead.
+# Without a generator (stencilc built or installed without LLVM), or with
+# STENCILC_USE_PREGENERATED ON, the checked-in sources of PREGENERATED_DIR
+# (default STENCILC_PREGENERATED_DIR) are compiled instead.
+#
+# Used inside the stencilc build (targets stencilc and stencil_runtime) and
+# from the installed package (stencilc::stencilc, stencilc::runtime; see
+# cmake/stencilcConfig.cmake.in).
 include_guard(GLOBAL)
 
-set(STENCILC_PREGENERATED_DIR "${CMAKE_CURRENT_LIST_DIR}/../generated"
-    CACHE PATH "Pre-generated kernel sources used when the generator is not built")
+if(NOT DEFINED STENCILC_PREGENERATED_DIR)
+  set(STENCILC_PREGENERATED_DIR "${CMAKE_CURRENT_LIST_DIR}/../generated"
+      CACHE PATH "Pre-generated kernel sources used when the generator is not built")
+endif()
+if(NOT DEFINED STENCILC_RUNTIME_SOURCE_DIR)
+  set(STENCILC_RUNTIME_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../runtime")
+endif()
+
+# The generator target: the build's own, or the installed one; "" if none.
+function(_stencilc_tool out)
+  set(tool "")
+  if(TARGET stencilc)
+    set(tool stencilc)
+  elseif(TARGET stencilc::stencilc)
+    set(tool stencilc::stencilc)
+  endif()
+  if(STENCILC_USE_PREGENERATED)
+    set(tool "")
+  endif()
+  set(${out} "${tool}" PARENT_SCOPE)
+endfunction()
+
+# The runtime target for `platform`: the build's own or the installed one
+# when they were built for it; otherwise a runtime built here from the
+# installed sources (stencilc_runtime_<platform>).
+function(_stencilc_runtime platform out)
+  if(TARGET stencil_runtime)
+    get_target_property(built stencil_runtime STENCILC_PLATFORM)
+    set(runtime stencil_runtime)
+  elseif(TARGET stencilc::runtime)
+    get_target_property(built stencilc::runtime STENCILC_PLATFORM)
+    set(runtime stencilc::runtime)
+  else()
+    message(FATAL_ERROR "stencilc: no runtime target; use find_package(stencilc)")
+  endif()
+  if(NOT built STREQUAL platform)
+    set(runtime stencilc_runtime_${platform})
+    if(NOT TARGET ${runtime})
+      file(GLOB sources "${STENCILC_RUNTIME_SOURCE_DIR}/src/*.cpp")
+      if(NOT sources)
+        message(FATAL_ERROR "stencilc: the runtime was built for ${built}, "
+                            "and its sources are not in "
+                            "${STENCILC_RUNTIME_SOURCE_DIR}/src to build it "
+                            "for ${platform}")
+      endif()
+      add_library(${runtime} STATIC ${sources})
+      get_target_property(includes stencilc::runtime INTERFACE_INCLUDE_DIRECTORIES)
+      target_include_directories(${runtime} PUBLIC ${includes})
+      target_compile_features(${runtime} PUBLIC cxx_std_17)
+      stencilc_set_device_language(PLATFORM ${platform} SOURCES ${sources})
+      if(platform STREQUAL "nvidia")
+        find_package(CUDAToolkit REQUIRED)
+        target_link_libraries(${runtime} PUBLIC CUDA::cudart)
+      elseif(platform STREQUAL "amd")
+        target_link_libraries(${runtime} PUBLIC amdhip64)
+      else()
+        find_package(OpenMP)
+        if(OpenMP_CXX_FOUND)
+          target_link_libraries(${runtime} PUBLIC OpenMP::OpenMP_CXX)
+        endif()
+      endif()
+    endif()
+  endif()
+  set(${out} ${runtime} PARENT_SCOPE)
+endfunction()
 
 # stencilc_set_device_language(PLATFORM <host|nvidia|amd> SOURCES <file>...)
 #
@@ -44,7 +116,8 @@ function(stencilc_set_device_language)
 endfunction()
 
 function(stencilc_add_kernels target)
-  cmake_parse_arguments(ARG "" "PLATFORM;OUTPUT_DIR" "SPECS" ${ARGN})
+  cmake_parse_arguments(ARG "" "PLATFORM;OUTPUT_DIR;PREGENERATED_DIR" "SPECS"
+                        ${ARGN})
   if(NOT ARG_SPECS)
     message(FATAL_ERROR "stencilc_add_kernels(${target}): no SPECS given")
   endif()
@@ -58,6 +131,28 @@ function(stencilc_add_kernels target)
   if(NOT ARG_OUTPUT_DIR)
     set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/stencilc/${target}")
   endif()
+  get_filename_component(ARG_OUTPUT_DIR "${ARG_OUTPUT_DIR}" ABSOLUTE
+                         BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  file(RELATIVE_PATH in_source "${CMAKE_SOURCE_DIR}" "${ARG_OUTPUT_DIR}")
+  file(RELATIVE_PATH in_build "${CMAKE_BINARY_DIR}" "${ARG_OUTPUT_DIR}")
+  if(NOT in_source MATCHES "^\\.\\./" AND in_build MATCHES "^\\.\\./")
+    message(FATAL_ERROR "stencilc_add_kernels(${target}): OUTPUT_DIR "
+                        "${ARG_OUTPUT_DIR} is in the source tree; generated "
+                        "files belong in the build tree")
+  endif()
+  if(ARG_PLATFORM STREQUAL "nvidia")
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if(NOT "CUDA" IN_LIST languages)
+      message(FATAL_ERROR "stencilc_add_kernels(${target}): PLATFORM nvidia "
+                          "compiles the kernels as CUDA: call "
+                          "enable_language(CUDA) first")
+    endif()
+  endif()
+  _stencilc_tool(tool)
+  _stencilc_runtime(${ARG_PLATFORM} runtime)
+  if(NOT ARG_PREGENERATED_DIR)
+    set(ARG_PREGENERATED_DIR "${STENCILC_PREGENERATED_DIR}")
+  endif()
 
   set(sources "")
   set(names "")
@@ -65,25 +160,30 @@ function(stencilc_add_kernels target)
     get_filename_component(spec "${spec}" ABSOLUTE)
     get_filename_component(name "${spec}" NAME_WE)
     list(APPEND names ${name})
-    if(TARGET stencilc)
+    if(tool)
       set(dir "${ARG_OUTPUT_DIR}")
       set(stamp "${dir}/${name}.stamp")
+      # The generator's file: a rebuilt or reinstalled stencilc (new
+      # templates included) regenerates.
       add_custom_command(
         OUTPUT "${stamp}"
         BYPRODUCTS "${dir}/${name}.hip" "${dir}/${name}.hpp" "${dir}/${name}.json"
-        COMMAND $<TARGET_FILE:stencilc> generate --quiet
+        COMMAND $<TARGET_FILE:${tool}> generate --quiet
                 --expect-name=${name} -o "${dir}" "${spec}"
         COMMAND ${CMAKE_COMMAND} -E touch "${stamp}"
-        DEPENDS "${spec}" stencilc
+        DEPENDS "${spec}" $<TARGET_FILE:${tool}>
         COMMENT "stencilc: generating ${name} from ${spec}"
         VERBATIM)
       list(APPEND sources "${stamp}")
       set_source_files_properties("${dir}/${name}.hip" PROPERTIES GENERATED TRUE)
     else()
-      set(dir "${STENCILC_PREGENERATED_DIR}")
+      set(dir "${ARG_PREGENERATED_DIR}")
       if(NOT EXISTS "${dir}/${name}.hip")
-        message(FATAL_ERROR "stencilc_add_kernels(${target}): the generator "
-                            "is not built and ${dir}/${name}.hip does not exist")
+        message(FATAL_ERROR "stencilc_add_kernels(${target}): no generator "
+                            "(stencilc built without LLVM, or "
+                            "STENCILC_USE_PREGENERATED) and no "
+                            "${dir}/${name}.hip; pass PREGENERATED_DIR with "
+                            "sources from 'stencilc generate'")
       endif()
     endif()
     set(kernel "${dir}/${name}.hip")
@@ -93,7 +193,7 @@ function(stencilc_add_kernels target)
 
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC "${dir}")
-  target_link_libraries(${target} PUBLIC stencil_runtime)
+  target_link_libraries(${target} PUBLIC ${runtime})
   set_target_properties(${target} PROPERTIES
     STENCILC_KERNEL_NAMES "${names}"
     STENCILC_OUTPUT_DIR "${dir}"
@@ -105,8 +205,9 @@ endfunction()
 # A command-line solver for one generated stencil: manufactured solution,
 # CG / Jacobi-PCG / CGNR, report, exit status 0 only on convergence. See
 # runtime/tools/solve_main.cpp for its options.
-set(STENCILC_SOLVER_MAIN "${CMAKE_CURRENT_LIST_DIR}/../runtime/tools/solve_main.cpp"
-    CACHE INTERNAL "")
+if(NOT DEFINED STENCILC_SOLVER_MAIN)
+  set(STENCILC_SOLVER_MAIN "${CMAKE_CURRENT_LIST_DIR}/../runtime/tools/solve_main.cpp")
+endif()
 function(stencilc_add_solver target)
   cmake_parse_arguments(ARG "" "KERNELS;STENCIL" "" ${ARGN})
   if(NOT ARG_KERNELS OR NOT ARG_STENCIL)
@@ -121,6 +222,7 @@ function(stencilc_add_solver target)
     "}\n")
   configure_file("${glue}.tmp" "${glue}" COPYONLY)
   add_executable(${target} "${STENCILC_SOLVER_MAIN}" "${glue}")
-  # Plain C++ whatever the platform: it sees only the runtime's host API.
-  target_link_libraries(${target} PRIVATE ${ARG_KERNELS} stencil_runtime)
+  # Plain C++ whatever the platform: it sees only the runtime's host API
+  # (the kernel library carries its runtime).
+  target_link_libraries(${target} PRIVATE ${ARG_KERNELS})
 endfunction()

@@ -10,3 +10,7 @@ cd "$root"
 find generated -maxdepth 1 -type f ! -name README.md -delete
 "$build/generator/stencilc" generate --quiet -o generated specs/*.yaml
 echo "generated/ now holds $(ls generated | grep -vc README.md) files for $(ls specs/*.yaml | wc -l) specs"
+# The example project's checked-in sources (its no-generator build).
+rm -f examples/poisson2d/generated/*
+"$build/generator/stencilc" generate --quiet -o examples/poisson2d/generated examples/poisson2d/specs/*.yaml
+echo "examples/poisson2d/generated/ refreshed"

@@ -1,0 +1,87 @@
+# The example consumer (examples/poisson2d) against installed packages:
+#   1. this build installed to a temporary prefix: the example generates its
+#      spec at build time with the installed stencilc, builds and runs;
+#   2. the same prefix with STENCILC_USE_PREGENERATED=ON: the checked-in
+#      examples/poisson2d/generated/ is compiled instead;
+#   3. stencilc configured without LLVM (no generator), runtime only,
+#      installed to a second prefix: the example builds from its checked-in
+#      sources, as on a cluster without the LLVM development packages.
+#   cmake -D BUILD_DIR=... -D SOURCE_DIR=... -D WORK_DIR=... -P CheckExample.cmake
+cmake_minimum_required(VERSION 3.20)
+file(REMOVE_RECURSE "${WORK_DIR}")
+# A copy, so that touching its spec leaves the source tree alone.
+file(COPY "${SOURCE_DIR}/examples/poisson2d" DESTINATION "${WORK_DIR}")
+set(example "${WORK_DIR}/poisson2d")
+
+function(step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status
+                  OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${status}):\n${output}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(last_output "${output}" PARENT_SCOPE)
+endfunction()
+
+function(build_and_run label prefix)
+  set(dir "${WORK_DIR}/${label}")
+  step("${label}: configure" ${CMAKE_COMMAND} -S "${example}" -B "${dir}"
+       -G Ninja "-DCMAKE_PREFIX_PATH=${prefix}" ${ARGN})
+  step("${label}: build" ${CMAKE_COMMAND} --build "${dir}" -v)
+  set(generated OFF)
+  if(last_output MATCHES "stencilc generate")
+    set(generated ON)
+  endif()
+  step("${label}: run" "${dir}/poisson2d")
+  message(STATUS "${label}: generated at build time: ${generated}\n${last_output}")
+  set(generated ${generated} PARENT_SCOPE)
+endfunction()
+
+step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}"
+     --prefix "${WORK_DIR}/prefix")
+build_and_run(installed "${WORK_DIR}/prefix")
+if(NOT generated)
+  message(FATAL_ERROR "the installed stencilc did not generate the spec")
+endif()
+# Regeneration only when the spec (or the generator) changes.
+step("installed: rebuild" ${CMAKE_COMMAND} --build "${WORK_DIR}/installed" -v)
+if(last_output MATCHES "stencilc generate")
+  message(FATAL_ERROR "an unchanged spec was generated again")
+endif()
+file(TOUCH "${example}/specs/poisson2d.yaml")
+step("installed: rebuild after the spec changed" ${CMAKE_COMMAND} --build
+     "${WORK_DIR}/installed" -v)
+if(NOT last_output MATCHES "stencilc generate")
+  message(FATAL_ERROR "a changed spec was not generated again")
+endif()
+file(TOUCH "${WORK_DIR}/prefix/bin/stencilc")
+step("installed: rebuild after stencilc changed" ${CMAKE_COMMAND} --build
+     "${WORK_DIR}/installed" -v)
+if(NOT last_output MATCHES "stencilc generate")
+  message(FATAL_ERROR "a new stencilc (with its templates) did not regenerate")
+endif()
+# Generated files stay in the build tree.
+file(GLOB_RECURSE stray "${example}/*.hip" "${example}/*.hpp")
+list(FILTER stray EXCLUDE REGEX "/generated/")
+if(stray)
+  message(FATAL_ERROR "generated files in the source tree: ${stray}")
+endif()
+build_and_run(pregenerated "${WORK_DIR}/prefix" -DSTENCILC_USE_PREGENERATED=ON)
+if(generated)
+  message(FATAL_ERROR "STENCILC_USE_PREGENERATED ran the generator")
+endif()
+
+step("no-LLVM stencilc: configure" ${CMAKE_COMMAND} -S "${SOURCE_DIR}"
+     -B "${WORK_DIR}/stencilc-no-llvm" -G Ninja -DSTENCILC_BUILD_GENERATOR=OFF
+     -DSTENCILC_BUILD_TESTS=OFF -DSTENCILC_BUILD_SHIPPED=OFF)
+step("no-LLVM stencilc: build" ${CMAKE_COMMAND} --build
+     "${WORK_DIR}/stencilc-no-llvm")
+step("no-LLVM stencilc: install" ${CMAKE_COMMAND} --install
+     "${WORK_DIR}/stencilc-no-llvm" --prefix "${WORK_DIR}/prefix-no-llvm")
+if(EXISTS "${WORK_DIR}/prefix-no-llvm/bin/stencilc")
+  message(FATAL_ERROR "the no-LLVM install holds a stencilc")
+endif()
+build_and_run(no-llvm "${WORK_DIR}/prefix-no-llvm")
+if(generated)
+  message(FATAL_ERROR "the no-LLVM package ran a generator")
+endif()
