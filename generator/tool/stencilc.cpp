@@ -14,6 +14,8 @@
 #include "support/Diagnostics.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -75,9 +77,26 @@ cl::opt<bool> inspectCheck(
     cl::sub(inspectCommand), cl::cat(category));
 cl::opt<std::string> runtimeInclude(
     "runtime-include",
-    cl::desc("The runtime's include directory for the compiles"),
-    cl::value_desc("dir"), cl::init(STENCILC_RUNTIME_INCLUDE_DIR),
-    cl::sub(inspectCommand), cl::cat(category));
+    cl::desc("The runtime's include directory for the compiles (default: "
+             "the installation's, else the source tree's)"),
+    cl::value_desc("dir"), cl::sub(inspectCommand), cl::cat(category));
+
+/// The runtime headers inspect compiles against: --runtime-include, the
+/// include directory next to an installed stencilc (PREFIX/bin/stencilc ->
+/// PREFIX/include), or the source tree's.
+std::string runtimeIncludeDirectory(const char *argv0) {
+  if (!runtimeInclude.empty())
+    return runtimeInclude;
+  std::string exe = sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&runtimeIncludeDirectory));
+  SmallString<256> installed(sys::path::parent_path(sys::path::parent_path(exe)));
+  sys::path::append(installed, "include");
+  SmallString<256> probe(installed);
+  sys::path::append(probe, "stencil", "kernel_info.hpp");
+  if (sys::fs::exists(probe))
+    return std::string(installed);
+  return STENCILC_RUNTIME_INCLUDE_DIR;
+}
 
 cl::opt<std::string> outputDirectory("o", cl::desc("Output directory"),
                                      cl::value_desc("dir"), cl::Required,
@@ -222,9 +241,9 @@ bool applyPeaks(const cl::list<std::string> &entries, bool bandwidth,
   return true;
 }
 
-int runInspect() {
+int runInspect(const char *argv0) {
   InspectOptions options;
-  options.runtimeInclude = runtimeInclude;
+  options.runtimeInclude = runtimeIncludeDirectory(argv0);
   options.keepIsa = inspectIsa;
   std::vector<std::string> names(inspectTargets.begin(), inspectTargets.end());
   if (names.empty() || llvm::is_contained(names, "all")) {
@@ -307,7 +326,7 @@ int main(int argc, char **argv) {
   if (generateCommand)
     return runGenerate();
   if (inspectCommand)
-    return runInspect();
+    return runInspect(argv[0]);
   errs() << "stencilc: error: no command given; run 'stencilc --help'\n";
   return 1;
 }
