@@ -1,39 +1,47 @@
 # Fails when generated/ differs from what the generator writes for specs/:
 # a spec, a template or the generator changed and generated/ was not
 # refreshed (run scripts/regenerate.sh).
-#   cmake -D STENCILC=... -D SOURCE_DIR=... -D WORK_DIR=... -P CheckGenerated.cmake
+#   cmake -D STENCILC=... -D SOURCE_DIR=... -D WORK_DIR=...
+#         [-D GENERATED_DIR=<dir, default SOURCE_DIR/generated>]
+#         [-D GENERATE_ARGS=<extra arguments, e.g. --naive>]
+#         -P CheckGenerated.cmake
 cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE "${WORK_DIR}")
+if(NOT GENERATED_DIR)
+  set(GENERATED_DIR "${SOURCE_DIR}/generated")
+endif()
 file(GLOB specs "${SOURCE_DIR}/specs/*.yaml")
 list(SORT specs)
-execute_process(COMMAND "${STENCILC}" generate --quiet -o "${WORK_DIR}" ${specs}
+separate_arguments(extra UNIX_COMMAND "${GENERATE_ARGS}")
+execute_process(COMMAND "${STENCILC}" generate --quiet ${extra} -o "${WORK_DIR}"
+                        ${specs}
                 RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "stencilc generate failed for specs/")
 endif()
 file(GLOB expected RELATIVE "${WORK_DIR}" "${WORK_DIR}/*")
-file(GLOB actual RELATIVE "${SOURCE_DIR}/generated" "${SOURCE_DIR}/generated/*")
+file(GLOB actual RELATIVE "${GENERATED_DIR}" "${GENERATED_DIR}/*")
 list(SORT expected)
 list(SORT actual)
 set(problems "")
 foreach(file IN LISTS expected)
-  if(NOT EXISTS "${SOURCE_DIR}/generated/${file}")
-    string(APPEND problems "  missing: generated/${file}\n")
+  if(NOT EXISTS "${GENERATED_DIR}/${file}")
+    string(APPEND problems "  missing: ${GENERATED_DIR}/${file}\n")
   else()
     file(READ "${WORK_DIR}/${file}" want)
-    file(READ "${SOURCE_DIR}/generated/${file}" have)
+    file(READ "${GENERATED_DIR}/${file}" have)
     if(NOT want STREQUAL have)
-      string(APPEND problems "  out of date: generated/${file}\n")
+      string(APPEND problems "  out of date: ${GENERATED_DIR}/${file}\n")
     endif()
   endif()
 endforeach()
 foreach(file IN LISTS actual)
   if(NOT file IN_LIST expected AND NOT file STREQUAL "README.md")
-    string(APPEND problems "  stale (no spec): generated/${file}\n")
+    string(APPEND problems "  stale (no spec): ${GENERATED_DIR}/${file}\n")
   endif()
 endforeach()
 if(problems)
-  message(FATAL_ERROR "generated/ is out of sync with specs/:\n${problems}"
+  message(FATAL_ERROR "${GENERATED_DIR} is out of sync with ${SOURCE_DIR}/specs:\n${problems}"
                       "Run scripts/regenerate.sh and commit the result.")
 endif()
 message(STATUS "generated/ matches specs/")

@@ -11,7 +11,9 @@
 #      and 32^3x64, and in even/odd storage: the Schur complement's two
 #      hopping kernels and the whole-lattice kernel;
 #   6. even/odd CG (Schur complement) against whole-lattice CG for that
-#      field, host and GPU at 16^3x32 (same solution), GPU at 32^3x64.
+#      field, host and GPU at 16^3x32 (same solution), GPU at 32^3x64;
+#   7. stencil_bench: every shipped kernel against its naive baseline at
+#      512^3 (3-D) or 32^3x64 (4-D vector fields), and CG at 256^3.
 # Results go to $OUT (or results/) and a table is printed last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +71,10 @@ run build-host/solve_laplacian4d_vec24_eo --size 16,16,16,32 --tol 1e-6 --even-o
 run build-cuda/solve_laplacian4d_vec24_eo --size 16,16,16,32 --tol 1e-6 --even-odd --compare "$out/host_eo.bin" --compare-tol 1e-4
 run build-cuda/solve_laplacian4d_vec24_eo --size 32,32,32,64 --tol 1e-6 --even-odd
 run build-cuda/solve_laplacian4d_vec24_aosoa --size 32,32,32,64 --tol 1e-6
+# The benchmark (issue 6): peak, every shipped kernel against its naive
+# baseline, CG; JSON and, where matplotlib exists, the roofline chart.
+run build-cuda/bench/stencil_bench --json "$out/bench.json"
+python3 bench/roofline.py "$out/bench.json" "$out/bench-roofline.png" 2>&1 | tee -a "$log" || true
 rm -f "$out"/*.bin "$out/run.txt"
 
 echo
@@ -90,4 +96,5 @@ awk '
   /^  bandwidth/      { if (bw == "") bw = $2 }
   /^  solution error/ { printf "  %-30s %-5s %-12s %-5s %-7s %6s it %8s ms/it %7s GB/s  err %s%s\n", cmd, backend, size, method, pre, iters, per, bw, $3, timed first }
   /compared with/     { print "  host vs GPU, " cmd " " size ":" substr($0, index($0, ":") + 1) }
+  cmd == "stencil_bench" && / apply | hop e>o | iter / { print "  bench " $0 }
 ' "$log"

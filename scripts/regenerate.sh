@@ -10,6 +10,10 @@ cd "$root"
 find generated -maxdepth 1 -type f ! -name README.md -delete
 "$build/generator/stencilc" generate --quiet -o generated specs/*.yaml
 echo "generated/ now holds $(ls generated | grep -vc README.md) files for $(ls specs/*.yaml | wc -l) specs"
+# The benchmark's naive baselines (no tile, loads as written) of specs/.
+find bench/generated -maxdepth 1 -type f -delete 2>/dev/null || true
+"$build/generator/stencilc" generate --quiet --naive -o bench/generated specs/*.yaml
+echo "bench/generated/ refreshed"
 # The example project's checked-in sources (its no-generator build).
 rm -f examples/poisson2d/generated/*
 "$build/generator/stencilc" generate --quiet -o examples/poisson2d/generated examples/poisson2d/specs/*.yaml

@@ -107,6 +107,12 @@ cl::opt<bool> quiet("quiet",
                     cl::desc("Print nothing but diagnostics on success"),
                     cl::sub(generateCommand), cl::cat(category));
 
+cl::opt<bool> naive(
+    "naive",
+    cl::desc("Generate the naive baseline instead: no tile, loads in the "
+             "order written, name NAME_naive (for benchmarks)"),
+    cl::sub(generateCommand), cl::cat(category));
+
 cl::opt<std::string> expectedName(
     "expect-name",
     cl::desc("Fail unless the spec's name is this (build systems derive "
@@ -196,6 +202,17 @@ int runGenerate() {
           << "'; rename one so that they match\n";
       status = 1;
       continue;
+    }
+    if (naive) {
+      model->name += "_naive";
+      model->kernel.tileFactor = 1;
+      model->kernel.loadOrder = LoadOrder::AsWritten;
+      model->kernel.loadOrderText.clear();
+      model->kernel.tapOrder.clear();
+      model->description = "Naive baseline of " + model->name.substr(
+                               0, model->name.size() - 6) +
+                           " (no tile, loads as written). " +
+                           model->description;
     }
     std::vector<KernelPlan> plans = planKernels(*model);
     Expected<EmittedStencil> files = emitStencil(*model, plans);

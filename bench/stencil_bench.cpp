@@ -1,0 +1,365 @@
+// stencil_bench: one run that measures the GPU's empirical peak, then times
+// every shipped stencil kernel next to its naive baseline (same stencil, no
+// tile, loads in the order written), then a CG solve, and prints a table.
+//
+//   stencil_bench [--runs N] [--scale S] [--only SUBSTRING] [--json FILE]
+//                 [--cg-size N] [--cg-iterations N]
+//
+// Method (bench/README in docs/performance.md): inputs uniform random in
+// [-1, 1) (never zeros), parameters at their defaults, site parameters
+// uniform in [0, 1); 3 warm-up runs, then the median of N (default 20)
+// runs, each bracketed by device events. Effective bandwidth = theoretical
+// bytes (each input read once, each output written once, over the updated
+// sites) / kernel time; the peak is the larger of a device-to-device copy
+// and a streaming copy kernel, measured first in the same run.
+#include "BenchRegistry.h"
+
+#include "stencil/blas.hpp"
+#include "stencil/device.hpp"
+#include "stencil/field.hpp"
+#include "stencil/host_device.hpp"
+#include "stencil/operator.hpp"
+#include "stencil/platform.hpp"
+#include "stencil/random.hpp"
+#include "stencil/solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using stencil::Field;
+using stencil::KernelInfo;
+using stencil::Status;
+
+struct Options {
+  int runs = 20;
+  double scale = 1.0; ///< extents multiplied by this (host smoke runs)
+  std::string only, json;
+  int cgSize = 256;
+  int cgIterations = 300;
+};
+
+[[noreturn]] void usage(const std::string &message) {
+  std::fprintf(stderr,
+               "stencil_bench: error: %s\nusage: stencil_bench [--runs N] "
+               "[--scale S] [--only SUBSTRING] [--json FILE] [--cg-size N] "
+               "[--cg-iterations N]\n",
+               message.c_str());
+  std::exit(1);
+}
+
+Options parse(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        usage(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--runs")
+      o.runs = std::atoi(value().c_str());
+    else if (arg == "--scale")
+      o.scale = std::atof(value().c_str());
+    else if (arg == "--only")
+      o.only = value();
+    else if (arg == "--json")
+      o.json = value();
+    else if (arg == "--cg-size")
+      o.cgSize = std::atoi(value().c_str());
+    else if (arg == "--cg-iterations")
+      o.cgIterations = std::atoi(value().c_str());
+    else
+      usage("unknown option '" + arg + "'");
+  }
+  if (o.runs < 1 || !(o.scale > 0) || o.cgSize < 3 || o.cgIterations < 1)
+    usage("--runs, --scale, --cg-size and --cg-iterations must be positive");
+  return o;
+}
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    Status status_ = (call);                                                   \
+    if (!status_.ok()) {                                                       \
+      std::fprintf(stderr, "stencil_bench: error: %s\n",                       \
+                   status_.message().c_str());                                 \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+/// Median milliseconds of `runs` timed calls after 3 warm-ups.
+template <typename Body> double medianMs(int runs, Body body) {
+  std::vector<double> times;
+  stencil::DeviceTimer timer;
+  for (int i = 0; i < runs + 3; ++i) {
+    CHECK(timer.start());
+    CHECK(body());
+    CHECK(timer.stop());
+    double ms = 0.0;
+    CHECK(timer.elapsed_ms(ms));
+    if (i >= 3)
+      times.push_back(ms);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+STENCIL_GLOBAL void stream_copy(const stencil::vec<float, 4> *STENCIL_RESTRICT in,
+                                stencil::vec<float, 4> *STENCIL_RESTRICT out,
+                                stencil::index_t n) {
+  const stencil::index_t i =
+      static_cast<stencil::index_t>(blockIdx.x) * 256 + threadIdx.x;
+  if (i < n)
+    out[i] = in[i];
+}
+
+struct Peak {
+  double memcpy = 0.0, kernel = 0.0;
+  double best() const { return std::max(memcpy, kernel); }
+};
+
+Peak measurePeak(const Options &o) {
+  // 2 GiB each way on a GPU; less for the host backend's smoke runs.
+  const std::size_t bytes =
+      static_cast<std::size_t>((std::size_t(2) << 30) *
+                               std::min(1.0, o.scale * o.scale * o.scale));
+  void *a = nullptr, *b = nullptr;
+  CHECK(stencil::device_allocate(&a, bytes));
+  CHECK(stencil::device_allocate(&b, bytes));
+  CHECK(stencil::device_zero(a, bytes));
+  Peak peak;
+  double ms = medianMs(o.runs, [&] {
+    return stencil::copy_device_to_device(b, a, bytes);
+  });
+  peak.memcpy = 2.0 * bytes / (ms * 1e6);
+  const stencil::index_t n = bytes / sizeof(stencil::vec<float, 4>);
+  stencil::LaunchDims grid, block;
+  block.x = 256;
+  grid.x = static_cast<unsigned>((n + 255) / 256);
+  ms = medianMs(o.runs, [&] {
+    STENCIL_LAUNCH(stream_copy, grid, block, nullptr,
+                   static_cast<const stencil::vec<float, 4> *>(a),
+                   static_cast<stencil::vec<float, 4> *>(b), n);
+    return stencil::launch_status("stream_copy");
+  });
+  peak.kernel = 2.0 * bytes / (ms * 1e6);
+  stencil::device_free(a);
+  stencil::device_free(b);
+  return peak;
+}
+
+/// The lattice a kernel is timed on: 512^3 for 3-D scalar fields (the
+/// issue's Laplacian size), 32^3 x 64 for 4-D vector fields, sizes of
+/// similar volume otherwise; times `scale`, even (even/odd storage).
+std::vector<int> extentsFor(const KernelInfo &info, double scale) {
+  std::vector<int> n;
+  switch (info.shape.dims) {
+  case 1:
+    n = {1 << 27};
+    break;
+  case 2:
+    n = {8192, 8192};
+    break;
+  case 3:
+    n = info.components == 1 ? std::vector<int>{512, 512, 512}
+                             : std::vector<int>{256, 256, 256};
+    break;
+  default:
+    n = info.components >= 12 ? std::vector<int>{32, 32, 32, 64}
+                              : std::vector<int>{64, 64, 64, 128};
+  }
+  // Scaled, and rounded up to whole subdomains and even extents.
+  for (size_t axis = 0; axis < n.size(); ++axis) {
+    const int unit = std::max(2, info.layout.sub[axis]) *
+                     (info.layout.sub[axis] % 2 ? 2 : 1);
+    int e = std::max(4, static_cast<int>(std::lround(n[axis] * scale)));
+    n[axis] = (e + unit - 1) / unit * unit;
+  }
+  return n;
+}
+
+struct Row {
+  std::string kernel, size, role;
+  double ms = 0.0, bytes = 0.0, gbs = 0.0, percent = 0.0;
+  double flopsPerByte = 0.0;
+  double naiveGbs = 0.0; ///< the naive baseline's, 0 when not timed
+};
+
+std::string sizeText(const std::vector<int> &n) {
+  std::string text;
+  for (size_t i = 0; i < n.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(n[i]);
+  return text;
+}
+
+/// A stencil's operator with random inputs, ready to time.
+struct Bench {
+  stencil::StencilOperator A;
+  Field in, out;
+  std::vector<std::unique_ptr<Field>> sites;
+
+  explicit Bench(const KernelInfo &info, const std::vector<int> &n) {
+    CHECK(stencil::StencilOperator::create(info, n.data(), A));
+    stencil::Random random(2026);
+    for (int p = 0; p < info.num_params; ++p) {
+      if (!info.param_is_site[p])
+        continue;
+      sites.push_back(std::make_unique<Field>());
+      CHECK(Field::create(A.site_lattice(), *sites.back()));
+      std::vector<double> values(A.site_lattice().values());
+      for (double &v : values)
+        v = random.uniform(0.0, 1.0);
+      CHECK(sites.back()->upload_values(values.data(), values.size()));
+      CHECK(A.set_site_parameter(info.param_names[p], *sites.back()));
+    }
+    CHECK(Field::create(A.lattice(), in));
+    CHECK(Field::create(A.lattice(), out));
+    std::vector<double> values(A.lattice().values());
+    for (double &v : values)
+      v = random.uniform(-1.0, 1.0);
+    CHECK(in.upload_values(values.data(), values.size()));
+  }
+
+  double applyMs(int runs) {
+    return medianMs(runs, [&] { return A.apply(out, in); });
+  }
+  /// The even-to-odd hopping kernel (kHop), for even/odd stencils.
+  double hopMs(int runs) {
+    Field inEven, outOdd;
+    CHECK(in.half(0, inEven));
+    CHECK(out.half(1, outOdd));
+    return medianMs(runs, [&] {
+      return A.hop(stencil::StencilOperator::Hop::EvenToOdd, false, outOdd,
+                   inEven);
+    });
+  }
+};
+
+void writeJson(const std::string &path, const Peak &peak,
+               const std::vector<Row> &rows) {
+  std::ofstream out(path);
+  out << "{\n  \"device\": \"" << stencil::device_name() << "\",\n"
+      << "  \"backend\": \"" << stencil::backend_name() << "\",\n"
+      << "  \"peak_gb_s\": {\"device_to_device_copy\": " << peak.memcpy
+      << ", \"streaming_copy_kernel\": " << peak.kernel
+      << ", \"peak\": " << peak.best() << "},\n  \"rows\": [\n";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row &r = rows[i];
+    out << "    {\"kernel\": \"" << r.kernel << "\", \"role\": \"" << r.role
+        << "\", \"size\": \"" << r.size << "\", \"ms\": " << r.ms
+        << ", \"bytes\": " << r.bytes << ", \"gb_s\": " << r.gbs
+        << ", \"percent_of_peak\": " << r.percent
+        << ", \"arithmetic_intensity\": " << r.flopsPerByte
+        << ", \"naive_gb_s\": " << r.naiveGbs << "}"
+        << (i + 1 < rows.size() ? ",\n" : "\n");
+  }
+  out << "  ]\n}\n";
+  if (!out)
+    CHECK(Status::failure("cannot write '" + path + "'"));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const Options o = parse(argc, argv);
+  std::printf("stencil_bench: %s on %s; median of %d runs after 3 "
+              "warm-ups\n",
+              stencil::backend_name().c_str(), stencil::device_name().c_str(),
+              o.runs);
+  const Peak peak = measurePeak(o);
+  std::printf("peak: device-to-device copy %.1f GB/s, streaming copy kernel "
+              "%.1f GB/s; percentages below are of %.1f GB/s\n\n",
+              peak.memcpy, peak.kernel, peak.best());
+  std::printf("%-34s %-12s %-8s %9s %9s %6s %9s %7s\n", "kernel", "size",
+              "role", "ms", "GB/s", "%peak", "naive", "speedup");
+
+  std::vector<Row> rows;
+  auto report = [&](Row row) {
+    row.percent = 100.0 * row.gbs / peak.best();
+    std::printf("%-34s %-12s %-8s %9.4f %9.1f %6.1f", row.kernel.c_str(),
+                row.size.c_str(), row.role.c_str(), row.ms, row.gbs,
+                row.percent);
+    if (row.naiveGbs > 0)
+      std::printf(" %9.1f %6.2fx\n", row.naiveGbs, row.gbs / row.naiveGbs);
+    else
+      std::printf("\n");
+    std::fflush(stdout);
+    rows.push_back(row);
+  };
+
+  for (const BenchPair &pair : benchPairs()) {
+    const KernelInfo &info = *pair.tuned;
+    if (!o.only.empty() &&
+        std::string(info.name).find(o.only) == std::string::npos)
+      continue;
+    const std::vector<int> n = extentsFor(info, o.scale);
+    Row row;
+    row.kernel = info.name;
+    row.size = sizeText(n);
+    row.role = "apply";
+    row.flopsPerByte =
+        static_cast<double>(info.flops_per_site) / info.bytes_per_site;
+    {
+      Bench naive(*pair.naive, n);
+      row.bytes = naive.A.bytes_per_apply();
+      row.naiveGbs = row.bytes / (naive.applyMs(o.runs) * 1e6);
+    }
+    Bench tuned(info, n);
+    row.ms = tuned.applyMs(o.runs);
+    row.gbs = row.bytes / (row.ms * 1e6);
+    report(row);
+    if (info.even_odd) {
+      Row hop = row;
+      hop.role = "hop e>o";
+      hop.naiveGbs = 0.0;
+      hop.bytes = tuned.A.bytes_per_hop(stencil::StencilOperator::Hop::EvenToOdd,
+                                        stencil::kHop);
+      hop.ms = tuned.hopMs(o.runs);
+      hop.gbs = hop.bytes / (hop.ms * 1e6);
+      report(hop);
+    }
+  }
+
+  // CG on the 3-D Laplacian, double: a fixed number of iterations.
+  for (const BenchPair &pair : benchPairs()) {
+    if (std::string(pair.tuned->name) != "laplacian3d_f64" ||
+        (!o.only.empty() && o.only != "cg"))
+      continue;
+    const int size =
+        std::max(8, static_cast<int>(std::lround(o.cgSize * o.scale)));
+    const std::vector<int> n = {size, size, size};
+    Bench bench(*pair.tuned, n);
+    Field x;
+    CHECK(Field::create(bench.A.lattice(), x));
+    stencil::SolveOptions options;
+    options.tolerance = 1e-30; // never reached: time the iterations
+    options.max_iterations = o.cgIterations;
+    stencil::SolveReport solve;
+    CHECK(stencil::solve(bench.A, bench.in, x, options, solve));
+    Row row;
+    row.kernel = "CG (laplacian3d_f64)";
+    row.size = sizeText(n);
+    row.role = "iter";
+    row.ms = solve.seconds_per_iteration * 1e3;
+    row.bytes = solve.bytes_per_iteration;
+    row.gbs = solve.bandwidth_gbs;
+    report(row);
+    std::printf("  CG: %d iterations, %.1f MB per iteration (theoretical: "
+                "each operation's operands read once, results written "
+                "once)\n",
+                solve.iterations, solve.bytes_per_iteration / 1e6);
+  }
+  if (!o.json.empty()) {
+    writeJson(o.json, peak, rows);
+    std::printf("\nwrote %s\n", o.json.c_str());
+  }
+  return 0;
+}
