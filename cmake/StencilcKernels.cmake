@@ -28,8 +28,11 @@ if(NOT DEFINED STENCILC_PREGENERATED_DIR)
   set(STENCILC_PREGENERATED_DIR "${CMAKE_CURRENT_LIST_DIR}/../generated"
       CACHE PATH "Pre-generated kernel sources used when the generator is not built")
 endif()
+# Cache variables, so that they reach every directory whichever included
+# this file first (include_guard makes later includes no-ops).
 if(NOT DEFINED STENCILC_RUNTIME_SOURCE_DIR)
-  set(STENCILC_RUNTIME_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../runtime")
+  set(STENCILC_RUNTIME_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../runtime"
+      CACHE INTERNAL "")
 endif()
 
 # The generator target: the build's own, or the installed one; "" if none.
@@ -206,7 +209,8 @@ endfunction()
 # CG / Jacobi-PCG / CGNR, report, exit status 0 only on convergence. See
 # runtime/tools/solve_main.cpp for its options.
 if(NOT DEFINED STENCILC_SOLVER_MAIN)
-  set(STENCILC_SOLVER_MAIN "${CMAKE_CURRENT_LIST_DIR}/../runtime/tools/solve_main.cpp")
+  set(STENCILC_SOLVER_MAIN
+      "${CMAKE_CURRENT_LIST_DIR}/../runtime/tools/solve_main.cpp" CACHE INTERNAL "")
 endif()
 function(stencilc_add_solver target)
   cmake_parse_arguments(ARG "" "KERNELS;STENCIL" "" ${ARGN})
