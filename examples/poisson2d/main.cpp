@@ -26,6 +26,7 @@ double g2(double s) {
 }
 
 struct Result {
+  bool failed = true; ///< a runtime error, already printed
   bool ok = false;
   int iterations = 0;
   double error = 0.0; ///< max |u_h - u| over the interior
@@ -65,6 +66,7 @@ Result solveOn(int n) {
   std::vector<double> u(A.lattice().values());
   CHECK(x.download_values(u.data(), u.size()));
   Result result;
+  result.failed = false;
   result.ok = report.converged;
   result.iterations = report.iterations;
   for (int j = 1; j <= n; ++j)
@@ -79,7 +81,12 @@ Result solveOn(int n) {
 int main() {
   std::printf("poisson2d: %s on %s\n", stencil::backend_name().c_str(),
               stencil::device_name().c_str());
-  Result coarse = solveOn(63), fine = solveOn(127);
+  Result coarse = solveOn(63);
+  if (coarse.failed)
+    return 1;
+  Result fine = solveOn(127);
+  if (fine.failed)
+    return 1;
   for (const auto &[n, r] : {std::pair{63, coarse}, std::pair{127, fine}})
     std::printf("  %3d x %-3d  CG %s in %4d iterations, max error %.3e\n", n,
                 n, r.ok ? "converged" : "did NOT converge", r.iterations,
