@@ -18,18 +18,13 @@ std::int64_t Lattice::sites() const {
 
 std::int64_t Lattice::interior_sites() const {
   std::int64_t count = 1;
-  bool anyEven = false;
-  int originParity = 0;
   for (int axis = 0; axis < dims; ++axis) {
     std::int64_t inside = extents[axis] - 2LL * halo[axis];
     count *= inside > 0 ? inside : 0;
-    anyEven |= inside % 2 == 0;
-    originParity += halo[axis];
   }
-  if (parity < 0 || anyEven)
-    return parity < 0 ? count : count / 2;
-  // An odd box: the corner's parity has one site more.
-  return (originParity & 1) == parity ? (count + 1) / 2 : count / 2;
+  // Even/odd lattices have an even nx and a symmetric halo, so the interior
+  // rows have even length and each parity holds half of them.
+  return parity < 0 ? count : count / 2;
 }
 
 Lattice Lattice::half(int which) const {

@@ -346,3 +346,40 @@ TEST(EvenOdd, ErrorsAreClear) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(EvenOdd, HalfFieldsKnowTheirHalo) {
+  // set_halo on one parity's half touches exactly that parity's halo sites.
+  const KernelInfo &info = kernel("t_eo_dirichlet3d_site");
+  const std::vector<int> extents = {8, 6, 5};
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+  Field whole;
+  ASSERT_OK(Field::create(A.lattice(), whole));
+  ASSERT_OK(whole.fill(1.0));
+  for (int parity : {0, 1}) {
+    Field half;
+    ASSERT_OK(whole.half(parity, half));
+    ASSERT_OK(set_halo(half, 0.0));
+  }
+  // Every site, in the host order: 0 on the halo, 1 inside.
+  std::vector<double> values = download(whole);
+  int inside = 0;
+  for (int z = 0; z < 5; ++z)
+    for (int y = 0; y < 6; ++y)
+      for (int x = 0; x < 8; ++x) {
+        bool halo = x == 0 || x == 7 || y == 0 || y == 5 || z == 0 || z == 4;
+        double v = values[(z * 6 + y) * 8 + x];
+        EXPECT_EQ(v, halo ? 0.0 : 1.0) << x << "," << y << "," << z;
+        inside += !halo;
+      }
+  EXPECT_EQ(inside, 6 * 4 * 3);
+  // interior_sites() counts one parity's interior.
+  EXPECT_EQ(A.lattice().half(0).interior_sites() +
+                A.lattice().half(1).interior_sites(),
+            72);
+  EXPECT_EQ(A.lattice().half(0).interior_sites(), 36);
+}
+
+} // namespace
