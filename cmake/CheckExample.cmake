@@ -66,6 +66,22 @@ list(FILTER stray EXCLUDE REGEX "/generated/")
 if(stray)
   message(FATAL_ERROR "generated files in the source tree: ${stray}")
 endif()
+# The tuner's two phases with the installed stencilc, on the host backend:
+# emit the variants, then build and run their timing program.
+step("tune: emit" "${WORK_DIR}/prefix/bin/stencilc" tune
+     "${example}/specs/poisson2d.yaml" --size 66,66 --max-variants 4
+     -o "${WORK_DIR}/tune")
+step("tune: configure" ${CMAKE_COMMAND} -S "${WORK_DIR}/tune"
+     -B "${WORK_DIR}/tune/build" -G Ninja "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix"
+     -DTUNE_PLATFORM=host)
+step("tune: build" ${CMAKE_COMMAND} --build "${WORK_DIR}/tune/build")
+step("tune: time" "${WORK_DIR}/tune/build/tune_poisson2d" --runs 3
+     --json "${WORK_DIR}/tune/timings.json")
+if(NOT last_output MATCHES "best: poisson2d_t00[0-3]")
+  message(FATAL_ERROR "the timing program named no best variant:\n${last_output}")
+endif()
+message(STATUS "${last_output}")
+
 build_and_run(pregenerated "${WORK_DIR}/prefix" -DSTENCILC_USE_PREGENERATED=ON)
 if(generated)
   message(FATAL_ERROR "STENCILC_USE_PREGENERATED ran the generator")

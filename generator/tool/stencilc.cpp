@@ -5,11 +5,13 @@
 //   stencilc plan     SPEC...            print each kernel plan
 //   stencilc generate SPEC... -o DIR     write NAME.hip, NAME.hpp, NAME.json
 //   stencilc inspect  SPEC...            compile for GPUs, report resources
+//   stencilc tune     SPEC --size ... -o DIR   emit the tuning variants
 //
 //===----------------------------------------------------------------------===//
 #include "check/Check.h"
 #include "emit/Emit.h"
 #include "inspect/Inspect.h"
+#include "tune/Tune.h"
 #include "plan/Plan.h"
 #include "support/Diagnostics.h"
 
@@ -32,6 +34,23 @@ cl::SubCommand checkCommand("check", "Validate stencil specs");
 cl::SubCommand planCommand("plan", "Print the kernel plan of stencil specs");
 cl::SubCommand generateCommand(
     "generate", "Generate kernels, host API and manifest from stencil specs");
+cl::SubCommand tuneCommand(
+    "tune", "Emit every variant of a spec's kernel options and a program "
+            "that times them on a GPU");
+cl::opt<std::string> tuneSpec(cl::Positional, cl::Required,
+                              cl::desc("<spec.yaml>"), cl::sub(tuneCommand),
+                              cl::cat(category));
+cl::opt<std::string> tuneSize("size", cl::Required,
+                              cl::desc("Extents to time at, e.g. 512,512,512"),
+                              cl::value_desc("n,n,..."), cl::sub(tuneCommand),
+                              cl::cat(category));
+cl::opt<std::string> tuneOutput("o", cl::Required,
+                                cl::desc("Directory for the variants"),
+                                cl::value_desc("dir"), cl::sub(tuneCommand),
+                                cl::cat(category));
+cl::opt<int> tuneLimit("max-variants", cl::init(200),
+                       cl::desc("At most this many variants (default 200)"),
+                       cl::sub(tuneCommand), cl::cat(category));
 cl::SubCommand inspectCommand(
     "inspect", "Compile a spec's kernels for GPUs and report registers, "
                "spills, occupancy, ISA and roofline");
@@ -122,7 +141,8 @@ cl::opt<std::string> expectedName(
 cl::opt<bool> warningsAsErrors("Werror", cl::desc("Treat warnings as errors"),
                                cl::sub(checkCommand), cl::sub(planCommand),
                                cl::sub(generateCommand),
-                               cl::sub(inspectCommand), cl::cat(category));
+                               cl::sub(inspectCommand), cl::sub(tuneCommand),
+                               cl::cat(category));
 
 /// Parses and checks one spec; diagnostics go to stderr.
 std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr) {
@@ -319,6 +339,51 @@ int runInspect(const char *argv0) {
   return 0;
 }
 
+int runTune() {
+  SourceMgr sourceMgr;
+  std::optional<StencilModel> model = loadModel(tuneSpec, sourceMgr);
+  if (!model)
+    return 1;
+  std::vector<int> extents;
+  SmallVector<StringRef, 4> parts;
+  StringRef(tuneSize).split(parts, ',');
+  for (StringRef part : parts) {
+    int value = 0;
+    if (part.trim().getAsInteger(10, value) || value < 1) {
+      WithColor::error(errs(), "stencilc")
+          << "--size '" << tuneSize << "': expected positive integers\n";
+      return 1;
+    }
+    extents.push_back(value);
+  }
+  if (static_cast<int>(extents.size()) != model->dims) {
+    WithColor::error(errs(), "stencilc")
+        << "--size has " << extents.size() << " extents but " << model->name
+        << " is " << model->dims << "-D\n";
+    return 1;
+  }
+  if (tuneLimit < 1) {
+    WithColor::error(errs(), "stencilc") << "--max-variants must be positive\n";
+    return 1;
+  }
+  std::vector<Variant> variants = tuningVariants(*model, tuneLimit);
+  if (Error error =
+          writeTuningDirectory(*model, variants, extents, tuneOutput)) {
+    WithColor::error(errs(), "stencilc") << toString(std::move(error)) << "\n";
+    return 1;
+  }
+  outs() << "stencilc: " << variants.size() << " variants of " << model->name
+         << " (" << variants.front().summary << " first: the spec's own) in "
+         << tuneOutput << "\n"
+         << "  on the GPU machine, with stencilc's runtime installed (no LLVM "
+            "needed):\n"
+         << "    cmake -S " << tuneOutput << " -B " << tuneOutput
+         << "/build -DCMAKE_PREFIX_PATH=<prefix> -DTUNE_PLATFORM=nvidia\n"
+         << "    cmake --build " << tuneOutput << "/build && " << tuneOutput
+         << "/build/tune_" << model->name << " --json timings.json\n";
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -335,7 +400,9 @@ int main(int argc, char **argv) {
       "  stencilc generate SPEC... -o DIR\n"
       "                                  write NAME.hip, NAME.hpp, NAME.json\n"
       "  stencilc inspect SPEC... [--target T,...] [--isa] [--format json]\n"
-      "                                  GPU resources, occupancy, roofline\n");
+      "                                  GPU resources, occupancy, roofline\n"
+      "  stencilc tune SPEC --size n,n,n -o DIR\n"
+      "                                  emit variants and their timing program\n");
   if (checkCommand)
     return runCheck();
   if (planCommand)
@@ -344,6 +411,8 @@ int main(int argc, char **argv) {
     return runGenerate();
   if (inspectCommand)
     return runInspect(argv[0]);
+  if (tuneCommand)
+    return runTune();
   errs() << "stencilc: error: no command given; run 'stencilc --help'\n";
   return 1;
 }

@@ -1,0 +1,45 @@
+//===- Tune.h - Autotuning: the variant space and its build directory -*- C++ -*-===//
+//
+// `stencilc tune` runs in two phases, so that the generator (this machine,
+// with LLVM) and the GPU (another machine, without) can be apart:
+//   1. emit: every variant of the spec's kernel options (block shape, tile
+//      axis and factor, load order, non-temporal stores) generated into a
+//      directory that builds, against the installed stencilc package, one
+//      program timing them all;
+//   2. that program, run on the GPU, times each variant and prints the
+//      best.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_TUNE_TUNE_H
+#define STENCILC_TUNE_TUNE_H
+
+#include "check/Model.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace stencilc {
+
+/// The model with one combination of kernel options, named NAME_tNNN.
+struct Variant {
+  StencilModel model;
+  std::string summary; ///< "block 64x4x1, tile y x 2, ascending, regular"
+};
+
+/// The variants to time: the spec's own options first, then the product of
+/// the candidate block shapes, tiles, load orders and store kinds that the
+/// model allows (no tiles for even/odd storage), at most `limit` of them.
+std::vector<Variant> tuningVariants(const StencilModel &model, int limit);
+
+/// Writes the variants' generated sources, the timing program and its
+/// CMakeLists.txt into `directory`.
+llvm::Error writeTuningDirectory(const StencilModel &model,
+                                 const std::vector<Variant> &variants,
+                                 const std::vector<int> &extents,
+                                 llvm::StringRef directory);
+
+} // namespace stencilc
+
+#endif
