@@ -203,10 +203,7 @@ std::string KernelWriter::strides() {
   std::string text;
   if (general) {
     const FieldLayout &l = model.layout;
-    text += "// Storage: " + std::string(layoutOrderName(l.order)) +
-            (l.order == LayoutOrder::Blocked
-                 ? " in blocks of " + std::to_string(l.block) + " sites"
-                 : std::string()) +
+    text += "// Storage: " + orderDescription(l) +
             (l.hasSubdomains() ? ", subdomains of " +
                                      std::to_string(l.subdomain[0]) + "x" +
                                      std::to_string(l.subdomain[1]) + "x" +
@@ -215,13 +212,8 @@ std::string KernelWriter::strides() {
                                : std::string()) +
             (l.evenOdd ? ", even sites then odd sites" : "") +
             " (stencil/layout.hpp).\n";
-    text += "constexpr stencil::Layout layout = {" +
-            std::to_string(static_cast<int>(l.order)) + ", " +
-            std::to_string(l.block) + ", {" + std::to_string(l.subdomain[0]) +
-            ", " + std::to_string(l.subdomain[1]) + ", " +
-            std::to_string(l.subdomain[2]) + ", " +
-            std::to_string(l.subdomain[3]) + "}" +
-            (l.evenOdd ? ", 1" : "") + "};\n";
+    text += "constexpr stencil::Layout layout = " + layoutInitializer(l) +
+            ";\n";
     std::vector<std::string> factors;
     for (int axis = 0; axis < model.dims; ++axis)
       factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
@@ -807,18 +799,11 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"extent_fields", join(extentFields, "\n")},
       {"param_fields", join(paramFields, "\n")},
       {"shape", shape},
-      {"layout", "{" + std::to_string(static_cast<int>(model.layout.order)) +
-                     ", " + std::to_string(model.layout.block) + ", " +
-                     intList(model.layout.subdomain) +
-                     (model.layout.evenOdd ? ", 1" : "") + "}"},
+      {"layout", layoutInitializer(model.layout)},
       {"layout_doc",
        model.layout.isPlain()
            ? std::string("site-major, x fastest (the host order)")
-           : std::string(layoutOrderName(model.layout.order)) +
-                 (model.layout.order == LayoutOrder::Blocked
-                      ? " in blocks of " + std::to_string(model.layout.block) +
-                            " sites"
-                      : std::string()) +
+           : orderDescription(model.layout) +
                  (model.layout.hasSubdomains() ? ", in subdomains"
                                                : std::string()) +
                  (model.layout.evenOdd ? ", even sites then odd sites"

@@ -101,6 +101,22 @@ std::string kernelParameterList(const StencilModel &model, bool withBlocksZ) {
   return join(params, ",\n    ");
 }
 
+std::string layoutInitializer(const FieldLayout &l) {
+  return "{" + std::to_string(static_cast<int>(l.order)) + ", " +
+         std::to_string(l.block) + ", {" + std::to_string(l.subdomain[0]) +
+         ", " + std::to_string(l.subdomain[1]) + ", " +
+         std::to_string(l.subdomain[2]) + ", " +
+         std::to_string(l.subdomain[3]) + "}" + (l.evenOdd ? ", 1" : "") +
+         "}";
+}
+
+std::string orderDescription(const FieldLayout &l) {
+  return std::string(layoutOrderName(l.order)) +
+         (l.order == LayoutOrder::Blocked
+              ? " in blocks of " + std::to_string(l.block) + " sites"
+              : std::string());
+}
+
 std::string launchBoundsText(const StencilModel &model) {
   return model.kernel.launchBounds
              ? "STENCIL_LAUNCH_BOUNDS(" +

@@ -43,6 +43,11 @@ std::string siteParameterTerms(const StencilModel &model,
 /// The kernel's parameters after `out` and `in`: extents, `blocks_z` for
 /// 4-D grids when `withBlocksZ`, then the spec's parameters.
 std::string kernelParameterList(const StencilModel &model, bool withBlocksZ);
+/// The C++ initializer of a stencil::Layout: "{2, 32, {1, 1, 1, 1}}", with
+/// ", 1" for even/odd storage.
+std::string layoutInitializer(const FieldLayout &layout);
+/// "soa", or "aosoa in blocks of 32 sites".
+std::string orderDescription(const FieldLayout &layout);
 /// "STENCIL_LAUNCH_BOUNDS(n)\n", or "" without launch bounds.
 std::string launchBoundsText(const StencilModel &model);
 

@@ -134,12 +134,7 @@ std::string HoppingWriter::element(const std::string &site,
 
 std::string HoppingWriter::addressing() {
   const FieldLayout &l = model.layout;
-  std::string text = "// Storage: even/odd halves, " +
-                     std::string(layoutOrderName(l.order)) +
-                     (l.order == LayoutOrder::Blocked
-                          ? " in blocks of " + std::to_string(l.block) +
-                                " sites"
-                          : std::string()) +
+  std::string text = "// Storage: even/odd halves, " + orderDescription(l) +
                      " within each (stencil/layout.hpp).\n";
   if (needsHalfSites()) {
     std::vector<std::string> factors = {"static_cast<stencil::index_t>(nx)"};
