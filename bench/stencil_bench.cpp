@@ -209,17 +209,9 @@ struct Bench {
   explicit Bench(const KernelInfo &info, const std::vector<int> &n) {
     CHECK(stencil::StencilOperator::create(info, n.data(), A));
     stencil::Random random(2026);
-    for (int p = 0; p < info.num_params; ++p) {
-      if (!info.param_is_site[p])
-        continue;
-      sites.push_back(std::make_unique<Field>());
-      CHECK(Field::create(A.site_lattice(), *sites.back()));
-      std::vector<double> values(A.site_lattice().values());
-      for (double &v : values)
-        v = random.uniform(0.0, 1.0);
-      CHECK(sites.back()->upload_values(values.data(), values.size()));
-      CHECK(A.set_site_parameter(info.param_names[p], *sites.back()));
-    }
+    CHECK(stencil::set_random_site_parameters(
+        A, random,
+        [](const std::string &) { return std::pair{0.0, 1.0}; }, sites));
     CHECK(Field::create(A.lattice(), in));
     CHECK(Field::create(A.lattice(), out));
     std::vector<double> values(A.lattice().values());

@@ -253,4 +253,24 @@ double StencilOperator::flops_per_apply() const {
          info_->flops_per_site;
 }
 
+Status set_random_site_parameters(StencilOperator &A, Random &random,
+                                  const SiteRange &range,
+                                  std::vector<std::unique_ptr<Field>> &arrays) {
+  const KernelInfo &info = A.info();
+  for (int p = 0; p < info.num_params; ++p) {
+    if (!info.param_is_site[p])
+      continue;
+    const auto [low, high] = range(info.param_names[p]);
+    auto field = std::make_unique<Field>();
+    STENCIL_TRY(Field::create(A.site_lattice(), *field));
+    std::vector<double> values(A.site_lattice().values());
+    for (double &v : values)
+      v = random.uniform(low, high);
+    STENCIL_TRY(field->upload_values(values.data(), values.size()));
+    STENCIL_TRY(A.set_site_parameter(info.param_names[p], *field));
+    arrays.push_back(std::move(field));
+  }
+  return Status();
+}
+
 } // namespace stencil

@@ -197,29 +197,26 @@ int main(int argc, char **argv) {
       return fail(status);
 
   // Site parameters: uniform random in [LOW, HIGH], [0, 1000] by default.
+  auto siteRange = [&](const std::string &name) {
+    std::pair<double, double> range{0.0, 1000.0};
+    for (const auto &[given, bounds] : options.sites)
+      if (given == name)
+        range = bounds;
+    return range;
+  };
   stencil::Random random(options.seed);
   std::vector<std::unique_ptr<stencil::Field>> siteFields;
+  if (!(status = stencil::set_random_site_parameters(A, random, siteRange,
+                                                     siteFields))
+           .ok())
+    return fail(status);
   std::string siteText;
-  for (int p = 0; p < info.num_params; ++p) {
-    if (!info.param_is_site[p])
-      continue;
-    double low = 0.0, high = 1000.0;
-    for (const auto &[name, range] : options.sites)
-      if (name == info.param_names[p])
-        std::tie(low, high) = range;
-    auto field = std::make_unique<stencil::Field>();
-    if (!(status = stencil::Field::create(A.site_lattice(), *field)).ok())
-      return fail(status);
-    std::vector<double> values(A.site_lattice().values());
-    for (double &v : values)
-      v = random.uniform(low, high);
-    if (!(status = field->upload_values(values.data(), values.size())).ok() ||
-        !(status = A.set_site_parameter(info.param_names[p], *field)).ok())
-      return fail(status);
-    siteText += std::string(" ") + info.param_names[p] + "=uniform[" +
-                std::to_string(low) + "," + std::to_string(high) + "]";
-    siteFields.push_back(std::move(field));
-  }
+  for (int p = 0; p < info.num_params; ++p)
+    if (info.param_is_site[p]) {
+      auto [low, high] = siteRange(info.param_names[p]);
+      siteText += std::string(" ") + info.param_names[p] + "=uniform[" +
+                  std::to_string(low) + "," + std::to_string(high) + "]";
+    }
   for (const auto &[name, range] : options.sites) {
     bool known = false;
     for (int p = 0; p < info.num_params; ++p)

@@ -5,7 +5,6 @@
 
 #include "KernelRegistry.h"
 
-#include "stencil/device.hpp"
 #include "stencil/field.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/random.hpp"
@@ -40,19 +39,9 @@ inline stencil::Status
 attachRandomSiteParameters(stencil::StencilOperator &A, stencil::Random &random,
                            double low, double high,
                            std::vector<std::unique_ptr<stencil::Field>> &fields) {
-  const stencil::KernelInfo &info = A.info();
-  for (int p = 0; p < info.num_params; ++p) {
-    if (!info.param_is_site[p])
-      continue;
-    fields.push_back(std::make_unique<stencil::Field>());
-    STENCIL_TRY(stencil::Field::create(A.site_lattice(), *fields.back()));
-    std::vector<double> values(A.site_lattice().values());
-    for (double &v : values)
-      v = random.uniform(low, high);
-    STENCIL_TRY(fields.back()->upload_values(values.data(), values.size()));
-    STENCIL_TRY(A.set_site_parameter(info.param_names[p], *fields.back()));
-  }
-  return stencil::Status();
+  return stencil::set_random_site_parameters(
+      A, random, [&](const std::string &) { return std::pair{low, high}; },
+      fields);
 }
 
 } // namespace testing

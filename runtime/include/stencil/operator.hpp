@@ -4,9 +4,13 @@
 
 #include "stencil/field.hpp"
 #include "stencil/kernel_info.hpp"
+#include "stencil/random.hpp"
 #include "stencil/types.hpp"
 
+#include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stencil {
@@ -72,6 +76,18 @@ private:
   std::vector<double> values_;
   std::vector<const Field *> site_fields_;
 };
+
+/// The range of values a site parameter's array is drawn from, by name.
+using SiteRange =
+    std::function<std::pair<double, double>(const std::string &name)>;
+
+/// Gives each site parameter of A an array of values uniform in
+/// range(name), drawn from `random` parameter by parameter in declaration
+/// order; `arrays` keeps them alive. For manufactured problems, benchmarks
+/// and tests.
+Status set_random_site_parameters(StencilOperator &A, Random &random,
+                                  const SiteRange &range,
+                                  std::vector<std::unique_ptr<Field>> &arrays);
 
 } // namespace stencil
 
