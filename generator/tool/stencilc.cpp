@@ -223,17 +223,8 @@ int runGenerate() {
       status = 1;
       continue;
     }
-    if (naive) {
-      model->name += "_naive";
-      model->kernel.tileFactor = 1;
-      model->kernel.loadOrder = LoadOrder::AsWritten;
-      model->kernel.loadOrderText.clear();
-      model->kernel.tapOrder.clear();
-      model->description = "Naive baseline of " + model->name.substr(
-                               0, model->name.size() - 6) +
-                           " (no tile, loads as written). " +
-                           model->description;
-    }
+    if (naive)
+      model = naiveModel(*model);
     std::vector<KernelPlan> plans = planKernels(*model);
     Expected<EmittedStencil> files = emitStencil(*model, plans);
     if (!files) {

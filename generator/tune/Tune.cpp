@@ -51,7 +51,24 @@ std::vector<std::array<int, kMaxDims>> blockShapes(int dims) {
   }
 }
 
+/// A built-in load order, dropping any explicit one.
+void setLoadOrder(KernelOptions &k, LoadOrder order) {
+  k.loadOrder = order;
+  k.loadOrderText.clear();
+  k.tapOrder.clear();
+}
+
 } // namespace
+
+StencilModel naiveModel(const StencilModel &model) {
+  StencilModel m = model;
+  m.name = model.name + "_naive";
+  m.kernel.tileFactor = 1;
+  setLoadOrder(m.kernel, LoadOrder::AsWritten);
+  m.description = "Naive baseline of " + model.name +
+                  " (no tile, loads as written). " + model.description;
+  return m;
+}
 
 std::vector<Variant> tuningVariants(const StencilModel &model, int limit) {
   std::vector<Variant> variants;
@@ -81,9 +98,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit) {
           m.kernel.launchBounds = 0;
           m.kernel.tileAxis = axis;
           m.kernel.tileFactor = factor;
-          m.kernel.loadOrder = order;
-          m.kernel.loadOrderText.clear();
-          m.kernel.tapOrder.clear();
+          setLoadOrder(m.kernel, order);
           m.kernel.nontemporalStore = nontemporal;
           add(std::move(m));
         }

@@ -28,6 +28,10 @@ struct Variant {
   std::string summary; ///< "block 64x4x1, tile y x 2, ascending, regular"
 };
 
+/// The naive baseline of `model` for benchmarks: named NAME_naive, no
+/// tile, loads in the order written.
+StencilModel naiveModel(const StencilModel &model);
+
 /// The variants to time: the spec's own options first, then the product of
 /// the candidate block shapes, tiles, load orders and store kinds that the
 /// model allows (no tiles for even/odd storage), at most `limit` of them.
