@@ -131,13 +131,16 @@ compileNvidia(const TargetInfo &target, StringRef directory, StringRef name,
   std::string source = pathIn(directory, name + ".hip");
   std::string cubin = pathIn(directory, name + ".cubin");
   std::string log = pathIn(directory, name + "-" + target.target + ".log");
-  std::vector<std::string> common = {
-      "-x", "cu", "-arch=" + target.target, "-O3", "-std=c++17",
-      "-I" + options.runtimeInclude, "-I" + directory.str(), source};
-  std::vector<std::string> args = common;
-  args.insert(args.end(), {"-cubin", "-Xptxas", "-v", "-o", cubin});
+  // One compile: the cubin (ptxas -v reports on it) and, kept beside it,
+  // the PTX it came from (NAME.ptx).
   std::string output;
-  if (Error error = run(*nvcc, args, log, output))
+  if (Error error =
+          run(*nvcc,
+              {"-x", "cu", "-arch=" + target.target, "-O3", "-std=c++17",
+               "-I" + options.runtimeInclude, "-I" + directory.str(), source,
+               "-cubin", "-Xptxas", "-v", "-o", cubin, "--keep",
+               "--keep-dir", directory.str()},
+              log, output))
     return error;
   std::map<std::string, KernelResources> kernels = parsePtxasInfo(output);
   // SASS needs cuobjdump; without it the PTX shows the access widths (and
@@ -152,12 +155,7 @@ compileNvidia(const TargetInfo &target, StringRef directory, StringRef name,
     parseSass(sass, kernels);
     return kernels;
   }
-  std::string ptxPath = pathIn(directory, name + ".ptx");
-  args = common;
-  args.insert(args.end(), {"-ptx", "-o", ptxPath});
-  if (Error error = run(*nvcc, args, log, output))
-    return error;
-  Expected<std::string> ptx = readFile(ptxPath);
+  Expected<std::string> ptx = readFile(pathIn(directory, name + ".ptx"));
   if (!ptx)
     return ptx.takeError();
   parsePtx(*ptx, kernels);
