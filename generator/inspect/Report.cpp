@@ -24,8 +24,8 @@ const char *roleText(const KernelPlan &plan) {
   return plan.role == KernelRole::Adjoint ? "hopping, adjoint" : "hopping";
 }
 
-/// "dwordx2 6, dwordx4 4" from {"global_load_dwordx2": 6, ...}: the part
-/// of each mnemonic after its common prefix.
+/// "global_load_dwordx2 6, global_load_dwordx4 4" from the counts by
+/// mnemonic.
 std::string widths(const std::map<std::string, int> &counts) {
   std::vector<std::string> parts;
   for (const auto &[mnemonic, n] : counts)
