@@ -130,6 +130,13 @@ int siteParameterCount(const StencilModel &model) {
       model.parameters, [](const Parameter &p) { return p.site; }));
 }
 
+int centreTapIndex(const StencilModel &model) {
+  for (size_t t = 0; t < model.taps.size(); ++t)
+    if (model.taps[t].offset == Offset{})
+      return static_cast<int>(t);
+  return -1;
+}
+
 std::string shortestNumberText(double value) {
   std::string text;
   raw_string_ostream os(text);

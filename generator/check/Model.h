@@ -148,6 +148,9 @@ std::string coefficientText(const StencilModel &model,
 /// Number of site parameters.
 int siteParameterCount(const StencilModel &model);
 
+/// Index of the (0, ..., 0) tap, or -1 when the stencil has none.
+int centreTapIndex(const StencilModel &model);
+
 } // namespace stencilc
 
 #endif

@@ -675,11 +675,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   }
 
   std::vector<std::string> tapOffsets, tapConstants, tapFactors;
-  int centreTap = -1;
   for (size_t t = 0; t < model.taps.size(); ++t) {
     const Tap &tap = model.taps[t];
-    if (tap.offset == Offset{})
-      centreTap = static_cast<int>(t);
     std::vector<std::string> entries;
     for (int axis = 0; axis < kMaxDims; ++axis)
       entries.push_back(std::to_string(tap.offset[axis]));
@@ -825,7 +822,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"param_sites_ref",
        model.parameters.empty() ? "nullptr" : "param_is_site"},
       {"tap_factors_ref", model.parameters.empty() ? "nullptr" : "tap_factors"},
-      {"centre_tap", std::to_string(centreTap)},
+      {"centre_tap", std::to_string(centreTapIndex(model))},
       {"symmetric", adjointPlan ? "false" : "true"},
       {"solver", solverName(model.solver)},
       {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},

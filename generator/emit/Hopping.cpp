@@ -167,11 +167,11 @@ std::string HoppingWriter::addressing() {
 std::string HoppingWriter::weights() {
   std::map<std::string, std::string> byText;
   std::string text = "// Tap weights.";
-  int centre = -1;
+  // The checker guarantees a centre tap for even/odd storage.
+  const int centre = centreTapIndex(model);
   for (size_t t = 0; t < model.taps.size(); ++t) {
     const Tap &tap = model.taps[t];
-    if (tap.offset == Offset{}) {
-      centre = static_cast<int>(t);
+    if (static_cast<int>(t) == centre) {
       tapWeight.push_back("");
       continue;
     }
@@ -183,7 +183,6 @@ std::string HoppingWriter::weights() {
               weightExpression(model, tap.coefficient) + ";";
     tapWeight.push_back(it->second);
   }
-  // The checker guarantees a centre tap for even/odd storage.
   const Coefficient &diagonal = model.taps[centre].coefficient;
   // Site parameters are whole-lattice arrays: odd sites after the even.
   std::string expression =

@@ -180,14 +180,6 @@ KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
   return buildPlan(model, role, hop);
 }
 
-/// Index of the (0, ..., 0) tap; even/odd models have one.
-static int centreTap(const StencilModel &model) {
-  for (size_t t = 0; t < model.taps.size(); ++t)
-    if (model.taps[t].offset == Offset{})
-      return static_cast<int>(t);
-  return 0;
-}
-
 void printPlan(const StencilModel &original, const KernelPlan &plan,
                raw_ostream &os) {
   const StencilModel model = modelForRole(original, plan.role);
@@ -259,7 +251,7 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
     else
       os << "beta * acc0, beta * acc0 / D or alpha * D * same + beta * acc0 "
             "(the launch's mode; D = "
-         << coefficientText(model, model.taps[centreTap(model)].coefficient)
+         << coefficientText(model, model.taps[centreTapIndex(model)].coefficient)
          << ")\n";
   }
 }
