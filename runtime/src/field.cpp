@@ -204,10 +204,6 @@ Status Field::half(int which, Field &view) const {
   return Status();
 }
 
-Status Field::half(int which, Field &view) {
-  return static_cast<const Field *>(this)->half(which, view);
-}
-
 Status Field::create(const Lattice &lattice, Field &out) {
   if (lattice.dims < 1 || lattice.dims > kMaxDims)
     return Status::failure("field: lattice dimension " +

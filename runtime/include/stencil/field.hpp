@@ -62,7 +62,6 @@ public:
   static Status create(const Lattice &lattice, Field &out);
   /// A view of the even (0) or odd (1) sites of this even/odd field: the
   /// half's values in place, no copy. It must not outlive this field.
-  Status half(int parity, Field &view);
   Status half(int parity, Field &view) const;
 
   const Lattice &lattice() const { return lattice_; }
