@@ -79,6 +79,16 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       const void *const *fields,
                                       stencil::Stream stream);
 
+/// out = A in, fused with in . out for CG: partials[b] receives block b's
+/// share (device memory, one double per block of the launch grid).
+stencil::Status apply_dot(value_type *out, const value_type *in,
+                          const Extents &extents, const Params &params,
+                          double *partials, stencil::Stream stream = nullptr);
+stencil::Status apply_dot_generic(void *out, const void *in,
+                                  const int *extents, const double *params,
+                                  const void *const *fields, double *partials,
+                                  stencil::Stream stream);
+
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -95,7 +105,7 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "cg", 40, 16,
       25, &apply_generic, &apply_adjoint_generic,
-      nullptr};
+      nullptr, &apply_dot_generic};
   return value;
 }
 

@@ -160,7 +160,7 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels};
+      &even_odd_kernels, nullptr};
   return value;
 }
 

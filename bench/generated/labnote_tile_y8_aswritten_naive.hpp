@@ -97,7 +97,7 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "none", 7, 16,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 

@@ -62,6 +62,58 @@ laplacian3d_f64_naive_kernel(
   STENCIL_STORE(&out[site], acc0);
 }
 
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums in . out over the stored sites: one partial
+/// per block, for CG's p^T A p without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_f64_naive_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const value_type inv_hx2,
+    const value_type inv_hy2,
+    const value_type inv_hz2,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along y.
+  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Tap weights.
+    const value_type w0 = 
+        static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
+    const value_type w1 = -inv_hx2;
+    const value_type w2 = -inv_hy2;
+    const value_type w3 = -inv_hz2;
+    value_type acc0;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const value_type u0 = in[site];
+    acc0 = w0 * u0;
+    const value_type u1 = in[site - 1];
+    acc0 += w1 * u1;
+    const value_type u2 = in[site + 1];
+    acc0 += w1 * u2;
+    const value_type u3 = in[site - sy];
+    acc0 += w2 * u3;
+    const value_type u4 = in[site + sy];
+    acc0 += w2 * u4;
+    const value_type u5 = in[site - sz];
+    acc0 += w3 * u5;
+    const value_type u6 = in[site + sz];
+    acc0 += w3 * u6;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    dot += static_cast<double>(in[site]) * static_cast<double>(acc0);
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -182,6 +234,63 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                       static_cast<const value_type *>(in), typed_extents,
                       typed_params, stream);
 }
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch
+/// (grid.x * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+                          const Extents &extents, const Params &params,
+                          double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, periodic);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_naive: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_naive: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_naive: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_naive_dot_kernel, config.grid, config.block, stream,
+                 out,
+                 in,
+                 extents.nx,
+                 extents.ny,
+                 extents.nz,
+                 params.inv_hx2,
+                 params.inv_hy2,
+                 params.inv_hz2,
+                 partials);
+  return stencil::launch_status("laplacian3d_f64_naive_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+                                  const int *extents, const double *params,
+                                  const void *const *fields, double *partials,
+                                  stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_dot(static_cast<value_type *>(out),
+                   static_cast<const value_type *>(in), typed_extents,
+                   typed_params, partials, stream);
+}
+
 
 } // namespace laplacian3d_f64_naive
 } // namespace stencilc_kernels

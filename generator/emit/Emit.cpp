@@ -86,18 +86,37 @@ std::string optionsSummary(const StencilModel &model) {
   return text;
 }
 
+/// CG's fused stencil-and-dot kernel is emitted for whole-lattice CG specs
+/// whose block is made of whole wavefronts (64 threads on AMD, 2 warps on
+/// NVIDIA): stencil::block_sum's shuffles need whole warps.
+bool hasFusedDotKernel(const StencilModel &model) {
+  return model.solver == Solver::CG && !model.layout.evenOdd &&
+         model.kernel.threadsPerBlock() % 64 == 0;
+}
+
+std::string dotKernelName(const KernelPlan &plan) {
+  StringRef name(plan.kernelName);
+  name.consume_back("_kernel");
+  return name.str() + "_dot_kernel";
+}
+
 /// Builds the pieces of templates/kernel.in.
 class KernelWriter {
 public:
-  KernelWriter(const StencilModel &model, const KernelPlan &plan)
+  /// With `fusedDot`, the kernel also sums in . out over the sites it
+  /// stores into one partial per block (templates/dot_kernel.in).
+  KernelWriter(const StencilModel &model, const KernelPlan &plan,
+               bool fusedDot = false)
       : model(model), plan(plan), tile(plan.tileAxis),
         periodic(model.boundary == Boundary::Periodic),
-        general(!model.layout.isPlain()) {}
+        general(!model.layout.isPlain()), fusedDot(fusedDot) {}
 
   Expected<std::string> render();
 
 private:
-  std::string siteMapping();
+  std::string siteCoordinates();
+  std::string outsideCondition();
+  std::string dotTerm(const std::string &address, const std::string &acc);
   std::string strides();
   std::string weights();
   std::string accumulators();
@@ -114,6 +133,7 @@ private:
   /// Not plain site-major storage: addresses go through stencil::layout_site
   /// from per-row coordinates instead of offsets from `site`.
   const bool general;
+  const bool fusedDot;
   std::string layoutSite(const Offset &offset);
   std::string coordinateDefinitions();
   std::string roomDefinition();
@@ -122,7 +142,7 @@ private:
   std::vector<std::vector<std::string>> siteWeights;
 };
 
-std::string KernelWriter::siteMapping() {
+std::string KernelWriter::siteCoordinates() {
   std::string text = "// This thread's first site; it updates " +
                      std::to_string(plan.tileFactor) + " consecutive site" +
                      (plan.tileFactor == 1 ? "" : "s") + " along " +
@@ -135,6 +155,10 @@ std::string KernelWriter::siteMapping() {
       value = std::to_string(model.reach[axis]) + " + " + value;
     text += "const int " + std::string(axisName(axis)) + " = " + value + ";\n";
   }
+  return StringRef(text).rtrim("\n").str();
+}
+
+std::string KernelWriter::outsideCondition() {
   std::vector<std::string> outside;
   for (int axis = 0; axis < model.dims; ++axis) {
     std::string limit = extentName(axis);
@@ -142,8 +166,24 @@ std::string KernelWriter::siteMapping() {
       limit += " - " + std::to_string(model.reach[axis]);
     outside.push_back(std::string(axisName(axis)) + " >= " + limit);
   }
-  text += "if (" + join(outside, " || ") + ")\n  return;";
-  return text;
+  return join(outside, " || ");
+}
+
+/// `dot += in . out` for one stored site, reading `in` back at the site
+/// (this thread loaded it for the centre tap, so the read hits the cache).
+std::string KernelWriter::dotTerm(const std::string &address,
+                                  const std::string &acc) {
+  const int nc = model.components;
+  if (nc == 1)
+    return "dot += static_cast<double>(in[" + address +
+           "]) * static_cast<double>(" + acc + ");";
+  std::string element =
+      general ? "stencil::layout_element(layout, " + address + ", c, " +
+                    std::to_string(nc) + ", sites)"
+              : "(" + address + ") * " + std::to_string(nc) + " + c";
+  return "for (int c = 0; c < " + std::to_string(nc) +
+         "; ++c)\n  dot += static_cast<double>(in[" + element +
+         "]) * static_cast<double>(" + acc + "[c]);";
 }
 
 /// One coordinate per distinct row the tile reads: wrapped on periodic
@@ -439,6 +479,9 @@ std::string KernelWriter::stores() {
       statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
                   store + "(&out[(" + address + ") * " + std::to_string(nc) +
                   " + c], " + acc + "[c]);";
+    if (fusedDot)
+      statement += "\n" + std::string(nc == 1 ? "" : "STENCIL_UNROLL\n") +
+                   dotTerm(address, acc);
     text += "\n";
     if (site == 0) {
       text += (nc == 1 ? "" : "STENCIL_UNROLL\n") + statement;
@@ -458,7 +501,8 @@ std::string KernelWriter::stores() {
 }
 
 Expected<std::string> KernelWriter::render() {
-  Expected<StringRef> source = getTemplate("kernel.in");
+  const char *templateName = fusedDot ? "dot_kernel.in" : "kernel.in";
+  Expected<StringRef> source = getTemplate(templateName);
   if (!source)
     return source.takeError();
   std::string comment =
@@ -469,16 +513,17 @@ Expected<std::string> KernelWriter::render() {
   TemplateValues values = {
       {"kernel_comment", comment},
       {"launch_bounds", launchBoundsText(model)},
-      {"kernel_name", plan.kernelName},
+      {"kernel_name", fusedDot ? dotKernelName(plan) : plan.kernelName},
       {"kernel_parameters", kernelParameterList(model, true)},
-      {"site_mapping", siteMapping()},
+      {"site_coordinates", siteCoordinates()},
+      {"outside", outsideCondition()},
       {"strides", strides()},
       {"weights", weights()},
       {"accumulators", accumulators()},
       {"program", program()},
       {"stores", stores()},
   };
-  Expected<std::string> text = renderTemplate("kernel.in", *source, values);
+  Expected<std::string> text = renderTemplate(templateName, *source, values);
   if (text)
     *text = StringRef(*text).rtrim("\n").str();
   return text;
@@ -597,6 +642,14 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
         plan.hop != Hop::None
             ? renderHoppingKernel(model, plan)
             : KernelWriter(modelForRole(model, plan.role), plan).render();
+    if (!kernel)
+      return kernel.takeError();
+    kernelTexts.push_back(*kernel);
+  }
+  const bool fusedDot = hasFusedDotKernel(model);
+  if (fusedDot) {
+    Expected<std::string> kernel =
+        KernelWriter(model, applyPlan, /*fusedDot=*/true).render();
     if (!kernel)
       return kernel.takeError();
     kernelTexts.push_back(*kernel);
@@ -759,6 +812,40 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     launchers.push_back(*launcher);
   }
 
+  std::string dotApi;
+  if (fusedDot) {
+    Expected<StringRef> dotTemplate = getTemplate("dot_launcher.in");
+    if (!dotTemplate)
+      return dotTemplate.takeError();
+    TemplateValues values = {
+        {"name", model.name},
+        {"kernel_name", dotKernelName(applyPlan)},
+        {"extent_list", listOf(extentList)},
+        {"value_count", join(valueCountTerms, " *\n      ")},
+        {"site_checks", join(siteChecks, "\n")},
+        {"launch_arguments", join(launchArgs, ",\n                 ")},
+        {"generic_extents", join(genericExtents, "\n")},
+        {"generic_params", join(genericParams, "\n")},
+    };
+    Expected<std::string> launcher =
+        renderTemplate("dot_launcher.in", *dotTemplate, values);
+    if (!launcher)
+      return launcher.takeError();
+    launchers.push_back(*launcher);
+    dotApi =
+        "/// out = A in, fused with in . out for CG: partials[b] receives "
+        "block b's\n/// share (device memory, one double per block of the "
+        "launch grid).\nstencil::Status apply_dot(value_type *out, const "
+        "value_type *in,\n                          const Extents &extents, "
+        "const Params &params,\n                          double *partials, "
+        "stencil::Stream stream = nullptr);\nstencil::Status "
+        "apply_dot_generic(void *out, const void *in,\n                     "
+        "             const int *extents, const double *params,\n          "
+        "                        const void *const *fields, double "
+        "*partials,\n                                  stencil::Stream "
+        "stream);\n";
+  }
+
   HoppingHostCode hopping;
   if (model.layout.evenOdd) {
     LauncherText text;
@@ -828,6 +915,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
+      {"dot_api", dotApi},
+      {"apply_dot_ref", fusedDot ? "&apply_dot_generic" : "nullptr"},
       {"hopping_api", hopping.api},
       {"even_odd_table", hopping.table},
       {"even_odd_ref", model.layout.evenOdd ? "&even_odd_kernels" : "nullptr"},

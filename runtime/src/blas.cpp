@@ -51,6 +51,33 @@ template <typename T> struct DivideOp {
   T *z;
   STENCIL_HOST_DEVICE void operator()(Index i) const { z[i] = r[i] / d[i]; }
 };
+// The reductions' terms, as functors for reduce() on every backend.
+template <typename T> struct DotTerm {
+  const T *x;
+  const T *y;
+  STENCIL_HOST_DEVICE double operator()(Index i) const {
+    return static_cast<double>(x[i]) * static_cast<double>(y[i]);
+  }
+};
+/// CG's update: x += alpha p, r -= alpha q; the term is the new r_i^2.
+template <typename T> struct UpdateTerm {
+  T alpha;
+  const T *p;
+  const T *q;
+  T *x;
+  T *r;
+  STENCIL_HOST_DEVICE double operator()(Index i) const {
+    x[i] += alpha * p[i];
+    const T ri = r[i] - alpha * q[i];
+    r[i] = ri;
+    return static_cast<double>(ri) * static_cast<double>(ri);
+  }
+};
+struct SumTerm {
+  const double *v;
+  STENCIL_HOST_DEVICE double operator()(Index i) const { return v[i]; }
+};
+
 /// Over sites: writes `value` into every component of the halo sites.
 template <typename T> struct HaloOp {
   T *x;
@@ -148,15 +175,14 @@ Status for_each_index(Index n, Op op, const char *name) {
   return launch_status(name);
 }
 
-/// One double per block: the block's share of sum_i x_i y_i.
-template <typename T>
-__global__ void dot_kernel(const T *__restrict__ x, const T *__restrict__ y,
-                           Index n, double *partials) {
+/// One double per block: the block's share of sum_i term(i).
+template <typename Term>
+__global__ void reduce_kernel(Term term, Index n, double *partials) {
   __shared__ double shared[kThreads];
   double sum = 0.0;
   for (Index i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += static_cast<Index>(blockDim.x) * gridDim.x)
-    sum += static_cast<double>(x[i]) * static_cast<double>(y[i]);
+    sum += term(i);
   shared[threadIdx.x] = sum;
   __syncthreads();
   for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
@@ -244,36 +270,79 @@ Status set_halo(Field &x, double value) {
   });
 }
 
-Reducer::~Reducer() { device_free(partials_); }
+Reducer::~Reducer() {
+  device_free(partials_);
+  device_free(blocks_);
+}
+
+template <typename Term>
+Status Reducer::sum_of(Index n, Term term, const char *name, double &result) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)name;
+  result = reduce(n, term);
+  return Status();
+#else
+  if (!partials_)
+    STENCIL_TRY(device_allocate(&partials_, kMaxBlocks * sizeof(double)));
+  const unsigned blocks = blocks_for(n);
+  double *partials = static_cast<double *>(partials_);
+  STENCIL_LAUNCH(reduce_kernel<Term>, grid_for(n), kBlock, nullptr, term, n,
+                 partials);
+  STENCIL_TRY(launch_status(name));
+  double host[kMaxBlocks];
+  STENCIL_TRY(copy_to_host(host, partials, blocks * sizeof(double)));
+  result = 0.0;
+  for (unsigned b = 0; b < blocks; ++b)
+    result += host[b];
+  return Status();
+#endif
+}
 
 Status Reducer::dot(const Field &x, const Field &y, double &result) {
   STENCIL_TRY(same(x, y, "dot"));
   return dispatch(x, [&](auto zero) {
     using T = decltype(zero);
-    const T *xs = typed<T>(x);
-    const T *ys = typed<T>(y);
-    const Index n = x.lattice().values();
-#if defined(STENCIL_BACKEND_HOST)
-    result = reduce(n, [&](Index i) {
-      return static_cast<double>(xs[i]) * static_cast<double>(ys[i]);
-    });
-    return Status();
-#else
-    if (!partials_)
-      STENCIL_TRY(device_allocate(&partials_, kMaxBlocks * sizeof(double)));
-    const unsigned blocks = blocks_for(n);
-    double *partials = static_cast<double *>(partials_);
-    STENCIL_LAUNCH(dot_kernel<T>, grid_for(n), kBlock, nullptr, xs, ys, n,
-                   partials);
-    STENCIL_TRY(launch_status("dot_kernel"));
-    double host[kMaxBlocks];
-    STENCIL_TRY(copy_to_host(host, partials, blocks * sizeof(double)));
-    result = 0.0;
-    for (unsigned b = 0; b < blocks; ++b)
-      result += host[b];
-    return Status();
-#endif
+    return sum_of(x.lattice().values(), DotTerm<T>{typed<T>(x), typed<T>(y)},
+                  "dot", result);
   });
+}
+
+Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
+                                 Field &x, Field &r, double &rr) {
+  STENCIL_TRY(same(p, q, "update_and_norm2: q"));
+  STENCIL_TRY(same(p, x, "update_and_norm2: x"));
+  STENCIL_TRY(same(p, r, "update_and_norm2: r"));
+  return dispatch(p, [&](auto zero) {
+    using T = decltype(zero);
+    return sum_of(p.lattice().values(),
+                  UpdateTerm<T>{static_cast<T>(alpha), typed<T>(p),
+                                typed<T>(q), typed<T>(x), typed<T>(r)},
+                  "update_and_norm2", rr);
+  });
+}
+
+Status Reducer::block_partials(std::int64_t count, double *&partials) {
+  if (count < 1)
+    return Status::failure("block_partials: count must be positive, not " +
+                           std::to_string(count));
+  if (count > block_capacity_) {
+    device_free(blocks_);
+    blocks_ = nullptr;
+    block_capacity_ = 0;
+    STENCIL_TRY(device_allocate(&blocks_, count * sizeof(double)));
+    block_capacity_ = count;
+  }
+  partials = static_cast<double *>(blocks_);
+  return Status();
+}
+
+Status Reducer::sum_block_partials(std::int64_t count, double &result) {
+  if (count < 1 || count > block_capacity_)
+    return Status::failure("sum_block_partials: " + std::to_string(count) +
+                           " partials, but block_partials() holds " +
+                           std::to_string(block_capacity_));
+  return sum_of(count, SumTerm{static_cast<const double *>(blocks_)},
+                "sum_block_partials", result);
 }
 
 Status Reducer::norm2(const Field &x, double &result) {

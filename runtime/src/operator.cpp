@@ -94,6 +94,34 @@ Status StencilOperator::apply(Field &out, const Field &in,
                       fields.data(), stream);
 }
 
+Status StencilOperator::apply_dot(Field &out, const Field &in,
+                                  Reducer &reducer, double &result,
+                                  Stream stream) const {
+  if (!info_->apply_dot)
+    return Status::failure(std::string("apply_dot: ") + info_->name +
+                           " has no fused stencil-and-dot kernel (emitted "
+                           "for solver: cg, storage not even/odd, blocks of "
+                           "a multiple of 64 threads)");
+  STENCIL_TRY(require_same_lattice(lattice_, in.lattice(), "apply_dot: in"));
+  STENCIL_TRY(
+      require_same_lattice(lattice_, out.lattice(), "apply_dot: out"));
+  LaunchConfig config;
+  STENCIL_TRY(make_launch_config(info_->shape, extents_, config));
+  result = 0.0;
+  if (config.empty)
+    return Status();
+  const std::int64_t blocks = static_cast<std::int64_t>(config.grid.x) *
+                              config.grid.y * config.grid.z;
+  std::vector<const void *> fields;
+  STENCIL_TRY(gather_parameters(fields));
+  double *partials = nullptr;
+  STENCIL_TRY(reducer.block_partials(blocks, partials));
+  STENCIL_TRY(info_->apply_dot(out.data(), in.data(), extents_,
+                               values_.data(), fields.data(), partials,
+                               stream));
+  return reducer.sum_block_partials(blocks, result);
+}
+
 Status StencilOperator::apply_adjoint(Field &out, const Field &in,
                                       Stream stream) const {
   STENCIL_TRY(

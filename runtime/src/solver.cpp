@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cmath>
 #include <map>
+#include <type_traits>
 
 namespace stencil {
 
@@ -30,6 +31,12 @@ public:
   virtual Status apply(Field &out, const Field &in) const = 0;
   virtual Status apply_adjoint(Field &out, const Field &in) const = 0;
   virtual double bytes_per_apply() const = 0;
+  /// CG's fused stencil and dot product (StencilOperator::apply_dot).
+  virtual bool has_apply_dot() const { return false; }
+  virtual Status apply_dot(Field &, const Field &, Reducer &,
+                           double &) const {
+    return Status::failure("apply_dot: not available for this system");
+  }
 };
 
 /// A LinearSystem over any operator with StencilOperator's interface
@@ -45,6 +52,17 @@ public:
     return A.apply_adjoint(out, in);
   }
   double bytes_per_apply() const override { return A.bytes_per_apply(); }
+  bool has_apply_dot() const override {
+    if constexpr (std::is_same_v<Operator, StencilOperator>)
+      return A.has_apply_dot();
+    return false;
+  }
+  Status apply_dot(Field &out, const Field &in, Reducer &reducer,
+                   double &result) const override {
+    if constexpr (std::is_same_v<Operator, StencilOperator>)
+      return A.apply_dot(out, in, reducer, result);
+    return LinearSystem::apply_dot(out, in, reducer, result);
+  }
 
 private:
   const Operator &A;
@@ -82,6 +100,16 @@ public:
   Status norm2(const Field &x, double &result) {
     return run("norm2", bytes_norm2(x.lattice()),
                [&] { return reducer.norm2(x, result); });
+  }
+  Status apply_dot(Field &out, const Field &in, double &result) {
+    return run("stencil apply + dot", A.bytes_per_apply(),
+               [&] { return A.apply_dot(out, in, reducer, result); });
+  }
+  Status update_and_norm2(double alpha, const Field &p, const Field &q,
+                          Field &x, Field &r, double &rr) {
+    return run("update + norm2", bytes_update_and_norm2(x.lattice()), [&] {
+      return reducer.update_and_norm2(alpha, p, q, x, r, rr);
+    });
   }
 
   /// Theoretical bytes since the last reset.
@@ -152,10 +180,21 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   int k = 0;
   // Both methods' update: x += alpha p, r -= alpha q (q = A p), and record
   // the new relative residual.
+  // CG's fused kernels: q = A p with p.q in one pass, and the update with
+  // ||r||^2 in another.
+  const bool fused = options.fused && options.method == Method::CG &&
+                     A.has_apply_dot();
+  report.fused = fused;
   auto step = [&](double alpha) {
-    STENCIL_TRY(ops.axpy(alpha, p, x));
-    STENCIL_TRY(ops.axpy(-alpha, q, r));
-    STENCIL_TRY(ops.norm2(r, rNorm));
+    if (fused) {
+      double rr = 0.0;
+      STENCIL_TRY(ops.update_and_norm2(alpha, p, q, x, r, rr));
+      rNorm = std::sqrt(rr);
+    } else {
+      STENCIL_TRY(ops.axpy(alpha, p, x));
+      STENCIL_TRY(ops.axpy(-alpha, q, r));
+      STENCIL_TRY(ops.norm2(r, rNorm));
+    }
     ++k;
     report.residual_history.push_back(rNorm / reference);
     return Status();
@@ -172,9 +211,13 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     STENCIL_TRY(ops.dot(r, *zr, rz));
     while (rNorm / reference >= options.tolerance &&
            k < options.max_iterations) {
-      STENCIL_TRY(ops.apply(q, p));
       double pq = 0.0;
-      STENCIL_TRY(ops.dot(p, q, pq));
+      if (fused) {
+        STENCIL_TRY(ops.apply_dot(q, p, pq));
+      } else {
+        STENCIL_TRY(ops.apply(q, p));
+        STENCIL_TRY(ops.dot(p, q, pq));
+      }
       if (!(pq > 0.0))
         return Status::failure(
             "solve: CG broke down at iteration " + std::to_string(k + 1) +
@@ -228,6 +271,9 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   if (k > 0) {
     report.seconds_per_iteration = report.seconds / k;
     report.bytes_per_iteration = ops.bytes / k;
+    if (options.method == Method::CG && !diag)
+      report.minimal_bytes_per_iteration =
+          2.0 * A.bytes_per_apply() + bytes_update_and_norm2(lattice);
     report.bandwidth_gbs =
         report.bytes_per_iteration / report.seconds_per_iteration / 1e9;
   }
@@ -373,6 +419,14 @@ void print_report(const SolveReport &report, std::FILE *out) {
   std::fprintf(out, "  bandwidth           %.1f GB/s (%.1f MB per iteration, "
                     "theoretical bytes)\n",
                report.bandwidth_gbs, report.bytes_per_iteration / 1e6);
+  if (report.minimal_bytes_per_iteration > 0)
+    std::fprintf(out, "  traffic             %s kernels: %.1f MB per "
+                      "iteration, minimal %.1f MB (%.2fx)\n",
+                 report.fused ? "fused" : "unfused",
+                 report.bytes_per_iteration / 1e6,
+                 report.minimal_bytes_per_iteration / 1e6,
+                 report.bytes_per_iteration /
+                     report.minimal_bytes_per_iteration);
   for (const KernelStats &k : report.kernels)
     std::fprintf(out,
                  "    %-18s %7ld calls %10.3f ms %8.1f GB/s\n", k.name.c_str(),

@@ -8,6 +8,8 @@
 #include "stencil/field.hpp"
 #include "stencil/types.hpp"
 
+#include <cstdint>
+
 namespace stencil {
 
 Status fill(Field &x, double value);
@@ -35,9 +37,26 @@ public:
   Status dot(const Field &x, const Field &y, double &result);
   /// result = sqrt(sum_i x_i^2)
   Status norm2(const Field &x, double &result);
+  /// CG's fused update, one pass: x += alpha p, r -= alpha q, and
+  /// rr = sum_i r_i^2 of the new r (6 field transfers instead of 7).
+  Status update_and_norm2(double alpha, const Field &p, const Field &q,
+                          Field &x, Field &r, double &rr);
+
+  /// Device memory for `count` doubles, one per block of a kernel that
+  /// reduces into per-block partials (KernelInfo::apply_dot); kept for the
+  /// next call.
+  Status block_partials(std::int64_t count, double *&partials);
+  /// result = the sum of the first `count` doubles of block_partials(), in
+  /// a fixed order.
+  Status sum_block_partials(std::int64_t count, double &result);
 
 private:
-  void *partials_ = nullptr; ///< device doubles, one per block
+  template <typename Term>
+  Status sum_of(std::int64_t n, Term term, const char *name, double &result);
+
+  void *partials_ = nullptr; ///< device doubles, one per reduction block
+  void *blocks_ = nullptr;   ///< block_partials()
+  std::int64_t block_capacity_ = 0;
 };
 
 /// Bytes each operation moves (each input read once, each output written
@@ -47,6 +66,10 @@ inline double bytes_xpay(const Lattice &l) { return 3.0 * l.bytes(); }
 inline double bytes_divide(const Lattice &l) { return 3.0 * l.bytes(); }
 inline double bytes_dot(const Lattice &l) { return 2.0 * l.bytes(); }
 inline double bytes_norm2(const Lattice &l) { return 1.0 * l.bytes(); }
+/// update_and_norm2: reads x, r, p, q; writes x, r.
+inline double bytes_update_and_norm2(const Lattice &l) {
+  return 6.0 * l.bytes();
+}
 
 } // namespace stencil
 

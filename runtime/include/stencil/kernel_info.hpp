@@ -18,6 +18,14 @@ using GenericApply = Status (*)(void *out, const void *in, const int *extents,
                                 const double *params,
                                 const void *const *fields, Stream stream);
 
+/// out = A in, as GenericApply, and partials[b] = the sum of in . out over
+/// the sites that launch block b stores (one double per block of the grid
+/// make_launch_config gives).
+using GenericApplyDot = Status (*)(void *out, const void *in,
+                                   const int *extents, const double *params,
+                                   const void *const *fields, double *partials,
+                                   Stream stream);
+
 /// The epilogue of an even/odd hopping kernel, chosen per launch. With H
 /// the neighbour block into the output parity and D the centre tap's
 /// coefficient there: kHop out = beta H in; kInverseDiagonalHop out =
@@ -73,6 +81,10 @@ struct KernelInfo {
   GenericApply apply_adjoint;
   /// Even/odd storage: the hopping kernels; null for other layouts.
   const EvenOddKernels *even_odd;
+  /// apply() fused with in . out for CG (null unless the spec's solver is
+  /// cg, its storage is not even/odd and its block is a multiple of 64
+  /// threads).
+  GenericApplyDot apply_dot;
 };
 
 } // namespace stencil

@@ -2,6 +2,7 @@
 #ifndef STENCIL_OPERATOR_HPP
 #define STENCIL_OPERATOR_HPP
 
+#include "stencil/blas.hpp"
 #include "stencil/field.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/random.hpp"
@@ -36,6 +37,13 @@ public:
 
   /// out = A in. Fails with a clear message on lattice mismatch.
   Status apply(Field &out, const Field &in, Stream stream = nullptr) const;
+  /// True when the generated code has CG's fused kernel (apply_dot).
+  bool has_apply_dot() const { return info_->apply_dot != nullptr; }
+  /// out = A in and result = in . out in one pass over the fields (the
+  /// kernel sums per block into `reducer`'s block partials). Fails unless
+  /// has_apply_dot().
+  Status apply_dot(Field &out, const Field &in, Reducer &reducer,
+                   double &result, Stream stream = nullptr) const;
   /// out = A^T in (the transposed stencil; A itself when symmetric).
   Status apply_adjoint(Field &out, const Field &in,
                        Stream stream = nullptr) const;

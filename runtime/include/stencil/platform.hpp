@@ -168,6 +168,44 @@ STENCIL_DEVICE_INLINE int clamp_above(int d, int limit) {
   return d < limit ? d : limit;
 }
 
+/// Stores the sum of `value` over the block's threads in
+/// partials[linear block index], in a fixed order (the same result on every
+/// run). Every thread of the block must call it: on GPUs it has a barrier,
+/// and the shuffles assume whole warps (the generator emits it only for
+/// blocks of a multiple of 64 threads). On the host the block's threads run
+/// in sequence, so each adds its value in turn.
+STENCIL_DEVICE_INLINE void block_sum(double value, double *partials) {
+  const unsigned thread =
+      threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned block =
+      blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+#if defined(STENCIL_BACKEND_HIP) || defined(STENCIL_BACKEND_CUDA)
+#if defined(STENCIL_BACKEND_HIP)
+  constexpr unsigned kWarp = 64;
+  for (unsigned offset = kWarp / 2; offset > 0; offset /= 2)
+    value += __shfl_down(value, offset, kWarp);
+#else
+  constexpr unsigned kWarp = 32;
+  for (unsigned offset = kWarp / 2; offset > 0; offset /= 2)
+    value += __shfl_down_sync(0xffffffffu, value, offset);
+#endif
+  __shared__ double warp_sums[1024 / kWarp];
+  if (thread % kWarp == 0)
+    warp_sums[thread / kWarp] = value;
+  __syncthreads();
+  if (thread == 0) {
+    const unsigned warps =
+        (blockDim.x * blockDim.y * blockDim.z + kWarp - 1) / kWarp;
+    double sum = 0.0;
+    for (unsigned w = 0; w < warps; ++w)
+      sum += warp_sums[w];
+    partials[block] = sum;
+  }
+#else
+  partials[block] = thread == 0 ? value : partials[block] + value;
+#endif
+}
+
 /// The status of the launch just made, naming the kernel on failure.
 inline Status launch_status(const char *kernel) {
 #if defined(STENCIL_BACKEND_HIP)
