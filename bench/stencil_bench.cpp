@@ -206,8 +206,10 @@ struct Bench {
   Field in, out;
   std::vector<std::unique_ptr<Field>> sites;
 
-  explicit Bench(const KernelInfo &info, const std::vector<int> &n) {
-    CHECK(stencil::StencilOperator::create(info, n.data(), A));
+  Bench(const KernelInfo &info, const std::vector<int> &n,
+        stencil::StencilOperator::Kernels kernels =
+            stencil::StencilOperator::Kernels::AsGiven) {
+    CHECK(stencil::StencilOperator::create(info, n.data(), A, kernels));
     stencil::Random random(2026);
     CHECK(stencil::set_random_site_parameters(
         A, random,
@@ -308,6 +310,20 @@ int main(int argc, char **argv) {
     row.ms = tuned.applyMs(o.runs);
     row.gbs = row.bytes / (row.ms * 1e6);
     report(row);
+    {
+      // The variant the tuning cache chooses for this device and size, if
+      // one was compiled in (stencil/tuning.hpp).
+      Bench chosen(info, n, stencil::StencilOperator::Kernels::Tuned);
+      if (&chosen.A.info() != &info) {
+        Row t = row;
+        t.kernel = chosen.A.info().name;
+        t.role = "tuned";
+        t.ms = chosen.applyMs(o.runs);
+        t.gbs = t.bytes / (t.ms * 1e6);
+        report(t);
+        std::printf("  %s\n", chosen.A.kernel_choice().c_str());
+      }
+    }
     if (info.even_odd) {
       Row hop = row;
       hop.role = "hop e>o";
@@ -328,26 +344,38 @@ int main(int argc, char **argv) {
     const int size =
         std::max(8, static_cast<int>(std::lround(o.cgSize * o.scale)));
     const std::vector<int> n = {size, size, size};
-    Bench bench(*pair.tuned, n);
-    Field x;
-    CHECK(Field::create(bench.A.lattice(), x));
-    stencil::SolveOptions options;
-    options.tolerance = 1e-30; // never reached: time the iterations
-    options.max_iterations = o.cgIterations;
-    stencil::SolveReport solve;
-    CHECK(stencil::solve(bench.A, bench.in, x, options, solve));
-    Row row;
-    row.kernel = "CG (laplacian3d_f64)";
-    row.size = sizeText(n);
-    row.role = "iter";
-    row.ms = solve.seconds_per_iteration * 1e3;
-    row.bytes = solve.bytes_per_iteration;
-    row.gbs = solve.bandwidth_gbs;
-    report(row);
-    std::printf("  CG: %d iterations, %.1f MB per iteration (theoretical: "
-                "each operation's operands read once, results written "
-                "once)\n",
-                solve.iterations, solve.bytes_per_iteration / 1e6);
+    // The tuned kernels where the cache has them; unfused, then fused.
+    Bench bench(*pair.tuned, n, stencil::StencilOperator::Kernels::Tuned);
+    std::printf("  CG kernels: %s\n", bench.A.kernel_choice().c_str());
+    for (bool fused : {false, true}) {
+      Field x;
+      CHECK(Field::create(bench.A.lattice(), x));
+      stencil::SolveOptions options;
+      options.tolerance = 1e-30; // never reached: time the iterations
+      options.max_iterations = o.cgIterations;
+      options.fused = fused;
+      stencil::SolveReport solve;
+      CHECK(stencil::solve(bench.A, bench.in, x, options, solve));
+      if (solve.fused != fused)
+        CHECK(Status::failure("CG: the fused kernels are missing"));
+      Row row;
+      row.kernel = fused ? "CG fused (laplacian3d_f64)" : "CG (laplacian3d_f64)";
+      row.size = sizeText(n);
+      row.role = "iter";
+      row.ms = solve.seconds_per_iteration * 1e3;
+      row.bytes = solve.bytes_per_iteration;
+      row.gbs = solve.bandwidth_gbs;
+      report(row);
+      std::printf("  CG%s: %d iterations, %.1f MB per iteration, minimal "
+                  "%.1f MB (theoretical: each operation's operands read "
+                  "once, results written once); %.1f MB/iteration at the "
+                  "peak would take %.4f ms\n",
+                  fused ? " fused" : "", solve.iterations,
+                  solve.bytes_per_iteration / 1e6,
+                  solve.minimal_bytes_per_iteration / 1e6,
+                  solve.minimal_bytes_per_iteration / 1e6,
+                  solve.minimal_bytes_per_iteration / (peak.best() * 1e6));
+    }
   }
   if (!o.json.empty()) {
     writeJson(o.json, peak, rows);

@@ -35,6 +35,7 @@ function(build_and_run label prefix)
   step("${label}: run" "${dir}/poisson2d")
   message(STATUS "${label}: generated at build time: ${generated}\n${last_output}")
   set(generated ${generated} PARENT_SCOPE)
+  set(last_output "${last_output}" PARENT_SCOPE)
 endfunction()
 
 step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}"
@@ -70,18 +71,49 @@ endif()
 # The tuner's two phases with the installed stencilc, on the host backend:
 # emit the variants, then build and run their timing program.
 step("tune: emit" "${WORK_DIR}/prefix/bin/stencilc" tune
-     "${example}/specs/poisson2d.yaml" --size 66,66 --max-variants 4
+     "${example}/specs/poisson2d.yaml" --size 65,65 --max-variants 4
      -o "${WORK_DIR}/tune")
 step("tune: configure" ${CMAKE_COMMAND} -S "${WORK_DIR}/tune"
      -B "${WORK_DIR}/tune/build" -G Ninja "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix"
      -DTUNE_PLATFORM=host)
 step("tune: build" ${CMAKE_COMMAND} --build "${WORK_DIR}/tune/build")
+set(cache "${WORK_DIR}/tune/tunecache.tsv")
 step("tune: time" "${WORK_DIR}/tune/build/tune_poisson2d" --runs 3
-     --json "${WORK_DIR}/tune/timings.json")
+     --json "${WORK_DIR}/tune/timings.json" --cache "${cache}")
 if(NOT last_output MATCHES "best: poisson2d_t00[0-3]")
   message(FATAL_ERROR "the timing program named no best variant:\n${last_output}")
 endif()
 message(STATUS "${last_output}")
+# The cache, read by the generator (variants compiled in) and the runtime
+# (the example's 65 x 65 operator runs the tuned kernels, 129 x 129 its own).
+file(STRINGS "${cache}" entries REGEX "^poisson2d\t")
+list(LENGTH entries count)
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "the tuning cache holds ${count} entries for poisson2d")
+endif()
+build_and_run(tuned "${WORK_DIR}/prefix" "-DPOISSON_TUNE_CACHE=${cache}")
+if(NOT last_output MATCHES "65 x 65: kernels: tuned: block=[^\n]*compiled-in"
+   OR NOT last_output MATCHES "129 x 129: kernels: the spec's own options: [^\n]*no tuning-cache entry")
+  message(FATAL_ERROR "the tuned example did not choose as the cache says:\n${last_output}")
+endif()
+# At run time: STENCILC_TUNING=off, and STENCILC_TUNE_CACHE naming a variant
+# this build lacks (an error that says to regenerate).
+step("tuned: STENCILC_TUNING=off" ${CMAKE_COMMAND} -E env STENCILC_TUNING=off
+     "${WORK_DIR}/tuned/poisson2d")
+if(NOT last_output MATCHES "65 x 65: kernels: the spec's own options: [^\n]*STENCILC_TUNING=off")
+  message(FATAL_ERROR "STENCILC_TUNING=off was not obeyed:\n${last_output}")
+endif()
+list(GET entries 0 entry)
+string(REGEX REPLACE "block=[0-9x]+" "block=16x2" other "${entry}")
+file(WRITE "${WORK_DIR}/tune/other.tsv" "${other}\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env
+                "STENCILC_TUNE_CACHE=${WORK_DIR}/tune/other.tsv"
+                "${WORK_DIR}/tuned/poisson2d"
+                RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+if(status EQUAL 0 OR NOT output MATCHES "other.tsv:1: the tuning cache chooses 'block=16x2;[^\n]*regenerate its code with `stencilc generate --tune-cache")
+  message(FATAL_ERROR "a cache naming a missing variant was not refused (${status}):\n${output}")
+endif()
+message(STATUS "tuned: a cache naming a missing variant is refused: ok")
 
 build_and_run(pregenerated "${WORK_DIR}/prefix" -DSTENCILC_USE_PREGENERATED=ON)
 if(generated)

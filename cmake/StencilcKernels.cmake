@@ -3,8 +3,10 @@
 #     [PLATFORM host|nvidia|amd]     default: host (nvidia: the project enables
 #                                    CUDA; amd: CMAKE_CXX_COMPILER=hipcc)
 #     [OUTPUT_DIR <dir>]             default: <binary dir>/stencilc/<target>
-#     [PREGENERATED_DIR <dir>])      compile <dir>/NAME.hip instead of
+#     [PREGENERATED_DIR <dir>]       compile <dir>/NAME.hip instead of
 #                                    generating (no generator needed)
+#     [TUNE_CACHE <file.tsv>])       compile the variants this tuning cache
+#                                    records (stencilc tune) into the kernels
 #
 # Generates NAME.hip, NAME.hpp and NAME.json for each spec at build time and
 # compiles the kernels into the static library <target>, which carries the
@@ -135,8 +137,17 @@ function(stencilc_set_device_language)
 endfunction()
 
 function(stencilc_add_kernels target)
-  cmake_parse_arguments(ARG "" "PLATFORM;OUTPUT_DIR;PREGENERATED_DIR" "SPECS"
-                        ${ARGN})
+  cmake_parse_arguments(ARG "" "PLATFORM;OUTPUT_DIR;PREGENERATED_DIR;TUNE_CACHE"
+                        "SPECS" ${ARGN})
+  set(tune_args "")
+  if(ARG_TUNE_CACHE)
+    get_filename_component(ARG_TUNE_CACHE "${ARG_TUNE_CACHE}" ABSOLUTE)
+    if(NOT EXISTS "${ARG_TUNE_CACHE}")
+      message(FATAL_ERROR "stencilc_add_kernels(${target}): TUNE_CACHE "
+                          "${ARG_TUNE_CACHE} does not exist")
+    endif()
+    set(tune_args --tune-cache "${ARG_TUNE_CACHE}")
+  endif()
   if(NOT ARG_SPECS)
     message(FATAL_ERROR "stencilc_add_kernels(${target}): no SPECS given")
   endif()
@@ -188,14 +199,19 @@ function(stencilc_add_kernels target)
         OUTPUT "${stamp}"
         BYPRODUCTS "${dir}/${name}.hip" "${dir}/${name}.hpp" "${dir}/${name}.json"
         COMMAND $<TARGET_FILE:${tool}> generate --quiet
-                --expect-name=${name} -o "${dir}" "${spec}"
+                --expect-name=${name} ${tune_args} -o "${dir}" "${spec}"
         COMMAND ${CMAKE_COMMAND} -E touch "${stamp}"
-        DEPENDS "${spec}" $<TARGET_FILE:${tool}>
+        DEPENDS "${spec}" $<TARGET_FILE:${tool}> ${ARG_TUNE_CACHE}
         COMMENT "stencilc: generating ${name} from ${spec}"
         VERBATIM)
       list(APPEND sources "${stamp}")
       set_source_files_properties("${dir}/${name}.hip" PROPERTIES GENERATED TRUE)
     else()
+      if(ARG_TUNE_CACHE)
+        message(STATUS "stencilc_add_kernels(${target}): TUNE_CACHE not "
+                       "applied to ${name}: its pregenerated sources carry "
+                       "the variants of the cache they were generated with")
+      endif()
       set(dir "${ARG_PREGENERATED_DIR}")
       if(NOT EXISTS "${dir}/${name}.hip")
         message(FATAL_ERROR "stencilc_add_kernels(${target}): no generator "

@@ -97,7 +97,8 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "none", 22, 16,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, nullptr};
+      nullptr, nullptr, "14b93d98873f701e",
+      "block=256x1x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr};
   return value;
 }
 

@@ -160,7 +160,8 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr};
+      &even_odd_kernels, nullptr, "826e51018180f32c",
+      "block=32x4x1x1; tile=x1; order=spec; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 0, nullptr};
   return value;
 }
 

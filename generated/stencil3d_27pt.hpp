@@ -105,7 +105,8 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 13,
       true, "cg", 36, 8,
       53, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic};
+      nullptr, &apply_dot_generic, "f07456a73b7821cc",
+      "block=64x4x1; tile=z2; order=ascending; stores=nontemporal; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr};
   return value;
 }
 

@@ -96,5 +96,5 @@ awk '
   /^  bandwidth/      { if (bw == "") bw = $2 }
   /^  solution error/ { printf "  %-30s %-5s %-12s %-5s %-7s %6s it %8s ms/it %7s GB/s  err %s%s\n", cmd, backend, size, method, pre, iters, per, bw, $3, timed first }
   /compared with/     { print "  host vs GPU, " cmd " " size ":" substr($0, index($0, ":") + 1) }
-  cmd == "stencil_bench" && / apply | hop e>o | iter / { print "  bench " $0 }
+  cmd == "stencil_bench" && / apply | hop e>o | iter | tuned / { print "  bench " $0 }
 ' "$log"

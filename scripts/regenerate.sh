@@ -8,7 +8,9 @@ build=${BUILD_DIR:-$root/build}
 cmake --build "$build" --target stencilc
 cd "$root"
 find generated -maxdepth 1 -type f ! -name README.md -delete
-"$build/generator/stencilc" generate --quiet -o generated specs/*.yaml
+# With the variants the tuning cache records (stencilc tune, on the GPUs it
+# names), which the runtime picks by device and size.
+"$build/generator/stencilc" generate --quiet --tune-cache tuning/tunecache.tsv -o generated specs/*.yaml
 echo "generated/ now holds $(ls generated | grep -vc README.md) files for $(ls specs/*.yaml | wc -l) specs"
 # The benchmark's naive baselines (no tile, loads as written) of specs/.
 find bench/generated -maxdepth 1 -type f -delete 2>/dev/null || true

@@ -98,7 +98,8 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       false, "cgnr", 7, 16,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, nullptr};
+      nullptr, nullptr, "1cf7423f8783c6cb",
+      "block=64x4x1; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr};
   return value;
 }
 

@@ -108,7 +108,8 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "cg", 7, 24,
       15, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic};
+      nullptr, &apply_dot_generic, "b0da08c63c2e41bc",
+      "block=64x4x1; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr};
   return value;
 }
 

@@ -106,7 +106,8 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic};
+      nullptr, &apply_dot_generic, "e837c0bb0df386b7",
+      "block=32x4x2x1; tile=x1; order=as-written; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1", 0, nullptr};
   return value;
 }
 

@@ -48,6 +48,8 @@ Result solveOn(int n) {
   stencil::StencilOperator A;
   CHECK(stencil::StencilOperator::create(stencilc_kernels::poisson2d::info(),
                                          extents, A));
+  std::printf("  %d x %d: kernels: %s\n", n + 2, n + 2,
+              A.kernel_choice().c_str());
   CHECK(A.set_parameter("inv_h2", 1.0 / (h * h)));
   stencil::Field b, x;
   CHECK(stencil::Field::create(A.lattice(), b));

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "emit/Emit.h"
+#include "tune/TuningCache.h"
 
 #include "emit/EmitText.h"
 #include "emit/Hopping.h"
@@ -632,8 +633,59 @@ std::string manifest(const StencilModel &model,
 
 } // namespace
 
+namespace {
+
+/// The KernelInfo table of tuned choices and the variants' code.
+struct TunedText {
+  std::string headers, kernels, table, reference = "0, nullptr";
+};
+
+TunedText tunedText(const StencilModel &model, const TunedKernels &tuned) {
+  TunedText text;
+  for (const TunedVariant &v : tuned.variants) {
+    text.headers += "\n// Tuned variant " + v.model.name + " (" +
+                    tuningOptionsText(v.model) + ").\n" + v.files.header;
+    // Its header is already part of this stencil's header.
+    std::string kernels = v.files.kernels;
+    std::string include = "#include \"" + v.model.name + ".hpp\"\n";
+    size_t at = kernels.find(include);
+    if (at != std::string::npos)
+      kernels.erase(at, include.size());
+    text.kernels += "\n" + kernels;
+  }
+  if (tuned.choices.empty())
+    return text;
+  std::vector<std::string> rows;
+  for (const TunedChoice &c : tuned.choices) {
+    std::vector<std::string> extents;
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      extents.push_back(std::to_string(
+          axis < static_cast<int>(c.extents.size()) ? c.extents[axis] : 1));
+    std::string device;
+    for (char ch : c.device)
+      device += ch == '"' || ch == '\\' ? std::string("\\") + ch
+                                          : std::string(1, ch);
+    rows.push_back("{\"" + device + "\", " + listOf(extents) + ", &" +
+                   (c.variant < 0
+                        ? std::string("info")
+                        : "stencilc_kernels::" +
+                              tuned.variants[c.variant].model.name + "::info") +
+                   ", " + shortestNumberText(c.gbs) + "}");
+  }
+  text.table = "// From the tuning cache: device, extents, kernels, GB/s "
+               "when tuned.\nstatic const stencil::TunedChoice tuned[] = {\n    " +
+               join(rows, ",\n    ") + "};";
+  text.reference = std::to_string(rows.size()) + ", tuned";
+  (void)model;
+  return text;
+}
+
+} // namespace
+
 Expected<EmittedStencil> emitStencil(const StencilModel &model,
-                                     const std::vector<KernelPlan> &plans) {
+                                     const std::vector<KernelPlan> &plans,
+                                     const TunedKernels &tuned) {
+  const TunedText tunedCode = tunedText(model, tuned);
   const KernelPlan &applyPlan = *findPlan(plans, KernelRole::Apply);
   const KernelPlan *adjointPlan = findPlan(plans, KernelRole::Adjoint);
   std::vector<std::string> kernelTexts;
@@ -872,6 +924,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   kernelValues.insert({
       {"kernels", join(kernelTexts, "\n\n")},
       {"launchers", join(launchers, "\n\n")},
+      {"tuned_kernels", tunedCode.kernels},
   });
   TemplateValues headerValues = common;
   headerValues.insert({
@@ -916,6 +969,11 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
       {"dot_api", dotApi},
+      {"tuned_headers", tunedCode.headers},
+      {"tuned_table", tunedCode.table},
+      {"tuned_ref", tunedCode.reference},
+      {"fingerprint", stencilFingerprint(model)},
+      {"tuning_options", tuningOptionsText(model)},
       {"apply_dot_ref", fusedDot ? "&apply_dot_generic" : "nullptr"},
       {"hopping_api", hopping.api},
       {"even_odd_table", hopping.table},

@@ -21,10 +21,30 @@ struct EmittedStencil {
   std::string manifest; ///< NAME.json
 };
 
-/// Renders the three files from the model and planKernels(model). Deterministic: the same model and plan give the
+/// Kernel variants from the tuning cache (tune/TuningCache.h), compiled
+/// into the stencil's files beside its own kernels, and which of them the
+/// runtime picks for which device and extents.
+struct TunedVariant {
+  StencilModel model; ///< named NAME_tunedK
+  EmittedStencil files;
+};
+struct TunedChoice {
+  std::string device;
+  std::vector<int> extents;
+  int variant = -1; ///< index into variants; -1: the spec's own options
+  double gbs = 0.0; ///< measured when tuned
+};
+struct TunedKernels {
+  std::vector<TunedVariant> variants;
+  std::vector<TunedChoice> choices;
+};
+
+/// Renders the three files from the model and planKernels(model), with the
+/// tuned variants if any. Deterministic: the same model and plan give the
 /// same bytes, with no timestamps and no paths beyond the spec's file name.
 llvm::Expected<EmittedStencil>
-emitStencil(const StencilModel &model, const std::vector<KernelPlan> &plans);
+emitStencil(const StencilModel &model, const std::vector<KernelPlan> &plans,
+            const TunedKernels &tuned = TunedKernels());
 
 /// Writes NAME.hip, NAME.hpp and NAME.json into `directory` (created if
 /// needed). Files whose contents are unchanged are left untouched, so that

@@ -132,6 +132,13 @@ cl::opt<bool> naive(
              "order written, name NAME_naive (for benchmarks)"),
     cl::sub(generateCommand), cl::cat(category));
 
+cl::opt<std::string> tuneCachePath(
+    "tune-cache",
+    cl::desc("Compile the variants this tuning cache records for each spec "
+             "(written by `stencilc tune`'s timing program) into its code; "
+             "the runtime picks them by device and extents"),
+    cl::value_desc("file.tsv"), cl::sub(generateCommand), cl::cat(category));
+
 cl::opt<std::string> expectedName(
     "expect-name",
     cl::desc("Fail unless the spec's name is this (build systems derive "
@@ -208,6 +215,17 @@ int runPlan() {
 
 int runGenerate() {
   int status = 0;
+  std::vector<TuningCacheEntry> cache;
+  if (!tuneCachePath.empty()) {
+    Expected<std::vector<TuningCacheEntry>> entries =
+        readTuningCache(tuneCachePath);
+    if (!entries) {
+      WithColor::error(errs(), "stencilc") << toString(entries.takeError())
+                                           << "\n";
+      return 1;
+    }
+    cache = std::move(*entries);
+  }
   for (const std::string &path : specPaths) {
     SourceMgr sourceMgr;
     std::optional<StencilModel> model = loadModel(path, sourceMgr);
@@ -226,7 +244,19 @@ int runGenerate() {
     if (naive)
       model = naiveModel(*model);
     std::vector<KernelPlan> plans = planKernels(*model);
-    Expected<EmittedStencil> files = emitStencil(*model, plans);
+    TunedKernels tuned;
+    if (!naive && !cache.empty()) {
+      Expected<TunedKernels> found =
+          tunedKernels(*model, cache, tuneCachePath, errs());
+      if (!found) {
+        WithColor::error(errs(), "stencilc") << toString(found.takeError())
+                                             << "\n";
+        status = 1;
+        continue;
+      }
+      tuned = std::move(*found);
+    }
+    Expected<EmittedStencil> files = emitStencil(*model, plans, tuned);
     if (!files) {
       WithColor::error(errs(), "stencilc")
           << path << ": " << toString(files.takeError()) << "\n";
@@ -239,8 +269,21 @@ int runGenerate() {
       status = 1;
       continue;
     }
-    if (!quiet)
+    if (!quiet) {
       printSummary(*model, plans, outputDirectory);
+      for (const TunedChoice &c : tuned.choices) {
+        std::string extents;
+        for (size_t i = 0; i < c.extents.size(); ++i)
+          extents += (i ? "x" : "") + std::to_string(c.extents[i]);
+        outs() << "  tuned for " << c.device << " at " << extents << ": "
+               << (c.variant < 0 ? model->name + " (the spec's own options)"
+                                 : tuned.variants[c.variant].model.name + " (" +
+                                       tuningOptionsText(
+                                           tuned.variants[c.variant].model) +
+                                       ")")
+               << "\n";
+      }
+    }
   }
   return status;
 }
@@ -357,7 +400,11 @@ int runTune() {
     WithColor::error(errs(), "stencilc") << "--max-variants must be positive\n";
     return 1;
   }
-  std::vector<Variant> variants = tuningVariants(*model, tuneLimit);
+  std::vector<Variant> variants =
+      tuningVariants(*model, std::numeric_limits<int>::max());
+  const size_t space = variants.size();
+  if (space > static_cast<size_t>(tuneLimit))
+    variants.resize(tuneLimit);
   if (Error error =
           writeTuningDirectory(*model, variants, extents, tuneOutput)) {
     WithColor::error(errs(), "stencilc") << toString(std::move(error)) << "\n";
@@ -365,13 +412,21 @@ int runTune() {
   }
   outs() << "stencilc: " << variants.size() << " variants of " << model->name
          << " (" << variants.front().summary << " first: the spec's own) in "
-         << tuneOutput << "\n"
+         << tuneOutput << "\n";
+  if (variants.size() < space)
+    outs() << "  the first " << variants.size() << " of " << space
+           << " in the search order (layout, block, tile, load order, "
+              "stores, launch bounds); --max-variants "
+           << space << " emits all\n";
+  outs()
          << "  on the GPU machine, with stencilc's runtime installed (no LLVM "
             "needed):\n"
          << "    cmake -S " << tuneOutput << " -B " << tuneOutput
          << "/build -DCMAKE_PREFIX_PATH=<prefix> -DTUNE_PLATFORM=nvidia\n"
          << "    cmake --build " << tuneOutput << "/build && " << tuneOutput
-         << "/build/tune_" << model->name << " --json timings.json\n";
+         << "/build/tune_" << model->name
+         << " --json timings.json --cache tunecache.tsv\n"
+         << "  then, here: stencilc generate --tune-cache tunecache.tsv ...\n";
   return 0;
 }
 

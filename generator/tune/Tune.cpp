@@ -2,9 +2,11 @@
 #include "tune/Tune.h"
 
 #include "emit/Emit.h"
+#include "emit/EmitText.h"
 #include "emit/TemplateEngine.h"
 #include "plan/Plan.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -29,11 +31,20 @@ std::string blockText(const StencilModel &m) {
 
 std::string summaryOf(const StencilModel &m) {
   const KernelOptions &k = m.kernel;
-  return "block " + blockText(m) + ", tile " + axisName(k.tileAxis) + " x " +
-         std::to_string(k.tileFactor) + ", " +
-         (k.loadOrder == LoadOrder::Explicit ? "'" + k.loadOrderText + "'"
-                                             : loadOrderName(k.loadOrder)) +
-         ", " + (k.nontemporalStore ? "non-temporal" : "regular") + " stores";
+  std::string text =
+      "block " + blockText(m) + ", tile " + axisName(k.tileAxis) + " x " +
+      std::to_string(k.tileFactor) + ", " +
+      (k.loadOrder == LoadOrder::Explicit ? "'" + k.loadOrderText + "'"
+                                          : loadOrderName(k.loadOrder)) +
+      ", " + (k.nontemporalStore ? "non-temporal" : "regular") + " stores";
+  if (k.launchBounds)
+    text += ", launch bounds " + std::to_string(k.launchBounds);
+  if (m.components > 1) {
+    text += ", " + orderDescription(m.layout);
+    if (k.vectorWidth > 1)
+      text += ", vector width " + std::to_string(k.vectorWidth);
+  }
+  return text;
 }
 
 /// Candidate block shapes (threads per axis) for a grid of `dims` axes.
@@ -84,25 +95,110 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit) {
     variants.push_back({std::move(m), summary});
   };
   add(model); // the spec's own choice first
+  // Tiles: vector fields keep a tile's accumulators in registers, 2 x the
+  // components per tile site, so they stop at 2.
   std::vector<std::pair<int, int>> tiles = {{0, 1}};
+  const std::vector<int> factors =
+      model.components > 1 ? std::vector<int>{2} : std::vector<int>{2, 4, 8};
   if (!model.layout.evenOdd)
     for (int axis = model.dims > 1 ? 1 : 0; axis < model.dims; ++axis)
-      for (int factor : {2, 4})
+      for (int factor : factors)
         tiles.push_back({axis, factor});
-  for (const auto &block : blockShapes(model.dims))
-    for (auto [axis, factor] : tiles)
-      for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
-        for (bool nontemporal : {false, true}) {
-          StencilModel m = model;
-          m.kernel.block = block;
-          m.kernel.launchBounds = 0;
-          m.kernel.tileAxis = axis;
-          m.kernel.tileFactor = factor;
-          setLoadOrder(m.kernel, order);
-          m.kernel.nontemporalStore = nontemporal;
-          add(std::move(m));
-        }
+  // Layouts and vector widths, for vector fields stored without subdomains.
+  std::vector<std::pair<FieldLayout, int>> layouts = {
+      {model.layout, model.kernel.vectorWidth}};
+  if (model.components > 1 && !model.layout.hasSubdomains() &&
+      !model.layout.evenOdd) {
+    FieldLayout l = model.layout;
+    for (auto [order, block] :
+         {std::pair{LayoutOrder::SiteMajor, 1},
+          std::pair{LayoutOrder::ComponentMajor, 1},
+          std::pair{LayoutOrder::Blocked, 32}}) {
+      l.order = order;
+      l.block = block;
+      layouts.push_back({l, 1});
+      if (order == LayoutOrder::SiteMajor)
+        for (int width : {2, 4})
+          if (model.components % width == 0 &&
+              width * model.elementBytes() <= 16)
+            layouts.push_back({l, width});
+    }
+  }
+  // Most influential first, so that --max-variants keeps what matters.
+  for (const auto &[layout, width] : layouts)
+    for (const auto &block : blockShapes(model.dims))
+      for (auto [axis, factor] : tiles)
+        for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
+          for (bool nontemporal : {false, true})
+            for (bool bounded : {false, true}) {
+              StencilModel m = model;
+              m.layout = layout;
+              m.kernel.vectorWidth = width;
+              m.kernel.block = block;
+              m.kernel.launchBounds =
+                  bounded ? m.kernel.threadsPerBlock() : 0;
+              m.kernel.tileAxis = axis;
+              m.kernel.tileFactor = factor;
+              setLoadOrder(m.kernel, order);
+              m.kernel.nontemporalStore = nontemporal;
+              add(std::move(m));
+            }
   return variants;
+}
+
+Expected<TunedKernels>
+tunedKernels(const StencilModel &model,
+             const std::vector<TuningCacheEntry> &entries, StringRef cachePath,
+             raw_ostream &warnings) {
+  TunedKernels tuned;
+  const std::string fingerprint = stencilFingerprint(model);
+  const std::string own = tuningOptionsText(model);
+  std::vector<std::string> variantOptions;
+  for (const TuningCacheEntry &entry : entries) {
+    if (entry.spec != model.name)
+      continue;
+    if (entry.fingerprint != fingerprint) {
+      warnings << cachePath << ":" << entry.line << ": warning: entry for "
+               << model.name << " was recorded for another version of the "
+               << "stencil (fingerprint " << entry.fingerprint << ", now "
+               << fingerprint << "); ignored: tune it again\n";
+      continue;
+    }
+    if (static_cast<int>(entry.extents.size()) != model.dims)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s:%u: %zu extents for the %d-D %s",
+                               cachePath.str().c_str(), entry.line,
+                               entry.extents.size(), model.dims,
+                               model.name.c_str());
+    TunedChoice choice{entry.device, entry.extents, -1, entry.gbs};
+    // A later entry for the same device and extents replaces an earlier one.
+    llvm::erase_if(tuned.choices, [&](const TunedChoice &c) {
+      return c.device == choice.device && c.extents == choice.extents;
+    });
+    Expected<StencilModel> variant = withTuningOptions(model, entry.options);
+    if (!variant)
+      return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
+                               cachePath.str().c_str(), entry.line,
+                               toString(variant.takeError()).c_str());
+    const std::string options = tuningOptionsText(*variant);
+    if (options != own) {
+      auto at = llvm::find(variantOptions, options);
+      choice.variant = static_cast<int>(at - variantOptions.begin());
+      if (at == variantOptions.end()) {
+        variantOptions.push_back(options);
+        variant->name = model.name + "_tuned" + std::to_string(choice.variant);
+        Expected<EmittedStencil> files =
+            emitStencil(*variant, planKernels(*variant));
+        if (!files)
+          return files.takeError();
+        tuned.variants.push_back({std::move(*variant), std::move(*files)});
+      }
+    }
+    tuned.choices.push_back(std::move(choice));
+  }
+  // Variants no remaining choice uses would be dead code; entries are few,
+  // so the simple answer is to keep them (a replaced entry's variant).
+  return tuned;
 }
 
 Error writeTuningDirectory(const StencilModel &model,

@@ -14,9 +14,12 @@
 #define STENCILC_TUNE_TUNE_H
 
 #include "check/Model.h"
+#include "emit/Emit.h"
+#include "tune/TuningCache.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <vector>
 
@@ -36,6 +39,16 @@ StencilModel naiveModel(const StencilModel &model);
 /// the candidate block shapes, tiles, load orders and store kinds that the
 /// model allows (no tiles for even/odd storage), at most `limit` of them.
 std::vector<Variant> tuningVariants(const StencilModel &model, int limit);
+
+/// The variants that `entries` (a tuning cache, read from `cachePath`)
+/// record for `model`, emitted, with the table of which runs where.
+/// Entries for another version of the stencil (other fingerprint) are
+/// skipped with a warning on `warnings`; entries whose options the model
+/// cannot take are errors naming the cache line.
+llvm::Expected<TunedKernels>
+tunedKernels(const StencilModel &model,
+             const std::vector<TuningCacheEntry> &entries,
+             llvm::StringRef cachePath, llvm::raw_ostream &warnings);
 
 /// Writes the variants' generated sources, the timing program and its
 /// CMakeLists.txt into `directory`.

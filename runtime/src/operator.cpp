@@ -3,16 +3,22 @@
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 #include "stencil/symbol.hpp"
+#include "stencil/tuning.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace stencil {
 
-Status StencilOperator::create(const KernelInfo &info, const int *extents,
-                               StencilOperator &out) {
+Status StencilOperator::create(const KernelInfo &spec, const int *extents,
+                               StencilOperator &out, Kernels kernels) {
+  KernelSelection selection{&spec, "the kernels given"};
+  if (kernels == Kernels::Tuned)
+    STENCIL_TRY(select_kernels(spec, extents, device_name(), selection));
+  const KernelInfo &info = *selection.info;
   StencilOperator op;
   op.info_ = &info;
+  op.choice_ = selection.description;
   for (int axis = 0; axis < info.shape.dims; ++axis)
     op.extents_[axis] = extents[axis];
   LaunchConfig config;

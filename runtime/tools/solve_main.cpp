@@ -243,6 +243,7 @@ int main(int argc, char **argv) {
   std::printf("solve_%s: %s on %s\n", info.name,
               stencil::backend_name().c_str(),
               stencil::device_name().c_str());
+  std::printf("  kernels             %s\n", A.kernel_choice().c_str());
   std::printf("  lattice             %s, %lld unknowns\n",
               lattice.describe().c_str(),
               static_cast<long long>(lattice.interior_sites()) *

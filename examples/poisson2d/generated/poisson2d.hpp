@@ -104,7 +104,8 @@ inline const stencil::KernelInfo &info() {
       param_defaults, param_is_site, 0,
       true, "cg", 8, 16,
       9, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic};
+      nullptr, &apply_dot_generic, "37978afbc20bccde",
+      "block=64x4; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr};
   return value;
 }
 

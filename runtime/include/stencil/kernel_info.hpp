@@ -53,6 +53,18 @@ struct EvenOddKernels {
   int flops_per_site; ///< kHop
 };
 
+struct KernelInfo;
+
+/// A tuning-cache entry compiled into a stencil's code: on `device` (the
+/// name stencil::device_name() gives) with these extents, run `info()`'s
+/// kernels (stencil/tuning.hpp).
+struct TunedChoice {
+  const char *device;
+  int extents[kMaxDims];
+  const KernelInfo &(*info)();
+  double gb_s; ///< measured when tuned
+};
+
 struct KernelInfo {
   const char *name;
   const char *spec_file;
@@ -85,6 +97,14 @@ struct KernelInfo {
   /// cg, its storage is not even/odd and its block is a multiple of 64
   /// threads).
   GenericApplyDot apply_dot;
+  /// What the stencil computes, hashed: tuning-cache entries apply only to
+  /// stencils with the fingerprint they were recorded for.
+  const char *fingerprint;
+  /// The kernel options and layout, as the tuning cache writes them.
+  const char *tuning_options;
+  /// The variants `stencilc generate --tune-cache` compiled in.
+  int num_tuned;
+  const TunedChoice *tuned;
 };
 
 } // namespace stencil

@@ -22,10 +22,17 @@ namespace stencil {
 /// unless they carry boundary values on purpose (see README).
 class StencilOperator {
 public:
+  /// Which of a stencil's compiled kernels to run: the one the tuning
+  /// cache chooses for this device and these extents (stencil/tuning.hpp),
+  /// or exactly the one given.
+  enum class Kernels { Tuned, AsGiven };
   static Status create(const KernelInfo &info, const int *extents,
-                       StencilOperator &out);
+                       StencilOperator &out, Kernels kernels = Kernels::Tuned);
 
+  /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
+  /// Which kernels run and why, for reports.
+  const std::string &kernel_choice() const { return choice_; }
   const Lattice &lattice() const { return lattice_; }
   /// The lattice of a site parameter's array: one value per site.
   Lattice site_lattice() const;
@@ -79,6 +86,7 @@ private:
   Status gather_parameters(std::vector<const void *> &fields) const;
 
   const KernelInfo *info_ = nullptr;
+  std::string choice_;
   Lattice lattice_;
   int extents_[kMaxDims] = {1, 1, 1, 1};
   std::vector<double> values_;

@@ -1,0 +1,220 @@
+//===- TuningCache.cpp - The tuning cache: best kernel options per device -===//
+#include "tune/TuningCache.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace llvm;
+
+namespace stencilc {
+
+std::string stencilFingerprint(const StencilModel &model) {
+  std::string text = std::to_string(model.dims) + "|" +
+                     boundaryName(model.boundary) + "|" +
+                     precisionName(model.precision) + "|" +
+                     std::to_string(model.components) + "|" +
+                     (model.layout.evenOdd ? "eo" : "whole");
+  for (const Parameter &p : model.parameters)
+    text += "|p:" + p.name + (p.site ? ":site" : "");
+  for (const Tap &tap : model.taps) {
+    text += "|t:" + formatOffset(tap.offset, model.dims) + "=" +
+            shortestNumberText(tap.coefficient.constant);
+    for (const auto &[index, factor] : tap.coefficient.terms)
+      text += "+" + shortestNumberText(factor) + "*" +
+              model.parameters[index].name;
+  }
+  return utohexstr(xxHash64(text), /*LowerCase=*/true, /*Width=*/16);
+}
+
+namespace {
+
+std::string layoutText(const FieldLayout &l) {
+  switch (l.order) {
+  case LayoutOrder::SiteMajor:
+    return "aos";
+  case LayoutOrder::ComponentMajor:
+    return "soa";
+  case LayoutOrder::Blocked:
+    return "aosoa:" + std::to_string(l.block);
+  }
+  return "aos";
+}
+
+Error bad(StringRef item, const Twine &why) {
+  return createStringError(inconvertibleErrorCode(), "'%s': %s",
+                           item.str().c_str(), why.str().c_str());
+}
+
+bool parseInt(StringRef text, int &value) {
+  return !text.trim().getAsInteger(10, value);
+}
+
+} // namespace
+
+std::string tuningOptionsText(const StencilModel &model) {
+  const KernelOptions &k = model.kernel;
+  std::string block;
+  for (int axis = 0; axis < model.dims; ++axis)
+    block += (axis ? "x" : "") + std::to_string(k.block[axis]);
+  std::string order = k.loadOrder == LoadOrder::Explicit
+                          ? "spec"
+                          : loadOrderName(k.loadOrder);
+  return "block=" + block + "; tile=" + axisName(k.tileAxis) +
+         std::to_string(k.tileFactor) + "; order=" + order +
+         "; stores=" + (k.nontemporalStore ? "nontemporal" : "regular") +
+         "; launch_bounds=" + std::to_string(k.launchBounds) +
+         "; layout=" + layoutText(model.layout) +
+         "; vector_width=" + std::to_string(k.vectorWidth);
+}
+
+Expected<StencilModel> withTuningOptions(const StencilModel &model,
+                                         StringRef text) {
+  StencilModel m = model;
+  KernelOptions &k = m.kernel;
+  SmallVector<StringRef, 8> items;
+  text.split(items, ';', -1, /*KeepEmpty=*/false);
+  for (StringRef raw : items) {
+    StringRef item = raw.trim();
+    auto [key, value] = item.split('=');
+    key = key.trim();
+    value = value.trim();
+    if (key == "block") {
+      SmallVector<StringRef, 4> parts;
+      value.split(parts, 'x');
+      if (static_cast<int>(parts.size()) != model.dims)
+        return bad(item, "needs " + Twine(model.dims) + " block extents");
+      std::array<int, kMaxDims> block{1, 1, 1, 1};
+      long long threads = 1;
+      for (int axis = 0; axis < model.dims; ++axis) {
+        if (!parseInt(parts[axis], block[axis]) || block[axis] < 1)
+          return bad(item, "block extents must be positive integers");
+        threads *= block[axis];
+      }
+      if (threads > 1024)
+        return bad(item, "a block has at most 1024 threads, not " +
+                             Twine(threads));
+      k.block = block;
+    } else if (key == "tile") {
+      int factor = 0;
+      int axis = value.empty() ? -1 : StringRef("xyzt").find(value[0]);
+      if (axis < 0 || axis >= model.dims || !parseInt(value.drop_front(), factor) ||
+          factor < 1 || factor > 16)
+        return bad(item, "expected an axis of the " + Twine(model.dims) +
+                             "-D grid and a factor from 1 to 16, e.g. y4");
+      if (factor > 1 && model.layout.evenOdd)
+        return bad(item, "even/odd storage takes no tile");
+      k.tileAxis = axis;
+      k.tileFactor = factor;
+    } else if (key == "order") {
+      if (value == "ascending" || value == "as-written") {
+        k.loadOrder =
+            value == "ascending" ? LoadOrder::Ascending : LoadOrder::AsWritten;
+        k.loadOrderText.clear();
+        k.tapOrder.clear();
+      } else if (value != "spec" || model.kernel.loadOrder != LoadOrder::Explicit)
+        return bad(item, "expected ascending, as-written, or spec (the "
+                         "spec's explicit order)");
+    } else if (key == "stores") {
+      if (value != "regular" && value != "nontemporal")
+        return bad(item, "expected regular or nontemporal");
+      k.nontemporalStore = value == "nontemporal";
+    } else if (key == "launch_bounds") {
+      int bounds = 0;
+      if (!parseInt(value, bounds) || bounds < 0 || bounds > 1024)
+        return bad(item, "expected 0 (none) to 1024");
+      k.launchBounds = bounds;
+    } else if (key == "layout") {
+      FieldLayout &l = m.layout;
+      if (l.hasSubdomains())
+        return bad(item, "the spec stores subdomains; the cache cannot "
+                         "change its layout");
+      if (value == "aos") {
+        l.order = LayoutOrder::SiteMajor;
+        l.block = 1;
+      } else if (value == "soa") {
+        l.order = LayoutOrder::ComponentMajor;
+        l.block = 1;
+      } else if (value.consume_front("aosoa:") && parseInt(value, l.block) &&
+                 l.block >= 1 && l.block <= 1024) {
+        l.order = LayoutOrder::Blocked;
+      } else {
+        return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
+      }
+    } else if (key == "vector_width") {
+      int width = 0;
+      if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
+        return bad(item, "expected 1, 2 or 4");
+      k.vectorWidth = width;
+    } else {
+      return bad(item, "unknown option (expected block, tile, order, stores, "
+                       "launch_bounds, layout, vector_width)");
+    }
+  }
+  if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
+    return bad(text, "launch_bounds " + Twine(k.launchBounds) +
+                         " is below the block's " +
+                         Twine(k.threadsPerBlock()) + " threads");
+  if (k.vectorWidth > 1 &&
+      (m.layout.order != LayoutOrder::SiteMajor ||
+       m.components % k.vectorWidth != 0 ||
+       k.vectorWidth * m.elementBytes() > 16))
+    return bad(text, "vector_width " + Twine(k.vectorWidth) +
+                         " needs the aos layout, a divisor of the " +
+                         Twine(m.components) +
+                         " components and at most 16 bytes per access");
+  return m;
+}
+
+Expected<std::vector<TuningCacheEntry>> readTuningCache(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFile(path);
+  if (!file)
+    return createStringError(file.getError(), "cannot read tuning cache '%s': %s",
+                             path.str().c_str(),
+                             file.getError().message().c_str());
+  std::vector<TuningCacheEntry> entries;
+  SmallVector<StringRef, 64> lines;
+  (*file)->getBuffer().split(lines, '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    StringRef line = lines[i].rtrim("\r");
+    if (line.trim().empty() || line.startswith("#"))
+      continue;
+    auto fail = [&](size_t column, const Twine &why) {
+      return createStringError(inconvertibleErrorCode(), "%s:%zu:%zu: %s",
+                               path.str().c_str(), i + 1, column + 1,
+                               why.str().c_str());
+    };
+    SmallVector<StringRef, 8> fields;
+    line.split(fields, '\t');
+    if (fields.size() != 7)
+      return fail(0, "expected 7 tab-separated fields (spec, fingerprint, "
+                     "device, extents, options, ms, GB/s), found " +
+                         Twine(fields.size()));
+    auto columnOf = [&](int f) { return fields[f].data() - line.data(); };
+    TuningCacheEntry e;
+    e.line = i + 1;
+    e.spec = fields[0].str();
+    e.fingerprint = fields[1].str();
+    e.device = fields[2].str();
+    e.options = fields[4].str();
+    SmallVector<StringRef, 4> extents;
+    fields[3].split(extents, 'x');
+    for (StringRef n : extents) {
+      int value = 0;
+      if (!parseInt(n, value) || value < 1)
+        return fail(columnOf(3), "extents must look like 64x64x64, not '" +
+                                     fields[3] + "'");
+      e.extents.push_back(value);
+    }
+    if (!to_float(fields[5].trim(), e.milliseconds) ||
+        !to_float(fields[6].trim(), e.gbs))
+      return fail(columnOf(5), "time and bandwidth must be numbers");
+    if (e.spec.empty() || e.fingerprint.size() != 16 || e.device.empty())
+      return fail(0, "needs a spec name, a 16-digit fingerprint and a device");
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+} // namespace stencilc

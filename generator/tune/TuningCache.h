@@ -1,0 +1,56 @@
+//===- TuningCache.h - The tuning cache: best kernel options per device -*- C++ -*-===//
+//
+// `stencilc tune`'s timing program records, per stencil, device and lattice
+// extents, the fastest kernel options in a tab-separated file (the way
+// QUDA's autotuner keeps tunecache.tsv). The generator reads it to compile
+// the recorded variants into the stencil's code; the runtime picks among
+// them by device and extents (stencil/tuning.hpp). One line per entry:
+//
+//   spec <TAB> fingerprint <TAB> device <TAB> NxNxN <TAB> options <TAB> ms <TAB> GB/s
+//
+// `fingerprint` hashes what the stencil computes (not how), so that entries
+// recorded for another version of the spec are not applied; `options` is
+// tuningOptionsText(), e.g. "block=256x1x1; tile=y4; order=ascending;
+// stores=regular; launch_bounds=0; layout=aos; vector_width=1".
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_TUNE_TUNINGCACHE_H
+#define STENCILC_TUNE_TUNINGCACHE_H
+
+#include "check/Model.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace stencilc {
+
+/// 16 hex digits over dims, boundary, precision, components, even/odd
+/// storage, parameters and taps: what a tuning result is valid for besides
+/// the kernel options themselves.
+std::string stencilFingerprint(const StencilModel &model);
+
+/// The kernel options and layout of `model` as one line of text.
+std::string tuningOptionsText(const StencilModel &model);
+
+/// `model` with the options of a tuningOptionsText() line; an error names
+/// the item that is malformed or that the model cannot take.
+llvm::Expected<StencilModel> withTuningOptions(const StencilModel &model,
+                                               llvm::StringRef text);
+
+struct TuningCacheEntry {
+  std::string spec, fingerprint, device, options;
+  std::vector<int> extents;
+  double milliseconds = 0.0, gbs = 0.0;
+  unsigned line = 0;
+};
+
+/// Parses a cache file; errors name path:line:column.
+llvm::Expected<std::vector<TuningCacheEntry>>
+readTuningCache(llvm::StringRef path);
+
+} // namespace stencilc
+
+#endif

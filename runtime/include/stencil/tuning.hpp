@@ -1,0 +1,41 @@
+// stencil/tuning.hpp - which kernels run: the spec's own, or a variant the
+// tuning cache recorded as fastest for this device and these extents.
+//
+// `stencilc tune` times variants of a stencil on a GPU and records the best
+// in a tuning cache (a tab-separated file, one line per stencil, device and
+// extents; see docs/performance.md). `stencilc generate --tune-cache FILE`
+// compiles the recorded variants into the stencil's code (KernelInfo::tuned).
+// StencilOperator::create then chooses, in this order:
+//   1. STENCILC_TUNING=off in the environment: the spec's own options;
+//   2. STENCILC_TUNE_CACHE=FILE: the file's last entry for this stencil (name
+//      and fingerprint), device and extents, which must name a variant that
+//      was compiled in (else an error says to regenerate);
+//   3. the compiled-in entry for exactly this device and these extents;
+//   4. otherwise the spec's own options.
+#ifndef STENCIL_TUNING_HPP
+#define STENCIL_TUNING_HPP
+
+#include "stencil/kernel_info.hpp"
+#include "stencil/types.hpp"
+
+#include <string>
+
+namespace stencil {
+
+struct KernelSelection {
+  const KernelInfo *info = nullptr; ///< the kernels to run
+  std::string description;          ///< which, and why, for reports
+};
+
+/// Chooses the kernels for `spec` on `device` with `extents` (dims
+/// entries), as above. Fails on an unreadable or malformed cache file, or
+/// one that names a variant this build does not have.
+Status select_kernels(const KernelInfo &spec, const int *extents,
+                      const std::string &device, KernelSelection &out);
+
+/// "64x64x64"
+std::string extents_text(const int *extents, int dims);
+
+} // namespace stencil
+
+#endif
