@@ -86,7 +86,7 @@ awk '
                         for (i = 3; i <= NF; ++i) if ($i == "--size") size = $(i+1);
                         timed = ($0 ~ /time-kernels/) ? " (per-kernel timing on)" : "" }
   /device-to-device copy|streaming copy kernel/ { print "  " $0 }
-  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s %-6s stencil apply %7s GB/s %5.1f%% of peak (%s ms for %s calls)\n", cmd, backend, size, sys, $7, (peak > 0 ? 100 * $7 / peak : 0), $5, $3 }
+  /^    stencil apply/  { if (cmd ~ /vec24/) printf "  %-30s %-5s %-12s %-6s stencil apply %7s GB/s %5.1f%% of peak (%s ms for %s calls)\n", cmd, backend, size, sys, $(NF-1), (peak > 0 ? 100 * $(NF-1) / peak : 0), $(NF-3), $(NF-5) }
   /^  method/         { sys = ($0 ~ /Schur/) ? "schur" : "A" }
   /even\/odd vs whole/ { print "  " cmd " " size ":" substr($0, index($0, "whole") + 5) }
   /^solve_.*: (host|cuda) on/ { backend = $2 }
