@@ -836,6 +836,16 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   Expected<StringRef> launcherTemplate = getTemplate("launcher.in");
   if (!launcherTemplate)
     return launcherTemplate.takeError();
+  // What the whole-lattice launchers (launcher.in, dot_launcher.in) share.
+  const TemplateValues launcherCommon = {
+      {"name", model.name},
+      {"extent_list", listOf(extentList)},
+      {"value_count", join(valueCountTerms, " *\n      ")},
+      {"site_checks", join(siteChecks, "\n")},
+      {"launch_arguments", join(launchArgs, ",\n                 ")},
+      {"generic_extents", join(genericExtents, "\n")},
+      {"generic_params", join(genericParams, "\n")},
+  };
   std::vector<std::string> launchers;
   for (bool adjoint : {false, true}) {
     const KernelPlan &plan = adjoint && adjointPlan ? *adjointPlan : applyPlan;
@@ -845,18 +855,10 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
                                : "out = A^T in: A is symmetric, so this is "
                                  "apply().")
                 : "out = A in.";
-    TemplateValues values = {
-        {"summary", summary},
-        {"function", adjoint ? "apply_adjoint" : "apply"},
-        {"name", model.name},
-        {"kernel_name", plan.kernelName},
-        {"extent_list", listOf(extentList)},
-        {"value_count", join(valueCountTerms, " *\n      ")},
-        {"site_checks", join(siteChecks, "\n")},
-        {"launch_arguments", join(launchArgs, ",\n                 ")},
-        {"generic_extents", join(genericExtents, "\n")},
-        {"generic_params", join(genericParams, "\n")},
-    };
+    TemplateValues values = launcherCommon;
+    values.insert({{"summary", summary},
+                   {"function", adjoint ? "apply_adjoint" : "apply"},
+                   {"kernel_name", plan.kernelName}});
     Expected<std::string> launcher =
         renderTemplate("launcher.in", *launcherTemplate, values);
     if (!launcher)
@@ -869,16 +871,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     Expected<StringRef> dotTemplate = getTemplate("dot_launcher.in");
     if (!dotTemplate)
       return dotTemplate.takeError();
-    TemplateValues values = {
-        {"name", model.name},
-        {"kernel_name", dotKernelName(applyPlan)},
-        {"extent_list", listOf(extentList)},
-        {"value_count", join(valueCountTerms, " *\n      ")},
-        {"site_checks", join(siteChecks, "\n")},
-        {"launch_arguments", join(launchArgs, ",\n                 ")},
-        {"generic_extents", join(genericExtents, "\n")},
-        {"generic_params", join(genericParams, "\n")},
-    };
+    TemplateValues values = launcherCommon;
+    values.insert({{"kernel_name", dotKernelName(applyPlan)}});
     Expected<std::string> launcher =
         renderTemplate("dot_launcher.in", *dotTemplate, values);
     if (!launcher)
