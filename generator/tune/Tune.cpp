@@ -150,10 +150,16 @@ Expected<TunedKernels>
 tunedKernels(const StencilModel &model,
              const std::vector<TuningCacheEntry> &entries, StringRef cachePath,
              raw_ostream &warnings) {
-  TunedKernels tuned;
   const std::string fingerprint = stencilFingerprint(model);
   const std::string own = tuningOptionsText(model);
-  std::vector<std::string> variantOptions;
+  // First the entries that stand (a later entry for the same device and
+  // extents replaces an earlier one), then one variant per distinct
+  // options among them, so that no replaced entry's variant is compiled.
+  struct Standing {
+    TunedChoice choice;
+    StencilModel variant;
+  };
+  std::vector<Standing> standing;
   for (const TuningCacheEntry &entry : entries) {
     if (entry.spec != model.name)
       continue;
@@ -170,34 +176,38 @@ tunedKernels(const StencilModel &model,
                                cachePath.str().c_str(), entry.line,
                                entry.extents.size(), model.dims,
                                model.name.c_str());
-    TunedChoice choice{entry.device, entry.extents, -1, entry.gbs};
-    // A later entry for the same device and extents replaces an earlier one.
-    llvm::erase_if(tuned.choices, [&](const TunedChoice &c) {
-      return c.device == choice.device && c.extents == choice.extents;
-    });
     Expected<StencilModel> variant = withTuningOptions(model, entry.options);
     if (!variant)
       return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
                                cachePath.str().c_str(), entry.line,
                                toString(variant.takeError()).c_str());
-    const std::string options = tuningOptionsText(*variant);
+    llvm::erase_if(standing, [&](const Standing &s) {
+      return s.choice.device == entry.device &&
+             s.choice.extents == entry.extents;
+    });
+    standing.push_back(
+        {{entry.device, entry.extents, -1, entry.gbs}, std::move(*variant)});
+  }
+  TunedKernels tuned;
+  std::vector<std::string> variantOptions;
+  for (Standing &s : standing) {
+    const std::string options = tuningOptionsText(s.variant);
     if (options != own) {
       auto at = llvm::find(variantOptions, options);
-      choice.variant = static_cast<int>(at - variantOptions.begin());
+      s.choice.variant = static_cast<int>(at - variantOptions.begin());
       if (at == variantOptions.end()) {
         variantOptions.push_back(options);
-        variant->name = model.name + "_tuned" + std::to_string(choice.variant);
+        s.variant.name =
+            model.name + "_tuned" + std::to_string(s.choice.variant);
         Expected<EmittedStencil> files =
-            emitStencil(*variant, planKernels(*variant));
+            emitStencil(s.variant, planKernels(s.variant));
         if (!files)
           return files.takeError();
-        tuned.variants.push_back({std::move(*variant), std::move(*files)});
+        tuned.variants.push_back({std::move(s.variant), std::move(*files)});
       }
     }
-    tuned.choices.push_back(std::move(choice));
+    tuned.choices.push_back(std::move(s.choice));
   }
-  // Variants no remaining choice uses would be dead code; entries are few,
-  // so the simple answer is to keep them (a replaced entry's variant).
   return tuned;
 }
 
