@@ -640,7 +640,7 @@ struct TunedText {
   std::string headers, kernels, table, reference = "0, nullptr";
 };
 
-TunedText tunedText(const StencilModel &model, const TunedKernels &tuned) {
+TunedText tunedText(const TunedKernels &tuned) {
   TunedText text;
   for (const TunedVariant &v : tuned.variants) {
     text.headers += "\n// Tuned variant " + v.model.name + " (" +
@@ -676,7 +676,6 @@ TunedText tunedText(const StencilModel &model, const TunedKernels &tuned) {
                "when tuned.\nstatic const stencil::TunedChoice tuned[] = {\n    " +
                join(rows, ",\n    ") + "};";
   text.reference = std::to_string(rows.size()) + ", tuned";
-  (void)model;
   return text;
 }
 
@@ -685,7 +684,7 @@ TunedText tunedText(const StencilModel &model, const TunedKernels &tuned) {
 Expected<EmittedStencil> emitStencil(const StencilModel &model,
                                      const std::vector<KernelPlan> &plans,
                                      const TunedKernels &tuned) {
-  const TunedText tunedCode = tunedText(model, tuned);
+  const TunedText tunedCode = tunedText(tuned);
   const KernelPlan &applyPlan = *findPlan(plans, KernelRole::Apply);
   const KernelPlan *adjointPlan = findPlan(plans, KernelRole::Adjoint);
   std::vector<std::string> kernelTexts;
@@ -878,18 +877,11 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     if (!launcher)
       return launcher.takeError();
     launchers.push_back(*launcher);
-    dotApi =
-        "/// out = A in, fused with in . out for CG: partials[b] receives "
-        "block b's\n/// share (device memory, one double per block of the "
-        "launch grid).\nstencil::Status apply_dot(value_type *out, const "
-        "value_type *in,\n                          const Extents &extents, "
-        "const Params &params,\n                          double *partials, "
-        "stencil::Stream stream = nullptr);\nstencil::Status "
-        "apply_dot_generic(void *out, const void *in,\n                     "
-        "             const int *extents, const double *params,\n          "
-        "                        const void *const *fields, double "
-        "*partials,\n                                  stencil::Stream "
-        "stream);\n";
+    // Declarations for the header, beside apply()'s.
+    Expected<StringRef> api = getTemplate("dot_api.in");
+    if (!api)
+      return api.takeError();
+    dotApi = api->str();
   }
 
   HoppingHostCode hopping;
