@@ -22,6 +22,7 @@
 #include "stencil/platform.hpp"
 #include "stencil/random.hpp"
 #include "stencil/solver.hpp"
+#include "stencil/tuning.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -194,10 +195,7 @@ struct Row {
 };
 
 std::string sizeText(const std::vector<int> &n) {
-  std::string text;
-  for (size_t i = 0; i < n.size(); ++i)
-    text += (i ? "x" : "") + std::to_string(n[i]);
-  return text;
+  return stencil::extents_text(n.data(), static_cast<int>(n.size()));
 }
 
 /// A stencil's operator with random inputs, ready to time.
