@@ -6,10 +6,12 @@
 //   stencilc generate SPEC... -o DIR     write NAME.hip, NAME.hpp, NAME.json
 //   stencilc inspect  SPEC...            compile for GPUs, report resources
 //   stencilc tune     SPEC --size ... -o DIR   emit the tuning variants
+//   stencilc import   FILE --function F [-o SPEC] [-- ARGS]  lift a kernel
 //
 //===----------------------------------------------------------------------===//
 #include "check/Check.h"
 #include "emit/Emit.h"
+#include "import/Import.h"
 #include "inspect/Inspect.h"
 #include "tune/Tune.h"
 #include "plan/Plan.h"
@@ -20,6 +22,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -51,6 +54,31 @@ cl::opt<std::string> tuneOutput("o", cl::Required,
 cl::opt<int> tuneLimit("max-variants", cl::init(200),
                        cl::desc("At most this many variants (default 200)"),
                        cl::sub(tuneCommand), cl::cat(category));
+cl::SubCommand importCommand(
+    "import", "Derive a spec from an existing C++/HIP/CUDA stencil function "
+              "(compiler arguments after --)");
+cl::opt<std::string> importFile(cl::Positional, cl::Required,
+                                cl::desc("<file.cpp|file.hip|file.cu>"),
+                                cl::sub(importCommand), cl::cat(category));
+cl::opt<std::string> importFunction(
+    "function", cl::Required, cl::desc("The function computing the stencil"),
+    cl::value_desc("name"), cl::sub(importCommand), cl::cat(category));
+cl::opt<std::string> importOutput(
+    "o", cl::desc("Write the spec here (default: standard output)"),
+    cl::value_desc("spec.yaml"), cl::sub(importCommand), cl::cat(category));
+cl::opt<std::string> importName(
+    "name", cl::desc("The spec's name (default: the function's)"),
+    cl::value_desc("name"), cl::sub(importCommand), cl::cat(category));
+cl::opt<std::string> importPrecision(
+    "precision",
+    cl::desc("float or double: the element type of a function template "
+             "(checked against the function otherwise)"),
+    cl::value_desc("float|double"), cl::sub(importCommand), cl::cat(category));
+cl::opt<std::string> importResourceDir(
+    "resource-dir", cl::desc("Clang's resource directory (builtin headers)"),
+    cl::init(STENCILC_CLANG_RESOURCE_DIR), cl::Hidden, cl::sub(importCommand),
+    cl::cat(category));
+
 cl::SubCommand inspectCommand(
     "inspect", "Compile a spec's kernels for GPUs and report registers, "
                "spills, occupancy, ISA and roofline");
@@ -430,6 +458,61 @@ int runTune() {
   return 0;
 }
 
+int runImport(const std::vector<std::string> &compilerArgs) {
+  if (!importPrecision.empty() && importPrecision != "float" &&
+      importPrecision != "double") {
+    WithColor::error(errs(), "stencilc")
+        << "--precision must be float or double, not '" << importPrecision
+        << "'\n";
+    return 1;
+  }
+  ImportOptions options;
+  options.file = importFile;
+  options.function = importFunction;
+  options.compilerArgs = compilerArgs;
+  options.name = importName;
+  options.precision = importPrecision;
+  options.resourceDir = importResourceDir;
+  std::optional<ImportedStencil> stencil = importStencil(options, errs());
+  if (!stencil)
+    return 1;
+  std::string yaml = importedSpecYaml(*stencil);
+
+  // The spec must pass the checker like any hand-written one.
+  SourceMgr sourceMgr;
+  std::string label =
+      importOutput.empty() ? std::string("<imported spec>") : importOutput;
+  unsigned buffer = sourceMgr.AddNewSourceBuffer(
+      MemoryBuffer::getMemBufferCopy(yaml, label), SMLoc());
+  DiagnosticEngine diags(sourceMgr, errs());
+  std::optional<StencilModel> model = stencilc::loadModel(buffer, label, diags);
+  if (!model) {
+    errs() << yaml;
+    WithColor::error(errs(), "stencilc")
+        << "the spec imported from '" << importFunction
+        << "' does not pass the checker (above); adjust the function or "
+           "--name\n";
+    return 1;
+  }
+  if (importOutput.empty()) {
+    outs() << yaml;
+    return 0;
+  }
+  std::error_code ec;
+  raw_fd_ostream file(importOutput, ec, sys::fs::OF_Text);
+  if (ec) {
+    WithColor::error(errs(), "stencilc")
+        << "cannot write " << importOutput << ": " << ec.message() << "\n";
+    return 1;
+  }
+  file << yaml;
+  outs() << "stencilc: " << stencil->function << " -> " << importOutput
+         << " (" << stencil->dims << "-D, " << stencil->taps.size()
+         << " taps, " << (stencil->periodic ? "periodic" : "dirichlet")
+         << ", " << stencil->precision << ")\n";
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -438,6 +521,15 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "stencilc " << generatorVersion() << "\n";
   });
+  // `stencilc import FILE ... -- ARGS`: ARGS go to Clang, not to us.
+  std::vector<std::string> compilerArgs;
+  for (int i = 1; i < argc; ++i)
+    if (StringRef(argv[i]) == "--" && argc > 1 &&
+        StringRef(argv[1]) == "import") {
+      compilerArgs.assign(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
   cl::ParseCommandLineOptions(
       argc, argv,
       "stencilc: generate tuned HIP stencil kernels from YAML specs\n\n"
@@ -448,7 +540,9 @@ int main(int argc, char **argv) {
       "  stencilc inspect SPEC... [--target T,...] [--isa] [--format json]\n"
       "                                  GPU resources, occupancy, roofline\n"
       "  stencilc tune SPEC --size n,n,n -o DIR\n"
-      "                                  emit variants and their timing program\n");
+      "                                  emit variants and their timing program\n"
+      "  stencilc import FILE --function F [-o SPEC] [-- CLANG ARGS]\n"
+      "                                  derive a spec from a C++/HIP kernel\n");
   if (checkCommand)
     return runCheck();
   if (planCommand)
@@ -459,6 +553,8 @@ int main(int argc, char **argv) {
     return runInspect(argv[0]);
   if (tuneCommand)
     return runTune();
+  if (importCommand)
+    return runImport(compilerArgs);
   errs() << "stencilc: error: no command given; run 'stencilc --help'\n";
   return 1;
 }

@@ -1,0 +1,463 @@
+//===- Import.cpp - Parse with Clang, find the function, write the spec ---===//
+//
+// HIP and CUDA files (.hip, .cu, .cuh) are parsed in Clang's CUDA mode for
+// the host only, against a small stand-in for hip/hip_runtime.h and
+// cuda_runtime.h (the thread builtins, dim3, launch syntax, the common
+// runtime calls): the importer reads one function and must not depend on a
+// GPU toolkit being installed. Other files are parsed as C++17. Errors that
+// Clang reports outside the function are shown as warnings (they do not
+// change what the function computes); errors inside it stop the import.
+//
+//===----------------------------------------------------------------------===//
+#include "import/Import.h"
+#include "import/Lift.h"
+#include "import/Symbolic.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace clang;
+
+namespace stencilc {
+namespace {
+
+/// What a HIP/CUDA program needs to parse on the host; nothing runs.
+constexpr const char *kGpuStandIn = R"(// stencilc import: stand-in GPU runtime header
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstdio>
+#include <cmath>
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ inline __attribute__((always_inline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __restrict__ __restrict
+struct stencilc_import_uint3 { unsigned x, y, z; };
+struct dim3 {
+  unsigned x, y, z;
+  __host__ __device__ constexpr dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1)
+      : x(x), y(y), z(z) {}
+};
+extern const __device__ stencilc_import_uint3 threadIdx, blockIdx;
+extern const __device__ dim3 blockDim, gridDim;
+#define hipThreadIdx_x (threadIdx.x)
+#define hipThreadIdx_y (threadIdx.y)
+#define hipThreadIdx_z (threadIdx.z)
+#define hipBlockIdx_x (blockIdx.x)
+#define hipBlockIdx_y (blockIdx.y)
+#define hipBlockIdx_z (blockIdx.z)
+#define hipBlockDim_x (blockDim.x)
+#define hipBlockDim_y (blockDim.y)
+#define hipBlockDim_z (blockDim.z)
+typedef int hipError_t;
+typedef int cudaError_t;
+typedef struct stencilc_import_stream *hipStream_t;
+typedef struct stencilc_import_stream *cudaStream_t;
+typedef struct stencilc_import_event *hipEvent_t;
+typedef struct stencilc_import_event *cudaEvent_t;
+enum { hipSuccess = 0, cudaSuccess = 0 };
+enum hipMemcpyKind { hipMemcpyHostToHost, hipMemcpyHostToDevice,
+                     hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice,
+                     hipMemcpyDefault };
+enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice,
+                      cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice,
+                      cudaMemcpyDefault };
+extern "C" {
+int __hipPushCallConfiguration(dim3, dim3, size_t = 0, hipStream_t = 0);
+int __hipPopCallConfiguration(dim3 *, dim3 *, size_t *, hipStream_t *);
+int __cudaPushCallConfiguration(dim3, dim3, size_t = 0, cudaStream_t = 0);
+int __cudaPopCallConfiguration(dim3 *, dim3 *, size_t *, cudaStream_t *);
+}
+hipError_t hipMalloc(void **, size_t);
+template <class T> hipError_t hipMalloc(T **p, size_t n) { return hipMalloc((void **)p, n); }
+hipError_t hipFree(void *);
+hipError_t hipMemcpy(void *, const void *, size_t, hipMemcpyKind);
+hipError_t hipMemset(void *, int, size_t);
+hipError_t hipDeviceSynchronize();
+hipError_t hipGetLastError();
+hipError_t hipEventCreate(hipEvent_t *);
+hipError_t hipEventRecord(hipEvent_t, hipStream_t = 0);
+hipError_t hipEventSynchronize(hipEvent_t);
+hipError_t hipEventElapsedTime(float *, hipEvent_t, hipEvent_t);
+hipError_t hipEventDestroy(hipEvent_t);
+const char *hipGetErrorString(hipError_t);
+cudaError_t cudaMalloc(void **, size_t);
+template <class T> cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
+cudaError_t cudaFree(void *);
+cudaError_t cudaMemcpy(void *, const void *, size_t, cudaMemcpyKind);
+cudaError_t cudaMemset(void *, int, size_t);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaGetLastError();
+const char *cudaGetErrorString(cudaError_t);
+#define hipLaunchKernelGGL(kernel, grid, block, shared, stream, ...) \
+  kernel<<<grid, block, shared, stream>>>(__VA_ARGS__)
+)";
+
+/// The stand-in headers in a temporary directory (Clang's header search
+/// skips directories that exist only as mapped files), removed afterwards.
+class StandInHeaders {
+public:
+  std::error_code create() {
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("stencilc-import", root))
+      return ec;
+    for (const char *header : {"hip/hip_runtime.h", "hip/hip_runtime_api.h",
+                               "cuda_runtime.h", "cuda.h",
+                               "cuda_runtime_api.h"}) {
+      llvm::SmallString<256> path(root);
+      llvm::sys::path::append(path, header);
+      if (std::error_code ec = llvm::sys::fs::create_directories(
+              llvm::sys::path::parent_path(path)))
+        return ec;
+      std::error_code ec;
+      llvm::raw_fd_ostream file(path, ec);
+      if (ec)
+        return ec;
+      file << kGpuStandIn;
+    }
+    return {};
+  }
+  std::string directory() const { return std::string(root); }
+  ~StandInHeaders() {
+    if (!root.empty())
+      llvm::sys::fs::remove_directories(root);
+  }
+
+private:
+  llvm::SmallString<128> root;
+};
+
+bool isGpuSource(StringRef path) {
+  StringRef ext = llvm::sys::path::extension(path);
+  return ext == ".hip" || ext == ".cu" || ext == ".cuh";
+}
+
+/// Collects Clang's diagnostics; those inside the imported function (and
+/// every fatal one) are errors, the rest warnings.
+class CollectingConsumer : public DiagnosticConsumer {
+public:
+  struct Entry {
+    DiagnosticsEngine::Level level;
+    SourceLocation location;
+    std::string message;
+  };
+  void HandleDiagnostic(DiagnosticsEngine::Level level,
+                        const Diagnostic &info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    llvm::SmallString<256> text;
+    info.FormatDiagnostic(text);
+    entries.push_back({level, info.getLocation(), text.str().str()});
+  }
+  std::vector<Entry> entries;
+};
+
+std::string functionsDefinedIn(ASTContext &context) {
+  std::vector<std::string> names;
+  const SourceManager &sources = context.getSourceManager();
+  for (const Decl *d : context.getTranslationUnitDecl()->decls()) {
+    const FunctionDecl *f = nullptr;
+    if (const auto *t = dyn_cast<FunctionTemplateDecl>(d))
+      f = t->getTemplatedDecl();
+    else
+      f = dyn_cast<FunctionDecl>(d);
+    if (f && f->doesThisDeclarationHaveABody() &&
+        sources.isInMainFile(f->getLocation()))
+      names.push_back(f->getNameAsString());
+  }
+  return llvm::join(names, ", ");
+}
+
+struct Located {
+  const FunctionDecl *function = nullptr;
+  const FunctionTemplateDecl *pattern = nullptr; ///< a template, not instantiated
+  int candidates = 0;
+};
+
+Located findFunction(ASTContext &context, StringRef name,
+                     StringRef precision) {
+  Located found;
+  const SourceManager &sources = context.getSourceManager();
+  for (const Decl *d : context.getTranslationUnitDecl()->decls()) {
+    if (const auto *t = dyn_cast<FunctionTemplateDecl>(d)) {
+      const FunctionDecl *f = t->getTemplatedDecl();
+      if (f->getName() != name || !f->doesThisDeclarationHaveABody() ||
+          !sources.isInMainFile(f->getLocation()))
+        continue;
+      ++found.candidates;
+      found.pattern = t;
+      // An instantiation in the file, of the requested precision if given.
+      for (const FunctionDecl *spec : t->specializations()) {
+        if (!spec->hasBody())
+          continue;
+        const TemplateArgumentList *args = spec->getTemplateSpecializationArgs();
+        bool matches = precision.empty();
+        if (args)
+          for (const TemplateArgument &arg : args->asArray())
+            if (arg.getKind() == TemplateArgument::Type &&
+                arg.getAsType().getAsString() == precision)
+              matches = true;
+        if (matches) {
+          found.function = spec;
+          break;
+        }
+      }
+      continue;
+    }
+    const auto *f = dyn_cast<FunctionDecl>(d);
+    if (f && f->getName() == name && f->doesThisDeclarationHaveABody() &&
+        sources.isInMainFile(f->getLocation())) {
+      ++found.candidates;
+      found.function = f;
+    }
+  }
+  return found;
+}
+
+} // namespace
+
+std::optional<ImportedStencil> importStencil(const ImportOptions &options,
+                                             llvm::raw_ostream &diagnostics) {
+  if (!llvm::sys::fs::exists(options.file)) {
+    diagnostics << "stencilc import: error: " << options.file
+                << ": no such file\n";
+    return std::nullopt;
+  }
+  llvm::SmallString<256> absolute(options.file);
+  llvm::sys::fs::make_absolute(absolute);
+  auto contents = llvm::MemoryBuffer::getFile(absolute);
+  if (!contents) {
+    diagnostics << "stencilc import: error: " << options.file << ": "
+                << contents.getError().message() << "\n";
+    return std::nullopt;
+  }
+
+  std::vector<std::string> args;
+  bool gpu = isGpuSource(options.file);
+  std::optional<StandInHeaders> standIn;
+  if (gpu) {
+    standIn.emplace();
+    if (std::error_code ec = standIn->create()) {
+      diagnostics << "stencilc import: error: cannot write the stand-in GPU "
+                     "headers: "
+                  << ec.message() << "\n";
+      return std::nullopt;
+    }
+    args = {"-xcuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
+            "-Wno-unknown-cuda-version", "-std=c++17", "-I",
+            standIn->directory()};
+  }
+  else
+    args = {"-xc++", "-std=c++17"};
+  if (!options.resourceDir.empty())
+    args.push_back("-resource-dir=" + options.resourceDir);
+  args.push_back("-fsyntax-only");
+  args.insert(args.end(), options.compilerArgs.begin(),
+              options.compilerArgs.end());
+
+  // Parse, twice for a template with no instantiation in the file: taking
+  // the address of NAME<precision> at the end makes Clang instantiate it
+  // (the lines above keep their numbers).
+  std::string source = contents.get()->getBuffer().str();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    tooling::FixedCompilationDatabase database(".", args);
+    tooling::ClangTool tool(database, {std::string(absolute)});
+    tool.mapVirtualFile(absolute, source);
+    CollectingConsumer collector;
+    tool.setDiagnosticConsumer(&collector);
+    std::vector<std::unique_ptr<ASTUnit>> units;
+    tool.buildASTs(units);
+    if (units.empty()) {
+      diagnostics << "stencilc import: error: Clang could not parse "
+                  << options.file << "\n";
+      return std::nullopt;
+    }
+    ASTUnit &unit = *units.front();
+    ASTContext &context = unit.getASTContext();
+    DiagnosticsEngine &engine = unit.getDiagnostics();
+    TextDiagnosticPrinter printer(diagnostics, &engine.getDiagnosticOptions());
+    printer.BeginSourceFile(unit.getLangOpts(), &unit.getPreprocessor());
+    engine.setClient(&printer, false);
+
+    Located found = findFunction(context, options.function, options.precision);
+    const SourceManager &sources = context.getSourceManager();
+    auto inside = [&](const FunctionDecl *f, SourceLocation location) {
+      if (!f || location.isInvalid())
+        return false;
+      SourceRange range = f->getSourceRange();
+      SourceLocation l = sources.getFileLoc(location);
+      return !sources.isBeforeInTranslationUnit(l, range.getBegin()) &&
+             !sources.isBeforeInTranslationUnit(range.getEnd(), l);
+    };
+    const FunctionDecl *target =
+        found.function ? found.function
+                       : found.pattern ? found.pattern->getTemplatedDecl()
+                                       : nullptr;
+    if (found.function && found.function->getPrimaryTemplate())
+      target = found.function->getPrimaryTemplate()->getTemplatedDecl();
+    int ignored = 0, fatal = 0;
+    for (const auto &entry : collector.entries) {
+      if (entry.level < DiagnosticsEngine::Error)
+        continue;
+      if (inside(target, entry.location) || !target) {
+        ++fatal;
+        unsigned id = engine.getCustomDiagID(DiagnosticsEngine::Error, "%0");
+        engine.Report(entry.location, id) << entry.message;
+      } else {
+        ++ignored;
+        unsigned id = engine.getCustomDiagID(DiagnosticsEngine::Warning,
+                                             "%0 (outside the function)");
+        engine.Report(entry.location, id) << entry.message;
+      }
+    }
+    if (fatal) {
+      diagnostics << "stencilc import: error: " << options.file
+                  << " does not compile"
+                  << (target ? " inside '" + options.function + "'" : "")
+                  << "; pass include paths and macros after '--'\n";
+      return std::nullopt;
+    }
+    if (found.candidates == 0) {
+      diagnostics << "stencilc import: error: " << options.file
+                  << " defines no function named '" << options.function
+                  << "'";
+      std::string names = functionsDefinedIn(context);
+      if (!names.empty())
+        diagnostics << " (it defines: " << names << ")";
+      diagnostics << "\n";
+      return std::nullopt;
+    }
+    if (found.candidates > 1) {
+      diagnostics << "stencilc import: error: " << options.file
+                  << " defines " << found.candidates << " functions named '"
+                  << options.function << "'; rename the one to import\n";
+      return std::nullopt;
+    }
+    if (ignored)
+      diagnostics << "stencilc import: warning: ignored " << ignored
+                  << " Clang error(s) outside '" << options.function
+                  << "' (pass include paths and macros after '--' to "
+                     "silence them)\n";
+    if (!found.function) {
+      const TemplateParameterList *params =
+          found.pattern->getTemplateParameters();
+      if (attempt == 1 || params->size() != 1 ||
+          !isa<TemplateTypeParmDecl>(params->getParam(0))) {
+        diagnostics << "stencilc import: error: '" << options.function
+                    << "' is a template with no instantiation in "
+                    << options.file
+                    << (params->size() != 1 ||
+                                !isa<TemplateTypeParmDecl>(params->getParam(0))
+                            ? "; instantiate it there (e.g. template void "
+                              "f<double, 4>(...);) and import again\n"
+                            : "\n");
+        return std::nullopt;
+      }
+      if (options.precision.empty()) {
+        diagnostics << "stencilc import: error: '" << options.function
+                    << "' is a template over its element type; pass "
+                       "--precision float or --precision double\n";
+        return std::nullopt;
+      }
+      source += "\nstatic auto *const stencilc_import_instance = &" +
+                options.function + "<" + options.precision + ">;\n";
+      continue;
+    }
+    std::optional<ImportedStencil> result =
+        import::liftStencil(context, *found.function, options);
+    printer.EndSourceFile();
+    if (result && !options.precision.empty() &&
+        result->precision != options.precision) {
+      diagnostics << "stencilc import: error: '" << options.function
+                  << "' computes in " << result->precision
+                  << ", not the --precision " << options.precision << "\n";
+      return std::nullopt;
+    }
+    if (result) {
+      // Name the file as the user did, not by its absolute path.
+      auto relabel = [&](std::string &text) {
+        if (StringRef(text).startswith(absolute))
+          text = options.file + text.substr(absolute.size());
+      };
+      relabel(result->location);
+      for (ImportedTap &tap : result->taps)
+        relabel(tap.source);
+    }
+    return result;
+  }
+  return std::nullopt;
+}
+
+std::string importedSpecYaml(const ImportedStencil &s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  static const char *const axes[] = {"x", "y", "z", "t"};
+  os << "# Imported by `stencilc import` from " << s.location << " ("
+     << s.function << ": " << s.form << ").\n";
+  os << "# The function writes " << s.outputArray << " from "
+     << s.inputArray << "; coordinates ";
+  for (int a = 0; a < s.dims; ++a)
+    os << (a ? ", " : "") << s.coordinateNames[a] << " -> " << axes[a];
+  os << ".\n";
+  os << "name: " << s.name << "\n";
+  os << "description: imported from " << s.function << " ("
+     << llvm::sys::path::filename(s.location.substr(0, s.location.find(':')))
+     << ")\n";
+  os << "solver: none            # cg or cgnr if the operator suits them "
+        "(stencilc check verifies)\n";
+  os << "grid: {dimensions: " << s.dims << ", boundary: "
+     << (s.periodic ? "periodic" : "dirichlet") << "}"
+     << (s.periodic ? "   # every site updated, reads wrap around\n"
+                    : "   # the function skips a layer as wide as the reach\n");
+  os << "field: {precision: " << s.precision << ", components: 1}\n";
+  if (s.parameters.empty()) {
+    os << "parameters: []\n";
+  } else {
+    os << "parameters:              # the function's scalar arguments; set "
+          "them at run time\n";
+    for (const std::string &p : s.parameters)
+      os << "  - {name: " << p << ", default: 1.0}\n";
+  }
+  os << "taps:\n";
+  size_t width = 0;
+  std::vector<std::string> lines;
+  for (const ImportedTap &tap : s.taps) {
+    import::LinearForm f;
+    f.constant = tap.constant;
+    f.terms = tap.terms;
+    std::string line = "  - {offset: [";
+    for (int a = 0; a < s.dims; ++a)
+      line += (a ? ", " : "") + std::to_string(tap.offset[a]);
+    line += "], coefficient: " + f.text() + "}";
+    width = std::max(width, line.size());
+    lines.push_back(line);
+  }
+  for (size_t t = 0; t < s.taps.size(); ++t) {
+    std::string source = s.taps[t].source;
+    size_t colon = source.find(':');
+    std::string file = llvm::sys::path::filename(source.substr(0, colon)).str();
+    os << lines[t] << std::string(width - lines[t].size() + 2, ' ') << "# "
+       << s.taps[t].text << " at " << file << source.substr(colon) << "\n";
+  }
+  os << "kernel:\n";
+  os << "  load_order: as-written   # the source's order; `stencilc tune` "
+        "searches block, tile, order and stores\n";
+  return os.str();
+}
+
+} // namespace stencilc
