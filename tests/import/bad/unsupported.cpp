@@ -1,0 +1,86 @@
+// Functions stencilc import must refuse, each with a diagnostic at the
+// exact location (tests/cli/import-errors.test).
+double weight(int i);
+
+void non_affine(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i * i] + u[i - 1];
+}
+
+void data_coefficient(double *f, const double *u, const double *a, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = a[i] * u[i] + u[i - 1] + u[i + 1];
+}
+
+void two_outputs(double *f, double *g, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i) {
+    f[i] = u[i - 1] + u[i + 1];
+    g[i] = u[i];
+  }
+}
+
+void opaque_call(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = weight(i) * u[i] + u[i - 1];
+}
+
+void parameter_product(double *f, const double *u, int n, double a, double b) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = a * (b * u[i]) + u[i + 1] + u[i - 1];
+}
+
+void wide_boundary(double *f, const double *u, int n) {
+  for (int i = 2; i < n - 2; ++i)
+    f[i] = u[i - 1] + u[i + 1];
+}
+
+void unwrapped_read(double *f, const double *u, int n) {
+  for (int i = 0; i < n; ++i)
+    f[i] = u[(i + 1) % n] + u[i - 1];
+}
+
+void negative_modulo(double *f, const double *u, int n) {
+  for (int i = 0; i < n; ++i)
+    f[i] = u[(i + 1) % n] + u[(i - 1) % n];
+}
+
+void accumulates(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] += u[i - 1] + u[i + 1];
+}
+
+void data_dependent_guard(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    if (u[i] > 0)
+      f[i] = u[i - 1] + u[i + 1];
+}
+
+void checkerboard(double *f, const double *u, int nx, int ny) {
+  for (int j = 1; j < ny - 1; ++j)
+    for (int i = 1; i < nx - 1; ++i) {
+      if ((i + j) % 2 == 1)
+        continue;
+      f[j * nx + i] = u[j * nx + i - 1] + u[j * nx + i + 1];
+    }
+}
+
+void transposed_read(double *f, const double *u, int nx, int ny) {
+  for (int j = 1; j < ny - 1; ++j)
+    for (int i = 1; i < nx - 1; ++i)
+      f[j * nx + i] = u[i * ny + j] + u[j * nx + i + 1];
+}
+
+void in_place(double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    u[i] = u[i - 1] + u[i + 1];
+}
+
+void reads_second_array(double *f, const double *u, const double *v, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + v[i + 1];
+}
+
+void forcing_term(double *f, const double *u, int n, double source) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1] + source;
+}
