@@ -499,6 +499,14 @@ int runImport(const std::vector<std::string> &compilerArgs) {
     return 0;
   }
   std::error_code ec;
+  StringRef parent = sys::path::parent_path(importOutput);
+  if (!parent.empty())
+    ec = sys::fs::create_directories(parent);
+  if (ec) {
+    WithColor::error(errs(), "stencilc")
+        << "cannot create " << parent << ": " << ec.message() << "\n";
+    return 1;
+  }
   raw_fd_ostream file(importOutput, ec, sys::fs::OF_Text);
   if (ec) {
     WithColor::error(errs(), "stencilc")

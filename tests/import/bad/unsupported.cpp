@@ -84,3 +84,8 @@ void forcing_term(double *f, const double *u, int n, double source) {
   for (int i = 1; i < n - 1; ++i)
     f[i] = u[i - 1] + u[i + 1] + source;
 }
+
+template <typename T> void generic_smooth(T *f, const T *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = T(0.5) * (u[i - 1] + u[i + 1]);
+}
