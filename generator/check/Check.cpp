@@ -991,6 +991,10 @@ std::optional<StencilModel> checkSpec(const Spec &spec,
 
 namespace stencilc {
 
+bool isUsableParameterName(llvm::StringRef name) {
+  return isIdentifier(name) && !isReservedName(name) && !isKernelLocal(name);
+}
+
 static std::optional<StencilModel>
 checkParsed(std::optional<Spec> spec, unsigned errorsBefore,
             DiagnosticEngine &diags) {

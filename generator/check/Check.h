@@ -24,6 +24,10 @@ std::optional<StencilModel> loadModel(llvm::StringRef path,
 std::optional<StencilModel> loadModel(unsigned bufferID, llvm::StringRef path,
                                       DiagnosticEngine &diags);
 
+/// Whether a spec may name a parameter `name`: a C identifier that is
+/// neither reserved nor a variable of the generated kernels.
+bool isUsableParameterName(llvm::StringRef name);
+
 /// The threads per block that a wavefront of this size fills exactly; blocks
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;

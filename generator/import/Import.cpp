@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "import/Import.h"
+#include "check/Check.h"
 #include "import/Lift.h"
 #include "import/Symbolic.h"
 
@@ -183,15 +184,15 @@ std::string functionsDefinedIn(ASTContext &context) {
   return llvm::join(names, ", ");
 }
 
-struct Located {
+struct FoundFunction {
   const FunctionDecl *function = nullptr;
   const FunctionTemplateDecl *pattern = nullptr; ///< a template, not instantiated
   int candidates = 0;
 };
 
-Located findFunction(ASTContext &context, StringRef name,
+FoundFunction findFunction(ASTContext &context, StringRef name,
                      StringRef precision) {
-  Located found;
+  FoundFunction found;
   const SourceManager &sources = context.getSourceManager();
   for (const Decl *d : context.getTranslationUnitDecl()->decls()) {
     if (const auto *t = dyn_cast<FunctionTemplateDecl>(d)) {
@@ -227,6 +228,29 @@ Located findFunction(ASTContext &context, StringRef name,
     }
   }
   return found;
+}
+
+/// Arguments named like the generated kernels' own variables (diag, acc,
+/// x, ...) become NAME_p, said in a warning and in the spec's comments.
+void renameParameters(ImportedStencil &s, llvm::raw_ostream &diagnostics) {
+  for (std::string &name : s.parameters) {
+    if (isUsableParameterName(name))
+      continue;
+    std::string renamed = name + "_p";
+    while (!isUsableParameterName(renamed) ||
+           llvm::is_contained(s.parameters, renamed))
+      renamed += "_";
+    diagnostics << "stencilc import: warning: argument '" << name
+                << "' is the parameter '" << renamed
+                << "' in the spec ('" << name
+                << "' is a name of the generated code)\n";
+    for (ImportedTap &tap : s.taps)
+      for (auto &term : tap.terms)
+        if (term.first == name)
+          term.first = renamed;
+    s.renamed.emplace_back(name, renamed);
+    name = renamed;
+  }
 }
 
 } // namespace
@@ -294,7 +318,7 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
     printer.BeginSourceFile(unit.getLangOpts(), &unit.getPreprocessor());
     engine.setClient(&printer, false);
 
-    Located found = findFunction(context, options.function, options.precision);
+    FoundFunction found = findFunction(context, options.function, options.precision);
     const SourceManager &sources = context.getSourceManager();
     auto inside = [&](const FunctionDecl *f, SourceLocation location) {
       if (!f || location.isInvalid())
@@ -389,6 +413,7 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
       return std::nullopt;
     }
     if (result) {
+      renameParameters(*result, diagnostics);
       // Name the file as the user did, not by its absolute path.
       auto relabel = [&](std::string &text) {
         if (StringRef(text).startswith(absolute))
@@ -430,8 +455,13 @@ std::string importedSpecYaml(const ImportedStencil &s) {
   } else {
     os << "parameters:              # the function's scalar arguments; set "
           "them at run time\n";
-    for (const std::string &p : s.parameters)
-      os << "  - {name: " << p << ", default: 1.0}\n";
+    for (const std::string &p : s.parameters) {
+      os << "  - {name: " << p << ", default: 1.0}";
+      for (const auto &[argument, parameter] : s.renamed)
+        if (parameter == p)
+          os << "   # the argument '" << argument << "'";
+      os << "\n";
+    }
   }
   os << "taps:\n";
   size_t width = 0;

@@ -53,6 +53,9 @@ struct ImportedStencil {
   bool periodic = false;
   std::string precision; ///< "float" or "double"
   std::vector<std::string> parameters;
+  /// Function arguments renamed in the spec (their name is taken by the
+  /// generated code): (argument, parameter).
+  std::vector<std::pair<std::string, std::string>> renamed;
   std::vector<ImportedTap> taps;
   /// Names of the arrays and sizes per axis, for the spec's comments.
   std::string outputArray, inputArray;

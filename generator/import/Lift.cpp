@@ -1090,6 +1090,10 @@ bool Lifter::walk(const Stmt *s) {
     return ok;
   }
   if (const auto *e = dyn_cast<Expr>(s)) {
+    // `(void)x;` silences unused-variable warnings and does nothing.
+    if (const auto *cast = dyn_cast<CStyleCastExpr>(e->IgnoreParens()))
+      if (cast->getType()->isVoidType() && !cast->HasSideEffects(context))
+        return true;
     const Expr *inner = e->IgnoreParenImpCasts();
     if (const auto *x = dyn_cast<ExprWithCleanups>(inner))
       inner = x->getSubExpr()->IgnoreParenImpCasts();
@@ -1740,6 +1744,7 @@ std::optional<ImportedStencil> Lifter::infer() {
   const ValueDecl *input = nullptr;
   SourceRange inputRange;
   std::vector<std::vector<bool>> tapWrapped;
+  std::vector<int> tapFirstRead; ///< reads are numbered in source order
   for (const auto &[readId, coefficient] : s.value.reads) {
     const Read &read = reads[readId];
     if (read.access.decl == s.access.decl) {
@@ -1807,6 +1812,12 @@ std::optional<ImportedStencil> Lifter::infer() {
       return t.offset == tap.offset;
     });
     if (same != taps.end()) {
+      size_t index = same - taps.begin();
+      if (readId < tapFirstRead[index]) {
+        tapFirstRead[index] = readId;
+        same->source = where(read.range.getBegin());
+        same->text = text(read.range);
+      }
       LinearForm sum;
       sum.constant = same->constant;
       sum.terms = same->terms;
@@ -1823,6 +1834,7 @@ std::optional<ImportedStencil> Lifter::infer() {
     }
     tap.constant = coefficient.constant;
     tap.terms = coefficient.terms;
+    tapFirstRead.push_back(readId);
     tap.source = where(read.range.getBegin());
     tap.text = text(read.range);
     taps.push_back(tap);
@@ -1835,7 +1847,13 @@ std::optional<ImportedStencil> Lifter::infer() {
     return std::nullopt;
   }
   std::vector<size_t> kept;
-  for (size_t t = 0; t < taps.size(); ++t) {
+  std::vector<size_t> order(taps.size());
+  for (size_t t = 0; t < taps.size(); ++t)
+    order[t] = t;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return tapFirstRead[a] < tapFirstRead[b];
+  });
+  for (size_t t : order) {
     LinearForm f;
     f.constant = taps[t].constant;
     f.terms = taps[t].terms;

@@ -4,7 +4,9 @@
 // random data and random parameter values. Equal to rounding means the
 // spec computes the same function.
 #include "imported_anisotropic.hpp"
+#include "imported_guards2d.hpp"
 #include "imported_labnote.hpp"
+#include "imported_line1d.hpp"
 #include "imported_multidim.hpp"
 #include "imported_periodic2d.hpp"
 #include "imported_periodic4d.hpp"
@@ -29,6 +31,9 @@ void anisotropic_apply(double *out, const double *in, int nx, int ny, int nz,
                        double cx, double cy, double cz, double shift);
 void smooth_multidim(float out[10][12][14], const float in[10][12][14],
                      float w);
+void weighted_plane(double *result, const double *field, int nx, int ny,
+                    double diag, double axial);
+void line_fourth_order(float *d2u, const float *u, int n, float inv_h2);
 void periodic_diffusion2d(float *next, const float *now, int nx, int ny,
                           float nu);
 void periodic_laplacian4d(float *out, const float *in, int nx, int ny, int nz,
@@ -148,6 +153,29 @@ TEST(ImportRoundTrip, CudaKernelPeriodicWrapByConditionals) {
   runGenerated<float>(stencilc_kernels::imported_periodic2d::info(), {nx, ny},
                       {{"nu", 0.3}}, now, g);
   expectSame(next, g, 1e-6);
+}
+
+TEST(ImportRoundTrip, ContinueGuardsInclusiveBoundsHelperAndFma) {
+  // 'diag' is a name of the generated code: the spec calls it diag_p.
+  const int nx = 11, ny = 9;
+  std::vector<double> field = randomValues<double>(size_t(nx) * ny, 6);
+  std::vector<double> result(field.size(), 0.0), g;
+  weighted_plane(result.data(), field.data(), nx, ny, 3.5, 0.75);
+  runGenerated<double>(stencilc_kernels::imported_guards2d::info(), {nx, ny},
+                       {{"diag_p", 3.5}, {"axial", 0.75}}, field, g);
+  expectSame(result, g, 1e-12);
+}
+
+TEST(ImportRoundTrip, HipKernelReachTwoInteriorBody) {
+  const int n = 50;
+  std::vector<float> u = randomValues<float>(n, 7);
+  std::vector<float> d2u(u.size(), 0.0f), g;
+  stencil::host::launch(line_fourth_order, stencil::LaunchDims{4, 1, 1},
+                        stencil::LaunchDims{16, 1, 1}, d2u.data(),
+                        static_cast<const float *>(u.data()), n, 2.0f);
+  runGenerated<float>(stencilc_kernels::imported_line1d::info(), {n},
+                      {{"inv_h2", 2.0}}, u, g);
+  expectSame(d2u, g, 1e-6);
 }
 
 } // namespace
