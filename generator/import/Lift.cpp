@@ -1007,10 +1007,7 @@ std::optional<Poly> Lifter::conditionalWrap(const ConditionRef &c, const Poly &a
     for (const auto &[mono, k] : p.terms())
       if (!mono.empty() &&
           std::find(mono.begin(), mono.end(), coordinate) == mono.end()) {
-        Poly term = Poly::number(k);
-        for (int atom : mono)
-          term = term * Poly::atom(atom);
-        r = r + term;
+        r = r + Poly::term(mono, k);
       }
     return r;
   };
@@ -1484,11 +1481,8 @@ std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
       for (int atom : mono)
         if (isCoordinateLike(atom))
           found = atom, ++count;
-      Poly term = Poly::number(c);
       if (count == 0) {
-        for (int atom : mono)
-          term = term * Poly::atom(atom);
-        rest = rest + term;
+        rest = rest + Poly::term(mono, c);
         continue;
       }
       if (count > 1) {
@@ -1504,10 +1498,11 @@ std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
         return std::nullopt;
       }
       form[coordinate] = found;
+      Monomial others;
       for (int atom : mono)
         if (atom != found)
-          term = term * Poly::atom(atom);
-      strides[coordinate] = strides[coordinate] + term;
+          others.push_back(atom);
+      strides[coordinate] = strides[coordinate] + Poly::term(others, c);
     }
     Binding big = sample(2);
     for (const auto &[coordinate, stride] : strides) {
@@ -1592,10 +1587,7 @@ std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
       bool hasCoordinate = llvm::any_of(
           mono, [&](int atom) { return isCoordinateLike(atom); });
       if (!hasCoordinate) {
-        Poly term = Poly::number(c);
-        for (int atom : mono)
-          term = term * Poly::atom(atom);
-        rest = rest + term;
+        rest = rest + Poly::term(mono, c);
         continue;
       }
       if (mono.size() != 1 || c != 1 || axis.coordinate >= 0) {

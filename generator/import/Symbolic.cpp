@@ -21,6 +21,14 @@ Poly Poly::atom(int id) {
   return p;
 }
 
+Poly Poly::term(const Monomial &atoms, int64_t coefficient) {
+  Monomial sorted = atoms;
+  std::sort(sorted.begin(), sorted.end());
+  Poly p;
+  p.add(sorted, coefficient);
+  return p;
+}
+
 void Poly::add(const Monomial &m, int64_t c) {
   if (c == 0)
     return;
@@ -79,10 +87,18 @@ Poly Poly::operator*(const Poly &other) const {
 Poly Poly::substitute(int atom, const Poly &replacement) const {
   Poly r;
   for (const auto &[m, c] : terms_) {
-    Poly term = number(c);
-    for (int id : m)
-      term = term * (id == atom ? replacement : Poly::atom(id));
-    r = r + term;
+    Monomial rest;
+    int power = 0;
+    for (int id : m) {
+      if (id == atom)
+        ++power;
+      else
+        rest.push_back(id);
+    }
+    Poly t = term(rest, c);
+    for (int k = 0; k < power; ++k)
+      t = t * replacement;
+    r = r + t;
   }
   return r;
 }

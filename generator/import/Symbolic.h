@@ -33,6 +33,8 @@ public:
   Poly() = default;
   static Poly number(int64_t value);
   static Poly atom(int id);
+  /// coefficient * the product of `atoms`.
+  static Poly term(const Monomial &atoms, int64_t coefficient);
 
   const std::map<Monomial, int64_t> &terms() const { return terms_; }
   bool isNumber() const;
