@@ -163,10 +163,6 @@ private:
     return std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) +
            ":" + std::to_string(p.getColumn());
   }
-  std::string lineColumn(SourceLocation location) const {
-    PresumedLoc p = sources.getPresumedLoc(sources.getFileLoc(location));
-    return std::to_string(p.getLine()) + ":" + std::to_string(p.getColumn());
-  }
 
   // --- evaluation ---------------------------------------------------------
   bool bindParameters();
@@ -179,6 +175,10 @@ private:
   std::optional<Value> evalUnary(const UnaryOperator *op);
   std::optional<Value> evalConditional(const ConditionalOperator *op);
   std::optional<Value> evalCall(const CallExpr *call);
+  /// a * b: at most one factor reads data, and the product stays linear in
+  /// the parameters.
+  std::optional<FloatValue> multiply(const FloatValue &a, const FloatValue &b,
+                                     SourceRange range);
   std::optional<Poly> evalInt(const Expr *e);
   std::optional<FloatValue> asFloat(const Value &v, const Expr *e);
   std::optional<ConditionRef> asCondition(const Value &v, const Expr *e);
@@ -215,7 +215,6 @@ private:
                                       SourceRange range);
   std::optional<ImportedStencil> infer();
   std::optional<Extent> topExtent(int coordinate);
-  std::string elementText(const Read &read) const { return text(read.range); }
 
   ASTContext &context;
   const FunctionDecl &function;
@@ -693,49 +692,11 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
     return Value::ofFloat(*a + *b);
   case BO_Sub:
     return Value::ofFloat(*a + b->scaled(LinearForm::number(-1.0)));
-  case BO_Mul: {
-    if (!a->readsNothing() && !b->readsNothing()) {
-      const Read &first = reads[a->reads.front().first];
-      const Read &second = reads[b->reads.front().first];
-      error(second.range,
-            "multiplies '" + text(first.range) + "' by '" +
-                text(second.range) +
-                "': a tap's coefficient cannot depend on data read from an "
-                "array");
-      note(first.range, "the other factor is read here");
-      return std::nullopt;
-    }
-    const FloatValue &value = a->readsNothing() ? *b : *a;
-    const FloatValue &factor = a->readsNothing() ? *a : *b;
-    bool valueIsNumeric =
-        value.constant.isNumber() &&
-        llvm::all_of(value.reads,
-                     [](const auto &r) { return r.second.isNumber(); });
-    if (!factor.constant.isNumber() && !valueIsNumeric) {
-      error(op->getSourceRange(),
-            "multiplies '" + factor.constant.text() + "' by a value that "
-            "already has parameter '" +
-                (value.constant.isNumber()
-                     ? llvm::find_if(value.reads,
-                                     [](const auto &r) {
-                                       return !r.second.isNumber();
-                                     })
-                           ->second.terms.front()
-                           .first
-                     : value.constant.terms.front().first) +
-                "' in it: a spec's coefficients are linear in the "
-                "parameters (pass the product as one parameter)");
-      return std::nullopt;
-    }
-    if (factor.constant.isNumber())
-      return Value::ofFloat(value.scaled(factor.constant));
-    // value is numeric: scale the parameter form by each number.
-    FloatValue r;
-    r.constant = factor.constant.scaled(value.constant.constant);
-    for (const auto &[read, c] : value.reads)
-      r.reads.emplace_back(read, factor.constant.scaled(c.constant));
-    return Value::ofFloat(r);
-  }
+  case BO_Mul:
+    if (std::optional<FloatValue> product =
+            multiply(*a, *b, op->getSourceRange()))
+      return Value::ofFloat(*product);
+    return std::nullopt;
   case BO_Div: {
     if (!b->readsNothing()) {
       error(reads[b->reads.front().first].range,
@@ -761,6 +722,45 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
               "' on floating-point values; a stencil is a weighted sum");
     return std::nullopt;
   }
+}
+
+std::optional<FloatValue> Lifter::multiply(const FloatValue &a,
+                                           const FloatValue &b,
+                                           SourceRange range) {
+  if (!a.readsNothing() && !b.readsNothing()) {
+    const Read &first = reads[a.reads.front().first];
+    const Read &second = reads[b.reads.front().first];
+    error(second.range,
+          "multiplies '" + text(first.range) + "' by '" + text(second.range) +
+              "': a tap's coefficient cannot depend on data read from an "
+              "array");
+    note(first.range, "the other factor is read here");
+    return std::nullopt;
+  }
+  const FloatValue &value = a.readsNothing() ? b : a;
+  const FloatValue &factor = a.readsNothing() ? a : b;
+  bool valueIsNumeric =
+      value.constant.isNumber() &&
+      llvm::all_of(value.reads,
+                   [](const auto &r) { return r.second.isNumber(); });
+  if (!factor.constant.isNumber() && !valueIsNumeric) {
+    error(range,
+          "multiplies '" + factor.constant.text() + "' by a value that "
+          "already has parameter '" +
+              (value.constant.isNumber()
+                   ? llvm::find_if(value.reads,
+                                   [](const auto &r) {
+                                     return !r.second.isNumber();
+                                   })
+                         ->second.terms.front()
+                         .first
+                   : value.constant.terms.front().first) +
+              "' in it: a spec's coefficients are linear in the "
+              "parameters (pass the product as one parameter)");
+    return std::nullopt;
+  }
+  // One side is numeric here, which is what scaled() needs.
+  return value.scaled(factor.constant);
 }
 
 std::optional<Value> Lifter::evalUnary(const UnaryOperator *op) {
@@ -828,7 +828,7 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
     std::optional<Value> a = eval(call->getArg(0)), b, c;
     if (!a || !(b = eval(call->getArg(1))) || !(c = eval(call->getArg(2))))
       return std::nullopt;
-    // fma(a, b, c) = a * b + c, through the same rules as the operators.
+    // fma(a, b, c) = a * b + c, the product by the operator's rules.
     std::optional<FloatValue> fa = asFloat(*a, call->getArg(0)),
                               fb = fa ? asFloat(*b, call->getArg(1))
                                       : std::nullopt,
@@ -836,20 +836,18 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
                                       : std::nullopt;
     if (!fc)
       return std::nullopt;
-    if (!fa->readsNothing() && !fb->readsNothing()) {
-      error(call->getSourceRange(),
-            "multiplies two values read from arrays: a tap's coefficient "
-            "cannot depend on data");
-      return std::nullopt;
-    }
-    const FloatValue &value = fa->readsNothing() ? *fb : *fa;
-    const FloatValue &factor = fa->readsNothing() ? *fa : *fb;
-    if (!factor.constant.isNumber()) {
+    // A parameter factor is refused here (write a * b + c instead).
+    if ((fa->readsNothing() || fb->readsNothing()) &&
+        !(fa->readsNothing() ? *fa : *fb).constant.isNumber()) {
       error(call->getSourceRange(),
             "fma with a parameter factor: write it as a * b + c");
       return std::nullopt;
     }
-    return Value::ofFloat(value.scaled(factor.constant) + *fc);
+    std::optional<FloatValue> product =
+        multiply(*fa, *fb, call->getSourceRange());
+    if (!product)
+      return std::nullopt;
+    return Value::ofFloat(*product + *fc);
   }
   const FunctionDecl *definition = callee->getDefinition();
   if (!definition || !definition->hasBody()) {
@@ -1732,11 +1730,16 @@ std::optional<ImportedStencil> Lifter::infer() {
     }
 
   // Reads: one input array, indexed like the output plus constant offsets.
-  std::vector<ImportedTap> taps;
+  /// One neighbour, the sum of every read of it.
+  struct Tap {
+    std::vector<int> offset;
+    std::vector<bool> wrapped;
+    LinearForm coefficient;
+    int firstRead; ///< reads are numbered in source order
+  };
+  std::vector<Tap> taps;
   const ValueDecl *input = nullptr;
   SourceRange inputRange;
-  std::vector<std::vector<bool>> tapWrapped;
-  std::vector<int> tapFirstRead; ///< reads are numbered in source order
   for (const auto &[readId, coefficient] : s.value.reads) {
     const Read &read = reads[readId];
     if (read.access.decl == s.access.decl) {
@@ -1766,9 +1769,8 @@ std::optional<ImportedStencil> Lifter::infer() {
                             " there)");
       return std::nullopt;
     }
-    ImportedTap tap;
-    tap.offset.assign(dims, 0);
-    std::vector<bool> wrapped(dims, false);
+    Tap tap{std::vector<int>(dims, 0), std::vector<bool>(dims, false),
+            coefficient, readId};
     for (int a = 0; a < dims; ++a) {
       const AxisAccess &o = out->axes[a];
       const AxisAccess &r = in->axes[a];
@@ -1798,39 +1800,22 @@ std::optional<ImportedStencil> Lifter::infer() {
             return std::nullopt;
           }
       tap.offset[a] = static_cast<int>(r.offset - o.offset);
-      wrapped[a] = r.wrapped;
+      tap.wrapped[a] = r.wrapped;
     }
-    auto same = std::find_if(taps.begin(), taps.end(), [&](const ImportedTap &t) {
+    auto same = std::find_if(taps.begin(), taps.end(), [&](const Tap &t) {
       return t.offset == tap.offset;
     });
-    if (same != taps.end()) {
-      size_t index = same - taps.begin();
-      if (readId < tapFirstRead[index]) {
-        tapFirstRead[index] = readId;
-        same->source = where(read.range.getBegin());
-        same->text = text(read.range);
-      }
-      LinearForm sum;
-      sum.constant = same->constant;
-      sum.terms = same->terms;
-      sum = sum + coefficient;
-      same->constant = sum.constant;
-      same->terms = sum.terms;
-      for (int a = 0; a < dims; ++a)
-        if (wrapped[a] != tapWrapped[same - taps.begin()][a] &&
-            tap.offset[a] != 0) {
-          error(read.range, "reads the same neighbour wrapped and unwrapped");
-          return std::nullopt;
-        }
+    if (same == taps.end()) {
+      taps.push_back(tap);
       continue;
     }
-    tap.constant = coefficient.constant;
-    tap.terms = coefficient.terms;
-    tapFirstRead.push_back(readId);
-    tap.source = where(read.range.getBegin());
-    tap.text = text(read.range);
-    taps.push_back(tap);
-    tapWrapped.push_back(wrapped);
+    for (int a = 0; a < dims; ++a)
+      if (tap.wrapped[a] != same->wrapped[a] && tap.offset[a] != 0) {
+        error(read.range, "reads the same neighbour wrapped and unwrapped");
+        return std::nullopt;
+      }
+    same->coefficient = same->coefficient + coefficient;
+    same->firstRead = std::min(same->firstRead, readId);
   }
   if (!s.value.constant.isZero()) {
     error(s.range, "the value written adds '" + s.value.constant.text() +
@@ -1838,20 +1823,14 @@ std::optional<ImportedStencil> Lifter::infer() {
                        "weighted sum of the input's values");
     return std::nullopt;
   }
-  std::vector<size_t> kept;
-  std::vector<size_t> order(taps.size());
-  for (size_t t = 0; t < taps.size(); ++t)
-    order[t] = t;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return tapFirstRead[a] < tapFirstRead[b];
+  // In source order, without the neighbours whose coefficients cancel.
+  std::vector<Tap> kept;
+  for (const Tap &tap : taps)
+    if (!tap.coefficient.isZero())
+      kept.push_back(tap);
+  std::stable_sort(kept.begin(), kept.end(), [](const Tap &a, const Tap &b) {
+    return a.firstRead < b.firstRead;
   });
-  for (size_t t : order) {
-    LinearForm f;
-    f.constant = taps[t].constant;
-    f.terms = taps[t].terms;
-    if (!f.isZero())
-      kept.push_back(t);
-  }
   if (kept.empty()) {
     error(s.range, input ? "the coefficients of every read cancel: the "
                            "function writes zero"
@@ -1954,9 +1933,9 @@ std::optional<ImportedStencil> Lifter::infer() {
 
   // Boundary: a skipped layer as wide as the reach, or wrap-around.
   std::vector<int> reach(dims, 0);
-  for (size_t t : kept)
+  for (const Tap &tap : kept)
     for (int a = 0; a < dims; ++a)
-      reach[a] = std::max(reach[a], std::abs(taps[t].offset[a]));
+      reach[a] = std::max(reach[a], std::abs(tap.offset[a]));
   bool skips = false;
   for (int a = 0; a < dims; ++a)
     skips = skips || lowSkip[a] > 0 || highSkip[a] > 0;
@@ -1973,23 +1952,20 @@ std::optional<ImportedStencil> Lifter::infer() {
         return loop.range;
     return s.range;
   };
-  for (size_t t : kept)
+  for (const Tap &tap : kept)
     for (int a = 0; a < dims; ++a) {
-      int d = taps[t].offset[a];
+      int d = tap.offset[a];
       if (d == 0)
         continue;
       std::string c = atoms[out->axes[a].coordinate].name;
-      SourceRange r;
-      for (const auto &[readId, coefficient] : s.value.reads)
-        if (where(reads[readId].range.getBegin()) == taps[t].source)
-          r = reads[readId].range;
-      if (skips && tapWrapped[t][a]) {
+      SourceRange r = reads[tap.firstRead].range;
+      if (skips && tap.wrapped[a]) {
         error(r, "wraps around along " + std::string(kAxisNames[a]) +
                      " although the function skips boundary sites; a spec's "
                      "boundary is either Dirichlet or periodic on all axes");
         return std::nullopt;
       }
-      if (!skips && !tapWrapped[t][a]) {
+      if (!skips && !tap.wrapped[a]) {
         error(r, "reads " + c + (d > 0 ? " + " : " - ") +
                      std::to_string(std::abs(d)) +
                      " without wrapping around, but the function updates "
@@ -2060,8 +2036,12 @@ std::optional<ImportedStencil> Lifter::infer() {
                             : anyThread        ? "kernel"
                                                : "loop nest") +
                 (out->flat ? ", flattened index" : ", multi-dimensional array");
-  for (size_t t : kept)
-    result.taps.push_back(taps[t]);
+  for (const Tap &tap : kept) {
+    const Read &first = reads[tap.firstRead];
+    result.taps.push_back({tap.offset, tap.coefficient.constant,
+                           tap.coefficient.terms, where(first.range.getBegin()),
+                           text(first.range)});
+  }
   for (const ParmVarDecl *param : function.parameters()) {
     std::string name = param->getNameAsString();
     bool used = llvm::any_of(result.taps, [&](const ImportedTap &tap) {

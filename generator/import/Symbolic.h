@@ -126,7 +126,9 @@ struct FloatValue {
 
   bool readsNothing() const { return reads.empty(); }
   FloatValue operator+(const FloatValue &other) const;
-  FloatValue scaled(const LinearForm &factor) const; ///< factor: no reads
+  /// Every coefficient times `factor`; either `factor` or every coefficient
+  /// of this value must be a number (the product stays linear).
+  FloatValue scaled(const LinearForm &factor) const;
 };
 
 /// A condition over integer polynomials.
