@@ -321,6 +321,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_aos_v4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_v4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aos_v4_kernel, config.grid, config.block, stream,
@@ -375,6 +377,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_aos_v4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_v4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aos_v4_kernel, config.grid, config.block, stream,
@@ -431,6 +435,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_aos_v4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_v4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aos_v4_dot_kernel, config.grid, config.block, stream,

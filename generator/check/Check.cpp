@@ -199,13 +199,20 @@ bool isKernelLocal(StringRef word) {
       "nz",  "nt",         "sx",       "sy",     "sz",   "st",   "blocks_z",
       "site", "sites",     "half_sites", "layout", "room", "diag", "same",
       "add_same", "same_scale", "acc", "result", "v",   "c",    "j",
-      "l",   "vec_t"};
+      "l",   "vec_t", "xroom", "whole_group", "r", "dot", "partials"};
   if (is_contained(locals, word) || word.startswith("hop_"))
     return true;
-  // acc0, u12, w3, w3_s1; x_m1, t_p2.
+  // acc0, u12, w3, w3_s1, w3_s1_2 (tile site 1, x lane 2); x_m1, t_p2.
   auto digitsFrom = [&](size_t start) {
-    return start < word.size() &&
-           word.find_first_not_of("0123456789", start) == StringRef::npos;
+    if (start >= word.size())
+      return false;
+    StringRef rest = word.drop_front(start);
+    auto [site, lane] = rest.split('_');
+    auto digits = [](StringRef text) {
+      return !text.empty() &&
+             text.find_first_not_of("0123456789") == StringRef::npos;
+    };
+    return digits(site) && (lane.empty() ? rest.back() != '_' : digits(lane));
   };
   for (StringRef prefix : {"acc", "u", "w"})
     if (word.startswith(prefix)) {
@@ -271,6 +278,7 @@ private:
   void checkLoadOrder();
   void checkSolver();
   void checkLayout();
+  void checkSiteVectors(int width, SMRange range);
   void checkEvenOdd();
 
   const Spec &spec;
@@ -727,6 +735,10 @@ void Checker::checkLayout() {
     return;
   }
   int w = static_cast<int>(width.value);
+  if (w > 1 && model.components == 1) {
+    checkSiteVectors(w, width.range);
+    return;
+  }
   if (w > 1 && layout.order != LayoutOrder::SiteMajor)
     diags.error(width.range,
                 "'kernel.vector_width' " + Twine(w) + " needs the site-major "
@@ -746,6 +758,42 @@ void Checker::checkLayout() {
   else
     model.kernel.vectorWidth = w;
 }
+
+/// A single-component field moves `width` consecutive sites of a row per
+/// access: each thread owns an aligned group of them. Rows start aligned only
+/// in plain storage (the launcher checks nx % width), and the halo loads
+/// beside the group are clamped, not wrapped.
+void Checker::checkSiteVectors(int width, SMRange range) {
+  if (!gridKnown)
+    return; // the grid's own error is already reported
+  std::string problem = siteVectorProblem(model, width);
+  if (!problem.empty())
+    diags.error(range, "'kernel.vector_width' " + Twine(width) +
+                           " (consecutive sites along x per access, a "
+                           "single-component field) " +
+                           problem);
+  else
+    model.kernel.vectorWidth = width;
+}
+
+} // namespace
+
+std::string siteVectorProblem(const StencilModel &model, int width) {
+  if (width * model.elementBytes() > 16)
+    return std::string("of ") + model.valueType() + " makes " +
+           std::to_string(width * model.elementBytes()) +
+           "-byte accesses; GPUs load at most 16 bytes per instruction";
+  if (!model.layout.isPlain())
+    return "needs plain site-major storage; subdomains and even/odd storage "
+           "break rows into pieces";
+  if (model.boundary != Boundary::Dirichlet)
+    return "needs a Dirichlet grid; periodic rows would wrap inside a group";
+  if (model.kernel.tileAxis == 0 && model.kernel.tileFactor > 1)
+    return "cannot be combined with tiling along x; tile along another axis";
+  return "";
+}
+
+namespace {
 
 /// Even/odd storage pays off, and the Schur complement exists, only when
 /// every hop changes parity and the diagonal can be inverted site by site.

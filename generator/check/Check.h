@@ -28,6 +28,11 @@ std::optional<StencilModel> loadModel(unsigned bufferID, llvm::StringRef path,
 /// neither reserved nor a variable of the generated kernels.
 bool isUsableParameterName(llvm::StringRef name);
 
+/// Why a single-component `model` cannot move `width` consecutive sites
+/// along x per access (kernel.vector_width), as the end of a sentence
+/// ("needs a Dirichlet grid; ..."), or "" when it can.
+std::string siteVectorProblem(const StencilModel &model, int width);
+
 /// The threads per block that a wavefront of this size fills exactly; blocks
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;

@@ -93,7 +93,10 @@ struct KernelOptions {
   std::string loadOrderText;   ///< the explicit order string, if any
   std::vector<int> tapOrder;   ///< explicit order: tap indices
   bool nontemporalStore = false;
-  /// Components moved per load and store instruction (site-major only).
+  /// Values moved per load and store instruction: a site's consecutive
+  /// components (site-major vector fields), or for single-component fields
+  /// consecutive sites along x, so that each thread updates `vectorWidth`
+  /// aligned sites of a row with 8- or 16-byte accesses.
   int vectorWidth = 1;
 
   int threadsPerBlock() const {
@@ -120,6 +123,11 @@ struct StencilModel {
   Solver solver = Solver::None;
 
   int elementBytes() const { return precision == Precision::Float ? 4 : 8; }
+  /// Sites each thread updates along x (aligned groups): the vector width
+  /// of a single-component field, otherwise 1.
+  int sitesPerThreadX() const {
+    return components == 1 ? kernel.vectorWidth : 1;
+  }
   const char *valueType() const {
     return precision == Precision::Float ? "float" : "double";
   }

@@ -108,7 +108,7 @@ public:
   /// stores into one partial per block (templates/dot_kernel.in).
   KernelWriter(const StencilModel &model, const KernelPlan &plan,
                bool fusedDot = false)
-      : model(model), plan(plan), tile(plan.tileAxis),
+      : model(model), plan(plan), tile(plan.tileAxis), xWidth(plan.xWidth),
         periodic(model.boundary == Boundary::Periodic),
         general(!model.layout.isPlain()), fusedDot(fusedDot) {}
 
@@ -130,6 +130,8 @@ private:
   const StencilModel &model;
   const KernelPlan &plan;
   const int tile;
+  /// Aligned sites per thread along x (KernelPlan::xWidth).
+  const int xWidth;
   const bool periodic;
   /// Not plain site-major storage: addresses go through stencil::layout_site
   /// from per-row coordinates instead of offsets from `site`.
@@ -138,6 +140,8 @@ private:
   std::string layoutSite(const Offset &offset);
   std::string coordinateDefinitions();
   std::string roomDefinition();
+  std::string groupStores(const std::string &address, const std::string &acc,
+                          const char *store);
   std::vector<std::string> tapWeight; ///< weight variable of each tap
   /// Per tile site, for taps whose coefficient has site parameters.
   std::vector<std::vector<std::string>> siteWeights;
@@ -147,12 +151,19 @@ std::string KernelWriter::siteCoordinates() {
   std::string text = "// This thread's first site; it updates " +
                      std::to_string(plan.tileFactor) + " consecutive site" +
                      (plan.tileFactor == 1 ? "" : "s") + " along " +
-                     axisName(tile) + ".\n";
+                     axisName(tile);
+  if (xWidth > 1)
+    text += ", each with the " + std::to_string(xWidth) +
+            " sites of an aligned group along x (halo sites among them are "
+            "not stored)";
+  text += ".\n";
   for (int axis = 0; axis < model.dims; ++axis) {
     std::string value = "static_cast<int>(" + threadPosition(model, axis) + ")";
     if (axis == tile && plan.tileFactor > 1)
       value = std::to_string(plan.tileFactor) + " * " + value;
-    if (!periodic && model.reach[axis] > 0)
+    if (axis == 0 && xWidth > 1)
+      value = std::to_string(xWidth) + " * " + value;
+    else if (!periodic && model.reach[axis] > 0)
       value = std::to_string(model.reach[axis]) + " + " + value;
     text += "const int " + std::string(axisName(axis)) + " = " + value + ";\n";
   }
@@ -219,13 +230,18 @@ std::string KernelWriter::coordinateDefinitions() {
 /// `room`, the tile-axis clamp of loads past the array's end (Dirichlet
 /// tiles only); empty when no load needs it.
 std::string KernelWriter::roomDefinition() {
-  if (periodic || llvm::none_of(plan.loads, [](const PlannedLoad &l) {
+  std::string text;
+  if (!periodic && llvm::any_of(plan.loads, [](const PlannedLoad &l) {
         return l.clampTileAxis;
       }))
-    return "";
-  return "// Farthest row along " + std::string(axisName(tile)) +
-         " inside the array, relative to this tile.\nconst int room = " +
-         extentName(tile) + " - 1 - " + axisName(tile) + ";";
+    text = "// Farthest row along " + std::string(axisName(tile)) +
+           " inside the array, relative to this tile.\nconst int room = " +
+           extentName(tile) + " - 1 - " + axisName(tile) + ";";
+  if (llvm::any_of(plan.loads, [](const PlannedLoad &l) { return l.clampX; }))
+    text += std::string(text.empty() ? "" : "\n") +
+            "// Farthest site along x inside the array, relative to this "
+            "group.\nconst int xroom = nx - 1 - x;";
+  return text;
 }
 
 /// Storage index of the site at `offset` from the tile's first site.
@@ -313,17 +329,20 @@ std::string KernelWriter::weights() {
           return model.parameters[term.first].site;
         }))
       continue;
-    for (int site = 0; site < plan.tileFactor; ++site) {
-      PlannedLoad at;
-      at.offset[tile] = site;
-      at.clampTileAxis = !periodic && site > model.reach[tile];
-      std::string address = loadAddress(at);
-      std::string expression =
-          tapWeight[t] + siteParameterTerms(model, coefficient, address);
-      std::string name = tapWeight[t] + "_s" + std::to_string(site);
-      text += "\nconst value_type " + name + " =\n    " + expression + ";";
-      siteWeights[t].push_back(name);
-    }
+    for (int site = 0; site < plan.tileFactor; ++site)
+      for (int lane = 0; lane < xWidth; ++lane) {
+        PlannedLoad at;
+        at.offset[tile] = site;
+        at.offset[0] += lane;
+        at.clampTileAxis = !periodic && site > model.reach[tile];
+        std::string address = loadAddress(at);
+        std::string expression =
+            tapWeight[t] + siteParameterTerms(model, coefficient, address);
+        std::string name = tapWeight[t] + "_s" + std::to_string(site) +
+                           (xWidth > 1 ? "_" + std::to_string(lane) : "");
+        text += "\nconst value_type " + name + " =\n    " + expression + ";";
+        siteWeights[t].push_back(name);
+      }
   }
   return text;
 }
@@ -331,16 +350,15 @@ std::string KernelWriter::weights() {
 std::string KernelWriter::accumulators() {
   std::string alias;
   if (model.kernel.vectorWidth > 1)
-    alias = "// A site's components move " +
-            std::to_string(model.kernel.vectorWidth) +
+    alias = std::string(xWidth > 1 ? "// A row's sites" : "// A site's components") +
+            " move " + std::to_string(model.kernel.vectorWidth) +
             " at a time.\nusing vec_t = stencil::vec<value_type, " +
             std::to_string(model.kernel.vectorWidth) + ">;\n";
   std::vector<std::string> names;
+  const int perSite = model.components > 1 ? model.components : xWidth;
   for (int site = 0; site < plan.tileFactor; ++site)
     names.push_back("acc" + std::to_string(site) +
-                    (model.components > 1
-                         ? "[" + std::to_string(model.components) + "]"
-                         : ""));
+                    (perSite > 1 ? "[" + std::to_string(perSite) + "]" : ""));
   return alias + "value_type " + join(names, ", ") + ";";
 }
 
@@ -364,6 +382,11 @@ std::string KernelWriter::loadAddress(const PlannedLoad &load) {
           "stencil::clamp_above(" + std::to_string(delta) + ", room)";
       terms.push_back(axis == 0 ? clamped
                                 : clamped + " * " + strideName(axis));
+    } else if (axis == 0 && load.clampX) {
+      terms.push_back(delta > 0 ? "stencil::clamp_above(" +
+                                      std::to_string(delta) + ", xroom)"
+                                : "stencil::clamp_below(" +
+                                      std::to_string(delta) + ", -x)");
     } else if (axis == 0) {
       terms.push_back(delta == 0 ? "" : std::to_string(delta));
     } else {
@@ -375,15 +398,20 @@ std::string KernelWriter::loadAddress(const PlannedLoad &load) {
 
 /// The weight variable of the accumulation's tap at its tile site.
 const std::string &KernelWriter::weightFor(const PlannedAccumulation &acc) {
-  return siteWeights[acc.tap].empty() ? tapWeight[acc.tap]
-                                      : siteWeights[acc.tap][acc.site];
+  return siteWeights[acc.tap].empty()
+             ? tapWeight[acc.tap]
+             : siteWeights[acc.tap][acc.site * xWidth + acc.lane];
 }
 
 std::string KernelWriter::accumulate(const PlannedAccumulation &acc,
                                      int load) {
   std::string target = "acc" + std::to_string(acc.site);
   std::string value = "u" + std::to_string(load);
-  if (model.components > 1) {
+  if (xWidth > 1) {
+    target += "[" + std::to_string(acc.lane) + "]";
+    if (plan.loads[load].width > 1)
+      value += ".v[" + std::to_string(acc.element) + "]";
+  } else if (model.components > 1) {
     target += "[c]";
     value = general ? "v" : value + "[c]";
   }
@@ -400,6 +428,13 @@ std::string KernelWriter::program() {
     std::string name = "u" + std::to_string(step.load);
     std::string address = loadAddress(load);
     text += "\n";
+    if (nc == 1 && load.width > 1) {
+      text += "const vec_t " + name + " = *reinterpret_cast<const vec_t *>(in + " +
+              address + ");";
+      for (const PlannedAccumulation &acc : step.accumulations)
+        text += "\n" + accumulate(acc, step.load);
+      continue;
+    }
     if (nc == 1) {
       text += "const value_type " + name + " = in[" + address + "];";
       for (const PlannedAccumulation &acc : step.accumulations)
@@ -450,6 +485,13 @@ std::string KernelWriter::stores() {
   std::string limit = extentName(tile);
   if (!periodic && model.reach[tile] > 0)
     limit += " - " + std::to_string(model.reach[tile]);
+  if (xWidth > 1) {
+    const std::string reach = std::to_string(model.reach[0]);
+    text += "\n// Groups that lie wholly inside the update region store with "
+            "one access.\nconst bool whole_group = x >= " +
+            reach + " && x + " + std::to_string(xWidth) + " <= nx - " + reach +
+            ";";
+  }
   for (int site = 0; site < plan.tileFactor; ++site) {
     Offset at{};
     at[tile] = site;
@@ -461,7 +503,9 @@ std::string KernelWriter::stores() {
     std::string acc = "acc" + std::to_string(site);
     std::string statement;
     const int width = model.kernel.vectorWidth;
-    if (nc == 1)
+    if (xWidth > 1)
+      statement = groupStores(address, acc, store);
+    else if (nc == 1)
       statement = std::string(store) + "(&out[" + address + "], " + acc + ");";
     else if (width > 1) {
  const std::string vecType = "vec_t";
@@ -480,7 +524,7 @@ std::string KernelWriter::stores() {
       statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
                   store + "(&out[(" + address + ") * " + std::to_string(nc) +
                   " + c], " + acc + "[c]);";
-    if (fusedDot)
+    if (fusedDot && xWidth == 1)
       statement += "\n" + std::string(nc == 1 ? "" : "STENCIL_UNROLL\n") +
                    dotTerm(address, acc);
     text += "\n";
@@ -498,6 +542,35 @@ std::string KernelWriter::stores() {
       text += "  " + line.str() + "\n";
     text += "}";
   }
+  return text;
+}
+
+/// Stores of one tile site's aligned group along x: one vector store when
+/// the whole group is inside the update region, else site by site (the
+/// array's first and last groups hold halo sites). With the fused dot, its
+/// terms over the same sites.
+std::string KernelWriter::groupStores(const std::string &address,
+                                      const std::string &acc,
+                                      const char *store) {
+  const std::string w = std::to_string(xWidth);
+  const std::string reach = std::to_string(model.reach[0]);
+  std::string text = "if (whole_group) {\n  vec_t r;\n  STENCIL_UNROLL\n"
+                     "  for (int l = 0; l < " + w + "; ++l)\n    r.v[l] = " +
+                     acc + "[l];\n  " + store +
+                     "(reinterpret_cast<vec_t *>(out + " + address + "), r);";
+  if (fusedDot)
+    text += "\n  const vec_t c = *reinterpret_cast<const vec_t *>(in + " +
+            address + ");\n  STENCIL_UNROLL\n  for (int l = 0; l < " + w +
+            "; ++l)\n    dot += static_cast<double>(c.v[l]) * "
+            "static_cast<double>(r.v[l]);";
+  text += "\n} else {\n  STENCIL_UNROLL\n  for (int l = 0; l < " + w +
+          "; ++l)\n    if (x + l >= " + reach + " && x + l < nx - " + reach +
+          ") {\n      " + store + "(&out[" + address + " + l], " + acc +
+          "[l]);";
+  if (fusedDot)
+    text += "\n      dot += static_cast<double>(in[" + address +
+            " + l]) * static_cast<double>(" + acc + "[l]);";
+  text += "\n    }\n}";
   return text;
 }
 
@@ -778,6 +851,17 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
     paramSites.push_back(param.site ? "true" : "false");
   }
 
+  if (const int width = model.kernel.vectorWidth; width > 1) {
+    const std::string bytes = std::to_string(width * model.elementBytes());
+    siteChecks.push_back(
+        "if (!stencil::is_aligned(out, " + bytes +
+        ") || !stencil::is_aligned(in, " + bytes +
+        "))\n  return stencil::Status::failure(\"" + model.name +
+        ": 'out' and 'in' must be aligned to " + bytes + " bytes for the " +
+        bytes + "-byte accesses of kernel.vector_width " +
+        std::to_string(width) + "\");");
+  }
+
   std::vector<std::string> tapOffsets, tapConstants, tapFactors;
   for (size_t t = 0; t < model.taps.size(); ++t) {
     const Tap &tap = model.taps[t];
@@ -804,7 +888,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       (model.boundary == Boundary::Periodic ? "true" : "false") + ", " +
       intList(model.reach) + ", " + intList(model.kernel.block) + ", " +
       std::to_string(model.kernel.tileAxis) + ", " +
-      std::to_string(model.kernel.tileFactor) + "}";
+      std::to_string(model.kernel.tileFactor) + ", " +
+      std::to_string(model.sitesPerThreadX()) + "}";
 
   std::string paramTables;
   if (!model.parameters.empty())

@@ -28,14 +28,17 @@ Offset shifted(const Offset &offset, int axis, int by) {
 }
 
 /// The lattice offsets the tile reads, in the order the model asks for.
-std::vector<Offset> orderedLoadOffsets(const StencilModel &model) {
+/// With `xWidth` > 1 each tile site stands for that many consecutive sites
+/// along x.
+std::vector<Offset> orderedLoadOffsets(const StencilModel &model,
+                                       int factor, int xWidth) {
   const int axis = model.kernel.tileAxis;
-  const int factor = model.kernel.tileFactor;
   std::vector<Offset> order;
   std::map<Offset, bool> seen;
   auto visit = [&](const Offset &offset) {
-    if (seen.emplace(offset, true).second)
-      order.push_back(offset);
+    for (int lane = 0; lane < xWidth; ++lane)
+      if (Offset at = shifted(offset, 0, lane); seen.emplace(at, true).second)
+        order.push_back(at);
   };
   switch (model.kernel.loadOrder) {
   case LoadOrder::AsWritten:
@@ -117,21 +120,38 @@ KernelPlan buildPlan(const StencilModel &original, KernelRole role, Hop hop) {
       (role == KernelRole::Adjoint ? "_adjoint_kernel" : "_kernel");
   plan.tileAxis = model.kernel.tileAxis;
   plan.tileFactor = hopping ? 1 : model.kernel.tileFactor;
+  plan.xWidth = hopping ? 1 : model.sitesPerThreadX();
   const int axis = plan.tileAxis;
+  const int width = plan.xWidth;
+  const bool dirichlet = model.boundary == Boundary::Dirichlet;
   // A hopping kernel reads the neighbours; the centre value is the diagonal
   // term, which the epilogue applies (or not) at run time.
   auto isCentre = [](const Offset &offset) { return offset == Offset{}; };
+  // With x groups, the values of a row inside the thread's own group come
+  // with one vector load (keyed by the row's x = 0 offset); the halo beside
+  // the group comes value by value.
+  auto inGroup = [&](const Offset &offset) {
+    return width > 1 && offset[0] >= 0 && offset[0] < width;
+  };
+  auto loadKey = [&](const Offset &offset) {
+    return inGroup(offset) ? shifted(offset, 0, -offset[0]) : offset;
+  };
 
-  std::vector<Offset> offsets = orderedLoadOffsets(model);
+  std::vector<Offset> offsets =
+      orderedLoadOffsets(model, plan.tileFactor, width);
   std::map<Offset, int> loadIndex;
   for (const Offset &offset : offsets) {
     if (hopping && isCentre(offset))
       continue;
+    Offset key = loadKey(offset);
+    if (loadIndex.count(key))
+      continue;
     PlannedLoad load;
-    load.offset = offset;
-    load.clampTileAxis = model.boundary == Boundary::Dirichlet &&
-                         offset[axis] > model.reach[axis];
-    loadIndex[offset] = static_cast<int>(plan.loads.size());
+    load.offset = key;
+    load.clampTileAxis = dirichlet && offset[axis] > model.reach[axis];
+    load.width = inGroup(offset) ? width : 1;
+    load.clampX = dirichlet && width > 1 && load.width == 1;
+    loadIndex[key] = static_cast<int>(plan.loads.size());
     plan.loads.push_back(load);
   }
 
@@ -141,18 +161,24 @@ KernelPlan buildPlan(const StencilModel &original, KernelRole role, Hop hop) {
   for (size_t i = 0; i < plan.loads.size(); ++i)
     plan.steps[i].load = static_cast<int>(i);
   for (int site = 0; site < plan.tileFactor; ++site)
-    for (size_t tap = 0; tap < model.taps.size(); ++tap) {
-      if (hopping && isCentre(model.taps[tap].offset))
-        continue;
-      int load = loadIndex.at(shifted(model.taps[tap].offset, axis, site));
-      plan.steps[load].accumulations.push_back(
-          {site, static_cast<int>(tap), false});
-    }
-  std::vector<bool> started(plan.tileFactor, false);
+    for (int lane = 0; lane < width; ++lane)
+      for (size_t tap = 0; tap < model.taps.size(); ++tap) {
+        if (hopping && isCentre(model.taps[tap].offset))
+          continue;
+        Offset at = shifted(shifted(model.taps[tap].offset, axis, site), 0,
+                            lane);
+        PlannedAccumulation acc;
+        acc.site = site;
+        acc.lane = lane;
+        acc.tap = static_cast<int>(tap);
+        acc.element = inGroup(at) ? at[0] : 0;
+        plan.steps[loadIndex.at(loadKey(at))].accumulations.push_back(acc);
+      }
+  std::vector<bool> started(plan.sitesPerTile(), false);
   for (PlanStep &step : plan.steps)
     for (PlannedAccumulation &acc : step.accumulations)
-      if (!started[acc.site])
-        acc.first = started[acc.site] = true;
+      if (int s = acc.site * width + acc.lane; !started[s])
+        acc.first = started[s] = true;
 
   const int siteBytes = model.components * model.elementBytes();
   // Site parameters are read once per site, like the input.
@@ -208,7 +234,11 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
   else
     os << "none\n";
   os << "  tile:        " << plan.tileFactor << " sites along "
-     << axisName(plan.tileAxis) << "\n";
+     << axisName(plan.tileAxis);
+  if (plan.xWidth > 1)
+    os << " x " << plan.xWidth << " aligned sites along x (vector width "
+       << plan.xWidth << ")";
+  os << "\n";
   os << "  load order:  " << loadOrderName(k.loadOrder);
   if (k.loadOrder == LoadOrder::Explicit)
     os << " \"" << k.loadOrderText << "\"";
@@ -228,8 +258,13 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
     const PlannedLoad &load = plan.loads[step.load];
     os << "    load  u" << step.load << " = in"
        << formatOffset(load.offset, model.dims);
+    if (load.width > 1)
+      os << " .. +" << load.width - 1 << " along x (one " << load.width
+         << "-wide access)";
     if (load.clampTileAxis)
       os << "  [clamped along " << axisName(plan.tileAxis) << "]";
+    if (load.clampX)
+      os << "  [clamped along x]";
     os << "\n";
     for (const PlannedAccumulation &acc : step.accumulations) {
       const Coefficient &coefficient = model.taps[acc.tap].coefficient;
@@ -237,15 +272,23 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
       bool compound = coefficient.terms.size() +
                           (coefficient.constant != 0.0 ? 1 : 0) >
                       1;
-      os << "      acc" << acc.site << (acc.first ? "  = " : " += ")
+      std::string lane =
+          plan.xWidth > 1 ? "[" + std::to_string(acc.lane) + "]" : "";
+      std::string element = load.width > 1
+                                ? "[" + std::to_string(acc.element) + "]"
+                                : "";
+      os << "      acc" << acc.site << lane << (acc.first ? "  = " : " += ")
          << (compound ? "(" + text + ")" : text) << " * u" << step.load
-         << "\n";
+         << element << "\n";
     }
   }
   for (int site = 0; site < plan.tileFactor; ++site) {
     Offset offset{};
     offset[plan.tileAxis] = site;
-    os << "    store out" << formatOffset(offset, model.dims) << " = ";
+    os << "    store out" << formatOffset(offset, model.dims);
+    if (plan.xWidth > 1)
+      os << " .. +" << plan.xWidth - 1 << " along x";
+    os << " = ";
     if (plan.hop == Hop::None)
       os << "acc" << site << "\n";
     else

@@ -28,6 +28,13 @@ struct PlannedLoad {
   /// array; the emitter clamps its tile-axis coordinate. Only sites that are
   /// never stored consume a clamped value.
   bool clampTileAxis = false;
+  /// Consecutive values along x this load reads with one instruction: the
+  /// thread's own aligned group of sites (KernelPlan::xWidth) in one row.
+  int width = 1;
+  /// Dirichlet only: a halo value beside the thread's group along x; the
+  /// emitter clamps its x coordinate into the array. Only sites that are
+  /// never stored consume a clamped value.
+  bool clampX = false;
 };
 
 /// acc[site] (+)= coefficient(tap) * load.
@@ -35,6 +42,8 @@ struct PlannedAccumulation {
   int site = 0; ///< position in the tile, 0 .. tileFactor-1
   int tap = 0;  ///< index into the model's taps
   bool first = false; ///< first contribution to this site: initialise
+  int lane = 0;    ///< the site's position in the x group, 0 .. xWidth-1
+  int element = 0; ///< which of the load's `width` values it reads
 };
 
 /// One load and the accumulations that consume it right away, so that each
@@ -60,13 +69,19 @@ struct KernelPlan {
   std::string kernelName;
   int tileAxis = 0;
   int tileFactor = 1;
+  /// Aligned sites along x per thread (single-component fields with a
+  /// vector width): the tile is xWidth x tileFactor sites, each row of it
+  /// loaded and stored with one vector access.
+  int xWidth = 1;
   std::vector<PlannedLoad> loads; ///< in issue order
   std::vector<PlanStep> steps;    ///< one per load, same order
 
+  int sitesPerTile() const { return tileFactor * xWidth; }
+  /// Load and store instructions (a vector access counts once).
   int loadsPerTile() const { return static_cast<int>(loads.size()); }
   int storesPerTile() const { return tileFactor; }
   double loadsPerSite() const {
-    return static_cast<double>(loads.size()) / tileFactor;
+    return static_cast<double>(loads.size()) / sitesPerTile();
   }
   /// Minimal traffic per site: the input read once and the output written
   /// once, all components.

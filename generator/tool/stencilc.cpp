@@ -424,12 +424,21 @@ int runTune() {
         << " is " << model->dims << "-D\n";
     return 1;
   }
+  if (int group = model->sitesPerThreadX();
+      group > 1 && extents[0] % group != 0) {
+    WithColor::error(errs(), "stencilc")
+        << "--size: " << model->name << " updates " << group
+        << " aligned sites along x per thread (kernel.vector_width " << group
+        << "), so nx must be a multiple of " << group << ", not "
+        << extents[0] << "\n";
+    return 1;
+  }
   if (tuneLimit < 1) {
     WithColor::error(errs(), "stencilc") << "--max-variants must be positive\n";
     return 1;
   }
   std::vector<Variant> variants =
-      tuningVariants(*model, std::numeric_limits<int>::max());
+      tuningVariants(*model, std::numeric_limits<int>::max(), extents);
   const size_t space = variants.size();
   if (space > static_cast<size_t>(tuneLimit))
     variants.resize(tuneLimit);

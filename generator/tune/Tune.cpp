@@ -1,6 +1,8 @@
 //===- Tune.cpp - Autotuning: the variant space and its build directory ---===//
 #include "tune/Tune.h"
 
+#include "check/Check.h"
+
 #include "emit/Emit.h"
 #include "emit/EmitText.h"
 #include "emit/TemplateEngine.h"
@@ -43,6 +45,8 @@ std::string summaryOf(const StencilModel &m) {
     text += ", " + orderDescription(m.layout);
     if (k.vectorWidth > 1)
       text += ", vector width " + std::to_string(k.vectorWidth);
+  } else if (k.vectorWidth > 1) {
+    text += ", " + std::to_string(k.vectorWidth) + " sites along x per access";
   }
   return text;
 }
@@ -75,13 +79,16 @@ StencilModel naiveModel(const StencilModel &model) {
   StencilModel m = model;
   m.name = model.name + "_naive";
   m.kernel.tileFactor = 1;
+  if (m.components == 1)
+    m.kernel.vectorWidth = 1; // one site per thread
   setLoadOrder(m.kernel, LoadOrder::AsWritten);
   m.description = "Naive baseline of " + model.name +
                   " (no tile, loads as written). " + model.description;
   return m;
 }
 
-std::vector<Variant> tuningVariants(const StencilModel &model, int limit) {
+std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
+                                    const std::vector<int> &extents) {
   std::vector<Variant> variants;
   std::set<std::string> seen;
   auto add = [&](StencilModel m) {
@@ -124,6 +131,18 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit) {
             layouts.push_back({l, width});
     }
   }
+  // Single-component fields: aligned groups of sites along x moved with
+  // 8- and 16-byte accesses, widest first, where the grid allows them and
+  // the rows of the size being tuned start aligned.
+  if (model.components == 1 && !extents.empty()) {
+    std::vector<std::pair<FieldLayout, int>> widths;
+    for (int width : {4, 2})
+      if (width != model.kernel.vectorWidth &&
+          siteVectorProblem(model, width).empty() &&
+          extents[0] % width == 0)
+        widths.push_back({model.layout, width});
+    layouts.insert(layouts.begin() + 1, widths.begin(), widths.end());
+  }
   // Most influential first, so that --max-variants keeps what matters.
   for (const auto &[layout, width] : layouts)
     for (const auto &block : blockShapes(model.dims))
@@ -131,6 +150,10 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit) {
         for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
           for (bool nontemporal : {false, true})
             for (bool bounded : {false, true}) {
+              // A group along x cannot also be a tile along x.
+              if (model.components == 1 && width > 1 && axis == 0 &&
+                  factor > 1)
+                continue;
               StencilModel m = model;
               m.layout = layout;
               m.kernel.vectorWidth = width;
@@ -181,6 +204,12 @@ tunedKernels(const StencilModel &model,
       return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
                                cachePath.str().c_str(), entry.line,
                                toString(variant.takeError()).c_str());
+    if (int group = variant->sitesPerThreadX();
+        group > 1 && entry.extents[0] % group != 0)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s:%u: vector_width %d needs nx to be a multiple of %d, not %d",
+          cachePath.str().c_str(), entry.line, group, group, entry.extents[0]);
     llvm::erase_if(standing, [&](const Standing &s) {
       return s.choice.device == entry.device &&
              s.choice.extents == entry.extents;

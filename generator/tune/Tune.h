@@ -38,7 +38,10 @@ StencilModel naiveModel(const StencilModel &model);
 /// The variants to time: the spec's own options first, then the product of
 /// the candidate block shapes, tiles, load orders and store kinds that the
 /// model allows (no tiles for even/odd storage), at most `limit` of them.
-std::vector<Variant> tuningVariants(const StencilModel &model, int limit);
+/// With `extents` (the size to tune for), single-component fields also try
+/// groups of 4 and 2 sites along x per access where nx allows them.
+std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
+                                    const std::vector<int> &extents = {});
 
 /// The variants that `entries` (a tuning cache, read from `cachePath`)
 /// record for `model`, emitted, with the table of which runs where.

@@ -1,6 +1,8 @@
 //===- TuningCache.cpp - The tuning cache: best kernel options per device -===//
 #include "tune/TuningCache.h"
 
+#include "check/Check.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -156,7 +158,12 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
     return bad(text, "launch_bounds " + Twine(k.launchBounds) +
                          " is below the block's " +
                          Twine(k.threadsPerBlock()) + " threads");
-  if (k.vectorWidth > 1 &&
+  if (k.vectorWidth > 1 && m.components == 1) {
+    if (std::string problem = siteVectorProblem(m, k.vectorWidth);
+        !problem.empty())
+      return bad(text, "vector_width " + Twine(k.vectorWidth) +
+                           " (sites along x per access) " + problem);
+  } else if (k.vectorWidth > 1 &&
       (m.layout.order != LayoutOrder::SiteMajor ||
        m.components % k.vectorWidth != 0 ||
        k.vectorWidth * m.elementBytes() > 16))

@@ -106,6 +106,9 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
                                    ? std::vector<int>{8, 8, 4, 6}
                                    : std::vector<int>{37, 29, 23};
     extents.resize(info.shape.dims);
+    // Groups of sites along x per thread need whole groups per row.
+    extents[0] += (info.shape.x_width - extents[0] % info.shape.x_width) %
+                  info.shape.x_width;
     StencilOperator A;
     ASSERT_OK(StencilOperator::create(info, extents.data(), A));
     Random random(7);

@@ -4,10 +4,13 @@
 
 #include "plan/Plan.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace stencilc;
 using namespace stencilc::testing;
@@ -122,6 +125,57 @@ TEST(Plan, EverySiteTapPairAccumulatesOnceAndInitialisesFirst) {
       }
     EXPECT_EQ(seen.size(), model.taps.size() * plan.tileFactor);
   }
+}
+
+/// Groups of `width` sites along x (vector_width of a scalar field): each
+/// row of the tile is one vector load plus the halo values beside the group,
+/// and each (site, lane, tap) reads the value at its own offset.
+TEST(Plan, GroupsAlongXLoadEachRowOnceWithItsHalo) {
+  for (const char *order : {"as-written", "ascending", "-Z-Y-X C+X+Y+Z"})
+    for (int width : {2, 4})
+      for (int m : {1, 2, 4}) {
+        StencilModel model = sevenPoint(m, order);
+        model.kernel.vectorWidth = width;
+        KernelPlan plan = planKernel(model);
+        SCOPED_TRACE(std::string(order) + " width " + std::to_string(width) +
+                     " m " + std::to_string(m));
+        // 3m + 2 rows (m + 2 along y at z = 0, m at z = -1 and at z = +1),
+        // one vector each, and 2 halo values beside each of the m centre
+        // rows: 5m + 2 loads, as many as one site wide, for `width` times
+        // the sites.
+        EXPECT_EQ(plan.loadsPerTile(), 5 * m + 2);
+        EXPECT_EQ(llvm::count_if(plan.loads,
+                                 [&](const PlannedLoad &l) {
+                                   return l.width == width;
+                                 }),
+                  3 * m + 2);
+        EXPECT_EQ(plan.sitesPerTile(), m * width);
+        EXPECT_DOUBLE_EQ(plan.loadsPerSite(),
+                         static_cast<double>(5 * m + 2) / (m * width));
+        std::set<std::tuple<int, int, int>> seen;
+        std::vector<bool> started(plan.sitesPerTile(), false);
+        for (const PlanStep &step : plan.steps) {
+          const PlannedLoad &load = plan.loads[step.load];
+          EXPECT_EQ(load.width == 1, load.clampX);
+          EXPECT_TRUE(load.width == width || load.offset[0] == -1 ||
+                      load.offset[0] == width)
+              << formatOffset(load.offset, 3);
+          for (const PlannedAccumulation &acc : step.accumulations) {
+            EXPECT_TRUE(seen.insert({acc.site, acc.lane, acc.tap}).second);
+            int s = acc.site * width + acc.lane;
+            EXPECT_EQ(acc.first, !started[s]);
+            started[s] = true;
+            Offset expected = model.taps[acc.tap].offset;
+            expected[plan.tileAxis] += acc.site;
+            expected[0] += acc.lane;
+            Offset read = load.offset;
+            read[0] += acc.element;
+            EXPECT_EQ(read, expected);
+            EXPECT_LT(acc.element, load.width);
+          }
+        }
+        EXPECT_EQ(seen.size(), model.taps.size() * plan.sitesPerTile());
+      }
 }
 
 TEST(Plan, ClampsOnlyLoadsBeyondTheLastStoredSitesReach) {

@@ -553,3 +553,75 @@ TEST(ParameterChecks, KernelVariablesAreNotParameterNames) {
 }
 
 } // namespace
+
+/// A 3-D 7-point float Laplacian on one component per site; `kernel` is the
+/// kernel mapping, `grid` the grid line's options.
+std::string scalarRowsSpec(const std::string &kernel,
+                           const std::string &grid = "boundary: dirichlet",
+                           const std::string &field = "precision: float") {
+  return "name: rows\n"
+         "grid: {dimensions: 3, " +
+         grid + "}\nfield: {" + field +
+         "}\n"
+         "taps:\n"
+         "  - {offset: [0, 0, 0], coefficient: 6}\n"
+         "  - {offset: [-1, 0, 0], coefficient: -1}\n"
+         "  - {offset: [1, 0, 0], coefficient: -1}\n"
+         "  - {offset: [0, -1, 0], coefficient: -1}\n"
+         "  - {offset: [0, 1, 0], coefficient: -1}\n"
+         "  - {offset: [0, 0, -1], coefficient: -1}\n"
+         "  - {offset: [0, 0, 1], coefficient: -1}\n"
+         "kernel: " +
+         kernel + "\n";
+}
+
+TEST(LayoutChecks, SitesAlongXOfAScalarField) {
+  CheckResult four =
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4, "
+                               "tile: {axis: y, factor: 2}}"));
+  ASSERT_TRUE(four.model.has_value()) << four.output;
+  EXPECT_EQ(four.model->sitesPerThreadX(), 4);
+  CheckResult two = checkYaml(scalarRowsSpec(
+      "{block: [64, 4, 1], vector_width: 2}", "boundary: dirichlet",
+      "precision: double"));
+  ASSERT_TRUE(two.model.has_value()) << two.output;
+  EXPECT_EQ(two.model->sitesPerThreadX(), 2);
+
+  const std::string what = "error: 'kernel.vector_width' 4 (consecutive "
+                           "sites along x per access, a single-component "
+                           "field) ";
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
+                               "boundary: dirichlet", "precision: double")),
+      what + "of double makes 32-byte accesses; GPUs load at most 16 bytes "
+             "per instruction"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
+                               "boundary: periodic")),
+      what + "needs a Dirichlet grid; periodic rows would wrap inside a "
+             "group"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4, "
+                               "tile: {axis: x, factor: 2}}")),
+      what + "cannot be combined with tiling along x; tile along another "
+             "axis"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
+                               "boundary: dirichlet",
+                               "precision: float, even_odd: true")),
+      what + "needs plain site-major storage; subdomains and even/odd "
+             "storage break rows into pieces"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
+                               "boundary: dirichlet",
+                               "precision: float, layout: {order: aos, "
+                               "subdomain: [8, 8, 8]}")),
+      what + "needs plain site-major storage"));
+}
+
+TEST(LayoutChecks, GeneratedNamesAreNotParameterNames) {
+  for (const char *name : {"xroom", "whole_group", "w3_s1_2", "dot"})
+    EXPECT_FALSE(isUsableParameterName(name)) << name;
+  for (const char *name : {"w3_s1_", "w3_s_2", "xroom2"})
+    EXPECT_TRUE(isUsableParameterName(name)) << name;
+}

@@ -6,6 +6,8 @@
 //   - axes z and t share .z: threadIdx.z = lz + bz * lt and
 //     blockIdx.z = block_z + blocks_z * block_t;
 //   - along the tile axis each thread owns `tile_factor` consecutive sites;
+//   - with `x_width` > 1, each thread owns an aligned group of that many
+//     sites along x, from x = 0 (groups may hold halo sites, never stored);
 //   - Dirichlet grids map threads to interior sites only (the halo, `reach`
 //     sites wide on both sides of each axis, is never written); periodic
 //     grids map threads to every site.
@@ -14,6 +16,8 @@
 
 #include "stencil/types.hpp"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace stencil {
@@ -28,6 +32,10 @@ struct StencilShape {
   int block[kMaxDims];
   int tile_axis;
   int tile_factor;
+  /// Aligned sites per thread along x (single-component fields with a
+  /// vector width; 1 otherwise): threads start at x = 0 in steps of it, and
+  /// nx must be a multiple of it so that every row starts aligned.
+  int x_width;
 };
 
 struct LaunchConfig {
@@ -36,6 +44,12 @@ struct LaunchConfig {
   unsigned blocks_z = 1; ///< blocks along z; blockIdx.z / blocks_z is t's
   bool empty = false;    ///< no site to update (Dirichlet grid all halo)
 };
+
+/// Vector loads and stores (kernel.vector_width) need fields aligned to the
+/// access size; device allocations are, sub-arrays need not be.
+inline bool is_aligned(const void *pointer, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(pointer) % bytes == 0;
+}
 
 inline const char *axis_name(int axis) {
   static const char *const names[kMaxDims] = {"x", "y", "z", "t"};
@@ -57,6 +71,21 @@ inline Status make_launch_config(const StencilShape &shape,
       return Status::failure("extent n" + name + " = " + std::to_string(n) +
                              " is out of range [1, 2^30]");
     long long sites;
+    if (axis == 0 && shape.x_width > 1) {
+      if (n % shape.x_width != 0)
+        return Status::failure(
+            "extent nx = " + std::to_string(n) + " is not a multiple of " +
+            std::to_string(shape.x_width) +
+            ", the sites each thread updates along x with one vector access "
+            "(kernel.vector_width); rows would not start aligned");
+      // Groups from x = 0; the last one that holds an updated site.
+      sites = n - shape.reach[0];
+      if (n - 2LL * shape.reach[0] <= 0)
+        config.empty = true;
+      blocks[axis] = (sites + shape.x_width - 1) / shape.x_width;
+      blocks[axis] = (blocks[axis] + shape.block[axis] - 1) / shape.block[axis];
+      continue;
+    }
     if (shape.periodic) {
       const int reach = shape.reach[axis];
       if (n < reach)

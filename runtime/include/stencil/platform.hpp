@@ -168,6 +168,13 @@ STENCIL_DEVICE_INLINE int clamp_above(int d, int limit) {
   return d < limit ? d : limit;
 }
 
+/// The same at the array's start: halo loads left of a thread's aligned
+/// group of sites along x (vector width) feed only sites that are never
+/// stored when the group starts at x = 0.
+STENCIL_DEVICE_INLINE int clamp_below(int d, int limit) {
+  return d > limit ? d : limit;
+}
+
 /// Stores the sum of `value` over the block's threads in
 /// partials[linear block index], in a fixed order (the same result on every
 /// run). Every thread of the block must call it: on GPUs it has a barrier,
