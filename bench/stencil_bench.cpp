@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -218,6 +219,9 @@ struct Bench {
     for (double &v : values)
       v = random.uniform(-1.0, 1.0);
     CHECK(in.upload_values(values.data(), values.size()));
+    // The halo of `out` is never written: zero, so that whole fields of
+    // two kernels can be compared.
+    CHECK(out.fill(0.0));
   }
 
   double applyMs(int runs) {
@@ -234,6 +238,23 @@ struct Bench {
     });
   }
 };
+
+/// max |a - b| / max |a| over every value: the timed kernels against the
+/// naive baseline on the same random input (same seed).
+double relativeDifference(const Field &a, const Field &b) {
+  std::vector<double> x(a.lattice().values()), y(b.lattice().values());
+  CHECK(a.download_values(x.data(), static_cast<std::int64_t>(x.size())));
+  CHECK(b.download_values(y.data(), static_cast<std::int64_t>(y.size())));
+  double difference = 0.0, scale = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i]) || std::isnan(y[i]))
+      return std::numeric_limits<double>::infinity();
+    difference = std::max(difference, std::abs(x[i] - y[i]));
+    scale = std::max(scale, std::abs(x[i]));
+  }
+  return scale > 0 ? difference / scale
+                   : std::numeric_limits<double>::infinity();
+}
 
 void writeJson(const std::string &path, const Peak &peak,
                const std::vector<Row> &rows) {
@@ -274,6 +295,7 @@ int main(int argc, char **argv) {
               "role", "ms", "GB/s", "%peak", "naive", "speedup");
 
   std::vector<Row> rows;
+  int mismatches = 0;
   auto report = [&](Row row) {
     row.percent = 100.0 * row.gbs / peak.best();
     std::printf("%-34s %-12s %-8s %9.4f %9.1f %6.1f", row.kernel.c_str(),
@@ -299,15 +321,25 @@ int main(int argc, char **argv) {
     row.role = "apply";
     row.flopsPerByte =
         static_cast<double>(info.flops_per_site) / info.bytes_per_site;
-    {
-      Bench naive(*pair.naive, n);
-      row.bytes = naive.A.bytes_per_apply();
-      row.naiveGbs = row.bytes / (naive.applyMs(o.runs) * 1e6);
-    }
+    Bench naive(*pair.naive, n);
+    row.bytes = naive.A.bytes_per_apply();
+    row.naiveGbs = row.bytes / (naive.applyMs(o.runs) * 1e6);
+    // Every timed kernel computes what the naive one does, on every value
+    // (float sums in another order differ by rounding).
+    const double tolerance = info.element_bytes == 4 ? 1e-5 : 1e-12;
+    auto agrees = [&](const Bench &b) {
+      const double d = relativeDifference(naive.out, b.out);
+      const bool ok = d <= tolerance;
+      std::printf("  %s the naive kernel's result: max relative difference "
+                  "%.2g (tolerance %.0e)\n",
+                  ok ? "same as" : "ERROR: differs from", d, tolerance);
+      mismatches += ok ? 0 : 1;
+    };
     Bench tuned(info, n);
     row.ms = tuned.applyMs(o.runs);
     row.gbs = row.bytes / (row.ms * 1e6);
     report(row);
+    agrees(tuned);
     {
       // The variant the tuning cache chooses for this device and size, if
       // one was compiled in (stencil/tuning.hpp).
@@ -320,6 +352,7 @@ int main(int argc, char **argv) {
         t.gbs = t.bytes / (t.ms * 1e6);
         report(t);
         std::printf("  %s\n", chosen.A.kernel_choice().c_str());
+        agrees(chosen);
       }
     }
     if (info.even_odd) {
@@ -378,6 +411,13 @@ int main(int argc, char **argv) {
   if (!o.json.empty()) {
     writeJson(o.json, peak, rows);
     std::printf("\nwrote %s\n", o.json.c_str());
+  }
+  if (mismatches > 0) {
+    std::fprintf(stderr,
+                 "stencil_bench: error: %d kernel%s gave another result than "
+                 "the naive kernel (lines marked ERROR)\n",
+                 mismatches, mismatches == 1 ? "" : "s");
+    return 3;
   }
   return 0;
 }

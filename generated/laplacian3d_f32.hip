@@ -396,7 +396,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, single precision
-// Options: block 256x1x1, launch bounds none, tile y x 4, load order ascending, regular stores
+// Options: block 64x2x2, launch bounds none, tile y x 2, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -409,7 +409,7 @@ namespace stencilc_kernels {
 namespace laplacian3d_f32_tuned0 {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread.
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
 STENCIL_GLOBAL void laplacian3d_f32_tuned0_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -419,10 +419,10 @@ STENCIL_GLOBAL void laplacian3d_f32_tuned0_kernel(
     const value_type inv_hx2,
     const value_type inv_hy2,
     const value_type inv_hz2) {
-  // This thread's first site; it updates 4 consecutive sites along y.
-  const int x = 1 + static_cast<int>(blockIdx.x * 256u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // This thread's first site; it updates 2 consecutive sites along y, each with the 4 sites of an aligned group along x (halo sites among them are not stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -430,78 +430,120 @@ STENCIL_GLOBAL void laplacian3d_f32_tuned0_kernel(
   const stencil::index_t site = x + y * sy + z * sz;
   // Farthest row along y inside the array, relative to this tile.
   const int room = ny - 1 - y;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 = 
       static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
   const value_type w1 = -inv_hx2;
   const value_type w2 = -inv_hy2;
   const value_type w3 = -inv_hz2;
-  value_type acc0, acc1, acc2, acc3;
+  // A row's sites move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[4], acc1[4];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type u0 = in[site - sz];
-  acc0 = w3 * u0;
-  const value_type u1 = in[site + sy - sz];
-  acc1 = w3 * u1;
-  const value_type u2 = in[site + stencil::clamp_above(2, room) * sy - sz];
-  acc2 = w3 * u2;
-  const value_type u3 = in[site + stencil::clamp_above(3, room) * sy - sz];
-  acc3 = w3 * u3;
-  const value_type u4 = in[site - sy];
-  acc0 += w2 * u4;
-  const value_type u5 = in[site - 1];
-  acc0 += w1 * u5;
-  const value_type u6 = in[site];
-  acc0 += w0 * u6;
-  acc1 += w2 * u6;
-  const value_type u7 = in[site + 1];
-  acc0 += w1 * u7;
-  const value_type u8 = in[site - 1 + sy];
-  acc1 += w1 * u8;
-  const value_type u9 = in[site + sy];
-  acc0 += w2 * u9;
-  acc1 += w0 * u9;
-  acc2 += w2 * u9;
-  const value_type u10 = in[site + 1 + sy];
-  acc1 += w1 * u10;
-  const value_type u11 = in[site - 1 + stencil::clamp_above(2, room) * sy];
-  acc2 += w1 * u11;
-  const value_type u12 = in[site + stencil::clamp_above(2, room) * sy];
-  acc1 += w2 * u12;
-  acc2 += w0 * u12;
-  acc3 += w2 * u12;
-  const value_type u13 = in[site + 1 + stencil::clamp_above(2, room) * sy];
-  acc2 += w1 * u13;
-  const value_type u14 = in[site - 1 + stencil::clamp_above(3, room) * sy];
-  acc3 += w1 * u14;
-  const value_type u15 = in[site + stencil::clamp_above(3, room) * sy];
-  acc2 += w2 * u15;
-  acc3 += w0 * u15;
-  const value_type u16 = in[site + 1 + stencil::clamp_above(3, room) * sy];
-  acc3 += w1 * u16;
-  const value_type u17 = in[site + stencil::clamp_above(4, room) * sy];
-  acc3 += w2 * u17;
-  const value_type u18 = in[site + sz];
-  acc0 += w3 * u18;
-  const value_type u19 = in[site + sy + sz];
-  acc1 += w3 * u19;
-  const value_type u20 = in[site + stencil::clamp_above(2, room) * sy + sz];
-  acc2 += w3 * u20;
-  const value_type u21 = in[site + stencil::clamp_above(3, room) * sy + sz];
-  acc3 += w3 * u21;
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] = w3 * u0.v[0];
+  acc0[1] = w3 * u0.v[1];
+  acc0[2] = w3 * u0.v[2];
+  acc0[3] = w3 * u0.v[3];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+  acc1[0] = w3 * u1.v[0];
+  acc1[1] = w3 * u1.v[1];
+  acc1[2] = w3 * u1.v[2];
+  acc1[3] = w3 * u1.v[3];
+  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u2.v[0];
+  acc0[1] += w2 * u2.v[1];
+  acc0[2] += w2 * u2.v[2];
+  acc0[3] += w2 * u2.v[3];
+  const value_type u3 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u3;
+  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u4.v[0];
+  acc0[0] += w1 * u4.v[1];
+  acc0[1] += w0 * u4.v[1];
+  acc0[1] += w1 * u4.v[0];
+  acc0[1] += w1 * u4.v[2];
+  acc0[2] += w0 * u4.v[2];
+  acc0[2] += w1 * u4.v[1];
+  acc0[2] += w1 * u4.v[3];
+  acc0[3] += w0 * u4.v[3];
+  acc0[3] += w1 * u4.v[2];
+  acc1[0] += w2 * u4.v[0];
+  acc1[1] += w2 * u4.v[1];
+  acc1[2] += w2 * u4.v[2];
+  acc1[3] += w2 * u4.v[3];
+  const value_type u5 = in[site + stencil::clamp_above(4, xroom)];
+  acc0[3] += w1 * u5;
+  const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy];
+  acc1[0] += w1 * u6;
+  const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u7.v[0];
+  acc0[1] += w2 * u7.v[1];
+  acc0[2] += w2 * u7.v[2];
+  acc0[3] += w2 * u7.v[3];
+  acc1[0] += w0 * u7.v[0];
+  acc1[0] += w1 * u7.v[1];
+  acc1[1] += w0 * u7.v[1];
+  acc1[1] += w1 * u7.v[0];
+  acc1[1] += w1 * u7.v[2];
+  acc1[2] += w0 * u7.v[2];
+  acc1[2] += w1 * u7.v[1];
+  acc1[2] += w1 * u7.v[3];
+  acc1[3] += w0 * u7.v[3];
+  acc1[3] += w1 * u7.v[2];
+  const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy];
+  acc1[3] += w1 * u8;
+  const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
+  acc1[0] += w2 * u9.v[0];
+  acc1[1] += w2 * u9.v[1];
+  acc1[2] += w2 * u9.v[2];
+  acc1[3] += w2 * u9.v[3];
+  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u10.v[0];
+  acc0[1] += w3 * u10.v[1];
+  acc0[2] += w3 * u10.v[2];
+  acc0[3] += w3 * u10.v[3];
+  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+  acc1[0] += w3 * u11.v[0];
+  acc1[1] += w3 * u11.v[1];
+  acc1[2] += w3 * u11.v[2];
+  acc1[3] += w3 * u11.v[3];
   // Store the tile's sites that lie inside the update region.
-  STENCIL_STORE(&out[site], acc0);
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+      }
+  }
   if (y + 1 < ny - 1) {
-    STENCIL_STORE(&out[site + sy], acc1);
-  }
-  if (y + 2 < ny - 1) {
-    STENCIL_STORE(&out[site + 2 * sy], acc2);
-  }
-  if (y + 3 < ny - 1) {
-    STENCIL_STORE(&out[site + 3 * sy], acc3);
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + sy + l], acc1[l]);
+        }
+    }
   }
 }
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums in . out over the stored sites: one partial
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums in . out over the stored sites: one partial
 /// per block, for CG's p^T A p without a second pass over the fields.
 STENCIL_GLOBAL void laplacian3d_f32_tuned0_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -513,10 +555,10 @@ STENCIL_GLOBAL void laplacian3d_f32_tuned0_dot_kernel(
     const value_type inv_hy2,
     const value_type inv_hz2,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along y.
-  const int x = 1 + static_cast<int>(blockIdx.x * 256u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // This thread's first site; it updates 2 consecutive sites along y, each with the 4 sites of an aligned group along x (halo sites among them are not stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -525,78 +567,126 @@ STENCIL_GLOBAL void laplacian3d_f32_tuned0_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
     // Tap weights.
     const value_type w0 = 
         static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
     const value_type w1 = -inv_hx2;
     const value_type w2 = -inv_hy2;
     const value_type w3 = -inv_hz2;
-    value_type acc0, acc1, acc2, acc3;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[4], acc1[4];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type u0 = in[site - sz];
-    acc0 = w3 * u0;
-    const value_type u1 = in[site + sy - sz];
-    acc1 = w3 * u1;
-    const value_type u2 = in[site + stencil::clamp_above(2, room) * sy - sz];
-    acc2 = w3 * u2;
-    const value_type u3 = in[site + stencil::clamp_above(3, room) * sy - sz];
-    acc3 = w3 * u3;
-    const value_type u4 = in[site - sy];
-    acc0 += w2 * u4;
-    const value_type u5 = in[site - 1];
-    acc0 += w1 * u5;
-    const value_type u6 = in[site];
-    acc0 += w0 * u6;
-    acc1 += w2 * u6;
-    const value_type u7 = in[site + 1];
-    acc0 += w1 * u7;
-    const value_type u8 = in[site - 1 + sy];
-    acc1 += w1 * u8;
-    const value_type u9 = in[site + sy];
-    acc0 += w2 * u9;
-    acc1 += w0 * u9;
-    acc2 += w2 * u9;
-    const value_type u10 = in[site + 1 + sy];
-    acc1 += w1 * u10;
-    const value_type u11 = in[site - 1 + stencil::clamp_above(2, room) * sy];
-    acc2 += w1 * u11;
-    const value_type u12 = in[site + stencil::clamp_above(2, room) * sy];
-    acc1 += w2 * u12;
-    acc2 += w0 * u12;
-    acc3 += w2 * u12;
-    const value_type u13 = in[site + 1 + stencil::clamp_above(2, room) * sy];
-    acc2 += w1 * u13;
-    const value_type u14 = in[site - 1 + stencil::clamp_above(3, room) * sy];
-    acc3 += w1 * u14;
-    const value_type u15 = in[site + stencil::clamp_above(3, room) * sy];
-    acc2 += w2 * u15;
-    acc3 += w0 * u15;
-    const value_type u16 = in[site + 1 + stencil::clamp_above(3, room) * sy];
-    acc3 += w1 * u16;
-    const value_type u17 = in[site + stencil::clamp_above(4, room) * sy];
-    acc3 += w2 * u17;
-    const value_type u18 = in[site + sz];
-    acc0 += w3 * u18;
-    const value_type u19 = in[site + sy + sz];
-    acc1 += w3 * u19;
-    const value_type u20 = in[site + stencil::clamp_above(2, room) * sy + sz];
-    acc2 += w3 * u20;
-    const value_type u21 = in[site + stencil::clamp_above(3, room) * sy + sz];
-    acc3 += w3 * u21;
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    acc0[2] = w3 * u0.v[2];
+    acc0[3] = w3 * u0.v[3];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+    acc1[0] = w3 * u1.v[0];
+    acc1[1] = w3 * u1.v[1];
+    acc1[2] = w3 * u1.v[2];
+    acc1[3] = w3 * u1.v[3];
+    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u2.v[0];
+    acc0[1] += w2 * u2.v[1];
+    acc0[2] += w2 * u2.v[2];
+    acc0[3] += w2 * u2.v[3];
+    const value_type u3 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u3;
+    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u4.v[0];
+    acc0[0] += w1 * u4.v[1];
+    acc0[1] += w0 * u4.v[1];
+    acc0[1] += w1 * u4.v[0];
+    acc0[1] += w1 * u4.v[2];
+    acc0[2] += w0 * u4.v[2];
+    acc0[2] += w1 * u4.v[1];
+    acc0[2] += w1 * u4.v[3];
+    acc0[3] += w0 * u4.v[3];
+    acc0[3] += w1 * u4.v[2];
+    acc1[0] += w2 * u4.v[0];
+    acc1[1] += w2 * u4.v[1];
+    acc1[2] += w2 * u4.v[2];
+    acc1[3] += w2 * u4.v[3];
+    const value_type u5 = in[site + stencil::clamp_above(4, xroom)];
+    acc0[3] += w1 * u5;
+    const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy];
+    acc1[0] += w1 * u6;
+    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u7.v[0];
+    acc0[1] += w2 * u7.v[1];
+    acc0[2] += w2 * u7.v[2];
+    acc0[3] += w2 * u7.v[3];
+    acc1[0] += w0 * u7.v[0];
+    acc1[0] += w1 * u7.v[1];
+    acc1[1] += w0 * u7.v[1];
+    acc1[1] += w1 * u7.v[0];
+    acc1[1] += w1 * u7.v[2];
+    acc1[2] += w0 * u7.v[2];
+    acc1[2] += w1 * u7.v[1];
+    acc1[2] += w1 * u7.v[3];
+    acc1[3] += w0 * u7.v[3];
+    acc1[3] += w1 * u7.v[2];
+    const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy];
+    acc1[3] += w1 * u8;
+    const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
+    acc1[0] += w2 * u9.v[0];
+    acc1[1] += w2 * u9.v[1];
+    acc1[2] += w2 * u9.v[2];
+    acc1[3] += w2 * u9.v[3];
+    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u10.v[0];
+    acc0[1] += w3 * u10.v[1];
+    acc0[2] += w3 * u10.v[2];
+    acc0[3] += w3 * u10.v[3];
+    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
+    acc1[2] += w3 * u11.v[2];
+    acc1[3] += w3 * u11.v[3];
     // Store the tile's sites that lie inside the update region.
-    STENCIL_STORE(&out[site], acc0);
-    dot += static_cast<double>(in[site]) * static_cast<double>(acc0);
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+        }
+    }
     if (y + 1 < ny - 1) {
-      STENCIL_STORE(&out[site + sy], acc1);
-      dot += static_cast<double>(in[site + sy]) * static_cast<double>(acc1);
-    }
-    if (y + 2 < ny - 1) {
-      STENCIL_STORE(&out[site + 2 * sy], acc2);
-      dot += static_cast<double>(in[site + 2 * sy]) * static_cast<double>(acc2);
-    }
-    if (y + 3 < ny - 1) {
-      STENCIL_STORE(&out[site + 3 * sy], acc3);
-      dot += static_cast<double>(in[site + 3 * sy]) * static_cast<double>(acc3);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sy);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sy + l], acc1[l]);
+            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
+          }
+      }
     }
   }
   stencil::block_sum(dot, partials);
@@ -637,6 +727,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f32_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f32_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f32_tuned0_kernel, config.grid, config.block, stream,
@@ -690,6 +782,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f32_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f32_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f32_tuned0_kernel, config.grid, config.block, stream,
@@ -745,6 +839,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f32_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f32_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f32_tuned0_dot_kernel, config.grid, config.block, stream,

@@ -396,7 +396,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 64x2x2, launch bounds 256, tile y x 2, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, tile y x 4, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -409,7 +409,7 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_tuned0 {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_tuned0_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -420,9 +420,9 @@ laplacian3d_f64_tuned0_kernel(
     const value_type inv_hx2,
     const value_type inv_hy2,
     const value_type inv_hz2) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 1 + 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  // This thread's first site; it updates 4 consecutive sites along y, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
@@ -431,48 +431,160 @@ laplacian3d_f64_tuned0_kernel(
   const stencil::index_t site = x + y * sy + z * sz;
   // Farthest row along y inside the array, relative to this tile.
   const int room = ny - 1 - y;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 = 
       static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
   const value_type w1 = -inv_hx2;
   const value_type w2 = -inv_hy2;
   const value_type w3 = -inv_hz2;
-  value_type acc0, acc1;
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2], acc1[2], acc2[2], acc3[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type u0 = in[site - sz];
-  acc0 = w3 * u0;
-  const value_type u1 = in[site + sy - sz];
-  acc1 = w3 * u1;
-  const value_type u2 = in[site - sy];
-  acc0 += w2 * u2;
-  const value_type u3 = in[site - 1];
-  acc0 += w1 * u3;
-  const value_type u4 = in[site];
-  acc0 += w0 * u4;
-  acc1 += w2 * u4;
-  const value_type u5 = in[site + 1];
-  acc0 += w1 * u5;
-  const value_type u6 = in[site - 1 + sy];
-  acc1 += w1 * u6;
-  const value_type u7 = in[site + sy];
-  acc0 += w2 * u7;
-  acc1 += w0 * u7;
-  const value_type u8 = in[site + 1 + sy];
-  acc1 += w1 * u8;
-  const value_type u9 = in[site + stencil::clamp_above(2, room) * sy];
-  acc1 += w2 * u9;
-  const value_type u10 = in[site + sz];
-  acc0 += w3 * u10;
-  const value_type u11 = in[site + sy + sz];
-  acc1 += w3 * u11;
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] = w3 * u0.v[0];
+  acc0[1] = w3 * u0.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+  acc1[0] = w3 * u1.v[0];
+  acc1[1] = w3 * u1.v[1];
+  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy - sz);
+  acc2[0] = w3 * u2.v[0];
+  acc2[1] = w3 * u2.v[1];
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy - sz);
+  acc3[0] = w3 * u3.v[0];
+  acc3[1] = w3 * u3.v[1];
+  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u4.v[0];
+  acc0[1] += w2 * u4.v[1];
+  const value_type u5 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u5;
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u6.v[0];
+  acc0[0] += w1 * u6.v[1];
+  acc0[1] += w0 * u6.v[1];
+  acc0[1] += w1 * u6.v[0];
+  acc1[0] += w2 * u6.v[0];
+  acc1[1] += w2 * u6.v[1];
+  const value_type u7 = in[site + stencil::clamp_above(2, xroom)];
+  acc0[1] += w1 * u7;
+  const value_type u8 = in[site + stencil::clamp_below(-1, -x) + sy];
+  acc1[0] += w1 * u8;
+  const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u9.v[0];
+  acc0[1] += w2 * u9.v[1];
+  acc1[0] += w0 * u9.v[0];
+  acc1[0] += w1 * u9.v[1];
+  acc1[1] += w0 * u9.v[1];
+  acc1[1] += w1 * u9.v[0];
+  acc2[0] += w2 * u9.v[0];
+  acc2[1] += w2 * u9.v[1];
+  const value_type u10 = in[site + stencil::clamp_above(2, xroom) + sy];
+  acc1[1] += w1 * u10;
+  const value_type u11 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy];
+  acc2[0] += w1 * u11;
+  const vec_t u12 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
+  acc1[0] += w2 * u12.v[0];
+  acc1[1] += w2 * u12.v[1];
+  acc2[0] += w0 * u12.v[0];
+  acc2[0] += w1 * u12.v[1];
+  acc2[1] += w0 * u12.v[1];
+  acc2[1] += w1 * u12.v[0];
+  acc3[0] += w2 * u12.v[0];
+  acc3[1] += w2 * u12.v[1];
+  const value_type u13 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(2, room) * sy];
+  acc2[1] += w1 * u13;
+  const value_type u14 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy];
+  acc3[0] += w1 * u14;
+  const vec_t u15 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy);
+  acc2[0] += w2 * u15.v[0];
+  acc2[1] += w2 * u15.v[1];
+  acc3[0] += w0 * u15.v[0];
+  acc3[0] += w1 * u15.v[1];
+  acc3[1] += w0 * u15.v[1];
+  acc3[1] += w1 * u15.v[0];
+  const value_type u16 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(3, room) * sy];
+  acc3[1] += w1 * u16;
+  const vec_t u17 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy);
+  acc3[0] += w2 * u17.v[0];
+  acc3[1] += w2 * u17.v[1];
+  const vec_t u18 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u18.v[0];
+  acc0[1] += w3 * u18.v[1];
+  const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+  acc1[0] += w3 * u19.v[0];
+  acc1[1] += w3 * u19.v[1];
+  const vec_t u20 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy + sz);
+  acc2[0] += w3 * u20.v[0];
+  acc2[1] += w3 * u20.v[1];
+  const vec_t u21 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy + sz);
+  acc3[0] += w3 * u21.v[0];
+  acc3[1] += w3 * u21.v[1];
   // Store the tile's sites that lie inside the update region.
-  STENCIL_STORE(&out[site], acc0);
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+      }
+  }
   if (y + 1 < ny - 1) {
-    STENCIL_STORE(&out[site + sy], acc1);
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + sy + l], acc1[l]);
+        }
+    }
+  }
+  if (y + 2 < ny - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc2[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
+        }
+    }
+  }
+  if (y + 3 < ny - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc3[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
+        }
+    }
   }
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums in . out over the stored sites: one partial
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums in . out over the stored sites: one partial
 /// per block, for CG's p^T A p without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_tuned0_dot_kernel(
@@ -485,9 +597,9 @@ laplacian3d_f64_tuned0_dot_kernel(
     const value_type inv_hy2,
     const value_type inv_hz2,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 1 + 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  // This thread's first site; it updates 4 consecutive sites along y, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
@@ -497,46 +609,176 @@ laplacian3d_f64_tuned0_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
     // Tap weights.
     const value_type w0 = 
         static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
     const value_type w1 = -inv_hx2;
     const value_type w2 = -inv_hy2;
     const value_type w3 = -inv_hz2;
-    value_type acc0, acc1;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2], acc1[2], acc2[2], acc3[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type u0 = in[site - sz];
-    acc0 = w3 * u0;
-    const value_type u1 = in[site + sy - sz];
-    acc1 = w3 * u1;
-    const value_type u2 = in[site - sy];
-    acc0 += w2 * u2;
-    const value_type u3 = in[site - 1];
-    acc0 += w1 * u3;
-    const value_type u4 = in[site];
-    acc0 += w0 * u4;
-    acc1 += w2 * u4;
-    const value_type u5 = in[site + 1];
-    acc0 += w1 * u5;
-    const value_type u6 = in[site - 1 + sy];
-    acc1 += w1 * u6;
-    const value_type u7 = in[site + sy];
-    acc0 += w2 * u7;
-    acc1 += w0 * u7;
-    const value_type u8 = in[site + 1 + sy];
-    acc1 += w1 * u8;
-    const value_type u9 = in[site + stencil::clamp_above(2, room) * sy];
-    acc1 += w2 * u9;
-    const value_type u10 = in[site + sz];
-    acc0 += w3 * u10;
-    const value_type u11 = in[site + sy + sz];
-    acc1 += w3 * u11;
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+    acc1[0] = w3 * u1.v[0];
+    acc1[1] = w3 * u1.v[1];
+    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy - sz);
+    acc2[0] = w3 * u2.v[0];
+    acc2[1] = w3 * u2.v[1];
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy - sz);
+    acc3[0] = w3 * u3.v[0];
+    acc3[1] = w3 * u3.v[1];
+    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u4.v[0];
+    acc0[1] += w2 * u4.v[1];
+    const value_type u5 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u5;
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u6.v[0];
+    acc0[0] += w1 * u6.v[1];
+    acc0[1] += w0 * u6.v[1];
+    acc0[1] += w1 * u6.v[0];
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    const value_type u7 = in[site + stencil::clamp_above(2, xroom)];
+    acc0[1] += w1 * u7;
+    const value_type u8 = in[site + stencil::clamp_below(-1, -x) + sy];
+    acc1[0] += w1 * u8;
+    const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u9.v[0];
+    acc0[1] += w2 * u9.v[1];
+    acc1[0] += w0 * u9.v[0];
+    acc1[0] += w1 * u9.v[1];
+    acc1[1] += w0 * u9.v[1];
+    acc1[1] += w1 * u9.v[0];
+    acc2[0] += w2 * u9.v[0];
+    acc2[1] += w2 * u9.v[1];
+    const value_type u10 = in[site + stencil::clamp_above(2, xroom) + sy];
+    acc1[1] += w1 * u10;
+    const value_type u11 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy];
+    acc2[0] += w1 * u11;
+    const vec_t u12 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
+    acc1[0] += w2 * u12.v[0];
+    acc1[1] += w2 * u12.v[1];
+    acc2[0] += w0 * u12.v[0];
+    acc2[0] += w1 * u12.v[1];
+    acc2[1] += w0 * u12.v[1];
+    acc2[1] += w1 * u12.v[0];
+    acc3[0] += w2 * u12.v[0];
+    acc3[1] += w2 * u12.v[1];
+    const value_type u13 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(2, room) * sy];
+    acc2[1] += w1 * u13;
+    const value_type u14 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy];
+    acc3[0] += w1 * u14;
+    const vec_t u15 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy);
+    acc2[0] += w2 * u15.v[0];
+    acc2[1] += w2 * u15.v[1];
+    acc3[0] += w0 * u15.v[0];
+    acc3[0] += w1 * u15.v[1];
+    acc3[1] += w0 * u15.v[1];
+    acc3[1] += w1 * u15.v[0];
+    const value_type u16 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(3, room) * sy];
+    acc3[1] += w1 * u16;
+    const vec_t u17 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy);
+    acc3[0] += w2 * u17.v[0];
+    acc3[1] += w2 * u17.v[1];
+    const vec_t u18 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u18.v[0];
+    acc0[1] += w3 * u18.v[1];
+    const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+    acc1[0] += w3 * u19.v[0];
+    acc1[1] += w3 * u19.v[1];
+    const vec_t u20 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy + sz);
+    acc2[0] += w3 * u20.v[0];
+    acc2[1] += w3 * u20.v[1];
+    const vec_t u21 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy + sz);
+    acc3[0] += w3 * u21.v[0];
+    acc3[1] += w3 * u21.v[1];
     // Store the tile's sites that lie inside the update region.
-    STENCIL_STORE(&out[site], acc0);
-    dot += static_cast<double>(in[site]) * static_cast<double>(acc0);
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+        }
+    }
     if (y + 1 < ny - 1) {
-      STENCIL_STORE(&out[site + sy], acc1);
-      dot += static_cast<double>(in[site + sy]) * static_cast<double>(acc1);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sy);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sy + l], acc1[l]);
+            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
+          }
+      }
+    }
+    if (y + 2 < ny - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc2[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
+            dot += static_cast<double>(in[site + 2 * sy + l]) * static_cast<double>(acc2[l]);
+          }
+      }
+    }
+    if (y + 3 < ny - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc3[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 3 * sy);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
+            dot += static_cast<double>(in[site + 3 * sy + l]) * static_cast<double>(acc3[l]);
+          }
+      }
     }
   }
   stencil::block_sum(dot, partials);
@@ -577,6 +819,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f64_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned0_kernel, config.grid, config.block, stream,
@@ -630,6 +874,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f64_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned0_kernel, config.grid, config.block, stream,
@@ -685,6 +931,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f64_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned0_dot_kernel, config.grid, config.block, stream,
@@ -727,7 +975,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 256x1x1, launch bounds none, tile x x 1, load order ascending, regular stores
+// Options: block 64x4x1, launch bounds none, tile z x 2, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -740,7 +988,7 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_tuned1 {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
 STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -750,42 +998,103 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
     const value_type inv_hx2,
     const value_type inv_hy2,
     const value_type inv_hz2) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = 1 + static_cast<int>(blockIdx.x * 256u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // This thread's first site; it updates 2 consecutive sites along z, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along z inside the array, relative to this tile.
+  const int room = nz - 1 - z;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 = 
       static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
   const value_type w1 = -inv_hx2;
   const value_type w2 = -inv_hy2;
   const value_type w3 = -inv_hz2;
-  value_type acc0;
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2], acc1[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type u0 = in[site - sz];
-  acc0 = w3 * u0;
-  const value_type u1 = in[site - sy];
-  acc0 += w2 * u1;
-  const value_type u2 = in[site - 1];
-  acc0 += w1 * u2;
-  const value_type u3 = in[site];
-  acc0 += w0 * u3;
-  const value_type u4 = in[site + 1];
-  acc0 += w1 * u4;
-  const value_type u5 = in[site + sy];
-  acc0 += w2 * u5;
-  const value_type u6 = in[site + sz];
-  acc0 += w3 * u6;
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] = w3 * u0.v[0];
+  acc0[1] = w3 * u0.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u1.v[0];
+  acc0[1] += w2 * u1.v[1];
+  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u2;
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u3.v[0];
+  acc0[0] += w1 * u3.v[1];
+  acc0[1] += w0 * u3.v[1];
+  acc0[1] += w1 * u3.v[0];
+  acc1[0] = w3 * u3.v[0];
+  acc1[1] = w3 * u3.v[1];
+  const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
+  acc0[1] += w1 * u4;
+  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u5.v[0];
+  acc0[1] += w2 * u5.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+  acc1[0] += w2 * u6.v[0];
+  acc1[1] += w2 * u6.v[1];
+  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+  acc1[0] += w1 * u7;
+  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u8.v[0];
+  acc0[1] += w3 * u8.v[1];
+  acc1[0] += w0 * u8.v[0];
+  acc1[0] += w1 * u8.v[1];
+  acc1[1] += w0 * u8.v[1];
+  acc1[1] += w1 * u8.v[0];
+  const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
+  acc1[1] += w1 * u9;
+  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+  acc1[0] += w2 * u10.v[0];
+  acc1[1] += w2 * u10.v[1];
+  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+  acc1[0] += w3 * u11.v[0];
+  acc1[1] += w3 * u11.v[1];
   // Store the tile's sites that lie inside the update region.
-  STENCIL_STORE(&out[site], acc0);
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+      }
+  }
+  if (z + 1 < nz - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + sz + l], acc1[l]);
+        }
+    }
+  }
 }
 
-/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums in . out over the stored sites: one partial
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums in . out over the stored sites: one partial
 /// per block, for CG's p^T A p without a second pass over the fields.
 STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -797,41 +1106,111 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
     const value_type inv_hy2,
     const value_type inv_hz2,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = 1 + static_cast<int>(blockIdx.x * 256u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // This thread's first site; it updates 2 consecutive sites along z, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
     // Tap weights.
     const value_type w0 = 
         static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
     const value_type w1 = -inv_hx2;
     const value_type w2 = -inv_hy2;
     const value_type w3 = -inv_hz2;
-    value_type acc0;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2], acc1[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type u0 = in[site - sz];
-    acc0 = w3 * u0;
-    const value_type u1 = in[site - sy];
-    acc0 += w2 * u1;
-    const value_type u2 = in[site - 1];
-    acc0 += w1 * u2;
-    const value_type u3 = in[site];
-    acc0 += w0 * u3;
-    const value_type u4 = in[site + 1];
-    acc0 += w1 * u4;
-    const value_type u5 = in[site + sy];
-    acc0 += w2 * u5;
-    const value_type u6 = in[site + sz];
-    acc0 += w3 * u6;
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u2;
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    acc1[0] = w3 * u3.v[0];
+    acc1[1] = w3 * u3.v[1];
+    const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
+    acc0[1] += w1 * u4;
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+    acc1[0] += w1 * u7;
+    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u8.v[0];
+    acc0[1] += w3 * u8.v[1];
+    acc1[0] += w0 * u8.v[0];
+    acc1[0] += w1 * u8.v[1];
+    acc1[1] += w0 * u8.v[1];
+    acc1[1] += w1 * u8.v[0];
+    const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
+    acc1[1] += w1 * u9;
+    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+    acc1[0] += w2 * u10.v[0];
+    acc1[1] += w2 * u10.v[1];
+    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
-    STENCIL_STORE(&out[site], acc0);
-    dot += static_cast<double>(in[site]) * static_cast<double>(acc0);
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+        }
+    }
+    if (z + 1 < nz - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
+          }
+      }
+    }
   }
   stencil::block_sum(dot, partials);
 }
@@ -871,6 +1250,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f64_tuned1: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned1_kernel, config.grid, config.block, stream,
@@ -924,6 +1305,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f64_tuned1: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned1_kernel, config.grid, config.block, stream,
@@ -979,6 +1362,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian3d_f64_tuned1: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned1_dot_kernel, config.grid, config.block, stream,
