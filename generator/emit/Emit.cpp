@@ -428,15 +428,12 @@ std::string KernelWriter::program() {
     std::string name = "u" + std::to_string(step.load);
     std::string address = loadAddress(load);
     text += "\n";
-    if (nc == 1 && load.width > 1) {
-      text += "const vec_t " + name + " = *reinterpret_cast<const vec_t *>(in + " +
-              address + ");";
-      for (const PlannedAccumulation &acc : step.accumulations)
-        text += "\n" + accumulate(acc, step.load);
-      continue;
-    }
     if (nc == 1) {
-      text += "const value_type " + name + " = in[" + address + "];";
+      text += load.width > 1 ? "const vec_t " + name +
+                                   " = *reinterpret_cast<const vec_t *>(in + " +
+                                   address + ");"
+                             : "const value_type " + name + " = in[" +
+                                   address + "];";
       for (const PlannedAccumulation &acc : step.accumulations)
         text += "\n" + accumulate(acc, step.load);
       continue;

@@ -150,10 +150,6 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
         for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
           for (bool nontemporal : {false, true})
             for (bool bounded : {false, true}) {
-              // A group along x cannot also be a tile along x.
-              if (model.components == 1 && width > 1 && axis == 0 &&
-                  factor > 1)
-                continue;
               StencilModel m = model;
               m.layout = layout;
               m.kernel.vectorWidth = width;
@@ -164,6 +160,10 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
               m.kernel.tileFactor = factor;
               setLoadOrder(m.kernel, order);
               m.kernel.nontemporalStore = nontemporal;
+              // The checker's rule for groups along x (no tile along x).
+              if (m.sitesPerThreadX() > 1 &&
+                  !siteVectorProblem(m, width).empty())
+                continue;
               add(std::move(m));
             }
   return variants;

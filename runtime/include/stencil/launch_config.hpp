@@ -78,15 +78,11 @@ inline Status make_launch_config(const StencilShape &shape,
             std::to_string(shape.x_width) +
             ", the sites each thread updates along x with one vector access "
             "(kernel.vector_width); rows would not start aligned");
-      // Groups from x = 0; the last one that holds an updated site.
+      // Groups from x = 0 up to the last one that holds an updated site.
       sites = n - shape.reach[0];
       if (n - 2LL * shape.reach[0] <= 0)
         config.empty = true;
-      blocks[axis] = (sites + shape.x_width - 1) / shape.x_width;
-      blocks[axis] = (blocks[axis] + shape.block[axis] - 1) / shape.block[axis];
-      continue;
-    }
-    if (shape.periodic) {
+    } else if (shape.periodic) {
       const int reach = shape.reach[axis];
       if (n < reach)
         return Status::failure(
@@ -101,6 +97,8 @@ inline Status make_launch_config(const StencilShape &shape,
     }
     if (axis == shape.tile_axis)
       sites = (sites + shape.tile_factor - 1) / shape.tile_factor;
+    if (axis == 0) // one thread per group along x (x_width is 1 otherwise)
+      sites = (sites + shape.x_width - 1) / shape.x_width;
     blocks[axis] = sites > 0 ? (sites + shape.block[axis] - 1) / shape.block[axis]
                              : 0;
   }
