@@ -56,7 +56,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 2, 2, 1}, 1, 2, 4};
+  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 2, 2, 1}, 1, 2, 4, 1};
   return value;
 }
 
@@ -160,7 +160,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1};
+  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1};
   return value;
 }
 

@@ -56,7 +56,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {32, 4, 2, 1}, 1, 4, 2};
+  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {32, 4, 2, 1}, 1, 4, 2, 1};
   return value;
 }
 
@@ -176,7 +176,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 2, 2, 2};
+  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 2, 2, 2, 1};
   return value;
 }
 
@@ -280,7 +280,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1};
+  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1};
   return value;
 }
 

@@ -55,7 +55,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1};
+  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 1};
   return value;
 }
 
@@ -158,7 +158,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1};
+  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 1};
   return value;
 }
 

@@ -199,7 +199,8 @@ bool isKernelLocal(StringRef word) {
       "nz",  "nt",         "sx",       "sy",     "sz",   "st",   "blocks_z",
       "site", "sites",     "half_sites", "layout", "room", "diag", "same",
       "add_same", "same_scale", "acc", "result", "v",   "c",    "j",
-      "l",   "vec_t", "xroom", "whole_group", "r", "dot", "partials"};
+      "l",   "vec_t", "xroom", "whole_group", "r", "dot", "partials",
+      "c0"};
   if (is_contained(locals, word) || word.startswith("hop_"))
     return true;
   // acc0, u12, w3, w3_s1, w3_s1_2 (tile site 1, x lane 2); x_m1, t_p2.
@@ -280,6 +281,7 @@ private:
   void checkLayout();
   void checkSiteVectors(int width, SMRange range);
   void checkEvenOdd();
+  void checkComponentSplit();
 
   const Spec &spec;
   DiagnosticEngine &diags;
@@ -300,6 +302,7 @@ std::optional<StencilModel> Checker::run() {
   checkTaps();
   checkKernel();
   checkLayout();
+  checkComponentSplit();
   checkSolver();
   for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
        ++i)
@@ -778,6 +781,23 @@ void Checker::checkSiteVectors(int width, SMRange range) {
 
 } // namespace
 
+std::string componentSplitProblem(const StencilModel &model, int perThread) {
+  const int nc = model.components;
+  if (perThread == nc)
+    return "";
+  if (nc % perThread != 0)
+    return "does not divide the " + std::to_string(nc) +
+           " components per site; each thread of a site needs the same share";
+  if (model.layout.evenOdd)
+    return "is not available with even/odd storage: its hopping kernels "
+           "keep a site's components in one thread";
+  if (const int width = model.kernel.vectorWidth; perThread % width != 0)
+    return "is not a multiple of 'kernel.vector_width' " +
+           std::to_string(width) + "; each thread's components must be " +
+           "whole vector accesses";
+  return "";
+}
+
 std::string siteVectorProblem(const StencilModel &model, int width) {
   if (width * model.elementBytes() > 16)
     return std::string("of ") + model.valueType() + " makes " +
@@ -833,6 +853,27 @@ void Checker::checkEvenOdd() {
     diags.error(evenOdd.range,
                 "even/odd storage needs a centre tap: its coefficient is the "
                 "diagonal that the Schur complement inverts");
+}
+
+/// kernel.components_per_thread: a site's components split over threads.
+void Checker::checkComponentSplit() {
+  model.kernel.componentsPerThread = model.components;
+  const Located<long long> &perThread = spec.kernel.componentsPerThread;
+  if (!perThread.present)
+    return;
+  if (perThread.value < 1 || perThread.value > model.components) {
+    diags.error(perThread.range,
+                "'kernel.components_per_thread' must be from 1 to the " +
+                    Twine(model.components) + " components per site, not " +
+                    Twine(perThread.value));
+    return;
+  }
+  const int k = static_cast<int>(perThread.value);
+  if (std::string problem = componentSplitProblem(model, k); !problem.empty())
+    diags.error(perThread.range,
+                "'kernel.components_per_thread' " + Twine(k) + " " + problem);
+  else
+    model.kernel.componentsPerThread = k;
 }
 
 void Checker::checkSolver() {

@@ -33,6 +33,12 @@ bool isUsableParameterName(llvm::StringRef name);
 /// ("needs a Dirichlet grid; ..."), or "" when it can.
 std::string siteVectorProblem(const StencilModel &model, int width);
 
+/// Why `model` cannot split each site's components over threads with
+/// `perThread` components each (kernel.components_per_thread), as the end
+/// of a sentence ("does not divide ..."), or "" when it can. The model's
+/// vector width and storage must already be final.
+std::string componentSplitProblem(const StencilModel &model, int perThread);
+
 /// The threads per block that a wavefront of this size fills exactly; blocks
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;

@@ -98,6 +98,11 @@ struct KernelOptions {
   /// consecutive sites along x, so that each thread updates `vectorWidth`
   /// aligned sites of a row with 8- or 16-byte accesses.
   int vectorWidth = 1;
+  /// Components of a site each thread computes; fewer than the field's
+  /// components split a site over components / componentsPerThread threads
+  /// (consecutive blocks along x), which holds fewer accumulators per thread
+  /// and a smaller cache footprint per block. 0 until the checker sets it.
+  int componentsPerThread = 0;
 
   int threadsPerBlock() const {
     return block[0] * block[1] * block[2] * block[3];
@@ -128,6 +133,14 @@ struct StencilModel {
   int sitesPerThreadX() const {
     return components == 1 ? kernel.vectorWidth : 1;
   }
+  /// Threads that share a site's components (1: one thread per site).
+  int componentGroups() const {
+    return kernel.componentsPerThread > 0
+               ? components / kernel.componentsPerThread
+               : 1;
+  }
+  /// Components each thread computes.
+  int componentsPerThread() const { return components / componentGroups(); }
   const char *valueType() const {
     return precision == Precision::Float ? "float" : "double";
   }

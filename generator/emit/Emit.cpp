@@ -84,6 +84,9 @@ std::string optionsSummary(const StencilModel &model) {
     text += " \"" + k.loadOrderText + "\"";
   text += std::string(", ") +
           (k.nontemporalStore ? "non-temporal" : "regular") + " stores";
+  if (model.componentGroups() > 1)
+    text += ", " + std::to_string(model.componentsPerThread()) + " of " +
+            std::to_string(model.components) + " components per thread";
   return text;
 }
 
@@ -110,7 +113,9 @@ public:
                bool fusedDot = false)
       : model(model), plan(plan), tile(plan.tileAxis), xWidth(plan.xWidth),
         periodic(model.boundary == Boundary::Periodic),
-        general(!model.layout.isPlain()), fusedDot(fusedDot) {}
+        general(!model.layout.isPlain()), fusedDot(fusedDot),
+        perThread(model.componentsPerThread()),
+        split(model.componentGroups() > 1) {}
 
   Expected<std::string> render();
 
@@ -137,6 +142,14 @@ private:
   /// from per-row coordinates instead of offsets from `site`.
   const bool general;
   const bool fusedDot;
+  /// Components this thread computes: all of a site's, or with a split
+  /// (kernel.components_per_thread) the `perThread` from `c0` on.
+  const int perThread;
+  const bool split;
+  /// The component index of loop counter `c`: "c" or "c0 + c".
+  std::string component() const { return split ? "c0 + c" : "c"; }
+  /// " + c0" with a split, else "": added to a site-major element index.
+  std::string firstComponent() const { return split ? " + c0" : ""; }
   std::string layoutSite(const Offset &offset);
   std::string coordinateDefinitions();
   std::string roomDefinition();
@@ -167,6 +180,15 @@ std::string KernelWriter::siteCoordinates() {
       value = std::to_string(model.reach[axis]) + " + " + value;
     text += "const int " + std::string(axisName(axis)) + " = " + value + ";\n";
   }
+  if (split)
+    text += "// This thread's " + std::to_string(perThread) + " of the site's " +
+            std::to_string(model.components) +
+            " components, from c0; blockIdx.x counts\n// the " +
+            std::to_string(model.componentGroups()) +
+            " shares of a block's sites fastest.\n"
+            "const int c0 = static_cast<int>(blockIdx.x % " +
+            std::to_string(model.componentGroups()) + "u) * " +
+            std::to_string(perThread) + ";\n";
   return StringRef(text).rtrim("\n").str();
 }
 
@@ -190,10 +212,11 @@ std::string KernelWriter::dotTerm(const std::string &address,
     return "dot += static_cast<double>(in[" + address +
            "]) * static_cast<double>(" + acc + ");";
   std::string element =
-      general ? "stencil::layout_element(layout, " + address + ", c, " +
-                    std::to_string(nc) + ", sites)"
-              : "(" + address + ") * " + std::to_string(nc) + " + c";
-  return "for (int c = 0; c < " + std::to_string(nc) +
+      general ? "stencil::layout_element(layout, " + address + ", " +
+                    component() + ", " + std::to_string(nc) + ", sites)"
+              : "(" + address + ") * " + std::to_string(nc) + " + " +
+                    component();
+  return "for (int c = 0; c < " + std::to_string(perThread) +
          "; ++c)\n  dot += static_cast<double>(in[" + element +
          "]) * static_cast<double>(" + acc + "[c]);";
 }
@@ -355,7 +378,7 @@ std::string KernelWriter::accumulators() {
             " at a time.\nusing vec_t = stencil::vec<value_type, " +
             std::to_string(model.kernel.vectorWidth) + ">;\n";
   std::vector<std::string> names;
-  const int perSite = model.components > 1 ? model.components : xWidth;
+  const int perSite = model.components > 1 ? perThread : xWidth;
   for (int site = 0; site < plan.tileFactor; ++site)
     names.push_back("acc" + std::to_string(site) +
                     (perSite > 1 ? "[" + std::to_string(perSite) + "]" : ""));
@@ -445,8 +468,8 @@ std::string KernelWriter::program() {
       const std::string vecType = "vec_t";
       text += "const " + vecType + " *" + name + " = reinterpret_cast<const " +
               vecType + " *>(in + (" + address + ") * " + std::to_string(nc) +
-              ");\nSTENCIL_UNROLL\nfor (int j = 0; j < " +
-              std::to_string(nc / width) + "; ++j) {\n  const " + vecType +
+              firstComponent() + ");\nSTENCIL_UNROLL\nfor (int j = 0; j < " +
+              std::to_string(perThread / width) + "; ++j) {\n  const " + vecType +
               " v = " + name + "[j];\n  STENCIL_UNROLL\n  for (int l = 0; l < " +
               std::to_string(width) + "; ++l) {";
       for (const PlannedAccumulation &acc : step.accumulations)
@@ -458,14 +481,17 @@ std::string KernelWriter::program() {
     }
     if (general)
       text += "const stencil::index_t " + name + " = " + address +
-              ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " + std::to_string(nc) +
+              ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " +
+              std::to_string(perThread) +
               "; ++c) {\n  const value_type v = in[stencil::layout_element("
               "layout, " +
-              name + ", c, " + std::to_string(nc) + ", sites)];";
+              name + ", " + component() + ", " + std::to_string(nc) +
+              ", sites)];";
     else
       text += "const value_type *" + name + " = in + (" + address + ") * " +
-              std::to_string(nc) + ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " +
-              std::to_string(nc) + "; ++c) {";
+              std::to_string(nc) + firstComponent() +
+              ";\nSTENCIL_UNROLL\nfor (int c = 0; c < " +
+              std::to_string(perThread) + "; ++c) {";
     for (const PlannedAccumulation &acc : step.accumulations)
       text += "\n  " + accumulate(acc, step.load);
     text += "\n}";
@@ -506,21 +532,25 @@ std::string KernelWriter::stores() {
       statement = std::string(store) + "(&out[" + address + "], " + acc + ");";
     else if (width > 1) {
  const std::string vecType = "vec_t";
-      statement = "for (int j = 0; j < " + std::to_string(nc / width) +
+      statement = "for (int j = 0; j < " + std::to_string(perThread / width) +
                   "; ++j) {\n  " + vecType + " r;\n  STENCIL_UNROLL\n  for " +
                   "(int l = 0; l < " + std::to_string(width) +
                   "; ++l)\n    r.v[l] = " + acc + "[j * " +
                   std::to_string(width) + " + l];\n  " + store +
                   "(&reinterpret_cast<" + vecType + " *>(out + (" + address +
-                  ") * " + std::to_string(nc) + ")[j], r);\n}";
+                  ") * " + std::to_string(nc) + firstComponent() +
+                  ")[j], r);\n}";
     } else if (general)
-      statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
-                  store + "(&out[stencil::layout_element(layout, " + address +
-                  ", c, " + std::to_string(nc) + ", sites)], " + acc + "[c]);";
+      statement = "for (int c = 0; c < " + std::to_string(perThread) +
+                  "; ++c)\n  " + store +
+                  "(&out[stencil::layout_element(layout, " + address + ", " +
+                  component() + ", " + std::to_string(nc) + ", sites)], " +
+                  acc + "[c]);";
     else
-      statement = "for (int c = 0; c < " + std::to_string(nc) + "; ++c)\n  " +
-                  store + "(&out[(" + address + ") * " + std::to_string(nc) +
-                  " + c], " + acc + "[c]);";
+      statement = "for (int c = 0; c < " + std::to_string(perThread) +
+                  "; ++c)\n  " + store + "(&out[(" + address + ") * " +
+                  std::to_string(nc) + " + " + component() + "], " + acc +
+                  "[c]);";
     if (fusedDot && xWidth == 1)
       statement += "\n" + std::string(nc == 1 ? "" : "STENCIL_UNROLL\n") +
                    dotTerm(address, acc);
@@ -886,7 +916,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
       intList(model.reach) + ", " + intList(model.kernel.block) + ", " +
       std::to_string(model.kernel.tileAxis) + ", " +
       std::to_string(model.kernel.tileFactor) + ", " +
-      std::to_string(model.sitesPerThreadX()) + "}";
+      std::to_string(model.sitesPerThreadX()) + ", " +
+      std::to_string(model.componentGroups()) + "}";
 
   std::string paramTables;
   if (!model.parameters.empty())

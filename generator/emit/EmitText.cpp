@@ -28,6 +28,11 @@ std::string threadPosition(const StencilModel &model, int axis) {
   const std::array<int, kMaxDims> &block = model.kernel.block;
   switch (axis) {
   case 0:
+    // With a component split, blockIdx.x also counts the component share
+    // (stencil/launch_config.hpp).
+    if (const int groups = model.componentGroups(); groups > 1)
+      return "(blockIdx.x / " + std::to_string(groups) + "u) * " +
+             std::to_string(block[0]) + "u + threadIdx.x";
     return "blockIdx.x * " + std::to_string(block[0]) + "u + threadIdx.x";
   case 1:
     return "blockIdx.y * " + std::to_string(block[1]) + "u + threadIdx.y";

@@ -220,7 +220,11 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
        << "; centre tap applied by the epilogue)\n";
   os << "  grid:        " << model.dims << "-D " << boundaryName(model.boundary)
      << ", " << model.valueType() << ", " << model.components
-     << (model.components == 1 ? " component" : " components") << " per site\n";
+     << (model.components == 1 ? " component" : " components") << " per site";
+  if (model.componentGroups() > 1)
+    os << ", split over " << model.componentGroups() << " threads ("
+       << model.componentsPerThread() << " components each)";
+  os << "\n";
   os << "  taps:        " << model.taps.size() << ", reach";
   for (int axis = 0; axis < model.dims; ++axis)
     os << " " << axisName(axis) << ":" << model.reach[axis];

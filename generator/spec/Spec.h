@@ -68,6 +68,7 @@ struct KernelSpec {
   Located<std::string> loadOrder;
   Located<bool> nontemporalStore;
   Located<long long> vectorWidth;
+  Located<long long> componentsPerThread;
   llvm::SMRange range;
   bool present = false;
 };

@@ -496,7 +496,8 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
   kernel.present = true;
   static const StringRef keys[] = {"block",      "launch_bounds",
                                    "tile",       "load_order",
-                                   "nontemporal_store", "vector_width"};
+                                   "nontemporal_store", "vector_width",
+                                   "components_per_thread"};
   MappingReader reader(map, keys, "'kernel'", diags);
   readIntegerList(reader.get("block"), "'kernel.block'", kernel.block);
   readInteger(reader.get("launch_bounds"), "'kernel.launch_bounds'",
@@ -507,6 +508,8 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
            kernel.nontemporalStore);
   readInteger(reader.get("vector_width"), "'kernel.vector_width'",
               kernel.vectorWidth);
+  readInteger(reader.get("components_per_thread"),
+              "'kernel.components_per_thread'", kernel.componentsPerThread);
   if (const YamlNode *tileNode = reader.get("tile")) {
     kernel.tile.range = tileNode->range;
     if (const YamlNode *tileMap = asMapping(tileNode, "'kernel.tile'")) {

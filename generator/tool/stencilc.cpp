@@ -203,6 +203,11 @@ void printSummary(const StencilModel &model,
                    plan.storesPerTile(), axisName(plan.tileAxis),
                    plan.tileFactor, plan.loadsPerSite(), plan.bytesPerSite(),
                    plan.flopsPerSite);
+  if (model.componentGroups() > 1)
+    outs() << "  each site's " << model.components << " components split over "
+           << model.componentGroups() << " threads ("
+           << model.componentsPerThread()
+           << " each): the loads above move that share\n";
 }
 
 int runCheck() {
@@ -452,8 +457,8 @@ int runTune() {
          << tuneOutput << "\n";
   if (variants.size() < space)
     outs() << "  the first " << variants.size() << " of " << space
-           << " in the search order (layout, block, tile, load order, "
-              "stores, launch bounds); --max-variants "
+           << " in the search order (layout, components per thread, block, "
+              "tile, load order, stores, launch bounds); --max-variants "
            << space << " emits all\n";
   outs()
          << "  on the GPU machine, with stencilc's runtime installed (no LLVM "

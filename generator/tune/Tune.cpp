@@ -45,6 +45,9 @@ std::string summaryOf(const StencilModel &m) {
     text += ", " + orderDescription(m.layout);
     if (k.vectorWidth > 1)
       text += ", vector width " + std::to_string(k.vectorWidth);
+    if (m.componentGroups() > 1)
+      text += ", " + std::to_string(m.componentsPerThread()) +
+              " components per thread";
   } else if (k.vectorWidth > 1) {
     text += ", " + std::to_string(k.vectorWidth) + " sites along x per access";
   }
@@ -62,7 +65,8 @@ std::vector<std::array<int, kMaxDims>> blockShapes(int dims) {
     return {{64, 4, 1, 1}, {128, 2, 1, 1}, {256, 1, 1, 1}, {32, 4, 2, 1},
             {64, 2, 2, 1}};
   default:
-    return {{32, 4, 1, 1}, {32, 4, 2, 1}, {64, 2, 1, 1}, {16, 4, 2, 2}};
+    return {{32, 4, 1, 1}, {32, 4, 2, 1}, {64, 2, 1, 1}, {16, 4, 2, 2},
+            {32, 2, 4, 1}, {32, 2, 2, 2}};
   }
 }
 
@@ -81,6 +85,7 @@ StencilModel naiveModel(const StencilModel &model) {
   m.kernel.tileFactor = 1;
   if (m.components == 1)
     m.kernel.vectorWidth = 1; // one site per thread
+  m.kernel.componentsPerThread = m.components; // a site per thread
   setLoadOrder(m.kernel, LoadOrder::AsWritten);
   m.description = "Naive baseline of " + model.name +
                   " (no tile, loads as written). " + model.description;
@@ -143,29 +148,43 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
         widths.push_back({model.layout, width});
     layouts.insert(layouts.begin() + 1, widths.begin(), widths.end());
   }
+  // Vector fields: a site's components whole, then split over 2, 3 and 4
+  // threads (fewer accumulators per thread, a smaller cache footprint per
+  // block), where the split is even and keeps whole vector accesses.
+  std::vector<int> shares = {model.componentsPerThread()};
+  if (model.components > 1 && !model.layout.evenOdd)
+    for (int groups : {1, 2, 3, 4})
+      if (model.components % groups == 0 &&
+          model.components / groups != shares.front())
+        shares.push_back(model.components / groups);
   // Most influential first, so that --max-variants keeps what matters.
   for (const auto &[layout, width] : layouts)
-    for (const auto &block : blockShapes(model.dims))
-      for (auto [axis, factor] : tiles)
-        for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
-          for (bool nontemporal : {false, true})
-            for (bool bounded : {false, true}) {
-              StencilModel m = model;
-              m.layout = layout;
-              m.kernel.vectorWidth = width;
-              m.kernel.block = block;
-              m.kernel.launchBounds =
-                  bounded ? m.kernel.threadsPerBlock() : 0;
-              m.kernel.tileAxis = axis;
-              m.kernel.tileFactor = factor;
-              setLoadOrder(m.kernel, order);
-              m.kernel.nontemporalStore = nontemporal;
-              // The checker's rule for groups along x (no tile along x).
-              if (m.sitesPerThreadX() > 1 &&
-                  !siteVectorProblem(m, width).empty())
-                continue;
-              add(std::move(m));
-            }
+    for (int perThread : shares)
+      for (const auto &block : blockShapes(model.dims))
+        for (auto [axis, factor] : tiles)
+          for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
+            for (bool nontemporal : {false, true})
+              for (bool bounded : {false, true}) {
+                StencilModel m = model;
+                m.layout = layout;
+                m.kernel.vectorWidth = width;
+                m.kernel.block = block;
+                m.kernel.launchBounds =
+                    bounded ? m.kernel.threadsPerBlock() : 0;
+                m.kernel.tileAxis = axis;
+                m.kernel.tileFactor = factor;
+                setLoadOrder(m.kernel, order);
+                m.kernel.nontemporalStore = nontemporal;
+                m.kernel.componentsPerThread = perThread;
+                // The checker's rules for groups along x (no tile along x)
+                // and for component splits (whole vector accesses).
+                if (m.sitesPerThreadX() > 1 &&
+                    !siteVectorProblem(m, width).empty())
+                  continue;
+                if (!componentSplitProblem(m, perThread).empty())
+                  continue;
+                add(std::move(m));
+              }
   return variants;
 }
 

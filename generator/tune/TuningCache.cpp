@@ -68,13 +68,20 @@ std::string tuningOptionsText(const StencilModel &model) {
          "; stores=" + (k.nontemporalStore ? "nontemporal" : "regular") +
          "; launch_bounds=" + std::to_string(k.launchBounds) +
          "; layout=" + layoutText(model.layout) +
-         "; vector_width=" + std::to_string(k.vectorWidth);
+         "; vector_width=" + std::to_string(k.vectorWidth) +
+         // Written only for a split, so that entries from before the option
+         // read back unchanged: absent means all of a site's components.
+         (model.componentGroups() > 1
+              ? "; components_per_thread=" +
+                    std::to_string(model.componentsPerThread())
+              : std::string());
 }
 
 Expected<StencilModel> withTuningOptions(const StencilModel &model,
                                          StringRef text) {
   StencilModel m = model;
   KernelOptions &k = m.kernel;
+  k.componentsPerThread = m.components;
   SmallVector<StringRef, 8> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
   for (StringRef raw : items) {
@@ -149,9 +156,17 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
         return bad(item, "expected 1, 2 or 4");
       k.vectorWidth = width;
+    } else if (key == "components_per_thread") {
+      int perThread = 0;
+      if (!parseInt(value, perThread) || perThread < 1 ||
+          perThread > m.components)
+        return bad(item, "expected 1 to the " + Twine(m.components) +
+                             " components per site");
+      k.componentsPerThread = perThread;
     } else {
       return bad(item, "unknown option (expected block, tile, order, stores, "
-                       "launch_bounds, layout, vector_width)");
+                       "launch_bounds, layout, vector_width, "
+                       "components_per_thread)");
     }
   }
   if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
@@ -171,6 +186,10 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
                          " needs the aos layout, a divisor of the " +
                          Twine(m.components) +
                          " components and at most 16 bytes per access");
+  if (std::string problem = componentSplitProblem(m, k.componentsPerThread);
+      !problem.empty())
+    return bad(text, "components_per_thread " +
+                         Twine(k.componentsPerThread) + " " + problem);
   return m;
 }
 

@@ -620,8 +620,64 @@ TEST(LayoutChecks, SitesAlongXOfAScalarField) {
 }
 
 TEST(LayoutChecks, GeneratedNamesAreNotParameterNames) {
-  for (const char *name : {"xroom", "whole_group", "w3_s1_2", "dot"})
+  for (const char *name : {"xroom", "whole_group", "w3_s1_2", "dot", "c0"})
     EXPECT_FALSE(isUsableParameterName(name)) << name;
   for (const char *name : {"w3_s1_", "w3_s_2", "xroom2"})
     EXPECT_TRUE(isUsableParameterName(name)) << name;
 }
+
+namespace {
+
+TEST(LayoutChecks, ComponentsSplitOverThreads) {
+  // 12 components: 4 per thread is 3 threads per site.
+  CheckResult three = checkYaml(vectorSpec(
+      "{order: aosoa, block: 32}", "components_per_thread: 4", 12));
+  ASSERT_TRUE(three.model.has_value()) << three.output;
+  EXPECT_EQ(three.model->componentsPerThread(), 4);
+  EXPECT_EQ(three.model->componentGroups(), 3);
+  // Absent: one thread per site, all components.
+  CheckResult whole = checkYaml(vectorSpec("soa", "", 12));
+  ASSERT_TRUE(whole.model.has_value()) << whole.output;
+  EXPECT_EQ(whole.model->kernel.componentsPerThread, 12);
+  EXPECT_EQ(whole.model->componentGroups(), 1);
+  // Site-major 4-wide accesses: 8 per thread keeps them whole.
+  CheckResult vectors = checkYaml(
+      vectorSpec("aos", "vector_width: 4, components_per_thread: 8", 16));
+  ASSERT_TRUE(vectors.model.has_value()) << vectors.output;
+  EXPECT_EQ(vectors.model->componentGroups(), 2);
+
+  const std::string what = "error: 'kernel.components_per_thread' ";
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("soa", "components_per_thread: 5", 12)),
+      what + "5 does not divide the 12 components per site; each thread of "
+             "a site needs the same share"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("soa", "components_per_thread: 0", 12)),
+      what + "must be from 1 to the 12 components per site, not 0"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("soa", "components_per_thread: 24", 12)),
+      what + "must be from 1 to the 12 components per site, not 24"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("aos", "vector_width: 4, components_per_thread: 6",
+                           12)),
+      what + "6 is not a multiple of 'kernel.vector_width' 4; each thread's "
+             "components must be whole vector accesses"));
+  // The diagnostic points at the value: line 7 holds the kernel mapping.
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("soa", "components_per_thread: 5", 12)),
+      "test.yaml:7:"));
+}
+
+TEST(LayoutChecks, EvenOddKernelsKeepASiteInOneThread) {
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(evenOddSpec("  components: 4\n",
+                            "  - {offset: [0, 0], coefficient: 4.5}\n"
+                            "  - {offset: [-1, 0], coefficient: -1}\n"
+                            "  - {offset: [1, 0], coefficient: -1}\n",
+                            "{block: [64, 1], components_per_thread: 2}")),
+      "error: 'kernel.components_per_thread' 2 is not available with "
+      "even/odd storage: its hopping kernels keep a site's components in one "
+      "thread"));
+}
+
+} // namespace

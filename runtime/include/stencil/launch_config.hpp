@@ -8,6 +8,9 @@
 //   - along the tile axis each thread owns `tile_factor` consecutive sites;
 //   - with `x_width` > 1, each thread owns an aligned group of that many
 //     sites along x, from x = 0 (groups may hold halo sites, never stored);
+//   - with `component_groups` G > 1, a site's components are split over G
+//     threads: blockIdx.x = G * (block along x) + group, so the G blocks
+//     of the same sites are neighbours in launch order;
 //   - Dirichlet grids map threads to interior sites only (the halo, `reach`
 //     sites wide on both sides of each axis, is never written); periodic
 //     grids map threads to every site.
@@ -36,6 +39,9 @@ struct StencilShape {
   /// vector width; 1 otherwise): threads start at x = 0 in steps of it, and
   /// nx must be a multiple of it so that every row starts aligned.
   int x_width;
+  /// Threads sharing a site's components (kernel.components_per_thread);
+  /// 0 or 1: one thread per site.
+  int component_groups;
 };
 
 struct LaunchConfig {
@@ -102,6 +108,8 @@ inline Status make_launch_config(const StencilShape &shape,
     blocks[axis] = sites > 0 ? (sites + shape.block[axis] - 1) / shape.block[axis]
                              : 0;
   }
+  if (shape.component_groups > 1)
+    blocks[0] *= shape.component_groups;
   config.block.x = static_cast<unsigned>(shape.block[0]);
   config.block.y = static_cast<unsigned>(shape.block[1]);
   config.block.z = static_cast<unsigned>(shape.block[2] * shape.block[3]);
