@@ -711,6 +711,8 @@ std::string manifest(const StencilModel &model,
                                       ? k.loadOrderText
                                       : loadOrderName(k.loadOrder));
         j.attribute("nontemporal_store", k.nontemporalStore);
+        j.attribute("vector_width", k.vectorWidth);
+        j.attribute("components_per_thread", model.componentsPerThread());
         j.attribute("loads_per_tile", plan.loadsPerTile());
         j.attribute("stores_per_tile", plan.storesPerTile());
         j.attribute("loads_per_site", plan.loadsPerSite());
