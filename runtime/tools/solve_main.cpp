@@ -343,17 +343,28 @@ int main(int argc, char **argv) {
     std::vector<double> other(solution.size());
     file.seekg(0);
     file.read(reinterpret_cast<char *>(other.data()), bytes);
+    // fmax ignores NaN, so non-finite values are counted apart: any of
+    // them, in either solution, is a mismatch.
     double maxDiff = 0.0, maxValue = 0.0;
+    size_t nonFinite = 0;
     for (size_t i = 0; i < other.size(); ++i) {
+      if (!std::isfinite(solution[i]) || !std::isfinite(other[i])) {
+        ++nonFinite;
+        continue;
+      }
       maxDiff = std::fmax(maxDiff, std::fabs(solution[i] - other[i]));
       maxValue = std::fmax(maxValue, std::fabs(other[i]));
     }
     double relative = maxValue > 0 ? maxDiff / maxValue : maxDiff;
-    matched = relative <= options.compareTolerance;
+    matched = nonFinite == 0 && relative <= options.compareTolerance;
     std::printf("  compared with       %s: max |x - x_ref| / max |x_ref| = "
                 "%.3e (%s %.1e)\n",
                 options.compare.c_str(), relative,
                 matched ? "within" : "NOT within", options.compareTolerance);
+    if (nonFinite)
+      std::printf("  not finite          %zu of %zu values (NaN or inf in "
+                  "either solution): no match\n",
+                  nonFinite, other.size());
   }
   return report.converged && wholeConverged && matched ? 0 : 2;
 }
