@@ -742,22 +742,9 @@ void Checker::checkLayout() {
     checkSiteVectors(w, width.range);
     return;
   }
-  if (w > 1 && layout.order != LayoutOrder::SiteMajor)
+  if (std::string problem = componentVectorProblem(model, w); !problem.empty())
     diags.error(width.range,
-                "'kernel.vector_width' " + Twine(w) + " needs the site-major "
-                "(aos) layout, whose components are contiguous; the '" +
-                    layoutOrderName(layout.order) +
-                    "' layout stores a site's components apart");
-  else if (w > 1 && model.components % w != 0)
-    diags.error(width.range,
-                "'kernel.vector_width' " + Twine(w) + " does not divide the " +
-                    Twine(model.components) + " components per site");
-  else if (w * model.elementBytes() > 16)
-    diags.error(width.range, "'kernel.vector_width' " + Twine(w) + " of " +
-                                 model.valueType() +
-                                 " makes " + Twine(w * model.elementBytes()) +
-                                 "-byte accesses; GPUs load at most 16 bytes "
-                                 "per instruction");
+                "'kernel.vector_width' " + Twine(w) + " " + problem);
   else
     model.kernel.vectorWidth = w;
 }
@@ -798,11 +785,32 @@ std::string componentSplitProblem(const StencilModel &model, int perThread) {
   return "";
 }
 
-std::string siteVectorProblem(const StencilModel &model, int width) {
+/// The access-size rule both kinds of vector access share.
+static std::string vectorBytesProblem(const StencilModel &model, int width) {
   if (width * model.elementBytes() > 16)
     return std::string("of ") + model.valueType() + " makes " +
            std::to_string(width * model.elementBytes()) +
            "-byte accesses; GPUs load at most 16 bytes per instruction";
+  return "";
+}
+
+std::string componentVectorProblem(const StencilModel &model, int width) {
+  if (width == 1)
+    return "";
+  if (model.layout.order != LayoutOrder::SiteMajor)
+    return std::string("needs the site-major (aos) layout, whose components "
+                       "are contiguous; the '") +
+           layoutOrderName(model.layout.order) +
+           "' layout stores a site's components apart";
+  if (model.components % width != 0)
+    return "does not divide the " + std::to_string(model.components) +
+           " components per site";
+  return vectorBytesProblem(model, width);
+}
+
+std::string siteVectorProblem(const StencilModel &model, int width) {
+  if (std::string problem = vectorBytesProblem(model, width); !problem.empty())
+    return problem;
   if (!model.layout.isPlain())
     return "needs plain site-major storage; subdomains and even/odd storage "
            "break rows into pieces";

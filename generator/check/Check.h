@@ -33,6 +33,11 @@ bool isUsableParameterName(llvm::StringRef name);
 /// ("needs a Dirichlet grid; ..."), or "" when it can.
 std::string siteVectorProblem(const StencilModel &model, int width);
 
+/// Why a vector field of `model` cannot move `width` consecutive components
+/// of a site per access (kernel.vector_width), as the end of a sentence
+/// ("needs the site-major (aos) layout, ..."), or "" when it can.
+std::string componentVectorProblem(const StencilModel &model, int width);
+
 /// Why `model` cannot split each site's components over threads with
 /// `perThread` components each (kernel.components_per_thread), as the end
 /// of a sentence ("does not divide ..."), or "" when it can. The model's

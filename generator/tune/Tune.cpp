@@ -129,11 +129,12 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       l.order = order;
       l.block = block;
       layouts.push_back({l, 1});
-      if (order == LayoutOrder::SiteMajor)
-        for (int width : {2, 4})
-          if (model.components % width == 0 &&
-              width * model.elementBytes() <= 16)
-            layouts.push_back({l, width});
+      // The checker's rule for vector accesses of a site's components.
+      StencilModel stored = model;
+      stored.layout = l;
+      for (int width : {2, 4})
+        if (componentVectorProblem(stored, width).empty())
+          layouts.push_back({l, width});
     }
   }
   // Single-component fields: aligned groups of sites along x moved with

@@ -178,14 +178,10 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
         !problem.empty())
       return bad(text, "vector_width " + Twine(k.vectorWidth) +
                            " (sites along x per access) " + problem);
-  } else if (k.vectorWidth > 1 &&
-      (m.layout.order != LayoutOrder::SiteMajor ||
-       m.components % k.vectorWidth != 0 ||
-       k.vectorWidth * m.elementBytes() > 16))
-    return bad(text, "vector_width " + Twine(k.vectorWidth) +
-                         " needs the aos layout, a divisor of the " +
-                         Twine(m.components) +
-                         " components and at most 16 bytes per access");
+  } else if (std::string problem = componentVectorProblem(m, k.vectorWidth);
+             !problem.empty()) {
+    return bad(text, "vector_width " + Twine(k.vectorWidth) + " " + problem);
+  }
   if (std::string problem = componentSplitProblem(m, k.componentsPerThread);
       !problem.empty())
     return bad(text, "components_per_thread " +
