@@ -1,0 +1,574 @@
+//===- LiftEval.cpp - Symbolic evaluation of expressions ------------------===//
+//
+// Integer expressions evaluate to polynomials in the lattice coordinates and
+// sizes, floating-point ones to linear forms in the elements read, conditions
+// to Condition trees. Calls to small inline functions are evaluated in place.
+//
+//===----------------------------------------------------------------------===//
+#include "import/Lifter.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+
+using namespace clang;
+using llvm::Twine;
+
+namespace stencilc {
+namespace import {
+namespace lift {
+
+std::optional<Value> Lifter::eval(const Expr *e) {
+  e = e->IgnoreParens();
+  if (const auto *cast = dyn_cast<ImplicitCastExpr>(e))
+    return evalCast(cast->getSubExpr(), cast->getType(),
+                    cast->getCastKind() == CK_LValueToRValue, e);
+  if (const auto *cast = dyn_cast<ExplicitCastExpr>(e))
+    return evalCast(cast->getSubExpr(), cast->getType(), false, e);
+  if (const auto *x = dyn_cast<ExprWithCleanups>(e))
+    return eval(x->getSubExpr());
+  if (const auto *x = dyn_cast<MaterializeTemporaryExpr>(e))
+    return eval(x->getSubExpr());
+  if (const auto *x = dyn_cast<ConstantExpr>(e))
+    return eval(x->getSubExpr());
+  if (const auto *x = dyn_cast<SubstNonTypeTemplateParmExpr>(e))
+    return eval(x->getReplacement());
+  if (const auto *x = dyn_cast<CXXDefaultArgExpr>(e))
+    return eval(x->getExpr());
+  if (const auto *literal = dyn_cast<IntegerLiteral>(e))
+    return Value::ofInt(
+        Poly::number(static_cast<int64_t>(literal->getValue().getZExtValue())));
+  if (const auto *literal = dyn_cast<FloatingLiteral>(e)) {
+    FloatValue f;
+    f.constant = LinearForm::number(literal->getValueAsApproximateDouble());
+    return Value::ofFloat(f);
+  }
+  if (const auto *literal = dyn_cast<CXXBoolLiteralExpr>(e))
+    return Value::ofBool(Condition::compare(
+        literal->getValue() ? Condition::Kind::True : Condition::Kind::False,
+        {}, {}));
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+    return evalDeclRef(ref);
+  if (const auto *member = dyn_cast<MemberExpr>(e))
+    return evalMember(member);
+  if (const auto *subscript = dyn_cast<ArraySubscriptExpr>(e)) {
+    std::optional<Value> base = eval(subscript->getBase());
+    if (!base)
+      return std::nullopt;
+    if (base->kind != Value::Kind::Array) {
+      error(subscript->getBase()->getSourceRange(),
+            "subscripts something that is not a parameter array");
+      return std::nullopt;
+    }
+    std::optional<Poly> index = evalInt(subscript->getIdx());
+    if (!index)
+      return std::nullopt;
+    ArrayValue array = base->array;
+    if (static_cast<int>(array.subscripts.size()) >= array.rank) {
+      error(subscript->getSourceRange(), "too many subscripts");
+      return std::nullopt;
+    }
+    array.subscripts.push_back(canonical(*index));
+    return Value::ofArray(array);
+  }
+  if (const auto *op = dyn_cast<BinaryOperator>(e))
+    return evalBinary(op);
+  if (const auto *op = dyn_cast<UnaryOperator>(e))
+    return evalUnary(op);
+  if (const auto *op = dyn_cast<ConditionalOperator>(e))
+    return evalConditional(op);
+  if (const auto *call = dyn_cast<CallExpr>(e))
+    return evalCall(call);
+  error(e->getSourceRange(), Twine("stencilc import cannot evaluate this "
+                                   "expression (") +
+                                 e->getStmtClassName() + ")");
+  return std::nullopt;
+}
+
+std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
+                                      const Expr *whole) {
+  std::optional<Value> v = eval(sub);
+  if (!v)
+    return std::nullopt;
+  if (load && v->kind == Value::Kind::Array && !v->array.subscripts.empty()) {
+    const ArrayValue &array = v->array;
+    if (static_cast<int>(array.subscripts.size()) != array.rank) {
+      error(whole->getSourceRange(),
+            "reads part of a multi-dimensional array; index every dimension");
+      return std::nullopt;
+    }
+    reads.push_back({array, whole->getSourceRange()});
+    FloatValue f;
+    f.reads.emplace_back(static_cast<int>(reads.size()) - 1,
+                         LinearForm::number(1.0));
+    return Value::ofFloat(f);
+  }
+  type = type.getCanonicalType();
+  if (type->isRealFloatingType()) {
+    if (v->kind == Value::Kind::Int) {
+      if (!v->poly.isNumber()) {
+        error(sub->getSourceRange(),
+              "uses the integer value '" + atoms.text(v->poly) +
+                  "' as a coefficient; a coefficient is a number or a "
+                  "floating-point parameter");
+        return std::nullopt;
+      }
+      FloatValue f;
+      f.constant = LinearForm::number(static_cast<double>(v->poly.numberValue()));
+      return Value::ofFloat(f);
+    }
+    if (v->kind == Value::Kind::Float)
+      return v;
+  } else if (type->isIntegerType()) {
+    if (v->kind == Value::Kind::Float) {
+      error(whole->getSourceRange(),
+            "converts a floating-point value to an integer; indices must "
+            "not depend on data");
+      return std::nullopt;
+    }
+    if (v->kind == Value::Kind::Bool && !type->isBooleanType()) {
+      error(whole->getSourceRange(), "uses a condition as an integer");
+      return std::nullopt;
+    }
+    return v;
+  }
+  return v; // pointer decay, qualification: the value is unchanged
+}
+
+std::optional<Value> Lifter::evalDeclRef(const DeclRefExpr *ref) {
+  const ValueDecl *decl = ref->getDecl();
+  if (const auto *constant = dyn_cast<EnumConstantDecl>(decl))
+    return Value::ofInt(Poly::number(constant->getInitVal().getExtValue()));
+  const auto *var = dyn_cast<VarDecl>(decl);
+  if (!var) {
+    error(ref->getSourceRange(),
+          "uses '" + decl->getNameAsString() + "' as a value");
+    return std::nullopt;
+  }
+  auto it = env.find(var);
+  if (it != env.end()) {
+    if (it->second.kind == Value::Kind::Unset) {
+      error(ref->getSourceRange(),
+            "reads '" + var->getNameAsString() + "' before it is set");
+      return std::nullopt;
+    }
+    return it->second;
+  }
+  if (const auto *param = dyn_cast<ParmVarDecl>(var)) {
+    error(ref->getSourceRange(),
+          "parameter '" + param->getNameAsString() + "' of type '" +
+              param->getType().getAsString() +
+              "' is neither an array, an integer size nor a floating-point "
+              "coefficient");
+    return std::nullopt;
+  }
+  // Constants from outside the function: integer ones stay symbolic (they
+  // read as sizes, e.g. NX in a stride), floating ones are numbers.
+  QualType type = var->getType().getCanonicalType();
+  if (type.isConstQualified() && var->getAnyInitializer()) {
+    if (const APValue *value = var->evaluateValue()) {
+      if (type->isIntegerType() && value->isInt())
+        return Value::ofInt(Poly::atom(atoms.size(
+            var, var->getNameAsString(), value->getInt().getExtValue())));
+      if (type->isRealFloatingType() && value->isFloat()) {
+        FloatValue f;
+        f.constant = LinearForm::number(
+            value->getFloat().convertToDouble());
+        return Value::ofFloat(f);
+      }
+    }
+  }
+  if (var->hasGlobalStorage() && (type->isPointerType() || type->isArrayType())) {
+    error(ref->getSourceRange(),
+          "reads the global array '" + var->getNameAsString() +
+              "'; pass the fields as parameters");
+    return std::nullopt;
+  }
+  error(ref->getSourceRange(),
+        "reads '" + var->getNameAsString() +
+            "', a variable outside the function whose value stencilc import "
+            "cannot know; make it a constant or a parameter");
+  return std::nullopt;
+}
+
+std::optional<Value> Lifter::evalMember(const MemberExpr *member) {
+  const Expr *base = member->getBase()->IgnoreParenImpCasts();
+  const auto *ref = dyn_cast<DeclRefExpr>(base);
+  std::string field = member->getMemberDecl()->getNameAsString();
+  if (ref && field.size() == 1 && field[0] >= 'x' && field[0] <= 'z') {
+    std::string name = ref->getDecl()->getNameAsString();
+    int axis = field[0] - 'x';
+    int kind = name == "threadIdx" ? 0 : name == "blockIdx" ? 1
+               : name == "blockDim" ? 2 : -1;
+    if (kind >= 0)
+      return Value::ofInt(Poly::atom(atoms.thread(kind, axis)));
+    if (name == "gridDim") {
+      error(member->getSourceRange(),
+            "uses gridDim: the sites a kernel updates must not depend on "
+            "the launch's grid");
+      return std::nullopt;
+    }
+  }
+  error(member->getSourceRange(),
+        "reads the member '" + field +
+            "'; stencilc import follows scalars, arrays and thread indices");
+  return std::nullopt;
+}
+
+std::optional<Poly> Lifter::evalInt(const Expr *e) {
+  std::optional<Value> v = eval(e);
+  if (!v)
+    return std::nullopt;
+  if (v->kind != Value::Kind::Int) {
+    error(e->getSourceRange(),
+          v->kind == Value::Kind::Float
+              ? "an index depends on a floating-point value; indices must be "
+                "integers affine in the lattice coordinates"
+              : "expected an integer here");
+    return std::nullopt;
+  }
+  return v->poly;
+}
+
+std::optional<FloatValue> Lifter::asFloat(const Value &v, const Expr *e) {
+  if (v.kind == Value::Kind::Float)
+    return v.number;
+  if (v.kind == Value::Kind::Int && v.poly.isNumber()) {
+    FloatValue f;
+    f.constant = LinearForm::number(static_cast<double>(v.poly.numberValue()));
+    return f;
+  }
+  error(e->getSourceRange(), "expected a floating-point value here");
+  return std::nullopt;
+}
+
+std::optional<ConditionRef> Lifter::asCondition(const Value &v, const Expr *e) {
+  if (v.kind == Value::Kind::Bool)
+    return v.condition;
+  if (v.kind == Value::Kind::Int)
+    return Condition::compare(Condition::Kind::NotEqual, v.poly,
+                              Poly::number(0));
+  if (v.kind == Value::Kind::Float && !v.number.readsNothing()) {
+    const Read &read = reads[v.number.reads.front().first];
+    error(read.range, "a condition depends on the data read here; the sites "
+                      "updated must not depend on the field's values");
+    return std::nullopt;
+  }
+  error(e->getSourceRange(), "stencilc import follows conditions on integer "
+                             "indices only");
+  return std::nullopt;
+}
+
+std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
+  BinaryOperatorKind kind = op->getOpcode();
+  if (op->isAssignmentOp() || kind == BO_Comma) {
+    error(op->getSourceRange(), "assigns inside an expression; write one "
+                                "assignment per statement");
+    return std::nullopt;
+  }
+  std::optional<Value> lhs = eval(op->getLHS());
+  if (!lhs)
+    return std::nullopt;
+  std::optional<Value> rhs = eval(op->getRHS());
+  if (!rhs)
+    return std::nullopt;
+
+  if (kind == BO_LAnd || kind == BO_LOr) {
+    std::optional<ConditionRef> a = asCondition(*lhs, op->getLHS());
+    if (!a)
+      return std::nullopt;
+    std::optional<ConditionRef> b = asCondition(*rhs, op->getRHS());
+    if (!b)
+      return std::nullopt;
+    return Value::ofBool(Condition::combine(
+        kind == BO_LAnd ? Condition::Kind::And : Condition::Kind::Or, *a, *b));
+  }
+  if (op->isComparisonOp()) {
+    for (const auto &[v, e] : {std::pair{&*lhs, op->getLHS()},
+                               std::pair{&*rhs, op->getRHS()}})
+      if (v->kind != Value::Kind::Int) {
+        asCondition(*v, e); // reports data-dependent conditions
+        if (!failed)
+          error(op->getSourceRange(),
+                "compares non-integer values; stencilc import follows "
+                "conditions on integer indices only");
+        return std::nullopt;
+      }
+    Condition::Kind c = kind == BO_LT   ? Condition::Kind::Less
+                        : kind == BO_LE ? Condition::Kind::LessEqual
+                        : kind == BO_GT ? Condition::Kind::Greater
+                        : kind == BO_GE ? Condition::Kind::GreaterEqual
+                        : kind == BO_EQ ? Condition::Kind::Equal
+                                        : Condition::Kind::NotEqual;
+    return Value::ofBool(Condition::compare(c, canonical(lhs->poly),
+                                            canonical(rhs->poly)));
+  }
+
+  if (lhs->kind == Value::Kind::Int && rhs->kind == Value::Kind::Int) {
+    const Poly &a = lhs->poly, &b = rhs->poly;
+    switch (kind) {
+    case BO_Add:
+      return Value::ofInt(canonical(a + b));
+    case BO_Sub:
+      return Value::ofInt(canonical(a - b));
+    case BO_Mul:
+      return Value::ofInt(canonical(a * b));
+    case BO_Div:
+      if (a.isNumber() && b.isNumber() && b.numberValue() != 0)
+        return Value::ofInt(Poly::number(a.numberValue() / b.numberValue()));
+      error(op->getSourceRange(),
+            "divides '" + atoms.text(a) + "' by '" + atoms.text(b) +
+                "': an index must be affine in the lattice coordinates");
+      return std::nullopt;
+    case BO_Rem:
+      if (std::optional<Poly> r = modulo(canonical(a), canonical(b), op))
+        return Value::ofInt(*r);
+      return std::nullopt;
+    default:
+      if (a.isNumber() && b.isNumber()) {
+        int64_t x = a.numberValue(), y = b.numberValue();
+        switch (kind) {
+        case BO_Shl:
+          return Value::ofInt(Poly::number(x << y));
+        case BO_Shr:
+          return Value::ofInt(Poly::number(x >> y));
+        case BO_And:
+          return Value::ofInt(Poly::number(x & y));
+        case BO_Or:
+          return Value::ofInt(Poly::number(x | y));
+        case BO_Xor:
+          return Value::ofInt(Poly::number(x ^ y));
+        default:
+          break;
+        }
+      }
+      error(op->getSourceRange(),
+            "uses operator '" + BinaryOperator::getOpcodeStr(kind).str() +
+                "' on an index: an index must be affine in the lattice "
+                "coordinates");
+      return std::nullopt;
+    }
+  }
+
+  std::optional<FloatValue> a = asFloat(*lhs, op->getLHS());
+  if (!a)
+    return std::nullopt;
+  std::optional<FloatValue> b = asFloat(*rhs, op->getRHS());
+  if (!b)
+    return std::nullopt;
+  switch (kind) {
+  case BO_Add:
+    return Value::ofFloat(*a + *b);
+  case BO_Sub:
+    return Value::ofFloat(*a + b->scaled(LinearForm::number(-1.0)));
+  case BO_Mul:
+    if (std::optional<FloatValue> product =
+            multiply(*a, *b, op->getSourceRange()))
+      return Value::ofFloat(*product);
+    return std::nullopt;
+  case BO_Div: {
+    if (!b->readsNothing()) {
+      error(reads[b->reads.front().first].range,
+            "divides by data read from an array: a tap's coefficient cannot "
+            "depend on data");
+      return std::nullopt;
+    }
+    if (!b->constant.isNumber() || b->constant.constant == 0.0) {
+      error(op->getRHS()->getSourceRange(),
+            b->constant.isNumber()
+                ? Twine("divides by zero")
+                : "divides by '" + Twine(b->constant.text()) +
+                      "': a spec's coefficients are linear in the parameters "
+                      "(pass the reciprocal as the parameter)");
+      return std::nullopt;
+    }
+    return Value::ofFloat(
+        a->scaled(LinearForm::number(1.0 / b->constant.constant)));
+  }
+  default:
+    error(op->getSourceRange(),
+          "uses operator '" + BinaryOperator::getOpcodeStr(kind).str() +
+              "' on floating-point values; a stencil is a weighted sum");
+    return std::nullopt;
+  }
+}
+
+std::optional<FloatValue> Lifter::multiply(const FloatValue &a,
+                                           const FloatValue &b,
+                                           SourceRange range) {
+  if (!a.readsNothing() && !b.readsNothing()) {
+    const Read &first = reads[a.reads.front().first];
+    const Read &second = reads[b.reads.front().first];
+    error(second.range,
+          "multiplies '" + text(first.range) + "' by '" + text(second.range) +
+              "': a tap's coefficient cannot depend on data read from an "
+              "array");
+    note(first.range, "the other factor is read here");
+    return std::nullopt;
+  }
+  const FloatValue &value = a.readsNothing() ? b : a;
+  const FloatValue &factor = a.readsNothing() ? a : b;
+  bool valueIsNumeric =
+      value.constant.isNumber() &&
+      llvm::all_of(value.reads,
+                   [](const auto &r) { return r.second.isNumber(); });
+  if (!factor.constant.isNumber() && !valueIsNumeric) {
+    error(range,
+          "multiplies '" + factor.constant.text() + "' by a value that "
+          "already has parameter '" +
+              (value.constant.isNumber()
+                   ? llvm::find_if(value.reads,
+                                   [](const auto &r) {
+                                     return !r.second.isNumber();
+                                   })
+                         ->second.terms.front()
+                         .first
+                   : value.constant.terms.front().first) +
+              "' in it: a spec's coefficients are linear in the "
+              "parameters (pass the product as one parameter)");
+    return std::nullopt;
+  }
+  // One side is numeric here, which is what scaled() needs.
+  return value.scaled(factor.constant);
+}
+
+std::optional<Value> Lifter::evalUnary(const UnaryOperator *op) {
+  UnaryOperatorKind kind = op->getOpcode();
+  if (kind == UO_Plus)
+    return eval(op->getSubExpr());
+  if (kind == UO_Minus || kind == UO_LNot) {
+    std::optional<Value> v = eval(op->getSubExpr());
+    if (!v)
+      return std::nullopt;
+    if (kind == UO_LNot) {
+      std::optional<ConditionRef> c = asCondition(*v, op->getSubExpr());
+      if (!c)
+        return std::nullopt;
+      return Value::ofBool(
+          Condition::combine(Condition::Kind::Not, *c, nullptr));
+    }
+    if (v->kind == Value::Kind::Int)
+      return Value::ofInt(-v->poly);
+    if (v->kind == Value::Kind::Float)
+      return Value::ofFloat(v->number.scaled(LinearForm::number(-1.0)));
+  }
+  error(op->getSourceRange(),
+        "stencilc import cannot follow operator '" +
+            UnaryOperator::getOpcodeStr(kind).str() + "' here");
+  return std::nullopt;
+}
+
+std::optional<Value> Lifter::evalConditional(const ConditionalOperator *op) {
+  std::optional<Value> cv = eval(op->getCond());
+  if (!cv)
+    return std::nullopt;
+  std::optional<ConditionRef> c = asCondition(*cv, op->getCond());
+  if (!c)
+    return std::nullopt;
+  std::optional<Value> a = eval(op->getTrueExpr());
+  if (!a)
+    return std::nullopt;
+  std::optional<Value> b = eval(op->getFalseExpr());
+  if (!b)
+    return std::nullopt;
+  if (a->kind == Value::Kind::Int && b->kind == Value::Kind::Int) {
+    if (std::optional<Poly> r = conditionalWrap(*c, a->poly, b->poly, op))
+      return Value::ofInt(*r);
+    return std::nullopt;
+  }
+  error(op->getSourceRange(),
+        "chooses a value with a condition; a tap's coefficient must be the "
+        "same at every site");
+  return std::nullopt;
+}
+
+std::optional<Value> Lifter::evalCall(const CallExpr *call) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee) {
+    error(call->getSourceRange(),
+          "calls through a pointer or an overloaded operator, which stencilc "
+          "import cannot see into");
+    return std::nullopt;
+  }
+  std::string name = callee->getQualifiedNameAsString();
+  if ((name == "fma" || name == "fmaf" || name == "std::fma" ||
+       name == "__builtin_fma" || name == "__builtin_fmaf") &&
+      call->getNumArgs() == 3) {
+    std::optional<Value> a = eval(call->getArg(0)), b, c;
+    if (!a || !(b = eval(call->getArg(1))) || !(c = eval(call->getArg(2))))
+      return std::nullopt;
+    // fma(a, b, c) = a * b + c, the product by the operator's rules.
+    std::optional<FloatValue> fa = asFloat(*a, call->getArg(0)),
+                              fb = fa ? asFloat(*b, call->getArg(1))
+                                      : std::nullopt,
+                              fc = fb ? asFloat(*c, call->getArg(2))
+                                      : std::nullopt;
+    if (!fc)
+      return std::nullopt;
+    // A parameter factor is refused here (write a * b + c instead).
+    if ((fa->readsNothing() || fb->readsNothing()) &&
+        !(fa->readsNothing() ? *fa : *fb).constant.isNumber()) {
+      error(call->getSourceRange(),
+            "fma with a parameter factor: write it as a * b + c");
+      return std::nullopt;
+    }
+    std::optional<FloatValue> product =
+        multiply(*fa, *fb, call->getSourceRange());
+    if (!product)
+      return std::nullopt;
+    return Value::ofFloat(*product + *fc);
+  }
+  const FunctionDecl *definition = callee->getDefinition();
+  if (!definition || !definition->hasBody()) {
+    error(call->getSourceRange(),
+          "calls '" + name +
+              "', whose body stencilc import cannot see; define it in the "
+              "file (inline) or write the expression out");
+    return std::nullopt;
+  }
+  if (inlineDepth >= 16 || definition == &function) {
+    error(call->getSourceRange(), "calls '" + name + "' recursively");
+    return std::nullopt;
+  }
+  const auto *body = dyn_cast<CompoundStmt>(definition->getBody());
+  const ReturnStmt *result = nullptr;
+  for (const Stmt *s : body->body())
+    if (!isa<DeclStmt>(s))
+      result = dyn_cast<ReturnStmt>(s) && s == body->body_back()
+                   ? cast<ReturnStmt>(s)
+                   : nullptr;
+  if (!result || !result->getRetValue() || body->body_empty()) {
+    error(call->getSourceRange(),
+          "calls '" + name +
+              "', which does more than declare constants and return one "
+              "expression; stencilc import follows only such functions");
+    return std::nullopt;
+  }
+  std::vector<std::pair<const VarDecl *, Value>> bound;
+  for (unsigned i = 0; i < call->getNumArgs() && i < definition->getNumParams();
+       ++i) {
+    std::optional<Value> arg = eval(call->getArg(i));
+    if (!arg)
+      return std::nullopt;
+    bound.emplace_back(definition->getParamDecl(i), *arg);
+  }
+  for (auto &[param, value] : bound)
+    env[param] = value;
+  ++inlineDepth;
+  bool ok = true;
+  for (const Stmt *s : body->body())
+    if (const auto *decl = dyn_cast<DeclStmt>(s))
+      ok = ok && walkDecl(decl);
+  std::optional<Value> value;
+  if (ok)
+    value = eval(result->getRetValue());
+  --inlineDepth;
+  return value;
+}
+
+} // namespace lift
+} // namespace import
+} // namespace stencilc
