@@ -1,188 +1,31 @@
 //===- Check.cpp - Semantic validation of a parsed spec -------------------===//
+//
+// The spec's rules, section by section, into a StencilModel. Elsewhere: the
+// model's own functions (Model.cpp), the load-order grammar
+// (spec/LoadOrder.cpp; resolved against the taps here), the rules for vector
+// accesses and split sites that the tuner shares (AccessRules.cpp), and what
+// 'solver: cg' needs of the operator (CheckSolver.cpp).
+//
+//===----------------------------------------------------------------------===//
 #include "check/Check.h"
 
+#include "check/CheckSolver.h"
+#include "spec/LoadOrder.h"
 #include "spec/SpecParser.h"
-#include "stencil/symbol.hpp"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <map>
+#include <type_traits>
 
 using namespace llvm;
 
 namespace stencilc {
-
-const char *axisName(int axis) {
-  static const char *const names[kMaxDims] = {"x", "y", "z", "t"};
-  return names[axis];
-}
-
-std::string formatOffset(const Offset &offset, int dims) {
-  std::string text = "(";
-  for (int axis = 0; axis < dims; ++axis) {
-    if (axis)
-      text += ", ";
-    text += std::to_string(offset[axis]);
-  }
-  return text + ")";
-}
-
-const char *boundaryName(Boundary boundary) {
-  return boundary == Boundary::Dirichlet ? "dirichlet" : "periodic";
-}
-
-const char *precisionName(Precision precision) {
-  return precision == Precision::Float ? "float" : "double";
-}
-
-const char *loadOrderName(LoadOrder order) {
-  switch (order) {
-  case LoadOrder::AsWritten:
-    return "as-written";
-  case LoadOrder::Ascending:
-    return "ascending";
-  case LoadOrder::Explicit:
-    return "explicit";
-  }
-  return "?";
-}
-
-const char *layoutOrderName(LayoutOrder order) {
-  switch (order) {
-  case LayoutOrder::SiteMajor:
-    return "aos";
-  case LayoutOrder::ComponentMajor:
-    return "soa";
-  case LayoutOrder::Blocked:
-    return "aosoa";
-  }
-  return "?";
-}
-
-const char *solverName(Solver solver) {
-  switch (solver) {
-  case Solver::None:
-    return "none";
-  case Solver::CG:
-    return "cg";
-  case Solver::CGNR:
-    return "cgnr";
-  }
-  return "?";
-}
-
-namespace {
-bool sameCoefficient(const Coefficient &a, const Coefficient &b) {
-  if (a.constant != b.constant || a.terms.size() != b.terms.size())
-    return false;
-  for (const auto &[index, factor] : a.terms) {
-    auto it = llvm::find_if(b.terms,
-                            [&](const auto &t) { return t.first == index; });
-    if (it == b.terms.end() || it->second != factor)
-      return false;
-  }
-  return true;
-}
-
-const Tap *findTap(const StencilModel &model, const Offset &offset) {
-  for (const Tap &tap : model.taps)
-    if (tap.offset == offset)
-      return &tap;
-  return nullptr;
-}
-
-Offset negated(const Offset &offset) {
-  Offset result;
-  for (int axis = 0; axis < kMaxDims; ++axis)
-    result[axis] = -offset[axis];
-  return result;
-}
-} // namespace
-
-bool isSymmetric(const StencilModel &model) {
-  for (const Tap &tap : model.taps) {
-    const Tap *mirror = findTap(model, negated(tap.offset));
-    if (!mirror || !sameCoefficient(tap.coefficient, mirror->coefficient))
-      return false;
-  }
-  return true;
-}
-
-StencilModel transposedModel(const StencilModel &model) {
-  StencilModel result = model;
-  for (Tap &tap : result.taps)
-    tap.offset = negated(tap.offset);
-  computeReach(result);
-  return result;
-}
-
-int siteParameterCount(const StencilModel &model) {
-  return static_cast<int>(llvm::count_if(
-      model.parameters, [](const Parameter &p) { return p.site; }));
-}
-
-int centreTapIndex(const StencilModel &model) {
-  for (size_t t = 0; t < model.taps.size(); ++t)
-    if (model.taps[t].offset == Offset{})
-      return static_cast<int>(t);
-  return -1;
-}
-
-std::string shortestNumberText(double value) {
-  std::string text;
-  raw_string_ostream os(text);
-  os << format("%.17g", value);
-  os.flush();
-  // Shortest text that reads back to the same double.
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::string candidate;
-    raw_string_ostream cs(candidate);
-    cs << format("%.*g", digits, value);
-    cs.flush();
-    if (std::strtod(candidate.c_str(), nullptr) == value)
-      return candidate;
-  }
-  return text;
-}
-
-std::string coefficientText(const StencilModel &model,
-                            const Coefficient &coefficient) {
-  std::string text;
-  auto append = [&](double factor, const std::string &name) {
-    bool negative = factor < 0;
-    double magnitude = negative ? -factor : factor;
-    std::string term = name.empty() ? shortestNumberText(magnitude)
-                       : magnitude == 1.0
-                           ? name
-                           : shortestNumberText(magnitude) + " * " + name;
-    if (text.empty())
-      text = (negative ? "-" : "") + term;
-    else
-      text += (negative ? " - " : " + ") + term;
-  };
-  if (coefficient.constant != 0.0 || coefficient.terms.empty())
-    append(coefficient.constant, "");
-  for (const auto &[index, factor] : coefficient.terms)
-    append(factor, model.parameters[index].name);
-  return text;
-}
-
-void computeReach(StencilModel &model) {
-  model.reach.fill(0);
-  for (const Tap &tap : model.taps)
-    for (int axis = 0; axis < model.dims; ++axis)
-      model.reach[axis] = std::max(model.reach[axis], std::abs(tap.offset[axis]));
-}
-
 namespace {
 
 bool isIdentifier(StringRef word) {
@@ -249,15 +92,6 @@ bool isReservedName(StringRef word) {
       "volatile", "while", "xor", "in", "out", "stream", "params",
       "extents", "value_type"};
   return is_contained(reserved, word) || word.startswith("__");
-}
-
-/// Points at character `index` of the scalar written at `range`.
-SMRange characterRange(SMRange range, size_t index) {
-  const char *start = range.Start.getPointer();
-  if (*start == '"' || *start == '\'')
-    ++start;
-  SMLoc loc = SMLoc::getFromPointer(start + index);
-  return SMRange(loc, SMLoc::getFromPointer(start + index + 1));
 }
 
 class Checker {
@@ -667,15 +501,8 @@ void Checker::checkLoadOrder() {
   if (!tapsKnown)
     return; // the taps' own errors are already reported
   if (auto taps =
-          parseExplicitLoadOrder(text, order.range, model, tapRanges, diags))
+          resolveLoadOrder(text, order.range, model, tapRanges, diags))
     model.kernel.tapOrder = std::move(*taps);
-}
-
-/// `value` to 6 significant digits, as printf's %g writes it.
-std::string formatNumber6(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", value);
-  return text;
 }
 
 void Checker::checkLayout() {
@@ -766,63 +593,6 @@ void Checker::checkSiteVectors(int width, SMRange range) {
     model.kernel.vectorWidth = width;
 }
 
-} // namespace
-
-std::string componentSplitProblem(const StencilModel &model, int perThread) {
-  const int nc = model.components;
-  if (perThread == nc)
-    return "";
-  if (nc % perThread != 0)
-    return "does not divide the " + std::to_string(nc) +
-           " components per site; each thread of a site needs the same share";
-  if (model.layout.evenOdd)
-    return "is not available with even/odd storage: its hopping kernels "
-           "keep a site's components in one thread";
-  if (const int width = model.kernel.vectorWidth; perThread % width != 0)
-    return "is not a multiple of 'kernel.vector_width' " +
-           std::to_string(width) + "; each thread's components must be " +
-           "whole vector accesses";
-  return "";
-}
-
-/// The access-size rule both kinds of vector access share.
-static std::string vectorBytesProblem(const StencilModel &model, int width) {
-  if (width * model.elementBytes() > 16)
-    return std::string("of ") + model.valueType() + " makes " +
-           std::to_string(width * model.elementBytes()) +
-           "-byte accesses; GPUs load at most 16 bytes per instruction";
-  return "";
-}
-
-std::string componentVectorProblem(const StencilModel &model, int width) {
-  if (width == 1)
-    return "";
-  if (model.layout.order != LayoutOrder::SiteMajor)
-    return std::string("needs the site-major (aos) layout, whose components "
-                       "are contiguous; the '") +
-           layoutOrderName(model.layout.order) +
-           "' layout stores a site's components apart";
-  if (model.components % width != 0)
-    return "does not divide the " + std::to_string(model.components) +
-           " components per site";
-  return vectorBytesProblem(model, width);
-}
-
-std::string siteVectorProblem(const StencilModel &model, int width) {
-  if (std::string problem = vectorBytesProblem(model, width); !problem.empty())
-    return problem;
-  if (!model.layout.isPlain())
-    return "needs plain site-major storage; subdomains and even/odd storage "
-           "break rows into pieces";
-  if (model.boundary != Boundary::Dirichlet)
-    return "needs a Dirichlet grid; periodic rows would wrap inside a group";
-  if (model.kernel.tileAxis == 0 && model.kernel.tileFactor > 1)
-    return "cannot be combined with tiling along x; tile along another axis";
-  return "";
-}
-
-namespace {
-
 /// Even/odd storage pays off, and the Schur complement exists, only when
 /// every hop changes parity and the diagonal can be inverted site by site.
 void Checker::checkEvenOdd() {
@@ -901,170 +671,49 @@ void Checker::checkSolver() {
   }
   if (model.solver != Solver::CG || !tapsKnown)
     return;
-  // CG needs A symmetric...
-  for (const Tap &tap : model.taps) {
-    const Tap *mirror = findTap(model, negated(tap.offset));
-    if (mirror && sameCoefficient(tap.coefficient, mirror->coefficient))
-      continue;
-    std::string why =
-        mirror ? "tap " + formatOffset(tap.offset, model.dims) +
-                     " has coefficient '" +
-                     coefficientText(model, tap.coefficient) + "' but tap " +
-                     formatOffset(mirror->offset, model.dims) + " has '" +
-                     coefficientText(model, mirror->coefficient) + "'"
-               : "tap " + formatOffset(tap.offset, model.dims) +
-                     " has no mirror tap " +
-                     formatOffset(negated(tap.offset), model.dims);
-    diags.error(spec.solver.range,
-                "solver 'cg' needs a symmetric operator (c(o) = c(-o)), but " +
-                    why + "; use 'solver: cgnr', which solves the normal "
-                          "equations A^T A x = A^T b");
-    return;
-  }
-  // ...and positive definite. Site parameters enter with factor * value >= 0.
-  for (const Tap &tap : model.taps)
-    for (const auto &[index, factor] : tap.coefficient.terms)
-      if (model.parameters[index].site && factor < 0) {
-        diags.error(spec.solver.range,
-                    "solver 'cg' needs a positive definite operator, but site "
-                    "parameter '" + model.parameters[index].name +
-                        "' enters the diagonal with a negative factor; use "
-                        "'solver: cgnr'");
-        return;
-      }
-  // Site parameters at 0: their contract is factor * value >= 0.
-  std::vector<double> values;
-  for (const Parameter &p : model.parameters)
-    values.push_back(p.site ? 0.0 : p.defaultValue);
-  std::vector<std::array<int, 4>> offsets;
-  std::vector<double> weights;
-  for (const Tap &tap : model.taps) {
-    offsets.push_back(tap.offset);
-    weights.push_back(tap.coefficient.evaluate(values));
-  }
-  stencil::SymbolMinimum minimum =
-      stencil::symbol_minimum(model.dims, offsets, weights);
-  bool periodic = model.boundary == Boundary::Periodic;
-  if (stencil::symbol_positive_definite(minimum, periodic))
-    return;
-  std::string theta;
-  for (int axis = 0; axis < model.dims; ++axis)
-    theta += (axis ? ", " : "") + formatv("{0:f3}", minimum.theta[axis]).str();
-  diags.error(spec.solver.range,
-              "solver 'cg' needs a positive definite operator, but the "
-              "symbol sum_o c_o cos(theta . o) " +
-                  Twine(periodic ? "must be positive on a periodic grid and "
-                                   "reaches "
-                                 : "reaches ") +
-                  Twine(formatNumber6(minimum.value)) + " at theta = (" + theta +
-                  ") with the parameters' default values; use 'solver: "
-                  "cgnr', or add a positive shift (mass) to the centre tap");
+  if (std::string problem = cgOperatorProblem(model); !problem.empty())
+    diags.error(spec.solver.range, problem);
 }
 
 } // namespace
 
 std::optional<std::vector<int>>
-parseExplicitLoadOrder(StringRef text, SMRange range, const StencilModel &model,
-                       const std::vector<SMRange> &tapRanges,
-                       DiagnosticEngine &diags) {
+resolveLoadOrder(StringRef text, SMRange range, const StencilModel &model,
+                 const std::vector<SMRange> &tapRanges,
+                 DiagnosticEngine &diags) {
+  static_assert(std::is_same_v<decltype(LoadOrderEntry::offset), Offset>,
+                "the spec stage's offsets are the model's");
   std::map<Offset, int> tapIndex;
   for (size_t i = 0; i < model.taps.size(); ++i)
     tapIndex[model.taps[i].offset] = static_cast<int>(i);
 
   std::vector<int> order;
   std::vector<size_t> firstAt(model.taps.size(), StringRef::npos);
-  bool ok = true;
-  auto fail = [&](size_t index, const Twine &message) {
-    diags.error(characterRange(range, index), message);
-    ok = false;
-  };
-  auto addTap = [&](const Offset &offset, size_t at) {
-    auto it = tapIndex.find(offset);
-    if (it == tapIndex.end())
-      return fail(at, "load order names " + formatOffset(offset, model.dims) +
+  // Each entry is resolved as soon as it is read, so that its errors and the
+  // grammar's come in the order written.
+  auto resolve = [&](const LoadOrderEntry &entry) {
+    SMRange at = scalarCharacterRange(range, entry.index);
+    auto it = tapIndex.find(entry.offset);
+    if (it == tapIndex.end()) {
+      diags.error(at, "load order names " +
+                          formatOffset(entry.offset, model.dims) +
                           ", which is not a tap of this stencil");
-    if (firstAt[it->second] != StringRef::npos) {
-      fail(at, "load order names tap " + formatOffset(offset, model.dims) +
-                   " twice");
-      diags.note(characterRange(range, firstAt[it->second]),
-                 "first named here");
-      return;
+      return false;
     }
-    firstAt[it->second] = at;
+    size_t &first = firstAt[it->second];
+    if (first != StringRef::npos) {
+      diags.error(at, "load order names tap " +
+                          formatOffset(entry.offset, model.dims) + " twice");
+      diags.note(scalarCharacterRange(range, first), "first named here");
+      return false;
+    }
+    first = entry.index;
     order.push_back(it->second);
+    return true;
   };
-  auto axisOf = [](char c) {
-    switch (toLower(c)) {
-    case 'x':
-      return 0;
-    case 'y':
-      return 1;
-    case 'z':
-      return 2;
-    case 't':
-      return 3;
-    }
-    return -1;
-  };
-
-  size_t i = 0;
-  while (i < text.size() && ok) {
-    char c = text[i];
-    if (c == ' ' || c == ',') {
-      ++i;
-    } else if (c == 'C' || c == 'c' || c == '0') {
-      addTap(Offset{}, i);
-      ++i;
-    } else if (c == '+' || c == '-') {
-      size_t signAt = i++;
-      int distance = 0;
-      while (i < text.size() && isDigit(text[i]))
-        distance = distance * 10 + (text[i++] - '0');
-      if (distance == 0)
-        distance = 1;
-      if (i >= text.size() || axisOf(text[i]) < 0) {
-        fail(i < text.size() ? i : signAt,
-             "expected an axis letter (X, Y, Z or T) after '" +
-                 text.substr(signAt, i - signAt) + "' in the load order");
-        break;
-      }
-      for (; i < text.size() && axisOf(text[i]) >= 0; ++i) {
-        int axis = axisOf(text[i]);
-        if (axis >= model.dims) {
-          fail(i, "axis '" + Twine(text[i]) + "' is not an axis of this " +
-                      Twine(model.dims) + "-dimensional grid");
-          break;
-        }
-        Offset offset{};
-        offset[axis] = c == '+' ? distance : -distance;
-        addTap(offset, i);
-      }
-    } else if (c == '(') {
-      size_t close = text.find(')', i);
-      if (close == StringRef::npos) {
-        fail(i, "unclosed '(' in the load order");
-        break;
-      }
-      SmallVector<StringRef, 4> parts;
-      text.slice(i + 1, close).split(parts, ',');
-      Offset offset{};
-      bool parsed = static_cast<int>(parts.size()) == model.dims;
-      for (size_t p = 0; parsed && p < parts.size(); ++p)
-        parsed = !parts[p].trim().getAsInteger(10, offset[p]);
-      if (!parsed)
-        fail(i, "expected " + Twine(model.dims) +
-                    " integers in '" + text.slice(i, close + 1) + "'");
-      else
-        addTap(offset, i);
-      i = close + 1;
-    } else {
-      fail(i, "unexpected character '" + Twine(c) +
-                  "' in the load order; expected 'as-written', 'ascending' "
-                  "or groups such as '-YZ+YZ-X C+X'");
-    }
-  }
-  if (!ok)
+  if (!visitLoadOrder(text, range, model.dims, diags, resolve))
     return std::nullopt;
+  bool ok = true;
   for (size_t tap = 0; tap < model.taps.size(); ++tap)
     if (firstAt[tap] == StringRef::npos) {
       diags.error(range, "load order does not name tap " +

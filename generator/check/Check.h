@@ -51,14 +51,17 @@ constexpr int kMaxThreadsPerBlock = 1024;
 constexpr int kMaxTileFactor = 64;
 constexpr int kMaxComponents = 256;
 
-/// Reads the explicit load-order grammar (README, "Load order") into tap
-/// indices. On error, reports at the offending character of `range` (the
-/// YAML scalar holding `text`) and returns nullopt. Exposed for tests.
+/// Reads an explicit load order (README, "Load order"; the grammar is
+/// spec/LoadOrder.h) and resolves it into tap indices: every tap of `model`
+/// exactly once. On error, reports at the offending character of `range`
+/// (the YAML scalar holding `text`), with a note at the tap written at
+/// `tapRanges` that the order leaves out, and returns nullopt. Exposed for
+/// tests.
 std::optional<std::vector<int>>
-parseExplicitLoadOrder(llvm::StringRef text, llvm::SMRange range,
-                       const StencilModel &model,
-                       const std::vector<llvm::SMRange> &tapRanges,
-                       DiagnosticEngine &diags);
+resolveLoadOrder(llvm::StringRef text, llvm::SMRange range,
+                 const StencilModel &model,
+                 const std::vector<llvm::SMRange> &tapRanges,
+                 DiagnosticEngine &diags);
 
 } // namespace stencilc
 

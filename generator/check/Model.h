@@ -24,6 +24,8 @@ using Offset = std::array<int, kMaxDims>;
 const char *axisName(int axis);
 /// "(-1, 0, 0)" for the first `dims` entries.
 std::string formatOffset(const Offset &offset, int dims);
+/// -offset, entry by entry: the mirror tap's offset.
+Offset negatedOffset(const Offset &offset);
 
 enum class Boundary { Dirichlet, Periodic };
 enum class Precision { Float, Double };
@@ -58,6 +60,10 @@ struct Coefficient {
     return value;
   }
 };
+
+/// Whether `a` and `b` are the same linear form, their terms in any order
+/// (the checker merges repeated parameters into one term).
+bool sameCoefficient(const Coefficient &a, const Coefficient &b);
 
 struct Tap {
   Offset offset{};
@@ -148,6 +154,9 @@ struct StencilModel {
 
 /// Recomputes `reach` from the taps.
 void computeReach(StencilModel &model);
+
+/// The tap at `offset`, or null when the stencil has none there.
+const Tap *findTap(const StencilModel &model, const Offset &offset);
 
 /// Whether the operator equals its transpose: every tap o has a tap -o with
 /// the same coefficient (site parameters sit on the centre tap only, so they

@@ -2,6 +2,8 @@
 // diagnostic at the right line and column, and a run collects several.
 #include "TestSupport.h"
 
+#include "spec/LoadOrder.h"
+
 #include <gtest/gtest.h>
 
 using namespace stencilc;
@@ -180,6 +182,63 @@ TEST(SpecDiagnostics, ExplicitLoadOrderAccepted) {
   EXPECT_EQ(result.model->kernel.loadOrder, LoadOrder::Explicit);
   EXPECT_EQ(result.model->kernel.tapOrder,
             (std::vector<int>{5, 3, 1, 0, 2, 4, 6}));
+}
+
+/// Reads `text` as a load order for a grid of `dims` dimensions, written
+/// unquoted at the start of a buffer named `order`; diagnostics go to `out`.
+std::optional<std::vector<LoadOrderEntry>>
+readOrder(const std::string &text, int dims, std::string &out) {
+  llvm::SourceMgr sourceMgr;
+  llvm::raw_string_ostream os(out);
+  DiagnosticEngine diags(sourceMgr, os);
+  unsigned id = sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, "order"), llvm::SMLoc());
+  llvm::StringRef buffer = sourceMgr.getMemoryBuffer(id)->getBuffer();
+  llvm::SMRange range(llvm::SMLoc::getFromPointer(buffer.begin()),
+                      llvm::SMLoc::getFromPointer(buffer.end()));
+  auto entries = readLoadOrder(buffer, range, dims, diags);
+  os.flush();
+  return entries;
+}
+
+TEST(LoadOrderGrammar, ReadsOffsetsAndWhereEachWasNamed) {
+  std::string out;
+  auto entries = readOrder("-YZ+X C (1,0,-1)", 3, out);
+  ASSERT_TRUE(entries.has_value()) << out;
+  EXPECT_EQ(out, "");
+  std::vector<std::array<int, 4>> offsets;
+  std::vector<size_t> indices;
+  for (const LoadOrderEntry &entry : *entries) {
+    offsets.push_back(entry.offset);
+    indices.push_back(entry.index);
+  }
+  EXPECT_EQ(offsets, (std::vector<std::array<int, 4>>{{0, -1, 0, 0},
+                                                      {0, 0, -1, 0},
+                                                      {1, 0, 0, 0},
+                                                      {0, 0, 0, 0},
+                                                      {1, 0, -1, 0}}));
+  // The axis letters, the 'C' and the '('.
+  EXPECT_EQ(indices, (std::vector<size_t>{1, 2, 4, 6, 8}));
+}
+
+TEST(LoadOrderGrammar, SyntaxErrorsPointAtTheirCharacter) {
+  std::string out;
+  EXPECT_FALSE(readOrder("-X+W", 3, out));
+  EXPECT_NE(out.find("order:1:4: error: expected an axis letter (X, Y, Z or "
+                     "T) after '+' in the load order"),
+            std::string::npos)
+      << out;
+  out.clear();
+  EXPECT_FALSE(readOrder("C -2T", 3, out));
+  EXPECT_NE(out.find("order:1:5: error: axis 'T' is not an axis of this "
+                     "3-dimensional grid"),
+            std::string::npos)
+      << out;
+  out.clear();
+  EXPECT_FALSE(readOrder("C (1,0)", 3, out));
+  EXPECT_NE(out.find("order:1:3: error: expected 3 integers in '(1,0)'"),
+            std::string::npos)
+      << out;
 }
 
 TEST(SpecDiagnostics, ComponentsBelowOne) {

@@ -1,0 +1,71 @@
+//===- AccessRules.cpp - What vector accesses and split sites need --------===//
+//
+// The rules behind kernel.vector_width and kernel.components_per_thread
+// (declared in Check.h): the checker applies them to the spec's options, and
+// the tuner and the tuning-cache reader to the variants they build or read.
+//
+//===----------------------------------------------------------------------===//
+#include "check/Check.h"
+
+#include <string>
+
+namespace stencilc {
+
+std::string componentSplitProblem(const StencilModel &model, int perThread) {
+  const int nc = model.components;
+  if (perThread == nc)
+    return "";
+  if (nc % perThread != 0)
+    return "does not divide the " + std::to_string(nc) +
+           " components per site; each thread of a site needs the same share";
+  if (model.layout.evenOdd)
+    return "is not available with even/odd storage: its hopping kernels "
+           "keep a site's components in one thread";
+  if (const int width = model.kernel.vectorWidth; perThread % width != 0)
+    return "is not a multiple of 'kernel.vector_width' " +
+           std::to_string(width) + "; each thread's components must be " +
+           "whole vector accesses";
+  return "";
+}
+
+namespace {
+
+/// The access-size rule both kinds of vector access share.
+std::string vectorBytesProblem(const StencilModel &model, int width) {
+  if (width * model.elementBytes() > 16)
+    return std::string("of ") + model.valueType() + " makes " +
+           std::to_string(width * model.elementBytes()) +
+           "-byte accesses; GPUs load at most 16 bytes per instruction";
+  return "";
+}
+
+} // namespace
+
+std::string componentVectorProblem(const StencilModel &model, int width) {
+  if (width == 1)
+    return "";
+  if (model.layout.order != LayoutOrder::SiteMajor)
+    return std::string("needs the site-major (aos) layout, whose components "
+                       "are contiguous; the '") +
+           layoutOrderName(model.layout.order) +
+           "' layout stores a site's components apart";
+  if (model.components % width != 0)
+    return "does not divide the " + std::to_string(model.components) +
+           " components per site";
+  return vectorBytesProblem(model, width);
+}
+
+std::string siteVectorProblem(const StencilModel &model, int width) {
+  if (std::string problem = vectorBytesProblem(model, width); !problem.empty())
+    return problem;
+  if (!model.layout.isPlain())
+    return "needs plain site-major storage; subdomains and even/odd storage "
+           "break rows into pieces";
+  if (model.boundary != Boundary::Dirichlet)
+    return "needs a Dirichlet grid; periodic rows would wrap inside a group";
+  if (model.kernel.tileAxis == 0 && model.kernel.tileFactor > 1)
+    return "cannot be combined with tiling along x; tile along another axis";
+  return "";
+}
+
+} // namespace stencilc

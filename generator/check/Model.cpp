@@ -1,0 +1,180 @@
+//===- Model.cpp - The validated stencil model ----------------------------===//
+//
+// Names, text and small analyses of the StencilModel (check/Model.h) that
+// every later stage shares; the checker itself lives in Check.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "check/Model.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+using namespace llvm;
+
+namespace stencilc {
+
+const char *axisName(int axis) {
+  static const char *const names[kMaxDims] = {"x", "y", "z", "t"};
+  return names[axis];
+}
+
+std::string formatOffset(const Offset &offset, int dims) {
+  std::string text = "(";
+  for (int axis = 0; axis < dims; ++axis) {
+    if (axis)
+      text += ", ";
+    text += std::to_string(offset[axis]);
+  }
+  return text + ")";
+}
+
+const char *boundaryName(Boundary boundary) {
+  return boundary == Boundary::Dirichlet ? "dirichlet" : "periodic";
+}
+
+const char *precisionName(Precision precision) {
+  return precision == Precision::Float ? "float" : "double";
+}
+
+const char *loadOrderName(LoadOrder order) {
+  switch (order) {
+  case LoadOrder::AsWritten:
+    return "as-written";
+  case LoadOrder::Ascending:
+    return "ascending";
+  case LoadOrder::Explicit:
+    return "explicit";
+  }
+  return "?";
+}
+
+const char *layoutOrderName(LayoutOrder order) {
+  switch (order) {
+  case LayoutOrder::SiteMajor:
+    return "aos";
+  case LayoutOrder::ComponentMajor:
+    return "soa";
+  case LayoutOrder::Blocked:
+    return "aosoa";
+  }
+  return "?";
+}
+
+const char *solverName(Solver solver) {
+  switch (solver) {
+  case Solver::None:
+    return "none";
+  case Solver::CG:
+    return "cg";
+  case Solver::CGNR:
+    return "cgnr";
+  }
+  return "?";
+}
+
+bool sameCoefficient(const Coefficient &a, const Coefficient &b) {
+  if (a.constant != b.constant || a.terms.size() != b.terms.size())
+    return false;
+  for (const auto &[index, factor] : a.terms) {
+    auto it = llvm::find_if(b.terms,
+                            [&](const auto &t) { return t.first == index; });
+    if (it == b.terms.end() || it->second != factor)
+      return false;
+  }
+  return true;
+}
+
+const Tap *findTap(const StencilModel &model, const Offset &offset) {
+  for (const Tap &tap : model.taps)
+    if (tap.offset == offset)
+      return &tap;
+  return nullptr;
+}
+
+Offset negatedOffset(const Offset &offset) {
+  Offset result;
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    result[axis] = -offset[axis];
+  return result;
+}
+
+bool isSymmetric(const StencilModel &model) {
+  for (const Tap &tap : model.taps) {
+    const Tap *mirror = findTap(model, negatedOffset(tap.offset));
+    if (!mirror || !sameCoefficient(tap.coefficient, mirror->coefficient))
+      return false;
+  }
+  return true;
+}
+
+StencilModel transposedModel(const StencilModel &model) {
+  StencilModel result = model;
+  for (Tap &tap : result.taps)
+    tap.offset = negatedOffset(tap.offset);
+  computeReach(result);
+  return result;
+}
+
+int siteParameterCount(const StencilModel &model) {
+  return static_cast<int>(llvm::count_if(
+      model.parameters, [](const Parameter &p) { return p.site; }));
+}
+
+int centreTapIndex(const StencilModel &model) {
+  for (size_t t = 0; t < model.taps.size(); ++t)
+    if (model.taps[t].offset == Offset{})
+      return static_cast<int>(t);
+  return -1;
+}
+
+std::string shortestNumberText(double value) {
+  std::string text;
+  raw_string_ostream os(text);
+  os << format("%.17g", value);
+  os.flush();
+  // Shortest text that reads back to the same double.
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::string candidate;
+    raw_string_ostream cs(candidate);
+    cs << format("%.*g", digits, value);
+    cs.flush();
+    if (std::strtod(candidate.c_str(), nullptr) == value)
+      return candidate;
+  }
+  return text;
+}
+
+std::string coefficientText(const StencilModel &model,
+                            const Coefficient &coefficient) {
+  std::string text;
+  auto append = [&](double factor, const std::string &name) {
+    bool negative = factor < 0;
+    double magnitude = negative ? -factor : factor;
+    std::string term = name.empty() ? shortestNumberText(magnitude)
+                       : magnitude == 1.0
+                           ? name
+                           : shortestNumberText(magnitude) + " * " + name;
+    if (text.empty())
+      text = (negative ? "-" : "") + term;
+    else
+      text += (negative ? " - " : " + ") + term;
+  };
+  if (coefficient.constant != 0.0 || coefficient.terms.empty())
+    append(coefficient.constant, "");
+  for (const auto &[index, factor] : coefficient.terms)
+    append(factor, model.parameters[index].name);
+  return text;
+}
+
+void computeReach(StencilModel &model) {
+  model.reach.fill(0);
+  for (const Tap &tap : model.taps)
+    for (int axis = 0; axis < model.dims; ++axis)
+      model.reach[axis] = std::max(model.reach[axis], std::abs(tap.offset[axis]));
+}
+
+} // namespace stencilc
