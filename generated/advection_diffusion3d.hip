@@ -24,10 +24,7 @@ advection_diffusion3d_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type nu_h2,
-    const value_type vx_h,
-    const value_type vy_h,
-    const value_type vz_h) {
+    const Params params) {
   // This thread's first site; it updates 4 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
@@ -40,12 +37,12 @@ advection_diffusion3d_kernel(
   // Farthest row along y inside the array, relative to this tile.
   const int room = ny - 1 - y;
   // Tap weights.
-  const value_type w0 = 
-      static_cast<value_type>(6) * nu_h2 + vx_h + vy_h + vz_h;
-  const value_type w1 = -nu_h2 - vx_h;
-  const value_type w2 = -nu_h2;
-  const value_type w3 = -nu_h2 - vy_h;
-  const value_type w4 = -nu_h2 - vz_h;
+  const value_type w0 =
+      static_cast<value_type>(6) * params.nu_h2 + params.vx_h + params.vy_h + params.vz_h;
+  const value_type w1 = -params.nu_h2 - params.vx_h;
+  const value_type w2 = -params.nu_h2;
+  const value_type w3 = -params.nu_h2 - params.vy_h;
+  const value_type w4 = -params.nu_h2 - params.vz_h;
   value_type acc0, acc1, acc2, acc3;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site - sz];
@@ -119,10 +116,7 @@ advection_diffusion3d_adjoint_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type nu_h2,
-    const value_type vx_h,
-    const value_type vy_h,
-    const value_type vz_h) {
+    const Params params) {
   // This thread's first site; it updates 4 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
@@ -135,12 +129,12 @@ advection_diffusion3d_adjoint_kernel(
   // Farthest row along y inside the array, relative to this tile.
   const int room = ny - 1 - y;
   // Tap weights.
-  const value_type w0 = 
-      static_cast<value_type>(6) * nu_h2 + vx_h + vy_h + vz_h;
-  const value_type w1 = -nu_h2 - vx_h;
-  const value_type w2 = -nu_h2;
-  const value_type w3 = -nu_h2 - vy_h;
-  const value_type w4 = -nu_h2 - vz_h;
+  const value_type w0 =
+      static_cast<value_type>(6) * params.nu_h2 + params.vx_h + params.vy_h + params.vz_h;
+  const value_type w1 = -params.nu_h2 - params.vx_h;
+  const value_type w2 = -params.nu_h2;
+  const value_type w3 = -params.nu_h2 - params.vy_h;
+  const value_type w4 = -params.nu_h2 - params.vz_h;
   value_type acc0, acc1, acc2, acc3;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site - sz];
@@ -223,14 +217,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("advection_diffusion3d: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -244,22 +237,18 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(advection_diffusion3d_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.nu_h2,
-                 params.vx_h,
-                 params.vy_h,
-                 params.vz_h);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("advection_diffusion3d_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -272,20 +261,19 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.vy_h = static_cast<value_type>(params[2]);
   typed_params.vz_h = static_cast<value_type>(params[3]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: the transposed stencil, offsets negated.
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("advection_diffusion3d: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -299,22 +287,18 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(advection_diffusion3d_adjoint_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.nu_h2,
-                 params.vx_h,
-                 params.vy_h,
-                 params.vz_h);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("advection_diffusion3d_adjoint_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -327,8 +311,8 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.vy_h = static_cast<value_type>(params[2]);
   typed_params.vz_h = static_cast<value_type>(params[3]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 } // namespace advection_diffusion3d

@@ -24,10 +24,7 @@ anisotropic_reaction3d_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type ax,
-    const value_type ay,
-    const value_type az,
-    const value_type *STENCIL_RESTRICT sigma) {
+    const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
@@ -40,15 +37,15 @@ anisotropic_reaction3d_kernel(
   // Farthest row along y inside the array, relative to this tile.
   const int room = ny - 1 - y;
   // Tap weights.
-  const value_type w0 = 
-      static_cast<value_type>(2) * ax + static_cast<value_type>(2) * ay + static_cast<value_type>(2) * az;
-  const value_type w1 = -ax;
-  const value_type w2 = -ay;
-  const value_type w3 = -az;
+  const value_type w0 =
+      static_cast<value_type>(2) * params.ax + static_cast<value_type>(2) * params.ay + static_cast<value_type>(2) * params.az;
+  const value_type w1 = -params.ax;
+  const value_type w2 = -params.ay;
+  const value_type w3 = -params.az;
   const value_type w0_s0 =
-      w0 + sigma[site];
+      w0 + params.sigma[site];
   const value_type w0_s1 =
-      w0 + sigma[site + sy];
+      w0 + params.sigma[site + sy];
   value_type acc0, acc1;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site - sz];
@@ -84,8 +81,9 @@ anisotropic_reaction3d_kernel(
   }
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums in . out over the stored sites: one partial
-/// per block, for CG's p^T A p without a second pass over the fields.
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 anisotropic_reaction3d_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -93,10 +91,7 @@ anisotropic_reaction3d_dot_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type ax,
-    const value_type ay,
-    const value_type az,
-    const value_type *STENCIL_RESTRICT sigma,
+    const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 2 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
@@ -111,15 +106,15 @@ anisotropic_reaction3d_dot_kernel(
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
     // Tap weights.
-    const value_type w0 = 
-        static_cast<value_type>(2) * ax + static_cast<value_type>(2) * ay + static_cast<value_type>(2) * az;
-    const value_type w1 = -ax;
-    const value_type w2 = -ay;
-    const value_type w3 = -az;
+    const value_type w0 =
+        static_cast<value_type>(2) * params.ax + static_cast<value_type>(2) * params.ay + static_cast<value_type>(2) * params.az;
+    const value_type w1 = -params.ax;
+    const value_type w2 = -params.ay;
+    const value_type w3 = -params.az;
     const value_type w0_s0 =
-        w0 + sigma[site];
+        w0 + params.sigma[site];
     const value_type w0_s1 =
-        w0 + sigma[site + sy];
+        w0 + params.sigma[site + sy];
     value_type acc0, acc1;
     // Each value is loaded once and feeds every site of the tile that needs it.
     const value_type u0 = in[site - sz];
@@ -176,14 +171,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("anisotropic_reaction3d: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -201,22 +195,18 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(anisotropic_reaction3d_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.ax,
-                 params.ay,
-                 params.az,
-                 params.sigma);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("anisotropic_reaction3d_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -229,20 +219,19 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.az = static_cast<value_type>(params[2]);
   typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("anisotropic_reaction3d: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -260,22 +249,18 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(anisotropic_reaction3d_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.ax,
-                 params.ay,
-                 params.az,
-                 params.sigma);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("anisotropic_reaction3d_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -288,22 +273,21 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.az = static_cast<value_type>(params[2]);
   typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch
-/// (grid.x * grid.y * grid.z of make_launch_config); the caller adds them.
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-                          const Extents &extents, const Params &params,
-                          double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("anisotropic_reaction3d: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
@@ -321,23 +305,19 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(anisotropic_reaction3d_dot_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.ax,
-                 params.ay,
-                 params.az,
-                 params.sigma,
-                 partials);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
   return stencil::launch_status("anisotropic_reaction3d_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
-                                  const int *extents, const double *params,
-                                  const void *const *fields, double *partials,
-                                  stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -350,10 +330,9 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   typed_params.az = static_cast<value_type>(params[2]);
   typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
   return apply_dot(static_cast<value_type *>(out),
-                   static_cast<const value_type *>(in), typed_extents,
-                   typed_params, partials, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
 }
-
 
 } // namespace anisotropic_reaction3d
 } // namespace stencilc_kernels

@@ -20,7 +20,8 @@ namespace labnote_tile_y8_ascending {
 using value_type = double;
 constexpr int dims = 3;
 constexpr int components = 1;
-constexpr bool periodic = false;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {0, 0, 0, 0};
 
 /// Sites along each axis, halo included; x is fastest in memory, and each
 /// site holds `components` consecutive values.
@@ -39,7 +40,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 8, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 8, 1, 1};
   return value;
 }
 

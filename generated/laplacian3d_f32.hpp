@@ -37,7 +37,8 @@ namespace laplacian3d_f32_tuned0 {
 using value_type = float;
 constexpr int dims = 3;
 constexpr int components = 1;
-constexpr bool periodic = false;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {0, 0, 0, 0};
 
 /// Sites along each axis, halo included; x is fastest in memory, and each
 /// site holds `components` consecutive values.
@@ -56,7 +57,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 2, 2, 1}, 1, 2, 4, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 2, 2, 1}, 1, 2, 4, 1};
   return value;
 }
 
@@ -99,7 +100,8 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       stencil::Stream stream);
 
 /// out = A in, fused with in . out for CG: partials[b] receives block b's
-/// share (device memory, one double per block of the launch grid).
+/// share (device memory, one double per block of the launch grid:
+/// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
 stencil::Status apply_dot(value_type *out, const value_type *in,
                           const Extents &extents, const Params &params,
                           double *partials, stencil::Stream stream = nullptr);
@@ -107,7 +109,6 @@ stencil::Status apply_dot_generic(void *out, const void *in,
                                   const int *extents, const double *params,
                                   const void *const *fields, double *partials,
                                   stencil::Stream stream);
-
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -141,7 +142,8 @@ namespace laplacian3d_f32 {
 using value_type = float;
 constexpr int dims = 3;
 constexpr int components = 1;
-constexpr bool periodic = false;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {0, 0, 0, 0};
 
 /// Sites along each axis, halo included; x is fastest in memory, and each
 /// site holds `components` consecutive values.
@@ -160,7 +162,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1};
   return value;
 }
 
@@ -203,7 +205,8 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       stencil::Stream stream);
 
 /// out = A in, fused with in . out for CG: partials[b] receives block b's
-/// share (device memory, one double per block of the launch grid).
+/// share (device memory, one double per block of the launch grid:
+/// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
 stencil::Status apply_dot(value_type *out, const value_type *in,
                           const Extents &extents, const Params &params,
                           double *partials, stencil::Stream stream = nullptr);
@@ -211,7 +214,6 @@ stencil::Status apply_dot_generic(void *out, const void *in,
                                   const int *extents, const double *params,
                                   const void *const *fields, double *partials,
                                   stencil::Stream stream);
-
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {

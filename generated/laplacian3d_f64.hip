@@ -24,9 +24,7 @@ laplacian3d_f64_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_hx2,
-    const value_type inv_hy2,
-    const value_type inv_hz2) {
+    const Params params) {
   // This thread's first site; it updates 4 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
@@ -39,11 +37,11 @@ laplacian3d_f64_kernel(
   // Farthest row along y inside the array, relative to this tile.
   const int room = ny - 1 - y;
   // Tap weights.
-  const value_type w0 = 
-      static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
-  const value_type w1 = -inv_hx2;
-  const value_type w2 = -inv_hy2;
-  const value_type w3 = -inv_hz2;
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
   value_type acc0, acc1, acc2, acc3;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site - sz];
@@ -109,8 +107,9 @@ laplacian3d_f64_kernel(
   }
 }
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums in . out over the stored sites: one partial
-/// per block, for CG's p^T A p without a second pass over the fields.
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -118,9 +117,7 @@ laplacian3d_f64_dot_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_hx2,
-    const value_type inv_hy2,
-    const value_type inv_hz2,
+    const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 4 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
@@ -135,11 +132,11 @@ laplacian3d_f64_dot_kernel(
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
     // Tap weights.
-    const value_type w0 = 
-        static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
-    const value_type w1 = -inv_hx2;
-    const value_type w2 = -inv_hy2;
-    const value_type w3 = -inv_hz2;
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
     value_type acc0, acc1, acc2, acc3;
     // Each value is loaded once and feeds every site of the tile that needs it.
     const value_type u0 = in[site - sz];
@@ -228,14 +225,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -249,21 +245,18 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("laplacian3d_f64_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -275,20 +268,19 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -302,21 +294,18 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("laplacian3d_f64_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -328,22 +317,21 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch
-/// (grid.x * grid.y * grid.z of make_launch_config); the caller adds them.
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-                          const Extents &extents, const Params &params,
-                          double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
@@ -357,22 +345,19 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_dot_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2,
-                 partials);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
   return stencil::launch_status("laplacian3d_f64_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
-                                  const int *extents, const double *params,
-                                  const void *const *fields, double *partials,
-                                  stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -384,10 +369,9 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_dot(static_cast<value_type *>(out),
-                   static_cast<const value_type *>(in), typed_extents,
-                   typed_params, partials, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
 }
-
 
 } // namespace laplacian3d_f64
 } // namespace stencilc_kernels
@@ -417,10 +401,10 @@ laplacian3d_f64_tuned0_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_hx2,
-    const value_type inv_hy2,
-    const value_type inv_hz2) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+    const Params params) {
+  // This thread's first site; it updates 4 consecutive sites along y, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
@@ -434,11 +418,11 @@ laplacian3d_f64_tuned0_kernel(
   // Farthest site along x inside the array, relative to this group.
   const int xroom = nx - 1 - x;
   // Tap weights.
-  const value_type w0 = 
-      static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
-  const value_type w1 = -inv_hx2;
-  const value_type w2 = -inv_hy2;
-  const value_type w3 = -inv_hz2;
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
   // A row's sites move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[2], acc1[2], acc2[2], acc3[2];
@@ -535,7 +519,7 @@ laplacian3d_f64_tuned0_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
+    }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -549,7 +533,7 @@ laplacian3d_f64_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
+      }
     }
   }
   if (y + 2 < ny - 1) {
@@ -564,7 +548,7 @@ laplacian3d_f64_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
+      }
     }
   }
   if (y + 3 < ny - 1) {
@@ -579,13 +563,14 @@ laplacian3d_f64_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
+      }
     }
   }
 }
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums in . out over the stored sites: one partial
-/// per block, for CG's p^T A p without a second pass over the fields.
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_tuned0_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -593,11 +578,11 @@ laplacian3d_f64_tuned0_dot_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_hx2,
-    const value_type inv_hy2,
-    const value_type inv_hz2,
+    const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+  // This thread's first site; it updates 4 consecutive sites along y, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
@@ -612,11 +597,11 @@ laplacian3d_f64_tuned0_dot_kernel(
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
     // Tap weights.
-    const value_type w0 = 
-        static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
-    const value_type w1 = -inv_hx2;
-    const value_type w2 = -inv_hy2;
-    const value_type w3 = -inv_hz2;
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
     value_type acc0[2], acc1[2], acc2[2], acc3[2];
@@ -718,7 +703,7 @@ laplacian3d_f64_tuned0_dot_kernel(
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-        }
+      }
     }
     if (y + 1 < ny - 1) {
       if (whole_group) {
@@ -737,7 +722,7 @@ laplacian3d_f64_tuned0_dot_kernel(
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
-          }
+        }
       }
     }
     if (y + 2 < ny - 1) {
@@ -757,7 +742,7 @@ laplacian3d_f64_tuned0_dot_kernel(
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
             dot += static_cast<double>(in[site + 2 * sy + l]) * static_cast<double>(acc2[l]);
-          }
+        }
       }
     }
     if (y + 3 < ny - 1) {
@@ -777,7 +762,7 @@ laplacian3d_f64_tuned0_dot_kernel(
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
             dot += static_cast<double>(in[site + 3 * sy + l]) * static_cast<double>(acc3[l]);
-          }
+        }
       }
     }
   }
@@ -801,14 +786,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned0: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -824,21 +808,18 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned0_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("laplacian3d_f64_tuned0_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -850,20 +831,19 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned0: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -879,21 +859,18 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned0_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("laplacian3d_f64_tuned0_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -905,22 +882,21 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch
-/// (grid.x * grid.y * grid.z of make_launch_config); the caller adds them.
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-                          const Extents &extents, const Params &params,
-                          double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned0: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
@@ -936,22 +912,19 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned0_dot_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2,
-                 partials);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
   return stencil::launch_status("laplacian3d_f64_tuned0_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
-                                  const int *extents, const double *params,
-                                  const void *const *fields, double *partials,
-                                  stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -963,10 +936,9 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_dot(static_cast<value_type *>(out),
-                   static_cast<const value_type *>(in), typed_extents,
-                   typed_params, partials, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
 }
-
 
 } // namespace laplacian3d_f64_tuned0
 } // namespace stencilc_kernels
@@ -995,10 +967,10 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_hx2,
-    const value_type inv_hy2,
-    const value_type inv_hz2) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+    const Params params) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
@@ -1012,11 +984,11 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
   // Farthest site along x inside the array, relative to this group.
   const int xroom = nx - 1 - x;
   // Tap weights.
-  const value_type w0 = 
-      static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
-  const value_type w1 = -inv_hx2;
-  const value_type w2 = -inv_hy2;
-  const value_type w3 = -inv_hz2;
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
   // A row's sites move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[2], acc1[2];
@@ -1075,7 +1047,7 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
+    }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1089,24 +1061,25 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
+      }
     }
   }
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums in . out over the stored sites: one partial
-/// per block, for CG's p^T A p without a second pass over the fields.
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
 STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_hx2,
-    const value_type inv_hy2,
-    const value_type inv_hz2,
+    const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with the 2 sites of an aligned group along x (halo sites among them are not stored).
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
@@ -1121,11 +1094,11 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
     // Tap weights.
-    const value_type w0 = 
-        static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
-    const value_type w1 = -inv_hx2;
-    const value_type w2 = -inv_hy2;
-    const value_type w3 = -inv_hz2;
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
     value_type acc0[2], acc1[2];
@@ -1189,7 +1162,7 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-        }
+      }
     }
     if (z + 1 < nz - 1) {
       if (whole_group) {
@@ -1208,7 +1181,7 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-          }
+        }
       }
     }
   }
@@ -1232,14 +1205,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned1: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -1255,21 +1227,18 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned1_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("laplacian3d_f64_tuned1_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1281,20 +1250,19 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned1: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -1310,21 +1278,18 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned1_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("laplacian3d_f64_tuned1_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1336,22 +1301,21 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch
-/// (grid.x * grid.y * grid.z of make_launch_config); the caller adds them.
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-                          const Extents &extents, const Params &params,
-                          double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned1: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
@@ -1367,22 +1331,19 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned1_dot_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2,
-                 partials);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
   return stencil::launch_status("laplacian3d_f64_tuned1_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
-                                  const int *extents, const double *params,
-                                  const void *const *fields, double *partials,
-                                  stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1394,10 +1355,9 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_dot(static_cast<value_type *>(out),
-                   static_cast<const value_type *>(in), typed_extents,
-                   typed_params, partials, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
 }
-
 
 } // namespace laplacian3d_f64_tuned1
 } // namespace stencilc_kernels

@@ -20,7 +20,8 @@ namespace laplacian4d_vec12_f64 {
 using value_type = double;
 constexpr int dims = 4;
 constexpr int components = 12;
-constexpr bool periodic = true;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {1, 1, 1, 1};
 
 /// Sites along each axis, halo included; x is fastest in memory, and each
 /// site holds `components` consecutive values.
@@ -38,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 1};
   return value;
 }
 
@@ -81,7 +82,8 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       stencil::Stream stream);
 
 /// out = A in, fused with in . out for CG: partials[b] receives block b's
-/// share (device memory, one double per block of the launch grid).
+/// share (device memory, one double per block of the launch grid:
+/// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
 stencil::Status apply_dot(value_type *out, const value_type *in,
                           const Extents &extents, const Params &params,
                           double *partials, stencil::Stream stream = nullptr);
@@ -89,7 +91,6 @@ stencil::Status apply_dot_generic(void *out, const void *in,
                                   const int *extents, const double *params,
                                   const void *const *fields, double *partials,
                                   stencil::Stream stream);
-
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {

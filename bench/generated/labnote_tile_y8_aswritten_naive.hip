@@ -23,9 +23,7 @@ STENCIL_GLOBAL void labnote_tile_y8_aswritten_naive_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_hx2,
-    const value_type inv_hy2,
-    const value_type inv_hz2) {
+    const Params params) {
   // This thread's first site; it updates 1 consecutive site along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 256u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 1u + threadIdx.y);
@@ -36,11 +34,11 @@ STENCIL_GLOBAL void labnote_tile_y8_aswritten_naive_kernel(
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
   // Tap weights.
-  const value_type w0 = 
-      static_cast<value_type>(2) * inv_hx2 + static_cast<value_type>(2) * inv_hy2 + static_cast<value_type>(2) * inv_hz2;
-  const value_type w1 = -inv_hx2;
-  const value_type w2 = -inv_hy2;
-  const value_type w3 = -inv_hz2;
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
   value_type acc0;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site];
@@ -78,14 +76,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("labnote_tile_y8_aswritten_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -99,21 +96,18 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(labnote_tile_y8_aswritten_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("labnote_tile_y8_aswritten_naive_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -125,20 +119,19 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("labnote_tile_y8_aswritten_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -152,21 +145,18 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(labnote_tile_y8_aswritten_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_hx2,
-                 params.inv_hy2,
-                 params.inv_hz2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("labnote_tile_y8_aswritten_naive_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -178,8 +168,8 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.inv_hy2 = static_cast<value_type>(params[1]);
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 } // namespace labnote_tile_y8_aswritten_naive

@@ -20,7 +20,8 @@ namespace laplacian3d_13pt_o4_naive {
 using value_type = double;
 constexpr int dims = 3;
 constexpr int components = 1;
-constexpr bool periodic = false;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {0, 0, 0, 0};
 
 /// Sites along each axis, halo included; x is fastest in memory, and each
 /// site holds `components` consecutive values.
@@ -37,7 +38,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, false, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 1, 1, 1};
   return value;
 }
 
@@ -80,7 +81,8 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       stencil::Stream stream);
 
 /// out = A in, fused with in . out for CG: partials[b] receives block b's
-/// share (device memory, one double per block of the launch grid).
+/// share (device memory, one double per block of the launch grid:
+/// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
 stencil::Status apply_dot(value_type *out, const value_type *in,
                           const Extents &extents, const Params &params,
                           double *partials, stencil::Stream stream = nullptr);
@@ -88,7 +90,6 @@ stencil::Status apply_dot_generic(void *out, const void *in,
                                   const int *extents, const double *params,
                                   const void *const *fields, double *partials,
                                   stencil::Stream stream);
-
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {

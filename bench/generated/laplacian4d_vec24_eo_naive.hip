@@ -26,7 +26,7 @@ laplacian4d_vec24_eo_naive_kernel(
     const int nz,
     const int nt,
     const unsigned blocks_z,
-    const value_type mass) {
+    const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
@@ -38,7 +38,7 @@ laplacian4d_vec24_eo_naive_kernel(
   constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Periodic neighbours' coordinates.
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
@@ -48,7 +48,7 @@ laplacian4d_vec24_eo_naive_kernel(
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
   // Tap weights.
-  const value_type w0 = static_cast<value_type>(8) + mass;
+  const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
@@ -118,19 +118,22 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT same,
-    const int hop_mode, const value_type hop_alpha, const value_type hop_beta,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
     const int nx,
     const int ny,
     const int nz,
     const int nt,
-    const value_type mass) {
-  // This thread's site: number `site` of parity 1 in storage order (x fastest,
-  // x halved); the launcher checks that a parity has fewer than 2^31 sites.
+    const Params params) {
+  // This thread's site: number `site32` of parity 1 in storage order
+  // (x fastest, x halved); the launcher checks that a parity has fewer
+  // than 2^31 sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
-                   static_cast<unsigned>(ny) *
-                   static_cast<unsigned>(nz) *
-                   static_cast<unsigned>(nt))
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
     return;
   unsigned rest = site32;
   const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
@@ -144,7 +147,7 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
   // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
-  // Periodic neighbours' coordinates.
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
@@ -157,48 +160,48 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag =
-      static_cast<value_type>(8) + mass;
-  value_type acc[24];
+      static_cast<value_type>(8) + params.mass;
+  value_type acc0[24];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
   }
   const stencil::index_t u1 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
   }
   const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
   }
   const stencil::index_t u4 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
   }
   const stencil::index_t u6 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
   }
   const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
   }
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
@@ -208,11 +211,11 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
   const value_type same_scale = hop_alpha * diag;
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    value_type result = hop_scale * acc[c];
+    value_type result = hop_scale * acc0[c];
     if (add_same)
       result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
     STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-  }
+    }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -221,19 +224,22 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT same,
-    const int hop_mode, const value_type hop_alpha, const value_type hop_beta,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
     const int nx,
     const int ny,
     const int nz,
     const int nt,
-    const value_type mass) {
-  // This thread's site: number `site` of parity 0 in storage order (x fastest,
-  // x halved); the launcher checks that a parity has fewer than 2^31 sites.
+    const Params params) {
+  // This thread's site: number `site32` of parity 0 in storage order
+  // (x fastest, x halved); the launcher checks that a parity has fewer
+  // than 2^31 sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
-                   static_cast<unsigned>(ny) *
-                   static_cast<unsigned>(nz) *
-                   static_cast<unsigned>(nt))
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
     return;
   unsigned rest = site32;
   const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
@@ -247,7 +253,7 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
   // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
-  // Periodic neighbours' coordinates.
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
@@ -260,48 +266,48 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag =
-      static_cast<value_type>(8) + mass;
-  value_type acc[24];
+      static_cast<value_type>(8) + params.mass;
+  value_type acc0[24];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
   }
   const stencil::index_t u1 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
   }
   const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
   }
   const stencil::index_t u4 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
   }
   const stencil::index_t u6 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
   }
   const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    acc[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
   }
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
@@ -311,11 +317,11 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
   const value_type same_scale = hop_alpha * diag;
   STENCIL_UNROLL
   for (int c = 0; c < 24; ++c) {
-    value_type result = hop_scale * acc[c];
+    value_type result = hop_scale * acc0[c];
     if (add_same)
       result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
     STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-  }
+    }
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -335,14 +341,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -358,21 +363,20 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 config.blocks_z,
-                 params.mass);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
   return stencil::launch_status("laplacian4d_vec24_eo_naive_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -383,20 +387,19 @@ stencil::Status apply_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -412,21 +415,20 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 config.blocks_z,
-                 params.mass);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
   return stencil::launch_status("laplacian4d_vec24_eo_naive_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -437,18 +439,18 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// Odd sites from even ones: the block A_oe.
 stencil::Status even_to_odd(value_type *out, const value_type *in,
-                      const value_type *same, stencil::HopMode mode,
-                      double alpha, double beta, const Extents &extents,
-                      const Params &params, stencil::Stream stream) {
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo_naive: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -489,22 +491,24 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_even_to_odd_kernel, config.grid, config.block, stream,
-                 out, in, same, static_cast<int>(mode),
-                 static_cast<value_type>(alpha), static_cast<value_type>(beta),
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 params.mass);
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
   return stencil::launch_status("laplacian4d_vec24_eo_naive_even_to_odd_kernel");
 }
 
 stencil::Status even_to_odd_generic(void *out, const void *in,
-                                     const void *same, int mode, double alpha,
-                                     double beta, const int *extents,
-                                     const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -515,21 +519,20 @@ stencil::Status even_to_odd_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return even_to_odd(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in),
-                      static_cast<const value_type *>(same),
-                      static_cast<stencil::HopMode>(mode), alpha, beta,
-                      typed_extents, typed_params, stream);
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
 }
-
 
 /// Even sites from odd ones: the block A_eo.
 stencil::Status odd_to_even(value_type *out, const value_type *in,
-                      const value_type *same, stencil::HopMode mode,
-                      double alpha, double beta, const Extents &extents,
-                      const Params &params, stencil::Stream stream) {
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo_naive: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -570,22 +573,24 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_odd_to_even_kernel, config.grid, config.block, stream,
-                 out, in, same, static_cast<int>(mode),
-                 static_cast<value_type>(alpha), static_cast<value_type>(beta),
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 params.mass);
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
   return stencil::launch_status("laplacian4d_vec24_eo_naive_odd_to_even_kernel");
 }
 
 stencil::Status odd_to_even_generic(void *out, const void *in,
-                                     const void *same, int mode, double alpha,
-                                     double beta, const int *extents,
-                                     const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -596,21 +601,21 @@ stencil::Status odd_to_even_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return odd_to_even(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in),
-                      static_cast<const value_type *>(same),
-                      static_cast<stencil::HopMode>(mode), alpha, beta,
-                      typed_extents, typed_params, stream);
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
 }
 
-
-/// Odd sites from even ones: the transposed stencil's block (A_eo)^T, equal to A_oe (A is symmetric).
+/// Odd sites from even ones: the transposed stencil's block (A_eo)^T, equal
+/// to A_oe (A is symmetric).
 stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
-                      const value_type *same, stencil::HopMode mode,
-                      double alpha, double beta, const Extents &extents,
-                      const Params &params, stencil::Stream stream) {
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo_naive: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -651,22 +656,24 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_even_to_odd_kernel, config.grid, config.block, stream,
-                 out, in, same, static_cast<int>(mode),
-                 static_cast<value_type>(alpha), static_cast<value_type>(beta),
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 params.mass);
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
   return stencil::launch_status("laplacian4d_vec24_eo_naive_even_to_odd_kernel");
 }
 
 stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
-                                     const void *same, int mode, double alpha,
-                                     double beta, const int *extents,
-                                     const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -677,21 +684,21 @@ stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return even_to_odd_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in),
-                      static_cast<const value_type *>(same),
-                      static_cast<stencil::HopMode>(mode), alpha, beta,
-                      typed_extents, typed_params, stream);
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
 }
 
-
-/// Even sites from odd ones: the transposed stencil's block (A_oe)^T, equal to A_eo (A is symmetric).
+/// Even sites from odd ones: the transposed stencil's block (A_oe)^T, equal
+/// to A_eo (A is symmetric).
 stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
-                      const value_type *same, stencil::HopMode mode,
-                      double alpha, double beta, const Extents &extents,
-                      const Params &params, stencil::Stream stream) {
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, periodic);
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo_naive: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -732,22 +739,24 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_odd_to_even_kernel, config.grid, config.block, stream,
-                 out, in, same, static_cast<int>(mode),
-                 static_cast<value_type>(alpha), static_cast<value_type>(beta),
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 params.mass);
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
   return stencil::launch_status("laplacian4d_vec24_eo_naive_odd_to_even_kernel");
 }
 
 stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
-                                     const void *same, int mode, double alpha,
-                                     double beta, const int *extents,
-                                     const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -758,12 +767,11 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return odd_to_even_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in),
-                      static_cast<const value_type *>(same),
-                      static_cast<stencil::HopMode>(mode), alpha, beta,
-                      typed_extents, typed_params, stream);
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
 }
-
 
 } // namespace laplacian4d_vec24_eo_naive
 } // namespace stencilc_kernels

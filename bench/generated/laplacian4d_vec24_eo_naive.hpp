@@ -20,7 +20,8 @@ namespace laplacian4d_vec24_eo_naive {
 using value_type = float;
 constexpr int dims = 4;
 constexpr int components = 24;
-constexpr bool periodic = true;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {1, 1, 1, 1};
 
 /// Sites along each axis, halo included; x is fastest in memory, and each
 /// site holds `components` consecutive values.
@@ -38,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, true, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
   return value;
 }
 
@@ -82,10 +83,10 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 
 /// Even/odd storage: fields hold the even sites, then the odd sites
 /// (stencil/layout.hpp). The hopping kernels work on one parity's half of a
-/// field (nx * ny * ... * components / 2 values); site parameters stay whole-lattice
-/// arrays. With H the block of the neighbour taps from the input parity to
-/// the output parity and D the centre tap's coefficient on the output
-/// parity's sites:
+/// field (nx * ny * ... * components / 2 values); site parameters stay
+/// whole-lattice arrays. With H the block of the neighbour taps from the
+/// input parity to the output parity and D the centre tap's coefficient on
+/// the output parity's sites:
 ///   kHop                 out = beta H in
 ///   kInverseDiagonalHop  out = beta D^-1 H in
 ///   kDiagonalPlusHop     out = alpha D same + beta H in
@@ -93,54 +94,43 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 /// the _adjoint functions apply the same blocks of A^T (A is symmetric: the same kernels).
 /// Threads cover one parity's sites only; the halo is never written.
 stencil::Status even_to_odd(value_type *out, const value_type *in,
-                            const value_type *same, stencil::HopMode mode,
-                            double alpha, double beta, const Extents &extents,
-                            const Params &params = Params(),
-                            stencil::Stream stream = nullptr);
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
 stencil::Status odd_to_even(value_type *out, const value_type *in,
-                            const value_type *same, stencil::HopMode mode,
-                            double alpha, double beta, const Extents &extents,
-                            const Params &params = Params(),
-                            stencil::Stream stream = nullptr);
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
 stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
-                                    const value_type *same,
-                                    stencil::HopMode mode, double alpha,
-                                    double beta, const Extents &extents,
-                                    const Params &params = Params(),
-                                    stencil::Stream stream = nullptr);
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
 stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
-                                    const value_type *same,
-                                    stencil::HopMode mode, double alpha,
-                                    double beta, const Extents &extents,
-                                    const Params &params = Params(),
-                                    stencil::Stream stream = nullptr);
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
 
 /// The four with untyped fields: stencil::EvenOddKernels' entry points.
 stencil::Status even_to_odd_generic(void *out, const void *in,
-                                    const void *same, int mode, double alpha,
-                                    double beta, const int *extents,
-                                    const double *params,
-                                    const void *const *fields,
-                                    stencil::Stream stream);
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
 stencil::Status odd_to_even_generic(void *out, const void *in,
-                                    const void *same, int mode, double alpha,
-                                    double beta, const int *extents,
-                                    const double *params,
-                                    const void *const *fields,
-                                    stencil::Stream stream);
-stencil::Status even_to_odd_adjoint_generic(
-    void *out, const void *in, const void *same, int mode, double alpha,
-    double beta, const int *extents, const double *params,
-    const void *const *fields, stencil::Stream stream);
-stencil::Status odd_to_even_adjoint_generic(
-    void *out, const void *in, const void *same, int mode, double alpha,
-    double beta, const int *extents, const double *params,
-    const void *const *fields, stencil::Stream stream);
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
+stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
+stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
 
 /// Threads per block of the hopping kernels, which launch one-dimensional
 /// grids over one parity's sites in storage order.
 constexpr unsigned hopping_threads = 128;
-
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {

@@ -26,7 +26,7 @@ laplacian4d_vec24_sub_naive_kernel(
     const int nz,
     const int nt,
     const unsigned blocks_z,
-    const value_type mass) {
+    const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
@@ -38,7 +38,7 @@ laplacian4d_vec24_sub_naive_kernel(
   constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Periodic neighbours' coordinates.
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
@@ -48,7 +48,7 @@ laplacian4d_vec24_sub_naive_kernel(
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
   // Tap weights.
-  const value_type w0 = static_cast<value_type>(8) + mass;
+  const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
@@ -112,8 +112,9 @@ laplacian4d_vec24_sub_naive_kernel(
     STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
 }
 
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums in . out over the stored sites: one partial
-/// per block, for CG's p^T A p without a second pass over the fields.
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_sub_naive_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -123,7 +124,7 @@ laplacian4d_vec24_sub_naive_dot_kernel(
     const int nz,
     const int nt,
     const unsigned blocks_z,
-    const value_type mass,
+    const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
@@ -137,7 +138,7 @@ laplacian4d_vec24_sub_naive_dot_kernel(
     constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
     const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
     const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-    // Periodic neighbours' coordinates.
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
     const int x_m1 = stencil::wrap(x - 1, nx);
     const int x_p1 = stencil::wrap(x + 1, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
@@ -147,7 +148,7 @@ laplacian4d_vec24_sub_naive_dot_kernel(
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
     // Tap weights.
-    const value_type w0 = static_cast<value_type>(8) + mass;
+    const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
     value_type acc0[24];
     // Each value is loaded once and feeds every site of the tile that needs it.
@@ -233,14 +234,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_sub_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -256,21 +256,20 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 config.blocks_z,
-                 params.mass);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
   return stencil::launch_status("laplacian4d_vec24_sub_naive_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -281,20 +280,19 @@ stencil::Status apply_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_sub_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -310,21 +308,20 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 config.blocks_z,
-                 params.mass);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
   return stencil::launch_status("laplacian4d_vec24_sub_naive_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -335,22 +332,21 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch
-/// (grid.x * grid.y * grid.z of make_launch_config); the caller adds them.
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-                          const Extents &extents, const Params &params,
-                          double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_sub_naive: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
@@ -366,22 +362,21 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_naive_dot_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 extents.nt,
-                 config.blocks_z,
-                 params.mass,
-                 partials);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
   return stencil::launch_status("laplacian4d_vec24_sub_naive_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
-                                  const int *extents, const double *params,
-                                  const void *const *fields, double *partials,
-                                  stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -392,10 +387,9 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   Params typed_params;
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply_dot(static_cast<value_type *>(out),
-                   static_cast<const value_type *>(in), typed_extents,
-                   typed_params, partials, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
 }
-
 
 } // namespace laplacian4d_vec24_sub_naive
 } // namespace stencilc_kernels

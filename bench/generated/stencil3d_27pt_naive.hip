@@ -24,7 +24,7 @@ stencil3d_27pt_naive_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_h2) {
+    const Params params) {
   // This thread's first site; it updates 1 consecutive site along z.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
@@ -35,10 +35,13 @@ stencil3d_27pt_naive_kernel(
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
   // Tap weights.
-  const value_type w0 = -static_cast<value_type>(0.03333333333333333) * inv_h2;
-  const value_type w1 = -static_cast<value_type>(0.1) * inv_h2;
-  const value_type w2 = -static_cast<value_type>(0.4666666666666667) * inv_h2;
-  const value_type w3 = static_cast<value_type>(4.266666666666667) * inv_h2;
+  const value_type w0 =
+      -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+  const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+  const value_type w2 =
+      -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+  const value_type w3 =
+      static_cast<value_type>(4.266666666666667) * params.inv_h2;
   value_type acc0;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site - 1 - sy - sz];
@@ -99,8 +102,9 @@ stencil3d_27pt_naive_kernel(
   STENCIL_STORE_NT(&out[site], acc0);
 }
 
-/// 3-D dirichlet 27-point stencil; 27 loads and 1 stores per thread. Also sums in . out over the stored sites: one partial
-/// per block, for CG's p^T A p without a second pass over the fields.
+/// 3-D dirichlet 27-point stencil; 27 loads and 1 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_naive_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -108,7 +112,7 @@ stencil3d_27pt_naive_dot_kernel(
     const int nx,
     const int ny,
     const int nz,
-    const value_type inv_h2,
+    const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along z.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
@@ -121,10 +125,13 @@ stencil3d_27pt_naive_dot_kernel(
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
     // Tap weights.
-    const value_type w0 = -static_cast<value_type>(0.03333333333333333) * inv_h2;
-    const value_type w1 = -static_cast<value_type>(0.1) * inv_h2;
-    const value_type w2 = -static_cast<value_type>(0.4666666666666667) * inv_h2;
-    const value_type w3 = static_cast<value_type>(4.266666666666667) * inv_h2;
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
     value_type acc0;
     // Each value is loaded once and feeds every site of the tile that needs it.
     const value_type u0 = in[site - 1 - sy - sz];
@@ -205,14 +212,13 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("stencil3d_27pt_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -226,19 +232,18 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(stencil3d_27pt_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_h2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("stencil3d_27pt_naive_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -248,20 +253,19 @@ stencil::Status apply_generic(void *out, const void *in,
   Params typed_params;
   typed_params.inv_h2 = static_cast<value_type>(params[0]);
   return apply(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-                      const Extents &extents, const Params &params,
-                      stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("stencil3d_27pt_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -275,19 +279,18 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(stencil3d_27pt_naive_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_h2);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
   return stencil::launch_status("stencil3d_27pt_naive_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
-                                     const int *extents, const double *params,
-                                     const void *const *fields,
-                                     stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -297,22 +300,21 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   Params typed_params;
   typed_params.inv_h2 = static_cast<value_type>(params[0]);
   return apply_adjoint(static_cast<value_type *>(out),
-                      static_cast<const value_type *>(in), typed_extents,
-                      typed_params, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch
-/// (grid.x * grid.y * grid.z of make_launch_config); the caller adds them.
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-                          const Extents &extents, const Params &params,
-                          double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, periodic);
+    status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
     return stencil::Status::failure("stencil3d_27pt_naive: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
@@ -326,20 +328,19 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (config.empty)
     return status;
   STENCIL_LAUNCH(stencil3d_27pt_naive_dot_kernel, config.grid, config.block, stream,
-                 out,
-                 in,
-                 extents.nx,
-                 extents.ny,
-                 extents.nz,
-                 params.inv_h2,
-                 partials);
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
   return stencil::launch_status("stencil3d_27pt_naive_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
-                                  const int *extents, const double *params,
-                                  const void *const *fields, double *partials,
-                                  stencil::Stream stream) {
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -349,10 +350,9 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   Params typed_params;
   typed_params.inv_h2 = static_cast<value_type>(params[0]);
   return apply_dot(static_cast<value_type *>(out),
-                   static_cast<const value_type *>(in), typed_extents,
-                   typed_params, partials, stream);
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
 }
-
 
 } // namespace stencil3d_27pt_naive
 } // namespace stencilc_kernels

@@ -61,8 +61,9 @@ std::string siteVectorProblem(const StencilModel &model, int width) {
   if (!model.layout.isPlain())
     return "needs plain site-major storage; subdomains and even/odd storage "
            "break rows into pieces";
-  if (model.boundary != Boundary::Dirichlet)
-    return "needs a Dirichlet grid; periodic rows would wrap inside a group";
+  if (model.anyWraps())
+    return "needs Dirichlet boundaries on every axis; rows that wrap would "
+           "wrap inside a group";
   if (model.kernel.tileAxis == 0 && model.kernel.tileFactor > 1)
     return "cannot be combined with tiling along x; tile along another axis";
   return "";

@@ -34,50 +34,11 @@ bool isIdentifier(StringRef word) {
   return all_of(word, [](char c) { return isAlnum(c) || c == '_'; });
 }
 
-/// Names the emitted kernels give their own variables (emit/): a parameter
-/// of the same name would be shadowed by them, or clash.
-bool isKernelLocal(StringRef word) {
-  static const StringRef locals[] = {
-      "x",   "y",          "z",        "t",      "xh",   "nx",   "ny",
-      "nz",  "nt",         "sx",       "sy",     "sz",   "st",   "blocks_z",
-      "site", "sites",     "half_sites", "layout", "room", "diag", "same",
-      "add_same", "same_scale", "acc", "result", "v",   "c",    "j",
-      "l",   "vec_t", "xroom", "whole_group", "r", "dot", "partials",
-      "c0"};
-  if (is_contained(locals, word) || word.startswith("hop_"))
-    return true;
-  // acc0, u12, w3, w3_s1, w3_s1_2 (tile site 1, x lane 2); x_m1, t_p2.
-  auto digitsFrom = [&](size_t start) {
-    if (start >= word.size())
-      return false;
-    StringRef rest = word.drop_front(start);
-    auto [site, lane] = rest.split('_');
-    auto digits = [](StringRef text) {
-      return !text.empty() &&
-             text.find_first_not_of("0123456789") == StringRef::npos;
-    };
-    return digits(site) && (lane.empty() ? rest.back() != '_' : digits(lane));
-  };
-  for (StringRef prefix : {"acc", "u", "w"})
-    if (word.startswith(prefix)) {
-      StringRef rest = word.drop_front(prefix.size());
-      size_t split = rest.find("_s");
-      if (split == StringRef::npos ? digitsFrom(prefix.size())
-                                   : (split > 0 &&
-                                      rest.take_front(split)
-                                              .find_first_not_of(
-                                                  "0123456789") ==
-                                          StringRef::npos &&
-                                      digitsFrom(prefix.size() + split + 2)))
-        return true;
-    }
-  return word.size() >= 4 && StringRef("xyzt").contains(word[0]) &&
-         word[1] == '_' && (word[2] == 'm' || word[2] == 'p') &&
-         digitsFrom(3);
-}
-
-/// Names the generated code declares itself, or that C++ reserves, and that a
-/// spec therefore may not use for the stencil or a parameter.
+/// Names a spec may not use for the stencil or a parameter: C++'s keywords,
+/// the names its implementation reserves, the platform's macros
+/// (STENCIL_...), and the few names the generated host code gives the
+/// stencil's own types and arguments. The kernels' local variables need no
+/// entry: they reach the spec's parameters only as members of `params`.
 bool isReservedName(StringRef word) {
   static const StringRef reserved[] = {
       "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case",
@@ -91,7 +52,8 @@ bool isReservedName(StringRef word) {
       "typename", "union", "unsigned", "using", "virtual", "void",
       "volatile", "while", "xor", "in", "out", "stream", "params",
       "extents", "value_type"};
-  return is_contained(reserved, word) || word.startswith("__");
+  return is_contained(reserved, word) || word.startswith("__") ||
+         word.startswith("STENCIL_");
 }
 
 class Checker {
@@ -183,16 +145,43 @@ void Checker::checkGrid() {
       gridKnown = true;
     }
   }
-  if (spec.boundary.present) {
-    StringRef value = spec.boundary.value;
+  auto boundaryNamed = [&](const Located<std::string> &name,
+                           Boundary &out) {
+    StringRef value = name.value;
     if (value == "dirichlet")
-      model.boundary = Boundary::Dirichlet;
+      out = Boundary::Dirichlet;
     else if (value == "periodic")
-      model.boundary = Boundary::Periodic;
-    else
-      diags.error(spec.boundary.range,
+      out = Boundary::Periodic;
+    else if (value == "antiperiodic")
+      out = Boundary::Antiperiodic;
+    else {
+      static const StringRef known[] = {"dirichlet", "periodic",
+                                        "antiperiodic"};
+      StringRef hint = closestMatch(value, known);
+      diags.error(name.range,
                   "unknown boundary '" + value +
-                      "'; expected 'dirichlet' or 'periodic'");
+                      "'; expected 'dirichlet', 'periodic' or "
+                      "'antiperiodic'" +
+                      (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+  };
+  if (spec.boundary.present) {
+    Boundary boundary = Boundary::Dirichlet;
+    boundaryNamed(spec.boundary, boundary);
+    model.boundaries.fill(boundary);
+  }
+  if (spec.boundaryListRange.isValid() && gridKnown) {
+    if (static_cast<int>(spec.axisBoundaries.size()) != model.dims) {
+      diags.error(spec.boundaryListRange,
+                  "'grid.boundary' lists " +
+                      Twine(spec.axisBoundaries.size()) +
+                      " boundaries but the grid has " + Twine(model.dims) +
+                      (model.dims == 1 ? " dimension" : " dimensions") +
+                      "; give one per axis (x first) or one for all");
+      return;
+    }
+    for (int axis = 0; axis < model.dims; ++axis)
+      boundaryNamed(spec.axisBoundaries[axis], model.boundaries[axis]);
   }
 }
 
@@ -240,10 +229,6 @@ void Checker::checkParameters() {
       else if (isReservedName(name))
         diags.error(param.name.range,
                     "parameter name '" + name + "' is a reserved word");
-      else if (isKernelLocal(name))
-        diags.error(param.name.range,
-                    "parameter name '" + name +
-                        "' is taken by a variable of the generated kernels");
       auto [it, inserted] = seen.emplace(name, model.parameters.size());
       if (!inserted) {
         diags.error(param.name.range,
@@ -738,7 +723,7 @@ std::optional<StencilModel> checkSpec(const Spec &spec,
 namespace stencilc {
 
 bool isUsableParameterName(llvm::StringRef name) {
-  return isIdentifier(name) && !isReservedName(name) && !isKernelLocal(name);
+  return isIdentifier(name) && !isReservedName(name);
 }
 
 static std::optional<StencilModel>

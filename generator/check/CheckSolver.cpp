@@ -72,16 +72,24 @@ std::string symbolProblem(const StencilModel &model) {
   }
   stencil::SymbolMinimum minimum =
       stencil::symbol_minimum(model.dims, offsets, weights);
-  bool periodic = model.boundary == Boundary::Periodic;
-  if (stencil::symbol_positive_definite(minimum, periodic))
+  std::array<int, kMaxDims> boundary{};
+  for (int axis = 0; axis < model.dims; ++axis)
+    boundary[axis] = static_cast<int>(model.boundaries[axis]);
+  if (stencil::symbol_positive_definite(minimum, model.dims, boundary.data(),
+                                        model.reach.data()))
     return "";
+  const bool periodic = model.anyWraps() && model.uniformBoundary() &&
+                        model.boundaries[0] == Boundary::Periodic;
   std::string theta;
   for (int axis = 0; axis < model.dims; ++axis)
     theta += (axis ? ", " : "") + formatv("{0:f3}", minimum.theta[axis]).str();
   return std::string("solver 'cg' needs a positive definite operator, but "
                      "the symbol sum_o c_o cos(theta . o) ") +
          (periodic ? "must be positive on a periodic grid and reaches "
-                   : "reaches ") +
+          : model.anyWraps()
+              ? "must be positive at the momenta the boundaries (" +
+                    boundaryText(model) + ") allow, and reaches "
+              : "reaches ") +
          formatNumber6(minimum.value) + " at theta = (" + theta +
          ") with the parameters' default values; use 'solver: cgnr', or add "
          "a positive shift (mass) to the centre tap";

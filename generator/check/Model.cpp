@@ -33,7 +33,15 @@ std::string formatOffset(const Offset &offset, int dims) {
 }
 
 const char *boundaryName(Boundary boundary) {
-  return boundary == Boundary::Dirichlet ? "dirichlet" : "periodic";
+  switch (boundary) {
+  case Boundary::Dirichlet:
+    return "dirichlet";
+  case Boundary::Periodic:
+    return "periodic";
+  case Boundary::Antiperiodic:
+    return "antiperiodic";
+  }
+  return "?";
 }
 
 const char *precisionName(Precision precision) {
@@ -167,6 +175,15 @@ std::string coefficientText(const StencilModel &model,
     append(coefficient.constant, "");
   for (const auto &[index, factor] : coefficient.terms)
     append(factor, model.parameters[index].name);
+  return text;
+}
+
+std::string boundaryText(const StencilModel &model) {
+  if (model.uniformBoundary())
+    return boundaryName(model.boundaries[0]);
+  std::string text;
+  for (int axis = 0; axis < model.dims; ++axis)
+    text += std::string(axis ? ", " : "") + boundaryName(model.boundaries[axis]);
   return text;
 }
 

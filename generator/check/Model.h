@@ -27,7 +27,11 @@ std::string formatOffset(const Offset &offset, int dims);
 /// -offset, entry by entry: the mirror tap's offset.
 Offset negatedOffset(const Offset &offset);
 
-enum class Boundary { Dirichlet, Periodic };
+/// How the lattice ends along an axis: a halo of fixed values (Dirichlet),
+/// neighbours that wrap around (periodic), or wrap around with their sign
+/// flipped (antiperiodic: fermion fields in time). Values match
+/// stencil::Boundary of the runtime.
+enum class Boundary { Dirichlet, Periodic, Antiperiodic };
 enum class Precision { Float, Double };
 enum class LoadOrder { AsWritten, Ascending, Explicit };
 /// The Krylov solver the spec asks for; the checker proves what it needs.
@@ -120,20 +124,40 @@ struct StencilModel {
   std::string description;
   std::string specFileName; ///< file name only: generated code names no paths
   int dims = 1;
-  Boundary boundary = Boundary::Dirichlet;
+  /// Per axis; entries past `dims` are unused.
+  std::array<Boundary, kMaxDims> boundaries{};
   Precision precision = Precision::Double;
   int components = 1;
   FieldLayout layout;
   std::vector<Parameter> parameters;
   std::vector<Tap> taps;
-  /// The stencil's largest |offset| along each axis. On a Dirichlet grid it
-  /// is the halo width on both sides of that axis (so that A and A^T update
-  /// the same interior); on a periodic grid, the smallest extent it takes.
+  /// The stencil's largest |offset| along each axis. Along a Dirichlet axis
+  /// it is the halo width on both sides (so that A and A^T update the same
+  /// interior); along an axis that wraps, the smallest extent it takes.
   Offset reach{};
   KernelOptions kernel;
   Solver solver = Solver::None;
 
   int elementBytes() const { return precision == Precision::Float ? 4 : 8; }
+  /// Whether neighbours wrap around along `axis` (periodic or antiperiodic).
+  bool wraps(int axis) const {
+    return boundaries[axis] != Boundary::Dirichlet;
+  }
+  /// Whether any axis wraps; whether every axis has a Dirichlet halo.
+  bool anyWraps() const {
+    for (int axis = 0; axis < dims; ++axis)
+      if (wraps(axis))
+        return true;
+    return false;
+  }
+  bool allDirichlet() const { return !anyWraps(); }
+  /// Whether every axis has the same boundary.
+  bool uniformBoundary() const {
+    for (int axis = 1; axis < dims; ++axis)
+      if (boundaries[axis] != boundaries[0])
+        return false;
+    return true;
+  }
   /// Sites each thread updates along x (aligned groups): the vector width
   /// of a single-component field, otherwise 1.
   int sitesPerThreadX() const {
@@ -151,6 +175,11 @@ struct StencilModel {
     return precision == Precision::Float ? "float" : "double";
   }
 };
+
+/// The boundaries as the spec would write them: "periodic" when every
+/// axis has the same, else one name per axis, "periodic, periodic,
+/// dirichlet".
+std::string boundaryText(const StencilModel &model);
 
 /// Recomputes `reach` from the taps.
 void computeReach(StencilModel &model);

@@ -230,8 +230,9 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
   return found;
 }
 
-/// Arguments named like the generated kernels' own variables (diag, acc,
-/// x, ...) become NAME_p, said in a warning and in the spec's comments.
+/// Arguments whose names a spec may not use (C++ keywords, the host API's
+/// own names such as `in` or `params`) become NAME_p, said in a warning
+/// and in the spec's comments.
 void renameParameters(ImportedStencil &s, llvm::raw_ostream &diagnostics) {
   for (std::string &name : s.parameters) {
     if (isUsableParameterName(name))
@@ -243,7 +244,7 @@ void renameParameters(ImportedStencil &s, llvm::raw_ostream &diagnostics) {
     diagnostics << "stencilc import: warning: argument '" << name
                 << "' is the parameter '" << renamed
                 << "' in the spec ('" << name
-                << "' is a name of the generated code)\n";
+                << "' is reserved in specs)\n";
     for (ImportedTap &tap : s.taps)
       for (auto &term : tap.terms)
         if (term.first == name)

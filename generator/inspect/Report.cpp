@@ -65,7 +65,7 @@ void printText(const std::vector<SpecReport> &reports,
     firstSpec = false;
     const StencilModel &m = spec.model;
     os << m.name << " (" << m.specFileName << "): " << m.dims << "-D "
-       << boundaryName(m.boundary) << ", " << m.components << " "
+       << boundaryText(m) << ", " << m.components << " "
        << m.valueType() << " per site, block " << m.kernel.threadsPerBlock()
        << " threads\n";
     for (const KernelReport &kernel : spec.kernels) {

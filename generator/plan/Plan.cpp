@@ -1,70 +1,21 @@
-//===- Plan.cpp - KernelPlan construction and printing --------------------===//
+//===- Plan.cpp - From the model to each kernel's plan --------------------===//
+//
+// Each function below makes one kind of decision for a plan; planKernel and
+// planHoppingKernel call them in order. The printers in generator/emit
+// only spell what they decided.
+//
+//===----------------------------------------------------------------------===//
 #include "plan/Plan.h"
 
+#include "plan/Schedule.h"
+
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/Format.h"
+#include "llvm/ADT/StringRef.h"
 
-#include <algorithm>
-#include <cstdlib>
 #include <map>
-
-using namespace llvm;
+#include <set>
 
 namespace stencilc {
-
-bool precedesInMemory(const Offset &a, const Offset &b) {
-  for (int axis = kMaxDims - 1; axis >= 0; --axis)
-    if (a[axis] != b[axis])
-      return a[axis] < b[axis];
-  return false;
-}
-
-namespace {
-
-Offset shifted(const Offset &offset, int axis, int by) {
-  Offset result = offset;
-  result[axis] += by;
-  return result;
-}
-
-/// The lattice offsets the tile reads, in the order the model asks for.
-/// With `xWidth` > 1 each tile site stands for that many consecutive sites
-/// along x.
-std::vector<Offset> orderedLoadOffsets(const StencilModel &model,
-                                       int factor, int xWidth) {
-  const int axis = model.kernel.tileAxis;
-  std::vector<Offset> order;
-  std::map<Offset, bool> seen;
-  auto visit = [&](const Offset &offset) {
-    for (int lane = 0; lane < xWidth; ++lane)
-      if (Offset at = shifted(offset, 0, lane); seen.emplace(at, true).second)
-        order.push_back(at);
-  };
-  switch (model.kernel.loadOrder) {
-  case LoadOrder::AsWritten:
-    // Site by site, each site's taps as written: the lab note's kernel 2.
-    for (int site = 0; site < factor; ++site)
-      for (const Tap &tap : model.taps)
-        visit(shifted(tap.offset, axis, site));
-    break;
-  case LoadOrder::Explicit:
-    // Tap by tap in the given order, each across the whole tile.
-    for (int tapIndex : model.kernel.tapOrder)
-      for (int site = 0; site < factor; ++site)
-        visit(shifted(model.taps[tapIndex].offset, axis, site));
-    break;
-  case LoadOrder::Ascending:
-    // Every value once, by ascending address: the lab note's kernel 3.
-    for (int site = 0; site < factor; ++site)
-      for (const Tap &tap : model.taps)
-        visit(shifted(tap.offset, axis, site));
-    std::stable_sort(order.begin(), order.end(), precedesInMemory);
-    break;
-  }
-  return order;
-}
-
-} // namespace
 
 StencilModel modelForRole(const StencilModel &model, KernelRole role) {
   return role == KernelRole::Adjoint ? transposedModel(model) : model;
@@ -82,104 +33,160 @@ const char *hopName(Hop hop) {
   return "";
 }
 
-std::vector<KernelPlan> planKernels(const StencilModel &model) {
-  std::vector<KernelRole> roles = {KernelRole::Apply};
-  if (!isSymmetric(model))
-    roles.push_back(KernelRole::Adjoint);
-  std::vector<KernelPlan> plans;
-  for (KernelRole role : roles)
-    plans.push_back(planKernel(model, role));
-  if (model.layout.evenOdd)
-    for (KernelRole role : roles)
-      for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven})
-        plans.push_back(planHoppingKernel(model, role, hop));
-  return plans;
-}
-
-const KernelPlan *findPlan(const std::vector<KernelPlan> &plans,
-                           KernelRole role, Hop hop) {
-  for (const KernelPlan &plan : plans)
-    if (plan.role == role && plan.hop == hop)
-      return &plan;
-  return nullptr;
+bool hasFusedDotKernel(const StencilModel &model) {
+  return model.solver == Solver::CG && !model.layout.evenOdd &&
+         model.kernel.threadsPerBlock() % 64 == 0;
 }
 
 namespace {
 
-KernelPlan buildPlan(const StencilModel &original, KernelRole role, Hop hop) {
-  const StencilModel model = modelForRole(original, role);
-  const bool hopping = hop != Hop::None;
-  KernelPlan plan;
-  plan.role = role;
-  plan.hop = hop;
-  plan.kernelName =
-      model.name +
-      (hop == Hop::EvenToOdd   ? "_even_to_odd"
-       : hop == Hop::OddToEven ? "_odd_to_even"
-                               : "") +
-      (role == KernelRole::Adjoint ? "_adjoint_kernel" : "_kernel");
-  plan.tileAxis = model.kernel.tileAxis;
-  plan.tileFactor = hopping ? 1 : model.kernel.tileFactor;
-  plan.xWidth = hopping ? 1 : model.sitesPerThreadX();
-  const int axis = plan.tileAxis;
-  const int width = plan.xWidth;
-  const bool dirichlet = model.boundary == Boundary::Dirichlet;
-  // A hopping kernel reads the neighbours; the centre value is the diagonal
-  // term, which the epilogue applies (or not) at run time.
-  auto isCentre = [](const Offset &offset) { return offset == Offset{}; };
-  // With x groups, the values of a row inside the thread's own group come
-  // with one vector load (keyed by the row's x = 0 offset); the halo beside
-  // the group comes value by value.
-  auto inGroup = [&](const Offset &offset) {
-    return width > 1 && offset[0] >= 0 && offset[0] < width;
-  };
-  auto loadKey = [&](const Offset &offset) {
-    return inGroup(offset) ? shifted(offset, 0, -offset[0]) : offset;
-  };
-
-  std::vector<Offset> offsets =
-      orderedLoadOffsets(model, plan.tileFactor, width);
-  std::map<Offset, int> loadIndex;
-  for (const Offset &offset : offsets) {
-    if (hopping && isCentre(offset))
-      continue;
-    Offset key = loadKey(offset);
-    if (loadIndex.count(key))
-      continue;
-    PlannedLoad load;
-    load.offset = key;
-    load.clampTileAxis = dirichlet && offset[axis] > model.reach[axis];
-    load.width = inGroup(offset) ? width : 1;
-    load.clampX = dirichlet && width > 1 && load.width == 1;
-    loadIndex[key] = static_cast<int>(plan.loads.size());
-    plan.loads.push_back(load);
+/// out, in, [same and the hop mode's scalars], the extents, [blocks_z],
+/// [the spec's parameters].
+std::vector<KernelParameter> kernelParameters(const StencilModel &model,
+                                              bool hopping) {
+  std::vector<KernelParameter> params = {{ParameterKind::OutField, "out"},
+                                         {ParameterKind::InField, "in"}};
+  if (hopping) {
+    params.push_back({ParameterKind::SameField, "same"});
+    params.push_back({ParameterKind::HopMode, "hop_mode"});
+    params.push_back({ParameterKind::HopScalar, "hop_alpha"});
+    params.push_back({ParameterKind::HopScalar, "hop_beta"});
   }
+  for (int axis = 0; axis < model.dims; ++axis)
+    params.push_back(
+        {ParameterKind::Extent, std::string("n") + axisName(axis)});
+  // Hopping kernels launch one-dimensional grids.
+  if (model.dims == 4 && !hopping)
+    params.push_back({ParameterKind::BlocksZ, "blocks_z"});
+  if (!model.parameters.empty())
+    params.push_back({ParameterKind::Params, "params"});
+  return params;
+}
 
-  // Each (site, tap) pair reads exactly one load; attach it to that load's
-  // step so the value is consumed as soon as it arrives.
-  plan.steps.resize(plan.loads.size());
-  for (size_t i = 0; i < plan.loads.size(); ++i)
-    plan.steps[i].load = static_cast<int>(i);
-  for (int site = 0; site < plan.tileFactor; ++site)
-    for (int lane = 0; lane < width; ++lane)
-      for (size_t tap = 0; tap < model.taps.size(); ++tap) {
-        if (hopping && isCentre(model.taps[tap].offset))
-          continue;
-        Offset at = shifted(shifted(model.taps[tap].offset, axis, site), 0,
-                            lane);
-        PlannedAccumulation acc;
-        acc.site = site;
-        acc.lane = lane;
-        acc.tap = static_cast<int>(tap);
-        acc.element = inGroup(at) ? at[0] : 0;
-        plan.steps[loadIndex.at(loadKey(at))].accumulations.push_back(acc);
-      }
-  std::vector<bool> started(plan.sitesPerTile(), false);
-  for (PlanStep &step : plan.steps)
-    for (PlannedAccumulation &acc : step.accumulations)
-      if (int s = acc.site * width + acc.lane; !started[s])
-        acc.first = started[s] = true;
+/// The whole-lattice grid: Dirichlet axes start past the halo, except x
+/// with groups of sites (groups start aligned at x = 0).
+ThreadMapping latticeThreads(const StencilModel &model, int xWidth) {
+  ThreadMapping mapping;
+  mapping.kind = ThreadMappingKind::Lattice;
+  mapping.dims = model.dims;
+  LatticeThreads &t = mapping.lattice;
+  t.block = model.kernel.block;
+  t.zSharesWithT = model.dims == 4;
+  t.componentGroups = model.componentGroups();
+  t.componentsPerThread = model.componentsPerThread();
+  for (int axis = 0; axis < model.dims; ++axis) {
+    if (axis == model.kernel.tileAxis)
+      t.sitesPerThread[axis] *= model.kernel.tileFactor;
+    if (axis == 0 && xWidth > 1)
+      t.sitesPerThread[axis] *= xWidth;
+    else if (!model.wraps(axis))
+      t.origin[axis] = model.reach[axis];
+  }
+  return mapping;
+}
 
+/// Coordinates of the (axis, delta) rows that `offsets` touch, for the
+/// indexings that compute addresses from coordinates.
+std::vector<Coordinate>
+neighbourCoordinates(const StencilModel &model,
+                     const std::vector<Offset> &offsets, int tileAxis) {
+  std::set<std::pair<int, int>> deltas;
+  for (const Offset &offset : offsets)
+    for (int axis = 0; axis < model.dims; ++axis)
+      if (offset[axis] != 0)
+        deltas.insert({axis, offset[axis]});
+  std::vector<Coordinate> coordinates;
+  for (auto [axis, delta] : deltas) {
+    Coordinate c;
+    c.axis = axis;
+    c.delta = delta;
+    if (model.wraps(axis))
+      c.kind = CoordinateKind::Wrap;
+    else if (axis == tileAxis && delta > model.reach[axis])
+      c.kind = CoordinateKind::ClampAbove;
+    c.flipsSign = model.boundaries[axis] == Boundary::Antiperiodic;
+    coordinates.push_back(c);
+  }
+  return coordinates;
+}
+
+LinearForm scalarPart(const StencilModel &model, const Coefficient &c) {
+  LinearForm form;
+  form.constant = c.constant;
+  for (const auto &[index, factor] : c.terms)
+    if (!model.parameters[index].site)
+      form.terms.push_back({model.parameters[index].name, factor});
+  return form;
+}
+
+std::vector<std::pair<std::string, double>>
+siteTerms(const StencilModel &model, const Coefficient &c) {
+  std::vector<std::pair<std::string, double>> terms;
+  for (const auto &[index, factor] : c.terms)
+    if (model.parameters[index].site)
+      terms.push_back({model.parameters[index].name, factor});
+  return terms;
+}
+
+/// One weight per distinct coefficient, named w0, w1, ... in tap order;
+/// `tapWeight` receives each tap's ("" for a skipped tap).
+std::vector<Weight> planWeights(const StencilModel &model, int skippedTap,
+                                std::vector<std::string> &tapWeight) {
+  std::map<std::string, std::string> byText;
+  std::vector<Weight> weights;
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    if (static_cast<int>(t) == skippedTap) {
+      tapWeight.push_back("");
+      continue;
+    }
+    const Coefficient &c = model.taps[t].coefficient;
+    auto [it, inserted] = byText.emplace(coefficientText(model, c),
+                                         "w" + std::to_string(byText.size()));
+    if (inserted)
+      weights.push_back({it->second, scalarPart(model, c)});
+    tapWeight.push_back(it->second);
+  }
+  return weights;
+}
+
+/// The values of a site as the whole-lattice kernel moves them.
+FieldAccess latticeAccess(const StencilModel &model, int xWidth) {
+  FieldAccess access;
+  access.components = model.components;
+  access.perThread = model.componentsPerThread();
+  access.split = model.componentGroups() > 1;
+  access.layout = model.layout;
+  access.width = model.kernel.vectorWidth;
+  if (model.components == 1)
+    access.kind = xWidth > 1 ? AccessKind::RowGroup : AccessKind::Scalar;
+  else if (model.kernel.vectorWidth > 1)
+    access.kind = AccessKind::SiteMajorVector;
+  else if (!model.layout.isPlain())
+    access.kind = AccessKind::LayoutElement;
+  else
+    access.kind = AccessKind::SiteMajor;
+  return access;
+}
+
+/// The values of a site of one parity's half: site-major halves index the
+/// half directly, other orders through stencil::order_element().
+FieldAccess halfAccess(const StencilModel &model) {
+  FieldAccess access;
+  access.components = access.perThread = model.components;
+  access.layout = model.layout;
+  access.width = model.kernel.vectorWidth;
+  if (model.components == 1)
+    access.kind = AccessKind::Scalar;
+  else if (model.kernel.vectorWidth > 1)
+    access.kind = AccessKind::SiteMajorVector;
+  else if (model.layout.order == LayoutOrder::SiteMajor)
+    access.kind = AccessKind::SiteMajor;
+  else
+    access.kind = AccessKind::HalfOrder;
+  return access;
+}
+
+void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   const int siteBytes = model.components * model.elementBytes();
   // Site parameters are read once per site, like the input.
   plan.bytesReadPerSite =
@@ -192,115 +199,281 @@ KernelPlan buildPlan(const StencilModel &original, KernelRole role, Hop hop) {
     for (const auto &[index, factor] : tap.coefficient.terms)
       if (model.parameters[index].site)
         plan.flopsPerSite += 2;
-  return plan;
+}
+
+/// Names each accumulation's weight: the tap's, or at its tile site the
+/// SiteWeight of a tap with site parameters.
+void nameAccumulationWeights(
+    KernelPlan &plan, const std::vector<std::string> &tapWeight,
+    const std::map<int, std::vector<std::string>> &siteWeightOfTap) {
+  for (PlanStep &step : plan.steps)
+    for (PlannedAccumulation &acc : step.accumulations) {
+      auto it = siteWeightOfTap.find(acc.tap);
+      acc.weight = it == siteWeightOfTap.end()
+                       ? tapWeight[acc.tap]
+                       : it->second[acc.site * plan.xWidth + acc.lane];
+    }
+}
+
+/// Loads that may cross an antiperiodic wrap take the sign of their
+/// coordinates along those axes.
+void markSignFlips(const StencilModel &model, KernelPlan &plan) {
+  for (PlannedLoad &load : plan.loads)
+    for (int axis = 0; axis < model.dims; ++axis)
+      if (model.boundaries[axis] == Boundary::Antiperiodic &&
+          load.offset[axis] != 0)
+        load.signAxes.push_back(axis);
+}
+
+std::string kernelName(const StencilModel &model, KernelRole role, Hop hop) {
+  return model.name +
+         (hop == Hop::EvenToOdd   ? "_even_to_odd"
+          : hop == Hop::OddToEven ? "_odd_to_even"
+                                  : "") +
+         (role == KernelRole::Adjoint ? "_adjoint_kernel" : "_kernel");
 }
 
 } // namespace
 
-KernelPlan planKernel(const StencilModel &model, KernelRole role) {
-  return buildPlan(model, role, Hop::None);
-}
+KernelPlan planKernel(const StencilModel &original, KernelRole role) {
+  const StencilModel model = modelForRole(original, role);
+  const bool tileWraps = model.wraps(model.kernel.tileAxis);
+  KernelPlan plan;
+  plan.role = role;
+  plan.kernelName = kernelName(model, role, Hop::None);
+  plan.launchBounds = model.kernel.launchBounds;
+  plan.parameters = kernelParameters(model, /*hopping=*/false);
+  plan.tileAxis = model.kernel.tileAxis;
+  plan.tileFactor = model.kernel.tileFactor;
+  plan.xWidth = model.sitesPerThreadX();
+  plan.threads = latticeThreads(model, plan.xWidth);
 
-KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
-                             Hop hop) {
-  return buildPlan(model, role, hop);
-}
+  LoadSchedule schedule =
+      scheduleLoads(model, plan.tileFactor, plan.xWidth, false);
+  plan.loads = std::move(schedule.loads);
+  plan.steps = std::move(schedule.steps);
+  plan.comment = std::to_string(model.dims) + "-D " +
+                 boundaryText(model) + " " +
+                 std::to_string(model.taps.size()) + "-point stencil; " +
+                 std::to_string(plan.loadsPerTile()) + " loads and " +
+                 std::to_string(plan.storesPerTile()) +
+                 " stores per thread.";
 
-void printPlan(const StencilModel &original, const KernelPlan &plan,
-               raw_ostream &os) {
-  const StencilModel model = modelForRole(original, plan.role);
-  const KernelOptions &k = model.kernel;
-  os << "kernel " << plan.kernelName
-     << (plan.role == KernelRole::Adjoint ? " (adjoint: offsets negated)" : "")
-     << "\n";
-  if (plan.hop != Hop::None)
-    os << "  hopping:     " << hopName(plan.hop) << " (reads the "
-       << (plan.hop == Hop::EvenToOdd ? "even" : "odd") << " sites, writes the "
-       << (plan.hop == Hop::EvenToOdd ? "odd" : "even")
-       << "; centre tap applied by the epilogue)\n";
-  os << "  grid:        " << model.dims << "-D " << boundaryName(model.boundary)
-     << ", " << model.valueType() << ", " << model.components
-     << (model.components == 1 ? " component" : " components") << " per site";
-  if (model.componentGroups() > 1)
-    os << ", split over " << model.componentGroups() << " threads ("
-       << model.componentsPerThread() << " components each)";
-  os << "\n";
-  os << "  taps:        " << model.taps.size() << ", reach";
-  for (int axis = 0; axis < model.dims; ++axis)
-    os << " " << axisName(axis) << ":" << model.reach[axis];
-  os << "\n";
-  os << "  block:       ";
-  for (int axis = 0; axis < model.dims; ++axis)
-    os << (axis ? " x " : "") << k.block[axis];
-  os << " (" << k.threadsPerBlock() << " threads), launch bounds ";
-  if (k.launchBounds)
-    os << k.launchBounds << "\n";
-  else
-    os << "none\n";
-  os << "  tile:        " << plan.tileFactor << " sites along "
-     << axisName(plan.tileAxis);
-  if (plan.xWidth > 1)
-    os << " x " << plan.xWidth << " aligned sites along x (vector width "
-       << plan.xWidth << ")";
-  os << "\n";
-  os << "  load order:  " << loadOrderName(k.loadOrder);
-  if (k.loadOrder == LoadOrder::Explicit)
-    os << " \"" << k.loadOrderText << "\"";
-  os << "\n";
-  os << "  stores:      " << (k.nontemporalStore ? "non-temporal" : "regular")
-     << "\n";
-  os << format("  loads per tile: %d, stores per tile: %d, loads per site: "
-               "%.3f\n",
-               plan.loadsPerTile(), plan.storesPerTile(), plan.loadsPerSite());
-  os << format("  bytes per site: %d (%d read, %d written), flops per site: "
-               "%d, arithmetic intensity: %.3f flop/byte\n",
-               plan.bytesPerSite(), plan.bytesReadPerSite,
-               plan.bytesWrittenPerSite, plan.flopsPerSite,
-               plan.arithmeticIntensity());
-  os << "  program:\n";
-  for (const PlanStep &step : plan.steps) {
-    const PlannedLoad &load = plan.loads[step.load];
-    os << "    load  u" << step.load << " = in"
-       << formatOffset(load.offset, model.dims);
-    if (load.width > 1)
-      os << " .. +" << load.width - 1 << " along x (one " << load.width
-         << "-wide access)";
-    if (load.clampTileAxis)
-      os << "  [clamped along " << axisName(plan.tileAxis) << "]";
-    if (load.clampX)
-      os << "  [clamped along x]";
-    os << "\n";
-    for (const PlannedAccumulation &acc : step.accumulations) {
-      const Coefficient &coefficient = model.taps[acc.tap].coefficient;
-      std::string text = coefficientText(model, coefficient);
-      bool compound = coefficient.terms.size() +
-                          (coefficient.constant != 0.0 ? 1 : 0) >
-                      1;
-      std::string lane =
-          plan.xWidth > 1 ? "[" + std::to_string(acc.lane) + "]" : "";
-      std::string element = load.width > 1
-                                ? "[" + std::to_string(acc.element) + "]"
-                                : "";
-      os << "      acc" << acc.site << lane << (acc.first ? "  = " : " += ")
-         << (compound ? "(" + text + ")" : text) << " * u" << step.load
-         << element << "\n";
-    }
+  for (int axis = 0; axis < model.dims; ++axis) {
+    plan.guard.axes[axis].hasUpper = true;
+    plan.guard.axes[axis].upper = model.wraps(axis) ? 0 : model.reach[axis];
   }
+
+  // Storage index: offsets from `site` in plain Dirichlet storage, else
+  // from each neighbour's coordinates.
+  SiteIndexing &indexing = plan.indexing;
+  indexing.dims = model.dims;
+  indexing.layout = model.layout;
+  indexing.kind = !model.layout.isPlain() ? SiteIndexingKind::Layout
+                  : model.anyWraps()      ? SiteIndexingKind::PlainCoordinates
+                                          : SiteIndexingKind::PlainOffsets;
+  indexing.declaresSiteCount = indexing.kind == SiteIndexingKind::Layout &&
+                               model.components > 1 &&
+                               model.kernel.vectorWidth == 1;
+  indexing.roomAxis = plan.tileAxis;
+  indexing.declaresRoom =
+      !tileWraps && llvm::any_of(plan.loads, [](const PlannedLoad &l) {
+        return l.clampTileAxis;
+      });
+  indexing.declaresXRoom = llvm::any_of(
+      plan.loads, [](const PlannedLoad &l) { return l.clampX; });
+
+  std::vector<std::string> tapWeight;
+  plan.weights = planWeights(model, -1, tapWeight);
+  // Taps with site parameters get one weight per tile site.
+  std::map<int, std::vector<std::string>> siteWeightOfTap;
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    std::vector<std::pair<std::string, double>> terms =
+        siteTerms(model, model.taps[t].coefficient);
+    if (terms.empty())
+      continue;
+    for (int site = 0; site < plan.tileFactor; ++site)
+      for (int lane = 0; lane < plan.xWidth; ++lane) {
+        SiteWeight w;
+        w.name = tapWeight[t] + "_s" + std::to_string(site) +
+                 (plan.xWidth > 1 ? "_" + std::to_string(lane) : "");
+        w.base = tapWeight[t];
+        w.siteTerms = terms;
+        w.at.offset[plan.tileAxis] = site;
+        w.at.offset[0] += lane;
+        w.at.clampTileAxis =
+            !tileWraps && site > model.reach[plan.tileAxis];
+        siteWeightOfTap[static_cast<int>(t)].push_back(w.name);
+        plan.siteWeights.push_back(std::move(w));
+      }
+  }
+  nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
+
+  plan.access = latticeAccess(model, plan.xWidth);
+  plan.accumulators.sites = plan.tileFactor;
+  plan.accumulators.valuesPerSite =
+      model.components > 1 ? model.componentsPerThread() : plan.xWidth;
+  if (model.kernel.vectorWidth > 1) {
+    plan.accumulators.vectorWidth = model.kernel.vectorWidth;
+    plan.accumulators.vectorComment =
+        plan.xWidth > 1 ? "A row's sites" : "A site's components";
+  }
+  plan.programComment = "Each value is loaded once and feeds every site of "
+                        "the tile that needs it.";
+  plan.storeKind = model.kernel.nontemporalStore ? StoreKind::NonTemporal
+                                                 : StoreKind::Regular;
   for (int site = 0; site < plan.tileFactor; ++site) {
-    Offset offset{};
-    offset[plan.tileAxis] = site;
-    os << "    store out" << formatOffset(offset, model.dims);
-    if (plan.xWidth > 1)
-      os << " .. +" << plan.xWidth - 1 << " along x";
-    os << " = ";
-    if (plan.hop == Hop::None)
-      os << "acc" << site << "\n";
-    else
-      os << "beta * acc0, beta * acc0 / D or alpha * D * same + beta * acc0 "
-            "(the launch's mode; D = "
-         << coefficientText(model, model.taps[centreTapIndex(model)].coefficient)
-         << ")\n";
+    PlannedStore store;
+    store.site = site;
+    store.offset[plan.tileAxis] = site;
+    store.guarded = site > 0;
+    store.guardAxis = plan.tileAxis;
+    store.guardUpper = tileWraps ? 0 : model.reach[plan.tileAxis];
+    store.groupReach = model.reach[0];
+    plan.stores.push_back(store);
   }
+
+  // Coordinates of every row the loads, the site weights and the stores
+  // touch.
+  if (indexing.kind != SiteIndexingKind::PlainOffsets) {
+    std::vector<Offset> offsets;
+    for (const PlannedLoad &load : plan.loads)
+      offsets.push_back(load.offset);
+    for (const SiteWeight &w : plan.siteWeights)
+      offsets.push_back(w.at.offset);
+    for (const PlannedStore &store : plan.stores)
+      offsets.push_back(store.offset);
+    indexing.coordinates =
+        neighbourCoordinates(model, offsets, plan.tileAxis);
+  }
+  markSignFlips(model, plan);
+  setTraffic(model, false, plan);
+  return plan;
+}
+
+KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
+                             Hop hop) {
+  const StencilModel model = modelForRole(original, role);
+  const int outParity = hop == Hop::EvenToOdd ? 1 : 0;
+  KernelPlan plan;
+  plan.role = role;
+  plan.hop = hop;
+  plan.epilogue = EpilogueKind::HopModes;
+  plan.kernelName = kernelName(model, role, hop);
+  plan.launchBounds = model.kernel.launchBounds;
+  plan.parameters = kernelParameters(model, /*hopping=*/true);
+  plan.tileAxis = model.kernel.tileAxis;
+
+  // The centre tap never enters the sum: it is the diagonal D, applied
+  // (or inverted) by the epilogue that the runtime selects per launch.
+  LoadSchedule schedule = scheduleLoads(model, 1, 1, /*skipCentre=*/true);
+  plan.loads = std::move(schedule.loads);
+  plan.steps = std::move(schedule.steps);
+  plan.comment = std::string(hop == Hop::EvenToOdd ? "Even-to-odd"
+                                                   : "Odd-to-even") +
+                 " hopping kernel" +
+                 (role == KernelRole::Adjoint ? " of A^T" : "") + ": " +
+                 std::to_string(plan.loadsPerTile()) +
+                 " neighbour loads and one store per thread.";
+
+  // Threads run over the half lattice in storage order, whatever its
+  // shape: consecutive threads touch consecutive sites of every input and
+  // output, and short rows (nx / 2 below the block) leave no thread idle.
+  plan.threads.kind = ThreadMappingKind::HalfLattice;
+  plan.threads.dims = model.dims;
+  plan.threads.half.parity = outParity;
+  plan.threads.half.threadsPerBlock = model.kernel.threadsPerBlock();
+  // The mapping covers every site of the parity: the halo is skipped here.
+  for (int axis = 0; axis < model.dims; ++axis)
+    if (!model.wraps(axis) && model.reach[axis] > 0) {
+      AxisBounds &bounds = plan.guard.axes[axis];
+      bounds.hasLower = bounds.hasUpper = true;
+      bounds.lower = bounds.upper = model.reach[axis];
+    }
+
+  const int centre = centreTapIndex(model);
+  const Coefficient &diagonal = model.taps[centre].coefficient;
+  plan.indexing.kind = SiteIndexingKind::EvenOddHalf;
+  plan.indexing.dims = model.dims;
+  plan.indexing.layout = model.layout;
+  // Site parameters of odd sites sit after the even half.
+  plan.indexing.declaresHalfSiteCount =
+      (model.layout.order != LayoutOrder::SiteMajor && model.components > 1) ||
+      (!siteTerms(model, diagonal).empty() && outParity == 1);
+  std::vector<Offset> offsets;
+  for (const PlannedLoad &load : plan.loads)
+    offsets.push_back(load.offset);
+  plan.indexing.coordinates =
+      neighbourCoordinates(model, offsets, /*tileAxis=*/-1);
+
+  std::vector<std::string> tapWeight;
+  plan.weights = planWeights(model, centre, tapWeight);
+  SiteWeight diag;
+  diag.name = "diag";
+  diag.comment = "The diagonal D: the centre tap's coefficient at this site.";
+  diag.value = scalarPart(model, diagonal);
+  diag.siteTerms = siteTerms(model, diagonal);
+  diag.at.oddHalf = outParity == 1;
+  plan.siteWeights.push_back(diag);
+  nameAccumulationWeights(plan, tapWeight, {});
+
+  plan.access = halfAccess(model);
+  plan.accumulators.valuesPerSite = model.components;
+  if (model.kernel.vectorWidth > 1) {
+    plan.accumulators.vectorWidth = model.kernel.vectorWidth;
+    plan.accumulators.vectorComment = "A site's components";
+  }
+  plan.programComment = "The neighbours, all of the other parity.";
+  plan.storeKind = model.kernel.nontemporalStore ? StoreKind::NonTemporal
+                                                 : StoreKind::Regular;
+  PlannedStore store;
+  store.value = StoredValue::HopResult;
+  plan.stores.push_back(store);
+  markSignFlips(model, plan);
+  setTraffic(model, true, plan);
+  return plan;
+}
+
+KernelPlan withBlockSum(const KernelPlan &plan) {
+  KernelPlan fused = plan;
+  llvm::StringRef name(plan.kernelName);
+  name.consume_back("_kernel");
+  fused.kernelName = name.str() + "_dot_kernel";
+  fused.comment += " Also sums in . out over the stored sites: one partial "
+                   "per block, for CG's p^T A p without a second pass over "
+                   "the fields.";
+  fused.epilogue = EpilogueKind::BlockSum;
+  fused.guard.kind = GuardKind::Predicate;
+  fused.parameters.push_back({ParameterKind::Partials, "partials"});
+  for (PlannedStore &store : fused.stores)
+    store.addsDot = true;
+  return fused;
+}
+
+std::vector<KernelPlan> planKernels(const StencilModel &model) {
+  std::vector<KernelRole> roles = {KernelRole::Apply};
+  if (!isSymmetric(model))
+    roles.push_back(KernelRole::Adjoint);
+  std::vector<KernelPlan> plans;
+  for (KernelRole role : roles)
+    plans.push_back(planKernel(model, role));
+  if (hasFusedDotKernel(model))
+    plans.push_back(withBlockSum(plans.front()));
+  if (model.layout.evenOdd)
+    for (KernelRole role : roles)
+      for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven})
+        plans.push_back(planHoppingKernel(model, role, hop));
+  return plans;
+}
+
+const KernelPlan *findPlan(const std::vector<KernelPlan> &plans,
+                           KernelRole role, Hop hop, EpilogueKind epilogue) {
+  if (hop != Hop::None)
+    epilogue = EpilogueKind::HopModes;
+  for (const KernelPlan &plan : plans)
+    if (plan.role == role && plan.hop == hop && plan.epilogue == epilogue)
+      return &plan;
+  return nullptr;
 }
 
 } // namespace stencilc

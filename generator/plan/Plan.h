@@ -1,11 +1,20 @@
-//===- Plan.h - KernelPlan: the IR between model and emitter ---*- C++ -*-===//
+//===- Plan.h - KernelPlan: the kernel IR -----------------------*- C++ -*-===//
 //
-// One thread of a stencil kernel computes a tile of `tileFactor` consecutive
-// sites along `tileAxis`. The plan is that thread's straight-line program:
-// the ordered loads of its tile (each lattice value loaded once and reused by
-// every site of the tile that needs it, as in the AMD lab note), the
-// accumulations each load feeds, and the stores. Emitters print it as code;
-// `stencilc plan` prints it as text; tests count it.
+// Every decision about a generated kernel lives in its KernelPlan: which
+// threads update which sites (ThreadMapping), which sites are inside the
+// update region (SiteGuard), how a site's storage index is computed
+// (SiteIndexing, with its neighbour coordinates and clamps), how a site's
+// values move between memory and registers (FieldAccess: one node kind per
+// layout and access width), the weights, the straight-line program of loads
+// and accumulations of one thread's tile, the stores with their predicates
+// and kind, and the epilogue (CG's block sum, the even/odd hop modes).
+// Printers (generator/emit) walk it and decide nothing; `stencilc plan`
+// prints it as text or JSON; tests count it.
+//
+// Plans are made by functions from the model (planKernel, planHopping-
+// Kernel) and transformed by functions from plan to plan (withBlockSum);
+// the model transforms (the adjoint's transpose, the naive baseline, the
+// tuner's variants) come before planning.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STENCILC_PLAN_PLAN_H
@@ -16,42 +25,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace stencilc {
-
-struct PlannedLoad {
-  /// Lattice offset from the tile's first site.
-  Offset offset{};
-  /// Dirichlet only: this load lies past the reach of the tile's last site
-  /// that can be stored, so near the array's far end it could leave the
-  /// array; the emitter clamps its tile-axis coordinate. Only sites that are
-  /// never stored consume a clamped value.
-  bool clampTileAxis = false;
-  /// Consecutive values along x this load reads with one instruction: the
-  /// thread's own aligned group of sites (KernelPlan::xWidth) in one row.
-  int width = 1;
-  /// Dirichlet only: a halo value beside the thread's group along x; the
-  /// emitter clamps its x coordinate into the array. Only sites that are
-  /// never stored consume a clamped value.
-  bool clampX = false;
-};
-
-/// acc[site] (+)= coefficient(tap) * load.
-struct PlannedAccumulation {
-  int site = 0; ///< position in the tile, 0 .. tileFactor-1
-  int tap = 0;  ///< index into the model's taps
-  bool first = false; ///< first contribution to this site: initialise
-  int lane = 0;    ///< the site's position in the x group, 0 .. xWidth-1
-  int element = 0; ///< which of the load's `width` values it reads
-};
-
-/// One load and the accumulations that consume it right away, so that each
-/// loaded value is dead after its step.
-struct PlanStep {
-  int load = 0;
-  std::vector<PlannedAccumulation> accumulations;
-};
 
 /// Which operator a kernel applies: A, or A^T (the transposed stencil,
 /// emitted only when A is not symmetric).
@@ -63,18 +40,293 @@ enum class KernelRole { Apply, Adjoint };
 /// reads the even sites and writes the odd ones.
 enum class Hop { None, EvenToOdd, OddToEven };
 
+// --- Parameters -------------------------------------------------------------
+
+enum class ParameterKind {
+  OutField,  ///< value_type *out
+  InField,   ///< const value_type *in
+  SameField, ///< const value_type *same (hop mode kDiagonalPlusHop)
+  HopMode,   ///< const int: stencil::HopMode
+  HopScalar, ///< const value_type hop_alpha, hop_beta
+  Extent,    ///< const int nx, ...
+  BlocksZ,   ///< const unsigned blocks_z: z blocks of a 4-D launch
+  Params,    ///< the spec's parameters, by value (Params of NAME.hpp)
+  Partials,  ///< double *partials: one sum per block
+};
+
+struct KernelParameter {
+  ParameterKind kind;
+  std::string name;
+};
+
+// --- Threads and sites ------------------------------------------------------
+
+/// One thread per tile of sites of the whole lattice, on the launch grid of
+/// stencil/launch_config.hpp.
+struct LatticeThreads {
+  std::array<int, kMaxDims> block{1, 1, 1, 1};
+  /// The thread's first site along each axis: origin + sitesPerThread *
+  /// (its position in the launch grid).
+  std::array<int, kMaxDims> origin{};
+  std::array<int, kMaxDims> sitesPerThread{1, 1, 1, 1};
+  /// Axes z and t share the launch's z dimension (4-D grids).
+  bool zSharesWithT = false;
+  /// Threads that share a site's components; blockIdx.x counts the share
+  /// fastest, and `c0` is this thread's first component.
+  int componentGroups = 1;
+  int componentsPerThread = 1;
+};
+
+/// One thread per site of one parity, numbered in storage order (x fastest,
+/// x halved), on a one-dimensional grid.
+struct HalfLatticeThreads {
+  int parity = 0; ///< of the sites written
+  int threadsPerBlock = 256;
+};
+
+enum class ThreadMappingKind { Lattice, HalfLattice };
+
+struct ThreadMapping {
+  ThreadMappingKind kind = ThreadMappingKind::Lattice;
+  int dims = 1;
+  LatticeThreads lattice;
+  HalfLatticeThreads half;
+};
+
+/// The update region: a site is updated when, along every axis,
+/// lower <= c < n - upper. Bounds that the mapping already guarantees are
+/// left out (hasLower/hasUpper false).
+struct AxisBounds {
+  bool hasLower = false;
+  int lower = 0;
+  bool hasUpper = false;
+  int upper = 0;
+};
+
+enum class GuardKind {
+  EarlyReturn, ///< threads outside return at once
+  Predicate,   ///< threads outside skip the body (every thread must reach
+               ///< the epilogue's barrier)
+};
+
+struct SiteGuard {
+  GuardKind kind = GuardKind::EarlyReturn;
+  std::array<AxisBounds, kMaxDims> axes{};
+};
+
+/// How the storage index of a site is computed.
+enum class SiteIndexingKind {
+  /// Plain site-major storage, offsets from `site` (x + y * sy + ...).
+  PlainOffsets,
+  /// Plain storage from neighbour coordinates (some of them wrapped).
+  PlainCoordinates,
+  /// stencil::layout_site() of a constexpr stencil::Layout.
+  Layout,
+  /// stencil::even_odd_site(): the index in one parity's half.
+  EvenOddHalf,
+};
+
+/// A neighbour's coordinate along one axis, `axis + delta`, as the
+/// coordinate-based indexings need it.
+enum class CoordinateKind {
+  Shift,      ///< axis + delta
+  Wrap,       ///< periodic: stencil::wrap(axis + delta, n)
+  ClampAbove, ///< axis + stencil::clamp_above(delta, room): past the array
+};
+
+struct Coordinate {
+  int axis = 0;
+  int delta = 0;
+  CoordinateKind kind = CoordinateKind::Shift;
+  /// Antiperiodic axes: also declares `<name>_sign`, -1 when the
+  /// coordinate crossed the wrap, else 1.
+  bool flipsSign = false;
+};
+
+struct SiteIndexing {
+  SiteIndexingKind kind = SiteIndexingKind::PlainOffsets;
+  int dims = 1;
+  FieldLayout layout;
+  /// Declares `sites` (layout_element needs the field's site count) or
+  /// `half_sites` (one parity's).
+  bool declaresSiteCount = false;
+  bool declaresHalfSiteCount = false;
+  /// `room`: rows left along the tile axis before the array's end, for
+  /// loads clamped there; `xroom`: the same along x for a group's halo.
+  bool declaresRoom = false;
+  int roomAxis = 0;
+  bool declaresXRoom = false;
+  std::vector<Coordinate> coordinates;
+};
+
+// --- Values -----------------------------------------------------------------
+
+/// constant + sum of factor * parameter, over scalar parameters.
+struct LinearForm {
+  double constant = 0.0;
+  std::vector<std::pair<std::string, double>> terms;
+};
+
+/// A tap weight: a value of the kernel's precision shared by every tap
+/// whose coefficient is the same.
+struct Weight {
+  std::string name;
+  LinearForm value;
+};
+
+/// Where a per-site value is read: the site at `offset` from the tile's
+/// first (through the kernel's SiteIndexing), or in a hopping kernel the
+/// thread's own site in the whole-lattice array of one value per site.
+struct SiteRef {
+  Offset offset{};
+  bool clampTileAxis = false;
+  /// Hopping kernels: the odd half follows the even half.
+  bool oddHalf = false;
+};
+
+/// A weight at one site: a base weight plus site-parameter terms there.
+struct SiteWeight {
+  std::string name;
+  std::string comment; ///< empty, or a line explaining it
+  std::string base;    ///< a Weight's name, or empty: `value` instead
+  LinearForm value;    ///< when `base` is empty
+  std::vector<std::pair<std::string, double>> siteTerms;
+  SiteRef at;
+};
+
+// --- Field accesses ---------------------------------------------------------
+
+/// How the values of one site move between memory and registers: the node
+/// kinds the printers have one case each for.
+enum class AccessKind {
+  Scalar,          ///< one value per site
+  RowGroup,        ///< one value per site, `width` sites along x at once
+  SiteMajor,       ///< components contiguous: a pointer to the site's
+  SiteMajorVector, ///< components contiguous, `width` per access
+  LayoutElement,   ///< stencil::layout_element() per component
+  HalfOrder,       ///< stencil::order_element() within one parity's half
+};
+
+struct FieldAccess {
+  AccessKind kind = AccessKind::Scalar;
+  int components = 1;
+  int perThread = 1;   ///< components this thread computes
+  bool split = false;  ///< from c0 (a site shared by several threads)
+  int width = 1;       ///< values per access (RowGroup, SiteMajorVector)
+  FieldLayout layout;  ///< LayoutElement, HalfOrder
+};
+
+// --- The program ------------------------------------------------------------
+
+struct PlannedLoad {
+  /// Lattice offset from the tile's first site.
+  Offset offset{};
+  /// Dirichlet only: this load lies past the reach of the tile's last site
+  /// that can be stored, so near the array's far end it could leave the
+  /// array; its tile-axis coordinate is clamped. Only sites that are never
+  /// stored consume a clamped value.
+  bool clampTileAxis = false;
+  /// Consecutive values along x this load reads with one instruction: the
+  /// thread's own aligned group of sites (KernelPlan::xWidth) in one row.
+  int width = 1;
+  /// Dirichlet only: a halo value beside the thread's group along x; its x
+  /// coordinate is clamped into the array. Only sites that are never
+  /// stored consume a clamped value.
+  bool clampX = false;
+  /// Antiperiodic axes along which this load may cross the wrap: its value
+  /// is multiplied by those coordinates' signs (Coordinate::flipsSign).
+  std::vector<int> signAxes;
+};
+
+/// acc[site] (+)= weight * load.
+struct PlannedAccumulation {
+  int site = 0; ///< position in the tile, 0 .. tileFactor-1
+  int tap = 0;  ///< index into the model's taps
+  bool first = false; ///< first contribution to this site: initialise
+  int lane = 0;    ///< the site's position in the x group, 0 .. xWidth-1
+  int element = 0; ///< which of the load's `width` values it reads
+  std::string weight; ///< the Weight or SiteWeight it multiplies by
+};
+
+/// One load and the accumulations that consume it right away, so that each
+/// loaded value is dead after its step.
+struct PlanStep {
+  int load = 0;
+  std::vector<PlannedAccumulation> accumulations;
+};
+
+/// The registers a thread sums into: acc0 .. acc{sites-1}, each of
+/// `valuesPerSite` values.
+struct Accumulators {
+  int sites = 1;
+  int valuesPerSite = 1;
+  /// > 1: declares vec_t, the `vectorWidth`-wide access type.
+  int vectorWidth = 1;
+  std::string vectorComment;
+};
+
+enum class StoreKind { Regular, NonTemporal };
+
+/// The value a store writes.
+enum class StoredValue {
+  Accumulator, ///< acc of the tile site
+  HopResult,   ///< hop_scale * acc (+ same_scale * same): the hop modes
+};
+
+struct PlannedStore {
+  int site = 0;     ///< tile site
+  Offset offset{};  ///< from the tile's first site
+  /// Stored only when inside the update region along the tile axis:
+  /// `axis + site < n - upper`.
+  bool guarded = false;
+  int guardAxis = 0;
+  int guardUpper = 0;
+  /// RowGroup: the group's sites inside the region along x (reach on both
+  /// sides) are stored, the whole group at once when all are.
+  int groupReach = 0;
+  StoredValue value = StoredValue::Accumulator;
+  /// Also adds in . out over the stored values to `dot` (BlockSum).
+  bool addsDot = false;
+};
+
+enum class EpilogueKind {
+  None,
+  /// in . out summed per block into partials[] (stencil::block_sum).
+  BlockSum,
+  /// out = beta H in, beta D^-1 H in or alpha D same + beta H in, chosen
+  /// per launch (stencil::HopMode); D is the SiteWeight named "diag".
+  HopModes,
+};
+
 struct KernelPlan {
   KernelRole role = KernelRole::Apply;
   Hop hop = Hop::None;
+  EpilogueKind epilogue = EpilogueKind::None;
   std::string kernelName;
+  std::string comment; ///< the kernel's doc comment, one line
+  int launchBounds = 0; ///< 0: none
+  std::vector<KernelParameter> parameters;
+
+  ThreadMapping threads;
+  SiteGuard guard;
+  SiteIndexing indexing;
   int tileAxis = 0;
   int tileFactor = 1;
   /// Aligned sites along x per thread (single-component fields with a
   /// vector width): the tile is xWidth x tileFactor sites, each row of it
   /// loaded and stored with one vector access.
   int xWidth = 1;
+
+  std::vector<Weight> weights;
+  std::vector<SiteWeight> siteWeights;
+  Accumulators accumulators;
+  /// How `in`, `out` (and `same`) move a site's values.
+  FieldAccess access;
+  StoreKind storeKind = StoreKind::Regular;
+  std::string programComment;
   std::vector<PlannedLoad> loads; ///< in issue order
   std::vector<PlanStep> steps;    ///< one per load, same order
+  std::vector<PlannedStore> stores;
 
   int sitesPerTile() const { return tileFactor * xWidth; }
   /// Load and store instructions (a vector access counts once).
@@ -104,19 +356,31 @@ KernelPlan planKernel(const StencilModel &model,
                       KernelRole role = KernelRole::Apply);
 
 /// Builds the plan of a hopping kernel of an even/odd model: one site per
-/// thread, the neighbour taps only.
+/// thread, the neighbour taps only, the hop modes' epilogue.
 KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
                              Hop hop);
 
+/// The plan transform for CG: the same kernel that also sums in . out over
+/// the sites it stores, one partial per block. Every thread reaches the
+/// block's sum, so the guard becomes a predicate.
+KernelPlan withBlockSum(const KernelPlan &plan);
+
+/// Whether the model's CG gets the fused stencil-and-dot kernel: whole-
+/// lattice CG specs whose block is made of whole wavefronts (64 threads on
+/// AMD, 2 warps on NVIDIA), as stencil::block_sum's shuffles need.
+bool hasFusedDotKernel(const StencilModel &model);
+
 /// The plans of every kernel the model needs: A, and A^T unless A is
-/// symmetric (then A serves as its own adjoint); for even/odd storage then
-/// the hopping kernels even-to-odd and odd-to-even of each of those roles.
+/// symmetric (then A serves as its own adjoint); the fused CG kernel; for
+/// even/odd storage the hopping kernels even-to-odd and odd-to-even of each
+/// of those roles.
 std::vector<KernelPlan> planKernels(const StencilModel &model);
 
-/// The plan of `role` and `hop` in `plans`, or null (no adjoint plans for a
-/// symmetric model).
+/// The plan of `role`, `hop` and `epilogue` in `plans`, or null (no adjoint
+/// plans for a symmetric model). Hopping plans have the HopModes epilogue.
 const KernelPlan *findPlan(const std::vector<KernelPlan> &plans,
-                           KernelRole role, Hop hop = Hop::None);
+                           KernelRole role, Hop hop = Hop::None,
+                           EpilogueKind epilogue = EpilogueKind::None);
 
 /// "even-to-odd", "odd-to-even"; "" for None.
 const char *hopName(Hop hop);
@@ -125,9 +389,53 @@ const char *hopName(Hop hop);
 /// transpose for the adjoint.
 StencilModel modelForRole(const StencilModel &model, KernelRole role);
 
-/// The human-readable listing printed by `stencilc plan`.
+// --- Host functions ---------------------------------------------------------
+
+enum class LauncherKind {
+  Lattice,    ///< apply(), apply_adjoint(): the whole-lattice grid
+  LatticeDot, ///< apply_dot(): the same, with partials
+  Hopping,    ///< even_to_odd(), ...: one parity's sites
+};
+
+/// A host function that checks its arguments and launches one kernel.
+struct LauncherPlan {
+  LauncherKind kind = LauncherKind::Lattice;
+  std::string function;   ///< "apply", "even_to_odd_adjoint", ...
+  std::string kernelName; ///< the kernel it launches
+  /// The kernel's parameters, which the launch passes in order.
+  std::vector<KernelParameter> kernelParameters;
+  std::string summary;    ///< its doc comment
+  /// Vector accesses: fields must be aligned to this many bytes (0: any).
+  int alignmentBytes = 0;
+  int vectorWidth = 1;
+  int threadsPerBlock = 0; ///< Hopping: the 1-D block
+  /// Site parameters: arrays checked for null and for overlap with `out`.
+  std::vector<std::string> siteArrays;
+};
+
+/// The host functions of `model`'s kernels, in the order they are emitted.
+std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
+                                        const std::vector<KernelPlan> &plans);
+
+/// The human-readable listing printed by `stencilc plan`: every node of
+/// the plan.
 void printPlan(const StencilModel &model, const KernelPlan &plan,
                llvm::raw_ostream &os);
+
+/// The same as JSON (`stencilc plan --format json`) for several specs'
+/// plans; the schema is documented in docs/design.md.
+void printPlansJson(
+    const std::vector<std::pair<StencilModel, std::vector<KernelPlan>>> &specs,
+    llvm::raw_ostream &os);
+
+/// Names of the node kinds, as the listings print them.
+const char *parameterKindName(ParameterKind kind);
+const char *siteIndexingName(SiteIndexingKind kind);
+const char *coordinateKindName(CoordinateKind kind);
+const char *accessKindName(AccessKind kind);
+const char *epilogueName(EpilogueKind kind);
+/// A linear form as the spec writes it: "2 * h + 1", "-h".
+std::string linearFormSpelling(const LinearForm &form);
 
 } // namespace stencilc
 

@@ -79,7 +79,10 @@ struct Spec {
   Located<std::string> description;
 
   Located<long long> dimensions;
+  /// grid.boundary: one name for every axis, or a list with one per axis.
   Located<std::string> boundary;
+  std::vector<Located<std::string>> axisBoundaries;
+  llvm::SMRange boundaryListRange;
   llvm::SMRange gridRange;
 
   Located<std::string> precision;

@@ -300,8 +300,18 @@ void Parser::parseGrid(const YamlNode *node, Spec &spec) {
   MappingReader reader(map, keys, "'grid'", diags);
   readInteger(reader.require("dimensions", "'grid'"), "'grid.dimensions'",
               spec.dimensions);
-  readString(reader.require("boundary", "'grid'"), "'grid.boundary'",
-             spec.boundary);
+  const YamlNode *boundary = reader.require("boundary", "'grid'");
+  if (!boundary || boundary->kind != YamlNode::Sequence) {
+    readString(boundary, "'grid.boundary'", spec.boundary);
+    return;
+  }
+  // One boundary per axis, x first.
+  spec.boundaryListRange = boundary->range;
+  for (const YamlNode &entry : boundary->items) {
+    Located<std::string> name;
+    if (readString(&entry, "each entry of 'grid.boundary'", name))
+      spec.axisBoundaries.push_back(name);
+  }
 }
 
 void Parser::parseField(const YamlNode *node, Spec &spec) {

@@ -100,6 +100,12 @@ cl::opt<OutputFormat> inspectFormat(
                clEnumValN(OutputFormat::Json, "json",
                           "JSON, documented in docs/inspect.md")),
     cl::init(OutputFormat::Text), cl::sub(inspectCommand), cl::cat(category));
+cl::opt<OutputFormat> planFormat(
+    "format", cl::desc("Output format"),
+    cl::values(clEnumValN(OutputFormat::Text, "text", "readable (default)"),
+               clEnumValN(OutputFormat::Json, "json",
+                          "JSON, documented in docs/design.md")),
+    cl::init(OutputFormat::Text), cl::sub(planCommand), cl::cat(category));
 cl::opt<bool> inspectIsa("isa", cl::desc("Print each kernel's ISA"),
                          cl::sub(inspectCommand), cl::cat(category));
 cl::opt<std::string> rooflinePath(
@@ -224,7 +230,7 @@ int runCheck() {
 
 int runPlan() {
   int status = 0;
-  bool first = true;
+  std::vector<std::pair<StencilModel, std::vector<KernelPlan>>> specs;
   for (const std::string &path : specPaths) {
     SourceMgr sourceMgr;
     std::optional<StencilModel> model = loadModel(path, sourceMgr);
@@ -232,17 +238,20 @@ int runPlan() {
       status = 1;
       continue;
     }
-    if (!first)
-      outs() << "\n";
-    first = false;
-    bool firstPlan = true;
-    for (const KernelPlan &plan : planKernels(*model)) {
-      if (!firstPlan)
-        outs() << "\n";
-      firstPlan = false;
-      printPlan(*model, plan, outs());
-    }
+    specs.push_back({*model, planKernels(*model)});
   }
+  if (planFormat == OutputFormat::Json) {
+    printPlansJson(specs, outs());
+    return status;
+  }
+  bool first = true;
+  for (const auto &[model, plans] : specs)
+    for (const KernelPlan &plan : plans) {
+      if (!first)
+        outs() << "\n";
+      first = false;
+      printPlan(model, plan, outs());
+    }
   return status;
 }
 

@@ -14,7 +14,7 @@ namespace stencilc {
 
 std::string stencilFingerprint(const StencilModel &model) {
   std::string text = std::to_string(model.dims) + "|" +
-                     boundaryName(model.boundary) + "|" +
+                     boundaryText(model) + "|" +
                      precisionName(model.precision) + "|" +
                      std::to_string(model.components) + "|" +
                      (model.layout.evenOdd ? "eo" : "whole");

@@ -260,7 +260,7 @@ Status divide(const Field &r, const Field &d, Field &z) {
 
 Status set_halo(Field &x, double value) {
   const Lattice &l = x.lattice();
-  if (l.periodic)
+  if (!l.has_halo())
     return Status();
   return dispatch(x, [&](auto zero) {
     using T = decltype(zero);

@@ -27,6 +27,13 @@ std::int64_t Lattice::interior_sites() const {
   return parity < 0 ? count : count / 2;
 }
 
+bool Lattice::has_halo() const {
+  for (int axis = 0; axis < dims; ++axis)
+    if (halo[axis] > 0)
+      return true;
+  return false;
+}
+
 Lattice Lattice::half(int which) const {
   Lattice l = *this;
   l.parity = which;
@@ -55,9 +62,21 @@ std::string Lattice::describe() const {
               (parity == 0 ? " (even half)" : parity == 1 ? " (odd half)" : "");
     text += ", ";
   }
-  if (periodic)
-    return text + "periodic";
-  text += "dirichlet (halo";
+  bool uniform = true;
+  for (int axis = 1; axis < dims; ++axis)
+    uniform &= boundary[axis] == boundary[0];
+  if (uniform)
+    text += boundary_name(boundary[0]);
+  else
+    for (int axis = 0; axis < dims; ++axis)
+      text += std::string(axis ? " " : "") + axis_name(axis) + ":" +
+              boundary_name(boundary[axis]);
+  bool dirichlet = false;
+  for (int axis = 0; axis < dims; ++axis)
+    dirichlet |= !wraps(boundary[axis]);
+  if (!dirichlet)
+    return text;
+  text += " (halo";
   for (int axis = 0; axis < dims; ++axis)
     text += " " + std::to_string(halo[axis]);
   return text + ")";
@@ -65,10 +84,11 @@ std::string Lattice::describe() const {
 
 bool Lattice::operator==(const Lattice &other) const {
   if (dims != other.dims || components != other.components ||
-      element_bytes != other.element_bytes || periodic != other.periodic)
+      element_bytes != other.element_bytes)
     return false;
   for (int axis = 0; axis < kMaxDims; ++axis)
     if (extents[axis] != other.extents[axis] ||
+        boundary[axis] != other.boundary[axis] ||
         halo[axis] != other.halo[axis] ||
         layout.sub[axis] != other.layout.sub[axis])
       return false;
@@ -82,11 +102,12 @@ Lattice lattice_for(const KernelInfo &info, const int *extents) {
   lattice.dims = info.shape.dims;
   lattice.components = info.components;
   lattice.element_bytes = info.element_bytes;
-  lattice.periodic = info.shape.periodic;
   lattice.layout = info.layout;
   for (int axis = 0; axis < info.shape.dims; ++axis) {
     lattice.extents[axis] = extents[axis];
-    lattice.halo[axis] = info.shape.periodic ? 0 : info.shape.reach[axis];
+    lattice.boundary[axis] = info.shape.boundary[axis];
+    lattice.halo[axis] =
+        wraps(info.shape.boundary[axis]) ? 0 : info.shape.reach[axis];
   }
   return lattice;
 }
@@ -215,7 +236,7 @@ Status Field::create(const Lattice &lattice, Field &out) {
                              " along axis " + std::to_string(axis) +
                              " is not positive");
   Status layoutStatus = check_layout(lattice.layout, lattice.dims,
-                                     lattice.extents, lattice.periodic);
+                                     lattice.extents, lattice.boundary);
   if (lattice.parity >= 0 && !lattice.layout.even_odd)
     layoutStatus = Status::failure("a parity half needs an even/odd layout");
   if (!layoutStatus.ok())

@@ -266,15 +266,20 @@ Status StencilOperator::check_spd() const {
   }
   SymbolMinimum minimum =
       symbol_minimum(info_->shape.dims, offsets, weights);
-  if (symbol_positive_definite(minimum, info_->shape.periodic))
+  const StencilShape &shape = info_->shape;
+  if (symbol_positive_definite(minimum, shape.dims, shape.boundary,
+                               shape.reach))
     return Status();
+  std::string theta;
+  for (int axis = 0; axis < shape.dims; ++axis)
+    theta += (axis ? ", " : "") + std::to_string(minimum.theta[axis]);
   return Status::failure(
       name + " is not positive definite with these parameter values: its "
              "symbol sum_o c_o cos(theta . o) reaches " +
-      std::to_string(minimum.value) +
-      (info_->shape.periodic ? " (a periodic lattice needs it > 0)"
-                             : " (a Dirichlet lattice needs it >= 0)") +
-      "; use CGNR or a positive shift");
+      std::to_string(minimum.value) + " at theta = (" + theta +
+      "), a momentum the lattice's boundaries allow (periodic axes need "
+      "it > 0; Dirichlet and antiperiodic ones >= 0 at theta = 0); use "
+      "CGNR or a positive shift");
 }
 
 double StencilOperator::bytes_per_apply() const {

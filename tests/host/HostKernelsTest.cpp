@@ -103,12 +103,10 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
                  (adjoint ? " adjoint" : " apply"));
     bool tooSmall = false;
     for (int axis = 0; axis < model.dims; ++axis)
-      tooSmall |= model.boundary == Boundary::Periodic &&
-                  extents[axis] <
-                      model.reach[axis];
+      tooSmall |= model.wraps(axis) && extents[axis] < model.reach[axis];
     stencil::Status fits =
         stencil::check_layout(info.layout, model.dims, extents.data(),
-                              info.shape.periodic);
+                              info.shape.boundary);
     if (!fits.ok()) {
       // Sizes the layout cannot hold are refused with the reason.
       std::vector<double> buffer(siteCount(extents) * model.components);
@@ -137,12 +135,12 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
     EXPECT_EQ(result.writtenHaloValues, 0) << "halo values were written";
     EXPECT_EQ(result.unwrittenValues, 0) << "updated values left unwritten";
     EXPECT_LT(result.maxRelativeError, result.tolerance);
-    if (model.boundary == Boundary::Periodic)
+    if (model.anyWraps() && model.uniformBoundary())
       EXPECT_EQ(result.untouchedValues, 0);
     std::int64_t expectedUpdated = 1;
     for (int axis = 0; axis < model.dims; ++axis)
       expectedUpdated *=
-          model.boundary == Boundary::Periodic
+          model.wraps(axis)
               ? extents[axis]
               : std::max(0, extents[axis] - 2 * model.reach[axis]);
     EXPECT_EQ(result.updatedSites, expectedUpdated);
@@ -157,7 +155,9 @@ TEST_P(HostKernel, DescriptorAgreesWithTheSpec) {
   EXPECT_EQ(info.name, model.name);
   EXPECT_EQ(info.spec_file, llvm::sys::path::filename(kernel().specPath).str());
   EXPECT_EQ(info.shape.dims, model.dims);
-  EXPECT_EQ(info.shape.periodic, model.boundary == Boundary::Periodic);
+  for (int axis = 0; axis < model.dims; ++axis)
+    EXPECT_EQ(info.shape.boundary[axis],
+              static_cast<int>(model.boundaries[axis]));
   EXPECT_EQ(info.components, model.components);
   EXPECT_EQ(info.element_bytes, model.elementBytes());
   ASSERT_EQ(info.num_taps, static_cast<int>(model.taps.size()));

@@ -29,11 +29,12 @@ std::array<int, kMaxDims> coordinates(const Extents &extents,
 
 bool isUpdated(const StencilModel &model, const Extents &extents,
                std::int64_t site) {
-  if (model.boundary == Boundary::Periodic)
-    return true;
-  // The halo is as wide as the stencil's largest reach, on both sides.
+  // The halo is as wide as the stencil's largest reach, on both sides of
+  // each Dirichlet axis.
   std::array<int, kMaxDims> c = coordinates(extents, site);
   for (int axis = 0; axis < model.dims; ++axis) {
+    if (model.boundaries[axis] != Boundary::Dirichlet)
+      continue;
     int halo = 0;
     for (const Tap &tap : model.taps)
       halo = std::max(halo, std::abs(tap.offset[axis]));
@@ -59,14 +60,24 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                                                    : siteValues[index][s]);
     return value;
   };
-  auto neighbourOf = [&](std::int64_t site, const Offset &offset, int sign) {
+  // The neighbour's index, and in `factor` -1 for each antiperiodic wrap
+  // crossed (+1 otherwise).
+  auto neighbourOf = [&](std::int64_t site, const Offset &offset, int sign,
+                         double &factor) {
     std::array<int, kMaxDims> c = coordinates(extents, site);
     std::int64_t neighbour = 0;
+    factor = 1.0;
     for (int axis = kMaxDims - 1; axis >= 0; --axis) {
       int n = extents[axis];
       int coordinate = c[axis] + sign * offset[axis];
-      coordinate = ((coordinate % n) + n) % n; // Dirichlet never wraps here
-      neighbour = neighbour * n + coordinate;
+      // Dirichlet axes never wrap here: updated sites keep their reach.
+      int wrapped = ((coordinate % n) + n) % n;
+      int crossings = coordinate >= 0 ? coordinate / n
+                                      : -((-coordinate + n - 1) / n);
+      if (axis < model.dims &&
+          model.boundaries[axis] == Boundary::Antiperiodic && crossings % 2)
+        factor = -factor;
+      neighbour = neighbour * n + wrapped;
     }
     return neighbour;
   };
@@ -77,17 +88,21 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
     for (size_t t = 0; t < model.taps.size(); ++t) {
       if (!adjoint) {
         // (A x)_i = sum_t c_t(i) x_{i + o_t}
-        std::int64_t j = neighbourOf(site, model.taps[t].offset, +1);
+        double sign = 1.0;
+        std::int64_t j = neighbourOf(site, model.taps[t].offset, +1, sign);
         for (int k = 0; k < nc; ++k)
-          out[site * nc + k] += weight(t, site) * in[j * nc + k];
+          out[site * nc + k] += sign * weight(t, site) * in[j * nc + k];
       } else {
         // (A^T x)_i = sum_j A_ji x_j = sum_t c_t(j) x_j with j = i - o_t,
         // over interior j only (x is zero on the halo).
-        std::int64_t j = neighbourOf(site, model.taps[t].offset, -1);
+        // An antiperiodic wrap gives A_ji the same sign in both
+        // directions.
+        double sign = 1.0;
+        std::int64_t j = neighbourOf(site, model.taps[t].offset, -1, sign);
         if (!isUpdated(model, extents, j))
           continue;
         for (int k = 0; k < nc; ++k)
-          out[site * nc + k] += weight(t, j) * in[j * nc + k];
+          out[site * nc + k] += sign * weight(t, j) * in[j * nc + k];
       }
     }
   }

@@ -19,13 +19,15 @@ using Extents = std::array<int, kMaxDims>; ///< unused axes are 1
 std::int64_t siteCount(const Extents &extents);
 
 /// Whether `site` (linear index, x fastest) is updated by the stencil:
-/// every site on a periodic grid; on a Dirichlet grid the sites at least the
-/// stencil's largest reach along each axis away from both ends.
+/// along each Dirichlet axis the sites at least the stencil's largest reach
+/// away from both ends; along periodic and antiperiodic axes every site.
 bool isUpdated(const StencilModel &model, const Extents &extents,
                std::int64_t site);
 
 /// out = A in (or A^T in when `adjoint`) over the updated sites (components
-/// interleaved per site); other entries of the result are 0. `parameters`
+/// interleaved per site); other entries of the result are 0. A neighbour
+/// past the end of a periodic axis is read from the other end, and past an
+/// antiperiodic one also negated (in(x + n) = -in(x)). `parameters`
 /// holds each scalar parameter's value; `siteValues[p]` the array (one value
 /// per site) of each site parameter p, and is empty for scalar ones. A^T is
 /// computed from the definition A^T_ij = A_ji, with the input's halo read as

@@ -5,6 +5,7 @@
 #include "plan/Plan.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/JSON.h"
 
 #include <gtest/gtest.h>
 
@@ -253,6 +254,139 @@ TEST(Plan, EvenOddAddsHoppingKernelsWithoutTheCentre) {
       findPlan(skewPlans, KernelRole::Adjoint, Hop::OddToEven);
   ASSERT_NE(adjoint, nullptr);
   EXPECT_EQ(adjoint->kernelName, "lap_odd_to_even_adjoint_kernel");
+}
+
+} // namespace
+
+namespace {
+
+/// The spec of laplacianSpec() with its grid and field lines replaced.
+StencilModel modelWith(const std::string &grid, const std::string &field,
+                       const std::string &kernel = "") {
+  std::string yaml = laplacianSpec(kernel);
+  yaml.replace(yaml.find("grid: {dimensions: 3, boundary: dirichlet}"),
+               std::string("grid: {dimensions: 3, boundary: dirichlet}").size(),
+               "grid: {dimensions: 3, boundary: " + grid + "}");
+  yaml.replace(yaml.find("field: {precision: double}"),
+               std::string("field: {precision: double}").size(),
+               "field: {precision: double, " + field + "}");
+  CheckResult result = checkYaml(yaml);
+  EXPECT_TRUE(result.model.has_value()) << result.output;
+  return result.model ? *result.model : StencilModel();
+}
+
+TEST(PlanIR, ThreadsGuardAndIndexingFollowEachAxisBoundary) {
+  StencilModel model =
+      modelWith("[dirichlet, periodic, antiperiodic]", "components: 1",
+                "  tile: {axis: z, factor: 2}\n");
+  KernelPlan plan = planKernel(model);
+  ASSERT_EQ(plan.threads.kind, ThreadMappingKind::Lattice);
+  // Threads start past the halo along the Dirichlet axis only.
+  EXPECT_EQ(plan.threads.lattice.origin, (std::array<int, 4>{1, 0, 0, 0}));
+  EXPECT_EQ(plan.threads.lattice.sitesPerThread[2], 2);
+  EXPECT_EQ(plan.guard.kind, GuardKind::EarlyReturn);
+  EXPECT_EQ(plan.guard.axes[0].upper, 1);
+  EXPECT_EQ(plan.guard.axes[1].upper, 0);
+  EXPECT_EQ(plan.guard.axes[2].upper, 0);
+  // Some axis wraps: addresses from coordinates, wrapped along y and z,
+  // the antiperiodic ones with a sign; nothing is clamped along z.
+  EXPECT_EQ(plan.indexing.kind, SiteIndexingKind::PlainCoordinates);
+  EXPECT_FALSE(plan.indexing.declaresRoom);
+  for (const Coordinate &c : plan.indexing.coordinates) {
+    EXPECT_EQ(c.kind, c.axis == 0 ? CoordinateKind::Shift
+                                  : CoordinateKind::Wrap);
+    EXPECT_EQ(c.flipsSign, c.axis == 2);
+  }
+  for (const PlannedLoad &load : plan.loads) {
+    EXPECT_FALSE(load.clampTileAxis);
+    EXPECT_EQ(load.signAxes.empty(), load.offset[2] == 0)
+        << formatOffset(load.offset, 3);
+  }
+  // The tile's second site is stored only inside the lattice along z.
+  ASSERT_EQ(plan.stores.size(), 2u);
+  EXPECT_TRUE(plan.stores[1].guarded);
+  EXPECT_EQ(plan.stores[1].guardUpper, 0);
+}
+
+TEST(PlanIR, AccessKindsFollowLayoutAndWidth) {
+  auto kindOf = [](const std::string &field, const std::string &kernel = "") {
+    return planKernel(modelWith("dirichlet", field, kernel)).access.kind;
+  };
+  EXPECT_EQ(kindOf("components: 1"), AccessKind::Scalar);
+  EXPECT_EQ(kindOf("components: 1", "  vector_width: 2\n"),
+            AccessKind::RowGroup);
+  EXPECT_EQ(kindOf("components: 4"), AccessKind::SiteMajor);
+  EXPECT_EQ(kindOf("components: 4", "  vector_width: 2\n"),
+            AccessKind::SiteMajorVector);
+  EXPECT_EQ(kindOf("components: 4, layout: soa"), AccessKind::LayoutElement);
+  EXPECT_EQ(planKernel(modelWith("dirichlet", "components: 4, layout: soa"))
+                .indexing.kind,
+            SiteIndexingKind::Layout);
+}
+
+TEST(PlanIR, BlockSumIsAPlanTransform) {
+  StencilModel model = modelWith("dirichlet", "components: 1");
+  model.solver = Solver::CG;
+  std::vector<KernelPlan> plans = planKernels(model);
+  const KernelPlan *apply = findPlan(plans, KernelRole::Apply);
+  const KernelPlan *dot = findPlan(plans, KernelRole::Apply, Hop::None,
+                                   EpilogueKind::BlockSum);
+  ASSERT_NE(apply, nullptr);
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->kernelName, "lap_dot_kernel");
+  EXPECT_EQ(dot->guard.kind, GuardKind::Predicate);
+  EXPECT_EQ(dot->parameters.back().kind, ParameterKind::Partials);
+  // The same program; every store adds its term to the dot product.
+  EXPECT_EQ(dot->loads.size(), apply->loads.size());
+  for (const PlannedStore &store : dot->stores)
+    EXPECT_TRUE(store.addsDot);
+  for (const PlannedStore &store : apply->stores)
+    EXPECT_FALSE(store.addsDot);
+}
+
+TEST(PlanIR, HoppingKernelsMapThreadsToOneParity) {
+  StencilModel model = modelWith("[periodic, periodic, antiperiodic]",
+                                 "components: 3, layout: soa, even_odd: true");
+  KernelPlan hop = planHoppingKernel(model, KernelRole::Apply, Hop::EvenToOdd);
+  EXPECT_EQ(hop.threads.kind, ThreadMappingKind::HalfLattice);
+  EXPECT_EQ(hop.threads.half.parity, 1);
+  EXPECT_EQ(hop.epilogue, EpilogueKind::HopModes);
+  EXPECT_EQ(hop.indexing.kind, SiteIndexingKind::EvenOddHalf);
+  EXPECT_EQ(hop.access.kind, AccessKind::HalfOrder);
+  // No axis has a halo: nothing to guard beyond the parity's sites.
+  for (int axis = 0; axis < 3; ++axis)
+    EXPECT_FALSE(hop.guard.axes[axis].hasLower || hop.guard.axes[axis].hasUpper);
+  ASSERT_EQ(hop.siteWeights.size(), 1u);
+  EXPECT_EQ(hop.siteWeights[0].name, "diag");
+  EXPECT_EQ(hop.stores.front().value, StoredValue::HopResult);
+}
+
+TEST(PlanIR, ParametersArePassedAsOneStruct) {
+  KernelPlan plan = planKernel(modelWith("dirichlet", "components: 1"));
+  std::vector<std::string> names;
+  for (const KernelParameter &p : plan.parameters)
+    names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"out", "in", "nx", "ny", "nz",
+                                             "params"}));
+}
+
+TEST(PlanIR, JsonListsEveryNode) {
+  StencilModel model = modelWith("[dirichlet, periodic, antiperiodic]",
+                                 "components: 1");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printPlansJson({{model, planKernels(model)}}, os);
+  os.flush();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  const llvm::json::Object *kernel =
+      parsed->getAsObject()->getArray("stencils")->front().getAsObject()
+          ->getArray("kernels")->front().getAsObject();
+  for (const char *key : {"threads", "guard", "indexing", "access", "weights",
+                          "accumulators", "program", "stores", "epilogue"})
+    EXPECT_NE(kernel->get(key), nullptr) << key;
+  EXPECT_EQ(kernel->getObject("indexing")->getString("kind"),
+            llvm::StringRef("plain-coordinates"));
 }
 
 } // namespace

@@ -389,6 +389,60 @@ TEST(SolverChecks, PeriodicLaplacianNeedsAMass) {
   EXPECT_TRUE(hasDiagnostic(massless, "must be positive on a periodic grid"));
 }
 
+/// A 2-D 5-point Laplacian without mass, with `boundary` as written.
+CheckResult masslessLaplacian(const std::string &boundary,
+                              const std::string &solver = "cg") {
+  return checkYaml("name: b\n"
+                   "solver: " + solver + "\n"
+                   "grid: {dimensions: 2, boundary: " + boundary + "}\n"
+                   "field: {precision: double}\n"
+                   "taps:\n"
+                   "  - {offset: [0, 0], coefficient: 4}\n"
+                   "  - {offset: [-1, 0], coefficient: -1}\n"
+                   "  - {offset: [1, 0], coefficient: -1}\n"
+                   "  - {offset: [0, -1], coefficient: -1}\n"
+                   "  - {offset: [0, 1], coefficient: -1}\n");
+}
+
+TEST(GridChecks, PerAxisBoundaries) {
+  CheckResult mixed = masslessLaplacian("[periodic, antiperiodic]", "none");
+  ASSERT_TRUE(mixed.model.has_value()) << mixed.output;
+  EXPECT_EQ(mixed.model->boundaries[0], Boundary::Periodic);
+  EXPECT_EQ(mixed.model->boundaries[1], Boundary::Antiperiodic);
+  EXPECT_EQ(boundaryText(*mixed.model), "periodic, antiperiodic");
+  CheckResult all = masslessLaplacian("antiperiodic", "none");
+  ASSERT_TRUE(all.model.has_value()) << all.output;
+  EXPECT_EQ(all.model->boundaries[1], Boundary::Antiperiodic);
+  EXPECT_EQ(boundaryText(*all.model), "antiperiodic");
+
+  EXPECT_TRUE(hasDiagnostic(
+      masslessLaplacian("[periodic]", "none"),
+      "test.yaml:3:33: error: 'grid.boundary' lists 1 boundaries but the "
+      "grid has 2 dimensions; give one per axis (x first) or one for all"));
+  EXPECT_TRUE(hasDiagnostic(
+      masslessLaplacian("[periodic, antiperodic]", "none"),
+      "test.yaml:3:44: error: unknown boundary 'antiperodic'; expected "
+      "'dirichlet', 'periodic' or 'antiperiodic' (did you mean "
+      "'antiperiodic'?)"));
+  EXPECT_TRUE(hasDiagnostic(masslessLaplacian("[periodic, {a: 1}]", "none"),
+                            "error: each entry of 'grid.boundary' must be a "
+                            "single value"));
+}
+
+TEST(SolverChecks, BoundariesDecideWhetherAMasslessLaplacianIsDefinite) {
+  // theta = 0 is a momentum of every periodic lattice: singular.
+  EXPECT_TRUE(hasDiagnostic(masslessLaplacian("periodic"),
+                            "must be positive on a periodic grid"));
+  // Antiperiodic momenta (2k + 1) pi / n never reach theta = 0, and a
+  // Dirichlet axis the stencil reaches across keeps the spectrum above it.
+  for (const char *boundary :
+       {"antiperiodic", "[periodic, antiperiodic]", "[dirichlet, periodic]",
+        "dirichlet"}) {
+    CheckResult result = masslessLaplacian(boundary);
+    EXPECT_TRUE(result.model.has_value()) << boundary << result.output;
+  }
+}
+
 TEST(SolverChecks, SiteParameters) {
   std::string spec = laplacianSpec();
   spec.replace(spec.find("  - {name: h, default: 1.0}\n"), 0,
@@ -591,24 +645,20 @@ std::string specWithParameter(const std::string &name) {
          name + "}]\n";
 }
 
-TEST(ParameterChecks, KernelVariablesAreNotParameterNames) {
+TEST(ParameterChecks, KernelVariablesAreParameterNamesToo) {
+  // Kernels read parameters as members of `params`, so no local variable
+  // of theirs can collide with one (t_eo_bc4d_ppda_soa_c2 names its
+  // parameters `diag` and `site`, locals of its kernels, and runs).
   for (const char *name : {"x", "site", "acc0", "w3_s1", "u12", "y_m1",
-                           "hop_mode", "diag", "same"}) {
-    std::string yaml = specWithParameter(name);
-    EXPECT_TRUE(hasDiagnostic(checkYaml(yaml),
+                           "hop_mode", "diag", "same", "acc", "c"}) {
+    CheckResult result = checkYaml(specWithParameter(name));
+    EXPECT_TRUE(result.model.has_value()) << name << result.output;
+  }
+  for (const char *name : {"params", "value_type", "STENCIL_UNROLL"})
+    EXPECT_TRUE(hasDiagnostic(checkYaml(specWithParameter(name)),
                               "error: parameter name '" + std::string(name) +
-                                  "' is taken by a variable of the generated "
-                                  "kernels"))
+                                  "' is a reserved word"))
         << name;
-  }
-  for (const char *name : {"s", "w", "u", "acc", "x_mass", "width"}) {
-    std::string yaml = specWithParameter(name);
-    CheckResult result = checkYaml(yaml);
-    if (std::string(name) == "acc")
-      EXPECT_FALSE(result.model.has_value()) << name; // the accumulator
-    else
-      EXPECT_TRUE(result.model.has_value()) << name << result.output;
-  }
 }
 
 } // namespace
@@ -657,8 +707,14 @@ TEST(LayoutChecks, SitesAlongXOfAScalarField) {
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
                                "boundary: periodic")),
-      what + "needs a Dirichlet grid; periodic rows would wrap inside a "
-             "group"));
+      what + "needs Dirichlet boundaries on every axis; rows that wrap "
+             "would wrap inside a group"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
+                               "boundary: [dirichlet, dirichlet, "
+                               "antiperiodic]")),
+      what + "needs Dirichlet boundaries on every axis; rows that wrap "
+             "would wrap inside a group"));
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4, "
                                "tile: {axis: x, factor: 2}}")),
@@ -678,11 +734,17 @@ TEST(LayoutChecks, SitesAlongXOfAScalarField) {
       what + "needs plain site-major storage"));
 }
 
-TEST(LayoutChecks, GeneratedNamesAreNotParameterNames) {
-  for (const char *name : {"xroom", "whole_group", "w3_s1_2", "dot", "c0"})
-    EXPECT_FALSE(isUsableParameterName(name)) << name;
-  for (const char *name : {"w3_s1_", "w3_s_2", "xroom2"})
+TEST(LayoutChecks, GeneratedNamesCannotCollideWithParameters) {
+  // The kernels' locals: free for parameters, which the kernels read as
+  // members of `params`.
+  for (const char *name : {"xroom", "whole_group", "w3_s1_2", "dot", "c0",
+                           "x", "site", "acc0", "u3", "diag", "c", "t_p1"})
     EXPECT_TRUE(isUsableParameterName(name)) << name;
+  // Keywords, reserved identifiers, the platform's macros, the host API's
+  // own names.
+  for (const char *name : {"for", "__x", "STENCIL_STORE", "value_type",
+                           "params", "in"})
+    EXPECT_FALSE(isUsableParameterName(name)) << name;
 }
 
 namespace {

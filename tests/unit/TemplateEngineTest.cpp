@@ -36,7 +36,7 @@ TEST(TemplateEngine, UnknownAndUnusedKeysAreErrors) {
 }
 
 TEST(TemplateEngine, EmbeddedTemplatesExist) {
-  for (const char *name : {"kernels.hip.in", "kernels.hpp.in", "kernel.in"}) {
+  for (const char *name : {"kernels.hip.in", "kernels.hpp.in", "tune_main.cpp.in"}) {
     llvm::Expected<llvm::StringRef> text = getTemplate(name);
     ASSERT_TRUE(static_cast<bool>(text)) << llvm::toString(text.takeError());
     EXPECT_FALSE(text->empty());

@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
     size += (axis ? "x" : "") + std::to_string(extents[axis]);
   KernelPlan plan = planKernel(*model);
   outs() << "stencil_verify: " << model->name << " (" << model->dims << "-D "
-         << boundaryName(model->boundary) << ", " << model->valueType() << ", "
+         << boundaryText(*model) << ", " << model->valueType() << ", "
          << model->components << " per site) on " << size
          << ", host backend, " << std::thread::hardware_concurrency()
          << " CPU threads\n";

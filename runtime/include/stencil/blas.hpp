@@ -21,7 +21,7 @@ Status xpay(const Field &x, double a, Field &y);
 Status scale(double a, Field &x);
 /// z = r / d, elementwise (Jacobi: d is the operator's diagonal)
 Status divide(const Field &r, const Field &d, Field &z);
-/// Sets every halo value of a Dirichlet field (no-op on periodic fields).
+/// Sets every halo value (along Dirichlet axes; no-op without a halo).
 Status set_halo(Field &x, double value);
 
 /// Dot products and norms. Holds the per-block partial sums on the device,

@@ -19,8 +19,10 @@ struct Lattice {
   int extents[kMaxDims] = {1, 1, 1, 1};
   int components = 1;
   int element_bytes = 8;
-  bool periodic = false;
-  /// Dirichlet halo width per axis (both sides); 0 on periodic lattices.
+  /// Per axis, a stencil::Boundary.
+  int boundary[kMaxDims] = {0, 0, 0, 0};
+  /// Halo width per axis (both sides): the reach along Dirichlet axes, 0
+  /// along axes that wrap around.
   int halo[kMaxDims] = {0, 0, 0, 0};
   /// How values are stored on the device (stencil/layout.hpp).
   Layout layout;
@@ -34,12 +36,14 @@ struct Lattice {
   std::size_t bytes() const {
     return static_cast<std::size_t>(values()) * element_bytes;
   }
-  /// Sites the operator updates: all on periodic lattices, the interior on
-  /// Dirichlet ones (of this parity for a half).
+  /// Whether some axis has a halo (a Dirichlet boundary).
+  bool has_halo() const;
+  /// Sites the operator updates: all but the halo along Dirichlet axes (of
+  /// this parity for a half).
   std::int64_t interior_sites() const;
   /// The lattice of one parity's half (an even/odd whole lattice only).
   Lattice half(int which) const;
-  /// "48x48x48, 1 double per site, dirichlet (halo 1)".
+  /// "48x48x48, 1 double per site, dirichlet (halo 1 1 1)".
   std::string describe() const;
   bool operator==(const Lattice &other) const;
   bool operator!=(const Lattice &other) const { return !(*this == other); }

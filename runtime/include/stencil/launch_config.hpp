@@ -11,9 +11,9 @@
 //   - with `component_groups` G > 1, a site's components are split over G
 //     threads: blockIdx.x = G * (block along x) + group, so the G blocks
 //     of the same sites are neighbours in launch order;
-//   - Dirichlet grids map threads to interior sites only (the halo, `reach`
-//     sites wide on both sides of each axis, is never written); periodic
-//     grids map threads to every site.
+//   - along a Dirichlet axis threads map to interior sites only (the halo,
+//     `reach` sites wide on both sides, is never written); along a periodic
+//     or antiperiodic axis to every site.
 #ifndef STENCIL_LAUNCH_CONFIG_HPP
 #define STENCIL_LAUNCH_CONFIG_HPP
 
@@ -27,10 +27,25 @@ namespace stencil {
 
 constexpr int kMaxDims = 4;
 
+/// How a lattice axis ends (the spec's grid.boundary). Dirichlet: a halo of
+/// fixed values `reach` sites wide on both sides; periodic: neighbours wrap
+/// around; antiperiodic: they wrap around with their sign flipped (fermion
+/// fields in time).
+enum Boundary : int { kDirichlet = 0, kPeriodic = 1, kAntiperiodic = 2 };
+
+inline const char *boundary_name(int boundary) {
+  return boundary == kPeriodic       ? "periodic"
+         : boundary == kAntiperiodic ? "antiperiodic"
+                                     : "dirichlet";
+}
+
+/// Whether neighbours wrap around along an axis with this boundary.
+inline bool wraps(int boundary) { return boundary != kDirichlet; }
+
 /// What the launch geometry depends on; generated headers define one.
 struct StencilShape {
   int dims;
-  bool periodic;
+  int boundary[kMaxDims]; ///< per axis, a stencil::Boundary
   int reach[kMaxDims]; ///< largest |offset| per axis
   int block[kMaxDims];
   int tile_axis;
@@ -88,11 +103,12 @@ inline Status make_launch_config(const StencilShape &shape,
       sites = n - shape.reach[0];
       if (n - 2LL * shape.reach[0] <= 0)
         config.empty = true;
-    } else if (shape.periodic) {
+    } else if (wraps(shape.boundary[axis])) {
       const int reach = shape.reach[axis];
       if (n < reach)
         return Status::failure(
-            "periodic extent n" + name + " = " + std::to_string(n) +
+            std::string(boundary_name(shape.boundary[axis])) + " extent n" +
+            name + " = " + std::to_string(n) +
             " is smaller than the stencil's reach of " +
             std::to_string(reach) + " along " + name);
       sites = n;

@@ -101,22 +101,24 @@ STENCIL_HOST_DEVICE inline index_t layout_element(const Layout &l,
 }
 
 /// A clear error unless the extents fit the layout: whole subdomains, whole
-/// blocks of sites, and for even/odd storage an even nx (x is halved) and,
-/// on periodic lattices, even extents (so that wrapping keeps the
-/// checkerboard).
+/// blocks of sites, and for even/odd storage an even nx (x is halved) and
+/// even extents along the axes that wrap (`boundary[axis]`, a
+/// stencil::Boundary, non-zero: periodic or antiperiodic), so that
+/// wrapping keeps the checkerboard.
 inline Status check_layout(const Layout &l, int dims, const int *extents,
-                           bool periodic = false) {
+                           const int *boundary = nullptr) {
   long long sites = 1;
   static const char *const axes[4] = {"x", "y", "z", "t"};
   for (int axis = 0; axis < dims; ++axis) {
     sites *= extents[axis];
-    if (l.even_odd && (axis == 0 || periodic) && extents[axis] % 2 != 0)
+    const bool wraps = boundary && boundary[axis] != 0;
+    if (l.even_odd && (axis == 0 || wraps) && extents[axis] % 2 != 0)
       return Status::failure(
           std::string("extent n") + axes[axis] + " = " +
           std::to_string(extents[axis]) + " is odd; even/odd storage needs " +
           (axis == 0 ? "an even nx (each half holds nx/2 sites per row)"
-                     : "even extents on a periodic lattice (an odd one "
-                       "joins sites of equal parity across the wrap)"));
+                     : "even extents along axes that wrap around (an odd "
+                       "one joins sites of equal parity across the wrap)"));
     if (extents[axis] % l.sub[axis] != 0)
       return Status::failure(
           std::string("extent n") + axes[axis] + " = " +

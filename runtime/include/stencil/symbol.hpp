@@ -2,9 +2,10 @@
 // s(theta) = sum_o c_o cos(theta . o), and its minimum over theta.
 //
 // For a symmetric stencil the symbol is real and bounds the operator's
-// spectrum: on a periodic lattice the eigenvalues are its values at the
-// lattice momenta; a Dirichlet section (halo held at zero) has its spectrum
-// inside (min s, max s) and is positive definite when s >= 0 and s is not
+// spectrum: along periodic and antiperiodic axes the eigenvalues are its
+// values at the lattice momenta (2 pi k / n, and (2k + 1) pi / n); a
+// Dirichlet section (halo held at zero) has its spectrum inside
+// (min s, max s) and is positive definite when s >= 0 and s is not
 // identically zero. Used by the generator's spec check and by the runtime's
 // check of the actual parameter values before CG.
 #ifndef STENCIL_SYMBOL_HPP
@@ -79,14 +80,36 @@ inline SymbolMinimum symbol_minimum(int dims,
   return best;
 }
 
-/// Whether a symmetric stencil with this symbol minimum is positive
-/// definite on a lattice with this boundary (see the comment at the top).
-inline bool symbol_positive_definite(const SymbolMinimum &minimum,
-                                     bool periodic) {
+/// Whether a symmetric stencil whose symbol has this minimum is positive
+/// definite on a lattice with these boundaries (`boundary[axis]`: 0
+/// Dirichlet, 1 periodic, 2 antiperiodic, as stencil::Boundary; `reach`
+/// the stencil's reach per axis), for every lattice size:
+///   - a positive minimum suffices;
+///   - a negative one fails (large lattices reach every momentum);
+///   - a zero minimum is an eigenvalue only if its momentum theta* is one
+///     of the lattice's: along a periodic axis 2 pi k / n (theta = 0 for
+///     every n), along an antiperiodic axis (2k + 1) pi / n (never 0, so a
+///     zero at theta_axis = 0 is never reached), and never along a Dirichlet
+///     axis the stencil reaches across (the spectrum of its Toeplitz
+///     section lies strictly inside the symbol's range). A zero elsewhere
+///     than 0 along a wrapped axis may be reached for some n: not definite.
+inline bool symbol_positive_definite(const SymbolMinimum &minimum, int dims,
+                                     const int *boundary, const int *reach) {
   const double tolerance = 1e-12 * (minimum.scale > 0 ? minimum.scale : 1.0);
   if (minimum.scale == 0.0)
     return false;
-  return periodic ? minimum.value > tolerance : minimum.value >= -tolerance;
+  if (minimum.value > tolerance)
+    return true;
+  if (minimum.value < -tolerance)
+    return false;
+  for (int axis = 0; axis < dims; ++axis) {
+    const bool atZero = std::fabs(minimum.theta[axis]) < 1e-6;
+    if (boundary[axis] == 0 && reach[axis] > 0)
+      return true;
+    if (boundary[axis] == 2 && atZero)
+      return true;
+  }
+  return false;
 }
 
 } // namespace stencil

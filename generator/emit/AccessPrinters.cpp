@@ -1,0 +1,412 @@
+//===- AccessPrinters.cpp - One printer per FieldAccess kind --------------===//
+#include "emit/EmitText.h"
+#include "emit/KernelParts.h"
+
+#include "check/Model.h"
+
+namespace stencilc {
+
+const char *AccessPrinter::storeMacro() const {
+  return plan.storeKind == StoreKind::NonTemporal ? "STENCIL_STORE_NT"
+                                                  : "STENCIL_STORE";
+}
+
+std::string AccessPrinter::accumulate(const PlannedAccumulation &acc,
+                                      const std::string &index,
+                                      const std::string &value) const {
+  return "acc" + std::to_string(acc.site) + index +
+         (acc.first ? " = " : " += ") + acc.weight + " * " + value + ";";
+}
+
+std::string AccessPrinter::signedValue(const PlannedLoad &load,
+                                       const std::string &value) const {
+  if (load.signAxes.empty())
+    return value;
+  std::string text = "(";
+  for (int axis : load.signAxes)
+    text += wrappedName(axis, load.offset[axis]) + "_sign * ";
+  return text + value + ")";
+}
+
+namespace {
+
+/// The hop modes' value of component expression `acc` (see
+/// EpilogueKind::HopModes), stored to `out` at `element`, with `same` read
+/// at the same element.
+void hopResult(CodePrinter &p, const char *store, const std::string &acc,
+               const std::string &element) {
+  p.emit({{"acc", acc}, {"element", element}, {"store", store}}, R"(
+    value_type result = hop_scale * $acc$;
+    if (add_same)
+      result += same_scale * same[$element$];
+    $store$(&out[$element$], result);
+  )");
+}
+
+/// One value per site.
+class ScalarAccess : public AccessPrinter {
+public:
+  using AccessPrinter::AccessPrinter;
+
+  void load(CodePrinter &p, const PlanStep &step) const override {
+    const std::string name = "u" + std::to_string(step.load);
+    p.line("const value_type " + name + " = in[" +
+           index.loadIndex(plan.loads[step.load]) + "];");
+    for (const PlannedAccumulation &acc : step.accumulations)
+      p.line(accumulate(acc, "", signedValue(plan.loads[step.load], name)));
+  }
+
+  void store(CodePrinter &p, const PlannedStore &store) const override {
+    const std::string at = index.storeIndex(store);
+    const std::string acc = "acc" + std::to_string(store.site);
+    if (store.value == StoredValue::HopResult)
+      return hopResult(p, storeMacro(), acc, at);
+    p.line(std::string(storeMacro()) + "(&out[" + at + "], " + acc + ");");
+    if (store.addsDot)
+      p.line("dot += static_cast<double>(in[" + at +
+             "]) * static_cast<double>(" + acc + ");");
+  }
+};
+
+/// One value per site, each thread an aligned group of `width` sites along
+/// x: rows move with one vector access, the halo beside the group value by
+/// value.
+class RowGroupAccess : public AccessPrinter {
+public:
+  using AccessPrinter::AccessPrinter;
+
+  void load(CodePrinter &p, const PlanStep &step) const override {
+    const PlannedLoad &load = plan.loads[step.load];
+    const std::string name = "u" + std::to_string(step.load);
+    const std::string at = index.loadIndex(load);
+    if (load.width > 1)
+      p.line("const vec_t " + name +
+             " = *reinterpret_cast<const vec_t *>(in + " + at + ");");
+    else
+      p.line("const value_type " + name + " = in[" + at + "];");
+    for (const PlannedAccumulation &acc : step.accumulations)
+      p.line(accumulate(acc, "[" + std::to_string(acc.lane) + "]",
+                        load.width > 1
+                            ? name + ".v[" + std::to_string(acc.element) + "]"
+                            : name));
+  }
+
+  /// One vector store when the whole group is inside the update region
+  /// (`whole_group`), else site by site: the array's first and last groups
+  /// hold halo sites.
+  void store(CodePrinter &p, const PlannedStore &store) const override {
+    const std::string reach = std::to_string(store.groupReach);
+    CodePrinter::Vars vars = {{"at", index.storeIndex(store)},
+                              {"acc", "acc" + std::to_string(store.site)},
+                              {"width", std::to_string(access.width)},
+                              {"store", storeMacro()},
+                              {"reach", reach}};
+    p.emit(vars, R"(
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < $width$; ++l)
+          r.v[l] = $acc$[l];
+        $store$(reinterpret_cast<vec_t *>(out + $at$), r);
+    )");
+    if (store.addsDot) {
+      CodePrinter::Indent indent(p);
+      p.emit(vars, R"(
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + $at$);
+        STENCIL_UNROLL
+        for (int l = 0; l < $width$; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      )");
+    }
+    p.emit(vars, R"(
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < $width$; ++l)
+          if (x + l >= $reach$ && x + l < nx - $reach$) {
+            $store$(&out[$at$ + l], $acc$[l]);
+    )");
+    if (store.addsDot) {
+      CodePrinter::Indent indent(p, 6);
+      p.emit(vars, R"(
+        dot += static_cast<double>(in[$at$ + l]) * static_cast<double>($acc$[l]);
+      )");
+    }
+    p.emit(R"(
+        }
+      }
+    )");
+  }
+};
+
+/// A site's components one by one, at element indices the subclass
+/// spells: the loop over this thread's components, the dot term, the hop
+/// modes' value.
+class ComponentAccess : public AccessPrinter {
+public:
+  using AccessPrinter::AccessPrinter;
+
+  void store(CodePrinter &p, const PlannedStore &store) const override {
+    const std::string at = index.storeIndex(store);
+    const std::string acc = "acc" + std::to_string(store.site);
+    CodePrinter::Vars vars = {{"count", std::to_string(access.perThread)},
+                              {"element", element(at, component())},
+                              {"acc", acc},
+                              {"store", storeMacro()}};
+    if (store.value == StoredValue::HopResult) {
+      p.emit(vars, R"(
+        STENCIL_UNROLL
+        for (int c = 0; c < $count$; ++c) {
+      )");
+      CodePrinter::Indent indent(p);
+      hopResult(p, storeMacro(), acc + "[c]", element(at, component()));
+      p.line("}");
+      return;
+    }
+    p.emit(vars, R"(
+      STENCIL_UNROLL
+      for (int c = 0; c < $count$; ++c)
+        $store$(&out[$element$], $acc$[c]);
+    )");
+    if (store.addsDot)
+      p.emit(vars, R"(
+        STENCIL_UNROLL
+        for (int c = 0; c < $count$; ++c)
+          dot += static_cast<double>(in[$element$]) * static_cast<double>($acc$[c]);
+      )");
+  }
+
+protected:
+  /// The element index of component `c` (text) of the site whose storage
+  /// index is `site` (text).
+  virtual std::string element(const std::string &site,
+                              const std::string &c) const = 0;
+};
+
+/// Site-major: a site's components are contiguous; a pointer to this
+/// thread's first one.
+class SiteMajorAccess : public ComponentAccess {
+public:
+  using ComponentAccess::ComponentAccess;
+
+  void load(CodePrinter &p, const PlanStep &step) const override {
+    const std::string name = "u" + std::to_string(step.load);
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"nc", std::to_string(access.components)},
+            {"first", access.split ? " + c0" : ""},
+            {"count", std::to_string(access.perThread)}},
+           R"(
+             const value_type *$name$ = in + ($at$) * $nc$$first$;
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c) {
+           )");
+    {
+      CodePrinter::Indent indent(p);
+      for (const PlannedAccumulation &acc : step.accumulations)
+        p.line(accumulate(acc, "[c]",
+                          signedValue(plan.loads[step.load], name + "[c]")));
+    }
+    p.line("}");
+  }
+
+protected:
+  std::string element(const std::string &site,
+                      const std::string &c) const override {
+    return "(" + site + ") * " + std::to_string(access.components) + " + " + c;
+  }
+};
+
+/// Site-major, `width` consecutive components per access.
+class SiteMajorVectorAccess : public ComponentAccess {
+public:
+  using ComponentAccess::ComponentAccess;
+
+  void load(CodePrinter &p, const PlanStep &step) const override {
+    const std::string name = "u" + std::to_string(step.load);
+    const std::string width = std::to_string(access.width);
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"nc", std::to_string(access.components)},
+            {"first", access.split ? " + c0" : ""},
+            {"vectors", std::to_string(access.perThread / access.width)},
+            {"width", width}},
+           R"(
+             const vec_t *$name$ = reinterpret_cast<const vec_t *>(in + ($at$) * $nc$$first$);
+             STENCIL_UNROLL
+             for (int j = 0; j < $vectors$; ++j) {
+               const vec_t v = $name$[j];
+               STENCIL_UNROLL
+               for (int l = 0; l < $width$; ++l) {
+           )");
+    {
+      CodePrinter::Indent indent(p, 4);
+      for (const PlannedAccumulation &acc : step.accumulations)
+        p.line(accumulate(acc, "[j * " + width + " + l]",
+                          signedValue(plan.loads[step.load], "v.v[l]")));
+    }
+    p.emit(R"(
+        }
+      }
+    )");
+  }
+
+  /// Whole vectors out; the dot term value by value.
+  void store(CodePrinter &p, const PlannedStore &store) const override {
+    storeVectors(p, store);
+    if (store.addsDot)
+      dotTerms(p, store);
+  }
+
+protected:
+  std::string element(const std::string &site,
+                      const std::string &c) const override {
+    return "(" + site + ") * " + std::to_string(access.components) + " + " + c;
+  }
+
+private:
+  void storeVectors(CodePrinter &p, const PlannedStore &store) const {
+    CodePrinter::Vars vars = {
+        {"at", index.storeIndex(store)},
+        {"acc", "acc" + std::to_string(store.site)},
+        {"nc", std::to_string(access.components)},
+        {"first", access.split ? " + c0" : ""},
+        {"vectors", std::to_string(access.perThread / access.width)},
+        {"width", std::to_string(access.width)},
+        {"store", storeMacro()}};
+    if (store.value == StoredValue::HopResult) {
+      p.emit(vars, R"(
+        STENCIL_UNROLL
+        for (int j = 0; j < $vectors$; ++j) {
+          vec_t result;
+          STENCIL_UNROLL
+          for (int l = 0; l < $width$; ++l)
+            result.v[l] = hop_scale * $acc$[j * $width$ + l];
+          if (add_same) {
+            const vec_t v = reinterpret_cast<const vec_t *>(same + ($at$) * $nc$)[j];
+            STENCIL_UNROLL
+            for (int l = 0; l < $width$; ++l)
+              result.v[l] += same_scale * v.v[l];
+          }
+          $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$)[j], result);
+        }
+      )");
+      return;
+    }
+    p.emit(vars, R"(
+      STENCIL_UNROLL
+      for (int j = 0; j < $vectors$; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < $width$; ++l)
+          r.v[l] = $acc$[j * $width$ + l];
+        $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$$first$)[j], r);
+      }
+    )");
+  }
+
+  void dotTerms(CodePrinter &p, const PlannedStore &store) const {
+    const std::string at = index.storeIndex(store);
+    p.emit({{"count", std::to_string(access.perThread)},
+            {"element", element(at, component())},
+            {"acc", "acc" + std::to_string(store.site)}},
+           R"(
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c)
+               dot += static_cast<double>(in[$element$]) * static_cast<double>($acc$[c]);
+           )");
+  }
+};
+
+/// Components placed by a stencil::Layout (soa, aosoa, subdomains, even/odd
+/// over the whole lattice): stencil::layout_element() per component.
+class LayoutElementAccess : public ComponentAccess {
+public:
+  using ComponentAccess::ComponentAccess;
+
+  void load(CodePrinter &p, const PlanStep &step) const override {
+    const std::string name = "u" + std::to_string(step.load);
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"count", std::to_string(access.perThread)},
+            {"element", element(name, component())}},
+           R"(
+             const stencil::index_t $name$ = $at$;
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c) {
+               const value_type v = in[$element$];
+           )");
+    {
+      CodePrinter::Indent indent(p);
+      for (const PlannedAccumulation &acc : step.accumulations)
+        p.line(accumulate(acc, "[c]", signedValue(plan.loads[step.load], "v")));
+    }
+    p.line("}");
+  }
+
+protected:
+  std::string element(const std::string &site,
+                      const std::string &c) const override {
+    return "stencil::layout_element(layout, " + site + ", " + c + ", " +
+           std::to_string(access.components) + ", sites)";
+  }
+};
+
+/// Components of one parity's half stored in a non-site-major order:
+/// stencil::order_element() within the half.
+class HalfOrderAccess : public ComponentAccess {
+public:
+  using ComponentAccess::ComponentAccess;
+
+  void load(CodePrinter &p, const PlanStep &step) const override {
+    const std::string name = "u" + std::to_string(step.load);
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"count", std::to_string(access.perThread)}},
+           R"(
+             const stencil::index_t $name$ = $at$;
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c) {
+           )");
+    {
+      CodePrinter::Indent indent(p);
+      for (const PlannedAccumulation &acc : step.accumulations)
+        p.line(accumulate(
+            acc, "[c]",
+            signedValue(plan.loads[step.load],
+                        "in[" + element(name, "c") + "]")));
+    }
+    p.line("}");
+  }
+
+protected:
+  std::string element(const std::string &site,
+                      const std::string &c) const override {
+    return "stencil::order_element(" +
+           std::to_string(static_cast<int>(access.layout.order)) + ", " +
+           std::to_string(access.layout.block) + ", " + site + ", " + c +
+           ", " + std::to_string(access.components) + ", half_sites)";
+  }
+};
+
+} // namespace
+
+std::unique_ptr<AccessPrinter>
+makeAccessPrinter(const KernelPlan &plan, const SiteIndexPrinter &index) {
+  switch (plan.access.kind) {
+  case AccessKind::Scalar:
+    return std::make_unique<ScalarAccess>(plan, index);
+  case AccessKind::RowGroup:
+    return std::make_unique<RowGroupAccess>(plan, index);
+  case AccessKind::SiteMajor:
+    return std::make_unique<SiteMajorAccess>(plan, index);
+  case AccessKind::SiteMajorVector:
+    return std::make_unique<SiteMajorVectorAccess>(plan, index);
+  case AccessKind::LayoutElement:
+    return std::make_unique<LayoutElementAccess>(plan, index);
+  case AccessKind::HalfOrder:
+    return std::make_unique<HalfOrderAccess>(plan, index);
+  }
+  return nullptr;
+}
+
+} // namespace stencilc

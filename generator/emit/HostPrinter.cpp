@@ -1,0 +1,361 @@
+//===- HostPrinter.cpp - Launchers and host declarations ------------------===//
+#include "emit/HostPrinter.h"
+
+#include "emit/CodePrinter.h"
+#include "emit/EmitText.h"
+
+namespace stencilc {
+
+namespace {
+
+/// What every launcher of `model` spells the same way.
+struct LauncherText {
+  std::string extentList;   ///< {extents.nx, ..., 1}
+  std::string valueCount;   ///< values of a whole field
+  std::string siteCount;    ///< sites of a whole field
+  std::string genericExtents;
+  std::string genericParams;
+};
+
+LauncherText launcherText(const StencilModel &model) {
+  LauncherText text;
+  std::vector<std::string> extents, generic, sites;
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    extents.push_back(axis < model.dims ? "extents." + extentName(axis)
+                                        : std::string("1"));
+  for (int axis = 0; axis < model.dims; ++axis) {
+    generic.push_back("typed_extents." + extentName(axis) + " = extents[" +
+                      std::to_string(axis) + "];");
+    sites.push_back("static_cast<std::int64_t>(extents." + extentName(axis) +
+                    ")");
+  }
+  text.extentList = listOf(extents);
+  text.siteCount = join(sites, " * ");
+  std::vector<std::string> values = sites;
+  if (model.components > 1)
+    values.push_back(std::to_string(model.components));
+  text.valueCount = join(values, " *\n    ");
+  text.genericExtents = join(generic, "\n");
+  std::vector<std::string> params;
+  for (size_t i = 0; i < model.parameters.size(); ++i) {
+    const Parameter &param = model.parameters[i];
+    const std::string index = std::to_string(i);
+    params.push_back(
+        param.site
+            ? "typed_params." + param.name +
+                  " = fields ? static_cast<const value_type *>(fields[" +
+                  index + "]) : nullptr;"
+            : "typed_params." + param.name +
+                  " = static_cast<value_type>(params[" + index + "]);");
+  }
+  text.genericParams = join(params, "\n");
+  return text;
+}
+
+/// The launch's argument for each kernel parameter.
+std::string launchArguments(const LauncherPlan &launcher) {
+  std::vector<std::string> args;
+  for (const KernelParameter &param : launcher.kernelParameters)
+    switch (param.kind) {
+    case ParameterKind::OutField:
+    case ParameterKind::InField:
+    case ParameterKind::SameField:
+    case ParameterKind::Params:
+    case ParameterKind::Partials:
+      args.push_back(param.name);
+      break;
+    case ParameterKind::HopMode:
+      args.push_back("static_cast<int>(mode)");
+      break;
+    case ParameterKind::HopScalar:
+      args.push_back("static_cast<value_type>(" +
+                     llvm::StringRef(param.name).drop_front(4).str() + ")");
+      break;
+    case ParameterKind::Extent:
+      args.push_back("extents." + param.name);
+      break;
+    case ParameterKind::BlocksZ:
+      args.push_back("config.blocks_z");
+      break;
+    }
+  return join(args, ",\n");
+}
+
+/// Site-parameter arrays present and apart from `out` (a hopping kernel's
+/// `out` is one half; the arrays are whole); fields aligned for vector
+/// accesses.
+std::string argumentChecks(const StencilModel &model,
+                           const LauncherPlan &launcher,
+                           const LauncherText &text) {
+  const bool hopping = launcher.kind == LauncherKind::Hopping;
+  std::string checks = printed([&](CodePrinter &p) {
+    for (const std::string &name : launcher.siteArrays)
+      p.emit({{"model", model.name},
+              {"param", name},
+              {"out", hopping ? "out, values" : "out"},
+              {"sites", text.siteCount}},
+             R"(
+               if (params.$param$ == nullptr)
+                 return stencil::Status::failure("$model$: site parameter '$param$' has no array");
+               if (overlaps($out$, params.$param$, $sites$))
+                 return stencil::Status::failure("$model$: 'out' overlaps site parameter '$param$'");
+             )");
+    if (launcher.alignmentBytes > 0)
+      p.emit({{"model", model.name},
+              {"bytes", std::to_string(launcher.alignmentBytes)},
+              {"width", std::to_string(launcher.vectorWidth)}},
+             R"(
+               if (!stencil::is_aligned(out, $bytes$) || !stencil::is_aligned(in, $bytes$))
+                 return stencil::Status::failure("$model$: 'out' and 'in' must be aligned to $bytes$ bytes for the $bytes$-byte accesses of kernel.vector_width $width$");
+             )");
+  });
+  return checks;
+}
+
+std::string summaryComment(const LauncherPlan &launcher) {
+  return printed([&](CodePrinter &p) {
+    wrappedComment(p, "///", launcher.summary);
+  });
+}
+
+void latticeLauncher(CodePrinter &p, const StencilModel &model,
+                     const LauncherPlan &launcher, const LauncherText &text) {
+  const bool dot = launcher.kind == LauncherKind::LatticeDot;
+  CodePrinter::Vars vars = {
+      {"summary", summaryComment(launcher)},
+      {"function", launcher.function},
+      {"model", model.name},
+      {"kernel", launcher.kernelName},
+      {"extent_list", text.extentList},
+      {"value_count", text.valueCount},
+      {"checks", argumentChecks(model, launcher, text)},
+      {"args", launchArguments(launcher)},
+      {"generic_extents", text.genericExtents},
+      {"generic_params", text.genericParams},
+      {"partials", dot ? "double *partials, " : ""},
+      {"partials_arg", dot ? "partials, " : ""},
+      {"partials_null", dot ? " || partials == nullptr" : ""},
+  };
+  p.emit(vars, R"(
+    $summary$
+    stencil::Status $function$(value_type *out, const value_type *in,
+        const Extents &extents, const Params &params, $partials$stencil::Stream stream) {
+      (void)params; // unused when the spec declares no parameters
+      const int n[stencil::kMaxDims] = $extent_list$;
+      stencil::LaunchConfig config;
+      stencil::Status status = stencil::make_launch_config(shape(), n, config);
+      if (status.ok())
+        status = stencil::check_layout(layout(), dims, n, boundary);
+      if (!status.ok())
+        return stencil::Status::failure("$model$: " + status.message());
+      if (out == nullptr || in == nullptr$partials_null$)
+        return stencil::Status::failure("$model$: null field pointer");
+      const std::int64_t values = $value_count$;
+      if (overlaps(out, in, values))
+        return stencil::Status::failure(
+            "$model$: 'out' and 'in' overlap; the kernel cannot run in place");
+      $checks$
+      if (config.empty)
+        return status;
+      STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
+          $args$);
+      return stencil::launch_status("$kernel$");
+    }
+
+    stencil::Status $function$_generic(void *out, const void *in,
+        const int *extents, const double *params, const void *const *fields,
+        $partials$stencil::Stream stream) {
+      (void)params;
+      (void)fields;
+      Extents typed_extents;
+      $generic_extents$
+      Params typed_params;
+      $generic_params$
+      return $function$(static_cast<value_type *>(out),
+          static_cast<const value_type *>(in), typed_extents, typed_params,
+          $partials_arg$stream);
+    }
+  )");
+}
+
+void hoppingLauncher(CodePrinter &p, const StencilModel &model,
+                     const LauncherPlan &launcher, const LauncherText &text) {
+  const std::string threads = std::to_string(launcher.threadsPerBlock);
+  CodePrinter::Vars vars = {
+      {"summary", summaryComment(launcher)},
+      {"function", launcher.function},
+      {"model", model.name},
+      {"kernel", launcher.kernelName},
+      {"extent_list", text.extentList},
+      {"threads", threads},
+      {"half_value_count", text.valueCount + " / 2"},
+      {"checks", argumentChecks(model, launcher, text)},
+      {"args", launchArguments(launcher)},
+      {"generic_extents", text.genericExtents},
+      {"generic_params", text.genericParams},
+  };
+  p.emit(vars, R"(
+    $summary$
+    stencil::Status $function$(value_type *out, const value_type *in,
+        const value_type *same, stencil::HopMode mode, double alpha,
+        double beta, const Extents &extents, const Params &params,
+        stencil::Stream stream) {
+      (void)params; // unused when the spec declares no parameters
+      const int n[stencil::kMaxDims] = $extent_list$;
+      stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+      if (!status.ok())
+        return stencil::Status::failure("$model$: " + status.message());
+      // One thread per site of one parity, in storage order.
+      std::int64_t half_sites = 1;
+      for (int axis = 0; axis < dims; ++axis) {
+        if (n[axis] < 1)
+          return stencil::Status::failure(
+              "$model$: extent n" + std::string(stencil::axis_name(axis)) +
+              " = " + std::to_string(n[axis]) + " is not positive");
+        half_sites *= n[axis];
+      }
+      half_sites /= 2;
+      if (half_sites >= (std::int64_t{1} << 31))
+        return stencil::Status::failure(
+            "$model$: " + std::to_string(half_sites) +
+            " sites per parity exceed the hopping kernels' 2^31 - 1");
+      if (half_sites == 0)
+        return status;
+      stencil::LaunchConfig config;
+      config.block.x = $threads$u;
+      config.grid.x = static_cast<unsigned>((half_sites + $threads$ - 1) / $threads$);
+      if (out == nullptr || in == nullptr)
+        return stencil::Status::failure("$model$: null field pointer");
+      if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+          mode != stencil::kDiagonalPlusHop)
+        return stencil::Status::failure("$model$: unknown hop mode " +
+                                        std::to_string(static_cast<int>(mode)));
+      if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+        return stencil::Status::failure(
+            "$model$: kDiagonalPlusHop needs the 'same' field");
+      const std::int64_t values = $half_value_count$;
+      if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+        return stencil::Status::failure(
+            "$model$: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+            "place");
+      $checks$
+      STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
+          $args$);
+      return stencil::launch_status("$kernel$");
+    }
+
+    stencil::Status $function$_generic(void *out, const void *in,
+        const void *same, int mode, double alpha, double beta,
+        const int *extents, const double *params, const void *const *fields,
+        stencil::Stream stream) {
+      (void)params;
+      (void)fields;
+      Extents typed_extents;
+      $generic_extents$
+      Params typed_params;
+      $generic_params$
+      return $function$(static_cast<value_type *>(out),
+          static_cast<const value_type *>(in),
+          static_cast<const value_type *>(same),
+          static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+          typed_params, stream);
+    }
+  )");
+}
+
+} // namespace
+
+std::string printLaunchers(const StencilModel &model,
+                           const std::vector<LauncherPlan> &launchers) {
+  const LauncherText text = launcherText(model);
+  return printed([&](CodePrinter &p) {
+    bool first = true;
+    for (const LauncherPlan &launcher : launchers) {
+      if (!first)
+        p.line("");
+      first = false;
+      if (launcher.kind == LauncherKind::Hopping)
+        hoppingLauncher(p, model, launcher, text);
+      else
+        latticeLauncher(p, model, launcher, text);
+    }
+  });
+}
+
+std::string printExtraDeclarations(const StencilModel &model,
+                                   const std::vector<KernelPlan> &plans) {
+  return printed([&](CodePrinter &p) {
+    if (findPlan(plans, KernelRole::Apply, Hop::None, EpilogueKind::BlockSum))
+      p.emit(R"(
+        /// out = A in, fused with in . out for CG: partials[b] receives block b's
+        /// share (device memory, one double per block of the launch grid:
+        /// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
+        stencil::Status apply_dot(value_type *out, const value_type *in,
+                                  const Extents &extents, const Params &params,
+                                  double *partials, stencil::Stream stream = nullptr);
+        stencil::Status apply_dot_generic(void *out, const void *in,
+                                          const int *extents, const double *params,
+                                          const void *const *fields, double *partials,
+                                          stencil::Stream stream);
+      )");
+    if (!model.layout.evenOdd)
+      return;
+    const bool symmetric =
+        !findPlan(plans, KernelRole::Adjoint, Hop::EvenToOdd);
+    p.emit({{"adjoint_note", symmetric ? " (A is symmetric: the same kernels)"
+                                       : " (offsets negated)"},
+            {"threads", std::to_string(model.kernel.threadsPerBlock())}},
+           R"(
+             /// Even/odd storage: fields hold the even sites, then the odd sites
+             /// (stencil/layout.hpp). The hopping kernels work on one parity's half of a
+             /// field (nx * ny * ... * components / 2 values); site parameters stay
+             /// whole-lattice arrays. With H the block of the neighbour taps from the
+             /// input parity to the output parity and D the centre tap's coefficient on
+             /// the output parity's sites:
+             ///   kHop                 out = beta H in
+             ///   kInverseDiagonalHop  out = beta D^-1 H in
+             ///   kDiagonalPlusHop     out = alpha D same + beta H in
+             /// even_to_odd reads even sites and writes odd ones, odd_to_even the reverse;
+             /// the _adjoint functions apply the same blocks of A^T$adjoint_note$.
+             /// Threads cover one parity's sites only; the halo is never written.
+           )");
+    for (const char *function : {"even_to_odd", "odd_to_even",
+                                 "even_to_odd_adjoint", "odd_to_even_adjoint"})
+      p.emit({{"function", function}}, R"(
+        stencil::Status $function$(value_type *out, const value_type *in,
+            const value_type *same, stencil::HopMode mode, double alpha,
+            double beta, const Extents &extents, const Params &params = Params(),
+            stencil::Stream stream = nullptr);
+      )");
+    p.line("");
+    p.line("/// The four with untyped fields: stencil::EvenOddKernels' entry "
+           "points.");
+    for (const char *function : {"even_to_odd", "odd_to_even",
+                                 "even_to_odd_adjoint", "odd_to_even_adjoint"})
+      p.emit({{"function", function}}, R"(
+        stencil::Status $function$_generic(void *out, const void *in,
+            const void *same, int mode, double alpha, double beta,
+            const int *extents, const double *params, const void *const *fields,
+            stencil::Stream stream);
+      )");
+    p.emit({{"threads", std::to_string(model.kernel.threadsPerBlock())}}, R"(
+
+      /// Threads per block of the hopping kernels, which launch one-dimensional
+      /// grids over one parity's sites in storage order.
+      constexpr unsigned hopping_threads = $threads$;
+    )");
+  });
+}
+
+std::string printEvenOddTable(const std::vector<KernelPlan> &plans) {
+  const KernelPlan *hop = findPlan(plans, KernelRole::Apply, Hop::EvenToOdd);
+  if (!hop)
+    return "";
+  return "static constexpr stencil::EvenOddKernels even_odd_kernels = {\n"
+         "    &even_to_odd_generic, &odd_to_even_generic,\n"
+         "    &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, " +
+         std::to_string(hop->bytesPerSite()) + ", " +
+         std::to_string(hop->flopsPerSite) + "};";
+}
+
+} // namespace stencilc

@@ -1,0 +1,92 @@
+//===- KernelParts.h - Printers of a kernel's node kinds --------*- C++ -*-===//
+//
+// Internal to generator/emit. The kernel printer (KernelPrinter.cpp) walks
+// a KernelPlan; the node kinds that vary by layout and access width are
+// spelled by one printer class each, chosen by a factory from the node's
+// kind:
+//   SiteIndexPrinter  a SiteIndexing kind: declarations, and the storage
+//                     index of a load, a per-site value or a store;
+//   AccessPrinter     a FieldAccess kind: a load with its accumulations,
+//                     a store (with the dot term or the hop modes' value).
+// Adding a layout or an access width means adding one such class.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_EMIT_KERNELPARTS_H
+#define STENCILC_EMIT_KERNELPARTS_H
+
+#include "emit/CodePrinter.h"
+#include "plan/Plan.h"
+
+#include <memory>
+#include <string>
+
+namespace stencilc {
+
+class SiteIndexPrinter {
+public:
+  explicit SiteIndexPrinter(const KernelPlan &plan) : plan(plan) {}
+  virtual ~SiteIndexPrinter() = default;
+  /// Strides or layout, site counts, `site`, rooms, neighbour coordinates.
+  virtual void declarations(CodePrinter &p) const = 0;
+  /// The storage index of the load's (first) site.
+  virtual std::string loadIndex(const PlannedLoad &load) const = 0;
+  /// The index of a per-site value (site parameters).
+  virtual std::string siteIndex(const SiteRef &at) const = 0;
+  /// The storage index of a stored tile site.
+  virtual std::string storeIndex(const PlannedStore &store) const = 0;
+
+protected:
+  /// `room` and `xroom`, when the plan declares them.
+  void roomDeclarations(CodePrinter &p) const;
+  /// The plan's neighbour coordinates, one `const int` each.
+  void coordinateDeclarations(CodePrinter &p) const;
+
+  const KernelPlan &plan;
+};
+
+std::unique_ptr<SiteIndexPrinter> makeSiteIndexPrinter(const KernelPlan &plan);
+
+class AccessPrinter {
+public:
+  AccessPrinter(const KernelPlan &plan, const SiteIndexPrinter &index)
+      : plan(plan), access(plan.access), index(index) {}
+  virtual ~AccessPrinter() = default;
+  /// The step's load, named u<load>, and the accumulations it feeds.
+  virtual void load(CodePrinter &p, const PlanStep &step) const = 0;
+  /// The store of one tile site (its guard is the caller's), with the dot
+  /// term or the hop modes' value as the plan says.
+  virtual void store(CodePrinter &p, const PlannedStore &store) const = 0;
+
+protected:
+  /// "STENCIL_STORE" or "STENCIL_STORE_NT".
+  const char *storeMacro() const;
+  /// `acc<site>[index] (+)= weight * value;`.
+  std::string accumulate(const PlannedAccumulation &acc,
+                         const std::string &index,
+                         const std::string &value) const;
+  /// `value` of `load` times its antiperiodic signs, if any.
+  std::string signedValue(const PlannedLoad &load,
+                          const std::string &value) const;
+  /// The component index of loop counter `c`: "c" or "c0 + c".
+  std::string component() const { return access.split ? "c0 + c" : "c"; }
+
+  const KernelPlan &plan;
+  const FieldAccess &access;
+  const SiteIndexPrinter &index;
+};
+
+std::unique_ptr<AccessPrinter>
+makeAccessPrinter(const KernelPlan &plan, const SiteIndexPrinter &index);
+
+/// `static_cast<value_type>(2)`: a constant in the kernel's precision.
+std::string literal(double value);
+/// A linear form over the scalar parameters, e.g. `-params.h`.
+std::string linearFormText(const LinearForm &form);
+/// " + params.sigma[index]" ...: site-parameter terms at `index`.
+std::string siteTermsText(
+    const std::vector<std::pair<std::string, double>> &terms,
+    const std::string &index);
+
+} // namespace stencilc
+
+#endif

@@ -1,0 +1,383 @@
+//===- KernelPrinter.cpp - A KernelPlan as HIP/CUDA/C++ source ------------===//
+//
+// Walks the plan section by section: signature, thread mapping, guard,
+// site indexing, weights, accumulators, program, stores, epilogue. What
+// varies by layout and access width is printed by the node kinds' printers
+// (KernelParts.h).
+//
+//===----------------------------------------------------------------------===//
+#include "emit/KernelPrinter.h"
+
+#include "emit/EmitText.h"
+#include "emit/KernelParts.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace stencilc {
+
+std::string literal(double value) {
+  return "static_cast<value_type>(" + shortestNumberText(value) + ")";
+}
+
+namespace {
+
+/// The spec's parameters live in the kernel's `params` argument, so that
+/// no name of the generated code can collide with them.
+std::string parameterRef(const std::string &name) { return "params." + name; }
+
+/// `value * name`, with the sign folded: "- 2 * x", "+ x".
+std::string signedTerm(double factor, const std::string &value, bool first) {
+  const double magnitude = factor < 0 ? -factor : factor;
+  std::string term =
+      magnitude == 1.0 ? value : literal(magnitude) + " * " + value;
+  if (first)
+    return (factor < 0 ? "-" : "") + term;
+  return (factor < 0 ? " - " : " + ") + term;
+}
+
+} // namespace
+
+std::string linearFormText(const LinearForm &form) {
+  std::string text;
+  if (form.constant != 0.0 || form.terms.empty())
+    text = literal(form.constant);
+  for (const auto &[name, factor] : form.terms)
+    text += signedTerm(factor, parameterRef(name), text.empty());
+  return text;
+}
+
+std::string siteTermsText(
+    const std::vector<std::pair<std::string, double>> &terms,
+    const std::string &index) {
+  std::string text;
+  for (const auto &[name, factor] : terms)
+    text += signedTerm(factor, parameterRef(name) + "[" + index + "]", false);
+  return text;
+}
+
+namespace {
+
+std::string parameterDeclaration(const KernelParameter &param) {
+  switch (param.kind) {
+  case ParameterKind::OutField:
+    return "value_type *STENCIL_RESTRICT " + param.name;
+  case ParameterKind::InField:
+  case ParameterKind::SameField:
+    return "const value_type *STENCIL_RESTRICT " + param.name;
+  case ParameterKind::HopMode:
+  case ParameterKind::Extent:
+    return "const int " + param.name;
+  case ParameterKind::HopScalar:
+    return "const value_type " + param.name;
+  case ParameterKind::BlocksZ:
+    return "const unsigned " + param.name;
+  case ParameterKind::Params:
+    return "const Params " + param.name;
+  case ParameterKind::Partials:
+    return "double *STENCIL_RESTRICT " + param.name;
+  }
+  return "";
+}
+
+/// `a || b || c`, broken into lines of at most about 76 columns.
+std::string disjunction(const std::vector<std::string> &terms) {
+  std::string text, line;
+  for (const std::string &term : terms) {
+    if (line.empty()) {
+      line = term;
+    } else if (line.size() + 4 + term.size() > 72) {
+      text += line + " ||\n    ";
+      line = term;
+    } else {
+      line += " || " + term;
+    }
+  }
+  return text + line;
+}
+
+class KernelPrinter {
+public:
+  explicit KernelPrinter(const KernelPlan &plan)
+      : plan(plan), index(makeSiteIndexPrinter(plan)),
+        access(makeAccessPrinter(plan, *index)) {}
+
+  void print(CodePrinter &p) const;
+
+private:
+  void signature(CodePrinter &p) const;
+  void latticeThreads(CodePrinter &p) const;
+  void halfLatticeThreads(CodePrinter &p) const;
+  std::vector<std::string> outsideTerms() const;
+  void body(CodePrinter &p) const;
+  void weights(CodePrinter &p) const;
+  void accumulators(CodePrinter &p) const;
+  void program(CodePrinter &p) const;
+  void stores(CodePrinter &p) const;
+
+  const KernelPlan &plan;
+  std::unique_ptr<SiteIndexPrinter> index;
+  std::unique_ptr<AccessPrinter> access;
+};
+
+void KernelPrinter::signature(CodePrinter &p) const {
+  wrappedComment(p, "///", plan.comment);
+  if (plan.launchBounds) {
+    p.line("STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(" +
+           std::to_string(plan.launchBounds) + ")");
+    p.line(plan.kernelName + "(");
+  } else {
+    p.line("STENCIL_GLOBAL void " + plan.kernelName + "(");
+  }
+  std::vector<std::string> params;
+  for (const KernelParameter &param : plan.parameters)
+    params.push_back(parameterDeclaration(param));
+  CodePrinter::Indent indent(p, 4);
+  p.lines(join(params, ",\n") + ") {");
+}
+
+/// This thread's position along `axis` in the launch grid of
+/// stencil/launch_config.hpp (unsigned arithmetic, before any tile or halo
+/// offset).
+std::string threadPosition(const LatticeThreads &t, int axis) {
+  const std::array<int, kMaxDims> &block = t.block;
+  switch (axis) {
+  case 0:
+    // With a component split, blockIdx.x also counts the component share.
+    if (t.componentGroups > 1)
+      return "(blockIdx.x / " + std::to_string(t.componentGroups) + "u) * " +
+             std::to_string(block[0]) + "u + threadIdx.x";
+    return "blockIdx.x * " + std::to_string(block[0]) + "u + threadIdx.x";
+  case 1:
+    return "blockIdx.y * " + std::to_string(block[1]) + "u + threadIdx.y";
+  case 2:
+    return t.zSharesWithT
+               ? "(blockIdx.z % blocks_z) * " + std::to_string(block[2]) +
+                     "u + threadIdx.z % " + std::to_string(block[2]) + "u"
+               : "blockIdx.z * " + std::to_string(block[2]) +
+                     "u + threadIdx.z";
+  default:
+    return "(blockIdx.z / blocks_z) * " + std::to_string(block[3]) +
+           "u + threadIdx.z / " + std::to_string(block[2]) + "u";
+  }
+}
+
+void KernelPrinter::latticeThreads(CodePrinter &p) const {
+  const LatticeThreads &t = plan.threads.lattice;
+  std::string text = "This thread's first site; it updates " +
+                     std::to_string(plan.tileFactor) + " consecutive site" +
+                     (plan.tileFactor == 1 ? "" : "s") + " along " +
+                     axisName(plan.tileAxis);
+  if (plan.xWidth > 1)
+    text += ", each with the " + std::to_string(plan.xWidth) +
+            " sites of an aligned group along x (halo sites among them are "
+            "not stored)";
+  wrappedComment(p, "//", text + ".");
+  for (int axis = 0; axis < plan.threads.dims; ++axis) {
+    std::string value =
+        "static_cast<int>(" + threadPosition(t, axis) + ")";
+    if (t.sitesPerThread[axis] > 1)
+      value = std::to_string(t.sitesPerThread[axis]) + " * " + value;
+    if (t.origin[axis] > 0)
+      value = std::to_string(t.origin[axis]) + " + " + value;
+    p.line("const int " + std::string(axisName(axis)) + " = " + value + ";");
+  }
+  if (t.componentGroups > 1)
+    p.emit({{"count", std::to_string(t.componentsPerThread)},
+            {"total", std::to_string(t.componentsPerThread *
+                                     t.componentGroups)},
+            {"groups", std::to_string(t.componentGroups)}},
+           R"(
+             // This thread's $count$ of the site's $total$ components, from c0; blockIdx.x counts
+             // the $groups$ shares of a block's sites fastest.
+             const int c0 = static_cast<int>(blockIdx.x % $groups$u) * $count$;
+           )");
+}
+
+void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
+  const HalfLatticeThreads &h = plan.threads.half;
+  const int dims = plan.threads.dims;
+  p.emit({{"parity", std::to_string(h.parity)},
+          {"threads", std::to_string(h.threadsPerBlock)}},
+         R"(
+           // This thread's site: number `site32` of parity $parity$ in storage order
+           // (x fastest, x halved); the launcher checks that a parity has fewer
+           // than 2^31 sites.
+           const unsigned site32 = blockIdx.x * $threads$u + threadIdx.x;
+         )");
+  std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
+  for (int axis = 1; axis < dims; ++axis)
+    extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
+  p.emit({{"count", join(extents, " *\n               ")}}, R"(
+    if (site32 >= $count$)
+      return;
+    unsigned rest = site32;
+  )");
+  for (int axis = 0; axis < dims; ++axis) {
+    std::string name = axis == 0 ? "xh" : axisName(axis);
+    if (axis + 1 == dims) {
+      p.line("const int " + name + " = static_cast<int>(rest);");
+      break;
+    }
+    p.line("const int " + name + " = static_cast<int>(rest % " +
+           extents[axis] + ");");
+    p.line("rest /= " + extents[axis] + ";");
+  }
+  std::vector<std::string> rest;
+  for (int axis = 1; axis < dims; ++axis)
+    rest.push_back(axisName(axis));
+  rest.push_back(std::to_string(h.parity));
+  p.line("const int x = 2 * xh + ((" + join(rest, " + ") + ") & 1);");
+}
+
+std::vector<std::string> KernelPrinter::outsideTerms() const {
+  std::vector<std::string> terms;
+  for (int axis = 0; axis < plan.threads.dims; ++axis) {
+    const AxisBounds &b = plan.guard.axes[axis];
+    const std::string name = axisName(axis);
+    if (b.hasLower)
+      terms.push_back(name + " < " + std::to_string(b.lower));
+    if (b.hasUpper)
+      terms.push_back(name + " >= " + extentName(axis) +
+                      (b.upper > 0 ? " - " + std::to_string(b.upper) : ""));
+  }
+  return terms;
+}
+
+void KernelPrinter::weights(CodePrinter &p) const {
+  if (!plan.weights.empty())
+    p.line("// Tap weights.");
+  for (const Weight &w : plan.weights) {
+    const std::string value = linearFormText(w.value);
+    const std::string head = "const value_type " + w.name + " =";
+    if (2 + head.size() + 1 + value.size() + 1 > 80)
+      p.emit({{"head", head}, {"value", value}}, R"(
+        $head$
+            $value$;
+      )");
+    else
+      p.line(head + " " + value + ";");
+  }
+  for (const SiteWeight &w : plan.siteWeights) {
+    if (!w.comment.empty())
+      p.line("// " + w.comment);
+    const std::string value =
+        (w.base.empty() ? linearFormText(w.value) : w.base) +
+        siteTermsText(w.siteTerms, index->siteIndex(w.at));
+    p.emit({{"name", w.name}, {"value", value}}, R"(
+      const value_type $name$ =
+          $value$;
+    )");
+  }
+}
+
+void KernelPrinter::accumulators(CodePrinter &p) const {
+  const Accumulators &a = plan.accumulators;
+  if (a.vectorWidth > 1)
+    p.emit({{"what", a.vectorComment}, {"width", std::to_string(a.vectorWidth)}},
+           R"(
+             // $what$ move $width$ at a time.
+             using vec_t = stencil::vec<value_type, $width$>;
+           )");
+  std::vector<std::string> names;
+  for (int site = 0; site < a.sites; ++site)
+    names.push_back("acc" + std::to_string(site) +
+                    (a.valuesPerSite > 1
+                         ? "[" + std::to_string(a.valuesPerSite) + "]"
+                         : ""));
+  p.line("value_type " + join(names, ", ") + ";");
+}
+
+void KernelPrinter::program(CodePrinter &p) const {
+  p.line("// " + plan.programComment);
+  for (const PlanStep &step : plan.steps)
+    access->load(p, step);
+}
+
+void KernelPrinter::stores(CodePrinter &p) const {
+  if (plan.epilogue == EpilogueKind::HopModes)
+    p.emit(R"(
+      // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
+      // alpha D same + beta H in (kDiagonalPlusHop).
+      const value_type hop_scale =
+          hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
+      const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
+      const value_type same_scale = hop_alpha * diag;
+    )");
+  else
+    p.line("// Store the tile's sites that lie inside the update region.");
+  if (plan.access.kind == AccessKind::RowGroup)
+    p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
+            {"width", std::to_string(plan.access.width)}},
+           R"(
+             // Groups that lie wholly inside the update region store with one access.
+             const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
+           )");
+  for (const PlannedStore &store : plan.stores) {
+    if (!store.guarded) {
+      access->store(p, store);
+      continue;
+    }
+    const std::string limit =
+        extentName(store.guardAxis) +
+        (store.guardUpper > 0 ? " - " + std::to_string(store.guardUpper)
+                              : "");
+    p.line("if (" + std::string(axisName(store.guardAxis)) + " + " +
+           std::to_string(store.site) + " < " + limit + ") {");
+    {
+      CodePrinter::Indent indent(p);
+      access->store(p, store);
+    }
+    p.line("}");
+  }
+}
+
+void KernelPrinter::body(CodePrinter &p) const {
+  index->declarations(p);
+  weights(p);
+  accumulators(p);
+  program(p);
+  stores(p);
+}
+
+void KernelPrinter::print(CodePrinter &p) const {
+  signature(p);
+  CodePrinter::Indent indent(p);
+  if (plan.threads.kind == ThreadMappingKind::Lattice)
+    latticeThreads(p);
+  else
+    halfLatticeThreads(p);
+  const std::string outside = disjunction(outsideTerms());
+  if (plan.epilogue == EpilogueKind::BlockSum)
+    p.line("double dot = 0.0;");
+  if (plan.guard.kind == GuardKind::Predicate) {
+    p.emit({{"outside", outside}}, R"(
+      // No early return: every thread of the block takes part in the sum.
+      if (!($outside$)) {
+    )");
+    {
+      CodePrinter::Indent inner(p);
+      body(p);
+    }
+    p.line("}");
+  } else {
+    if (!outside.empty())
+      p.emit({{"outside", outside}}, R"(
+        if ($outside$)
+          return;
+      )");
+    body(p);
+  }
+  if (plan.epilogue == EpilogueKind::BlockSum)
+    p.line("stencil::block_sum(dot, partials);");
+}
+
+} // namespace
+
+std::string printKernel(const KernelPlan &plan) {
+  return printed([&](CodePrinter &p) {
+    KernelPrinter(plan).print(p);
+    p.line("}");
+  });
+}
+
+} // namespace stencilc

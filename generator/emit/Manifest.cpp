@@ -1,0 +1,119 @@
+//===- Manifest.cpp - NAME.json: what was generated -----------------------===//
+#include "emit/Manifest.h"
+
+#include "emit/Emit.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace stencilc {
+
+std::string printManifest(const StencilModel &model,
+                          const std::vector<KernelPlan> &plans) {
+  std::string text;
+  raw_string_ostream os(text);
+  json::OStream j(os, 2);
+  auto offsetArray = [&](const Offset &offset) {
+    j.array([&] {
+      for (int axis = 0; axis < model.dims; ++axis)
+        j.value(offset[axis]);
+    });
+  };
+  j.object([&] {
+    j.attribute("generator", "stencilc " + generatorVersion().str());
+    j.attribute("name", model.name);
+    j.attribute("description", model.description);
+    j.attribute("spec", model.specFileName);
+    j.attributeObject("grid", [&] {
+      j.attribute("dimensions", model.dims);
+      j.attributeArray("axes", [&] {
+        for (int axis = 0; axis < model.dims; ++axis)
+          j.value(axisName(axis));
+      });
+      j.attribute("boundary", boundaryText(model));
+      j.attributeArray("boundaries", [&] {
+        for (int axis = 0; axis < model.dims; ++axis)
+          j.value(boundaryName(model.boundaries[axis]));
+      });
+      j.attributeBegin("reach");
+      offsetArray(model.reach);
+      j.attributeEnd();
+    });
+    j.attributeObject("field", [&] {
+      j.attribute("precision", precisionName(model.precision));
+      j.attribute("components", model.components);
+      j.attribute("layout", layoutOrderName(model.layout.order));
+      if (model.layout.order == LayoutOrder::Blocked)
+        j.attribute("block", model.layout.block);
+      if (model.layout.hasSubdomains())
+        j.attributeArray("subdomain", [&] {
+          for (int axis = 0; axis < model.dims; ++axis)
+            j.value(model.layout.subdomain[axis]);
+        });
+      j.attribute("even_odd", model.layout.evenOdd);
+    });
+    j.attributeArray("parameters", [&] {
+      for (const Parameter &param : model.parameters)
+        j.object([&] {
+          j.attribute("name", param.name);
+          j.attribute("default", param.defaultValue);
+        });
+    });
+    j.attributeArray("taps", [&] {
+      for (const Tap &tap : model.taps)
+        j.object([&] {
+          j.attributeBegin("offset");
+          offsetArray(tap.offset);
+          j.attributeEnd();
+          j.attribute("coefficient", coefficientText(model, tap.coefficient));
+        });
+    });
+    j.attribute("solver", solverName(model.solver));
+    j.attribute("symmetric", findPlan(plans, KernelRole::Adjoint) == nullptr);
+    j.attributeArray("kernels", [&] {
+      for (const KernelPlan &plan : plans)
+      j.object([&] {
+        const KernelOptions &k = model.kernel;
+        j.attribute("name", plan.kernelName);
+        j.attribute("role",
+                    plan.role == KernelRole::Adjoint ? "adjoint" : "apply");
+        if (plan.hop != Hop::None)
+          j.attribute("hop", hopName(plan.hop));
+        j.attributeArray("block", [&] {
+          for (int axis = 0; axis < model.dims; ++axis)
+            j.value(k.block[axis]);
+        });
+        j.attribute("launch_bounds", k.launchBounds);
+        j.attributeObject("tile", [&] {
+          j.attribute("axis", axisName(k.tileAxis));
+          j.attribute("factor", k.tileFactor);
+        });
+        j.attribute("load_order", k.loadOrder == LoadOrder::Explicit
+                                      ? k.loadOrderText
+                                      : loadOrderName(k.loadOrder));
+        j.attribute("nontemporal_store", k.nontemporalStore);
+        j.attribute("vector_width", k.vectorWidth);
+        j.attribute("components_per_thread", model.componentsPerThread());
+        j.attribute("loads_per_tile", plan.loadsPerTile());
+        j.attribute("stores_per_tile", plan.storesPerTile());
+        j.attribute("loads_per_site", plan.loadsPerSite());
+        j.attribute("bytes_read_per_site", plan.bytesReadPerSite);
+        j.attribute("bytes_written_per_site", plan.bytesWrittenPerSite);
+        j.attribute("bytes_per_site", plan.bytesPerSite());
+        j.attribute("flops_per_site", plan.flopsPerSite);
+        j.attribute("arithmetic_intensity", plan.arithmeticIntensity());
+      });
+    });
+    j.attributeArray("files", [&] {
+      j.value(model.name + ".hip");
+      j.value(model.name + ".hpp");
+    });
+  });
+  os << "\n";
+  os.flush();
+  return text;
+}
+
+} // namespace stencilc

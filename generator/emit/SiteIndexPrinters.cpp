@@ -1,0 +1,311 @@
+//===- SiteIndexPrinters.cpp - One printer per SiteIndexing kind ----------===//
+#include "emit/EmitText.h"
+#include "emit/KernelParts.h"
+
+#include <cstdlib>
+
+namespace stencilc {
+
+void SiteIndexPrinter::roomDeclarations(CodePrinter &p) const {
+  const SiteIndexing &ix = plan.indexing;
+  if (ix.declaresRoom)
+    p.emit({{"axis", axisName(ix.roomAxis)},
+            {"extent", extentName(ix.roomAxis)}},
+           R"(
+             // Farthest row along $axis$ inside the array, relative to this tile.
+             const int room = $extent$ - 1 - $axis$;
+           )");
+  if (ix.declaresXRoom)
+    p.emit(R"(
+      // Farthest site along x inside the array, relative to this group.
+      const int xroom = nx - 1 - x;
+    )");
+}
+
+void SiteIndexPrinter::coordinateDeclarations(CodePrinter &p) const {
+  const std::vector<Coordinate> &coordinates = plan.indexing.coordinates;
+  if (coordinates.empty())
+    return;
+  bool wraps = false;
+  for (const Coordinate &c : coordinates)
+    wraps |= c.kind == CoordinateKind::Wrap;
+  p.line(wraps ? "// Neighbours' coordinates, wrapped where the lattice "
+                 "wraps around."
+               : "// Neighbours' coordinates.");
+  for (const Coordinate &c : coordinates) {
+    const std::string axis = axisName(c.axis);
+    const std::string shifted = axis + (c.delta < 0 ? " - " : " + ") +
+                                std::to_string(std::abs(c.delta));
+    std::string value;
+    switch (c.kind) {
+    case CoordinateKind::Shift:
+      value = shifted;
+      break;
+    case CoordinateKind::Wrap:
+      value = "stencil::wrap(" + shifted + ", " + extentName(c.axis) + ")";
+      break;
+    case CoordinateKind::ClampAbove:
+      value = axis + " + stencil::clamp_above(" + std::to_string(c.delta) +
+              ", room)";
+      break;
+    }
+    p.line("const int " + wrappedName(c.axis, c.delta) + " = " + value + ";");
+    if (c.flipsSign)
+      p.line("const value_type " + wrappedName(c.axis, c.delta) +
+             "_sign = " + axis + (c.delta < 0 ? " < " : " >= ") +
+             (c.delta < 0 ? std::to_string(-c.delta)
+                          : extentName(c.axis) + " - " +
+                                std::to_string(c.delta)) +
+             " ? static_cast<value_type>(-1) : static_cast<value_type>(1);");
+  }
+}
+
+namespace {
+
+std::string strideName(int axis) { return std::string("s") + axisName(axis); }
+
+/// `a + b - c`: the non-empty terms summed ("0" when none).
+std::string sumOfTerms(const std::vector<std::string> &terms) {
+  std::string text;
+  for (const std::string &term : terms) {
+    if (term.empty())
+      continue;
+    if (text.empty())
+      text = term;
+    else if (term[0] == '-')
+      text += " - " + term.substr(1);
+    else
+      text += " + " + term;
+  }
+  return text.empty() ? "0" : text;
+}
+
+/// `k * s` with k an integer: "", "s", "-s", "3 * s", "-3 * s".
+std::string scaledStride(int k, const std::string &stride) {
+  if (k == 0)
+    return "";
+  if (k == 1)
+    return stride;
+  if (k == -1)
+    return "-" + stride;
+  return std::to_string(k) + " * " + stride;
+}
+
+/// Plain site-major storage: strides sy, sz, st and `site`.
+void strideDeclarations(CodePrinter &p, int dims) {
+  for (int axis = 1; axis < dims; ++axis) {
+    std::string previous =
+        axis == 1 ? "static_cast<stencil::index_t>(nx)"
+                  : strideName(axis - 1) + " * " + extentName(axis - 1);
+    p.line("const stencil::index_t " + strideName(axis) + " = " + previous +
+           ";");
+  }
+  std::vector<std::string> terms;
+  for (int axis = 0; axis < dims; ++axis)
+    terms.push_back(axis == 0 ? std::string("x")
+                              : std::string(axisName(axis)) + " * " +
+                                    strideName(axis));
+  p.line("const stencil::index_t site = " + sumOfTerms(terms) + ";");
+}
+
+/// `site` plus each axis' offset times its stride.
+std::string offsetFromSite(const Offset &offset, int dims) {
+  std::vector<std::string> terms = {"site"};
+  for (int axis = 0; axis < dims; ++axis)
+    terms.push_back(axis == 0 ? (offset[0] ? std::to_string(offset[0]) : "")
+                              : scaledStride(offset[axis], strideName(axis)));
+  return sumOfTerms(terms);
+}
+
+/// Dirichlet plain storage: offsets from `site`, clamped inline where a
+/// load may pass the array's end.
+class PlainOffsets : public SiteIndexPrinter {
+public:
+  using SiteIndexPrinter::SiteIndexPrinter;
+
+  void declarations(CodePrinter &p) const override {
+    strideDeclarations(p, plan.indexing.dims);
+    roomDeclarations(p);
+  }
+
+  std::string loadIndex(const PlannedLoad &load) const override {
+    std::vector<std::string> terms = {"site"};
+    for (int axis = 0; axis < plan.indexing.dims; ++axis) {
+      const int delta = load.offset[axis];
+      if (axis == plan.tileAxis && load.clampTileAxis) {
+        std::string clamped =
+            "stencil::clamp_above(" + std::to_string(delta) + ", room)";
+        terms.push_back(axis == 0 ? clamped
+                                  : clamped + " * " + strideName(axis));
+      } else if (axis == 0 && load.clampX) {
+        terms.push_back(delta > 0 ? "stencil::clamp_above(" +
+                                        std::to_string(delta) + ", xroom)"
+                                  : "stencil::clamp_below(" +
+                                        std::to_string(delta) + ", -x)");
+      } else if (axis == 0) {
+        terms.push_back(delta == 0 ? "" : std::to_string(delta));
+      } else {
+        terms.push_back(scaledStride(delta, strideName(axis)));
+      }
+    }
+    return sumOfTerms(terms);
+  }
+
+  std::string siteIndex(const SiteRef &at) const override {
+    PlannedLoad load;
+    load.offset = at.offset;
+    load.clampTileAxis = at.clampTileAxis;
+    return loadIndex(load);
+  }
+
+  std::string storeIndex(const PlannedStore &store) const override {
+    return offsetFromSite(store.offset, plan.indexing.dims);
+  }
+};
+
+/// Plain storage with wrapped neighbours: each load from its coordinates.
+class PlainCoordinates : public SiteIndexPrinter {
+public:
+  using SiteIndexPrinter::SiteIndexPrinter;
+
+  void declarations(CodePrinter &p) const override {
+    strideDeclarations(p, plan.indexing.dims);
+    roomDeclarations(p);
+    coordinateDeclarations(p);
+  }
+
+  std::string loadIndex(const PlannedLoad &load) const override {
+    std::vector<std::string> terms;
+    for (int axis = 0; axis < plan.indexing.dims; ++axis) {
+      std::string coordinate = wrappedName(axis, load.offset[axis]);
+      terms.push_back(axis == 0 ? coordinate
+                                : coordinate + " * " + strideName(axis));
+    }
+    return sumOfTerms(terms);
+  }
+
+  std::string siteIndex(const SiteRef &at) const override {
+    PlannedLoad load;
+    load.offset = at.offset;
+    return loadIndex(load);
+  }
+
+  std::string storeIndex(const PlannedStore &store) const override {
+    return offsetFromSite(store.offset, plan.indexing.dims);
+  }
+};
+
+/// Any stencil::Layout: stencil::layout_site() of the coordinates, which
+/// the compiler folds for the constexpr layout.
+class LayoutSites : public SiteIndexPrinter {
+public:
+  using SiteIndexPrinter::SiteIndexPrinter;
+
+  void declarations(CodePrinter &p) const override {
+    const SiteIndexing &ix = plan.indexing;
+    const FieldLayout &l = ix.layout;
+    p.line("// Storage: " + orderDescription(l) +
+           (l.hasSubdomains() ? ", subdomains of " +
+                                    std::to_string(l.subdomain[0]) + "x" +
+                                    std::to_string(l.subdomain[1]) + "x" +
+                                    std::to_string(l.subdomain[2]) + "x" +
+                                    std::to_string(l.subdomain[3]) + " sites"
+                              : std::string()) +
+           (l.evenOdd ? ", even sites then odd sites" : "") +
+           " (stencil/layout.hpp).");
+    p.line("constexpr stencil::Layout layout = " + layoutInitializer(l) + ";");
+    if (ix.declaresSiteCount) {
+      std::vector<std::string> factors;
+      for (int axis = 0; axis < ix.dims; ++axis)
+        factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
+                                    : extentName(axis));
+      p.line("const stencil::index_t sites = " + join(factors, " * ") + ";");
+    }
+    roomDeclarations(p);
+    p.line("const stencil::index_t site = " + layoutSite(Offset{}) + ";");
+    coordinateDeclarations(p);
+  }
+
+  std::string loadIndex(const PlannedLoad &load) const override {
+    return layoutSite(load.offset);
+  }
+  std::string siteIndex(const SiteRef &at) const override {
+    return layoutSite(at.offset);
+  }
+  std::string storeIndex(const PlannedStore &store) const override {
+    return store.offset == Offset{} ? "site" : layoutSite(store.offset);
+  }
+
+private:
+  std::string layoutSite(const Offset &offset) const {
+    std::vector<std::string> coordinates, extents;
+    for (int axis = 0; axis < kMaxDims; ++axis) {
+      const bool used = axis < plan.indexing.dims;
+      coordinates.push_back(used ? wrappedName(axis, offset[axis]) : "0");
+      extents.push_back(used ? extentName(axis) : "1");
+    }
+    return "stencil::layout_site(layout, " + join(coordinates, ", ") + ", " +
+           join(extents, ", ") + ")";
+  }
+};
+
+/// One parity's half of an even/odd field: the thread's own site is
+/// `site`; neighbours, of the other parity, by stencil::even_odd_site().
+class EvenOddHalf : public SiteIndexPrinter {
+public:
+  using SiteIndexPrinter::SiteIndexPrinter;
+
+  void declarations(CodePrinter &p) const override {
+    const SiteIndexing &ix = plan.indexing;
+    p.line("// Storage: even/odd halves, " + orderDescription(ix.layout) +
+           " within each (stencil/layout.hpp).");
+    if (ix.declaresHalfSiteCount) {
+      std::vector<std::string> factors = {"static_cast<stencil::index_t>(nx)"};
+      for (int axis = 1; axis < ix.dims; ++axis)
+        factors.push_back(extentName(axis));
+      p.line("const stencil::index_t half_sites = " + join(factors, " * ") +
+             " / 2;");
+    }
+    p.line("const stencil::index_t site = site32;");
+    coordinateDeclarations(p);
+  }
+
+  std::string loadIndex(const PlannedLoad &load) const override {
+    std::vector<std::string> coordinates;
+    for (int axis = 0; axis < 4; ++axis)
+      coordinates.push_back(axis < plan.indexing.dims
+                                ? wrappedName(axis, load.offset[axis])
+                                : std::string("0"));
+    for (int axis = 0; axis < 3; ++axis)
+      coordinates.push_back(axis < plan.indexing.dims ? extentName(axis)
+                                                      : std::string("1"));
+    return "stencil::even_odd_site(" + join(coordinates, ", ") + ")";
+  }
+
+  /// Per-site arrays are whole-lattice: odd sites after the even half.
+  std::string siteIndex(const SiteRef &at) const override {
+    return at.oddHalf ? "half_sites + site" : "site";
+  }
+
+  std::string storeIndex(const PlannedStore &) const override {
+    return "site";
+  }
+};
+
+} // namespace
+
+std::unique_ptr<SiteIndexPrinter> makeSiteIndexPrinter(const KernelPlan &plan) {
+  switch (plan.indexing.kind) {
+  case SiteIndexingKind::PlainOffsets:
+    return std::make_unique<PlainOffsets>(plan);
+  case SiteIndexingKind::PlainCoordinates:
+    return std::make_unique<PlainCoordinates>(plan);
+  case SiteIndexingKind::Layout:
+    return std::make_unique<LayoutSites>(plan);
+  case SiteIndexingKind::EvenOddHalf:
+    return std::make_unique<EvenOddHalf>(plan);
+  }
+  return nullptr;
+}
+
+} // namespace stencilc

@@ -1,0 +1,71 @@
+//===- Launchers.cpp - The host functions that launch the kernels ---------===//
+#include "plan/Plan.h"
+
+namespace stencilc {
+
+std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
+                                        const std::vector<KernelPlan> &plans) {
+  const KernelPlan &apply = *findPlan(plans, KernelRole::Apply);
+  const KernelPlan *adjoint = findPlan(plans, KernelRole::Adjoint);
+  std::vector<std::string> siteArrays;
+  for (const Parameter &param : model.parameters)
+    if (param.site)
+      siteArrays.push_back(param.name);
+  // Vector accesses need fields aligned to the access size.
+  const int width = model.kernel.vectorWidth;
+  const int alignment = width > 1 ? width * model.elementBytes() : 0;
+
+  std::vector<LauncherPlan> launchers;
+  auto add = [&](LauncherKind kind, std::string function,
+                 const KernelPlan &plan, std::string summary) {
+    LauncherPlan l;
+    l.kind = kind;
+    l.function = std::move(function);
+    l.kernelName = plan.kernelName;
+    l.kernelParameters = plan.parameters;
+    l.summary = std::move(summary);
+    l.alignmentBytes = kind == LauncherKind::Hopping ? 0 : alignment;
+    l.vectorWidth = width;
+    l.threadsPerBlock = model.kernel.threadsPerBlock();
+    l.siteArrays = siteArrays;
+    launchers.push_back(std::move(l));
+  };
+  add(LauncherKind::Lattice, "apply", apply, "out = A in.");
+  add(LauncherKind::Lattice, "apply_adjoint", adjoint ? *adjoint : apply,
+      adjoint ? "out = A^T in: the transposed stencil, offsets negated."
+              : "out = A^T in: A is symmetric, so this is apply().");
+  if (const KernelPlan *dot = findPlan(plans, KernelRole::Apply, Hop::None,
+                                       EpilogueKind::BlockSum))
+    add(LauncherKind::LatticeDot, "apply_dot", *dot,
+        "out = A in, and partials[b] = block b's share of in . out "
+        "(double). `partials` is device memory for one double per block of "
+        "the launch (grid.x * grid.y * grid.z of make_launch_config); the "
+        "caller adds them.");
+  if (!model.layout.evenOdd)
+    return launchers;
+  const bool symmetric = adjoint == nullptr;
+  for (KernelRole role : {KernelRole::Apply, KernelRole::Adjoint})
+    for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven}) {
+      const KernelPlan *plan =
+          findPlan(plans, symmetric ? KernelRole::Apply : role, hop);
+      const bool isAdjoint = role == KernelRole::Adjoint;
+      std::string function =
+          std::string(hop == Hop::EvenToOdd ? "even_to_odd" : "odd_to_even") +
+          (isAdjoint ? "_adjoint" : "");
+      std::string block = hop == Hop::EvenToOdd ? "A_oe" : "A_eo";
+      std::string summary =
+          std::string(hop == Hop::EvenToOdd ? "Odd sites from even ones"
+                                            : "Even sites from odd ones") +
+          ": the " + (isAdjoint ? "transposed stencil's " : "") + "block " +
+          (isAdjoint ? std::string(hop == Hop::EvenToOdd ? "(A_eo)^T"
+                                                         : "(A_oe)^T")
+                     : block) +
+          (isAdjoint && symmetric ? ", equal to " + block + " (A is symmetric)"
+                                  : std::string()) +
+          ".";
+      add(LauncherKind::Hopping, function, *plan, summary);
+    }
+  return launchers;
+}
+
+} // namespace stencilc

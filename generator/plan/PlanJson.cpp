@@ -1,0 +1,260 @@
+//===- PlanJson.cpp - `stencilc plan --format json` -----------------------===//
+//
+// Every node of each plan, for tools and tests; the schema is described in
+// docs/design.md.
+//
+//===----------------------------------------------------------------------===//
+#include "plan/Plan.h"
+
+#include "llvm/Support/JSON.h"
+
+using namespace llvm;
+
+namespace stencilc {
+
+namespace {
+
+void offsetValue(json::OStream &j, const Offset &offset, int dims) {
+  j.array([&] {
+    for (int axis = 0; axis < dims; ++axis)
+      j.value(offset[axis]);
+  });
+}
+
+void linearForm(json::OStream &j, const LinearForm &form) {
+  j.object([&] {
+    j.attribute("text", linearFormSpelling(form));
+    j.attribute("constant", form.constant);
+    j.attributeArray("terms", [&] {
+      for (const auto &[name, factor] : form.terms)
+        j.object([&] {
+          j.attribute("parameter", name);
+          j.attribute("factor", factor);
+        });
+    });
+  });
+}
+
+void threads(json::OStream &j, const ThreadMapping &t) {
+  j.object([&] {
+    if (t.kind == ThreadMappingKind::HalfLattice) {
+      j.attribute("kind", "half-lattice");
+      j.attribute("parity", t.half.parity);
+      j.attribute("threads_per_block", t.half.threadsPerBlock);
+      return;
+    }
+    j.attribute("kind", "lattice");
+    auto perAxis = [&](const char *name, const std::array<int, kMaxDims> &v) {
+      j.attributeArray(name, [&] {
+        for (int axis = 0; axis < t.dims; ++axis)
+          j.value(v[axis]);
+      });
+    };
+    perAxis("block", t.lattice.block);
+    perAxis("origin", t.lattice.origin);
+    perAxis("sites_per_thread", t.lattice.sitesPerThread);
+    j.attribute("z_shares_with_t", t.lattice.zSharesWithT);
+    j.attribute("component_groups", t.lattice.componentGroups);
+    j.attribute("components_per_thread", t.lattice.componentsPerThread);
+  });
+}
+
+void guard(json::OStream &j, const KernelPlan &plan) {
+  j.object([&] {
+    j.attribute("kind", plan.guard.kind == GuardKind::EarlyReturn
+                            ? "early-return"
+                            : "predicate");
+    j.attributeArray("axes", [&] {
+      for (int axis = 0; axis < plan.threads.dims; ++axis) {
+        const AxisBounds &b = plan.guard.axes[axis];
+        j.object([&] {
+          j.attribute("axis", axisName(axis));
+          if (b.hasLower)
+            j.attribute("lower", b.lower);
+          if (b.hasUpper)
+            j.attribute("upper", b.upper);
+        });
+      }
+    });
+  });
+}
+
+void indexing(json::OStream &j, const SiteIndexing &ix) {
+  j.object([&] {
+    j.attribute("kind", siteIndexingName(ix.kind));
+    j.attribute("layout", layoutOrderName(ix.layout.order));
+    if (ix.layout.order == LayoutOrder::Blocked)
+      j.attribute("block", ix.layout.block);
+    j.attribute("even_odd", ix.layout.evenOdd);
+    j.attribute("site_count", ix.declaresSiteCount);
+    j.attribute("half_site_count", ix.declaresHalfSiteCount);
+    if (ix.declaresRoom)
+      j.attribute("room_axis", axisName(ix.roomAxis));
+    j.attribute("x_room", ix.declaresXRoom);
+    j.attributeArray("coordinates", [&] {
+      for (const Coordinate &c : ix.coordinates)
+        j.object([&] {
+          j.attribute("axis", axisName(c.axis));
+          j.attribute("delta", c.delta);
+          j.attribute("kind", coordinateKindName(c.kind));
+          j.attribute("flips_sign", c.flipsSign);
+        });
+    });
+  });
+}
+
+void plan(json::OStream &j, const KernelPlan &p) {
+  const int dims = p.threads.dims;
+  j.object([&] {
+    j.attribute("name", p.kernelName);
+    j.attribute("role", p.role == KernelRole::Adjoint ? "adjoint" : "apply");
+    if (p.hop != Hop::None)
+      j.attribute("hop", hopName(p.hop));
+    j.attribute("comment", p.comment);
+    j.attribute("launch_bounds", p.launchBounds);
+    j.attributeArray("parameters", [&] {
+      for (const KernelParameter &param : p.parameters)
+        j.object([&] {
+          j.attribute("name", param.name);
+          j.attribute("kind", parameterKindName(param.kind));
+        });
+    });
+    j.attributeBegin("threads");
+    threads(j, p.threads);
+    j.attributeEnd();
+    j.attributeBegin("guard");
+    guard(j, p);
+    j.attributeEnd();
+    j.attributeBegin("indexing");
+    indexing(j, p.indexing);
+    j.attributeEnd();
+    j.attributeObject("tile", [&] {
+      j.attribute("axis", axisName(p.tileAxis));
+      j.attribute("factor", p.tileFactor);
+      j.attribute("x_width", p.xWidth);
+    });
+    j.attributeObject("access", [&] {
+      j.attribute("kind", accessKindName(p.access.kind));
+      j.attribute("components", p.access.components);
+      j.attribute("per_thread", p.access.perThread);
+      j.attribute("split", p.access.split);
+      j.attribute("width", p.access.width);
+    });
+    j.attributeArray("weights", [&] {
+      for (const Weight &w : p.weights)
+        j.object([&] {
+          j.attribute("name", w.name);
+          j.attributeBegin("value");
+          linearForm(j, w.value);
+          j.attributeEnd();
+        });
+    });
+    j.attributeArray("site_weights", [&] {
+      for (const SiteWeight &w : p.siteWeights)
+        j.object([&] {
+          j.attribute("name", w.name);
+          if (!w.base.empty())
+            j.attribute("base", w.base);
+          else {
+            j.attributeBegin("value");
+            linearForm(j, w.value);
+            j.attributeEnd();
+          }
+          j.attributeArray("site_terms", [&] {
+            for (const auto &[name, factor] : w.siteTerms)
+              j.object([&] {
+                j.attribute("parameter", name);
+                j.attribute("factor", factor);
+              });
+          });
+          j.attributeBegin("at");
+          offsetValue(j, w.at.offset, dims);
+          j.attributeEnd();
+        });
+    });
+    j.attributeObject("accumulators", [&] {
+      j.attribute("sites", p.accumulators.sites);
+      j.attribute("values_per_site", p.accumulators.valuesPerSite);
+      j.attribute("vector_width", p.accumulators.vectorWidth);
+    });
+    j.attributeArray("program", [&] {
+      for (const PlanStep &step : p.steps) {
+        const PlannedLoad &load = p.loads[step.load];
+        j.object([&] {
+          j.attribute("load", step.load);
+          j.attributeBegin("offset");
+          offsetValue(j, load.offset, dims);
+          j.attributeEnd();
+          j.attribute("width", load.width);
+          j.attribute("clamp_tile_axis", load.clampTileAxis);
+          j.attribute("clamp_x", load.clampX);
+          j.attributeArray("sign_axes", [&] {
+            for (int axis : load.signAxes)
+              j.value(axisName(axis));
+          });
+          j.attributeArray("accumulations", [&] {
+            for (const PlannedAccumulation &acc : step.accumulations)
+              j.object([&] {
+                j.attribute("site", acc.site);
+                j.attribute("lane", acc.lane);
+                j.attribute("element", acc.element);
+                j.attribute("tap", acc.tap);
+                j.attribute("weight", acc.weight);
+                j.attribute("first", acc.first);
+              });
+          });
+        });
+      }
+    });
+    j.attribute("store_kind", p.storeKind == StoreKind::NonTemporal
+                                  ? "non-temporal"
+                                  : "regular");
+    j.attributeArray("stores", [&] {
+      for (const PlannedStore &store : p.stores)
+        j.object([&] {
+          j.attribute("site", store.site);
+          j.attributeBegin("offset");
+          offsetValue(j, store.offset, dims);
+          j.attributeEnd();
+          if (store.guarded) {
+            j.attribute("guard_axis", axisName(store.guardAxis));
+            j.attribute("guard_upper", store.guardUpper);
+          }
+          j.attribute("value", store.value == StoredValue::Accumulator
+                                   ? "accumulator"
+                                   : "hop-result");
+          j.attribute("adds_dot", store.addsDot);
+        });
+    });
+    j.attribute("epilogue", epilogueName(p.epilogue));
+    j.attribute("loads_per_tile", p.loadsPerTile());
+    j.attribute("stores_per_tile", p.storesPerTile());
+    j.attribute("bytes_read_per_site", p.bytesReadPerSite);
+    j.attribute("bytes_written_per_site", p.bytesWrittenPerSite);
+    j.attribute("flops_per_site", p.flopsPerSite);
+  });
+}
+
+} // namespace
+
+void printPlansJson(
+    const std::vector<std::pair<StencilModel, std::vector<KernelPlan>>> &specs,
+    raw_ostream &os) {
+  json::OStream j(os, 2);
+  j.object([&] {
+    j.attributeArray("stencils", [&] {
+      for (const auto &[model, plans] : specs)
+        j.object([&, &model = model, &plans = plans] {
+          j.attribute("name", model.name);
+          j.attribute("spec", model.specFileName);
+          j.attributeArray("kernels", [&] {
+            for (const KernelPlan &p : plans)
+              plan(j, p);
+          });
+        });
+    });
+  });
+  os << "\n";
+}
+
+} // namespace stencilc

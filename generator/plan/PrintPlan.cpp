@@ -1,0 +1,334 @@
+//===- PrintPlan.cpp - The listing of `stencilc plan` ---------------------===//
+//
+// Prints every node of a plan: the options it came from, then its
+// parameters, thread mapping, guard, site indexing, access, weights and
+// accumulators, the program of loads and accumulations, the stores and the
+// epilogue.
+//
+//===----------------------------------------------------------------------===//
+#include "plan/Plan.h"
+
+#include "llvm/Support/Format.h"
+
+using namespace llvm;
+
+namespace stencilc {
+
+const char *parameterKindName(ParameterKind kind) {
+  switch (kind) {
+  case ParameterKind::OutField:
+    return "out field";
+  case ParameterKind::InField:
+    return "in field";
+  case ParameterKind::SameField:
+    return "same field";
+  case ParameterKind::HopMode:
+    return "hop mode";
+  case ParameterKind::HopScalar:
+    return "hop scalar";
+  case ParameterKind::Extent:
+    return "extent";
+  case ParameterKind::BlocksZ:
+    return "blocks along z";
+  case ParameterKind::Params:
+    return "spec parameters";
+  case ParameterKind::Partials:
+    return "block partials";
+  }
+  return "?";
+}
+
+const char *siteIndexingName(SiteIndexingKind kind) {
+  switch (kind) {
+  case SiteIndexingKind::PlainOffsets:
+    return "plain-offsets";
+  case SiteIndexingKind::PlainCoordinates:
+    return "plain-coordinates";
+  case SiteIndexingKind::Layout:
+    return "layout";
+  case SiteIndexingKind::EvenOddHalf:
+    return "even-odd-half";
+  }
+  return "?";
+}
+
+const char *coordinateKindName(CoordinateKind kind) {
+  switch (kind) {
+  case CoordinateKind::Shift:
+    return "shift";
+  case CoordinateKind::Wrap:
+    return "wrap";
+  case CoordinateKind::ClampAbove:
+    return "clamp-above";
+  }
+  return "?";
+}
+
+const char *accessKindName(AccessKind kind) {
+  switch (kind) {
+  case AccessKind::Scalar:
+    return "scalar";
+  case AccessKind::RowGroup:
+    return "row-group";
+  case AccessKind::SiteMajor:
+    return "site-major";
+  case AccessKind::SiteMajorVector:
+    return "site-major-vector";
+  case AccessKind::LayoutElement:
+    return "layout-element";
+  case AccessKind::HalfOrder:
+    return "half-order";
+  }
+  return "?";
+}
+
+const char *epilogueName(EpilogueKind kind) {
+  switch (kind) {
+  case EpilogueKind::None:
+    return "none";
+  case EpilogueKind::BlockSum:
+    return "block-sum";
+  case EpilogueKind::HopModes:
+    return "hop-modes";
+  }
+  return "?";
+}
+
+std::string linearFormSpelling(const LinearForm &form) {
+  std::string text;
+  auto append = [&](double factor, const std::string &name) {
+    const double magnitude = factor < 0 ? -factor : factor;
+    std::string term = name.empty()        ? shortestNumberText(magnitude)
+                       : magnitude == 1.0 ? name
+                                          : shortestNumberText(magnitude) +
+                                                " * " + name;
+    if (text.empty())
+      text = (factor < 0 ? "-" : "") + term;
+    else
+      text += (factor < 0 ? " - " : " + ") + term;
+  };
+  if (form.constant != 0.0 || form.terms.empty())
+    append(form.constant, "");
+  for (const auto &[name, factor] : form.terms)
+    append(factor, name);
+  return text;
+}
+
+namespace {
+
+void printOptions(const StencilModel &model, const KernelPlan &plan,
+                  raw_ostream &os) {
+  const KernelOptions &k = model.kernel;
+  os << "kernel " << plan.kernelName
+     << (plan.role == KernelRole::Adjoint ? " (adjoint: offsets negated)" : "")
+     << "\n";
+  if (plan.hop != Hop::None)
+    os << "  hopping:     " << hopName(plan.hop) << " (reads the "
+       << (plan.hop == Hop::EvenToOdd ? "even" : "odd") << " sites, writes the "
+       << (plan.hop == Hop::EvenToOdd ? "odd" : "even")
+       << "; centre tap applied by the epilogue)\n";
+  os << "  grid:        " << model.dims << "-D " << boundaryText(model)
+     << ", " << model.valueType() << ", " << model.components
+     << (model.components == 1 ? " component" : " components") << " per site";
+  if (model.componentGroups() > 1)
+    os << ", split over " << model.componentGroups() << " threads ("
+       << model.componentsPerThread() << " components each)";
+  os << "\n";
+  os << "  taps:        " << model.taps.size() << ", reach";
+  for (int axis = 0; axis < model.dims; ++axis)
+    os << " " << axisName(axis) << ":" << model.reach[axis];
+  os << "\n";
+  os << "  block:       ";
+  for (int axis = 0; axis < model.dims; ++axis)
+    os << (axis ? " x " : "") << k.block[axis];
+  os << " (" << k.threadsPerBlock() << " threads), launch bounds ";
+  if (plan.launchBounds)
+    os << plan.launchBounds << "\n";
+  else
+    os << "none\n";
+  os << "  tile:        " << plan.tileFactor << " sites along "
+     << axisName(plan.tileAxis);
+  if (plan.xWidth > 1)
+    os << " x " << plan.xWidth << " aligned sites along x (vector width "
+       << plan.xWidth << ")";
+  os << "\n";
+  os << "  load order:  " << loadOrderName(k.loadOrder);
+  if (k.loadOrder == LoadOrder::Explicit)
+    os << " \"" << k.loadOrderText << "\"";
+  os << "\n";
+  os << "  stores:      "
+     << (plan.storeKind == StoreKind::NonTemporal ? "non-temporal" : "regular")
+     << "\n";
+  os << format("  loads per tile: %d, stores per tile: %d, loads per site: "
+               "%.3f\n",
+               plan.loadsPerTile(), plan.storesPerTile(), plan.loadsPerSite());
+  os << format("  bytes per site: %d (%d read, %d written), flops per site: "
+               "%d, arithmetic intensity: %.3f flop/byte\n",
+               plan.bytesPerSite(), plan.bytesReadPerSite,
+               plan.bytesWrittenPerSite, plan.flopsPerSite,
+               plan.arithmeticIntensity());
+}
+
+std::string boundsText(const KernelPlan &plan) {
+  std::string text;
+  for (int axis = 0; axis < plan.threads.dims; ++axis) {
+    const AxisBounds &b = plan.guard.axes[axis];
+    if (!b.hasLower && !b.hasUpper)
+      continue;
+    const std::string name = axisName(axis);
+    text += text.empty() ? "" : ", ";
+    if (b.hasLower)
+      text += std::to_string(b.lower) + " <= ";
+    text += name;
+    if (b.hasUpper)
+      text += " < n" + name +
+              (b.upper ? " - " + std::to_string(b.upper) : std::string());
+  }
+  return text.empty() ? "every thread's site is updated" : text;
+}
+
+void printNodes(const KernelPlan &plan, raw_ostream &os) {
+  os << "  parameters: ";
+  for (const KernelParameter &param : plan.parameters)
+    os << " " << param.name;
+  os << "\n";
+  const ThreadMapping &t = plan.threads;
+  os << "  threads:     ";
+  if (t.kind == ThreadMappingKind::Lattice) {
+    os << "lattice grid, first site";
+    for (int axis = 0; axis < t.dims; ++axis) {
+      os << (axis ? ", " : " ") << axisName(axis) << " = ";
+      if (t.lattice.origin[axis])
+        os << t.lattice.origin[axis] << " + ";
+      if (t.lattice.sitesPerThread[axis] > 1)
+        os << t.lattice.sitesPerThread[axis] << " * ";
+      os << "thread." << axisName(axis);
+    }
+    if (t.lattice.componentGroups > 1)
+      os << "; " << t.lattice.componentGroups << " threads per site, "
+         << t.lattice.componentsPerThread << " components each from c0";
+  } else {
+    os << "one per site of parity " << t.half.parity
+       << " in storage order, " << t.half.threadsPerBlock << " per block";
+  }
+  os << "\n";
+  os << "  guard:       "
+     << (plan.guard.kind == GuardKind::EarlyReturn ? "return unless "
+                                                   : "skip the body unless ")
+     << boundsText(plan) << "\n";
+  const SiteIndexing &ix = plan.indexing;
+  os << "  indexing:    " << siteIndexingName(ix.kind);
+  if (ix.kind == SiteIndexingKind::Layout ||
+      ix.kind == SiteIndexingKind::EvenOddHalf)
+    os << " (" << layoutOrderName(ix.layout.order)
+       << (ix.layout.order == LayoutOrder::Blocked
+               ? " of " + std::to_string(ix.layout.block)
+               : std::string())
+       << (ix.layout.hasSubdomains() ? ", subdomains" : "")
+       << (ix.layout.evenOdd ? ", even/odd" : "") << ")";
+  if (ix.declaresRoom)
+    os << ", room along " << axisName(ix.roomAxis);
+  if (ix.declaresXRoom)
+    os << ", room along x";
+  os << "\n";
+  if (!ix.coordinates.empty()) {
+    os << "  coordinates:";
+    for (const Coordinate &c : ix.coordinates)
+      os << " " << axisName(c.axis) << (c.delta < 0 ? "" : "+") << c.delta
+         << ":" << coordinateKindName(c.kind) << (c.flipsSign ? "+sign" : "");
+    os << "\n";
+  }
+  const FieldAccess &a = plan.access;
+  os << "  access:      " << accessKindName(a.kind);
+  if (a.components > 1)
+    os << ", " << a.perThread << " of " << a.components << " components"
+       << (a.split ? " from c0" : "");
+  if (a.width > 1)
+    os << ", " << a.width << " values per access";
+  os << "\n";
+  os << "  weights:    ";
+  for (const Weight &w : plan.weights)
+    os << " " << w.name << " = " << linearFormSpelling(w.value) << ";";
+  os << "\n";
+  for (const SiteWeight &w : plan.siteWeights) {
+    os << "  site weight: " << w.name << " = "
+       << (w.base.empty() ? linearFormSpelling(w.value) : w.base);
+    for (const auto &[name, factor] : w.siteTerms)
+      os << (factor < 0 ? " - " : " + ")
+         << (factor == 1.0 || factor == -1.0
+                 ? std::string()
+                 : shortestNumberText(factor < 0 ? -factor : factor) + " * ")
+         << name << "[site"
+         << (plan.indexing.kind == SiteIndexingKind::EvenOddHalf
+                 ? ""
+                 : " " + formatOffset(w.at.offset, plan.threads.dims))
+         << "]";
+    os << "\n";
+  }
+  os << "  accumulators: " << plan.accumulators.sites << " x "
+     << plan.accumulators.valuesPerSite << " values\n";
+  os << "  epilogue:    " << epilogueName(plan.epilogue) << "\n";
+}
+
+} // namespace
+
+void printPlan(const StencilModel &original, const KernelPlan &plan,
+               raw_ostream &os) {
+  const StencilModel model = modelForRole(original, plan.role);
+  printOptions(model, plan, os);
+  printNodes(plan, os);
+  os << "  program:\n";
+  for (const PlanStep &step : plan.steps) {
+    const PlannedLoad &load = plan.loads[step.load];
+    os << "    load  u" << step.load << " = in"
+       << formatOffset(load.offset, model.dims);
+    if (load.width > 1)
+      os << " .. +" << load.width - 1 << " along x (one " << load.width
+         << "-wide access)";
+    if (load.clampTileAxis)
+      os << "  [clamped along " << axisName(plan.tileAxis) << "]";
+    if (load.clampX)
+      os << "  [clamped along x]";
+    for (int axis : load.signAxes)
+      os << "  [sign flips across the " << axisName(axis) << " wrap]";
+    os << "\n";
+    for (const PlannedAccumulation &acc : step.accumulations) {
+      const Coefficient &coefficient = model.taps[acc.tap].coefficient;
+      std::string text = coefficientText(model, coefficient);
+      bool compound = coefficient.terms.size() +
+                          (coefficient.constant != 0.0 ? 1 : 0) >
+                      1;
+      std::string lane =
+          plan.xWidth > 1 ? "[" + std::to_string(acc.lane) + "]" : "";
+      std::string element = load.width > 1
+                                ? "[" + std::to_string(acc.element) + "]"
+                                : "";
+      os << "      acc" << acc.site << lane << (acc.first ? "  = " : " += ")
+         << (compound ? "(" + text + ")" : text) << " * u" << step.load
+         << element << "   (" << acc.weight << ")\n";
+    }
+  }
+  for (const PlannedStore &store : plan.stores) {
+    os << "    store out" << formatOffset(store.offset, model.dims);
+    if (plan.xWidth > 1)
+      os << " .. +" << plan.xWidth - 1 << " along x";
+    os << " = ";
+    if (store.value == StoredValue::Accumulator)
+      os << "acc" << store.site;
+    else
+      os << "beta * acc0, beta * acc0 / D or alpha * D * same + beta * acc0 "
+            "(the launch's mode; D = "
+         << coefficientText(model, model.taps[centreTapIndex(model)].coefficient)
+         << ")";
+    if (store.guarded)
+      os << "  if " << axisName(store.guardAxis) << " + " << store.site
+         << " < n" << axisName(store.guardAxis)
+         << (store.guardUpper ? " - " + std::to_string(store.guardUpper)
+                              : std::string());
+    if (store.addsDot)
+      os << "; dot += in . out";
+    os << "\n";
+  }
+}
+
+} // namespace stencilc
