@@ -63,23 +63,20 @@ std::vector<KernelParameter> kernelParameters(const StencilModel &model,
   return params;
 }
 
-/// The whole-lattice grid: Dirichlet axes start past the halo, except x
-/// with groups of sites (groups start aligned at x = 0).
-ThreadMapping latticeThreads(const StencilModel &model, int xWidth) {
+/// The whole-lattice grid: threads start past the halo along Dirichlet
+/// axes, and own a tile of sites along the tile axis.
+ThreadMapping latticeThreads(const StencilModel &model) {
   ThreadMapping mapping;
   mapping.kind = ThreadMappingKind::Lattice;
   mapping.dims = model.dims;
   LatticeThreads &t = mapping.lattice;
   t.block = model.kernel.block;
   t.zSharesWithT = model.dims == 4;
-  t.componentGroups = model.componentGroups();
-  t.componentsPerThread = model.componentsPerThread();
+  t.componentsPerThread = model.components;
   for (int axis = 0; axis < model.dims; ++axis) {
     if (axis == model.kernel.tileAxis)
       t.sitesPerThread[axis] *= model.kernel.tileFactor;
-    if (axis == 0 && xWidth > 1)
-      t.sitesPerThread[axis] *= xWidth;
-    else if (!model.wraps(axis))
+    if (!model.wraps(axis))
       t.origin[axis] = model.reach[axis];
   }
   return mapping;
@@ -149,25 +146,6 @@ std::vector<Weight> planWeights(const StencilModel &model, int skippedTap,
   return weights;
 }
 
-/// The values of a site as the whole-lattice kernel moves them.
-FieldAccess latticeAccess(const StencilModel &model, int xWidth) {
-  FieldAccess access;
-  access.components = model.components;
-  access.perThread = model.componentsPerThread();
-  access.split = model.componentGroups() > 1;
-  access.layout = model.layout;
-  access.width = model.kernel.vectorWidth;
-  if (model.components == 1)
-    access.kind = xWidth > 1 ? AccessKind::RowGroup : AccessKind::Scalar;
-  else if (model.kernel.vectorWidth > 1)
-    access.kind = AccessKind::SiteMajorVector;
-  else if (!model.layout.isPlain())
-    access.kind = AccessKind::LayoutElement;
-  else
-    access.kind = AccessKind::SiteMajor;
-  return access;
-}
-
 /// The values of a site of one parity's half: site-major halves index the
 /// half directly, other orders through stencil::order_element().
 FieldAccess halfAccess(const StencilModel &model) {
@@ -235,46 +213,18 @@ std::string kernelName(const StencilModel &model, KernelRole role, Hop hop) {
 
 } // namespace
 
-KernelPlan planKernel(const StencilModel &original, KernelRole role) {
-  const StencilModel model = modelForRole(original, role);
-  const bool tileWraps = model.wraps(model.kernel.tileAxis);
-  KernelPlan plan;
-  plan.role = role;
-  plan.kernelName = kernelName(model, role, Hop::None);
-  plan.launchBounds = model.kernel.launchBounds;
-  plan.parameters = kernelParameters(model, /*hopping=*/false);
-  plan.tileAxis = model.kernel.tileAxis;
-  plan.tileFactor = model.kernel.tileFactor;
-  plan.xWidth = model.sitesPerThreadX();
-  plan.threads = latticeThreads(model, plan.xWidth);
+namespace {
 
+/// The tile's program: loads and their accumulations with weights, the
+/// per-site weights of taps with site parameters, the rooms clamped loads
+/// need. Depends on the tile and on plan.xWidth.
+void scheduleTile(const StencilModel &model, KernelPlan &plan) {
+  const bool tileWraps = model.wraps(plan.tileAxis);
   LoadSchedule schedule =
       scheduleLoads(model, plan.tileFactor, plan.xWidth, false);
   plan.loads = std::move(schedule.loads);
   plan.steps = std::move(schedule.steps);
-  plan.comment = std::to_string(model.dims) + "-D " +
-                 boundaryText(model) + " " +
-                 std::to_string(model.taps.size()) + "-point stencil; " +
-                 std::to_string(plan.loadsPerTile()) + " loads and " +
-                 std::to_string(plan.storesPerTile()) +
-                 " stores per thread.";
-
-  for (int axis = 0; axis < model.dims; ++axis) {
-    plan.guard.axes[axis].hasUpper = true;
-    plan.guard.axes[axis].upper = model.wraps(axis) ? 0 : model.reach[axis];
-  }
-
-  // Storage index: offsets from `site` in plain Dirichlet storage, else
-  // from each neighbour's coordinates.
   SiteIndexing &indexing = plan.indexing;
-  indexing.dims = model.dims;
-  indexing.layout = model.layout;
-  indexing.kind = !model.layout.isPlain() ? SiteIndexingKind::Layout
-                  : model.anyWraps()      ? SiteIndexingKind::PlainCoordinates
-                                          : SiteIndexingKind::PlainOffsets;
-  indexing.declaresSiteCount = indexing.kind == SiteIndexingKind::Layout &&
-                               model.components > 1 &&
-                               model.kernel.vectorWidth == 1;
   indexing.roomAxis = plan.tileAxis;
   indexing.declaresRoom =
       !tileWraps && llvm::any_of(plan.loads, [](const PlannedLoad &l) {
@@ -286,6 +236,7 @@ KernelPlan planKernel(const StencilModel &original, KernelRole role) {
   std::vector<std::string> tapWeight;
   plan.weights = planWeights(model, -1, tapWeight);
   // Taps with site parameters get one weight per tile site.
+  plan.siteWeights.clear();
   std::map<int, std::vector<std::string>> siteWeightOfTap;
   for (size_t t = 0; t < model.taps.size(); ++t) {
     std::vector<std::pair<std::string, double>> terms =
@@ -308,16 +259,69 @@ KernelPlan planKernel(const StencilModel &original, KernelRole role) {
       }
   }
   nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
+}
 
-  plan.access = latticeAccess(model, plan.xWidth);
-  plan.accumulators.sites = plan.tileFactor;
-  plan.accumulators.valuesPerSite =
-      model.components > 1 ? model.componentsPerThread() : plan.xWidth;
-  if (model.kernel.vectorWidth > 1) {
-    plan.accumulators.vectorWidth = model.kernel.vectorWidth;
-    plan.accumulators.vectorComment =
-        plan.xWidth > 1 ? "A row's sites" : "A site's components";
+/// What follows from the program: the neighbour coordinates of every row
+/// the loads, the per-site weights and the stores touch (indexings that
+/// need them), the antiperiodic signs, the doc comment, the traffic.
+void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
+  SiteIndexing &indexing = plan.indexing;
+  indexing.coordinates.clear();
+  if (indexing.kind != SiteIndexingKind::PlainOffsets) {
+    std::vector<Offset> offsets;
+    for (const PlannedLoad &load : plan.loads)
+      offsets.push_back(load.offset);
+    for (const SiteWeight &w : plan.siteWeights)
+      offsets.push_back(w.at.offset);
+    for (const PlannedStore &store : plan.stores)
+      offsets.push_back(store.offset);
+    indexing.coordinates =
+        neighbourCoordinates(model, offsets, plan.tileAxis);
   }
+  markSignFlips(model, plan);
+  plan.comment = std::to_string(model.dims) + "-D " + boundaryText(model) +
+                 " " + std::to_string(model.taps.size()) +
+                 "-point stencil; " + std::to_string(plan.loadsPerTile()) +
+                 " loads and " + std::to_string(plan.storesPerTile()) +
+                 " stores per thread.";
+  setTraffic(model, false, plan);
+}
+
+/// One thread per tile of sites along the tile axis, every component of
+/// each site, one value per access.
+KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
+  const bool tileWraps = model.wraps(model.kernel.tileAxis);
+  KernelPlan plan;
+  plan.role = role;
+  plan.kernelName = kernelName(model, role, Hop::None);
+  plan.launchBounds = model.kernel.launchBounds;
+  plan.parameters = kernelParameters(model, /*hopping=*/false);
+  plan.tileAxis = model.kernel.tileAxis;
+  plan.tileFactor = model.kernel.tileFactor;
+  plan.threads = latticeThreads(model);
+  for (int axis = 0; axis < model.dims; ++axis) {
+    plan.guard.axes[axis].hasUpper = true;
+    plan.guard.axes[axis].upper = model.wraps(axis) ? 0 : model.reach[axis];
+  }
+  // Storage index: offsets from `site` in plain Dirichlet storage, else
+  // from each neighbour's coordinates.
+  SiteIndexing &indexing = plan.indexing;
+  indexing.dims = model.dims;
+  indexing.layout = model.layout;
+  indexing.kind = !model.layout.isPlain() ? SiteIndexingKind::Layout
+                  : model.anyWraps()      ? SiteIndexingKind::PlainCoordinates
+                                          : SiteIndexingKind::PlainOffsets;
+  indexing.declaresSiteCount =
+      indexing.kind == SiteIndexingKind::Layout && model.components > 1;
+
+  FieldAccess &access = plan.access;
+  access.components = access.perThread = model.components;
+  access.layout = model.layout;
+  access.kind = model.components == 1     ? AccessKind::Scalar
+                : !model.layout.isPlain() ? AccessKind::LayoutElement
+                                          : AccessKind::SiteMajor;
+  plan.accumulators.sites = plan.tileFactor;
+  plan.accumulators.valuesPerSite = model.components;
   plan.programComment = "Each value is loaded once and feeds every site of "
                         "the tile that needs it.";
   plan.storeKind = model.kernel.nontemporalStore ? StoreKind::NonTemporal
@@ -332,22 +336,61 @@ KernelPlan planKernel(const StencilModel &original, KernelRole role) {
     store.groupReach = model.reach[0];
     plan.stores.push_back(store);
   }
+  scheduleTile(model, plan);
+  finishLatticePlan(model, plan);
+  return plan;
+}
 
-  // Coordinates of every row the loads, the site weights and the stores
-  // touch.
-  if (indexing.kind != SiteIndexingKind::PlainOffsets) {
-    std::vector<Offset> offsets;
-    for (const PlannedLoad &load : plan.loads)
-      offsets.push_back(load.offset);
-    for (const SiteWeight &w : plan.siteWeights)
-      offsets.push_back(w.at.offset);
-    for (const PlannedStore &store : plan.stores)
-      offsets.push_back(store.offset);
-    indexing.coordinates =
-        neighbourCoordinates(model, offsets, plan.tileAxis);
-  }
-  markSignFlips(model, plan);
-  setTraffic(model, false, plan);
+} // namespace
+
+KernelPlan splitComponents(const KernelPlan &plan, int perThread) {
+  KernelPlan split = plan;
+  split.threads.lattice.componentGroups = plan.access.components / perThread;
+  split.threads.lattice.componentsPerThread = perThread;
+  split.access.perThread = perThread;
+  split.access.split = true;
+  split.accumulators.valuesPerSite = perThread;
+  return split;
+}
+
+KernelPlan vectorizeComponents(const KernelPlan &plan, int width) {
+  KernelPlan vector = plan;
+  vector.access.kind = AccessKind::SiteMajorVector;
+  vector.access.width = width;
+  // Whole vectors from a pointer: no layout_element, no site count.
+  vector.indexing.declaresSiteCount = false;
+  vector.accumulators.vectorWidth = width;
+  vector.accumulators.vectorComment = "A site's components";
+  return vector;
+}
+
+KernelPlan groupSitesAlongX(const StencilModel &original,
+                            const KernelPlan &plan, int width) {
+  const StencilModel model = modelForRole(original, plan.role);
+  KernelPlan grouped = plan;
+  grouped.xWidth = width;
+  // Groups start aligned at x = 0; halo sites among them are not stored.
+  grouped.threads.lattice.origin[0] = 0;
+  grouped.threads.lattice.sitesPerThread[0] *= width;
+  grouped.access.kind = AccessKind::RowGroup;
+  grouped.access.width = width;
+  grouped.accumulators.valuesPerSite = width;
+  grouped.accumulators.vectorWidth = width;
+  grouped.accumulators.vectorComment = "A row's sites";
+  scheduleTile(model, grouped);
+  finishLatticePlan(model, grouped);
+  return grouped;
+}
+
+KernelPlan planKernel(const StencilModel &original, KernelRole role) {
+  const StencilModel model = modelForRole(original, role);
+  KernelPlan plan = planSiteKernel(model, role);
+  if (model.componentGroups() > 1)
+    plan = splitComponents(plan, model.componentsPerThread());
+  if (model.components > 1 && model.kernel.vectorWidth > 1)
+    plan = vectorizeComponents(plan, model.kernel.vectorWidth);
+  if (model.sitesPerThreadX() > 1)
+    plan = groupSitesAlongX(original, plan, model.sitesPerThreadX());
   return plan;
 }
 

@@ -360,6 +360,19 @@ KernelPlan planKernel(const StencilModel &model,
 KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
                              Hop hop);
 
+/// Plan transforms of whole-lattice kernels, applied by planKernel as the
+/// model's options ask (kernel.components_per_thread, kernel.vector_width):
+/// a site's components shared by components / perThread threads (blockIdx.x
+/// counts the share, c0 is this thread's first component);
+KernelPlan splitComponents(const KernelPlan &plan, int perThread);
+/// a site-major site's components moved `width` at a time;
+KernelPlan vectorizeComponents(const KernelPlan &plan, int width);
+/// each thread an aligned group of `width` sites along x, each row moved
+/// with one access (single-component fields; the load schedule is made
+/// again from `model`'s taps for the wider tile).
+KernelPlan groupSitesAlongX(const StencilModel &model, const KernelPlan &plan,
+                            int width);
+
 /// The plan transform for CG: the same kernel that also sums in . out over
 /// the sites it stores, one partial per block. Every thread reaches the
 /// block's sum, so the guard becomes a predicate.

@@ -390,3 +390,31 @@ TEST(PlanIR, JsonListsEveryNode) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(PlanIR, SplitsAndGroupsArePlanTransforms) {
+  // A component split: the same program, shared by more threads.
+  StencilModel whole = modelWith("periodic", "components: 6, layout: soa");
+  StencilModel split = whole;
+  split.kernel.componentsPerThread = 2;
+  KernelPlan transformed = splitComponents(planKernel(whole), 2);
+  KernelPlan planned = planKernel(split);
+  EXPECT_EQ(transformed.threads.lattice.componentGroups, 3);
+  EXPECT_EQ(planned.threads.lattice.componentGroups, 3);
+  EXPECT_TRUE(planned.access.split);
+  EXPECT_EQ(planned.accumulators.valuesPerSite, 2);
+  EXPECT_EQ(transformed.loads.size(), planned.loads.size());
+  // Groups along x: the schedule is made again for the wider tile.
+  StencilModel rows = modelWith("dirichlet", "components: 1",
+                                "  tile: {axis: y, factor: 2}\n");
+  KernelPlan grouped = groupSitesAlongX(rows, planKernel(rows), 4);
+  EXPECT_EQ(grouped.access.kind, AccessKind::RowGroup);
+  EXPECT_EQ(grouped.threads.lattice.origin[0], 0);
+  EXPECT_EQ(grouped.threads.lattice.sitesPerThread[0], 4);
+  EXPECT_EQ(grouped.loadsPerTile(), 5 * 2 + 2);
+  EXPECT_EQ(grouped.sitesPerTile(), 8);
+  EXPECT_TRUE(grouped.indexing.declaresXRoom);
+}
+
+} // namespace
