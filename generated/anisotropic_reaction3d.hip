@@ -42,10 +42,8 @@ anisotropic_reaction3d_kernel(
   const value_type w1 = -params.ax;
   const value_type w2 = -params.ay;
   const value_type w3 = -params.az;
-  const value_type w0_s0 =
-      w0 + params.sigma[site];
-  const value_type w0_s1 =
-      w0 + params.sigma[site + sy];
+  const value_type w0_s0 = w0 + params.sigma[site];
+  const value_type w0_s1 = w0 + params.sigma[site + sy];
   value_type acc0, acc1;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site - sz];
@@ -111,10 +109,8 @@ anisotropic_reaction3d_dot_kernel(
     const value_type w1 = -params.ax;
     const value_type w2 = -params.ay;
     const value_type w3 = -params.az;
-    const value_type w0_s0 =
-        w0 + params.sigma[site];
-    const value_type w0_s1 =
-        w0 + params.sigma[site + sy];
+    const value_type w0_s0 = w0 + params.sigma[site];
+    const value_type w0_s1 = w0 + params.sigma[site + sy];
     value_type acc0, acc1;
     // Each value is loaded once and feeds every site of the tile that needs it.
     const value_type u0 = in[site - sz];

@@ -40,8 +40,7 @@ anisotropic_reaction3d_naive_kernel(
   const value_type w1 = -params.ax;
   const value_type w2 = -params.ay;
   const value_type w3 = -params.az;
-  const value_type w0_s0 =
-      w0 + params.sigma[site];
+  const value_type w0_s0 = w0 + params.sigma[site];
   value_type acc0;
   // Each value is loaded once and feeds every site of the tile that needs it.
   const value_type u0 = in[site];
@@ -90,8 +89,7 @@ anisotropic_reaction3d_naive_dot_kernel(
     const value_type w1 = -params.ax;
     const value_type w2 = -params.ay;
     const value_type w3 = -params.az;
-    const value_type w0_s0 =
-        w0 + params.sigma[site];
+    const value_type w0_s0 = w0 + params.sigma[site];
     value_type acc0;
     // Each value is loaded once and feeds every site of the tile that needs it.
     const value_type u0 = in[site];

@@ -159,8 +159,7 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag =
-      static_cast<value_type>(8) + params.mass;
+  const value_type diag = static_cast<value_type>(8) + params.mass;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
@@ -215,7 +214,7 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
     if (add_same)
       result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
     STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-    }
+  }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -265,8 +264,7 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag =
-      static_cast<value_type>(8) + params.mass;
+  const value_type diag = static_cast<value_type>(8) + params.mass;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
@@ -321,7 +319,7 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
     if (add_same)
       result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
     STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-    }
+  }
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.

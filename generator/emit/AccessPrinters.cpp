@@ -157,8 +157,10 @@ public:
         STENCIL_UNROLL
         for (int c = 0; c < $count$; ++c) {
       )");
-      CodePrinter::Indent indent(p);
-      hopResult(p, storeMacro(), acc + "[c]", element(at, component()));
+      {
+        CodePrinter::Indent indent(p);
+        hopResult(p, storeMacro(), acc + "[c]", element(at, component()));
+      }
       p.line("}");
       return;
     }

@@ -246,9 +246,9 @@ std::vector<std::string> KernelPrinter::outsideTerms() const {
 void KernelPrinter::weights(CodePrinter &p) const {
   if (!plan.weights.empty())
     p.line("// Tap weights.");
-  for (const Weight &w : plan.weights) {
-    const std::string value = linearFormText(w.value);
-    const std::string head = "const value_type " + w.name + " =";
+  // One line when it fits in 80 columns, else the value on the next.
+  auto declare = [&](const std::string &name, const std::string &value) {
+    const std::string head = "const value_type " + name + " =";
     if (2 + head.size() + 1 + value.size() + 1 > 80)
       p.emit({{"head", head}, {"value", value}}, R"(
         $head$
@@ -256,17 +256,14 @@ void KernelPrinter::weights(CodePrinter &p) const {
       )");
     else
       p.line(head + " " + value + ";");
-  }
+  };
+  for (const Weight &w : plan.weights)
+    declare(w.name, linearFormText(w.value));
   for (const SiteWeight &w : plan.siteWeights) {
     if (!w.comment.empty())
       p.line("// " + w.comment);
-    const std::string value =
-        (w.base.empty() ? linearFormText(w.value) : w.base) +
-        siteTermsText(w.siteTerms, index->siteIndex(w.at));
-    p.emit({{"name", w.name}, {"value", value}}, R"(
-      const value_type $name$ =
-          $value$;
-    )");
+    declare(w.name, (w.base.empty() ? linearFormText(w.value) : w.base) +
+                        siteTermsText(w.siteTerms, index->siteIndex(w.at)));
   }
 }
 
