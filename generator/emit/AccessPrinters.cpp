@@ -170,14 +170,22 @@ public:
         $store$(&out[$element$], $acc$[c]);
     )");
     if (store.addsDot)
-      p.emit(vars, R"(
-        STENCIL_UNROLL
-        for (int c = 0; c < $count$; ++c)
-          dot += static_cast<double>(in[$element$]) * static_cast<double>($acc$[c]);
-      )");
+      dotTerms(p, store);
   }
 
 protected:
+  /// dot += in . out over this thread's components of the stored site.
+  void dotTerms(CodePrinter &p, const PlannedStore &store) const {
+    p.emit({{"count", std::to_string(access.perThread)},
+            {"element", element(index.storeIndex(store), component())},
+            {"acc", "acc" + std::to_string(store.site)}},
+           R"(
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c)
+               dot += static_cast<double>(in[$element$]) * static_cast<double>($acc$[c]);
+           )");
+  }
+
   /// The element index of component `c` (text) of the site whose storage
   /// index is `site` (text).
   virtual std::string element(const std::string &site,
@@ -304,18 +312,6 @@ private:
         $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$$first$)[j], r);
       }
     )");
-  }
-
-  void dotTerms(CodePrinter &p, const PlannedStore &store) const {
-    const std::string at = index.storeIndex(store);
-    p.emit({{"count", std::to_string(access.perThread)},
-            {"element", element(at, component())},
-            {"acc", "acc" + std::to_string(store.site)}},
-           R"(
-             STENCIL_UNROLL
-             for (int c = 0; c < $count$; ++c)
-               dot += static_cast<double>(in[$element$]) * static_cast<double>($acc$[c]);
-           )");
   }
 };
 

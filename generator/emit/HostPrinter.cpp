@@ -13,8 +13,8 @@ struct LauncherText {
   std::string extentList;   ///< {extents.nx, ..., 1}
   std::string valueCount;   ///< values of a whole field
   std::string siteCount;    ///< sites of a whole field
-  std::string genericExtents;
-  std::string genericParams;
+  /// The untyped twins' extents and parameters as Extents and Params.
+  std::string typedArguments;
 };
 
 LauncherText launcherText(const StencilModel &model) {
@@ -35,7 +35,6 @@ LauncherText launcherText(const StencilModel &model) {
   if (model.components > 1)
     values.push_back(std::to_string(model.components));
   text.valueCount = join(values, " *\n    ");
-  text.genericExtents = join(generic, "\n");
   std::vector<std::string> params;
   for (size_t i = 0; i < model.parameters.size(); ++i) {
     const Parameter &param = model.parameters[i];
@@ -48,7 +47,9 @@ LauncherText launcherText(const StencilModel &model) {
             : "typed_params." + param.name +
                   " = static_cast<value_type>(params[" + index + "]);");
   }
-  text.genericParams = join(params, "\n");
+  text.typedArguments = "(void)params;\n(void)fields;\nExtents typed_extents;\n" +
+                        join(generic, "\n") + "\nParams typed_params;" +
+                        (params.empty() ? "" : "\n" + join(params, "\n"));
   return text;
 }
 
@@ -130,8 +131,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       {"value_count", text.valueCount},
       {"checks", argumentChecks(model, launcher, text)},
       {"args", launchArguments(launcher)},
-      {"generic_extents", text.genericExtents},
-      {"generic_params", text.genericParams},
+      {"typed", text.typedArguments},
       {"partials", dot ? "double *partials, " : ""},
       {"partials_arg", dot ? "partials, " : ""},
       {"partials_null", dot ? " || partials == nullptr" : ""},
@@ -165,12 +165,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
     stencil::Status $function$_generic(void *out, const void *in,
         const int *extents, const double *params, const void *const *fields,
         $partials$stencil::Stream stream) {
-      (void)params;
-      (void)fields;
-      Extents typed_extents;
-      $generic_extents$
-      Params typed_params;
-      $generic_params$
+      $typed$
       return $function$(static_cast<value_type *>(out),
           static_cast<const value_type *>(in), typed_extents, typed_params,
           $partials_arg$stream);
@@ -191,8 +186,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       {"half_value_count", text.valueCount + " / 2"},
       {"checks", argumentChecks(model, launcher, text)},
       {"args", launchArguments(launcher)},
-      {"generic_extents", text.genericExtents},
-      {"generic_params", text.genericParams},
+      {"typed", text.typedArguments},
   };
   p.emit(vars, R"(
     $summary$
@@ -248,12 +242,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
         const void *same, int mode, double alpha, double beta,
         const int *extents, const double *params, const void *const *fields,
         stencil::Stream stream) {
-      (void)params;
-      (void)fields;
-      Extents typed_extents;
-      $generic_extents$
-      Params typed_params;
-      $generic_params$
+      $typed$
       return $function$(static_cast<value_type *>(out),
           static_cast<const value_type *>(in),
           static_cast<const value_type *>(same),
