@@ -91,6 +91,15 @@ public:
                             : name));
   }
 
+  void storesPrologue(CodePrinter &p) const override {
+    p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
+            {"width", std::to_string(access.width)}},
+           R"(
+             // Groups that lie wholly inside the update region store with one access.
+             const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
+           )");
+  }
+
   /// One vector store when the whole group is inside the update region
   /// (`whole_group`), else site by site: the array's first and last groups
   /// hold halo sites.

@@ -56,6 +56,8 @@ public:
   /// The store of one tile site (its guard is the caller's), with the dot
   /// term or the hop modes' value as the plan says.
   virtual void store(CodePrinter &p, const PlannedStore &store) const = 0;
+  /// Declarations every store of the tile shares (none by default).
+  virtual void storesPrologue(CodePrinter &p) const {}
 
 protected:
   /// "STENCIL_STORE" or "STENCIL_STORE_NT".

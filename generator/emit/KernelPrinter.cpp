@@ -302,13 +302,7 @@ void KernelPrinter::stores(CodePrinter &p) const {
     )");
   else
     p.line("// Store the tile's sites that lie inside the update region.");
-  if (plan.access.kind == AccessKind::RowGroup)
-    p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
-            {"width", std::to_string(plan.access.width)}},
-           R"(
-             // Groups that lie wholly inside the update region store with one access.
-             const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
-           )");
+  access->storesPrologue(p);
   for (const PlannedStore &store : plan.stores) {
     if (!store.guarded) {
       access->store(p, store);
