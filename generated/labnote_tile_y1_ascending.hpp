@@ -58,8 +58,10 @@ inline stencil::Status launch_config(const Extents &extents,
   return stencil::make_launch_config(shape(), n, config);
 }
 
-/// out = A in on the interior; the halo of `out` is never written, and the halo of `in` supplies the boundary values. The launch is asynchronous on `stream` (null: the
-/// default stream); errors of the launch itself are returned.
+/// out = A in on the interior; the halo of `out` is never written, and the
+/// halo of `in` supplies the boundary values. The launch is asynchronous on
+/// `stream` (null: the default stream); errors of the launch itself are
+/// returned.
 stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params = Params(),
                       stencil::Stream stream = nullptr);

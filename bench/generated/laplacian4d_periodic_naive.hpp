@@ -57,8 +57,9 @@ inline stencil::Status launch_config(const Extents &extents,
   return stencil::make_launch_config(shape(), n, config);
 }
 
-/// out = A in on every site, neighbours wrapping around. The launch is asynchronous on `stream` (null: the
-/// default stream); errors of the launch itself are returned.
+/// out = A in on every site, neighbours wrapping around (periodic). The
+/// launch is asynchronous on `stream` (null: the default stream); errors of
+/// the launch itself are returned.
 stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params = Params(),
                       stencil::Stream stream = nullptr);

@@ -57,7 +57,9 @@ inline stencil::Status launch_config(const Extents &extents,
   return stencil::make_launch_config(shape(), n, config);
 }
 
-/// out = A in on every site but the halo along Dirichlet axes, neighbours wrapping around along the others (periodic, periodic, periodic, antiperiodic). The launch is asynchronous on `stream` (null: the
+/// out = A in on every site, neighbours wrapping around (periodic, periodic,
+/// periodic, antiperiodic); a value read across an antiperiodic wrap enters
+/// with its sign flipped. The launch is asynchronous on `stream` (null: the
 /// default stream); errors of the launch itself are returned.
 stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params = Params(),

@@ -62,8 +62,9 @@ std::string siteVectorProblem(const StencilModel &model, int width) {
     return "needs plain site-major storage; subdomains and even/odd storage "
            "break rows into pieces";
   if (model.anyWraps())
-    return "needs Dirichlet boundaries on every axis; rows that wrap would "
-           "wrap inside a group";
+    return "needs Dirichlet boundaries on every axis (groups along x are "
+           "addressed as offsets from the site, which no axis that wraps "
+           "allows)";
   if (model.kernel.tileAxis == 0 && model.kernel.tileFactor > 1)
     return "cannot be combined with tiling along x; tile along another axis";
   return "";

@@ -50,8 +50,13 @@ bool isReservedName(StringRef word) {
       "register", "return", "short", "signed", "sizeof", "static", "struct",
       "switch", "template", "this", "throw", "true", "try", "typedef",
       "typename", "union", "unsigned", "using", "virtual", "void",
-      "volatile", "while", "xor", "in", "out", "stream", "params",
-      "extents", "value_type"};
+      "volatile", "while", "xor", "and_eq", "bitand", "bitor", "compl",
+      "not_eq", "or_eq", "xor_eq", "char8_t", "char16_t", "char32_t",
+      "wchar_t", "const_cast", "dynamic_cast", "reinterpret_cast",
+      "static_cast", "static_assert", "decltype", "thread_local", "typeid",
+      "concept", "requires", "consteval", "constinit", "co_await",
+      "co_return", "co_yield", "in", "out", "stream", "params", "extents",
+      "value_type"};
   return is_contained(reserved, word) || word.startswith("__") ||
          word.startswith("STENCIL_");
 }

@@ -75,8 +75,8 @@ std::string symbolProblem(const StencilModel &model) {
   std::array<int, kMaxDims> boundary{};
   for (int axis = 0; axis < model.dims; ++axis)
     boundary[axis] = static_cast<int>(model.boundaries[axis]);
-  if (stencil::symbol_positive_definite(minimum, model.dims, boundary.data(),
-                                        model.reach.data()))
+  if (stencil::symbol_positive_definite(model.dims, offsets, weights, minimum,
+                                        boundary.data()))
     return "";
   const bool periodic = model.anyWraps() && model.uniformBoundary() &&
                         model.boundaries[0] == Boundary::Periodic;

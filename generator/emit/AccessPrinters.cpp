@@ -85,10 +85,12 @@ public:
     else
       p.line("const value_type " + name + " = in[" + at + "];");
     for (const PlannedAccumulation &acc : step.accumulations)
-      p.line(accumulate(acc, "[" + std::to_string(acc.lane) + "]",
-                        load.width > 1
-                            ? name + ".v[" + std::to_string(acc.element) + "]"
-                            : name));
+      p.line(accumulate(
+          acc, "[" + std::to_string(acc.lane) + "]",
+          signedValue(load, load.width > 1 ? name + ".v[" +
+                                                 std::to_string(acc.element) +
+                                                 "]"
+                                           : name)));
   }
 
   void storesPrologue(CodePrinter &p) const override {
@@ -301,12 +303,12 @@ private:
           for (int l = 0; l < $width$; ++l)
             result.v[l] = hop_scale * $acc$[j * $width$ + l];
           if (add_same) {
-            const vec_t v = reinterpret_cast<const vec_t *>(same + ($at$) * $nc$)[j];
+            const vec_t v = reinterpret_cast<const vec_t *>(same + ($at$) * $nc$$first$)[j];
             STENCIL_UNROLL
             for (int l = 0; l < $width$; ++l)
               result.v[l] += same_scale * v.v[l];
           }
-          $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$)[j], result);
+          $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$$first$)[j], result);
         }
       )");
       return;

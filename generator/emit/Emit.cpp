@@ -124,6 +124,31 @@ std::string commentedDescription(const StencilModel &model) {
   return commented;
 }
 
+/// What apply() updates, for its doc comment: the sites inside the halo of
+/// the Dirichlet axes, how the other axes wrap.
+std::string applyDoc(const StencilModel &model) {
+  std::string text;
+  if (model.allDirichlet()) {
+    text = "out = A in on the interior; the halo of `out` is never written, "
+           "and the halo of `in` supplies the boundary values.";
+  } else {
+    bool dirichlet = false, antiperiodic = false;
+    for (int axis = 0; axis < model.dims; ++axis) {
+      dirichlet |= !model.wraps(axis);
+      antiperiodic |= model.boundaries[axis] == Boundary::Antiperiodic;
+    }
+    text = std::string("out = A in on every site") +
+           (dirichlet ? " but the halo along the Dirichlet axes" : "") +
+           ", neighbours wrapping around (" + boundaryText(model) + ")" +
+           (antiperiodic ? "; a value read across an antiperiodic wrap "
+                           "enters with its sign flipped."
+                         : ".");
+  }
+  text += " The launch is asynchronous on `stream` (null: the default "
+          "stream); errors of the launch itself are returned.";
+  return printed([&](CodePrinter &p) { wrappedComment(p, "///", text); });
+}
+
 /// NAME.hpp's tables and declarations, from the model and its plans.
 TemplateValues headerValues(const StencilModel &model,
                             const std::vector<KernelPlan> &plans,
@@ -214,17 +239,7 @@ TemplateValues headerValues(const StencilModel &model,
                                        : std::string()) +
                  "; fields convert from and to the host order"},
       {"extent_list", listOf(extentList)},
-      {"apply_doc",
-       model.allDirichlet()
-           ? " on the interior; the halo of `out` is never written, and the "
-             "halo of `in` supplies the boundary values"
-       : model.anyWraps() && !model.uniformBoundary()
-           ? " on every site but the halo along Dirichlet axes, neighbours "
-             "wrapping around along the others (" + boundaryText(model) + ")"
-           : " on every site, neighbours wrapping around" +
-                 std::string(model.boundaries[0] == Boundary::Antiperiodic
-                                 ? " with their sign flipped"
-                                 : "")},
+      {"apply_doc", applyDoc(model)},
       {"adjoint_doc", symmetric ? "A is symmetric, so this equals apply()"
                                 : "the transposed stencil (offsets negated)"},
       {"tap_offsets", listOf(tapOffsets)},

@@ -101,7 +101,6 @@ neighbourCoordinates(const StencilModel &model,
       c.kind = CoordinateKind::Wrap;
     else if (axis == tileAxis && delta > model.reach[axis])
       c.kind = CoordinateKind::ClampAbove;
-    c.flipsSign = model.boundaries[axis] == Boundary::Antiperiodic;
     coordinates.push_back(c);
   }
   return coordinates;
@@ -194,13 +193,20 @@ void nameAccumulationWeights(
 }
 
 /// Loads that may cross an antiperiodic wrap take the sign of their
-/// coordinates along those axes.
+/// coordinates along those axes; those coordinates declare the sign.
 void markSignFlips(const StencilModel &model, KernelPlan &plan) {
-  for (PlannedLoad &load : plan.loads)
+  for (PlannedLoad &load : plan.loads) {
+    load.signAxes.clear();
     for (int axis = 0; axis < model.dims; ++axis)
       if (model.boundaries[axis] == Boundary::Antiperiodic &&
           load.offset[axis] != 0)
         load.signAxes.push_back(axis);
+  }
+  for (Coordinate &c : plan.indexing.coordinates)
+    c.flipsSign = llvm::any_of(plan.loads, [&](const PlannedLoad &load) {
+      return llvm::is_contained(load.signAxes, c.axis) &&
+             load.offset[c.axis] == c.delta;
+    });
 }
 
 std::string kernelName(const StencilModel &model, KernelRole role, Hop hop) {
@@ -261,9 +267,10 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
   nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
 }
 
-/// What follows from the program: the neighbour coordinates of every row
-/// the loads, the per-site weights and the stores touch (indexings that
-/// need them), the antiperiodic signs, the doc comment, the traffic.
+/// What follows from the program: the neighbour coordinates of the rows
+/// that are addressed through coordinates (loads and per-site weights; with
+/// a Layout also the stores, which plain indexings address from `site`),
+/// the antiperiodic signs, the doc comment, the traffic.
 void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
   SiteIndexing &indexing = plan.indexing;
   indexing.coordinates.clear();
@@ -273,8 +280,9 @@ void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
       offsets.push_back(load.offset);
     for (const SiteWeight &w : plan.siteWeights)
       offsets.push_back(w.at.offset);
-    for (const PlannedStore &store : plan.stores)
-      offsets.push_back(store.offset);
+    if (indexing.kind == SiteIndexingKind::Layout)
+      for (const PlannedStore &store : plan.stores)
+        offsets.push_back(store.offset);
     indexing.coordinates =
         neighbourCoordinates(model, offsets, plan.tileAxis);
   }

@@ -221,10 +221,10 @@ struct FieldAccess {
 struct PlannedLoad {
   /// Lattice offset from the tile's first site.
   Offset offset{};
-  /// Dirichlet only: this load lies past the reach of the tile's last site
-  /// that can be stored, so near the array's far end it could leave the
-  /// array; its tile-axis coordinate is clamped. Only sites that are never
-  /// stored consume a clamped value.
+  /// Dirichlet tile axis only: this load lies past the reach of the tile's
+  /// first site (the only one always stored), so near the array's far end
+  /// it could leave the array; its tile-axis coordinate is clamped. Only
+  /// sites that are never stored consume a clamped value.
   bool clampTileAxis = false;
   /// Consecutive values along x this load reads with one instruction: the
   /// thread's own aligned group of sites (KernelPlan::xWidth) in one row.

@@ -267,8 +267,8 @@ Status StencilOperator::check_spd() const {
   SymbolMinimum minimum =
       symbol_minimum(info_->shape.dims, offsets, weights);
   const StencilShape &shape = info_->shape;
-  if (symbol_positive_definite(minimum, shape.dims, shape.boundary,
-                               shape.reach))
+  if (symbol_positive_definite(shape.dims, offsets, weights, minimum,
+                               shape.boundary))
     return Status();
   std::string theta;
   for (int axis = 0; axis < shape.dims; ++axis)
@@ -277,9 +277,9 @@ Status StencilOperator::check_spd() const {
       name + " is not positive definite with these parameter values: its "
              "symbol sum_o c_o cos(theta . o) reaches " +
       std::to_string(minimum.value) + " at theta = (" + theta +
-      "), a momentum the lattice's boundaries allow (periodic axes need "
-      "it > 0; Dirichlet and antiperiodic ones >= 0 at theta = 0); use "
-      "CGNR or a positive shift");
+      "); it must be positive at the momenta the lattice's boundaries "
+      "allow (a zero is accepted only where no lattice reaches it: see "
+      "stencil/symbol.hpp); use CGNR or a positive shift");
 }
 
 double StencilOperator::bytes_per_apply() const {

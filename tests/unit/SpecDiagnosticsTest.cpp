@@ -443,6 +443,57 @@ TEST(SolverChecks, BoundariesDecideWhetherAMasslessLaplacianIsDefinite) {
   }
 }
 
+/// `taps` (YAML list entries) on a grid with `boundary`, solver cg.
+CheckResult cgSpec(int dims, const std::string &boundary,
+                   const std::string &taps) {
+  return checkYaml("name: b\nsolver: cg\ngrid: {dimensions: " +
+                   std::to_string(dims) + ", boundary: " + boundary +
+                   "}\nfield: {precision: double}\ntaps:\n" + taps);
+}
+
+TEST(SolverChecks, SemidefiniteSymbolsThatSomeLatticeReachesAreRefused) {
+  // No coupling along the Dirichlet axis x: every field constant along y
+  // (periodic) is in the null space, whatever the x extent.
+  EXPECT_FALSE(cgSpec(2, "[dirichlet, periodic]",
+                      "  - {offset: [0, 0], coefficient: 2}\n"
+                      "  - {offset: [0, -1], coefficient: -1}\n"
+                      "  - {offset: [0, 1], coefficient: -1}\n")
+                   .model.has_value());
+  // (1 - cos ty)(1 + cos tx): zero along ty = 0 for every tx.
+  EXPECT_FALSE(cgSpec(2, "[dirichlet, periodic]",
+                      "  - {offset: [0, 0], coefficient: 1}\n"
+                      "  - {offset: [-1, 0], coefficient: 0.5}\n"
+                      "  - {offset: [1, 0], coefficient: 0.5}\n"
+                      "  - {offset: [0, -1], coefficient: -0.5}\n"
+                      "  - {offset: [0, 1], coefficient: -0.5}\n"
+                      "  - {offset: [-1, -1], coefficient: -0.25}\n"
+                      "  - {offset: [1, -1], coefficient: -0.25}\n"
+                      "  - {offset: [-1, 1], coefficient: -0.25}\n"
+                      "  - {offset: [1, 1], coefficient: -0.25}\n")
+                   .model.has_value());
+  // (1 - cos t)(cos t - 1/2)^2 on an antiperiodic line: zero at t = pi/3,
+  // an antiperiodic momentum (2k + 1) pi / n for n = 3, 9, 15, ...
+  EXPECT_FALSE(cgSpec(1, "antiperiodic",
+                      "  - {offset: [0], coefficient: 1.25}\n"
+                      "  - {offset: [-1], coefficient: -1}\n"
+                      "  - {offset: [1], coefficient: -1}\n"
+                      "  - {offset: [-2], coefficient: 0.5}\n"
+                      "  - {offset: [2], coefficient: 0.5}\n"
+                      "  - {offset: [-3], coefficient: -0.125}\n"
+                      "  - {offset: [3], coefficient: -0.125}\n")
+                   .model.has_value());
+  // The same line with a Dirichlet halo: its sections are definite.
+  EXPECT_TRUE(cgSpec(1, "dirichlet",
+                     "  - {offset: [0], coefficient: 1.25}\n"
+                     "  - {offset: [-1], coefficient: -1}\n"
+                     "  - {offset: [1], coefficient: -1}\n"
+                     "  - {offset: [-2], coefficient: 0.5}\n"
+                     "  - {offset: [2], coefficient: 0.5}\n"
+                     "  - {offset: [-3], coefficient: -0.125}\n"
+                     "  - {offset: [3], coefficient: -0.125}\n")
+                  .model.has_value());
+}
+
 TEST(SolverChecks, SiteParameters) {
   std::string spec = laplacianSpec();
   spec.replace(spec.find("  - {name: h, default: 1.0}\n"), 0,
@@ -707,14 +758,16 @@ TEST(LayoutChecks, SitesAlongXOfAScalarField) {
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
                                "boundary: periodic")),
-      what + "needs Dirichlet boundaries on every axis; rows that wrap "
-             "would wrap inside a group"));
+      what + "needs Dirichlet boundaries on every axis (groups along x are "
+             "addressed as offsets from the site, which no axis that wraps "
+             "allows)"));
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
                                "boundary: [dirichlet, dirichlet, "
                                "antiperiodic]")),
-      what + "needs Dirichlet boundaries on every axis; rows that wrap "
-             "would wrap inside a group"));
+      what + "needs Dirichlet boundaries on every axis (groups along x are "
+             "addressed as offsets from the site, which no axis that wraps "
+             "allows)"));
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4, "
                                "tile: {axis: x, factor: 2}}")),

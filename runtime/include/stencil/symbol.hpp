@@ -80,21 +80,68 @@ inline SymbolMinimum symbol_minimum(int dims,
   return best;
 }
 
-/// Whether a symmetric stencil whose symbol has this minimum is positive
-/// definite on a lattice with these boundaries (`boundary[axis]`: 0
-/// Dirichlet, 1 periodic, 2 antiperiodic, as stencil::Boundary; `reach`
-/// the stencil's reach per axis), for every lattice size:
-///   - a positive minimum suffices;
-///   - a negative one fails (large lattices reach every momentum);
-///   - a zero minimum is an eigenvalue only if its momentum theta* is one
-///     of the lattice's: along a periodic axis 2 pi k / n (theta = 0 for
-///     every n), along an antiperiodic axis (2k + 1) pi / n (never 0, so a
-///     zero at theta_axis = 0 is never reached), and never along a Dirichlet
-///     axis the stencil reaches across (the spectrum of its Toeplitz
-///     section lies strictly inside the symbol's range). A zero elsewhere
-///     than 0 along a wrapped axis may be reached for some n: not definite.
-inline bool symbol_positive_definite(const SymbolMinimum &minimum, int dims,
-                                     const int *boundary, const int *reach) {
+/// Along one axis alone, for a stencil whose off-centre taps each lie on an
+/// axis: f(theta) = sum of c_o cos(theta o) over the taps along `axis`.
+/// Returns the minimum over theta in (0, pi] of (f(theta) - f(0)) /
+/// (1 - cos theta): positive exactly when f's only minimum is at theta = 0,
+/// a quadratic one (a grid sample, then a pattern search around the best).
+inline double axis_symbol_rise(int axis,
+                               const std::vector<std::array<int, 4>> &offsets,
+                               const std::vector<double> &weights) {
+  auto f = [&](double theta) {
+    double sum = 0.0;
+    for (size_t t = 0; t < offsets.size(); ++t)
+      if (offsets[t][axis] != 0)
+        sum += weights[t] * std::cos(theta * offsets[t][axis]);
+    return sum;
+  };
+  const double pi = 3.14159265358979323846;
+  const double f0 = f(0.0);
+  auto rise = [&](double theta) {
+    theta = std::fmin(pi, std::fmax(theta, 1e-6));
+    return (f(theta) - f0) / (1.0 - std::cos(theta));
+  };
+  const int n = 4096;
+  double best = std::numeric_limits<double>::infinity(), at = pi;
+  for (int i = 1; i <= n; ++i) {
+    const double theta = pi * i / n;
+    if (const double value = rise(theta); value < best) {
+      best = value;
+      at = theta;
+    }
+  }
+  for (double step = pi / n; step > 1e-12; step /= 2)
+    for (bool improved = true; improved;) {
+      improved = false;
+      for (double sign : {-1.0, 1.0})
+        if (const double value = rise(at + sign * step); value < best - 1e-18) {
+          best = value;
+          at = std::fmin(pi, std::fmax(at + sign * step, 1e-6));
+          improved = true;
+        }
+    }
+  return best;
+}
+
+/// Whether a symmetric stencil with symbol minimum `minimum` is positive
+/// definite on every lattice with these boundaries (`boundary[axis]`: 0
+/// Dirichlet, 1 periodic, 2 antiperiodic, as stencil::Boundary). Over the
+/// lattice momenta allowed along the axes that wrap (2 pi k / n periodic,
+/// (2k + 1) pi / n antiperiodic: never 0), the quadratic form is the
+/// symbol's integral against the Dirichlet axes' modes, so:
+///   - a positive minimum suffices, a negative one fails;
+///   - with a zero minimum, a grid that is Dirichlet along every axis is
+///     definite (the symbol is not identically zero);
+///   - otherwise the answer is decided only for stencils whose off-centre
+///     taps each lie on one axis, s = K + sum_a f_a(theta_a) with K = min s
+///     = 0: definite if some Dirichlet axis' f_a is not constant, or some
+///     antiperiodic axis' f_a has its only minimum at theta = 0 (which its
+///     momenta never reach); anything else is refused, since some lattice
+///     size may reach the zero.
+inline bool symbol_positive_definite(
+    int dims, const std::vector<std::array<int, 4>> &offsets,
+    const std::vector<double> &weights, const SymbolMinimum &minimum,
+    const int *boundary) {
   const double tolerance = 1e-12 * (minimum.scale > 0 ? minimum.scale : 1.0);
   if (minimum.scale == 0.0)
     return false;
@@ -102,11 +149,23 @@ inline bool symbol_positive_definite(const SymbolMinimum &minimum, int dims,
     return true;
   if (minimum.value < -tolerance)
     return false;
+  bool allDirichlet = true;
+  for (int axis = 0; axis < dims; ++axis)
+    allDirichlet &= boundary[axis] == 0;
+  if (allDirichlet)
+    return true;
+  for (const std::array<int, 4> &o : offsets) {
+    int axes = 0;
+    for (int axis = 0; axis < dims; ++axis)
+      axes += o[axis] != 0;
+    if (axes > 1)
+      return false; // not separable: refuse what cannot be decided here
+  }
   for (int axis = 0; axis < dims; ++axis) {
-    const bool atZero = std::fabs(minimum.theta[axis]) < 1e-6;
-    if (boundary[axis] == 0 && reach[axis] > 0)
-      return true;
-    if (boundary[axis] == 2 && atZero)
+    const double rise = axis_symbol_rise(axis, offsets, weights);
+    if (boundary[axis] == 0 && std::fabs(rise) > tolerance)
+      return true; // a non-constant factor along a Dirichlet axis
+    if (boundary[axis] == 2 && rise > 1e-9 * minimum.scale)
       return true;
   }
   return false;
