@@ -89,12 +89,11 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 /// share (device memory, one double per block of the launch grid:
 /// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
 stencil::Status apply_dot(value_type *out, const value_type *in,
-                          const Extents &extents, const Params &params,
-                          double *partials, stencil::Stream stream = nullptr);
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
 stencil::Status apply_dot_generic(void *out, const void *in,
-                                  const int *extents, const double *params,
-                                  const void *const *fields, double *partials,
-                                  stencil::Stream stream);
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {

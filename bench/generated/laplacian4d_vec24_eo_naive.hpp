@@ -91,47 +91,48 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 ///   kHop                 out = beta H in
 ///   kInverseDiagonalHop  out = beta D^-1 H in
 ///   kDiagonalPlusHop     out = alpha D same + beta H in
-/// even_to_odd reads even sites and writes odd ones, odd_to_even the reverse;
-/// the _adjoint functions apply the same blocks of A^T (A is symmetric: the same kernels).
-/// Threads cover one parity's sites only; the halo is never written.
+/// even_to_odd reads even sites and writes odd ones, odd_to_even the
+/// reverse; threads cover one parity's sites only (hopping_threads per
+/// one-dimensional block), and the halo is never written.
+constexpr unsigned hopping_threads = 128;
+/// Odd sites from even ones: the block A_oe.
 stencil::Status even_to_odd(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params = Params(),
     stencil::Stream stream = nullptr);
-stencil::Status odd_to_even(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params = Params(),
-    stencil::Stream stream = nullptr);
-stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params = Params(),
-    stencil::Stream stream = nullptr);
-stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params = Params(),
-    stencil::Stream stream = nullptr);
-
-/// The four with untyped fields: stencil::EvenOddKernels' entry points.
 stencil::Status even_to_odd_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
     stencil::Stream stream);
+/// Even sites from odd ones: the block A_eo.
+stencil::Status odd_to_even(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
 stencil::Status odd_to_even_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
     stencil::Stream stream);
+/// Odd sites from even ones: the transposed stencil's block (A_eo)^T, equal
+/// to A_oe (A is symmetric).
+stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
 stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
     stencil::Stream stream);
+/// Even sites from odd ones: the transposed stencil's block (A_oe)^T, equal
+/// to A_eo (A is symmetric).
+stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
 stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
     stencil::Stream stream);
-
-/// Threads per block of the hopping kernels, which launch one-dimensional
-/// grids over one parity's sites in storage order.
-constexpr unsigned hopping_threads = 128;
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {

@@ -68,9 +68,11 @@ std::string launchArguments(const LauncherPlan &launcher) {
     case ParameterKind::HopMode:
       args.push_back("static_cast<int>(mode)");
       break;
-    case ParameterKind::HopScalar:
-      args.push_back("static_cast<value_type>(" +
-                     llvm::StringRef(param.name).drop_front(4).str() + ")");
+    case ParameterKind::HopAlpha:
+      args.push_back("static_cast<value_type>(alpha)");
+      break;
+    case ParameterKind::HopBeta:
+      args.push_back("static_cast<value_type>(beta)");
       break;
     case ParameterKind::Extent:
       args.push_back("extents." + param.name);
@@ -271,68 +273,57 @@ std::string printLaunchers(const StencilModel &model,
   });
 }
 
-std::string printExtraDeclarations(const StencilModel &model,
-                                   const std::vector<KernelPlan> &plans) {
+std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
   return printed([&](CodePrinter &p) {
-    if (findPlan(plans, KernelRole::Apply, Hop::None, EpilogueKind::BlockSum))
-      p.emit(R"(
-        /// out = A in, fused with in . out for CG: partials[b] receives block b's
-        /// share (device memory, one double per block of the launch grid:
-        /// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
-        stencil::Status apply_dot(value_type *out, const value_type *in,
-                                  const Extents &extents, const Params &params,
-                                  double *partials, stencil::Stream stream = nullptr);
-        stencil::Status apply_dot_generic(void *out, const void *in,
-                                          const int *extents, const double *params,
-                                          const void *const *fields, double *partials,
-                                          stencil::Stream stream);
-      )");
-    if (!model.layout.evenOdd)
-      return;
-    const bool symmetric =
-        !findPlan(plans, KernelRole::Adjoint, Hop::EvenToOdd);
-    p.emit({{"adjoint_note", symmetric ? " (A is symmetric: the same kernels)"
-                                       : " (offsets negated)"},
-            {"threads", std::to_string(model.kernel.threadsPerBlock())}},
-           R"(
-             /// Even/odd storage: fields hold the even sites, then the odd sites
-             /// (stencil/layout.hpp). The hopping kernels work on one parity's half of a
-             /// field (nx * ny * ... * components / 2 values); site parameters stay
-             /// whole-lattice arrays. With H the block of the neighbour taps from the
-             /// input parity to the output parity and D the centre tap's coefficient on
-             /// the output parity's sites:
-             ///   kHop                 out = beta H in
-             ///   kInverseDiagonalHop  out = beta D^-1 H in
-             ///   kDiagonalPlusHop     out = alpha D same + beta H in
-             /// even_to_odd reads even sites and writes odd ones, odd_to_even the reverse;
-             /// the _adjoint functions apply the same blocks of A^T$adjoint_note$.
-             /// Threads cover one parity's sites only; the halo is never written.
-           )");
-    for (const char *function : {"even_to_odd", "odd_to_even",
-                                 "even_to_odd_adjoint", "odd_to_even_adjoint"})
-      p.emit({{"function", function}}, R"(
-        stencil::Status $function$(value_type *out, const value_type *in,
-            const value_type *same, stencil::HopMode mode, double alpha,
-            double beta, const Extents &extents, const Params &params = Params(),
-            stencil::Stream stream = nullptr);
-      )");
-    p.line("");
-    p.line("/// The four with untyped fields: stencil::EvenOddKernels' entry "
-           "points.");
-    for (const char *function : {"even_to_odd", "odd_to_even",
-                                 "even_to_odd_adjoint", "odd_to_even_adjoint"})
-      p.emit({{"function", function}}, R"(
-        stencil::Status $function$_generic(void *out, const void *in,
-            const void *same, int mode, double alpha, double beta,
-            const int *extents, const double *params, const void *const *fields,
-            stencil::Stream stream);
-      )");
-    p.emit({{"threads", std::to_string(model.kernel.threadsPerBlock())}}, R"(
-
-      /// Threads per block of the hopping kernels, which launch one-dimensional
-      /// grids over one parity's sites in storage order.
-      constexpr unsigned hopping_threads = $threads$;
-    )");
+    bool hopping = false;
+    for (const LauncherPlan &launcher : launchers) {
+      if (launcher.kind == LauncherKind::LatticeDot) {
+        p.emit({{"function", launcher.function}}, R"(
+          /// out = A in, fused with in . out for CG: partials[b] receives block b's
+          /// share (device memory, one double per block of the launch grid:
+          /// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
+          stencil::Status $function$(value_type *out, const value_type *in,
+              const Extents &extents, const Params &params, double *partials,
+              stencil::Stream stream = nullptr);
+          stencil::Status $function$_generic(void *out, const void *in,
+              const int *extents, const double *params, const void *const *fields,
+              double *partials, stencil::Stream stream);
+        )");
+        continue;
+      }
+      if (launcher.kind != LauncherKind::Hopping)
+        continue;
+      if (!hopping)
+        p.emit({{"threads", std::to_string(launcher.threadsPerBlock)}}, R"(
+          /// Even/odd storage: fields hold the even sites, then the odd sites
+          /// (stencil/layout.hpp). The hopping kernels work on one parity's half of a
+          /// field (nx * ny * ... * components / 2 values); site parameters stay
+          /// whole-lattice arrays. With H the block of the neighbour taps from the
+          /// input parity to the output parity and D the centre tap's coefficient on
+          /// the output parity's sites:
+          ///   kHop                 out = beta H in
+          ///   kInverseDiagonalHop  out = beta D^-1 H in
+          ///   kDiagonalPlusHop     out = alpha D same + beta H in
+          /// even_to_odd reads even sites and writes odd ones, odd_to_even the
+          /// reverse; threads cover one parity's sites only (hopping_threads per
+          /// one-dimensional block), and the halo is never written.
+          constexpr unsigned hopping_threads = $threads$;
+        )");
+      hopping = true;
+      p.emit({{"summary", summaryComment(launcher)},
+              {"function", launcher.function}},
+             R"(
+               $summary$
+               stencil::Status $function$(value_type *out, const value_type *in,
+                   const value_type *same, stencil::HopMode mode, double alpha,
+                   double beta, const Extents &extents, const Params &params = Params(),
+                   stencil::Stream stream = nullptr);
+               stencil::Status $function$_generic(void *out, const void *in,
+                   const void *same, int mode, double alpha, double beta,
+                   const int *extents, const double *params, const void *const *fields,
+                   stencil::Stream stream);
+             )");
+    }
   });
 }
 

@@ -20,8 +20,7 @@ std::string printLaunchers(const StencilModel &model,
 
 /// NAME.hpp's declarations of the launchers beyond apply() and
 /// apply_adjoint(): apply_dot() and the hopping functions, if any.
-std::string printExtraDeclarations(const StencilModel &model,
-                                   const std::vector<KernelPlan> &plans);
+std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers);
 
 /// info()'s stencil::EvenOddKernels table, or "" without even/odd storage.
 std::string printEvenOddTable(const std::vector<KernelPlan> &plans);

@@ -67,7 +67,8 @@ std::string parameterDeclaration(const KernelParameter &param) {
   case ParameterKind::HopMode:
   case ParameterKind::Extent:
     return "const int " + param.name;
-  case ParameterKind::HopScalar:
+  case ParameterKind::HopAlpha:
+  case ParameterKind::HopBeta:
     return "const value_type " + param.name;
   case ParameterKind::BlocksZ:
     return "const unsigned " + param.name;

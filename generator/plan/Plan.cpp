@@ -49,8 +49,8 @@ std::vector<KernelParameter> kernelParameters(const StencilModel &model,
   if (hopping) {
     params.push_back({ParameterKind::SameField, "same"});
     params.push_back({ParameterKind::HopMode, "hop_mode"});
-    params.push_back({ParameterKind::HopScalar, "hop_alpha"});
-    params.push_back({ParameterKind::HopScalar, "hop_beta"});
+    params.push_back({ParameterKind::HopAlpha, "hop_alpha"});
+    params.push_back({ParameterKind::HopBeta, "hop_beta"});
   }
   for (int axis = 0; axis < model.dims; ++axis)
     params.push_back(

@@ -47,7 +47,8 @@ enum class ParameterKind {
   InField,   ///< const value_type *in
   SameField, ///< const value_type *same (hop mode kDiagonalPlusHop)
   HopMode,   ///< const int: stencil::HopMode
-  HopScalar, ///< const value_type hop_alpha, hop_beta
+  HopAlpha,  ///< const value_type hop_alpha: the launch's alpha
+  HopBeta,   ///< const value_type hop_beta: the launch's beta
   Extent,    ///< const int nx, ...
   BlocksZ,   ///< const unsigned blocks_z: z blocks of a 4-D launch
   Params,    ///< the spec's parameters, by value (Params of NAME.hpp)

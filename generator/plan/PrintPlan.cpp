@@ -24,8 +24,10 @@ const char *parameterKindName(ParameterKind kind) {
     return "same field";
   case ParameterKind::HopMode:
     return "hop mode";
-  case ParameterKind::HopScalar:
-    return "hop scalar";
+  case ParameterKind::HopAlpha:
+    return "hop alpha";
+  case ParameterKind::HopBeta:
+    return "hop beta";
   case ParameterKind::Extent:
     return "extent";
   case ParameterKind::BlocksZ:
