@@ -103,8 +103,103 @@ void indexing(json::OStream &j, const SiteIndexing &ix) {
   });
 }
 
-void plan(json::OStream &j, const KernelPlan &p) {
+/// The tap weights and the per-site weights.
+void weights(json::OStream &j, const KernelPlan &p) {
   const int dims = p.threads.dims;
+  j.attributeArray("weights", [&] {
+    for (const Weight &w : p.weights)
+      j.object([&] {
+        j.attribute("name", w.name);
+        j.attributeBegin("value");
+        linearForm(j, w.value);
+        j.attributeEnd();
+      });
+  });
+  j.attributeArray("site_weights", [&] {
+    for (const SiteWeight &w : p.siteWeights)
+      j.object([&] {
+        j.attribute("name", w.name);
+        if (!w.base.empty())
+          j.attribute("base", w.base);
+        else {
+          j.attributeBegin("value");
+          linearForm(j, w.value);
+          j.attributeEnd();
+        }
+        j.attributeArray("site_terms", [&] {
+          for (const auto &[name, factor] : w.siteTerms)
+            j.object([&] {
+              j.attribute("parameter", name);
+              j.attribute("factor", factor);
+            });
+        });
+        j.attributeBegin("at");
+        offsetValue(j, w.at.offset, dims);
+        j.attributeEnd();
+      });
+  });
+}
+
+/// Each load with its accumulations.
+void program(json::OStream &j, const KernelPlan &p) {
+  const int dims = p.threads.dims;
+  j.attributeArray("program", [&] {
+    for (const PlanStep &step : p.steps) {
+      const PlannedLoad &load = p.loads[step.load];
+      j.object([&] {
+        j.attribute("load", step.load);
+        j.attributeBegin("offset");
+        offsetValue(j, load.offset, dims);
+        j.attributeEnd();
+        j.attribute("width", load.width);
+        j.attribute("clamp_tile_axis", load.clampTileAxis);
+        j.attribute("clamp_x", load.clampX);
+        j.attributeArray("sign_axes", [&] {
+          for (int axis : load.signAxes)
+            j.value(axisName(axis));
+        });
+        j.attributeArray("accumulations", [&] {
+          for (const PlannedAccumulation &acc : step.accumulations)
+            j.object([&] {
+              j.attribute("site", acc.site);
+              j.attribute("lane", acc.lane);
+              j.attribute("element", acc.element);
+              j.attribute("tap", acc.tap);
+              j.attribute("weight", acc.weight);
+              j.attribute("first", acc.first);
+            });
+        });
+      });
+    }
+  });
+}
+
+/// The store kind and each store.
+void stores(json::OStream &j, const KernelPlan &p) {
+  const int dims = p.threads.dims;
+  j.attribute("store_kind", p.storeKind == StoreKind::NonTemporal
+                                ? "non-temporal"
+                                : "regular");
+  j.attributeArray("stores", [&] {
+    for (const PlannedStore &store : p.stores)
+      j.object([&] {
+        j.attribute("site", store.site);
+        j.attributeBegin("offset");
+        offsetValue(j, store.offset, dims);
+        j.attributeEnd();
+        if (store.guarded) {
+          j.attribute("guard_axis", axisName(store.guardAxis));
+          j.attribute("guard_upper", store.guardUpper);
+        }
+        j.attribute("value", store.value == StoredValue::Accumulator
+                                 ? "accumulator"
+                                 : "hop-result");
+        j.attribute("adds_dot", store.addsDot);
+      });
+  });
+}
+
+void plan(json::OStream &j, const KernelPlan &p) {
   j.object([&] {
     j.attribute("name", p.kernelName);
     j.attribute("role", p.role == KernelRole::Adjoint ? "adjoint" : "apply");
@@ -140,92 +235,14 @@ void plan(json::OStream &j, const KernelPlan &p) {
       j.attribute("split", p.access.split);
       j.attribute("width", p.access.width);
     });
-    j.attributeArray("weights", [&] {
-      for (const Weight &w : p.weights)
-        j.object([&] {
-          j.attribute("name", w.name);
-          j.attributeBegin("value");
-          linearForm(j, w.value);
-          j.attributeEnd();
-        });
-    });
-    j.attributeArray("site_weights", [&] {
-      for (const SiteWeight &w : p.siteWeights)
-        j.object([&] {
-          j.attribute("name", w.name);
-          if (!w.base.empty())
-            j.attribute("base", w.base);
-          else {
-            j.attributeBegin("value");
-            linearForm(j, w.value);
-            j.attributeEnd();
-          }
-          j.attributeArray("site_terms", [&] {
-            for (const auto &[name, factor] : w.siteTerms)
-              j.object([&] {
-                j.attribute("parameter", name);
-                j.attribute("factor", factor);
-              });
-          });
-          j.attributeBegin("at");
-          offsetValue(j, w.at.offset, dims);
-          j.attributeEnd();
-        });
-    });
+    weights(j, p);
     j.attributeObject("accumulators", [&] {
       j.attribute("sites", p.accumulators.sites);
       j.attribute("values_per_site", p.accumulators.valuesPerSite);
       j.attribute("vector_width", p.accumulators.vectorWidth);
     });
-    j.attributeArray("program", [&] {
-      for (const PlanStep &step : p.steps) {
-        const PlannedLoad &load = p.loads[step.load];
-        j.object([&] {
-          j.attribute("load", step.load);
-          j.attributeBegin("offset");
-          offsetValue(j, load.offset, dims);
-          j.attributeEnd();
-          j.attribute("width", load.width);
-          j.attribute("clamp_tile_axis", load.clampTileAxis);
-          j.attribute("clamp_x", load.clampX);
-          j.attributeArray("sign_axes", [&] {
-            for (int axis : load.signAxes)
-              j.value(axisName(axis));
-          });
-          j.attributeArray("accumulations", [&] {
-            for (const PlannedAccumulation &acc : step.accumulations)
-              j.object([&] {
-                j.attribute("site", acc.site);
-                j.attribute("lane", acc.lane);
-                j.attribute("element", acc.element);
-                j.attribute("tap", acc.tap);
-                j.attribute("weight", acc.weight);
-                j.attribute("first", acc.first);
-              });
-          });
-        });
-      }
-    });
-    j.attribute("store_kind", p.storeKind == StoreKind::NonTemporal
-                                  ? "non-temporal"
-                                  : "regular");
-    j.attributeArray("stores", [&] {
-      for (const PlannedStore &store : p.stores)
-        j.object([&] {
-          j.attribute("site", store.site);
-          j.attributeBegin("offset");
-          offsetValue(j, store.offset, dims);
-          j.attributeEnd();
-          if (store.guarded) {
-            j.attribute("guard_axis", axisName(store.guardAxis));
-            j.attribute("guard_upper", store.guardUpper);
-          }
-          j.attribute("value", store.value == StoredValue::Accumulator
-                                   ? "accumulator"
-                                   : "hop-result");
-          j.attribute("adds_dot", store.addsDot);
-        });
-    });
+    program(j, p);
+    stores(j, p);
     j.attribute("epilogue", epilogueName(p.epilogue));
     j.attribute("loads_per_tile", p.loadsPerTile());
     j.attribute("stores_per_tile", p.storesPerTile());
