@@ -156,8 +156,9 @@ std::string shortestNumberText(double value) {
   return text;
 }
 
-std::string coefficientText(const StencilModel &model,
-                            const Coefficient &coefficient) {
+std::string linearText(
+    double constant,
+    const std::vector<std::pair<std::string, double>> &terms) {
   std::string text;
   auto append = [&](double factor, const std::string &name) {
     bool negative = factor < 0;
@@ -171,11 +172,19 @@ std::string coefficientText(const StencilModel &model,
     else
       text += (negative ? " - " : " + ") + term;
   };
-  if (coefficient.constant != 0.0 || coefficient.terms.empty())
-    append(coefficient.constant, "");
-  for (const auto &[index, factor] : coefficient.terms)
-    append(factor, model.parameters[index].name);
+  if (constant != 0.0 || terms.empty())
+    append(constant, "");
+  for (const auto &[name, factor] : terms)
+    append(factor, name);
   return text;
+}
+
+std::string coefficientText(const StencilModel &model,
+                            const Coefficient &coefficient) {
+  std::vector<std::pair<std::string, double>> terms;
+  for (const auto &[index, factor] : coefficient.terms)
+    terms.push_back({model.parameters[index].name, factor});
+  return linearText(coefficient.constant, terms);
 }
 
 std::string boundaryText(const StencilModel &model) {

@@ -151,6 +151,13 @@ struct StencilModel {
     return false;
   }
   bool allDirichlet() const { return !anyWraps(); }
+  /// Whether every axis wraps (no halo anywhere).
+  bool allWrap() const {
+    for (int axis = 0; axis < dims; ++axis)
+      if (!wraps(axis))
+        return false;
+    return true;
+  }
   /// Whether every axis has the same boundary.
   bool uniformBoundary() const {
     for (int axis = 1; axis < dims; ++axis)
@@ -198,6 +205,11 @@ StencilModel transposedModel(const StencilModel &model);
 
 /// The shortest decimal text that reads back as exactly `value`.
 std::string shortestNumberText(double value);
+
+/// `constant + sum of factor * name` as a spec writes it: "2 * h + 1",
+/// "-h", "0.5".
+std::string linearText(double constant,
+                       const std::vector<std::pair<std::string, double>> &terms);
 
 /// The coefficient as C++ source over the kernel's parameters, for example
 /// `inv_hx2`, `-2 * inv_h2`, `8 + mass` or `0.5`.

@@ -238,9 +238,9 @@ protected:
 };
 
 /// Site-major, `width` consecutive components per access.
-class SiteMajorVectorAccess : public ComponentAccess {
+class SiteMajorVectorAccess : public SiteMajorAccess {
 public:
-  using ComponentAccess::ComponentAccess;
+  using SiteMajorAccess::SiteMajorAccess;
 
   void load(CodePrinter &p, const PlanStep &step) const override {
     const std::string name = "u" + std::to_string(step.load);
@@ -276,12 +276,6 @@ public:
     storeVectors(p, store);
     if (store.addsDot)
       dotTerms(p, store);
-  }
-
-protected:
-  std::string element(const std::string &site,
-                      const std::string &c) const override {
-    return "(" + site + ") * " + std::to_string(access.components) + " + " + c;
   }
 
 private:

@@ -132,13 +132,11 @@ std::string applyDoc(const StencilModel &model) {
     text = "out = A in on the interior; the halo of `out` is never written, "
            "and the halo of `in` supplies the boundary values.";
   } else {
-    bool dirichlet = false, antiperiodic = false;
-    for (int axis = 0; axis < model.dims; ++axis) {
-      dirichlet |= !model.wraps(axis);
+    bool antiperiodic = false;
+    for (int axis = 0; axis < model.dims; ++axis)
       antiperiodic |= model.boundaries[axis] == Boundary::Antiperiodic;
-    }
     text = std::string("out = A in on every site") +
-           (dirichlet ? " but the halo along the Dirichlet axes" : "") +
+           (model.allWrap() ? "" : " but the halo along the Dirichlet axes") +
            ", neighbours wrapping around (" + boundaryText(model) + ")" +
            (antiperiodic ? "; a value read across an antiperiodic wrap "
                            "enters with its sign flipped."
@@ -152,6 +150,7 @@ std::string applyDoc(const StencilModel &model) {
 /// NAME.hpp's tables and declarations, from the model and its plans.
 TemplateValues headerValues(const StencilModel &model,
                             const std::vector<KernelPlan> &plans,
+                            const std::vector<LauncherPlan> &launchers,
                             const TunedText &tunedCode) {
   const KernelPlan &applyPlan = *findPlan(plans, KernelRole::Apply);
   const bool symmetric = findPlan(plans, KernelRole::Adjoint) == nullptr;
@@ -258,8 +257,7 @@ TemplateValues headerValues(const StencilModel &model,
       {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
-      {"extra_declarations",
-       printExtraDeclarations(planLaunchers(model, plans))},
+      {"extra_declarations", printExtraDeclarations(launchers)},
       {"tuned_headers", tunedCode.headers},
       {"tuned_table", tunedCode.table},
       {"tuned_ref", tunedCode.reference},
@@ -284,6 +282,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
                                      const std::vector<KernelPlan> &plans,
                                      const TunedKernels &tuned) {
   const TunedText tunedCode = tunedText(tuned);
+  const std::vector<LauncherPlan> launchers = planLaunchers(model, plans);
   std::vector<std::string> kernelTexts;
   for (const KernelPlan &plan : plans)
     kernelTexts.push_back(printKernel(plan));
@@ -298,10 +297,10 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   TemplateValues kernelValues = common;
   kernelValues.insert({
       {"kernels", join(kernelTexts, "\n\n")},
-      {"launchers", printLaunchers(model, planLaunchers(model, plans))},
+      {"launchers", printLaunchers(model, launchers)},
       {"tuned_kernels", tunedCode.kernels},
   });
-  TemplateValues header = headerValues(model, plans, tunedCode);
+  TemplateValues header = headerValues(model, plans, launchers, tunedCode);
   header.insert(common.begin(), common.end());
 
   Expected<std::string> kernels = render("kernels.hip.in", kernelValues);

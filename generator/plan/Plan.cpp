@@ -106,22 +106,25 @@ neighbourCoordinates(const StencilModel &model,
   return coordinates;
 }
 
-LinearForm scalarPart(const StencilModel &model, const Coefficient &c) {
-  LinearForm form;
-  form.constant = c.constant;
+/// The coefficient's terms over site parameters (`site`) or over scalar
+/// ones, by name.
+std::vector<std::pair<std::string, double>>
+parameterTerms(const StencilModel &model, const Coefficient &c, bool site) {
+  std::vector<std::pair<std::string, double>> terms;
   for (const auto &[index, factor] : c.terms)
-    if (!model.parameters[index].site)
-      form.terms.push_back({model.parameters[index].name, factor});
-  return form;
+    if (model.parameters[index].site == site)
+      terms.push_back({model.parameters[index].name, factor});
+  return terms;
+}
+
+/// The part of a coefficient every site shares: constant and scalar terms.
+LinearForm scalarPart(const StencilModel &model, const Coefficient &c) {
+  return {c.constant, parameterTerms(model, c, /*site=*/false)};
 }
 
 std::vector<std::pair<std::string, double>>
 siteTerms(const StencilModel &model, const Coefficient &c) {
-  std::vector<std::pair<std::string, double>> terms;
-  for (const auto &[index, factor] : c.terms)
-    if (model.parameters[index].site)
-      terms.push_back({model.parameters[index].name, factor});
-  return terms;
+  return parameterTerms(model, c, /*site=*/true);
 }
 
 /// One weight per distinct coefficient, named w0, w1, ... in tap order;
@@ -217,25 +220,20 @@ std::string kernelName(const StencilModel &model, KernelRole role, Hop hop) {
          (role == KernelRole::Adjoint ? "_adjoint_kernel" : "_kernel");
 }
 
-} // namespace
-
-namespace {
-
 /// The tile's program: loads and their accumulations with weights, the
 /// per-site weights of taps with site parameters, the rooms clamped loads
 /// need. Depends on the tile and on plan.xWidth.
 void scheduleTile(const StencilModel &model, KernelPlan &plan) {
   const bool tileWraps = model.wraps(plan.tileAxis);
+  // Loads are clamped along the tile axis only where it has a halo.
   LoadSchedule schedule =
       scheduleLoads(model, plan.tileFactor, plan.xWidth, false);
   plan.loads = std::move(schedule.loads);
   plan.steps = std::move(schedule.steps);
   SiteIndexing &indexing = plan.indexing;
   indexing.roomAxis = plan.tileAxis;
-  indexing.declaresRoom =
-      !tileWraps && llvm::any_of(plan.loads, [](const PlannedLoad &l) {
-        return l.clampTileAxis;
-      });
+  indexing.declaresRoom = llvm::any_of(
+      plan.loads, [](const PlannedLoad &l) { return l.clampTileAxis; });
   indexing.declaresXRoom = llvm::any_of(
       plan.loads, [](const PlannedLoad &l) { return l.clampX; });
 

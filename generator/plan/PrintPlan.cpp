@@ -97,23 +97,7 @@ const char *epilogueName(EpilogueKind kind) {
 }
 
 std::string linearFormSpelling(const LinearForm &form) {
-  std::string text;
-  auto append = [&](double factor, const std::string &name) {
-    const double magnitude = factor < 0 ? -factor : factor;
-    std::string term = name.empty()        ? shortestNumberText(magnitude)
-                       : magnitude == 1.0 ? name
-                                          : shortestNumberText(magnitude) +
-                                                " * " + name;
-    if (text.empty())
-      text = (factor < 0 ? "-" : "") + term;
-    else
-      text += (factor < 0 ? " - " : " + ") + term;
-  };
-  if (form.constant != 0.0 || form.terms.empty())
-    append(form.constant, "");
-  for (const auto &[name, factor] : form.terms)
-    append(factor, name);
-  return text;
+  return linearText(form.constant, form.terms);
 }
 
 namespace {
