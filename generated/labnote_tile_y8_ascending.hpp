@@ -98,6 +98,7 @@ inline const stencil::KernelInfo &info() {
       components, shape(), layout(), 7, tap_offsets, tap_constants,
       tap_factors, 3, param_names,
       param_defaults, param_is_site, 0,
+      nullptr, 0,
       true, "none", 42, 16,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, nullptr, "14b93d98873f701e",

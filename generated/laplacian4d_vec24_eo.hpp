@@ -150,6 +150,7 @@ inline const stencil::KernelInfo &info() {
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
+      nullptr, 0,
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "826e51018180f32c",

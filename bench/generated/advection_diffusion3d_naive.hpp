@@ -99,6 +99,7 @@ inline const stencil::KernelInfo &info() {
       components, shape(), layout(), 7, tap_offsets, tap_constants,
       tap_factors, 4, param_names,
       param_defaults, param_is_site, 0,
+      nullptr, 0,
       false, "cgnr", 7, 16,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, nullptr, "1cf7423f8783c6cb",

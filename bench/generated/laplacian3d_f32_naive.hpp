@@ -107,6 +107,7 @@ inline const stencil::KernelInfo &info() {
       components, shape(), layout(), 7, tap_offsets, tap_constants,
       tap_factors, 3, param_names,
       param_defaults, param_is_site, 0,
+      nullptr, 0,
       true, "cg", 7, 8,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "9893a1eb0fd654d4",

@@ -74,6 +74,7 @@ private:
   void checkField();
   void checkParameters();
   void checkTaps();
+  void checkFieldReach();
   void checkKernel();
   void checkBlock();
   void checkTile();
@@ -301,8 +302,9 @@ void Checker::checkTaps() {
       const CoefficientSpec &coeff = tapSpec.coefficient;
       tap.coefficient.constant = coeff.constant;
       bool finite = std::isfinite(coeff.constant);
-      for (const auto &[name, factor] : coeff.terms) {
-        finite = finite && std::isfinite(factor);
+      for (const CoefficientTermSpec &term : coeff.terms) {
+        const std::string &name = term.name;
+        finite = finite && std::isfinite(term.factor);
         auto it = find_if(model.parameters,
                           [&](const Parameter &p) { return p.name == name; });
         if (it == model.parameters.end()) {
@@ -319,23 +321,27 @@ void Checker::checkTaps() {
         }
         int index = static_cast<int>(it - model.parameters.begin());
         parameterUsed[index] = true;
-        bool centre = tapSpec.offset.present &&
-                      llvm::all_of(tapSpec.offset.value,
-                                   [](int o) { return o == 0; });
-        if (it->site && !centre) {
+        Offset shift{};
+        std::copy(term.shift.begin(), term.shift.end(), shift.begin());
+        if (term.shifted && !it->site) {
           diags.error(coeff.range,
-                      "site parameter '" + name +
-                          "' may appear only in the centre tap's coefficient "
-                          "(it scales the diagonal)");
+                      "'" + name + shiftText(shift) + "': '" + name +
+                          "' is a scalar parameter, the same at every site; "
+                          "only a coefficient field (kind: site) is read at "
+                          "a shifted site");
           tapsKnown = false;
+          continue;
         }
-        // `a + a` is one term with factor 2.
-        auto same = find_if(tap.coefficient.terms,
-                            [&](const auto &term) { return term.first == index; });
-        if (same != tap.coefficient.terms.end())
-          same->second += factor;
-        else
-          tap.coefficient.terms.emplace_back(index, factor);
+        if (std::any_of(shift.begin() + model.dims, shift.end(),
+                        [](int s) { return s != 0; })) {
+          diags.error(coeff.range,
+                      "'" + name + shiftText(shift) + "' shifts along an "
+                          "axis the " + Twine(model.dims) +
+                          "-D grid does not have");
+          tapsKnown = false;
+          continue;
+        }
+        tap.coefficient.addTerm(index, term.factor, shift);
       }
       if (!finite) {
         diags.error(coeff.range, "a tap's 'coefficient' must be finite");
@@ -344,8 +350,44 @@ void Checker::checkTaps() {
     }
     model.taps.push_back(tap);
   }
-  if (tapsKnown)
-    computeReach(model);
+  if (!tapsKnown)
+    return;
+  computeReach(model);
+  checkFieldReach();
+}
+
+/// Along a Dirichlet axis a coefficient field is read within the halo the
+/// taps' reach gives: by A at x + shift and by A^T at x + shift - offset
+/// (see transposedModel), from every updated site x.
+void Checker::checkFieldReach() {
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    const Tap &tap = model.taps[t];
+    for (const CoefficientTerm &term : tap.coefficient.terms) {
+      if (!model.parameters[term.parameter].site)
+        continue;
+      for (int axis = 0; axis < model.dims; ++axis) {
+        if (model.wraps(axis))
+          continue;
+        int farthest = std::max(std::abs(term.shift[axis]),
+                                std::abs(term.shift[axis] - tap.offset[axis]));
+        if (farthest <= model.reach[axis])
+          continue;
+        diags.error(spec.taps[t].coefficient.range,
+                    "'" + model.parameters[term.parameter].name +
+                        shiftText(term.shift) + "' in the tap at " +
+                        formatOffset(tap.offset, model.dims) + " reads the "
+                        "field " + Twine(farthest) +
+                        " sites away along " + axisName(axis) +
+                        (farthest == std::abs(term.shift[axis])
+                             ? ""
+                             : " (from A^T's output site)") +
+                        ", past the " + Twine(model.reach[axis]) +
+                        "-site halo of this dirichlet axis (the taps' "
+                        "reach); fields are read only inside it");
+        break;
+      }
+    }
+  }
 }
 
 void Checker::checkKernel() {
@@ -661,8 +703,19 @@ void Checker::checkSolver() {
   }
   if (model.solver != Solver::CG || !tapsKnown)
     return;
-  if (std::string problem = cgOperatorProblem(model); !problem.empty())
+  if (std::string problem = cgOperatorProblem(model); !problem.empty()) {
     diags.error(spec.solver.range, problem);
+    return;
+  }
+  if (!hasOffCentreFields(model))
+    return;
+  if (std::string gap = fieldDefinitenessGap(model); !gap.empty())
+    diags.warning(spec.solver.range,
+                  "solver 'cg': positive definiteness cannot be proved from "
+                  "the spec: " +
+                      gap +
+                      "; the runtime checks the fields' values before each "
+                      "solve and refuses if A is not diagonally dominant");
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdio>
+#include <map>
 #include <vector>
 
 using namespace llvm;
@@ -25,34 +26,45 @@ std::string formatNumber6(double value) {
 std::string symmetryProblem(const StencilModel &model) {
   for (const Tap &tap : model.taps) {
     const Tap *mirror = findTap(model, negatedOffset(tap.offset));
-    if (mirror && sameCoefficient(tap.coefficient, mirror->coefficient))
+    if (!mirror) {
+      return "solver 'cg' needs a symmetric operator, but tap " +
+             formatOffset(tap.offset, model.dims) + " has no mirror tap " +
+             formatOffset(negatedOffset(tap.offset), model.dims) +
+             "; use 'solver: cgnr', which solves the normal equations "
+             "A^T A x = A^T b";
+    }
+    Coefficient seen = shiftedCoefficient(model, mirror->coefficient,
+                                          tap.offset);
+    if (sameCoefficient(tap.coefficient, seen))
       continue;
-    std::string why =
-        mirror ? "tap " + formatOffset(tap.offset, model.dims) +
-                     " has coefficient '" +
-                     coefficientText(model, tap.coefficient) + "' but tap " +
-                     formatOffset(mirror->offset, model.dims) + " has '" +
-                     coefficientText(model, mirror->coefficient) + "'"
-               : "tap " + formatOffset(tap.offset, model.dims) +
-                     " has no mirror tap " +
-                     formatOffset(negatedOffset(tap.offset), model.dims);
-    return "solver 'cg' needs a symmetric operator (c(o) = c(-o)), but " +
-           why +
+    std::string mirrorText = coefficientText(model, mirror->coefficient);
+    std::string seenText = coefficientText(model, seen);
+    return "solver 'cg' needs a symmetric operator (A_x,x+o = A_x+o,x), but "
+           "tap " +
+           formatOffset(tap.offset, model.dims) + " has coefficient '" +
+           coefficientText(model, tap.coefficient) + "' and tap " +
+           formatOffset(mirror->offset, model.dims) + " has '" + mirrorText +
+           "'" +
+           (seenText == mirrorText
+                ? ""
+                : ", which at the neighbour x + " +
+                      formatOffset(tap.offset, model.dims) + " reads '" +
+                      seenText + "'") +
            "; use 'solver: cgnr', which solves the normal equations "
            "A^T A x = A^T b";
   }
   return "";
 }
 
-/// Site parameters enter with factor * value >= 0, so a negative factor
-/// lets a caller's values make the diagonal, and A, indefinite.
+/// Centre-only site parameters enter the diagonal with factor * value >= 0,
+/// so a negative factor lets a caller's values make A indefinite.
 std::string siteParameterProblem(const StencilModel &model) {
   for (const Tap &tap : model.taps)
-    for (const auto &[index, factor] : tap.coefficient.terms)
-      if (model.parameters[index].site && factor < 0)
+    for (const CoefficientTerm &term : tap.coefficient.terms)
+      if (model.parameters[term.parameter].site && term.factor < 0)
         return "solver 'cg' needs a positive definite operator, but site "
                "parameter '" +
-               model.parameters[index].name +
+               model.parameters[term.parameter].name +
                "' enters the diagonal with a negative factor; use "
                "'solver: cgnr'";
   return "";
@@ -97,9 +109,57 @@ std::string symbolProblem(const StencilModel &model) {
 
 } // namespace
 
+std::string fieldDefinitenessGap(const StencilModel &model) {
+  // Off the centre, a field term must be a coupling -f * k <= 0.
+  for (const Tap &tap : model.taps) {
+    if (tap.offset == Offset{})
+      continue;
+    for (const CoefficientTerm &term : tap.coefficient.terms)
+      if (model.parameters[term.parameter].site && term.factor > 0)
+        return "field '" + model.parameters[term.parameter].name +
+               shiftText(term.shift) + "' enters the tap at " +
+               formatOffset(tap.offset, model.dims) +
+               " with a positive factor (a positive off-diagonal entry)";
+  }
+  // Each field value's share of a row sum must be >= 0: then the field part
+  // is diagonally dominant with non-positive couplings.
+  std::map<std::pair<int, Offset>, double> rowSum;
+  for (const Tap &tap : model.taps)
+    for (const CoefficientTerm &term : tap.coefficient.terms)
+      if (model.parameters[term.parameter].site)
+        rowSum[{term.parameter, term.shift}] += term.factor;
+  for (const auto &[key, sum] : rowSum)
+    if (sum < 0)
+      return "the diagonal does not dominate the couplings of field '" +
+             model.parameters[key.first].name + shiftText(key.second) +
+             "' (its factors sum to " + formatNumber6(sum) +
+             " over the taps of a row)";
+  std::vector<double> values;
+  for (const Parameter &p : model.parameters)
+    values.push_back(p.site ? 0.0 : p.defaultValue);
+  std::vector<std::array<int, 4>> offsets;
+  std::vector<double> weights;
+  for (const Tap &tap : model.taps) {
+    offsets.push_back(tap.offset);
+    weights.push_back(tap.coefficient.evaluate(values));
+  }
+  stencil::SymbolMinimum minimum =
+      stencil::symbol_minimum(model.dims, offsets, weights);
+  if (minimum.value < -1e-12)
+    return "the taps' constant part (the fields at 0) has the symbol "
+           "minimum " +
+           formatNumber6(minimum.value) + " with the default values";
+  return "";
+}
+
 std::string cgOperatorProblem(const StencilModel &model) {
   if (std::string problem = symmetryProblem(model); !problem.empty())
     return problem;
+  // Off-diagonal fields are judged from their values (the runtime's check
+  // before each solve); the spec decides only whether that check is certain
+  // to pass for positive fields (fieldDefinitenessGap).
+  if (hasOffCentreFields(model))
+    return "";
   if (std::string problem = siteParameterProblem(model); !problem.empty())
     return problem;
   return symbolProblem(model);

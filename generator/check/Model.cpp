@@ -84,16 +84,36 @@ const char *solverName(Solver solver) {
   return "?";
 }
 
+void Coefficient::addTerm(int parameter, double factor, const Offset &shift) {
+  auto same = llvm::find_if(terms, [&](const CoefficientTerm &t) {
+    return t.parameter == parameter && t.shift == shift;
+  });
+  if (same == terms.end()) {
+    terms.push_back({parameter, factor, shift});
+    return;
+  }
+  same->factor += factor;
+  if (same->factor == 0.0)
+    terms.erase(same);
+}
+
 bool sameCoefficient(const Coefficient &a, const Coefficient &b) {
   if (a.constant != b.constant || a.terms.size() != b.terms.size())
     return false;
-  for (const auto &[index, factor] : a.terms) {
-    auto it = llvm::find_if(b.terms,
-                            [&](const auto &t) { return t.first == index; });
-    if (it == b.terms.end() || it->second != factor)
+  for (const CoefficientTerm &term : a.terms)
+    if (!llvm::is_contained(b.terms, term))
       return false;
-  }
   return true;
+}
+
+Coefficient shiftedCoefficient(const StencilModel &model, const Coefficient &c,
+                               const Offset &delta) {
+  Coefficient result = c;
+  for (CoefficientTerm &term : result.terms)
+    if (model.parameters[term.parameter].site)
+      for (int axis = 0; axis < kMaxDims; ++axis)
+        term.shift[axis] += delta[axis];
+  return result;
 }
 
 const Tap *findTap(const StencilModel &model, const Offset &offset) {
@@ -113,7 +133,9 @@ Offset negatedOffset(const Offset &offset) {
 bool isSymmetric(const StencilModel &model) {
   for (const Tap &tap : model.taps) {
     const Tap *mirror = findTap(model, negatedOffset(tap.offset));
-    if (!mirror || !sameCoefficient(tap.coefficient, mirror->coefficient))
+    if (!mirror ||
+        !sameCoefficient(tap.coefficient,
+                         shiftedCoefficient(model, mirror->coefficient, tap.offset)))
       return false;
   }
   return true;
@@ -121,10 +143,34 @@ bool isSymmetric(const StencilModel &model) {
 
 StencilModel transposedModel(const StencilModel &model) {
   StencilModel result = model;
-  for (Tap &tap : result.taps)
+  for (Tap &tap : result.taps) {
     tap.offset = negatedOffset(tap.offset);
+    tap.coefficient = shiftedCoefficient(model, tap.coefficient, tap.offset);
+  }
   computeReach(result);
   return result;
+}
+
+std::string shiftText(const Offset &shift) {
+  std::string text;
+  for (int axis = 0; axis < kMaxDims; ++axis) {
+    if (shift[axis] == 0)
+      continue;
+    text += shift[axis] < 0 ? "-" : "+";
+    if (std::abs(shift[axis]) != 1)
+      text += std::to_string(std::abs(shift[axis]));
+    text += axisName(axis);
+  }
+  return text.empty() ? text : "@" + text;
+}
+
+bool hasOffCentreFields(const StencilModel &model) {
+  for (const Tap &tap : model.taps)
+    for (const CoefficientTerm &term : tap.coefficient.terms)
+      if (model.parameters[term.parameter].site &&
+          (tap.offset != Offset{} || term.shift != Offset{}))
+        return true;
+  return false;
 }
 
 int siteParameterCount(const StencilModel &model) {
@@ -182,8 +228,10 @@ std::string linearText(
 std::string coefficientText(const StencilModel &model,
                             const Coefficient &coefficient) {
   std::vector<std::pair<std::string, double>> terms;
-  for (const auto &[index, factor] : coefficient.terms)
-    terms.push_back({model.parameters[index].name, factor});
+  for (const CoefficientTerm &term : coefficient.terms)
+    terms.push_back({model.parameters[term.parameter].name +
+                         shiftText(term.shift),
+                     term.factor});
   return linearText(coefficient.constant, terms);
 }
 

@@ -45,24 +45,40 @@ const char *solverName(Solver solver);
 struct Parameter {
   std::string name;
   double defaultValue = 0.0;
-  /// A site parameter has one value per lattice site (an array the caller
-  /// passes at run time); it may appear only in the centre tap's
-  /// coefficient, so it shapes the diagonal alone.
+  /// A site parameter (a coefficient field) has one value per lattice site,
+  /// an array the caller passes at run time; any tap's coefficient may read
+  /// it, at the output site or at a shifted one.
   bool site = false;
 };
 
-/// A coefficient is `constant + sum of factor * parameters[index]`.
+/// `factor * parameter`, a site parameter read at the output site plus
+/// `shift` (zero for scalar parameters).
+struct CoefficientTerm {
+  int parameter = 0;
+  double factor = 1.0;
+  Offset shift{};
+  bool operator==(const CoefficientTerm &other) const {
+    return parameter == other.parameter && factor == other.factor &&
+           shift == other.shift;
+  }
+};
+
+/// A coefficient is `constant + sum of factor * parameter[@shift]`.
 struct Coefficient {
   double constant = 0.0;
-  std::vector<std::pair<int, double>> terms; ///< (parameter index, factor)
+  std::vector<CoefficientTerm> terms;
   bool isLiteral() const { return terms.empty(); }
-  /// The value with the given parameter values.
+  /// The value with the given scalar parameter values (site parameters
+  /// must not appear).
   double evaluate(const std::vector<double> &parameterValues) const {
     double value = constant;
-    for (const auto &[index, factor] : terms)
-      value += factor * parameterValues[index];
+    for (const CoefficientTerm &term : terms)
+      value += term.factor * parameterValues[term.parameter];
     return value;
   }
+  /// Adds `factor * parameter@shift`, merged with a term of the same
+  /// parameter and shift (`a + a` is `2 * a`); a term that cancels goes.
+  void addTerm(int parameter, double factor, const Offset &shift = Offset{});
 };
 
 /// Whether `a` and `b` are the same linear form, their terms in any order
@@ -194,14 +210,25 @@ void computeReach(StencilModel &model);
 /// The tap at `offset`, or null when the stencil has none there.
 const Tap *findTap(const StencilModel &model, const Offset &offset);
 
-/// Whether the operator equals its transpose: every tap o has a tap -o with
-/// the same coefficient (site parameters sit on the centre tap only, so they
-/// never break symmetry).
+/// Whether the operator equals its transpose, decided from the structure:
+/// A^T has at offset o the coefficient of A's tap -o read from the site
+/// x + o, so every tap o needs a tap -o whose coefficient, its coefficient
+/// fields shifted by o, is the same. (A tap +o reading k at x pairs with the
+/// tap -o reading k at x - o.)
 bool isSymmetric(const StencilModel &model);
 
-/// The transposed stencil: offsets negated, coefficients kept. With site
-/// parameters confined to the centre tap this is exactly A^T.
+/// The transposed stencil A^T: each tap's offset negated and its coefficient
+/// fields read from x + (new offset), the site the original tap started
+/// from.
 StencilModel transposedModel(const StencilModel &model);
+
+/// `c` with every site parameter's shift moved by `delta`: the same
+/// coefficient seen from the site x + delta.
+Coefficient shiftedCoefficient(const StencilModel &model, const Coefficient &c,
+                               const Offset &delta);
+
+/// "@-x", "@+x-2y": a field's shift as a coefficient spells it ("" for 0).
+std::string shiftText(const Offset &shift);
 
 /// The shortest decimal text that reads back as exactly `value`.
 std::string shortestNumberText(double value);
@@ -211,13 +238,17 @@ std::string shortestNumberText(double value);
 std::string linearText(double constant,
                        const std::vector<std::pair<std::string, double>> &terms);
 
-/// The coefficient as C++ source over the kernel's parameters, for example
-/// `inv_hx2`, `-2 * inv_h2`, `8 + mass` or `0.5`.
+/// The coefficient as the spec spells it, for example `inv_hx2`,
+/// `-2 * inv_h2`, `8 + mass`, `0.5` or `k + k@-x`.
 std::string coefficientText(const StencilModel &model,
                             const Coefficient &coefficient);
 
 /// Number of site parameters.
 int siteParameterCount(const StencilModel &model);
+
+/// Whether a site parameter appears in a tap other than the centre or with a
+/// shift: the operator's off-diagonal entries vary from site to site.
+bool hasOffCentreFields(const StencilModel &model);
 
 /// Index of the (0, ..., 0) tap, or -1 when the stencil has none.
 int centreTapIndex(const StencilModel &model);

@@ -174,7 +174,7 @@ TemplateValues headerValues(const StencilModel &model,
     paramSites.push_back(param.site ? "true" : "false");
   }
 
-  std::vector<std::string> tapOffsets, tapConstants, tapFactors;
+  std::vector<std::string> tapOffsets, tapConstants, tapFactors, fieldTerms;
   for (const Tap &tap : model.taps) {
     std::vector<std::string> entries;
     for (int axis = 0; axis < kMaxDims; ++axis)
@@ -182,8 +182,19 @@ TemplateValues headerValues(const StencilModel &model,
     tapOffsets.push_back(listOf(entries));
     tapConstants.push_back(shortestNumberText(tap.coefficient.constant));
     std::vector<double> factors(model.parameters.size(), 0.0);
-    for (const auto &[index, factor] : tap.coefficient.terms)
-      factors[index] = factor;
+    for (const CoefficientTerm &term : tap.coefficient.terms) {
+      if (!model.parameters[term.parameter].site) {
+        factors[term.parameter] = term.factor;
+        continue;
+      }
+      std::vector<std::string> shift;
+      for (int axis = 0; axis < kMaxDims; ++axis)
+        shift.push_back(std::to_string(term.shift[axis]));
+      fieldTerms.push_back(
+          "{" + std::to_string(&tap - model.taps.data()) + ", " +
+          std::to_string(term.parameter) + ", " +
+          shortestNumberText(term.factor) + ", " + listOf(shift) + "}");
+    }
     for (double factor : factors)
       tapFactors.push_back(shortestNumberText(factor));
   }
@@ -215,6 +226,9 @@ TemplateValues headerValues(const StencilModel &model,
                   listOf(paramSites) +
                   ";\nstatic constexpr double tap_factors[] = " +
                   listOf(tapFactors) + ";";
+  if (!fieldTerms.empty())
+    paramTables += "\nstatic constexpr stencil::FieldTerm field_terms[] = " +
+                   listOf(fieldTerms) + ";";
   const bool none = model.parameters.empty();
   const bool fusedDot =
       findPlan(plans, KernelRole::Apply, Hop::None, EpilogueKind::BlockSum);
@@ -251,6 +265,8 @@ TemplateValues headerValues(const StencilModel &model,
       {"param_defaults_ref", none ? "nullptr" : "param_defaults"},
       {"param_sites_ref", none ? "nullptr" : "param_is_site"},
       {"tap_factors_ref", none ? "nullptr" : "tap_factors"},
+      {"num_field_terms", std::to_string(fieldTerms.size())},
+      {"field_terms_ref", fieldTerms.empty() ? "nullptr" : "field_terms"},
       {"centre_tap", std::to_string(centreTapIndex(model))},
       {"symmetric", symmetric ? "true" : "false"},
       {"solver", solverName(model.solver)},

@@ -84,10 +84,12 @@ makeAccessPrinter(const KernelPlan &plan, const SiteIndexPrinter &index);
 std::string literal(double value);
 /// A linear form over the scalar parameters, e.g. `-params.h`.
 std::string linearFormText(const LinearForm &form);
-/// " + params.sigma[index]" ...: site-parameter terms at `index`.
-std::string siteTermsText(
-    const std::vector<std::pair<std::string, double>> &terms,
-    const std::string &index);
+/// `value` cut before each top-level " + " and " - " (the first piece
+/// keeps no leading sign): the terms a long sum wraps between.
+std::vector<std::string> splitSum(const std::string &value);
+/// The site weight's value: "w0 + params.sigma[site]",
+/// "-params.k[site - 1]", each field term at its own site.
+std::string siteWeightText(const SiteWeight &w, const SiteIndexPrinter &index);
 
 } // namespace stencilc
 

@@ -46,12 +46,34 @@ std::string linearFormText(const LinearForm &form) {
   return text;
 }
 
-std::string siteTermsText(
-    const std::vector<std::pair<std::string, double>> &terms,
-    const std::string &index) {
-  std::string text;
-  for (const auto &[name, factor] : terms)
-    text += signedTerm(factor, parameterRef(name) + "[" + index + "]", false);
+std::vector<std::string> splitSum(const std::string &value) {
+  // Break before each " + " or " - " outside brackets and parentheses.
+  std::vector<std::string> terms = {""};
+  int depth = 0;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    depth += (c == '[' || c == '(') - (c == ']' || c == ')');
+    if (depth == 0 && c == ' ' && i + 2 < value.size() &&
+        (value[i + 1] == '+' || value[i + 1] == '-') && value[i + 2] == ' ' &&
+        !terms.back().empty())
+      terms.push_back("");
+    terms.back() += c;
+  }
+  return terms;
+}
+
+std::string siteWeightText(const SiteWeight &w,
+                           const SiteIndexPrinter &index) {
+  std::string text = !w.base.empty() ? w.base
+                     : w.value.constant == 0.0 && w.value.terms.empty() &&
+                             !w.terms.empty()
+                         ? std::string()
+                         : linearFormText(w.value);
+  for (const SiteTerm &term : w.terms)
+    text += signedTerm(term.factor,
+                       parameterRef(term.name) + "[" +
+                           index.siteIndex(term.at) + "]",
+                       text.empty());
   return text;
 }
 
@@ -247,24 +269,34 @@ std::vector<std::string> KernelPrinter::outsideTerms() const {
 void KernelPrinter::weights(CodePrinter &p) const {
   if (!plan.weights.empty())
     p.line("// Tap weights.");
-  // One line when it fits in 80 columns, else the value on the next.
+  // One line when it fits in 80 columns, else the value on the next lines,
+  // broken between its terms.
   auto declare = [&](const std::string &name, const std::string &value) {
     const std::string head = "const value_type " + name + " =";
-    if (2 + head.size() + 1 + value.size() + 1 > 80)
-      p.emit({{"head", head}, {"value", value}}, R"(
-        $head$
-            $value$;
-      )");
-    else
+    if (2 + head.size() + 1 + value.size() + 1 <= 80) {
       p.line(head + " " + value + ";");
+      return;
+    }
+    p.line(head);
+    CodePrinter::Indent indent(p, 4);
+    std::vector<std::string> lines = {""};
+    for (const std::string &term : splitSum(value)) {
+      if (!lines.back().empty() && 6 + lines.back().size() + term.size() > 80)
+        lines.push_back("");
+      lines.back() += lines.back().empty() && term[0] == ' '
+                          ? term.substr(1)
+                          : term;
+    }
+    lines.back() += ";";
+    for (const std::string &line : lines)
+      p.line(line);
   };
   for (const Weight &w : plan.weights)
     declare(w.name, linearFormText(w.value));
   for (const SiteWeight &w : plan.siteWeights) {
     if (!w.comment.empty())
       p.line("// " + w.comment);
-    declare(w.name, (w.base.empty() ? linearFormText(w.value) : w.base) +
-                        siteTermsText(w.siteTerms, index->siteIndex(w.at)));
+    declare(w.name, siteWeightText(w, *index));
   }
 }
 

@@ -155,6 +155,7 @@ public:
     PlannedLoad load;
     load.offset = at.offset;
     load.clampTileAxis = at.clampTileAxis;
+    load.clampX = at.clampX;
     return loadIndex(load);
   }
 
@@ -284,7 +285,11 @@ public:
 
   /// Per-site arrays are whole-lattice: odd sites after the even half.
   std::string siteIndex(const SiteRef &at) const override {
-    return at.oddHalf ? "half_sites + site" : "site";
+    PlannedLoad neighbour;
+    neighbour.offset = at.offset;
+    const std::string inHalf =
+        at.offset == Offset{} ? "site" : loadIndex(neighbour);
+    return at.oddHalf ? "half_sites + " + inHalf : inHalf;
   }
 
   std::string storeIndex(const PlannedStore &) const override {

@@ -106,29 +106,38 @@ neighbourCoordinates(const StencilModel &model,
   return coordinates;
 }
 
-/// The coefficient's terms over site parameters (`site`) or over scalar
-/// ones, by name.
-std::vector<std::pair<std::string, double>>
-parameterTerms(const StencilModel &model, const Coefficient &c, bool site) {
-  std::vector<std::pair<std::string, double>> terms;
-  for (const auto &[index, factor] : c.terms)
-    if (model.parameters[index].site == site)
-      terms.push_back({model.parameters[index].name, factor});
+/// The part of a coefficient every site shares: constant and scalar terms.
+LinearForm scalarPart(const StencilModel &model, const Coefficient &c) {
+  LinearForm form{c.constant, {}};
+  for (const CoefficientTerm &term : c.terms)
+    if (!model.parameters[term.parameter].site)
+      form.terms.push_back({model.parameters[term.parameter].name, term.factor});
+  return form;
+}
+
+bool isZero(const LinearForm &form) {
+  return form.constant == 0.0 && form.terms.empty();
+}
+
+/// The coefficient-field terms of `c`, read from `from` plus their shifts.
+std::vector<SiteTerm> fieldTerms(const StencilModel &model,
+                                 const Coefficient &c, const SiteRef &from) {
+  std::vector<SiteTerm> terms;
+  for (const CoefficientTerm &term : c.terms) {
+    if (!model.parameters[term.parameter].site)
+      continue;
+    SiteTerm t{model.parameters[term.parameter].name, term.factor, from};
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      t.at.offset[axis] += term.shift[axis];
+    terms.push_back(std::move(t));
+  }
   return terms;
 }
 
-/// The part of a coefficient every site shares: constant and scalar terms.
-LinearForm scalarPart(const StencilModel &model, const Coefficient &c) {
-  return {c.constant, parameterTerms(model, c, /*site=*/false)};
-}
-
-std::vector<std::pair<std::string, double>>
-siteTerms(const StencilModel &model, const Coefficient &c) {
-  return parameterTerms(model, c, /*site=*/true);
-}
-
 /// One weight per distinct coefficient, named w0, w1, ... in tap order;
-/// `tapWeight` receives each tap's ("" for a skipped tap).
+/// `tapWeight` receives each tap's name ("" for a skipped tap). A
+/// coefficient made only of fields has its name (its site weights use it)
+/// but no Weight: its shared part is 0.
 std::vector<Weight> planWeights(const StencilModel &model, int skippedTap,
                                 std::vector<std::string> &tapWeight) {
   std::map<std::string, std::string> byText;
@@ -141,11 +150,19 @@ std::vector<Weight> planWeights(const StencilModel &model, int skippedTap,
     const Coefficient &c = model.taps[t].coefficient;
     auto [it, inserted] = byText.emplace(coefficientText(model, c),
                                          "w" + std::to_string(byText.size()));
-    if (inserted)
-      weights.push_back({it->second, scalarPart(model, c)});
+    LinearForm shared = scalarPart(model, c);
+    if (inserted && !(isZero(shared) && !fieldTerms(model, c, {}).empty()))
+      weights.push_back({it->second, shared});
     tapWeight.push_back(it->second);
   }
   return weights;
+}
+
+/// Whether planWeights declared a Weight named `name`.
+bool declaresWeight(const std::vector<Weight> &weights,
+                    const std::string &name) {
+  return llvm::any_of(weights,
+                      [&](const Weight &w) { return w.name == name; });
 }
 
 /// The values of a site of one parity's half: site-major halves index the
@@ -174,11 +191,17 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   plan.bytesWrittenPerSite = siteBytes;
   const int summed = static_cast<int>(model.taps.size()) - (hopping ? 1 : 0);
   plan.flopsPerSite = model.components * (2 * summed - 1);
-  // A site parameter's term is one multiply and one add per site.
-  for (const Tap &tap : model.taps)
-    for (const auto &[index, factor] : tap.coefficient.terms)
-      if (model.parameters[index].site)
-        plan.flopsPerSite += 2;
+  // Each tap's weight at a site: one add per field term (one fewer when the
+  // weight is fields alone) and a multiply where the factor is not +-1.
+  for (const Tap &tap : model.taps) {
+    const std::vector<SiteTerm> terms = fieldTerms(model, tap.coefficient, {});
+    if (terms.empty())
+      continue;
+    plan.flopsPerSite += static_cast<int>(terms.size()) -
+                         (isZero(scalarPart(model, tap.coefficient)) ? 1 : 0);
+    for (const SiteTerm &term : terms)
+      plan.flopsPerSite += term.factor != 1.0 && term.factor != -1.0;
+  }
 }
 
 /// Names each accumulation's weight: the tap's, or at its tile site the
@@ -239,30 +262,45 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
 
   std::vector<std::string> tapWeight;
   plan.weights = planWeights(model, -1, tapWeight);
-  // Taps with site parameters get one weight per tile site.
+  // Taps with coefficient fields get one weight per tile site; taps with the
+  // same coefficient share them.
   plan.siteWeights.clear();
   std::map<int, std::vector<std::string>> siteWeightOfTap;
+  std::set<std::string> declared;
   for (size_t t = 0; t < model.taps.size(); ++t) {
-    std::vector<std::pair<std::string, double>> terms =
-        siteTerms(model, model.taps[t].coefficient);
-    if (terms.empty())
+    const Coefficient &c = model.taps[t].coefficient;
+    if (fieldTerms(model, c, {}).empty())
       continue;
     for (int site = 0; site < plan.tileFactor; ++site)
       for (int lane = 0; lane < plan.xWidth; ++lane) {
         SiteWeight w;
         w.name = tapWeight[t] + "_s" + std::to_string(site) +
                  (plan.xWidth > 1 ? "_" + std::to_string(lane) : "");
-        w.base = tapWeight[t];
-        w.siteTerms = terms;
-        w.at.offset[plan.tileAxis] = site;
-        w.at.offset[0] += lane;
-        w.at.clampTileAxis =
-            !tileWraps && site > model.reach[plan.tileAxis];
         siteWeightOfTap[static_cast<int>(t)].push_back(w.name);
+        if (!declared.insert(w.name).second)
+          continue;
+        if (declaresWeight(plan.weights, tapWeight[t]))
+          w.base = tapWeight[t];
+        SiteRef from;
+        from.offset[plan.tileAxis] = site;
+        from.offset[0] += lane;
+        w.terms = fieldTerms(model, c, from);
+        for (SiteTerm &term : w.terms) {
+          const int along = term.at.offset[plan.tileAxis];
+          term.at.clampTileAxis =
+              !tileWraps && along > model.reach[plan.tileAxis];
+          term.at.clampX = plan.xWidth > 1 && (term.at.offset[0] < 0 ||
+                                               term.at.offset[0] >= plan.xWidth);
+        }
         plan.siteWeights.push_back(std::move(w));
       }
   }
   nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
+  for (const SiteWeight &w : plan.siteWeights)
+    for (const SiteTerm &term : w.terms) {
+      indexing.declaresRoom |= term.at.clampTileAxis;
+      indexing.declaresXRoom |= term.at.clampX;
+    }
 }
 
 /// What follows from the program: the neighbour coordinates of the rows
@@ -277,7 +315,8 @@ void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
     for (const PlannedLoad &load : plan.loads)
       offsets.push_back(load.offset);
     for (const SiteWeight &w : plan.siteWeights)
-      offsets.push_back(w.at.offset);
+      for (const SiteTerm &term : w.terms)
+        offsets.push_back(term.at.offset);
     if (indexing.kind == SiteIndexingKind::Layout)
       for (const PlannedStore &store : plan.stores)
         offsets.push_back(store.offset);
@@ -445,26 +484,62 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   plan.indexing.kind = SiteIndexingKind::EvenOddHalf;
   plan.indexing.dims = model.dims;
   plan.indexing.layout = model.layout;
-  // Site parameters of odd sites sit after the even half.
-  plan.indexing.declaresHalfSiteCount =
-      (model.layout.order != LayoutOrder::SiteMajor && model.components > 1) ||
-      (!siteTerms(model, diagonal).empty() && outParity == 1);
-  std::vector<Offset> offsets;
-  for (const PlannedLoad &load : plan.loads)
-    offsets.push_back(load.offset);
-  plan.indexing.coordinates =
-      neighbourCoordinates(model, offsets, /*tileAxis=*/-1);
 
   std::vector<std::string> tapWeight;
   plan.weights = planWeights(model, centre, tapWeight);
+  // Coefficient fields are read from the thread's site plus their shifts;
+  // the parity of the site read decides its half of the field's array.
+  auto fieldsFrom = [&](const Coefficient &c, const Offset &origin) {
+    SiteRef from;
+    from.offset = origin;
+    std::vector<SiteTerm> terms = fieldTerms(model, c, from);
+    for (SiteTerm &term : terms) {
+      int steps = outParity;
+      for (int axis = 0; axis < model.dims; ++axis)
+        steps += std::abs(term.at.offset[axis]);
+      term.at.oddHalf = steps % 2 == 1;
+    }
+    return terms;
+  };
   SiteWeight diag;
   diag.name = "diag";
   diag.comment = "The diagonal D: the centre tap's coefficient at this site.";
   diag.value = scalarPart(model, diagonal);
-  diag.siteTerms = siteTerms(model, diagonal);
-  diag.at.oddHalf = outParity == 1;
+  diag.terms = fieldsFrom(diagonal, Offset{});
   plan.siteWeights.push_back(diag);
-  nameAccumulationWeights(plan, tapWeight, {});
+  std::map<int, std::vector<std::string>> siteWeightOfTap;
+  std::set<std::string> declared;
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    const Coefficient &c = model.taps[t].coefficient;
+    if (static_cast<int>(t) == centre || fieldTerms(model, c, {}).empty())
+      continue;
+    SiteWeight w;
+    w.name = tapWeight[t] + "_s0";
+    siteWeightOfTap[static_cast<int>(t)] = {w.name};
+    if (!declared.insert(w.name).second)
+      continue;
+    if (declaresWeight(plan.weights, tapWeight[t]))
+      w.base = tapWeight[t];
+    w.terms = fieldsFrom(c, Offset{});
+    plan.siteWeights.push_back(std::move(w));
+  }
+  nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
+
+  std::vector<Offset> offsets;
+  for (const PlannedLoad &load : plan.loads)
+    offsets.push_back(load.offset);
+  bool readsOddHalf = false;
+  for (const SiteWeight &w : plan.siteWeights)
+    for (const SiteTerm &term : w.terms) {
+      offsets.push_back(term.at.offset);
+      readsOddHalf |= term.at.oddHalf;
+    }
+  plan.indexing.coordinates =
+      neighbourCoordinates(model, offsets, /*tileAxis=*/-1);
+  // Site parameters of odd sites sit after the even half.
+  plan.indexing.declaresHalfSiteCount =
+      (model.layout.order != LayoutOrder::SiteMajor && model.components > 1) ||
+      readsOddHalf;
 
   plan.access = halfAccess(model);
   plan.accumulators.valuesPerSite = model.components;

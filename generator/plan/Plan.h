@@ -176,23 +176,35 @@ struct Weight {
 };
 
 /// Where a per-site value is read: the site at `offset` from the tile's
-/// first (through the kernel's SiteIndexing), or in a hopping kernel the
-/// thread's own site in the whole-lattice array of one value per site.
+/// first (through the kernel's SiteIndexing), or in a hopping kernel from
+/// the thread's own site, in the whole-lattice array of one value per site.
 struct SiteRef {
   Offset offset{};
+  /// Dirichlet tile axis only: past the reach of the tile's first site, so
+  /// its tile-axis coordinate is clamped into the array (as a load's).
   bool clampTileAxis = false;
-  /// Hopping kernels: the odd half follows the even half.
+  /// x groups: beside the thread's group along x, its x coordinate clamped
+  /// into the array (as a load's clampX).
+  bool clampX = false;
+  /// Hopping kernels: the site is odd; odd sites follow the even half.
   bool oddHalf = false;
 };
 
-/// A weight at one site: a base weight plus site-parameter terms there.
+/// factor * params.NAME[index of `at`]: a coefficient field's value.
+struct SiteTerm {
+  std::string name;
+  double factor = 1.0;
+  SiteRef at;
+};
+
+/// A weight that varies from site to site: a base weight (or a constant
+/// value) plus coefficient-field terms, each read at its own site.
 struct SiteWeight {
   std::string name;
   std::string comment; ///< empty, or a line explaining it
   std::string base;    ///< a Weight's name, or empty: `value` instead
-  LinearForm value;    ///< when `base` is empty
-  std::vector<std::pair<std::string, double>> siteTerms;
-  SiteRef at;
+  LinearForm value;    ///< when `base` is empty; often 0
+  std::vector<SiteTerm> terms;
 };
 
 // --- Field accesses ---------------------------------------------------------

@@ -127,15 +127,21 @@ void weights(json::OStream &j, const KernelPlan &p) {
           j.attributeEnd();
         }
         j.attributeArray("site_terms", [&] {
-          for (const auto &[name, factor] : w.siteTerms)
+          for (const SiteTerm &term : w.terms)
             j.object([&] {
-              j.attribute("parameter", name);
-              j.attribute("factor", factor);
+              j.attribute("parameter", term.name);
+              j.attribute("factor", term.factor);
+              j.attributeBegin("at");
+              offsetValue(j, term.at.offset, dims);
+              j.attributeEnd();
+              if (term.at.clampTileAxis)
+                j.attribute("clamp_tile_axis", true);
+              if (term.at.clampX)
+                j.attribute("clamp_x", true);
+              if (term.at.oddHalf)
+                j.attribute("odd_half", true);
             });
         });
-        j.attributeBegin("at");
-        offsetValue(j, w.at.offset, dims);
-        j.attributeEnd();
       });
   });
 }

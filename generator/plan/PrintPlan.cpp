@@ -235,21 +235,33 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
   os << "  weights:    ";
   for (const Weight &w : plan.weights)
     os << " " << w.name << " = " << linearFormSpelling(w.value) << ";";
+  if (plan.weights.empty())
+    os << " none (every weight varies from site to site)";
   os << "\n";
   for (const SiteWeight &w : plan.siteWeights) {
-    os << "  site weight: " << w.name << " = "
-       << (w.base.empty() ? linearFormSpelling(w.value) : w.base);
-    for (const auto &[name, factor] : w.siteTerms)
-      os << (factor < 0 ? " - " : " + ")
-         << (factor == 1.0 || factor == -1.0
-                 ? std::string()
-                 : shortestNumberText(factor < 0 ? -factor : factor) + " * ")
-         << name << "[site"
-         << (plan.indexing.kind == SiteIndexingKind::EvenOddHalf
-                 ? ""
-                 : " " + formatOffset(w.at.offset, plan.threads.dims))
-         << "]";
-    os << "\n";
+    std::string text = !w.base.empty() ? w.base
+                       : w.value.constant == 0.0 && w.value.terms.empty() &&
+                               !w.terms.empty()
+                           ? std::string()
+                           : linearFormSpelling(w.value);
+    for (const SiteTerm &term : w.terms) {
+      const double factor = term.factor;
+      text += text.empty() ? (factor < 0 ? "-" : "")
+                           : (factor < 0 ? " - " : " + ");
+      if (factor != 1.0 && factor != -1.0)
+        text += shortestNumberText(factor < 0 ? -factor : factor) + " * ";
+      text += term.name + "[site";
+      if (term.at.offset != Offset{})
+        text += " " + formatOffset(term.at.offset, plan.threads.dims);
+      if (term.at.clampTileAxis)
+        text += std::string(" clamped along ") + axisName(plan.tileAxis);
+      if (term.at.clampX)
+        text += " clamped along x";
+      if (term.at.oddHalf)
+        text += " odd half";
+      text += "]";
+    }
+    os << "  site weight: " << w.name << " = " << text << "\n";
   }
   os << "  accumulators: " << plan.accumulators.sites << " x "
      << plan.accumulators.valuesPerSite << " values\n";

@@ -10,6 +10,7 @@
 
 #include "llvm/Support/SMLoc.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,12 +39,23 @@ struct ParameterSpec {
   llvm::SMRange range;
 };
 
+/// One `factor * name` term of a coefficient; a coefficient field may be
+/// read at a shifted site, `k@-x` (k one site back along x) or `k@+x-2y`.
+struct CoefficientTermSpec {
+  std::string name;
+  double factor = 1.0;
+  /// Lattice steps along x, y, z, t; all zero without `@`.
+  std::array<int, 4> shift{};
+  bool shifted = false; ///< written with `@`
+};
+
 /// A tap coefficient as written: a linear form over the parameters such as
-/// `0.5`, `inv_hx2`, `-inv_hx2`, `8 + mass` or `2*inv_hx2 + 2*inv_hy2`.
+/// `0.5`, `inv_hx2`, `-inv_hx2`, `8 + mass`, `2*inv_hx2 + 2*inv_hy2` or, with
+/// coefficient fields, `k + k@-x`.
 struct CoefficientSpec {
   double constant = 0.0;
-  /// (parameter name, factor), in the order written.
-  std::vector<std::pair<std::string, double>> terms;
+  /// In the order written.
+  std::vector<CoefficientTermSpec> terms;
   llvm::SMRange range;
   bool present = false;
 };

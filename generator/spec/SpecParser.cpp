@@ -14,6 +14,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/YAMLParser.h"
 
+#include <cstring>
+
 using namespace llvm;
 
 namespace stencilc {
@@ -437,6 +439,32 @@ bool parseCoefficientText(StringRef text, CoefficientSpec &out) {
     name = text.slice(start, i).str();
     return !name.empty();
   };
+  // `@` and one or more signed steps: `-x`, `+x-y`, `+2z`.
+  auto readShift = [&](std::array<int, 4> &shift) {
+    bool any = false;
+    while (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+      int sign = text[i] == '-' ? -1 : 1;
+      ++i;
+      int steps = 0;
+      bool counted = false;
+      while (i < text.size() && isDigit(text[i]) && steps < 1000) {
+        steps = steps * 10 + (text[i] - '0');
+        counted = true;
+        ++i;
+      }
+      if (counted && steps == 0)
+        return false;
+      static const char axes[] = "xyzt";
+      const char *axis =
+          i < text.size() ? std::strchr(axes, text[i]) : nullptr;
+      if (!axis || !*axis)
+        return false;
+      ++i;
+      shift[axis - axes] += sign * (counted ? steps : 1);
+      any = true;
+    }
+    return any;
+  };
   bool firstTerm = true;
   skipSpaces();
   while (true) {
@@ -467,10 +495,19 @@ bool parseCoefficientText(StringRef text, CoefficientSpec &out) {
     } else if (!readName(name)) {
       return false;
     }
-    if (name.empty())
+    if (name.empty()) {
       result.constant += sign * factor;
-    else
-      result.terms.emplace_back(name, sign * factor);
+    } else {
+      CoefficientTermSpec term{name, sign * factor, {}, false};
+      skipSpaces();
+      if (i < text.size() && text[i] == '@') {
+        ++i;
+        if (!readShift(term.shift))
+          return false;
+        term.shifted = true;
+      }
+      result.terms.push_back(std::move(term));
+    }
     skipSpaces();
     if (i >= text.size())
       break;
@@ -490,7 +527,8 @@ void Parser::parseCoefficient(const YamlNode *node, CoefficientSpec &out) {
   if (!parseCoefficientText(*text, out)) {
     diags.error(node->range,
                 "a tap's 'coefficient' must be a sum of numbers, parameter "
-                "names and 'number * name' terms, not '" +
+                "names and 'number * name' terms (a coefficient field read "
+                "at a shifted site as 'name@-x' or 'name@+x-y'), not '" +
                     *text + "'");
     return;
   }

@@ -23,9 +23,9 @@ std::string stencilFingerprint(const StencilModel &model) {
   for (const Tap &tap : model.taps) {
     text += "|t:" + formatOffset(tap.offset, model.dims) + "=" +
             shortestNumberText(tap.coefficient.constant);
-    for (const auto &[index, factor] : tap.coefficient.terms)
-      text += "+" + shortestNumberText(factor) + "*" +
-              model.parameters[index].name;
+    for (const CoefficientTerm &term : tap.coefficient.terms)
+      text += "+" + shortestNumberText(term.factor) + "*" +
+              model.parameters[term.parameter].name + shiftText(term.shift);
   }
   return utohexstr(xxHash64(text), /*LowerCase=*/true, /*Width=*/16);
 }

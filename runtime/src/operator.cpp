@@ -1,6 +1,7 @@
 #include "stencil/operator.hpp"
 
 #include "stencil/blas.hpp"
+#include "stencil/coefficients.hpp"
 #include "stencil/device.hpp"
 #include "stencil/symbol.hpp"
 #include "stencil/tuning.hpp"
@@ -143,32 +144,19 @@ Status StencilOperator::apply_adjoint(Field &out, const Field &in,
 Status StencilOperator::diagonal(Field &out) const {
   STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "diagonal"));
   const int centre = info_->centre_tap;
-  double constant = 0.0;
-  std::vector<int> sites;
-  if (centre >= 0) {
-    constant = info_->tap_constants[centre];
-    for (int p = 0; p < info_->num_params; ++p) {
-      double factor = info_->tap_factors[centre * info_->num_params + p];
-      if (factor == 0.0)
-        continue;
-      if (info_->param_is_site[p])
-        sites.push_back(p);
-      else
-        constant += factor * values_[p];
-    }
-  }
-  std::vector<const void *> fields;
-  STENCIL_TRY(gather_parameters(fields));
   // Computed once per solve, so on the host: simple and exact.
   const std::int64_t count = lattice_.sites();
   const int nc = lattice_.components;
-  std::vector<double> diag(count, constant);
-  for (int p : sites) {
-    std::vector<double> values(count);
-    STENCIL_TRY(site_fields_[p]->download_values(values.data(), count));
-    double factor = info_->tap_factors[centre * info_->num_params + p];
-    for (std::int64_t s = 0; s < count; ++s)
-      diag[s] += factor * values[s];
+  std::vector<double> diag(count, 0.0);
+  if (centre >= 0) {
+    HostCoefficients coefficients;
+    STENCIL_TRY(host_coefficients(coefficients));
+    for (std::int64_t s = 0; s < count; ++s) {
+      const HostCoefficients::Coordinates x = coefficients.coordinates(s);
+      // The halo's entries are overwritten below.
+      if (coefficients.updated(x))
+        diag[s] = coefficients.at(centre, x);
+    }
   }
   std::vector<double> expanded(count * nc);
   for (std::int64_t s = 0; s < count; ++s)
@@ -224,12 +212,48 @@ double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
   return bytes;
 }
 
+Status StencilOperator::host_coefficients(HostCoefficients &out) const {
+  std::vector<const Field *> fields(info_->num_params, nullptr);
+  for (int p = 0; p < info_->num_params; ++p)
+    if (info_->param_is_site[p]) {
+      if (!site_fields_[p])
+        return Status::failure(std::string(info_->name) +
+                               ": site parameter '" + info_->param_names[p] +
+                               "' has no array; call set_site_parameter()");
+      fields[p] = site_fields_[p];
+    }
+  return HostCoefficients::create(*info_, lattice_, values_.data(), fields,
+                                  out);
+}
+
 Status StencilOperator::check_spd() const {
   const std::string name = info_->name;
   if (!info_->symmetric)
     return Status::failure(name + " is not symmetric (some tap's mirror has a "
                                   "different coefficient), so CG does not "
                                   "apply; use CGNR");
+  HostCoefficients coefficients;
+  STENCIL_TRY(host_coefficients(coefficients));
+  // Fields off the diagonal: the entries vary, so the symbol says nothing;
+  // judge the matrix itself from the fields' values.
+  if (coefficients.off_diagonal_fields())
+    return check_chained_dominance(*info_, coefficients);
+  // Fields on the diagonal only must add a non-negative term.
+  for (int i = 0; i < info_->num_field_terms; ++i) {
+    const FieldTerm &term = info_->field_terms[i];
+    const std::int64_t count = site_lattice().values();
+    std::vector<double> values(count);
+    STENCIL_TRY(
+        site_fields_[term.param]->download_values(values.data(), count));
+    double lowest = *std::min_element(values.begin(), values.end());
+    if (term.factor * lowest < 0)
+      return Status::failure(
+          name + ": site parameter '" + info_->param_names[term.param] +
+          "' makes the diagonal term negative somewhere (factor " +
+          std::to_string(term.factor) + ", minimum value " +
+          std::to_string(lowest) + "), so A may not be positive definite; "
+                                   "use CGNR");
+  }
   std::vector<std::array<int, 4>> offsets;
   std::vector<double> weights;
   for (int t = 0; t < info_->num_taps; ++t) {
@@ -237,31 +261,11 @@ Status StencilOperator::check_spd() const {
     for (int axis = 0; axis < 4; ++axis)
       offset[axis] = info_->tap_offsets[t][axis];
     offsets.push_back(offset);
+    // The taps' shared part: the fields' terms are checked above.
     double weight = info_->tap_constants[t];
-    for (int p = 0; p < info_->num_params; ++p) {
-      double factor = info_->tap_factors[t * info_->num_params + p];
-      if (factor == 0.0)
-        continue;
-      if (!info_->param_is_site[p]) {
-        weight += factor * values_[p];
-        continue;
-      }
-      // Site parameters must add a non-negative diagonal.
-      if (!site_fields_[p])
-        return Status::failure(name + ": site parameter '" +
-                               info_->param_names[p] + "' has no array");
-      std::int64_t count = site_lattice().values();
-      std::vector<double> values(count);
-      STENCIL_TRY(site_fields_[p]->download_values(values.data(), count));
-      double lowest = *std::min_element(values.begin(), values.end());
-      if (factor * lowest < 0)
-        return Status::failure(
-            name + ": site parameter '" + info_->param_names[p] +
-            "' makes the diagonal term negative somewhere (factor " +
-            std::to_string(factor) + ", minimum value " +
-            std::to_string(lowest) + "), so A may not be positive definite; "
-                                     "use CGNR");
-    }
+    for (int p = 0; p < info_->num_params; ++p)
+      if (!info_->param_is_site[p])
+        weight += info_->tap_factors[t * info_->num_params + p] * values_[p];
     weights.push_back(weight);
   }
   SymbolMinimum minimum =

@@ -242,6 +242,8 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
   const Case cases[] = {
       {"t_eo_dirichlet3d_site", {16, 12, 10}, 1e-11, 1e-9},
       {"t_eo_vector_w4_c8", {8, 6, 4}, 1e-6, 1e-4},
+      // Coefficient fields on the neighbour taps: CG's dominance check.
+      {"t_eo_vc4d_ppda_c2", {6, 4, 8, 10}, 1e-11, 1e-9},
       {"laplacian4d_vec24_eo", {6, 4, 8, 10}, 1e-6, 1e-4},
       {"laplacian4d_vec24_eo", {8, 8, 8, 16}, 1e-6, 1e-4},
   };

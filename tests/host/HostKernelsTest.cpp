@@ -168,10 +168,27 @@ TEST_P(HostKernel, DescriptorAgreesWithTheSpec) {
   for (int t = 0; t < info.num_taps; ++t) {
     for (int axis = 0; axis < stencil::kMaxDims; ++axis)
       EXPECT_EQ(info.tap_offsets[t][axis], model.taps[t].offset[axis]);
+    // Scalars through tap_factors, fields through field_terms.
     double value = info.tap_constants[t];
+    Coefficient scalars = model.taps[t].coefficient, fields;
+    scalars.terms.clear();
+    for (const CoefficientTerm &term : model.taps[t].coefficient.terms)
+      (model.parameters[term.parameter].site ? fields : scalars)
+          .terms.push_back(term);
     for (int p = 0; p < info.num_params; ++p)
       value += info.tap_factors[t * info.num_params + p] * defaults[p];
-    EXPECT_DOUBLE_EQ(value, model.taps[t].coefficient.evaluate(defaults));
+    EXPECT_DOUBLE_EQ(value, scalars.evaluate(defaults));
+    Coefficient listed;
+    for (int i = 0; i < info.num_field_terms; ++i) {
+      const stencil::FieldTerm &term = info.field_terms[i];
+      if (term.tap != t)
+        continue;
+      Offset shift{};
+      std::copy(term.shift, term.shift + stencil::kMaxDims, shift.begin());
+      listed.terms.push_back({term.param, term.factor, shift});
+    }
+    EXPECT_TRUE(sameCoefficient(listed, fields))
+        << "tap " << t << ": field_terms disagree with the spec";
   }
   for (int axis = 0; axis < model.dims; ++axis) {
     EXPECT_EQ(info.shape.reach[axis], model.reach[axis]);

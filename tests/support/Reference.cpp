@@ -51,15 +51,6 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                bool adjoint) {
   const int nc = model.components;
   const std::int64_t sites = siteCount(extents);
-  // The weight of tap t at site s.
-  auto weight = [&](size_t t, std::int64_t s) {
-    const Coefficient &c = model.taps[t].coefficient;
-    double value = c.constant;
-    for (const auto &[index, factor] : c.terms)
-      value += factor * (siteValues[index].empty() ? parameters[index]
-                                                   : siteValues[index][s]);
-    return value;
-  };
   // The neighbour's index, and in `factor` -1 for each antiperiodic wrap
   // crossed (+1 otherwise).
   auto neighbourOf = [&](std::int64_t site, const Offset &offset, int sign,
@@ -80,6 +71,22 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
       neighbour = neighbour * n + wrapped;
     }
     return neighbour;
+  };
+  // The weight of tap t at site s: a field is read at s + its shift
+  // (wrapped, never negated: coefficients carry no antiperiodic sign).
+  auto weight = [&](size_t t, std::int64_t s) {
+    const Coefficient &c = model.taps[t].coefficient;
+    double value = c.constant;
+    for (const CoefficientTerm &term : c.terms) {
+      if (siteValues[term.parameter].empty()) {
+        value += term.factor * parameters[term.parameter];
+        continue;
+      }
+      double ignored = 1.0;
+      std::int64_t at = neighbourOf(s, term.shift, +1, ignored);
+      value += term.factor * siteValues[term.parameter][at];
+    }
+    return value;
   };
   std::vector<double> out(in.size(), 0.0);
   for (std::int64_t site = 0; site < sites; ++site) {

@@ -61,9 +61,9 @@ TEST(ImportSymbolic, LinearFormsPrintInSpecSyntaxAndReadBack) {
   ASSERT_TRUE(parseCoefficientText(f.text(), parsed));
   EXPECT_EQ(parsed.constant, 1.0 / 3.0);
   ASSERT_EQ(parsed.terms.size(), 2u);
-  EXPECT_EQ(parsed.terms[0].first, "inv_hx2");
-  EXPECT_EQ(parsed.terms[0].second, 2.0);
-  EXPECT_EQ(parsed.terms[1].second, -1.0);
+  EXPECT_EQ(parsed.terms[0].name, "inv_hx2");
+  EXPECT_EQ(parsed.terms[0].factor, 2.0);
+  EXPECT_EQ(parsed.terms[1].factor, -1.0);
   // Terms that cancel disappear; a zero form prints as 0.
   LinearForm zero = f + f.scaled(-1.0);
   EXPECT_TRUE(zero.isZero());

@@ -311,9 +311,11 @@ TEST(Coefficients, LinearFormsOverParameters) {
   ASSERT_TRUE(parseCoefficientText("2*inv_hx2 + 2*inv_hy2 - 0.5", spec));
   EXPECT_EQ(spec.constant, -0.5);
   ASSERT_EQ(spec.terms.size(), 2u);
-  EXPECT_EQ(spec.terms[0], (std::pair<std::string, double>("inv_hx2", 2.0)));
+  EXPECT_EQ(spec.terms[0].name, "inv_hx2");
+  EXPECT_EQ(spec.terms[0].factor, 2.0);
+  EXPECT_FALSE(spec.terms[0].shifted);
   ASSERT_TRUE(parseCoefficientText("-mass", spec));
-  EXPECT_EQ(spec.terms[0].second, -1.0);
+  EXPECT_EQ(spec.terms[0].factor, -1.0);
   ASSERT_TRUE(parseCoefficientText("1e-3", spec));
   EXPECT_EQ(spec.constant, 1e-3);
   EXPECT_TRUE(spec.terms.empty());
@@ -321,6 +323,23 @@ TEST(Coefficients, LinearFormsOverParameters) {
   EXPECT_FALSE(parseCoefficientText("a*b", spec));
   EXPECT_FALSE(parseCoefficientText("", spec));
   EXPECT_FALSE(parseCoefficientText("+", spec));
+}
+
+TEST(Coefficients, FieldsReadAtShiftedSites) {
+  CoefficientSpec spec;
+  ASSERT_TRUE(parseCoefficientText("kx + kx@-x - 0.5*k@+2y-z + k@+t", spec));
+  ASSERT_EQ(spec.terms.size(), 4u);
+  EXPECT_FALSE(spec.terms[0].shifted);
+  EXPECT_TRUE(spec.terms[1].shifted);
+  EXPECT_EQ(spec.terms[1].shift, (std::array<int, 4>{-1, 0, 0, 0}));
+  EXPECT_EQ(spec.terms[2].factor, -0.5);
+  EXPECT_EQ(spec.terms[2].shift, (std::array<int, 4>{0, 2, -1, 0}));
+  EXPECT_EQ(spec.terms[3].shift, (std::array<int, 4>{0, 0, 0, 1}));
+  EXPECT_FALSE(parseCoefficientText("k@", spec));
+  EXPECT_FALSE(parseCoefficientText("k@x", spec));   // no sign
+  EXPECT_FALSE(parseCoefficientText("k@-w", spec));  // no such axis
+  EXPECT_FALSE(parseCoefficientText("k@-0x", spec)); // no step
+  EXPECT_FALSE(parseCoefficientText("2@-x", spec));  // a number
 }
 
 } // namespace
@@ -346,7 +365,7 @@ TEST(SolverChecks, CgOnANonSymmetricStencilSuggestsCgnr) {
   EXPECT_FALSE(result.model);
   EXPECT_TRUE(hasDiagnostic(
       result, "test.yaml:1:9: error: solver 'cg' needs a symmetric operator "
-              "(c(o) = c(-o)), but tap (-1, 0, 0) has coefficient '-h' but "
+              "(A_x,x+o = A_x+o,x), but tap (-1, 0, 0) has coefficient '-h' and "
               "tap (1, 0, 0) has '-2 * h'; use 'solver: cgnr'"));
   CheckResult cgnr = checkYaml(withSolver("cgnr", spec));
   EXPECT_TRUE(cgnr.model.has_value()) << cgnr.output;
@@ -505,12 +524,18 @@ TEST(SolverChecks, SiteParameters) {
   EXPECT_TRUE(ok.model->parameters[0].site);
   EXPECT_EQ(siteParameterCount(*ok.model), 1);
 
+  // Off the centre a field makes the operator non-symmetric unless its
+  // mirror tap reads it from the neighbour.
   std::string offCentre = spec;
   offCentre.replace(offCentre.find("[1, 0, 0], coefficient: -h"), 26,
                     "[1, 0, 0], coefficient: -h + sigma");
-  CheckResult bad = checkYaml(offCentre);
-  EXPECT_TRUE(hasDiagnostic(bad, "error: site parameter 'sigma' may appear "
-                                 "only in the centre tap's coefficient"));
+  CheckResult nonsymmetric = checkYaml(withSolver("cg", offCentre));
+  EXPECT_TRUE(hasDiagnostic(nonsymmetric,
+                            "tap (-1, 0, 0) has coefficient '-h' and tap "
+                            "(1, 0, 0) has '-h + sigma', which at the "
+                            "neighbour x + (-1, 0, 0) reads '-h + sigma@-x'"));
+  ASSERT_TRUE(checkYaml(offCentre).model.has_value());
+  EXPECT_FALSE(isSymmetric(*checkYaml(offCentre).model));
 
   std::string negative = spec;
   negative.replace(negative.find("6*h}"), 4, "6*h - sigma}");
@@ -529,6 +554,99 @@ TEST(SolverChecks, SiteParameters) {
   EXPECT_TRUE(hasDiagnostic(checkYaml(badKind),
                             "unknown parameter kind 'vector'; expected "
                             "'scalar' or 'site'"));
+}
+
+/// -div(k grad u) in 2-D with face coefficients: kx at x + 1/2 (stored at
+/// x), ky at y + 1/2.
+std::string faceCoefficientSpec(const std::string &plusX = "-kx",
+                                const std::string &minusX = "-kx@-x",
+                                const std::string &centre =
+                                    "kx + kx@-x + ky + ky@-y + h") {
+  return "name: vc\n"
+         "grid: {dimensions: 2, boundary: dirichlet}\n"
+         "field: {precision: double}\n"
+         "parameters:\n"
+         "  - {name: kx, kind: site}\n"
+         "  - {name: ky, kind: site}\n"
+         "  - {name: h, default: 1}\n"
+         "taps:\n"
+         "  - {offset: [0, 0], coefficient: " + centre + "}\n"
+         "  - {offset: [-1, 0], coefficient: " + minusX + "}\n"
+         "  - {offset: [1, 0], coefficient: " + plusX + "}\n"
+         "  - {offset: [0, -1], coefficient: -ky@-y}\n"
+         "  - {offset: [0, 1], coefficient: -ky}\n";
+}
+
+TEST(CoefficientFields, FaceCoefficientsAreSymmetricByStructure) {
+  CheckResult result = checkYaml(withSolver("cg", faceCoefficientSpec()));
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_EQ(result.output, "") << "no warning: positive fields are enough";
+  const StencilModel &model = *result.model;
+  EXPECT_TRUE(hasOffCentreFields(model));
+  EXPECT_TRUE(isSymmetric(model));
+  const Tap &minusX = model.taps[1];
+  ASSERT_EQ(minusX.coefficient.terms.size(), 1u);
+  EXPECT_EQ(minusX.coefficient.terms[0].shift, (Offset{-1, 0, 0, 0}));
+  EXPECT_EQ(coefficientText(model, model.taps[0].coefficient),
+            "kx + kx@-x + ky + ky@-y + h");
+  // A^T at +x is the -x tap read from x + 1: -kx@-x seen from there is -kx.
+  StencilModel transposed = transposedModel(model);
+  EXPECT_EQ(coefficientText(transposed, transposed.taps[1].coefficient),
+            "-kx");
+  EXPECT_EQ(transposed.taps[1].offset, (Offset{1, 0, 0, 0}));
+}
+
+TEST(CoefficientFields, TransposeMovesTheFieldsReads) {
+  // k at the output site on both sides: A is not symmetric, and A^T reads
+  // k at the neighbour.
+  CheckResult result = checkYaml(faceCoefficientSpec("-kx", "-kx"));
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_FALSE(isSymmetric(*result.model));
+  StencilModel transposed = transposedModel(*result.model);
+  EXPECT_EQ(coefficientText(transposed, transposed.taps[1].coefficient),
+            "-kx@+x");
+  EXPECT_EQ(coefficientText(transposed, transposed.taps[2].coefficient),
+            "-kx@-x");
+  CheckResult cg = checkYaml(withSolver("cg", faceCoefficientSpec("-kx", "-kx")));
+  EXPECT_TRUE(hasDiagnostic(cg, "tap (-1, 0) has coefficient '-kx' and tap "
+                                "(1, 0) has '-kx', which at the neighbour "
+                                "x + (-1, 0) reads '-kx@-x'"));
+}
+
+TEST(CoefficientFields, BadShifts) {
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(faceCoefficientSpec("-kx - h@+x")),
+      "'h@+x': 'h' is a scalar parameter, the same at every site; only a "
+      "coefficient field (kind: site) is read at a shifted site"));
+  EXPECT_TRUE(hasDiagnostic(checkYaml(faceCoefficientSpec("-kx@+z")),
+                            "'kx@+z' shifts along an axis the 2-D grid does "
+                            "not have"));
+  CheckResult far = checkYaml(faceCoefficientSpec("-kx", "-kx@-2x"));
+  EXPECT_TRUE(hasDiagnostic(far, "test.yaml:10:36: error: 'kx@-2x' in the "
+                                 "tap at (-1, 0) reads the field 2 sites "
+                                 "away along x, past the 1-site halo"));
+  // A^T would read it from its output site plus the shift minus the offset.
+  CheckResult transposedFar = checkYaml(faceCoefficientSpec("-kx@-x"));
+  EXPECT_TRUE(hasDiagnostic(transposedFar, "reads the field 2 sites away "
+                                           "along x (from A^T's output site)"));
+  EXPECT_TRUE(hasDiagnostic(checkYaml(faceCoefficientSpec("-kx@x")),
+                            "must be a sum of numbers"));
+}
+
+TEST(CoefficientFields, CgWarnsWhereOnlyTheValuesCanDecide) {
+  // A positive off-diagonal field term: symmetric, but definiteness hangs
+  // on the values, which the runtime checks.
+  CheckResult result = checkYaml(withSolver(
+      "cg", faceCoefficientSpec("kx", "kx@-x", "3*kx + 3*kx@-x + ky + ky@-y + h")));
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  EXPECT_TRUE(hasDiagnostic(result, "warning: solver 'cg': positive "
+                                    "definiteness cannot be proved from the "
+                                    "spec: field 'kx@-x' enters the tap at "
+                                    "(-1, 0) with a positive factor"));
+  CheckResult weak = checkYaml(withSolver(
+      "cg", faceCoefficientSpec("-kx", "-kx@-x", "kx + ky + ky@-y + h")));
+  EXPECT_TRUE(hasDiagnostic(weak, "the diagonal does not dominate the "
+                                  "couplings of field 'kx@-x'"));
 }
 
 TEST(SolverChecks, UnknownSolver) {

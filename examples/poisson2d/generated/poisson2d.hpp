@@ -104,6 +104,7 @@ inline const stencil::KernelInfo &info() {
       components, shape(), layout(), 5, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
+      nullptr, 0,
       true, "cg", 8, 16,
       9, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "37978afbc20bccde",

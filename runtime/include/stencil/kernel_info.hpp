@@ -55,6 +55,15 @@ struct EvenOddKernels {
 
 struct KernelInfo;
 
+/// One coefficient-field term of a tap: tap `tap`'s coefficient at the
+/// output site x gains factor * (site parameter `param`)[x + shift].
+struct FieldTerm {
+  int tap;
+  int param;
+  double factor;
+  int shift[kMaxDims];
+};
+
 /// A tuning-cache entry compiled into a stencil's code: on `device` (the
 /// name stencil::device_name() gives) with these extents, run `info()`'s
 /// kernels (stencil/tuning.hpp).
@@ -75,14 +84,18 @@ struct KernelInfo {
   Layout layout;
   int num_taps;
   const int (*tap_offsets)[kMaxDims];
-  /// Tap i's coefficient: tap_constants[i] plus the sum over parameters p of
-  /// tap_factors[i * num_params + p] * params[p] (null when num_params is 0).
+  /// Tap i's coefficient at site x: tap_constants[i], plus the sum over the
+  /// scalar parameters p of tap_factors[i * num_params + p] * params[p]
+  /// (null when num_params is 0; 0 in the columns of site parameters), plus
+  /// the field terms of tap i, each factor * field[x + shift].
   const double *tap_constants;
   const double *tap_factors;
   int num_params;
   const char *const *param_names;
   const double *param_defaults;
   const bool *param_is_site; ///< site parameters: an array per call
+  int num_field_terms;
+  const FieldTerm *field_terms; ///< null when there are none
   int centre_tap;            ///< index of the (0,...,0) tap, or -1
   bool symmetric;            ///< A == A^T: apply_adjoint is apply
   const char *solver;        ///< the spec's choice: "none", "cg", "cgnr"

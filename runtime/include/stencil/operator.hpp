@@ -3,6 +3,7 @@
 #define STENCIL_OPERATOR_HPP
 
 #include "stencil/blas.hpp"
+#include "stencil/coefficients.hpp"
 #include "stencil/field.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/random.hpp"
@@ -73,9 +74,14 @@ public:
 
   bool symmetric() const { return info_->symmetric; }
   /// A clear error unless A is symmetric positive definite with the current
-  /// parameter values (the symbol test of stencil/symbol.hpp, with site
-  /// parameters checked to add a non-negative diagonal).
+  /// parameter values: the symbol test of stencil/symbol.hpp, with site
+  /// parameters on the diagonal checked to add a non-negative term; with
+  /// coefficient fields off the diagonal, weakly chained diagonal dominance
+  /// of the matrix itself (stencil/coefficients.hpp), judged from the
+  /// fields' values on the host.
   Status check_spd() const;
+  /// The coefficients at each site, on the host (fields downloaded).
+  Status host_coefficients(HostCoefficients &out) const;
 
   /// Theoretical traffic and work of one application (interior sites).
   double bytes_per_apply() const;
