@@ -38,7 +38,8 @@ advection_diffusion3d_kernel(
   const int room = ny - 1 - y;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(6) * params.nu_h2 + params.vx_h + params.vy_h + params.vz_h;
+      static_cast<value_type>(6) * params.nu_h2 + params.vx_h + params.vy_h
+      + params.vz_h;
   const value_type w1 = -params.nu_h2 - params.vx_h;
   const value_type w2 = -params.nu_h2;
   const value_type w3 = -params.nu_h2 - params.vy_h;
@@ -130,7 +131,8 @@ advection_diffusion3d_adjoint_kernel(
   const int room = ny - 1 - y;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(6) * params.nu_h2 + params.vx_h + params.vy_h + params.vz_h;
+      static_cast<value_type>(6) * params.nu_h2 + params.vx_h + params.vy_h
+      + params.vz_h;
   const value_type w1 = -params.nu_h2 - params.vx_h;
   const value_type w2 = -params.nu_h2;
   const value_type w3 = -params.nu_h2 - params.vy_h;

@@ -38,7 +38,9 @@ anisotropic_reaction3d_kernel(
   const int room = ny - 1 - y;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.ax + static_cast<value_type>(2) * params.ay + static_cast<value_type>(2) * params.az;
+      static_cast<value_type>(2) * params.ax
+      + static_cast<value_type>(2) * params.ay
+      + static_cast<value_type>(2) * params.az;
   const value_type w1 = -params.ax;
   const value_type w2 = -params.ay;
   const value_type w3 = -params.az;
@@ -105,7 +107,9 @@ anisotropic_reaction3d_dot_kernel(
     const int room = ny - 1 - y;
     // Tap weights.
     const value_type w0 =
-        static_cast<value_type>(2) * params.ax + static_cast<value_type>(2) * params.ay + static_cast<value_type>(2) * params.az;
+        static_cast<value_type>(2) * params.ax
+        + static_cast<value_type>(2) * params.ay
+        + static_cast<value_type>(2) * params.az;
     const value_type w1 = -params.ax;
     const value_type w2 = -params.ay;
     const value_type w3 = -params.az;

@@ -38,7 +38,9 @@ laplacian3d_f64_kernel(
   const int room = ny - 1 - y;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
   const value_type w1 = -params.inv_hx2;
   const value_type w2 = -params.inv_hy2;
   const value_type w3 = -params.inv_hz2;
@@ -133,7 +135,9 @@ laplacian3d_f64_dot_kernel(
     const int room = ny - 1 - y;
     // Tap weights.
     const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
     const value_type w1 = -params.inv_hx2;
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;
@@ -419,7 +423,9 @@ laplacian3d_f64_tuned0_kernel(
   const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
   const value_type w1 = -params.inv_hx2;
   const value_type w2 = -params.inv_hy2;
   const value_type w3 = -params.inv_hz2;
@@ -598,7 +604,9 @@ laplacian3d_f64_tuned0_dot_kernel(
     const int xroom = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
     const value_type w1 = -params.inv_hx2;
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;
@@ -985,7 +993,9 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
   const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
   const value_type w1 = -params.inv_hx2;
   const value_type w2 = -params.inv_hy2;
   const value_type w3 = -params.inv_hz2;
@@ -1095,7 +1105,9 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
     const int xroom = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
     const value_type w1 = -params.inv_hx2;
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;

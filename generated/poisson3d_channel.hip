@@ -47,7 +47,9 @@ poisson3d_channel_kernel(
   const int z_p2 = z + stencil::clamp_above(2, room);
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
   const value_type w1 = -params.inv_hx2;
   const value_type w2 = -params.inv_hy2;
   const value_type w3 = -params.inv_hz2;
@@ -120,7 +122,9 @@ poisson3d_channel_dot_kernel(
     const int z_p2 = z + stencil::clamp_above(2, room);
     // Tap weights.
     const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
     const value_type w1 = -params.inv_hx2;
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;

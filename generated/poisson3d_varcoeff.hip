@@ -37,9 +37,11 @@ poisson3d_varcoeff_kernel(
   // Farthest row along y inside the array, relative to this tile.
   const int room = ny - 1 - y;
   const value_type w0_s0 =
-      params.kx[site] + params.kx[site - 1] + params.ky[site] + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
+      params.kx[site] + params.kx[site - 1] + params.ky[site]
+      + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
   const value_type w0_s1 =
-      params.kx[site + sy] + params.kx[site - 1 + sy] + params.ky[site + sy] + params.ky[site] + params.kz[site + sy] + params.kz[site + sy - sz];
+      params.kx[site + sy] + params.kx[site - 1 + sy] + params.ky[site + sy]
+      + params.ky[site] + params.kz[site + sy] + params.kz[site + sy - sz];
   const value_type w1_s0 = -params.kx[site - 1];
   const value_type w1_s1 = -params.kx[site - 1 + sy];
   const value_type w2_s0 = -params.kx[site];
@@ -112,9 +114,11 @@ poisson3d_varcoeff_dot_kernel(
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
     const value_type w0_s0 =
-        params.kx[site] + params.kx[site - 1] + params.ky[site] + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
+        params.kx[site] + params.kx[site - 1] + params.ky[site]
+        + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
     const value_type w0_s1 =
-        params.kx[site + sy] + params.kx[site - 1 + sy] + params.ky[site + sy] + params.ky[site] + params.kz[site + sy] + params.kz[site + sy - sz];
+        params.kx[site + sy] + params.kx[site - 1 + sy] + params.ky[site + sy]
+        + params.ky[site] + params.kz[site + sy] + params.kz[site + sy - sz];
     const value_type w1_s0 = -params.kx[site - 1];
     const value_type w1_s1 = -params.kx[site - 1 + sy];
     const value_type w2_s0 = -params.kx[site];

@@ -36,7 +36,9 @@ anisotropic_reaction3d_naive_kernel(
   const stencil::index_t site = x + y * sy + z * sz;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.ax + static_cast<value_type>(2) * params.ay + static_cast<value_type>(2) * params.az;
+      static_cast<value_type>(2) * params.ax
+      + static_cast<value_type>(2) * params.ay
+      + static_cast<value_type>(2) * params.az;
   const value_type w1 = -params.ax;
   const value_type w2 = -params.ay;
   const value_type w3 = -params.az;
@@ -85,7 +87,9 @@ anisotropic_reaction3d_naive_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Tap weights.
     const value_type w0 =
-        static_cast<value_type>(2) * params.ax + static_cast<value_type>(2) * params.ay + static_cast<value_type>(2) * params.az;
+        static_cast<value_type>(2) * params.ax
+        + static_cast<value_type>(2) * params.ay
+        + static_cast<value_type>(2) * params.az;
     const value_type w1 = -params.ax;
     const value_type w2 = -params.ay;
     const value_type w3 = -params.az;

@@ -36,7 +36,9 @@ labnote_tile_y4_aswritten_naive_kernel(
   const stencil::index_t site = x + y * sy + z * sz;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
   const value_type w1 = -params.inv_hx2;
   const value_type w2 = -params.inv_hy2;
   const value_type w3 = -params.inv_hz2;

@@ -44,7 +44,9 @@ poisson3d_channel_naive_kernel(
   const int z_p1 = z + 1;
   // Tap weights.
   const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
   const value_type w1 = -params.inv_hx2;
   const value_type w2 = -params.inv_hy2;
   const value_type w3 = -params.inv_hz2;
@@ -99,7 +101,9 @@ poisson3d_channel_naive_dot_kernel(
     const int z_p1 = z + 1;
     // Tap weights.
     const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2 + static_cast<value_type>(2) * params.inv_hy2 + static_cast<value_type>(2) * params.inv_hz2;
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
     const value_type w1 = -params.inv_hx2;
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;

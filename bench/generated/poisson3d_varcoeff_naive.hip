@@ -35,7 +35,8 @@ poisson3d_varcoeff_naive_kernel(
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
   const value_type w0_s0 =
-      params.kx[site] + params.kx[site - 1] + params.ky[site] + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
+      params.kx[site] + params.kx[site - 1] + params.ky[site]
+      + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
   const value_type w1_s0 = -params.kx[site - 1];
   const value_type w2_s0 = -params.kx[site];
   const value_type w3_s0 = -params.ky[site - sy];
@@ -85,7 +86,8 @@ poisson3d_varcoeff_naive_dot_kernel(
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
     const value_type w0_s0 =
-        params.kx[site] + params.kx[site - 1] + params.ky[site] + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
+        params.kx[site] + params.kx[site - 1] + params.ky[site]
+        + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
     const value_type w1_s0 = -params.kx[site - 1];
     const value_type w2_s0 = -params.kx[site];
     const value_type w3_s0 = -params.ky[site - sy];
