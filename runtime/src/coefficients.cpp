@@ -131,7 +131,7 @@ Status check_chained_dominance(const KernelInfo &info,
     return Status::failure(name + " has no centre tap, so its diagonal is "
                                   "zero and A is not positive definite");
   // Rows of the updated sites: dominance, and which are strict.
-  std::vector<char> strict(c.sites(), 0), reached(c.sites(), 0);
+  std::vector<char> reached(c.sites(), 0);
   std::vector<std::int64_t> frontier;
   std::int64_t rows = 0;
   for (std::int64_t s = 0; s < c.sites(); ++s) {
@@ -165,7 +165,7 @@ Status check_chained_dominance(const KernelInfo &info,
           "positive definite; check the fields (negative or wrong values?) "
           "or use CGNR");
     if (diagonal > off + slack) {
-      strict[s] = reached[s] = 1;
+      reached[s] = 1;
       frontier.push_back(s);
     }
   }
