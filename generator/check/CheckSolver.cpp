@@ -70,20 +70,32 @@ std::string siteParameterProblem(const StencilModel &model) {
   return "";
 }
 
-/// The symbol's minimum with the default values and site parameters at 0
-/// (their contract is factor * value >= 0, so 0 is the worst case).
-std::string symbolProblem(const StencilModel &model) {
+/// The taps at the parameters' default values with every site parameter at
+/// 0: the constant-coefficient stencil whose symbol the checks judge.
+struct DefaultStencil {
+  std::vector<std::array<int, 4>> offsets;
+  std::vector<double> weights;
+  stencil::SymbolMinimum minimum;
+};
+
+DefaultStencil defaultStencil(const StencilModel &model) {
   std::vector<double> values;
   for (const Parameter &p : model.parameters)
     values.push_back(p.site ? 0.0 : p.defaultValue);
-  std::vector<std::array<int, 4>> offsets;
-  std::vector<double> weights;
+  DefaultStencil s;
   for (const Tap &tap : model.taps) {
-    offsets.push_back(tap.offset);
-    weights.push_back(tap.coefficient.evaluate(values));
+    s.offsets.push_back(tap.offset);
+    s.weights.push_back(tap.coefficient.evaluate(values));
   }
-  stencil::SymbolMinimum minimum =
-      stencil::symbol_minimum(model.dims, offsets, weights);
+  s.minimum = stencil::symbol_minimum(model.dims, s.offsets, s.weights);
+  return s;
+}
+
+/// The symbol's minimum with the default values and site parameters at 0
+/// (their contract is factor * value >= 0, so 0 is the worst case).
+std::string symbolProblem(const StencilModel &model) {
+  const DefaultStencil stencil = defaultStencil(model);
+  const auto &[offsets, weights, minimum] = stencil;
   std::array<int, kMaxDims> boundary{};
   for (int axis = 0; axis < model.dims; ++axis)
     boundary[axis] = static_cast<int>(model.boundaries[axis]);
@@ -134,17 +146,7 @@ std::string fieldDefinitenessGap(const StencilModel &model) {
              model.parameters[key.first].name + shiftText(key.second) +
              "' (its factors sum to " + formatNumber6(sum) +
              " over the taps of a row)";
-  std::vector<double> values;
-  for (const Parameter &p : model.parameters)
-    values.push_back(p.site ? 0.0 : p.defaultValue);
-  std::vector<std::array<int, 4>> offsets;
-  std::vector<double> weights;
-  for (const Tap &tap : model.taps) {
-    offsets.push_back(tap.offset);
-    weights.push_back(tap.coefficient.evaluate(values));
-  }
-  stencil::SymbolMinimum minimum =
-      stencil::symbol_minimum(model.dims, offsets, weights);
+  const stencil::SymbolMinimum minimum = defaultStencil(model).minimum;
   if (minimum.value < -1e-12)
     return "the taps' constant part (the fields at 0) has the symbol "
            "minimum " +

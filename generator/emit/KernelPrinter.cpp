@@ -64,11 +64,9 @@ std::vector<std::string> splitSum(const std::string &value) {
 
 std::string siteWeightText(const SiteWeight &w,
                            const SiteIndexPrinter &index) {
-  std::string text = !w.base.empty() ? w.base
-                     : w.value.constant == 0.0 && w.value.terms.empty() &&
-                             !w.terms.empty()
-                         ? std::string()
-                         : linearFormText(w.value);
+  std::string text = !w.base.empty()    ? w.base
+                     : w.hasSharedPart() ? linearFormText(w.value)
+                                         : std::string();
   for (const SiteTerm &term : w.terms)
     text += signedTerm(term.factor,
                        parameterRef(term.name) + "[" +

@@ -115,10 +115,6 @@ LinearForm scalarPart(const StencilModel &model, const Coefficient &c) {
   return form;
 }
 
-bool isZero(const LinearForm &form) {
-  return form.constant == 0.0 && form.terms.empty();
-}
-
 /// The coefficient-field terms of `c`, read from `from` plus their shifts.
 std::vector<SiteTerm> fieldTerms(const StencilModel &model,
                                  const Coefficient &c, const SiteRef &from) {
@@ -132,6 +128,13 @@ std::vector<SiteTerm> fieldTerms(const StencilModel &model,
     terms.push_back(std::move(t));
   }
   return terms;
+}
+
+/// Whether `c` reads a coefficient field.
+bool hasFieldTerms(const StencilModel &model, const Coefficient &c) {
+  return llvm::any_of(c.terms, [&](const CoefficientTerm &term) {
+    return model.parameters[term.parameter].site;
+  });
 }
 
 /// One weight per distinct coefficient, named w0, w1, ... in tap order;
@@ -151,7 +154,7 @@ std::vector<Weight> planWeights(const StencilModel &model, int skippedTap,
     auto [it, inserted] = byText.emplace(coefficientText(model, c),
                                          "w" + std::to_string(byText.size()));
     LinearForm shared = scalarPart(model, c);
-    if (inserted && !(isZero(shared) && !fieldTerms(model, c, {}).empty()))
+    if (inserted && !(shared.isZero() && hasFieldTerms(model, c)))
       weights.push_back({it->second, shared});
     tapWeight.push_back(it->second);
   }
@@ -198,7 +201,7 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
     if (terms.empty())
       continue;
     plan.flopsPerSite += static_cast<int>(terms.size()) -
-                         (isZero(scalarPart(model, tap.coefficient)) ? 1 : 0);
+                         (scalarPart(model, tap.coefficient).isZero() ? 1 : 0);
     for (const SiteTerm &term : terms)
       plan.flopsPerSite += term.factor != 1.0 && term.factor != -1.0;
   }
@@ -269,7 +272,7 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
   std::set<std::string> declared;
   for (size_t t = 0; t < model.taps.size(); ++t) {
     const Coefficient &c = model.taps[t].coefficient;
-    if (fieldTerms(model, c, {}).empty())
+    if (!hasFieldTerms(model, c))
       continue;
     for (int site = 0; site < plan.tileFactor; ++site)
       for (int lane = 0; lane < plan.xWidth; ++lane) {
@@ -511,7 +514,7 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   std::set<std::string> declared;
   for (size_t t = 0; t < model.taps.size(); ++t) {
     const Coefficient &c = model.taps[t].coefficient;
-    if (static_cast<int>(t) == centre || fieldTerms(model, c, {}).empty())
+    if (static_cast<int>(t) == centre || !hasFieldTerms(model, c))
       continue;
     SiteWeight w;
     w.name = tapWeight[t] + "_s0";

@@ -166,6 +166,7 @@ struct SiteIndexing {
 struct LinearForm {
   double constant = 0.0;
   std::vector<std::pair<std::string, double>> terms;
+  bool isZero() const { return constant == 0.0 && terms.empty(); }
 };
 
 /// A tap weight: a value of the kernel's precision shared by every tap
@@ -205,6 +206,11 @@ struct SiteWeight {
   std::string base;    ///< a Weight's name, or empty: `value` instead
   LinearForm value;    ///< when `base` is empty; often 0
   std::vector<SiteTerm> terms;
+  /// Whether the sum starts at `base` or a non-zero `value`; otherwise it is
+  /// the field terms alone.
+  bool hasSharedPart() const {
+    return !base.empty() || !value.isZero() || terms.empty();
+  }
 };
 
 // --- Field accesses ---------------------------------------------------------

@@ -239,28 +239,26 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
     os << " none (every weight varies from site to site)";
   os << "\n";
   for (const SiteWeight &w : plan.siteWeights) {
-    std::string text = !w.base.empty() ? w.base
-                       : w.value.constant == 0.0 && w.value.terms.empty() &&
-                               !w.terms.empty()
-                           ? std::string()
-                           : linearFormSpelling(w.value);
+    // The shared part, then each field term with where it is read.
+    double constant = w.base.empty() ? w.value.constant : 0.0;
+    std::vector<std::pair<std::string, double>> terms;
+    if (!w.base.empty())
+      terms.push_back({w.base, 1.0});
+    else
+      terms = w.value.terms;
     for (const SiteTerm &term : w.terms) {
-      const double factor = term.factor;
-      text += text.empty() ? (factor < 0 ? "-" : "")
-                           : (factor < 0 ? " - " : " + ");
-      if (factor != 1.0 && factor != -1.0)
-        text += shortestNumberText(factor < 0 ? -factor : factor) + " * ";
-      text += term.name + "[site";
+      std::string read = term.name + "[site";
       if (term.at.offset != Offset{})
-        text += " " + formatOffset(term.at.offset, plan.threads.dims);
+        read += " " + formatOffset(term.at.offset, plan.threads.dims);
       if (term.at.clampTileAxis)
-        text += std::string(" clamped along ") + axisName(plan.tileAxis);
+        read += std::string(" clamped along ") + axisName(plan.tileAxis);
       if (term.at.clampX)
-        text += " clamped along x";
+        read += " clamped along x";
       if (term.at.oddHalf)
-        text += " odd half";
-      text += "]";
+        read += " odd half";
+      terms.push_back({read + "]", term.factor});
     }
+    const std::string text = linearText(constant, terms);
     os << "  site weight: " << w.name << " = " << text << "\n";
   }
   os << "  accumulators: " << plan.accumulators.sites << " x "

@@ -23,6 +23,9 @@ Status HostCoefficients::create(const KernelInfo &info, const Lattice &lattice,
       if (!info.param_is_site[p])
         c.shared_[t] += info.tap_factors[t * info.num_params + p] * values[p];
   }
+  c.termsOfTap_.resize(info.num_taps);
+  for (int i = 0; i < info.num_field_terms; ++i)
+    c.termsOfTap_[info.field_terms[i].tap].push_back(&info.field_terms[i]);
   c.fields_.resize(info.num_params);
   for (int p = 0; p < info.num_params; ++p) {
     if (!info.param_is_site[p])
@@ -80,10 +83,8 @@ std::int64_t HostCoefficients::neighbour(const Coordinates &x,
 
 double HostCoefficients::at(int tap, const Coordinates &x) const {
   double value = shared_[tap];
-  for (int i = 0; i < info_->num_field_terms; ++i) {
-    const FieldTerm &term = info_->field_terms[i];
-    if (term.tap != tap)
-      continue;
+  for (const FieldTerm *field : termsOfTap_[tap]) {
+    const FieldTerm &term = *field;
     // The generator keeps every read of an updated site inside the array
     // (its reach check); a site outside has no row to evaluate.
     const std::int64_t site = neighbour(x, term.shift);

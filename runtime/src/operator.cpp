@@ -241,10 +241,7 @@ Status StencilOperator::check_spd() const {
   // Fields on the diagonal only must add a non-negative term.
   for (int i = 0; i < info_->num_field_terms; ++i) {
     const FieldTerm &term = info_->field_terms[i];
-    const std::int64_t count = site_lattice().values();
-    std::vector<double> values(count);
-    STENCIL_TRY(
-        site_fields_[term.param]->download_values(values.data(), count));
+    const std::vector<double> &values = coefficients.field(term.param);
     double lowest = *std::min_element(values.begin(), values.end());
     if (term.factor * lowest < 0)
       return Status::failure(
@@ -262,11 +259,7 @@ Status StencilOperator::check_spd() const {
       offset[axis] = info_->tap_offsets[t][axis];
     offsets.push_back(offset);
     // The taps' shared part: the fields' terms are checked above.
-    double weight = info_->tap_constants[t];
-    for (int p = 0; p < info_->num_params; ++p)
-      if (!info_->param_is_site[p])
-        weight += info_->tap_factors[t * info_->num_params + p] * values_[p];
-    weights.push_back(weight);
+    weights.push_back(coefficients.shared(t));
   }
   SymbolMinimum minimum =
       symbol_minimum(info_->shape.dims, offsets, weights);

@@ -39,6 +39,10 @@ public:
   std::int64_t index(const Coordinates &x) const;
   Coordinates coordinates(std::int64_t index) const;
   std::int64_t sites() const { return sites_; }
+  /// Tap `tap`'s part that every site shares: constant plus scalars.
+  double shared(int tap) const { return shared_[tap]; }
+  /// Site parameter `param`'s values in the host order (empty for scalars).
+  const std::vector<double> &field(int param) const { return fields_[param]; }
   /// Whether some field term sits off the diagonal (an off-centre tap or a
   /// shifted read): the off-diagonal entries vary from site to site.
   bool off_diagonal_fields() const;
@@ -49,6 +53,8 @@ private:
   std::int64_t sites_ = 0;
   std::vector<double> shared_;              ///< per tap: constant + scalars
   std::vector<std::vector<double>> fields_; ///< per parameter, host order
+  /// Per tap, its entries of info_->field_terms: at() runs per site and tap.
+  std::vector<std::vector<const FieldTerm *>> termsOfTap_;
 };
 
 /// CG's check of an operator whose off-diagonal entries come from fields:
