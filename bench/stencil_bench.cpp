@@ -204,6 +204,7 @@ struct Bench {
   stencil::StencilOperator A;
   Field in, out;
   std::vector<std::unique_ptr<Field>> sites;
+  Field links; ///< random SU(N), for stencils with links
 
   Bench(const KernelInfo &info, const std::vector<int> &n,
         stencil::StencilOperator::Kernels kernels =
@@ -213,6 +214,9 @@ struct Bench {
     CHECK(stencil::set_random_site_parameters(
         A, random,
         [](const std::string &) { return std::pair{0.0, 1.0}; }, sites));
+    // Their own sequence, so that inputs stay those of stencils without.
+    stencil::Random linkRandom(2027);
+    CHECK(stencil::set_random_links(A, linkRandom, links));
     CHECK(Field::create(A.lattice(), in));
     CHECK(Field::create(A.lattice(), out));
     std::vector<double> values(A.lattice().values());

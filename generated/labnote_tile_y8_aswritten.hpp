@@ -74,8 +74,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -102,7 +102,8 @@ inline const stencil::KernelInfo &info() {
       true, "none", 42, 16,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, nullptr, "14b93d98873f701e",
-      "block=256x1x1; tile=y8; order=as-written; stores=regular; launch_bounds=0; layout=aos; vector_width=1", 0, nullptr};
+      "block=256x1x1; tile=y8; order=as-written; stores=regular; launch_bounds=0; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 

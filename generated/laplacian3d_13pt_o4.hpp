@@ -72,8 +72,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -109,7 +109,8 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 40, 16,
       25, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "23b027d6f1616253",
-      "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr};
+      "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 

@@ -91,8 +91,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -128,7 +128,8 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 12, 8,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "9893a1eb0fd654d4",
-      "block=64x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr};
+      "block=64x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 
@@ -198,8 +199,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -238,7 +239,8 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 22, 8,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "9893a1eb0fd654d4",
-      "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 1, tuned};
+      "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 

@@ -91,8 +91,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -128,7 +128,8 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 22, 16,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
-      "block=32x4x2; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr};
+      "block=32x4x2; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 
@@ -214,8 +215,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -251,7 +252,8 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 12, 16,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
-      "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=2", 0, nullptr};
+      "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 
@@ -321,8 +323,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -362,7 +364,8 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 22, 16,
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
-      "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 2, tuned};
+      "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 2, tuned, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 

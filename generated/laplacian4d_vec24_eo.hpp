@@ -72,8 +72,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
-/// or its array in `fields` (site parameters): stencil::KernelInfo's entry
-/// points.
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
 stencil::Status apply_generic(void *out, const void *in, const int *extents,
                               const double *params, const void *const *fields,
                               stencil::Stream stream);
@@ -154,7 +154,8 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "826e51018180f32c",
-      "block=32x4x1x1; tile=x1; order=spec; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 0, nullptr};
+      "block=32x4x1x1; tile=x1; order=spec; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      nullptr};
   return value;
 }
 

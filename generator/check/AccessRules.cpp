@@ -21,6 +21,11 @@ std::string componentSplitProblem(const StencilModel &model, int perThread) {
   if (model.layout.evenOdd)
     return "is not available with even/odd storage: its hopping kernels "
            "keep a site's components in one thread";
+  if (const int vector = 2 * model.links.colours;
+      model.hasLinkTaps() && perThread % vector != 0)
+    return "splits a colour vector (" + std::to_string(vector) +
+           " reals) that a link multiplies as a whole; give each thread "
+           "whole colour vectors";
   if (const int width = model.kernel.vectorWidth; perThread % width != 0)
     return "is not a multiple of 'kernel.vector_width' " +
            std::to_string(width) + "; each thread's components must be " +

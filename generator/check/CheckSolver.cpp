@@ -6,6 +6,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -33,6 +34,14 @@ std::string symmetryProblem(const StencilModel &model) {
              "; use 'solver: cgnr', which solves the normal equations "
              "A^T A x = A^T b";
     }
+    if (mirror->link != tap.link)
+      return "solver 'cg' needs a Hermitian operator, but tap " +
+             formatOffset((tap.link ? tap : *mirror).offset, model.dims) +
+             " multiplies by the link '" + model.links.name +
+             "' and its mirror " +
+             formatOffset((tap.link ? *mirror : tap).offset, model.dims) +
+             " does not (the mirror must multiply by the same link, "
+             "daggered); use 'solver: cgnr'";
     Coefficient seen = shiftedCoefficient(model, mirror->coefficient,
                                           tap.offset);
     if (sameCoefficient(tap.coefficient, seen))
@@ -78,6 +87,10 @@ struct DefaultStencil {
   stencil::SymbolMinimum minimum;
 };
 
+/// A link tap enters as -|c|: with unitary links, <psi, A psi> >= <|psi|,
+/// A' |psi|> where A' has those real couplings (the diamagnetic inequality:
+/// |c psi(x)^dagger U psi(x + mu)| <= |c| |psi(x)| |psi(x + mu)|), so A' > 0
+/// proves A > 0 for every unitary gauge field.
 DefaultStencil defaultStencil(const StencilModel &model) {
   std::vector<double> values;
   for (const Parameter &p : model.parameters)
@@ -85,7 +98,8 @@ DefaultStencil defaultStencil(const StencilModel &model) {
   DefaultStencil s;
   for (const Tap &tap : model.taps) {
     s.offsets.push_back(tap.offset);
-    s.weights.push_back(tap.coefficient.evaluate(values));
+    const double weight = tap.coefficient.evaluate(values);
+    s.weights.push_back(tap.link ? -std::abs(weight) : weight);
   }
   s.minimum = stencil::symbol_minimum(model.dims, s.offsets, s.weights);
   return s;
@@ -115,8 +129,12 @@ std::string symbolProblem(const StencilModel &model) {
                     boundaryText(model) + ") allow, and reaches "
               : "reaches ") +
          formatNumber6(minimum.value) + " at theta = (" + theta +
-         ") with the parameters' default values; use 'solver: cgnr', or add "
-         "a positive shift (mass) to the centre tap";
+         ") with the parameters' default values" +
+         (model.hasLinkTaps() ? " (link taps counted as -|c|, the bound "
+                                "that holds for every unitary gauge field)"
+                              : "") +
+         "; use 'solver: cgnr', or add a positive shift (mass) to the centre "
+         "tap";
 }
 
 } // namespace

@@ -131,9 +131,11 @@ Offset negatedOffset(const Offset &offset) {
 }
 
 bool isSymmetric(const StencilModel &model) {
+  // A link tap's mirror multiplies by the same lattice link, daggered: the
+  // pair is Hermitian exactly when the coefficients pair up as for reals.
   for (const Tap &tap : model.taps) {
     const Tap *mirror = findTap(model, negatedOffset(tap.offset));
-    if (!mirror ||
+    if (!mirror || mirror->link != tap.link ||
         !sameCoefficient(tap.coefficient,
                          shiftedCoefficient(model, mirror->coefficient, tap.offset)))
       return false;
@@ -142,6 +144,11 @@ bool isSymmetric(const StencilModel &model) {
 }
 
 StencilModel transposedModel(const StencilModel &model) {
+  // A link tap o multiplies by the link between x and x + o; A^dagger's tap
+  // -o, seen from x + o, multiplies by the same lattice link, daggered. That
+  // is what a link tap at -o does (U_mu(x - mu)^dagger for -o = -mu, U_mu(x)
+  // for -o = +mu), so the link flag stays with the tap as its offset flips.
+  // Coefficients are real: no conjugation.
   StencilModel result = model;
   for (Tap &tap : result.taps) {
     tap.offset = negatedOffset(tap.offset);
@@ -171,6 +178,31 @@ bool hasOffCentreFields(const StencilModel &model) {
           (tap.offset != Offset{} || term.shift != Offset{}))
         return true;
   return false;
+}
+
+int linkAxis(const Tap &tap) {
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    if (tap.offset[axis] != 0)
+      return axis;
+  return 0;
+}
+
+bool isForwardLink(const Tap &tap) { return tap.offset[linkAxis(tap)] > 0; }
+
+const char *linkCompressionName(LinkCompression compression) {
+  return compression == LinkCompression::TwoRows ? "two_rows" : "none";
+}
+
+std::string valuesText(const StencilModel &model) {
+  if (!model.complexValues)
+    return std::to_string(model.components) + " " + model.valueType() +
+           (model.components == 1 ? "" : "s");
+  std::string shape;
+  for (int extent : model.shape)
+    shape += (shape.empty() ? "" : " x ") + std::to_string(extent);
+  const int count = model.components / 2;
+  return std::to_string(count) + " complex " + model.valueType() +
+         (count == 1 ? "" : "s") + " (" + shape + ")";
 }
 
 int siteParameterCount(const StencilModel &model) {

@@ -88,7 +88,21 @@ bool sameCoefficient(const Coefficient &a, const Coefficient &b);
 struct Tap {
   Offset offset{};
   Coefficient coefficient;
+  /// The tap also multiplies each colour vector by the link of its
+  /// direction: U_mu(x) for a forward tap (+1 along mu), U_mu(x - mu)^dagger
+  /// for a backward one. Link taps are nearest-neighbour steps.
+  bool link = false;
 };
+
+/// The axis a link tap steps along, and whether it steps forward.
+int linkAxis(const Tap &tap);
+bool isForwardLink(const Tap &tap);
+
+/// How links are stored: two rows of three (12 of 18 reals, SU(3) only;
+/// the third row is the complex conjugate of the cross product of the first
+/// two) or every entry.
+enum class LinkCompression { None, TwoRows };
+const char *linkCompressionName(LinkCompression compression);
 
 /// How a field is stored (see runtime/include/stencil/layout.hpp).
 enum class LayoutOrder { SiteMajor, ComponentMajor, Blocked };
@@ -107,6 +121,23 @@ struct FieldLayout {
   /// Site-major, no subdomains: what the user's host arrays look like.
   bool isPlain() const {
     return order == LayoutOrder::SiteMajor && !hasSubdomains() && !evenOdd;
+  }
+};
+
+/// The link field of a gauge-covariant stencil: an N x N complex matrix
+/// U_mu(x) per site and direction, stored per site as `dims` matrices, rows
+/// of complex entries (re, im) in row-major order, placed by `order`.
+struct LinkField {
+  std::string name; ///< empty: the stencil has no links
+  int colours = 3;  ///< N
+  LinkCompression compression = LinkCompression::None;
+  LayoutOrder order = LayoutOrder::SiteMajor;
+  int block = 1; ///< Blocked order: sites per block
+  bool present() const { return !name.empty(); }
+  /// Reals stored per matrix: 2 N^2, or 12 for two rows of SU(3).
+  int realsPerLink() const {
+    return compression == LinkCompression::TwoRows ? 4 * colours
+                                                   : 2 * colours * colours;
   }
 };
 
@@ -143,8 +174,15 @@ struct StencilModel {
   /// Per axis; entries past `dims` are unused.
   std::array<Boundary, kMaxDims> boundaries{};
   Precision precision = Precision::Double;
+  /// Reals per site: the shape's entries, twice over for complex values.
   int components = 1;
+  /// Complex values: each entry is (re, im), adjacent.
+  bool complexValues = false;
+  /// The site's values as an array, slowest index first ([4, 3]: spin x
+  /// colour); empty for real fields declared by `components`.
+  std::vector<int> shape;
   FieldLayout layout;
+  LinkField links;
   std::vector<Parameter> parameters;
   std::vector<Tap> taps;
   /// The stencil's largest |offset| along each axis. Along a Dirichlet axis
@@ -197,7 +235,30 @@ struct StencilModel {
   const char *valueType() const {
     return precision == Precision::Float ? "float" : "double";
   }
+  /// Whether some tap multiplies by a link.
+  bool hasLinkTaps() const {
+    for (const Tap &tap : taps)
+      if (tap.link)
+        return true;
+    return false;
+  }
+  /// Colour vectors per site that links multiply (spin components of a
+  /// spinor are spectators): components / (2 N).
+  int colourVectors() const { return components / (2 * links.colours); }
+  /// Reals of one site's links: dims matrices.
+  int linkComponents() const { return dims * links.realsPerLink(); }
+  /// How the link array is stored: the field's site order (subdomains,
+  /// even/odd halves) with the links' own component order.
+  FieldLayout linkLayout() const {
+    FieldLayout l = layout;
+    l.order = links.order;
+    l.block = links.block;
+    return l;
+  }
 };
+
+/// "3 complex values (shape [3])", "24 reals".
+std::string valuesText(const StencilModel &model);
 
 /// The boundaries as the spec would write them: "periodic" when every
 /// axis has the same, else one name per axis, "periodic, periodic,

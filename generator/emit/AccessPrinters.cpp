@@ -4,6 +4,8 @@
 
 #include "check/Model.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 namespace stencilc {
 
 const char *AccessPrinter::storeMacro() const {
@@ -26,6 +28,62 @@ std::string AccessPrinter::signedValue(const PlannedLoad &load,
   for (int axis : load.signAxes)
     text += wrappedName(axis, load.offset[axis]) + "_sign * ";
   return text + value + ")";
+}
+
+void AccessPrinter::gather(CodePrinter &, const PlanStep &,
+                           const std::string &) const {
+  llvm::report_fatal_error("link taps need a multi-component field access");
+}
+
+void AccessPrinter::linkStep(CodePrinter &p, const PlanStep &step) const {
+  const PlannedLoad &load = plan.loads[step.load];
+  const std::string name = "u" + std::to_string(step.load);
+  gather(p, step, name);
+  // Plain taps first, in one loop over the components.
+  bool plain = false;
+  for (const PlannedAccumulation &acc : step.accumulations)
+    plain |= acc.link < 0;
+  if (plain) {
+    p.emit({{"count", std::to_string(access.perThread)}}, R"(
+      STENCIL_UNROLL
+      for (int c = 0; c < $count$; ++c) {
+    )");
+    {
+      CodePrinter::Indent indent(p);
+      for (const PlannedAccumulation &acc : step.accumulations)
+        if (acc.link < 0)
+          p.line(accumulate(acc, "[c]", signedValue(load, name + "[c]")));
+    }
+    p.line("}");
+  }
+  const LinkStorage &links = plan.linkStorage;
+  const int vectorReals = 2 * links.colours;
+  const int vectors = access.perThread / vectorReals;
+  for (const PlannedAccumulation &acc : step.accumulations) {
+    if (acc.link < 0)
+      continue;
+    const std::string function =
+        std::string(acc.dagger ? "stencil::link_dagger_times" : "stencil::link_times") +
+        (acc.first ? "<true>" : "<false>");
+    const std::string link = "l" + std::to_string(acc.link);
+    const std::string weight = signedValue(load, acc.weight);
+    const std::string target = "acc" + std::to_string(acc.site);
+    if (vectors == 1) {
+      p.line(function + "(" + target + ", " + weight + ", " + link + ", " +
+             name + ");");
+      continue;
+    }
+    const std::string stride = std::to_string(vectorReals);
+    p.emit({{"vectors", std::to_string(vectors)},
+            {"call", function + "(" + target + " + " + stride + " * s, " +
+                         weight + ", " + link + ", " + name + " + " + stride +
+                         " * s);"}},
+           R"(
+             STENCIL_UNROLL
+             for (int s = 0; s < $vectors$; ++s)
+               $call$
+           )");
+  }
 }
 
 namespace {
@@ -184,6 +242,22 @@ public:
       dotTerms(p, store);
   }
 
+  /// Component by component into an array, through element().
+  void gather(CodePrinter &p, const PlanStep &step,
+              const std::string &name) const override {
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"count", std::to_string(access.perThread)},
+            {"element", element(name + "_site", component())}},
+           R"(
+             const stencil::index_t $name$_site = $at$;
+             value_type $name$[$count$];
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c)
+               $name$[c] = in[$element$];
+           )");
+  }
+
 protected:
   /// dot += in . out over this thread's components of the stored site.
   void dotTerms(CodePrinter &p, const PlannedStore &store) const {
@@ -230,6 +304,15 @@ public:
     p.line("}");
   }
 
+  /// A pointer to this thread's first component of the site.
+  void gather(CodePrinter &p, const PlanStep &step,
+              const std::string &name) const override {
+    p.line("const value_type *" + name + " = in + (" +
+           index.loadIndex(plan.loads[step.load]) + ") * " +
+           std::to_string(access.components) + (access.split ? " + c0" : "") +
+           ";");
+  }
+
 protected:
   std::string element(const std::string &site,
                       const std::string &c) const override {
@@ -269,6 +352,31 @@ public:
         }
       }
     )");
+  }
+
+  /// This thread's components, moved `width` at a time into an array.
+  void gather(CodePrinter &p, const PlanStep &step,
+              const std::string &name) const override {
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"nc", std::to_string(access.components)},
+            {"first", access.split ? " + c0" : ""},
+            {"count", std::to_string(access.perThread)},
+            {"vectors", std::to_string(access.perThread / access.width)},
+            {"width", std::to_string(access.width)}},
+           R"(
+             value_type $name$[$count$];
+             {
+               const vec_t *from = reinterpret_cast<const vec_t *>(in + ($at$) * $nc$$first$);
+               STENCIL_UNROLL
+               for (int j = 0; j < $vectors$; ++j) {
+                 const vec_t v = from[j];
+                 STENCIL_UNROLL
+                 for (int l = 0; l < $width$; ++l)
+                   $name$[j * $width$ + l] = v.v[l];
+               }
+             }
+           )");
   }
 
   /// Whole vectors out; the dot term value by value.

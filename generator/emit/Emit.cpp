@@ -174,6 +174,16 @@ TemplateValues headerValues(const StencilModel &model,
     paramSites.push_back(param.site ? "true" : "false");
   }
 
+  if (model.hasLinkTaps()) {
+    const int n = model.links.colours;
+    paramFields.push_back(
+        "/// Links: per site " + std::to_string(model.dims) + " " +
+        std::to_string(n) + "x" + std::to_string(n) +
+        " complex matrices U_x, ...; " + std::to_string(model.links.realsPerLink()) +
+        " reals each (device memory, info().links->layout).\n"
+        "const value_type *" + model.links.name + " = nullptr;");
+  }
+
   std::vector<std::string> tapOffsets, tapConstants, tapFactors, fieldTerms;
   for (const Tap &tap : model.taps) {
     std::vector<std::string> entries;
@@ -229,6 +239,26 @@ TemplateValues headerValues(const StencilModel &model,
   if (!fieldTerms.empty())
     paramTables += "\nstatic constexpr stencil::FieldTerm field_terms[] = " +
                    listOf(fieldTerms) + ";";
+  // Complex values and links (stencil/kernel_info.hpp: ValueShape, LinkInfo).
+  std::vector<std::string> shapeExtents;
+  for (int i = 0; i < kMaxDims; ++i)
+    shapeExtents.push_back(
+        std::to_string(i < static_cast<int>(model.shape.size()) ? model.shape[i] : 1));
+  const std::string valueShape =
+      std::string("{") + (model.complexValues ? "true" : "false") + ", " +
+      std::to_string(model.shape.size()) + ", " + listOf(shapeExtents) + "}";
+  if (model.hasLinkTaps()) {
+    std::vector<std::string> tapLinks;
+    for (const Tap &tap : model.taps)
+      tapLinks.push_back(tap.link ? "true" : "false");
+    paramTables += std::string(paramTables.empty() ? "" : "\n") +
+                   "static constexpr bool tap_link[] = " + listOf(tapLinks) +
+                   ";\nstatic constexpr stencil::LinkInfo links = {\"" +
+                   model.links.name + "\", " +
+                   std::to_string(model.links.colours) + ", " +
+                   std::to_string(model.links.realsPerLink()) + ", " +
+                   layoutInitializer(model.linkLayout()) + ", tap_link};";
+  }
   const bool none = model.parameters.empty();
   const bool fusedDot =
       findPlan(plans, KernelRole::Apply, Hop::None, EpilogueKind::BlockSum);
@@ -282,6 +312,8 @@ TemplateValues headerValues(const StencilModel &model,
       {"apply_dot_ref", fusedDot ? "&apply_dot_generic" : "nullptr"},
       {"even_odd_table", printEvenOddTable(plans)},
       {"even_odd_ref", model.layout.evenOdd ? "&even_odd_kernels" : "nullptr"},
+      {"value_shape", valueShape},
+      {"links_ref", model.hasLinkTaps() ? "&links" : "nullptr"},
   };
 }
 
@@ -312,6 +344,9 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   };
   TemplateValues kernelValues = common;
   kernelValues.insert({
+      {"extra_includes", model.hasLinkTaps()
+                             ? "#include \"stencil/link_algebra.hpp\""
+                             : ""},
       {"kernels", join(kernelTexts, "\n\n")},
       {"launchers", printLaunchers(model, launchers)},
       {"tuned_kernels", tunedCode.kernels},

@@ -47,6 +47,11 @@ LauncherText launcherText(const StencilModel &model) {
             : "typed_params." + param.name +
                   " = static_cast<value_type>(params[" + index + "]);");
   }
+  if (model.hasLinkTaps())
+    params.push_back("typed_params." + model.links.name +
+                     " = fields ? static_cast<const value_type *>(fields[" +
+                     std::to_string(model.parameters.size()) +
+                     "]) : nullptr;");
   text.typedArguments = "(void)params;\n(void)fields;\nExtents typed_extents;\n" +
                         join(generic, "\n") + "\nParams typed_params;" +
                         (params.empty() ? "" : "\n" + join(params, "\n"));
@@ -102,6 +107,18 @@ std::string argumentChecks(const StencilModel &model,
                  return stencil::Status::failure("$model$: site parameter '$param$' has no array");
                if (overlaps($out$, params.$param$, $sites$))
                  return stencil::Status::failure("$model$: 'out' overlaps site parameter '$param$'");
+             )");
+    if (!launcher.linkArray.empty())
+      p.emit({{"model", model.name},
+              {"links", launcher.linkArray},
+              {"out", "out, values"},
+              {"count", text.siteCount + " * " +
+                            std::to_string(launcher.linkComponents)}},
+             R"(
+               if (params.$links$ == nullptr)
+                 return stencil::Status::failure("$model$: link field '$links$' has no array");
+               if (overlaps($out$, params.$links$, $count$))
+                 return stencil::Status::failure("$model$: 'out' overlaps link field '$links$'");
              )");
     if (launcher.alignmentBytes > 0)
       p.emit({{"model", model.name},

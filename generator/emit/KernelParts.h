@@ -34,6 +34,8 @@ public:
   virtual std::string siteIndex(const SiteRef &at) const = 0;
   /// The storage index of a stored tile site.
   virtual std::string storeIndex(const PlannedStore &store) const = 0;
+  /// The sites of the whole lattice (per-site arrays span both parities).
+  virtual std::string siteCount() const { return "sites"; }
 
 protected:
   /// `room` and `xroom`, when the plan declares them.
@@ -58,6 +60,10 @@ public:
   virtual void store(CodePrinter &p, const PlannedStore &store) const = 0;
   /// Declarations every store of the tile shares (none by default).
   virtual void storesPrologue(CodePrinter &p) const {}
+  /// A step with link accumulations: the load's values gathered into
+  /// u<load> (an array or a pointer), then each accumulation, link taps as
+  /// matrix-vector products per colour vector.
+  void linkStep(CodePrinter &p, const PlanStep &step) const;
 
 protected:
   /// "STENCIL_STORE" or "STENCIL_STORE_NT".
@@ -71,6 +77,10 @@ protected:
                           const std::string &value) const;
   /// The component index of loop counter `c`: "c" or "c0 + c".
   std::string component() const { return access.split ? "c0 + c" : "c"; }
+  /// Declares `name`, this thread's values of the step's load, indexable
+  /// from 0 (multi-component accesses only).
+  virtual void gather(CodePrinter &p, const PlanStep &step,
+                      const std::string &name) const;
 
   const KernelPlan &plan;
   const FieldAccess &access;

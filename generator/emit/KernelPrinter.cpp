@@ -132,6 +132,8 @@ private:
   void body(CodePrinter &p) const;
   void weights(CodePrinter &p) const;
   void accumulators(CodePrinter &p) const;
+  void linkLayout(CodePrinter &p) const;
+  void loadLink(CodePrinter &p, int link) const;
   void program(CodePrinter &p) const;
   void stores(CodePrinter &p) const;
 
@@ -315,10 +317,45 @@ void KernelPrinter::accumulators(CodePrinter &p) const {
   p.line("value_type " + join(names, ", ") + ";");
 }
 
+void KernelPrinter::linkLayout(CodePrinter &p) const {
+  if (!plan.hasLinks)
+    return;
+  const LinkStorage &l = plan.linkStorage;
+  const std::string n = std::to_string(l.colours);
+  p.line("// Links params." + l.name + ": " + std::to_string(l.dims) + " " +
+         n + "x" + n + " complex matrices per site, " +
+         (l.compressed ? "two rows stored (the third rebuilt), "
+                       : std::string()) +
+         orderDescription(l.layout) + " (stencil/link_algebra.hpp).");
+  p.line("constexpr stencil::Layout link_layout = " +
+         layoutInitializer(l.layout) + ";");
+}
+
+/// U_axis at the link's site, into l<index>.
+void KernelPrinter::loadLink(CodePrinter &p, int link) const {
+  const LinkStorage &l = plan.linkStorage;
+  const PlannedLink &planned = plan.links[link];
+  const std::string name = "l" + std::to_string(link);
+  p.line("stencil::LinkMatrix<value_type, " + std::to_string(l.colours) +
+         "> " + name + ";");
+  p.line("stencil::load_link<" + std::to_string(l.colours) + ", " +
+         std::to_string(l.realsPerLink) + ">(" + name + ", params." + l.name +
+         ", link_layout,");
+  CodePrinter::Indent indent(p, 4);
+  p.line(index->siteIndex(planned.at) + ", " + std::to_string(planned.axis) +
+         ", " + std::to_string(l.dims) + ", " + index->siteCount() + ");");
+}
+
 void KernelPrinter::program(CodePrinter &p) const {
   p.line("// " + plan.programComment);
-  for (const PlanStep &step : plan.steps)
-    access->load(p, step);
+  for (const PlanStep &step : plan.steps) {
+    for (int link : step.links)
+      loadLink(p, link);
+    if (step.usesLinks())
+      access->linkStep(p, step);
+    else
+      access->load(p, step);
+  }
 }
 
 void KernelPrinter::stores(CodePrinter &p) const {
@@ -355,6 +392,7 @@ void KernelPrinter::stores(CodePrinter &p) const {
 
 void KernelPrinter::body(CodePrinter &p) const {
   index->declarations(p);
+  linkLayout(p);
   weights(p);
   accumulators(p);
   program(p);

@@ -91,6 +91,15 @@ std::string scaledStride(int k, const std::string &stride) {
   return std::to_string(k) + " * " + stride;
 }
 
+/// `sites`, for per-site arrays placed by a layout (links).
+void siteCountDeclaration(CodePrinter &p, int dims) {
+  std::vector<std::string> factors;
+  for (int axis = 0; axis < dims; ++axis)
+    factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
+                                : extentName(axis));
+  p.line("const stencil::index_t sites = " + join(factors, " * ") + ";");
+}
+
 /// Plain site-major storage: strides sy, sz, st and `site`.
 void strideDeclarations(CodePrinter &p, int dims) {
   for (int axis = 1; axis < dims; ++axis) {
@@ -125,6 +134,8 @@ public:
 
   void declarations(CodePrinter &p) const override {
     strideDeclarations(p, plan.indexing.dims);
+    if (plan.indexing.declaresSiteCount)
+      siteCountDeclaration(p, plan.indexing.dims);
     roomDeclarations(p);
   }
 
@@ -171,6 +182,8 @@ public:
 
   void declarations(CodePrinter &p) const override {
     strideDeclarations(p, plan.indexing.dims);
+    if (plan.indexing.declaresSiteCount)
+      siteCountDeclaration(p, plan.indexing.dims);
     roomDeclarations(p);
     coordinateDeclarations(p);
   }
@@ -215,13 +228,8 @@ public:
            (l.evenOdd ? ", even sites then odd sites" : "") +
            " (stencil/layout.hpp).");
     p.line("constexpr stencil::Layout layout = " + layoutInitializer(l) + ";");
-    if (ix.declaresSiteCount) {
-      std::vector<std::string> factors;
-      for (int axis = 0; axis < ix.dims; ++axis)
-        factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
-                                    : extentName(axis));
-      p.line("const stencil::index_t sites = " + join(factors, " * ") + ";");
-    }
+    if (ix.declaresSiteCount)
+      siteCountDeclaration(p, ix.dims);
     roomDeclarations(p);
     p.line("const stencil::index_t site = " + layoutSite(Offset{}) + ";");
     coordinateDeclarations(p);
@@ -295,6 +303,7 @@ public:
   std::string storeIndex(const PlannedStore &) const override {
     return "site";
   }
+  std::string siteCount() const override { return "2 * half_sites"; }
 };
 
 } // namespace

@@ -28,6 +28,10 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
     l.vectorWidth = width;
     l.threadsPerBlock = model.kernel.threadsPerBlock();
     l.siteArrays = siteArrays;
+    if (model.hasLinkTaps()) {
+      l.linkArray = model.links.name;
+      l.linkComponents = model.linkComponents();
+    }
     launchers.push_back(std::move(l));
   };
   add(LauncherKind::Lattice, "apply", apply, "out = A in.");

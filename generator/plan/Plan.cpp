@@ -12,6 +12,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -58,7 +59,8 @@ std::vector<KernelParameter> kernelParameters(const StencilModel &model,
   // Hopping kernels launch one-dimensional grids.
   if (model.dims == 4 && !hopping)
     params.push_back({ParameterKind::BlocksZ, "blocks_z"});
-  if (!model.parameters.empty())
+  // The spec's parameters and the link array travel in `params`.
+  if (!model.parameters.empty() || model.hasLinkTaps())
     params.push_back({ParameterKind::Params, "params"});
   return params;
 }
@@ -188,12 +190,25 @@ FieldAccess halfAccess(const StencilModel &model) {
 
 void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   const int siteBytes = model.components * model.elementBytes();
-  // Site parameters are read once per site, like the input.
+  // Site parameters and links are read once per site, like the input.
   plan.bytesReadPerSite =
       siteBytes + siteParameterCount(model) * model.elementBytes();
+  if (model.hasLinkTaps())
+    plan.bytesReadPerSite += model.linkComponents() * model.elementBytes();
   plan.bytesWrittenPerSite = siteBytes;
   const int summed = static_cast<int>(model.taps.size()) - (hopping ? 1 : 0);
   plan.flopsPerSite = model.components * (2 * summed - 1);
+  // A link tap's N x N complex matrix times each colour vector: N^2 complex
+  // multiplies (6 flops) and N (N - 1) complex adds (2 flops).
+  const int n = model.links.colours;
+  for (const Tap &tap : model.taps)
+    if (tap.link && !(hopping && tap.offset == Offset{}))
+      plan.flopsPerSite += model.colourVectors() * (8 * n * n - 2 * n);
+  // Each compressed link read: its third row, three entries of two complex
+  // multiplies and a complex subtract (14 flops each).
+  if (plan.hasLinks && plan.linkStorage.compressed)
+    plan.flopsPerSite +=
+        42 * static_cast<int>(plan.links.size()) / plan.sitesPerTile();
   // Each tap's weight at a site: one add per field term (one fewer when the
   // weight is fields alone) and a multiply where the factor is not +-1.
   for (const Tap &tap : model.taps) {
@@ -236,6 +251,62 @@ void markSignFlips(const StencilModel &model, KernelPlan &plan) {
       return llvm::is_contained(load.signAxes, c.axis) &&
              load.offset[c.axis] == c.delta;
     });
+}
+
+/// Link taps: each accumulation's link, read once per tile before the first
+/// step that uses it; the forward tap of one tile site and the backward tap
+/// of the next share the same lattice link. Hopping kernels read the
+/// backward links from the other parity's half (`outParity` is that of the
+/// thread's site).
+void planLinks(const StencilModel &model, KernelPlan &plan, bool hopping,
+               int outParity) {
+  plan.links.clear();
+  plan.hasLinks = model.hasLinkTaps();
+  if (!plan.hasLinks)
+    return;
+  LinkStorage &storage = plan.linkStorage;
+  storage.name = model.links.name;
+  storage.colours = model.links.colours;
+  storage.dims = model.dims;
+  storage.realsPerLink = model.links.realsPerLink();
+  storage.compressed = model.links.compression == LinkCompression::TwoRows;
+  storage.layout = model.linkLayout();
+  storage.colourVectors = model.colourVectors();
+  const bool tileWraps = model.wraps(plan.tileAxis);
+  for (PlanStep &step : plan.steps) {
+    step.links.clear();
+    for (PlannedAccumulation &acc : step.accumulations) {
+      const Tap &tap = model.taps[acc.tap];
+      if (!tap.link)
+        continue;
+      PlannedLink link;
+      link.axis = linkAxis(tap);
+      if (!hopping)
+        link.at.offset[plan.tileAxis] = acc.site;
+      if (!isForwardLink(tap))
+        link.at.offset[link.axis] -= 1;
+      const int along = link.at.offset[plan.tileAxis];
+      if (hopping)
+        link.at.oddHalf = (outParity + std::abs(link.at.offset[link.axis])) %
+                              2 == 1;
+      else
+        link.at.clampTileAxis =
+            !tileWraps && along > model.reach[plan.tileAxis];
+      auto same = llvm::find_if(plan.links, [&](const PlannedLink &l) {
+        return l.axis == link.axis && l.at.offset == link.at.offset;
+      });
+      if (same == plan.links.end()) {
+        step.links.push_back(static_cast<int>(plan.links.size()));
+        plan.links.push_back(link);
+        same = plan.links.end() - 1;
+      }
+      acc.link = static_cast<int>(same - plan.links.begin());
+      acc.dagger = !isForwardLink(tap);
+    }
+  }
+  plan.indexing.declaresSiteCount = !hopping;
+  for (const PlannedLink &link : plan.links)
+    plan.indexing.declaresRoom |= link.at.clampTileAxis;
 }
 
 std::string kernelName(const StencilModel &model, KernelRole role, Hop hop) {
@@ -304,6 +375,7 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
       indexing.declaresRoom |= term.at.clampTileAxis;
       indexing.declaresXRoom |= term.at.clampX;
     }
+  planLinks(model, plan, /*hopping=*/false, 0);
 }
 
 /// What follows from the program: the neighbour coordinates of the rows
@@ -320,6 +392,8 @@ void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
     for (const SiteWeight &w : plan.siteWeights)
       for (const SiteTerm &term : w.terms)
         offsets.push_back(term.at.offset);
+    for (const PlannedLink &link : plan.links)
+      offsets.push_back(link.at.offset);
     if (indexing.kind == SiteIndexingKind::Layout)
       for (const PlannedStore &store : plan.stores)
         offsets.push_back(store.offset);
@@ -405,8 +479,9 @@ KernelPlan vectorizeComponents(const KernelPlan &plan, int width) {
   KernelPlan vector = plan;
   vector.access.kind = AccessKind::SiteMajorVector;
   vector.access.width = width;
-  // Whole vectors from a pointer: no layout_element, no site count.
-  vector.indexing.declaresSiteCount = false;
+  // Whole vectors from a pointer: no layout_element, no site count (but
+  // the link array's elements are placed by one).
+  vector.indexing.declaresSiteCount = plan.hasLinks;
   vector.accumulators.vectorWidth = width;
   vector.accumulators.vectorComment = "A site's components";
   return vector;
@@ -527,6 +602,7 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
     plan.siteWeights.push_back(std::move(w));
   }
   nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
+  planLinks(model, plan, /*hopping=*/true, outParity);
 
   std::vector<Offset> offsets;
   for (const PlannedLoad &load : plan.loads)
@@ -537,6 +613,11 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
       offsets.push_back(term.at.offset);
       readsOddHalf |= term.at.oddHalf;
     }
+  // Links are whole-lattice arrays too (stencil::layout_element of the
+  // even/odd link layout needs the half's size).
+  for (const PlannedLink &link : plan.links)
+    offsets.push_back(link.at.offset);
+  readsOddHalf |= plan.hasLinks;
   plan.indexing.coordinates =
       neighbourCoordinates(model, offsets, /*tileAxis=*/-1);
   // Site parameters of odd sites sit after the even half.

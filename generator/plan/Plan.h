@@ -213,6 +213,32 @@ struct SiteWeight {
   }
 };
 
+// --- Links ------------------------------------------------------------------
+
+/// How a gauge-covariant kernel reads its link array params.NAME: per site
+/// `dims` matrices of `realsPerLink` reals (rows of complex entries, re and
+/// im adjacent), placed by `layout` (the field's site order with the links'
+/// own component order; stencil::layout_element()).
+struct LinkStorage {
+  std::string name;
+  int colours = 3;
+  int dims = 1;
+  int realsPerLink = 18;
+  /// Two rows stored; the third is reconstructed after the load.
+  bool compressed = false;
+  FieldLayout layout;
+  /// Colour vectors per site of the field (spin components are spectators).
+  int colourVectors = 1;
+  int componentsPerSite() const { return dims * realsPerLink; }
+};
+
+/// One link matrix a thread reads, U_axis at the site `at`, into registers
+/// named l<index>; forward taps use it as is, backward taps daggered.
+struct PlannedLink {
+  int axis = 0;
+  SiteRef at;
+};
+
 // --- Field accesses ---------------------------------------------------------
 
 /// How the values of one site move between memory and registers: the node
@@ -265,6 +291,11 @@ struct PlannedAccumulation {
   int lane = 0;    ///< the site's position in the x group, 0 .. xWidth-1
   int element = 0; ///< which of the load's `width` values it reads
   std::string weight; ///< the Weight or SiteWeight it multiplies by
+  /// Link taps: acc[site] (+)= weight * (L v) for each colour vector v of the
+  /// load, L the link `link` of KernelPlan::links, daggered when `dagger`
+  /// (complex N x N matrix-vector products); -1: weight * value per real.
+  int link = -1;
+  bool dagger = false;
 };
 
 /// One load and the accumulations that consume it right away, so that each
@@ -272,6 +303,16 @@ struct PlannedAccumulation {
 struct PlanStep {
   int load = 0;
   std::vector<PlannedAccumulation> accumulations;
+  /// Links read right before this step: those its accumulations use first.
+  /// A link used by two tile sites (U for one, U^dagger for the next) is
+  /// read once.
+  std::vector<int> links;
+  bool usesLinks() const {
+    for (const PlannedAccumulation &acc : accumulations)
+      if (acc.link >= 0)
+        return true;
+    return false;
+  }
 };
 
 /// The registers a thread sums into: acc0 .. acc{sites-1}, each of
@@ -346,6 +387,10 @@ struct KernelPlan {
   std::vector<PlannedLoad> loads; ///< in issue order
   std::vector<PlanStep> steps;    ///< one per load, same order
   std::vector<PlannedStore> stores;
+  /// Gauge-covariant kernels: the link array and the links the tile reads.
+  bool hasLinks = false;
+  LinkStorage linkStorage;
+  std::vector<PlannedLink> links;
 
   int sitesPerTile() const { return tileFactor * xWidth; }
   /// Load and store instructions (a vector access counts once).
@@ -354,12 +399,15 @@ struct KernelPlan {
   double loadsPerSite() const {
     return static_cast<double>(loads.size()) / sitesPerTile();
   }
-  /// Minimal traffic per site: the input read once and the output written
-  /// once, all components.
+  /// Minimal traffic per site: the input, each coefficient field and each
+  /// link read once, the output written once, all components.
   int bytesReadPerSite = 0;
   int bytesWrittenPerSite = 0;
   int bytesPerSite() const { return bytesReadPerSite + bytesWrittenPerSite; }
-  /// One multiply per tap and one add per tap after the first, per component.
+  /// One multiply per tap and one add per tap after the first, per
+  /// component; a link tap's complex matrix-vector products (8N^2 - 2N per
+  /// colour vector) and a compressed link's reconstruction (42 per link
+  /// read, shared by the tile's sites); coefficient-field sums.
   int flopsPerSite = 0;
   double arithmeticIntensity() const {
     return static_cast<double>(flopsPerSite) / bytesPerSite();
@@ -443,6 +491,9 @@ struct LauncherPlan {
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
   /// Site parameters: arrays checked for null and for overlap with `out`.
   std::vector<std::string> siteArrays;
+  /// The link array (params.NAME), checked the same way; empty: none.
+  std::string linkArray;
+  int linkComponents = 0; ///< reals per site of the link array
 };
 
 /// The host functions of `model`'s kernels, in the order they are emitted.

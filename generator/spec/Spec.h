@@ -63,7 +63,22 @@ struct CoefficientSpec {
 struct TapSpec {
   Located<std::vector<int>> offset;
   CoefficientSpec coefficient;
+  /// `link: U`: the tap multiplies by the link field U (forward taps by
+  /// U_mu(x), backward taps by U_mu(x - mu)^dagger).
+  Located<std::string> link;
   llvm::SMRange range;
+};
+
+/// The `links` section: an N x N complex matrix per site and direction.
+struct LinksSpec {
+  Located<std::string> name;
+  Located<long long> colours;
+  Located<std::string> compression; ///< "none" or "two_rows"
+  Located<std::string> layoutOrder; ///< aos, soa, aosoa
+  Located<long long> layoutBlock;
+  llvm::SMRange layoutRange;
+  llvm::SMRange range;
+  bool present = false;
 };
 
 struct TileSpec {
@@ -99,6 +114,10 @@ struct Spec {
 
   Located<std::string> precision;
   Located<long long> components;
+  /// field.type: "real" (default) or "complex"; field.shape: the site's
+  /// values as an array, e.g. [3] (colour) or [4, 3] (spin x colour).
+  Located<std::string> valueType;
+  Located<std::vector<long long>> shape;
   /// field.layout: `aos`, `soa`, `aosoa`, or {order, block, subdomain}.
   Located<std::string> layoutOrder;
   Located<long long> layoutBlock;
@@ -110,6 +129,7 @@ struct Spec {
   Located<std::string> solver; ///< "none" (default), "cg" or "cgnr"
 
   std::vector<ParameterSpec> parameters;
+  LinksSpec links;
   std::vector<TapSpec> taps;
   llvm::SMRange tapsRange;
   KernelSpec kernel;

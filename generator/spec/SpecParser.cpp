@@ -156,6 +156,7 @@ private:
   void parseGrid(const YamlNode *node, Spec &spec);
   void parseField(const YamlNode *node, Spec &spec);
   void parseParameters(const YamlNode *node, Spec &spec);
+  void parseLinks(const YamlNode *node, Spec &spec);
   void parseTaps(const YamlNode *node, Spec &spec);
   void parseCoefficient(const YamlNode *node, CoefficientSpec &out);
   void parseKernel(const YamlNode *node, Spec &spec);
@@ -276,7 +277,7 @@ void Parser::parseDocument(const YamlNode *root, Spec &spec) {
     return;
   static const StringRef keys[] = {"name",  "description", "grid",
                                    "field", "parameters",  "taps",
-                                   "kernel", "solver"};
+                                   "kernel", "solver",     "links"};
   MappingReader reader(map, keys, "the spec", diags);
   readString(reader.require("name", "the spec"), "'name'", spec.name);
   readString(reader.get("description"), "'description'", spec.description);
@@ -287,6 +288,8 @@ void Parser::parseDocument(const YamlNode *root, Spec &spec) {
     parseField(field, spec);
   if (const YamlNode *params = reader.get("parameters"))
     parseParameters(params, spec);
+  if (const YamlNode *links = reader.get("links"))
+    parseLinks(links, spec);
   if (const YamlNode *taps = reader.require("taps", "the spec"))
     parseTaps(taps, spec);
   if (const YamlNode *kernel = reader.get("kernel"))
@@ -322,12 +325,14 @@ void Parser::parseField(const YamlNode *node, Spec &spec) {
   if (!map)
     return;
   static const StringRef keys[] = {"precision", "components", "layout",
-                                   "even_odd"};
+                                   "even_odd",  "type",       "shape"};
   MappingReader reader(map, keys, "'field'", diags);
   readString(reader.require("precision", "'field'"), "'field.precision'",
              spec.precision);
   readInteger(reader.get("components"), "'field.components'",
               spec.components);
+  readString(reader.get("type"), "'field.type'", spec.valueType);
+  readIntegerList(reader.get("shape"), "'field.shape'", spec.shape);
   readBool(reader.get("even_odd"), "'field.even_odd'", spec.evenOdd);
   const YamlNode *layout = reader.get("layout");
   if (!layout)
@@ -377,6 +382,39 @@ void Parser::parseParameters(const YamlNode *node, Spec &spec) {
   }
 }
 
+void Parser::parseLinks(const YamlNode *node, Spec &spec) {
+  LinksSpec &links = spec.links;
+  links.range = node->range;
+  const YamlNode *map = asMapping(node, "'links'");
+  if (!map)
+    return;
+  links.present = true;
+  static const StringRef keys[] = {"name", "colours", "compression",
+                                   "layout"};
+  MappingReader reader(map, keys, "'links'", diags);
+  readString(reader.require("name", "'links'"), "'links.name'", links.name);
+  readInteger(reader.get("colours"), "'links.colours'", links.colours);
+  readString(reader.get("compression"), "'links.compression'",
+             links.compression);
+  const YamlNode *layout = reader.get("layout");
+  if (!layout)
+    return;
+  links.layoutRange = layout->range;
+  if (layout->kind == YamlNode::Scalar) {
+    readString(layout, "'links.layout'", links.layoutOrder);
+    return;
+  }
+  const YamlNode *layoutMap = asMapping(layout, "'links.layout'");
+  if (!layoutMap)
+    return;
+  static const StringRef layoutKeys[] = {"order", "block"};
+  MappingReader layoutReader(layoutMap, layoutKeys, "'links.layout'", diags);
+  readString(layoutReader.require("order", "'links.layout'"),
+             "'links.layout.order'", links.layoutOrder);
+  readInteger(layoutReader.get("block"), "'links.layout.block'",
+              links.layoutBlock);
+}
+
 void Parser::parseTaps(const YamlNode *node, Spec &spec) {
   spec.tapsRange = node->range;
   const YamlNode *seq = asSequence(node, "'taps'");
@@ -386,7 +424,7 @@ void Parser::parseTaps(const YamlNode *node, Spec &spec) {
     const YamlNode *map = asMapping(&element, "each tap");
     if (!map)
       continue;
-    static const StringRef keys[] = {"offset", "coefficient"};
+    static const StringRef keys[] = {"offset", "coefficient", "link"};
     MappingReader reader(map, keys, "a tap", diags);
     TapSpec tap;
     tap.range = element.range;
@@ -408,6 +446,7 @@ void Parser::parseTaps(const YamlNode *node, Spec &spec) {
     }
     if (const YamlNode *coeff = reader.require("coefficient", "a tap"))
       parseCoefficient(coeff, tap.coefficient);
+    readString(reader.get("link"), "a tap's 'link'", tap.link);
     spec.taps.push_back(std::move(tap));
   }
 }

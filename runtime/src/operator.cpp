@@ -3,6 +3,7 @@
 #include "stencil/blas.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/device.hpp"
+#include "stencil/link_algebra.hpp"
 #include "stencil/symbol.hpp"
 #include "stencil/tuning.hpp"
 
@@ -76,9 +77,82 @@ Status StencilOperator::set_site_parameter(const std::string &name,
   return Status();
 }
 
+Lattice StencilOperator::link_lattice() const {
+  Lattice lattice = lattice_;
+  if (const LinkInfo *links = info_->links) {
+    lattice.components = lattice_.dims * links->reals_per_link;
+    lattice.layout = links->layout;
+  }
+  return lattice;
+}
+
+Status StencilOperator::upload_links(const GaugeField &U, Field &out) const {
+  const LinkInfo *links = info_->links;
+  const std::string name = info_->name;
+  if (!links)
+    return Status::failure(name + " has no link taps, so it takes no links");
+  if (U.dims() != lattice_.dims || U.colours() != links->colours)
+    return Status::failure(
+        name + ": the gauge field has " + std::to_string(U.dims()) +
+        " dimensions and " + std::to_string(U.colours()) +
+        " colours; the stencil needs " + std::to_string(lattice_.dims) +
+        " and " + std::to_string(links->colours));
+  for (int axis = 0; axis < lattice_.dims; ++axis)
+    if (U.extents()[axis] != lattice_.extents[axis])
+      return Status::failure(
+          name + ": the gauge field's extent along axis " +
+          std::to_string(axis) + " is " + std::to_string(U.extents()[axis]) +
+          ", the lattice's " + std::to_string(lattice_.extents[axis]));
+  const int n = links->colours;
+  const int stored = links->reals_per_link;
+  if (stored != 2 * n * n) {
+    const double tolerance = lattice_.element_bytes == 4 ? 1e-6 : 1e-10;
+    std::int64_t site = 0;
+    int mu = 0;
+    const double worst = U.worst_link(site, mu);
+    if (!(worst <= tolerance))
+      return Status::failure(
+          name + ": links are stored as two rows with the third rebuilt, "
+                 "which needs SU(" + std::to_string(n) +
+          ") matrices, but U_" + std::to_string(mu) + " at site " +
+          std::to_string(site) + " is " + std::to_string(worst) +
+          " from unitary with det 1 (tolerance " + std::to_string(tolerance) +
+          "); reunitarise the links (GaugeField::reunitarise) or use "
+          "'compression: none'");
+  }
+  Field field;
+  STENCIL_TRY(Field::create(link_lattice(), field));
+  const std::int64_t sites = lattice_.sites();
+  std::vector<double> values(sites * lattice_.dims * stored);
+  for (std::int64_t s = 0; s < sites; ++s)
+    for (int mu = 0; mu < lattice_.dims; ++mu)
+      std::copy(U.link(s, mu), U.link(s, mu) + stored,
+                values.data() + (s * lattice_.dims + mu) * stored);
+  STENCIL_TRY(field.upload_values(values.data(),
+                                  static_cast<std::int64_t>(values.size())));
+  out = std::move(field);
+  return Status();
+}
+
+Status StencilOperator::set_links(const Field &links) {
+  if (!info_->links)
+    return Status::failure(std::string(info_->name) +
+                           " has no link taps, so it takes no links");
+  STENCIL_TRY(require_same_lattice(link_lattice(), links.lattice(), "links"));
+  links_ = &links;
+  return Status();
+}
+
 Status StencilOperator::gather_parameters(
     std::vector<const void *> &fields) const {
-  fields.assign(info_->num_params, nullptr);
+  fields.assign(info_->num_params + (info_->links ? 1 : 0), nullptr);
+  if (info_->links) {
+    if (!links_)
+      return Status::failure(std::string(info_->name) + ": link field '" +
+                             info_->links->name + "' has no array; call "
+                             "set_links()");
+    fields[info_->num_params] = links_->data();
+  }
   for (int p = 0; p < info_->num_params; ++p) {
     if (!info_->param_is_site[p])
       continue;
@@ -232,6 +306,8 @@ Status StencilOperator::check_spd() const {
     return Status::failure(name + " is not symmetric (some tap's mirror has a "
                                   "different coefficient), so CG does not "
                                   "apply; use CGNR");
+  if (info_->links)
+    STENCIL_TRY(check_unitary_links());
   HostCoefficients coefficients;
   STENCIL_TRY(host_coefficients(coefficients));
   // Fields off the diagonal: the entries vary, so the symbol says nothing;
@@ -258,8 +334,12 @@ Status StencilOperator::check_spd() const {
     for (int axis = 0; axis < 4; ++axis)
       offset[axis] = info_->tap_offsets[t][axis];
     offsets.push_back(offset);
-    // The taps' shared part: the fields' terms are checked above.
-    weights.push_back(coefficients.shared(t));
+    // The taps' shared part: the fields' terms are checked above. A link
+    // tap enters as -|c| (the diamagnetic bound for unitary links).
+    const double weight = coefficients.shared(t);
+    weights.push_back(info_->links && info_->links->tap_link[t]
+                          ? -std::fabs(weight)
+                          : weight);
   }
   SymbolMinimum minimum =
       symbol_minimum(info_->shape.dims, offsets, weights);
@@ -277,6 +357,49 @@ Status StencilOperator::check_spd() const {
       "); it must be positive at the momenta the lattice's boundaries "
       "allow (a zero is accepted only where no lattice reaches it: see "
       "stencil/symbol.hpp); use CGNR or a positive shift");
+}
+
+Status StencilOperator::check_unitary_links() const {
+  if (!links_)
+    return Status::failure(std::string(info_->name) + ": link field '" +
+                           info_->links->name + "' has no array; call "
+                           "set_links()");
+  // The links as the kernels see them: rounded to the field's precision,
+  // the third row rebuilt where compressed.
+  const LinkInfo &links = *info_->links;
+  const int n = links.colours;
+  const int stored = links.reals_per_link;
+  const std::int64_t sites = lattice_.sites();
+  std::vector<double> values(sites * lattice_.dims * stored);
+  STENCIL_TRY(links_->download_values(
+      values.data(), static_cast<std::int64_t>(values.size())));
+  GaugeField U;
+  STENCIL_TRY(GaugeField::create(lattice_.dims, lattice_.extents, n, U));
+  for (std::int64_t s = 0; s < sites; ++s)
+    for (int mu = 0; mu < lattice_.dims; ++mu) {
+      LinkMatrix<double, 3> m3{};
+      double *target = U.link(s, mu);
+      const double *from = values.data() + (s * lattice_.dims + mu) * stored;
+      if (stored == 2 * n * n) {
+        std::copy(from, from + stored, target);
+        continue;
+      }
+      std::copy(from, from + stored, m3.v);
+      reconstruct_third_row(m3);
+      std::copy(m3.v, m3.v + 18, target);
+    }
+  const double tolerance = lattice_.element_bytes == 4 ? 1e-5 : 1e-10;
+  std::int64_t site = 0;
+  int mu = 0;
+  const double worst = U.worst_link(site, mu);
+  if (worst <= tolerance)
+    return Status();
+  return Status::failure(
+      std::string(info_->name) + ": CG needs unitary links (definiteness "
+      "rests on them), but U_" + std::to_string(mu) + " at site " +
+      std::to_string(site) + " is " + std::to_string(worst) +
+      " from unitary (tolerance " + std::to_string(tolerance) +
+      "); reunitarise the gauge field or use CGNR");
 }
 
 double StencilOperator::bytes_per_apply() const {
@@ -307,6 +430,18 @@ Status set_random_site_parameters(StencilOperator &A, Random &random,
     arrays.push_back(std::move(field));
   }
   return Status();
+}
+
+Status set_random_links(StencilOperator &A, Random &random, Field &links) {
+  const LinkInfo *info = A.info().links;
+  if (!info)
+    return Status();
+  GaugeField U;
+  STENCIL_TRY(GaugeField::create(A.lattice().dims, A.lattice().extents,
+                                 info->colours, U));
+  U.set_random(random);
+  STENCIL_TRY(A.upload_links(U, links));
+  return A.set_links(links);
 }
 
 } // namespace stencil

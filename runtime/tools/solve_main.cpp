@@ -43,6 +43,7 @@ struct Options {
   std::vector<std::pair<std::string, std::pair<double, double>>> sites;
   unsigned long long seed = 2026;
   std::string save, compare;
+  std::string gauge; ///< a gauge file for stencils with links
   double compareTolerance = 1e-10;
   bool evenOdd = false;
 };
@@ -55,7 +56,7 @@ struct Options {
                "N] [--method cg|cgnr] [--precond none|jacobi] [--param "
                "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
                "[--time-kernels] [--save FILE] [--compare FILE] "
-               "[--compare-tol T] [--even-odd]\n",
+               "[--compare-tol T] [--even-odd] [--gauge FILE]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -146,6 +147,8 @@ Options parse(int argc, char **argv) {
       options.save = value(i);
     } else if (arg == "--compare") {
       options.compare = value(i);
+    } else if (arg == "--gauge") {
+      options.gauge = value(i);
     } else if (arg == "--even-odd") {
       options.evenOdd = true;
     } else if (arg == "--compare-tol") {
@@ -225,6 +228,30 @@ int main(int argc, char **argv) {
       return fail(stencil::Status::failure("no site parameter named '" + name +
                                            "'"));
   }
+
+  // Links: read from --gauge, else random SU(N) from the seed.
+  stencil::Field links;
+  std::string gaugeText;
+  if (info.links) {
+    stencil::GaugeField U;
+    if (!options.gauge.empty()) {
+      if (!(status = stencil::GaugeField::read(options.gauge, U)).ok() ||
+          !(status = A.upload_links(U, links)).ok() ||
+          !(status = A.set_links(links)).ok())
+        return fail(status);
+      gaugeText = " links from " + options.gauge;
+    } else {
+      stencil::Random linkRandom(options.seed ^ 0x9e3779b97f4a7c15ull);
+      if (!(status = stencil::set_random_links(A, linkRandom, links)).ok())
+        return fail(status);
+      gaugeText = " random SU(" + std::to_string(info.links->colours) +
+                  ") links";
+    }
+  } else if (!options.gauge.empty()) {
+    return fail(stencil::Status::failure(
+        std::string(info.name) + " has no link taps; --gauge does not apply"));
+  }
+  siteText += gaugeText;
 
   const stencil::Lattice &lattice = A.lattice();
   stencil::Field exact, b, x;

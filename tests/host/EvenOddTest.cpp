@@ -54,12 +54,14 @@ std::vector<std::vector<int>> extentsFor(int dims) {
 struct Problem {
   StencilOperator A;
   std::vector<std::unique_ptr<Field>> sites;
+  Field links; ///< random SU(N), for stencils with links
   Random random{2024};
 
   void create(const KernelInfo &info, const std::vector<int> &extents) {
     ASSERT_OK(StencilOperator::create(info, extents.data(), A));
     ASSERT_OK(stencilc::testing::attachRandomSiteParameters(A, random, 0.5,
                                                             2.0, sites));
+    ASSERT_OK(stencil::set_random_links(A, random, links));
   }
   void randomField(Field &f) {
     ASSERT_OK(Field::create(A.lattice(), f));
@@ -244,6 +246,8 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
       {"t_eo_vector_w4_c8", {8, 6, 4}, 1e-6, 1e-4},
       // Coefficient fields on the neighbour taps: CG's dominance check.
       {"t_eo_vc4d_ppda_c2", {6, 4, 8, 10}, 1e-11, 1e-9},
+      // SU(3) links stored as two rows; Dirichlet z, antiperiodic t.
+      {"t_eo_cov4d_two_rows_cg", {6, 4, 7, 6}, 1e-11, 1e-9},
       {"laplacian4d_vec24_eo", {6, 4, 8, 10}, 1e-6, 1e-4},
       {"laplacian4d_vec24_eo", {8, 8, 8, 16}, 1e-6, 1e-4},
   };

@@ -1,6 +1,7 @@
 #include "Reference.h"
 
 #include <algorithm>
+#include <complex>
 #include <cstdlib>
 
 namespace stencilc {
@@ -48,8 +49,9 @@ std::vector<double>
 referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                const std::vector<std::vector<double>> &siteValues,
                const Extents &extents, const std::vector<double> &in,
-               bool adjoint) {
+               bool adjoint, const std::vector<double> &links) {
   const int nc = model.components;
+  const int n = model.links.colours;
   const std::int64_t sites = siteCount(extents);
   // The neighbour's index, and in `factor` -1 for each antiperiodic wrap
   // crossed (+1 otherwise).
@@ -88,11 +90,72 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
     }
     return value;
   };
+  // The N x N block that tap t puts between `site` and its neighbour: the
+  // identity, U_mu(site), or U_mu(site - mu)^dagger, as complex numbers.
+  using Complex = std::complex<double>;
+  auto block = [&](size_t t, std::int64_t s) {
+    std::vector<Complex> b(n * n, 0.0);
+    const Tap &tap = model.taps[t];
+    if (!tap.link) {
+      for (int i = 0; i < n; ++i)
+        b[i * n + i] = 1.0;
+      return b;
+    }
+    int mu = 0;
+    while (tap.offset[mu] == 0)
+      ++mu;
+    const bool forward = tap.offset[mu] > 0;
+    Offset back{};
+    back[mu] = -1;
+    double ignored = 1.0;
+    const std::int64_t from = forward ? s : neighbourOf(s, back, +1, ignored);
+    const double *u = links.data() + (from * model.dims + mu) * 2 * n * n;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        b[i * n + j] = forward ? Complex(u[2 * (i * n + j)], u[2 * (i * n + j) + 1])
+                               : std::conj(Complex(u[2 * (j * n + i)],
+                                                   u[2 * (j * n + i) + 1]));
+    return b;
+  };
+  // out[site] += factor * B v over each colour vector of in[j] (B^dagger
+  // when `conjugate`); real fields: B is 1.
   std::vector<double> out(in.size(), 0.0);
+  auto addBlock = [&](std::int64_t site, std::int64_t j, double factor,
+                      size_t t, std::int64_t blockSite, bool conjugate) {
+    if (!model.taps[t].link) {
+      for (int k = 0; k < nc; ++k)
+        out[site * nc + k] += factor * in[j * nc + k];
+      return;
+    }
+    const std::vector<Complex> b = block(t, blockSite);
+    for (int v = 0; v < nc / (2 * n); ++v)
+      for (int i = 0; i < n; ++i) {
+        Complex sum = 0.0;
+        for (int k = 0; k < n; ++k) {
+          const Complex entry = conjugate ? std::conj(b[k * n + i]) : b[i * n + k];
+          const std::int64_t e = j * nc + v * 2 * n + 2 * k;
+          sum += entry * Complex(in[e], in[e + 1]);
+        }
+        out[site * nc + v * 2 * n + 2 * i] += factor * sum.real();
+        out[site * nc + v * 2 * n + 2 * i + 1] += factor * sum.imag();
+      }
+  };
   for (std::int64_t site = 0; site < sites; ++site) {
     if (!isUpdated(model, extents, site))
       continue;
     for (size_t t = 0; t < model.taps.size(); ++t) {
+      if (model.taps[t].link) {
+        double sign = 1.0;
+        const std::int64_t j =
+            neighbourOf(site, model.taps[t].offset, adjoint ? -1 : +1, sign);
+        if (!adjoint) {
+          addBlock(site, j, sign * weight(t, site), t, site, false);
+        } else if (isUpdated(model, extents, j)) {
+          // (A^dagger x)_i = sum_j (A_ji)^dagger x_j, A_ji = c_t(j) B_t(j).
+          addBlock(site, j, sign * weight(t, j), t, j, true);
+        }
+        continue;
+      }
       if (!adjoint) {
         // (A x)_i = sum_t c_t(i) x_{i + o_t}
         double sign = 1.0;

@@ -32,11 +32,17 @@ bool isUpdated(const StencilModel &model, const Extents &extents,
 /// per site) of each site parameter p, and is empty for scalar ones. A^T is
 /// computed from the definition A^T_ij = A_ji, with the input's halo read as
 /// zero: the operator on the interior unknowns.
+/// Link taps (complex fields): `links` holds per site (x fastest) the
+/// model's dims N x N complex matrices U_mu, row-major, (re, im) adjacent;
+/// a forward tap multiplies each colour vector of the neighbour by U_mu(x),
+/// a backward one by U_mu(x - mu)^dagger, and A^dagger takes the conjugate
+/// transpose of each block A_ij.
 std::vector<double>
 referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                const std::vector<std::vector<double>> &siteValues,
                const Extents &extents, const std::vector<double> &in,
-               bool adjoint = false);
+               bool adjoint = false,
+               const std::vector<double> &links = std::vector<double>());
 
 } // namespace testing
 } // namespace stencilc

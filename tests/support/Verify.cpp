@@ -1,10 +1,12 @@
 #include "Verify.h"
 
 #include "stencil/field.hpp"
+#include "stencil/gauge.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -81,6 +83,54 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     fields[p] = siteArrays[p].data();
   }
 
+  // Links: random SU(N), rounded to T as the kernel reads them; compressed
+  // links keep two rows and the reference rebuilds the third from them.
+  std::vector<T> linkArray;
+  std::vector<double> linksExact;
+  if (info.links) {
+    const int n = info.links->colours;
+    const int stored = info.links->reals_per_link;
+    stencil::GaugeField gauge;
+    stencil::Status made = stencil::GaugeField::create(
+        model.dims, extents.data(), n, gauge);
+    if (!made.ok()) {
+      result.launchMessage = made.message();
+      return result;
+    }
+    stencil::Random linkRandom(seed ^ 0x5eedull);
+    gauge.set_random(linkRandom);
+    stencil::Lattice linkLattice = lattice;
+    linkLattice.components = model.dims * stored;
+    linkLattice.layout = info.links->layout;
+    linkArray.resize(siteCount(extents) * model.dims * stored);
+    linksExact.resize(siteCount(extents) * model.dims * 2 * n * n);
+    for (std::int64_t s = 0; s < siteCount(extents); ++s)
+      for (int mu = 0; mu < model.dims; ++mu) {
+        const double *u = gauge.link(s, mu);
+        double *exact = linksExact.data() + (s * model.dims + mu) * 2 * n * n;
+        for (int k = 0; k < stored; ++k) {
+          const T value = static_cast<T>(u[k]);
+          linkArray[stencil::storage_index(
+              linkLattice, (s * model.dims + mu) * stored + k)] = value;
+          exact[k] = value;
+        }
+        if (stored == 2 * n * n)
+          continue;
+        // Row 2 = conj(row 0 x row 1), from the rounded rows.
+        for (int j = 0; j < 3; ++j) {
+          const int k = (j + 1) % 3, l = (j + 2) % 3;
+          const std::complex<double> a(exact[2 * k], exact[2 * k + 1]);
+          const std::complex<double> b(exact[2 * (3 + l)], exact[2 * (3 + l) + 1]);
+          const std::complex<double> c(exact[2 * l], exact[2 * l + 1]);
+          const std::complex<double> d(exact[2 * (3 + k)], exact[2 * (3 + k) + 1]);
+          const std::complex<double> entry = std::conj(a * b - c * d);
+          exact[2 * (6 + j)] = entry.real();
+          exact[2 * (6 + j) + 1] = entry.imag();
+        }
+      }
+    fields.push_back(linkArray.data());
+  }
+
   auto start = std::chrono::steady_clock::now();
   stencil::GenericApply apply = adjoint ? info.apply_adjoint : info.apply;
   stencil::Status status = apply(out.data(), in.data(), extents.data(),
@@ -94,7 +144,8 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     return result;
 
   std::vector<double> expected =
-      referenceApply(model, paramsExact, siteExact, extents, inExact, adjoint);
+      referenceApply(model, paramsExact, siteExact, extents, inExact, adjoint,
+                     linksExact);
   double maxReference = 0.0, maxError = 0.0;
   for (std::int64_t site = 0; site < siteCount(extents); ++site) {
     bool updated = isUpdated(model, extents, site);

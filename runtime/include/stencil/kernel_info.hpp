@@ -13,7 +13,8 @@ namespace stencil {
 /// out = A in (or A^T in), with `extents` (dims entries) and, per parameter
 /// in declaration order, its value in `params` (scalar parameters) or its
 /// device array of one value per site in `fields` (site parameters; `fields`
-/// may be null when there are none).
+/// may be null when there are none); for stencils with links,
+/// fields[num_params] is the link array (KernelInfo::links).
 using GenericApply = Status (*)(void *out, const void *in, const int *extents,
                                 const double *params,
                                 const void *const *fields, Stream stream);
@@ -74,6 +75,28 @@ struct TunedChoice {
   double gb_s; ///< measured when tuned
 };
 
+/// How a site's values are organised: real, or complex (re, im adjacent),
+/// as an array of `rank` extents (slowest first; rank 0: `components` reals
+/// with no further shape).
+struct ValueShape {
+  bool complex;
+  int rank;
+  int extents[kMaxDims];
+};
+
+/// The link field of a gauge-covariant stencil (stencil/link_algebra.hpp):
+/// per site `dims` N x N complex matrices, U_x first, each `reals_per_link`
+/// reals (2 N^2, or 12: the first two rows of SU(3)), the array placed by
+/// `layout`. Tap i with tap_link[i] multiplies each colour vector by
+/// U_mu(x) (a forward step along mu) or U_mu(x - mu)^dagger (a backward one).
+struct LinkInfo {
+  const char *name;
+  int colours;
+  int reals_per_link;
+  Layout layout;
+  const bool *tap_link;
+};
+
 struct KernelInfo {
   const char *name;
   const char *spec_file;
@@ -118,6 +141,10 @@ struct KernelInfo {
   /// The variants `stencilc generate --tune-cache` compiled in.
   int num_tuned;
   const TunedChoice *tuned;
+  ValueShape value_shape;
+  /// Gauge-covariant stencils: the links, passed to the entry points in
+  /// `fields[num_params]`; null for stencils without link taps.
+  const LinkInfo *links;
 };
 
 } // namespace stencil

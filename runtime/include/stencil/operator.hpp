@@ -5,6 +5,7 @@
 #include "stencil/blas.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/field.hpp"
+#include "stencil/gauge.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/random.hpp"
 #include "stencil/types.hpp"
@@ -43,6 +44,20 @@ public:
   /// and, for CG, its values must make the diagonal term non-negative.
   Status set_site_parameter(const std::string &name, const Field &values);
 
+  /// Stencils with links (info().links): the lattice of the link array,
+  /// per site dims N x N matrices of reals_per_link reals in the links'
+  /// layout.
+  Lattice link_lattice() const;
+  /// Creates `out` on link_lattice() and fills it from `U` (this lattice's
+  /// extents, the stencil's N), converted to the stencil's precision and
+  /// layout; with two-row compression only the first two rows are stored,
+  /// and links that are not SU(3) to within 1e-6 (float) or 1e-10 (double)
+  /// are refused, since their third row would be rebuilt wrong
+  /// (GaugeField::reunitarise() projects them).
+  Status upload_links(const GaugeField &U, Field &out) const;
+  /// The links the kernels read; `links` must outlive the operator's use.
+  Status set_links(const Field &links);
+
   /// out = A in. Fails with a clear message on lattice mismatch.
   Status apply(Field &out, const Field &in, Stream stream = nullptr) const;
   /// True when the generated code has CG's fused kernel (apply_dot).
@@ -74,7 +89,10 @@ public:
 
   bool symmetric() const { return info_->symmetric; }
   /// A clear error unless A is symmetric positive definite with the current
-  /// parameter values: the symbol test of stencil/symbol.hpp, with site
+  /// parameter values (Hermitian for complex fields and links; with links,
+  /// they must be unitary, and the symbol test counts each link tap as
+  /// -|c|, which bounds <psi, A psi> from below for every unitary gauge
+  /// field): the symbol test of stencil/symbol.hpp, with site
   /// parameters on the diagonal checked to add a non-negative term; with
   /// coefficient fields off the diagonal, weakly chained diagonal dominance
   /// of the matrix itself (stencil/coefficients.hpp), judged from the
@@ -89,6 +107,7 @@ public:
 
 private:
   int parameter_index(const std::string &name) const;
+  Status check_unitary_links() const;
   Status gather_parameters(std::vector<const void *> &fields) const;
 
   const KernelInfo *info_ = nullptr;
@@ -97,6 +116,7 @@ private:
   int extents_[kMaxDims] = {1, 1, 1, 1};
   std::vector<double> values_;
   std::vector<const Field *> site_fields_;
+  const Field *links_ = nullptr;
 };
 
 /// The range of values a site parameter's array is drawn from, by name.
@@ -110,6 +130,11 @@ using SiteRange =
 Status set_random_site_parameters(StencilOperator &A, Random &random,
                                   const SiteRange &range,
                                   std::vector<std::unique_ptr<Field>> &arrays);
+
+/// Gives a stencil with links (info().links) random SU(N) links
+/// (GaugeField::set_random, drawn from `random`), stored in `links`; does
+/// nothing for other stencils. For benchmarks, tests and the tuner.
+Status set_random_links(StencilOperator &A, Random &random, Field &links);
 
 } // namespace stencil
 

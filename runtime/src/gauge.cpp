@@ -1,0 +1,476 @@
+#include "stencil/gauge.hpp"
+
+#include "stencil/device.hpp"
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+namespace stencil {
+namespace {
+
+using Complex = std::complex<double>;
+
+/// An N x N matrix as std::complex values, row-major.
+struct Matrix {
+  int n = 0;
+  std::vector<Complex> a;
+  explicit Matrix(int n) : n(n), a(n * n) {}
+  Complex &operator()(int i, int j) { return a[i * n + j]; }
+  Complex operator()(int i, int j) const { return a[i * n + j]; }
+};
+
+Matrix load(const double *v, int n) {
+  Matrix m(n);
+  for (int k = 0; k < n * n; ++k)
+    m.a[k] = Complex(v[2 * k], v[2 * k + 1]);
+  return m;
+}
+
+void store(const Matrix &m, double *v) {
+  for (int k = 0; k < m.n * m.n; ++k) {
+    v[2 * k] = m.a[k].real();
+    v[2 * k + 1] = m.a[k].imag();
+  }
+}
+
+Matrix multiply(const Matrix &a, const Matrix &b) {
+  Matrix c(a.n);
+  for (int i = 0; i < a.n; ++i)
+    for (int j = 0; j < a.n; ++j) {
+      Complex sum = 0;
+      for (int k = 0; k < a.n; ++k)
+        sum += a(i, k) * b(k, j);
+      c(i, j) = sum;
+    }
+  return c;
+}
+
+Matrix dagger(const Matrix &a) {
+  Matrix c(a.n);
+  for (int i = 0; i < a.n; ++i)
+    for (int j = 0; j < a.n; ++j)
+      c(i, j) = std::conj(a(j, i));
+  return c;
+}
+
+Complex determinant(Matrix m) {
+  // Gaussian elimination with partial pivoting.
+  Complex det = 1;
+  for (int col = 0; col < m.n; ++col) {
+    int pivot = col;
+    for (int r = col + 1; r < m.n; ++r)
+      if (std::abs(m(r, col)) > std::abs(m(pivot, col)))
+        pivot = r;
+    if (std::abs(m(pivot, col)) == 0.0)
+      return 0;
+    if (pivot != col) {
+      for (int j = 0; j < m.n; ++j)
+        std::swap(m(pivot, j), m(col, j));
+      det = -det;
+    }
+    det *= m(col, col);
+    for (int r = col + 1; r < m.n; ++r) {
+      const Complex f = m(r, col) / m(col, col);
+      for (int j = col; j < m.n; ++j)
+        m(r, j) -= f * m(col, j);
+    }
+  }
+  return det;
+}
+
+/// Standard normal deviate (Box-Muller).
+double gaussian(Random &random) {
+  const double u = random.uniform(0.0, 1.0);
+  const double v = random.uniform(0.0, 1.0);
+  return std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(2.0 * M_PI * v);
+}
+
+/// Rows made orthonormal (Gram-Schmidt), then det fixed to 1 for N >= 2.
+void projectSpecialUnitary(Matrix &m) {
+  for (int i = 0; i < m.n; ++i) {
+    for (int k = 0; k < i; ++k) {
+      Complex overlap = 0;
+      for (int j = 0; j < m.n; ++j)
+        overlap += std::conj(m(k, j)) * m(i, j);
+      for (int j = 0; j < m.n; ++j)
+        m(i, j) -= overlap * m(k, j);
+    }
+    double norm = 0;
+    for (int j = 0; j < m.n; ++j)
+      norm += std::norm(m(i, j));
+    norm = std::sqrt(norm);
+    for (int j = 0; j < m.n; ++j)
+      m(i, j) /= norm;
+  }
+  if (m.n < 2)
+    return;
+  const Complex det = determinant(m);
+  const Complex phase = std::conj(det) / std::abs(det);
+  for (int j = 0; j < m.n; ++j)
+    m(m.n - 1, j) *= phase;
+}
+
+Matrix randomSpecialUnitary(int n, Random &random) {
+  Matrix m(n);
+  for (Complex &z : m.a)
+    z = Complex(gaussian(random), gaussian(random));
+  projectSpecialUnitary(m);
+  return m;
+}
+
+double deviation(const Matrix &u) {
+  const Matrix p = multiply(u, dagger(u));
+  double worst = 0;
+  for (int i = 0; i < u.n; ++i)
+    for (int j = 0; j < u.n; ++j)
+      worst = std::max(worst, std::abs(p(i, j) - (i == j ? 1.0 : 0.0)));
+  if (u.n >= 2)
+    worst = std::max(worst, std::abs(determinant(u) - 1.0));
+  return worst;
+}
+
+/// FNV-1a over bytes.
+std::uint64_t fnv1a(const unsigned char *bytes, std::size_t count) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < count; ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+const char kMagic[16] = {'S', 'T', 'E', 'N', 'C', 'I', 'L', 'C',
+                         '-', 'G', 'A', 'U', 'G', 'E', 0,   0};
+constexpr std::uint32_t kVersion = 1;
+
+bool littleEndian() {
+  const std::uint16_t probe = 1;
+  unsigned char first;
+  std::memcpy(&first, &probe, 1);
+  return first == 1;
+}
+
+} // namespace
+
+Status GaugeField::create(int dims, const int *extents, int colours,
+                          GaugeField &out) {
+  if (dims < 1 || dims > 4)
+    return Status::failure("gauge field: dims must be 1 to 4, not " +
+                           std::to_string(dims));
+  if (colours < 1 || colours > 4)
+    return Status::failure("gauge field: colours must be 1 to 4, not " +
+                           std::to_string(colours));
+  GaugeField field;
+  field.dims_ = dims;
+  field.colours_ = colours;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (extents[axis] < 1)
+      return Status::failure("gauge field: extent " + std::to_string(axis) +
+                             " is " + std::to_string(extents[axis]) +
+                             "; extents must be positive");
+    field.extents_[axis] = extents[axis];
+  }
+  field.data_.assign(field.sites() * dims * field.reals_per_link(), 0.0);
+  field.set_unit();
+  out = std::move(field);
+  return Status();
+}
+
+std::int64_t GaugeField::sites() const {
+  std::int64_t count = 1;
+  for (int axis = 0; axis < dims_; ++axis)
+    count *= extents_[axis];
+  return count;
+}
+
+std::int64_t GaugeField::site_of(const int *c) const {
+  std::int64_t site = 0;
+  for (int axis = dims_ - 1; axis >= 0; --axis) {
+    const int n = extents_[axis];
+    site = site * n + ((c[axis] % n) + n) % n;
+  }
+  return site;
+}
+
+std::int64_t GaugeField::neighbour(std::int64_t site, int mu, int step) const {
+  int c[4] = {0, 0, 0, 0};
+  std::int64_t rest = site;
+  for (int axis = 0; axis < dims_; ++axis) {
+    c[axis] = static_cast<int>(rest % extents_[axis]);
+    rest /= extents_[axis];
+  }
+  c[mu] += step;
+  return site_of(c);
+}
+
+void GaugeField::set_unit() {
+  std::fill(data_.begin(), data_.end(), 0.0);
+  for (std::int64_t s = 0; s < sites(); ++s)
+    for (int mu = 0; mu < dims_; ++mu)
+      for (int i = 0; i < colours_; ++i)
+        link(s, mu)[2 * (i * colours_ + i)] = 1.0;
+}
+
+void GaugeField::set_random(Random &random) {
+  for (std::int64_t s = 0; s < sites(); ++s)
+    for (int mu = 0; mu < dims_; ++mu)
+      store(randomSpecialUnitary(colours_, random), link(s, mu));
+}
+
+void GaugeField::set_near_unit(Random &random, double epsilon) {
+  for (std::int64_t s = 0; s < sites(); ++s)
+    for (int mu = 0; mu < dims_; ++mu) {
+      Matrix m(colours_);
+      for (int i = 0; i < colours_; ++i)
+        for (int j = 0; j < colours_; ++j)
+          m(i, j) = (i == j ? 1.0 : 0.0) +
+                    epsilon * Complex(gaussian(random), gaussian(random));
+      projectSpecialUnitary(m);
+      store(m, link(s, mu));
+    }
+}
+
+void GaugeField::reunitarise() {
+  for (std::int64_t s = 0; s < sites(); ++s)
+    for (int mu = 0; mu < dims_; ++mu) {
+      Matrix m = load(link(s, mu), colours_);
+      projectSpecialUnitary(m);
+      store(m, link(s, mu));
+    }
+}
+
+double GaugeField::plaquette() const {
+  if (dims_ < 2)
+    return 0.0;
+  double sum = 0;
+  std::int64_t count = 0;
+  for (std::int64_t s = 0; s < sites(); ++s)
+    for (int mu = 0; mu < dims_; ++mu)
+      for (int nu = mu + 1; nu < dims_; ++nu) {
+        const Matrix a = load(link(s, mu), colours_);
+        const Matrix b = load(link(neighbour(s, mu, 1), nu), colours_);
+        const Matrix c = load(link(neighbour(s, nu, 1), mu), colours_);
+        const Matrix d = load(link(s, nu), colours_);
+        const Matrix p = multiply(multiply(a, b), multiply(dagger(c), dagger(d)));
+        Complex trace = 0;
+        for (int i = 0; i < colours_; ++i)
+          trace += p(i, i);
+        sum += trace.real() / colours_;
+        ++count;
+      }
+  return sum / static_cast<double>(count);
+}
+
+double GaugeField::worst_link(std::int64_t &site, int &mu) const {
+  double worst = -1;
+  for (std::int64_t s = 0; s < sites(); ++s)
+    for (int m = 0; m < dims_; ++m) {
+      const double d = deviation(load(link(s, m), colours_));
+      if (!(d <= worst)) { // NaN counts as worst
+        worst = std::isnan(d) ? INFINITY : d;
+        site = s;
+        mu = m;
+      }
+    }
+  return worst;
+}
+
+double GaugeField::unitarity_deviation() const {
+  std::int64_t site = 0;
+  int mu = 0;
+  return worst_link(site, mu);
+}
+
+Status GaugeField::write(const std::string &path) const {
+  if (!littleEndian())
+    return Status::failure("gauge file '" + path +
+                           "': writing needs a little-endian host");
+  std::ofstream os(path, std::ios::binary);
+  if (!os)
+    return Status::failure("cannot open gauge file '" + path +
+                           "' for writing");
+  std::uint32_t header[7] = {kVersion,
+                             static_cast<std::uint32_t>(dims_),
+                             static_cast<std::uint32_t>(colours_),
+                             static_cast<std::uint32_t>(extents_[0]),
+                             static_cast<std::uint32_t>(extents_[1]),
+                             static_cast<std::uint32_t>(extents_[2]),
+                             static_cast<std::uint32_t>(extents_[3])};
+  const std::uint64_t count = data_.size();
+  const std::uint64_t hash =
+      fnv1a(reinterpret_cast<const unsigned char *>(data_.data()),
+            data_.size() * sizeof(double));
+  os.write(kMagic, sizeof kMagic);
+  os.write(reinterpret_cast<const char *>(header), sizeof header);
+  os.write(reinterpret_cast<const char *>(&count), sizeof count);
+  os.write(reinterpret_cast<const char *>(&hash), sizeof hash);
+  os.write(reinterpret_cast<const char *>(data_.data()),
+           static_cast<std::streamsize>(data_.size() * sizeof(double)));
+  os.close();
+  if (!os)
+    return Status::failure("cannot write gauge file '" + path + "'");
+  return Status();
+}
+
+Status GaugeField::read(const std::string &path, GaugeField &out) {
+  if (!littleEndian())
+    return Status::failure("gauge file '" + path +
+                           "': reading needs a little-endian host");
+  std::ifstream is(path, std::ios::binary | std::ios::ate);
+  if (!is)
+    return Status::failure("cannot open gauge file '" + path + "'");
+  const std::uint64_t size = static_cast<std::uint64_t>(is.tellg());
+  is.seekg(0);
+  const std::uint64_t headerBytes = 16 + 7 * 4 + 8 + 8;
+  auto bad = [&](const std::string &why) {
+    return Status::failure("gauge file '" + path + "': " + why);
+  };
+  if (size < headerBytes)
+    return bad("truncated: " + std::to_string(size) +
+               " bytes, shorter than the " + std::to_string(headerBytes) +
+               "-byte header");
+  char magic[16];
+  std::uint32_t header[7];
+  std::uint64_t count = 0, hash = 0;
+  is.read(magic, sizeof magic);
+  is.read(reinterpret_cast<char *>(header), sizeof header);
+  is.read(reinterpret_cast<char *>(&count), sizeof count);
+  is.read(reinterpret_cast<char *>(&hash), sizeof hash);
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0)
+    return bad("not a stencilc gauge file (wrong magic bytes)");
+  if (header[0] != kVersion)
+    return bad("version " + std::to_string(header[0]) +
+               " is not supported (this reader knows version 1)");
+  const int dims = static_cast<int>(header[1]);
+  const int colours = static_cast<int>(header[2]);
+  if (dims < 1 || dims > 4 || colours < 1 || colours > 4)
+    return bad("header gives dims " + std::to_string(header[1]) +
+               " and colours " + std::to_string(header[2]) +
+               "; expected 1 to 4 each");
+  int extents[4];
+  std::uint64_t sites = 1;
+  for (int axis = 0; axis < 4; ++axis) {
+    extents[axis] = static_cast<int>(header[3 + axis]);
+    if (header[3 + axis] < 1 || header[3 + axis] > (1u << 20) ||
+        (axis >= dims && header[3 + axis] != 1))
+      return bad("header gives extent " + std::to_string(header[3 + axis]) +
+                 " along axis " + std::to_string(axis));
+    sites *= header[3 + axis];
+  }
+  const std::uint64_t expected =
+      sites * static_cast<std::uint64_t>(dims) * 2 * colours * colours;
+  if (count != expected)
+    return bad("header counts " + std::to_string(count) +
+               " values but the lattice needs " + std::to_string(expected));
+  const std::uint64_t total = headerBytes + expected * sizeof(double);
+  if (size < total)
+    return bad("truncated: " + std::to_string(size) + " bytes, expected " +
+               std::to_string(total));
+  if (size > total)
+    return bad(std::to_string(size - total) +
+               " bytes follow the links; expected exactly " +
+               std::to_string(total) + " bytes");
+  GaugeField field;
+  STENCIL_TRY(GaugeField::create(dims, extents, colours, field));
+  is.read(reinterpret_cast<char *>(field.data_.data()),
+          static_cast<std::streamsize>(expected * sizeof(double)));
+  if (!is)
+    return bad("read failed");
+  const std::uint64_t actual =
+      fnv1a(reinterpret_cast<const unsigned char *>(field.data_.data()),
+            field.data_.size() * sizeof(double));
+  if (actual != hash) {
+    char text[80];
+    std::snprintf(text, sizeof text,
+                  "checksum mismatch (stored %016llx, computed %016llx)",
+                  static_cast<unsigned long long>(hash),
+                  static_cast<unsigned long long>(actual));
+    return bad(std::string(text) + "; the file is corrupt");
+  }
+  for (double v : field.data_)
+    if (!std::isfinite(v))
+      return bad("holds a non-finite value");
+  out = std::move(field);
+  return Status();
+}
+
+std::vector<double> random_gauge_transform(const GaugeField &like,
+                                           Random &random) {
+  const int n = like.colours();
+  std::vector<double> g(like.sites() * 2 * n * n);
+  for (std::int64_t s = 0; s < like.sites(); ++s)
+    store(randomSpecialUnitary(n, random), g.data() + s * 2 * n * n);
+  return g;
+}
+
+Status gauge_transform_links(const std::vector<double> &g, GaugeField &U) {
+  const int n = U.colours();
+  if (g.size() != static_cast<std::size_t>(U.sites() * 2 * n * n))
+    return Status::failure("gauge transformation: " +
+                           std::to_string(g.size()) + " values for " +
+                           std::to_string(U.sites()) + " sites of " +
+                           std::to_string(n) + "x" + std::to_string(n) +
+                           " matrices");
+  for (std::int64_t s = 0; s < U.sites(); ++s)
+    for (int mu = 0; mu < U.dims(); ++mu) {
+      const Matrix gx = load(g.data() + s * 2 * n * n, n);
+      const Matrix gy = load(g.data() + U.neighbour(s, mu, 1) * 2 * n * n, n);
+      store(multiply(multiply(gx, load(U.link(s, mu), n)), dagger(gy)),
+            U.link(s, mu));
+    }
+  return Status();
+}
+
+Status gauge_transform_vectors(const std::vector<double> &g,
+                               const GaugeField &like, int vectors,
+                               std::vector<double> &psi) {
+  const int n = like.colours();
+  const std::int64_t perSite = static_cast<std::int64_t>(vectors) * 2 * n;
+  if (psi.size() != static_cast<std::size_t>(like.sites() * perSite))
+    return Status::failure("gauge transformation: the field holds " +
+                           std::to_string(psi.size()) + " values, not " +
+                           std::to_string(like.sites() * perSite));
+  for (std::int64_t s = 0; s < like.sites(); ++s) {
+    const Matrix gx = load(g.data() + s * 2 * n * n, n);
+    for (int v = 0; v < vectors; ++v) {
+      double *x = psi.data() + s * perSite + v * 2 * n;
+      std::vector<Complex> in(n), result(n, 0.0);
+      for (int j = 0; j < n; ++j)
+        in[j] = Complex(x[2 * j], x[2 * j + 1]);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          result[i] += gx(i, j) * in[j];
+      for (int i = 0; i < n; ++i) {
+        x[2 * i] = result[i].real();
+        x[2 * i + 1] = result[i].imag();
+      }
+    }
+  }
+  return Status();
+}
+
+Status time_slice_links(const GaugeField &U, int t, GaugeField &out) {
+  const int dims = U.dims();
+  if (dims < 2)
+    return Status::failure("time slices need a gauge field of at least two "
+                           "dimensions");
+  const int nt = U.extents()[dims - 1];
+  if (t < 0 || t >= nt)
+    return Status::failure("time slice " + std::to_string(t) +
+                           " is outside 0.." + std::to_string(nt - 1));
+  GaugeField slice;
+  STENCIL_TRY(GaugeField::create(dims - 1, U.extents(), U.colours(), slice));
+  const std::int64_t perSlice = slice.sites();
+  const int reals = U.reals_per_link();
+  for (std::int64_t s = 0; s < perSlice; ++s)
+    for (int mu = 0; mu < dims - 1; ++mu)
+      std::copy(U.link(t * perSlice + s, mu),
+                U.link(t * perSlice + s, mu) + reals, slice.link(s, mu));
+  out = std::move(slice);
+  return Status();
+}
+
+} // namespace stencil
