@@ -43,6 +43,12 @@ std::string printManifest(const StencilModel &model,
     });
     j.attributeObject("field", [&] {
       j.attribute("precision", precisionName(model.precision));
+      j.attribute("type", model.complexValues ? "complex" : "real");
+      if (!model.shape.empty())
+        j.attributeArray("shape", [&] {
+          for (int extent : model.shape)
+            j.value(extent);
+        });
       j.attribute("components", model.components);
       j.attribute("layout", layoutOrderName(model.layout.order));
       if (model.layout.order == LayoutOrder::Blocked)
@@ -54,6 +60,19 @@ std::string printManifest(const StencilModel &model,
         });
       j.attribute("even_odd", model.layout.evenOdd);
     });
+    if (model.hasLinkTaps())
+      j.attributeObject("links", [&] {
+        j.attribute("name", model.links.name);
+        j.attribute("colours", model.links.colours);
+        j.attribute("compression",
+                    linkCompressionName(model.links.compression));
+        j.attribute("layout", layoutOrderName(model.links.order));
+        if (model.links.order == LayoutOrder::Blocked)
+          j.attribute("block", model.links.block);
+        j.attribute("reals_per_link", model.links.realsPerLink());
+        j.attribute("bytes_per_site",
+                    model.linkComponents() * model.elementBytes());
+      });
     j.attributeArray("parameters", [&] {
       for (const Parameter &param : model.parameters)
         j.object([&] {
@@ -68,6 +87,13 @@ std::string printManifest(const StencilModel &model,
           offsetArray(tap.offset);
           j.attributeEnd();
           j.attribute("coefficient", coefficientText(model, tap.coefficient));
+          if (tap.link) {
+            const std::string mu = axisName(linkAxis(tap));
+            j.attribute("link", model.links.name + "_" + mu +
+                                    (isForwardLink(tap)
+                                         ? "(x)"
+                                         : "(x - " + mu + ")^dagger"));
+          }
         });
     });
     j.attribute("solver", solverName(model.solver));
@@ -99,6 +125,8 @@ std::string printManifest(const StencilModel &model,
         j.attribute("loads_per_tile", plan.loadsPerTile());
         j.attribute("stores_per_tile", plan.storesPerTile());
         j.attribute("loads_per_site", plan.loadsPerSite());
+        if (plan.hasLinks)
+          j.attribute("links_per_tile", static_cast<int>(plan.links.size()));
         j.attribute("bytes_read_per_site", plan.bytesReadPerSite);
         j.attribute("bytes_written_per_site", plan.bytesWrittenPerSite);
         j.attribute("bytes_per_site", plan.bytesPerSite());

@@ -146,6 +146,37 @@ void weights(json::OStream &j, const KernelPlan &p) {
   });
 }
 
+/// The link array and the links the tile reads.
+void links(json::OStream &j, const KernelPlan &p) {
+  if (!p.hasLinks)
+    return;
+  const LinkStorage &l = p.linkStorage;
+  j.attributeObject("link_storage", [&] {
+    j.attribute("name", l.name);
+    j.attribute("colours", l.colours);
+    j.attribute("reals_per_link", l.realsPerLink);
+    j.attribute("compressed", l.compressed);
+    j.attribute("order", layoutOrderName(l.layout.order));
+    if (l.layout.order == LayoutOrder::Blocked)
+      j.attribute("block", l.layout.block);
+    j.attribute("even_odd", l.layout.evenOdd);
+    j.attribute("colour_vectors", l.colourVectors);
+  });
+  j.attributeArray("links", [&] {
+    for (const PlannedLink &link : p.links)
+      j.object([&] {
+        j.attribute("axis", axisName(link.axis));
+        j.attributeBegin("at");
+        offsetValue(j, link.at.offset, p.threads.dims);
+        j.attributeEnd();
+        if (link.at.clampTileAxis)
+          j.attribute("clamp_tile_axis", true);
+        if (link.at.oddHalf)
+          j.attribute("odd_half", true);
+      });
+  });
+}
+
 /// Each load with its accumulations.
 void program(json::OStream &j, const KernelPlan &p) {
   const int dims = p.threads.dims;
@@ -164,6 +195,11 @@ void program(json::OStream &j, const KernelPlan &p) {
           for (int axis : load.signAxes)
             j.value(axisName(axis));
         });
+        if (!step.links.empty())
+          j.attributeArray("reads_links", [&] {
+            for (int link : step.links)
+              j.value(link);
+          });
         j.attributeArray("accumulations", [&] {
           for (const PlannedAccumulation &acc : step.accumulations)
             j.object([&] {
@@ -173,6 +209,10 @@ void program(json::OStream &j, const KernelPlan &p) {
               j.attribute("tap", acc.tap);
               j.attribute("weight", acc.weight);
               j.attribute("first", acc.first);
+              if (acc.link >= 0) {
+                j.attribute("link", acc.link);
+                j.attribute("dagger", acc.dagger);
+              }
             });
         });
       });
@@ -242,6 +282,7 @@ void plan(json::OStream &j, const KernelPlan &p) {
       j.attribute("width", p.access.width);
     });
     weights(j, p);
+    links(j, p);
     j.attributeObject("accumulators", [&] {
       j.attribute("sites", p.accumulators.sites);
       j.attribute("values_per_site", p.accumulators.valuesPerSite);

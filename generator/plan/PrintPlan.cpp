@@ -261,6 +261,21 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
     const std::string text = linearText(constant, terms);
     os << "  site weight: " << w.name << " = " << text << "\n";
   }
+  if (plan.hasLinks) {
+    const LinkStorage &l = plan.linkStorage;
+    os << "  links:       " << l.name << ": " << l.dims << " x "
+       << l.colours << "x" << l.colours << " complex per site, "
+       << l.realsPerLink << " reals each"
+       << (l.compressed ? " (two rows; the third rebuilt)" : "") << ", "
+       << layoutOrderName(l.layout.order)
+       << (l.layout.order == LayoutOrder::Blocked
+               ? " of " + std::to_string(l.layout.block)
+               : std::string())
+       << (l.layout.evenOdd ? ", even/odd" : "") << "; "
+       << plan.links.size() << " read per tile, each times "
+       << l.colourVectors << " colour vector"
+       << (l.colourVectors == 1 ? "" : "s") << " per use\n";
+  }
   os << "  accumulators: " << plan.accumulators.sites << " x "
      << plan.accumulators.valuesPerSite << " values\n";
   os << "  epilogue:    " << epilogueName(plan.epilogue) << "\n";
@@ -275,6 +290,18 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
   printNodes(plan, os);
   os << "  program:\n";
   for (const PlanStep &step : plan.steps) {
+    for (int index : step.links) {
+      const PlannedLink &link = plan.links[index];
+      os << "    link  l" << index << " = " << plan.linkStorage.name << "_"
+         << axisName(link.axis) << "[site";
+      if (link.at.offset != Offset{})
+        os << " " << formatOffset(link.at.offset, model.dims);
+      if (link.at.clampTileAxis)
+        os << " clamped along " << axisName(plan.tileAxis);
+      if (link.at.oddHalf)
+        os << " odd half";
+      os << "]\n";
+    }
     const PlannedLoad &load = plan.loads[step.load];
     os << "    load  u" << step.load << " = in"
        << formatOffset(load.offset, model.dims);
@@ -299,9 +326,13 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
       std::string element = load.width > 1
                                 ? "[" + std::to_string(acc.element) + "]"
                                 : "";
+      const std::string link =
+          acc.link < 0 ? std::string()
+                       : "l" + std::to_string(acc.link) +
+                             (acc.dagger ? "^dagger " : " ");
       os << "      acc" << acc.site << lane << (acc.first ? "  = " : " += ")
-         << (compound ? "(" + text + ")" : text) << " * u" << step.load
-         << element << "   (" << acc.weight << ")\n";
+         << (compound ? "(" + text + ")" : text) << " * " << link << "u"
+         << step.load << element << "   (" << acc.weight << ")\n";
     }
   }
   for (const PlannedStore &store : plan.stores) {

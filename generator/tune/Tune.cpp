@@ -51,6 +51,12 @@ std::string summaryOf(const StencilModel &m) {
   } else if (k.vectorWidth > 1) {
     text += ", " + std::to_string(k.vectorWidth) + " sites along x per access";
   }
+  if (m.hasLinkTaps()) {
+    FieldLayout links;
+    links.order = m.links.order;
+    links.block = m.links.block;
+    text += ", links " + orderDescription(links);
+  }
   return text;
 }
 
@@ -158,7 +164,18 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       if (model.components % groups == 0 &&
           model.components / groups != shares.front())
         shares.push_back(model.components / groups);
+  // Gauge-covariant stencils: where the links live (a site's matrices
+  // together, one array per real, blocks of 32 sites).
+  std::vector<std::pair<LayoutOrder, int>> linkLayouts = {
+      {model.links.order, model.links.block}};
+  if (model.hasLinkTaps())
+    for (auto option : {std::pair{LayoutOrder::SiteMajor, 1},
+                        std::pair{LayoutOrder::ComponentMajor, 1},
+                        std::pair{LayoutOrder::Blocked, 32}})
+      if (option != linkLayouts.front())
+        linkLayouts.push_back(option);
   // Most influential first, so that --max-variants keeps what matters.
+  for (const auto &[linkOrder, linkBlock] : linkLayouts)
   for (const auto &[layout, width] : layouts)
     for (int perThread : shares)
       for (const auto &block : blockShapes(model.dims))
@@ -167,6 +184,8 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
             for (bool nontemporal : {false, true})
               for (bool bounded : {false, true}) {
                 StencilModel m = model;
+                m.links.order = linkOrder;
+                m.links.block = linkBlock;
                 m.layout = layout;
                 m.kernel.vectorWidth = width;
                 m.kernel.block = block;

@@ -27,6 +27,19 @@ std::string stencilFingerprint(const StencilModel &model) {
       text += "+" + shortestNumberText(term.factor) + "*" +
               model.parameters[term.parameter].name + shiftText(term.shift);
   }
+  // Complex values and links change what is computed; the links' storage
+  // is a tuning option.
+  if (model.complexValues) {
+    text += "|complex";
+    for (int extent : model.shape)
+      text += ":" + std::to_string(extent);
+  }
+  if (model.hasLinkTaps()) {
+    text += "|links:" + std::to_string(model.links.colours) + ":" +
+            linkCompressionName(model.links.compression);
+    for (const Tap &tap : model.taps)
+      text += tap.link ? "L" : "-";
+  }
   return utohexstr(xxHash64(text), /*LowerCase=*/true, /*Width=*/16);
 }
 
@@ -44,6 +57,14 @@ std::string layoutText(const FieldLayout &l) {
   return "aos";
 }
 
+/// The links' storage order as a FieldLayout (for layoutText).
+FieldLayout linkOrderOf(const StencilModel &model) {
+  FieldLayout l;
+  l.order = model.links.order;
+  l.block = model.links.block;
+  return l;
+}
+
 Error bad(StringRef item, const Twine &why) {
   return createStringError(inconvertibleErrorCode(), "'%s': %s",
                            item.str().c_str(), why.str().c_str());
@@ -51,6 +72,24 @@ Error bad(StringRef item, const Twine &why) {
 
 bool parseInt(StringRef text, int &value) {
   return !text.trim().getAsInteger(10, value);
+}
+
+/// aos, soa or aosoa:N into `order` and `block`.
+bool parseLayoutOrder(StringRef value, LayoutOrder &order, int &block) {
+  if (value == "aos" || value == "soa") {
+    order = value == "aos" ? LayoutOrder::SiteMajor
+                           : LayoutOrder::ComponentMajor;
+    block = 1;
+    return true;
+  }
+  int n = 0;
+  if (value.consume_front("aosoa:") && parseInt(value, n) && n >= 1 &&
+      n <= 1024) {
+    order = LayoutOrder::Blocked;
+    block = n;
+    return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -74,7 +113,9 @@ std::string tuningOptionsText(const StencilModel &model) {
          (model.componentGroups() > 1
               ? "; components_per_thread=" +
                     std::to_string(model.componentsPerThread())
-              : std::string());
+              : std::string()) +
+         (model.hasLinkTaps() ? "; links=" + layoutText(linkOrderOf(model))
+                              : std::string());
 }
 
 Expected<StencilModel> withTuningOptions(const StencilModel &model,
@@ -151,6 +192,11 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       } else {
         return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
       }
+    } else if (key == "links") {
+      if (!m.hasLinkTaps())
+        return bad(item, "the stencil has no link taps");
+      if (!parseLayoutOrder(value, m.links.order, m.links.block))
+        return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
     } else if (key == "vector_width") {
       int width = 0;
       if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
