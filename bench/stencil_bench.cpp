@@ -178,6 +178,11 @@ std::vector<int> extentsFor(const KernelInfo &info, double scale) {
     n = info.components >= 12 ? std::vector<int>{32, 32, 32, 64}
                               : std::vector<int>{64, 64, 64, 128};
   }
+  // Gauge-covariant stencils: the sizes lattice codes run (links are 4.5
+  // reals per field real per direction): 64^3 in 3-D, 32^3 x 64 in 4-D.
+  if (info.links)
+    n = info.shape.dims == 3 ? std::vector<int>{64, 64, 64}
+                             : std::vector<int>{32, 32, 32, 64};
   // Scaled, and rounded up to whole subdomains and even extents.
   for (size_t axis = 0; axis < n.size(); ++axis) {
     const int unit = std::max(2, info.layout.sub[axis]) *
@@ -193,7 +198,20 @@ struct Row {
   double ms = 0.0, bytes = 0.0, gbs = 0.0, percent = 0.0;
   double flopsPerByte = 0.0;
   double naiveGbs = 0.0; ///< the naive baseline's, 0 when not timed
+  double gflops = 0.0;   ///< flops_per_apply / time; 0 when not counted
+  /// QUDA's byte model: every tap's neighbour, link and coefficient load
+  /// charged, the output written once; 0 when not computed.
+  double qudaGbs = 0.0;
 };
+
+/// Bytes per site in QUDA's model (see Row::qudaGbs).
+double qudaBytesPerSite(const KernelInfo &info) {
+  double reals = info.components * (info.num_taps + 1.0) + info.num_field_terms;
+  if (info.links)
+    for (int t = 0; t < info.num_taps; ++t)
+      reals += info.links->tap_link[t] ? info.links->reals_per_link : 0;
+  return reals * info.element_bytes;
+}
 
 std::string sizeText(const std::vector<int> &n) {
   return stencil::extents_text(n.data(), static_cast<int>(n.size()));
@@ -275,7 +293,8 @@ void writeJson(const std::string &path, const Peak &peak,
         << ", \"bytes\": " << r.bytes << ", \"gb_s\": " << r.gbs
         << ", \"percent_of_peak\": " << r.percent
         << ", \"arithmetic_intensity\": " << r.flopsPerByte
-        << ", \"naive_gb_s\": " << r.naiveGbs << "}"
+        << ", \"naive_gb_s\": " << r.naiveGbs << ", \"gflop_s\": " << r.gflops
+        << ", \"quda_model_gb_s\": " << r.qudaGbs << "}"
         << (i + 1 < rows.size() ? ",\n" : "\n");
   }
   out << "  ]\n}\n";
@@ -342,7 +361,14 @@ int main(int argc, char **argv) {
     Bench tuned(info, n);
     row.ms = tuned.applyMs(o.runs);
     row.gbs = row.bytes / (row.ms * 1e6);
+    row.gflops = tuned.A.flops_per_apply() / (row.ms * 1e6);
+    row.qudaGbs = static_cast<double>(tuned.A.lattice().interior_sites()) *
+                  qudaBytesPerSite(info) / (row.ms * 1e6);
     report(row);
+    std::printf("  %.1f GFLOP/s (%d flops per site); QUDA's byte model "
+                "(every neighbour, link and coefficient load charged): "
+                "%.1f GB/s\n",
+                row.gflops, info.flops_per_site, row.qudaGbs);
     agrees(tuned);
     {
       // The variant the tuning cache chooses for this device and size, if
@@ -354,6 +380,8 @@ int main(int argc, char **argv) {
         t.role = "tuned";
         t.ms = chosen.applyMs(o.runs);
         t.gbs = t.bytes / (t.ms * 1e6);
+        t.gflops = row.gflops * row.ms / t.ms;
+        t.qudaGbs = row.qudaGbs * row.ms / t.ms;
         report(t);
         std::printf("  %s\n", chosen.A.kernel_choice().c_str());
         agrees(chosen);
@@ -362,7 +390,7 @@ int main(int argc, char **argv) {
     if (info.even_odd) {
       Row hop = row;
       hop.role = "hop e>o";
-      hop.naiveGbs = 0.0;
+      hop.naiveGbs = hop.gflops = hop.qudaGbs = 0.0;
       hop.bytes = tuned.A.bytes_per_hop(stencil::StencilOperator::Hop::EvenToOdd,
                                         stencil::kHop);
       hop.ms = tuned.hopMs(o.runs);

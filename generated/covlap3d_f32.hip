@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 32x4x1, launch bounds 128, tile y x 2, load order ascending, regular stores
+// Options: block 64x4x1, launch bounds 256, tile y x 2, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -18,7 +18,7 @@ namespace covlap3d_f32 {
 namespace {
 
 /// 3-D periodic 7-point stencil; 12 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 covlap3d_f32_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -27,7 +27,7 @@ covlap3d_f32_kernel(
     const int nz,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   if (x >= nx || y >= ny || z >= nz)
@@ -44,8 +44,8 @@ covlap3d_f32_kernel(
   const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
-  // Links params.U: 3 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}};
+  // Links params.U: 3 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(6);
   const value_type w1 = static_cast<value_type>(-1);
@@ -53,49 +53,49 @@ covlap3d_f32_kernel(
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      x + y * sy + z_m1 * sz, 2, 3, sites);
-  const value_type *u0 = in + (x + y * sy + z_m1 * sz) * 6;
-  stencil::link_dagger_times<true>(acc0, w1, l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      x + y_p1 * sy + z_m1 * sz, 2, 3, sites);
-  const value_type *u1 = in + (x + y_p1 * sy + z_m1 * sz) * 6;
-  stencil::link_dagger_times<true>(acc1, w1, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      x + y_m1 * sy + z * sz, 1, 3, sites);
-  const value_type *u2 = in + (x + y_m1 * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      x_m1 + y * sy + z * sz, 0, 3, sites);
-  const value_type *u3 = in + (x_m1 + y * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
       x + y * sy + z * sz, 1, 3, sites);
-  const value_type *u4 = in + (x + y * sy + z * sz) * 6;
+  const value_type *u0 = in + (x + y * sy + z * sz) * 6;
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
-    acc0[c] += w0 * u4[c];
+    acc0[c] = w0 * u0[c];
   }
-  stencil::link_dagger_times<false>(acc1, w1, l4, u4);
+  stencil::link_dagger_times<true>(acc1, w1, l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      x_m1 + y * sy + z * sz, 0, 3, sites);
+  const value_type *u1 = in + (x_m1 + y * sy + z * sz) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      x + y * sy + z * sz, 0, 3, sites);
+  const value_type *u2 = in + (x_p1 + y * sy + z * sz) * 6;
+  stencil::link_times<false>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      x + y_m1 * sy + z * sz, 1, 3, sites);
+  const value_type *u3 = in + (x + y_m1 * sy + z * sz) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
+  const value_type *u4 = in + (x + y_p1 * sy + z * sz) * 6;
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c) {
+    acc1[c] += w0 * u4[c];
+  }
+  stencil::link_times<false>(acc0, w1, l0, u4);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 18>(l4, params.U, link_layout,
+      x + y * sy + z_m1 * sz, 2, 3, sites);
+  const value_type *u5 = in + (x + y * sy + z_m1 * sz) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      x + y * sy + z * sz, 0, 3, sites);
-  const value_type *u5 = in + (x_p1 + y * sy + z * sz) * 6;
-  stencil::link_times<false>(acc0, w1, l5, u5);
+      x + y * sy + z * sz, 2, 3, sites);
+  const value_type *u6 = in + (x + y * sy + z_p1 * sz) * 6;
+  stencil::link_times<false>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       x_m1 + y_p1 * sy + z * sz, 0, 3, sites);
-  const value_type *u6 = in + (x_m1 + y_p1 * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc1, w1, l6, u6);
-  const value_type *u7 = in + (x + y_p1 * sy + z * sz) * 6;
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc1[c] += w0 * u7[c];
-  }
-  stencil::link_times<false>(acc0, w1, l4, u7);
+  const value_type *u7 = in + (x_m1 + y_p1 * sy + z * sz) * 6;
+  stencil::link_dagger_times<false>(acc1, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       x + y_p1 * sy + z * sz, 0, 3, sites);
@@ -108,9 +108,9 @@ covlap3d_f32_kernel(
   stencil::link_times<false>(acc1, w1, l8, u9);
   stencil::LinkMatrix<value_type, 3> l9;
   stencil::load_link<3, 18>(l9, params.U, link_layout,
-      x + y * sy + z * sz, 2, 3, sites);
-  const value_type *u10 = in + (x + y * sy + z_p1 * sz) * 6;
-  stencil::link_times<false>(acc0, w1, l9, u10);
+      x + y_p1 * sy + z_m1 * sz, 2, 3, sites);
+  const value_type *u10 = in + (x + y_p1 * sy + z_m1 * sz) * 6;
+  stencil::link_dagger_times<false>(acc1, w1, l9, u10);
   stencil::LinkMatrix<value_type, 3> l10;
   stencil::load_link<3, 18>(l10, params.U, link_layout,
       x + y_p1 * sy + z * sz, 2, 3, sites);
@@ -119,11 +119,11 @@ covlap3d_f32_kernel(
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
-    STENCIL_STORE(&out[(site) * 6 + c], acc0[c]);
+    STENCIL_STORE_NT(&out[(site) * 6 + c], acc0[c]);
   if (y + 1 < ny) {
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c)
-      STENCIL_STORE(&out[(site + sy) * 6 + c], acc1[c]);
+      STENCIL_STORE_NT(&out[(site + sy) * 6 + c], acc1[c]);
   }
 }
 
@@ -151,6 +151,11 @@ stencil::Status apply(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap3d_f32: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -203,6 +208,11 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap3d_f32: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -248,3 +258,263 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 
 } // namespace covlap3d_f32
 } // namespace stencilc_kernels
+
+// covlap3d_f32_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from covlap3d_f32.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
+// Options: block 64x4x1, launch bounds none, tile y x 2, load order as-written, non-temporal stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+#include "stencil/link_algebra.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace covlap3d_f32_tuned0 {
+namespace {
+
+/// 3-D periodic 7-point stencil; 12 loads and 2 stores per thread.
+STENCIL_GLOBAL void covlap3d_f32_tuned0_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 2 consecutive sites along y.
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  if (x >= nx || y >= ny || z >= nz)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int y_p2 = stencil::wrap(y + 2, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  // Links params.U: 3 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(6);
+  const value_type w1 = static_cast<value_type>(-1);
+  value_type acc0[6], acc1[6];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 18>(l0, params.U, link_layout,
+      x + y * sy + z * sz, 1, 3, sites);
+  const value_type *u0 = in + (x + y * sy + z * sz) * 6;
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c) {
+    acc0[c] = w0 * u0[c];
+  }
+  stencil::link_dagger_times<true>(acc1, w1, l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      x_m1 + y * sy + z * sz, 0, 3, sites);
+  const value_type *u1 = in + (x_m1 + y * sy + z * sz) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      x + y * sy + z * sz, 0, 3, sites);
+  const value_type *u2 = in + (x_p1 + y * sy + z * sz) * 6;
+  stencil::link_times<false>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      x + y_m1 * sy + z * sz, 1, 3, sites);
+  const value_type *u3 = in + (x + y_m1 * sy + z * sz) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
+  const value_type *u4 = in + (x + y_p1 * sy + z * sz) * 6;
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c) {
+    acc1[c] += w0 * u4[c];
+  }
+  stencil::link_times<false>(acc0, w1, l0, u4);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 18>(l4, params.U, link_layout,
+      x + y * sy + z_m1 * sz, 2, 3, sites);
+  const value_type *u5 = in + (x + y * sy + z_m1 * sz) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l4, u5);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 18>(l5, params.U, link_layout,
+      x + y * sy + z * sz, 2, 3, sites);
+  const value_type *u6 = in + (x + y * sy + z_p1 * sz) * 6;
+  stencil::link_times<false>(acc0, w1, l5, u6);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 18>(l6, params.U, link_layout,
+      x_m1 + y_p1 * sy + z * sz, 0, 3, sites);
+  const value_type *u7 = in + (x_m1 + y_p1 * sy + z * sz) * 6;
+  stencil::link_dagger_times<false>(acc1, w1, l6, u7);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 18>(l7, params.U, link_layout,
+      x + y_p1 * sy + z * sz, 0, 3, sites);
+  const value_type *u8 = in + (x_p1 + y_p1 * sy + z * sz) * 6;
+  stencil::link_times<false>(acc1, w1, l7, u8);
+  stencil::LinkMatrix<value_type, 3> l8;
+  stencil::load_link<3, 18>(l8, params.U, link_layout,
+      x + y_p1 * sy + z * sz, 1, 3, sites);
+  const value_type *u9 = in + (x + y_p2 * sy + z * sz) * 6;
+  stencil::link_times<false>(acc1, w1, l8, u9);
+  stencil::LinkMatrix<value_type, 3> l9;
+  stencil::load_link<3, 18>(l9, params.U, link_layout,
+      x + y_p1 * sy + z_m1 * sz, 2, 3, sites);
+  const value_type *u10 = in + (x + y_p1 * sy + z_m1 * sz) * 6;
+  stencil::link_dagger_times<false>(acc1, w1, l9, u10);
+  stencil::LinkMatrix<value_type, 3> l10;
+  stencil::load_link<3, 18>(l10, params.U, link_layout,
+      x + y_p1 * sy + z * sz, 2, 3, sites);
+  const value_type *u11 = in + (x + y_p1 * sy + z_p1 * sz) * 6;
+  stencil::link_times<false>(acc1, w1, l10, u11);
+  // Store the tile's sites that lie inside the update region.
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c)
+    STENCIL_STORE_NT(&out[(site) * 6 + c], acc0[c]);
+  if (y + 1 < ny) {
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c)
+      STENCIL_STORE_NT(&out[(site + sy) * 6 + c], acc1[c]);
+  }
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("covlap3d_f32_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("covlap3d_f32_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      6;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "covlap3d_f32_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("covlap3d_f32_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * 54))
+    return stencil::Status::failure("covlap3d_f32_tuned0: 'out' overlaps link field 'U'");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(covlap3d_f32_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("covlap3d_f32_tuned0_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.U = fields ? static_cast<const value_type *>(fields[0]) : nullptr;
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("covlap3d_f32_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("covlap3d_f32_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      6;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "covlap3d_f32_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("covlap3d_f32_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * 54))
+    return stencil::Status::failure("covlap3d_f32_tuned0: 'out' overlaps link field 'U'");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(covlap3d_f32_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("covlap3d_f32_tuned0_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.U = fields ? static_cast<const value_type *>(fields[0]) : nullptr;
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+} // namespace covlap3d_f32_tuned0
+} // namespace stencilc_kernels
+

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores
+// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -48,68 +48,68 @@ covlap4d_eo_f32_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
   value_type acc0[6];
   // Each value is loaded once and feeds every site of the tile that needs it.
+  const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u0, c, 6, sites)];
+    acc0[c] = w0 * v;
+  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
-  value_type u0[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u0[c] = in[stencil::layout_element(layout, u0_site, c, 6, sites)];
-  stencil::link_dagger_times<true>(acc0, w1, l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u1[6];
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
     u1[c] = in[stencil::layout_element(layout, u1_site, c, 6, sites)];
-  stencil::link_dagger_times<false>(acc0, w1, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+  stencil::link_dagger_times<false>(acc0, w1, l0, u1);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u2[6];
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
     u2[c] = in[stencil::layout_element(layout, u2_site, c, 6, sites)];
-  stencil::link_dagger_times<false>(acc0, w1, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+  stencil::link_times<false>(acc0, w1, l1, u2);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u3[6];
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
     u3[c] = in[stencil::layout_element(layout, u3_site, c, 6, sites)];
-  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
-  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  stencil::link_dagger_times<false>(acc0, w1, l2, u3);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+  value_type u4[6];
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 6, sites)];
-    acc0[c] += w0 * v;
-  }
+  for (int c = 0; c < 6; ++c)
+    u4[c] = in[stencil::layout_element(layout, u4_site, c, 6, sites)];
+  stencil::link_times<false>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u5[6];
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
     u5[c] = in[stencil::layout_element(layout, u5_site, c, 6, sites)];
-  stencil::link_times<false>(acc0, w1, l4, u5);
+  stencil::link_dagger_times<false>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u6[6];
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
@@ -117,13 +117,13 @@ covlap4d_eo_f32_kernel(
   stencil::link_times<false>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u7[6];
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
     u7[c] = in[stencil::layout_element(layout, u7_site, c, 6, sites)];
-  stencil::link_times<false>(acc0, w1, l6, u7);
+  stencil::link_dagger_times<false>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
@@ -183,8 +183,8 @@ covlap4d_eo_f32_even_to_odd_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
@@ -193,14 +193,14 @@ covlap4d_eo_f32_even_to_odd_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const value_type *u0 = in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6;
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const value_type *u0 = in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6;
   stencil::link_dagger_times<true>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const value_type *u1 = in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6;
-  stencil::link_dagger_times<false>(acc0, w0, l1, u1);
+      half_sites + site, 0, 4, 2 * half_sites);
+  const value_type *u1 = in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6;
+  stencil::link_times<false>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -208,24 +208,24 @@ covlap4d_eo_f32_even_to_odd_kernel(
   stencil::link_dagger_times<false>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const value_type *u3 = in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6;
-  stencil::link_dagger_times<false>(acc0, w0, l3, u3);
+      half_sites + site, 1, 4, 2 * half_sites);
+  const value_type *u3 = in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6;
+  stencil::link_times<false>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
-  const value_type *u4 = in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6;
-  stencil::link_times<false>(acc0, w0, l4, u4);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const value_type *u4 = in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6;
+  stencil::link_dagger_times<false>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
-  const value_type *u5 = in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6;
+      half_sites + site, 2, 4, 2 * half_sites);
+  const value_type *u5 = in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6;
   stencil::link_times<false>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
-  const value_type *u6 = in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6;
-  stencil::link_times<false>(acc0, w0, l6, u6);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const value_type *u6 = in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6;
+  stencil::link_dagger_times<false>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
@@ -290,8 +290,8 @@ covlap4d_eo_f32_odd_to_even_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
@@ -300,14 +300,14 @@ covlap4d_eo_f32_odd_to_even_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const value_type *u0 = in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6;
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const value_type *u0 = in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6;
   stencil::link_dagger_times<true>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const value_type *u1 = in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6;
-  stencil::link_dagger_times<false>(acc0, w0, l1, u1);
+      site, 0, 4, 2 * half_sites);
+  const value_type *u1 = in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6;
+  stencil::link_times<false>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -315,24 +315,24 @@ covlap4d_eo_f32_odd_to_even_kernel(
   stencil::link_dagger_times<false>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const value_type *u3 = in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6;
-  stencil::link_dagger_times<false>(acc0, w0, l3, u3);
+      site, 1, 4, 2 * half_sites);
+  const value_type *u3 = in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6;
+  stencil::link_times<false>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
-  const value_type *u4 = in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6;
-  stencil::link_times<false>(acc0, w0, l4, u4);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const value_type *u4 = in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6;
+  stencil::link_dagger_times<false>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
-  const value_type *u5 = in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6;
+      site, 2, 4, 2 * half_sites);
+  const value_type *u5 = in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6;
   stencil::link_times<false>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
-  const value_type *u6 = in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6;
-  stencil::link_times<false>(acc0, w0, l6, u6);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const value_type *u6 = in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6;
+  stencil::link_dagger_times<false>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
@@ -377,6 +377,11 @@ stencil::Status apply(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -434,6 +439,11 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -490,6 +500,11 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -577,6 +592,11 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -665,6 +685,11 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -753,6 +778,11 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32: " + status.message());
   // One thread per site of one parity, in storage order.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, CG
-// Options: block 64x2x1x1, launch bounds 128, tile y x 2, load order ascending, regular stores
+// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,7 +17,7 @@ namespace stencilc_kernels {
 namespace covlap4d_f32 {
 namespace {
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 covlap4d_f32_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -28,9 +28,9 @@ covlap4d_f32_kernel(
     const int nt,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along y.
+  // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   if (x >= nx || y >= ny || z >= nz || t >= nt)
@@ -45,115 +45,69 @@ covlap4d_f32_kernel(
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
-  const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}};
+  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[6], acc1[6];
+  value_type acc0[6];
   // Each value is loaded once and feeds every site of the tile that needs it.
+  const value_type *u0 = in + (x + y * sy + z * sz + t * st) * 6;
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c) {
+    acc0[c] = w0 * u0[c];
+  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
-  const value_type *u0 = in + (x + y * sy + z * sz + t_m1 * st) * 6;
-  stencil::link_dagger_times<true>(acc0, w1, l0, u0);
+      x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
+  const value_type *u1 = in + (x_m1 + y * sy + z * sz + t * st) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      x + y_p1 * sy + z * sz + t_m1 * st, 3, 4, sites);
-  const value_type *u1 = in + (x + y_p1 * sy + z * sz + t_m1 * st) * 6;
-  stencil::link_dagger_times<true>(acc1, w1, l1, u1);
+      x + y * sy + z * sz + t * st, 0, 4, sites);
+  const value_type *u2 = in + (x_p1 + y * sy + z * sz + t * st) * 6;
+  stencil::link_times<false>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
-  const value_type *u2 = in + (x + y * sy + z_m1 * sz + t * st) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l2, u2);
+      x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
+  const value_type *u3 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      x + y_p1 * sy + z_m1 * sz + t * st, 2, 4, sites);
-  const value_type *u3 = in + (x + y_p1 * sy + z_m1 * sz + t * st) * 6;
-  stencil::link_dagger_times<false>(acc1, w1, l3, u3);
+      x + y * sy + z * sz + t * st, 1, 4, sites);
+  const value_type *u4 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
+  stencil::link_times<false>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
-  const value_type *u4 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l4, u4);
+      x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
+  const value_type *u5 = in + (x + y * sy + z_m1 * sz + t * st) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
-  const value_type *u5 = in + (x_m1 + y * sy + z * sz + t * st) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l5, u5);
+      x + y * sy + z * sz + t * st, 2, 4, sites);
+  const value_type *u6 = in + (x + y * sy + z_p1 * sz + t * st) * 6;
+  stencil::link_times<false>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      x + y * sy + z * sz + t * st, 1, 4, sites);
-  const value_type *u6 = in + (x + y * sy + z * sz + t * st) * 6;
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc0[c] += w0 * u6[c];
-  }
-  stencil::link_dagger_times<false>(acc1, w1, l6, u6);
+      x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
+  const value_type *u7 = in + (x + y * sy + z * sz + t_m1 * st) * 6;
+  stencil::link_dagger_times<false>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      x + y * sy + z * sz + t * st, 0, 4, sites);
-  const value_type *u7 = in + (x_p1 + y * sy + z * sz + t * st) * 6;
-  stencil::link_times<false>(acc0, w1, l7, u7);
-  stencil::LinkMatrix<value_type, 3> l8;
-  stencil::load_link<3, 18>(l8, params.U, link_layout,
-      x_m1 + y_p1 * sy + z * sz + t * st, 0, 4, sites);
-  const value_type *u8 = in + (x_m1 + y_p1 * sy + z * sz + t * st) * 6;
-  stencil::link_dagger_times<false>(acc1, w1, l8, u8);
-  const value_type *u9 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc1[c] += w0 * u9[c];
-  }
-  stencil::link_times<false>(acc0, w1, l6, u9);
-  stencil::LinkMatrix<value_type, 3> l9;
-  stencil::load_link<3, 18>(l9, params.U, link_layout,
-      x + y_p1 * sy + z * sz + t * st, 0, 4, sites);
-  const value_type *u10 = in + (x_p1 + y_p1 * sy + z * sz + t * st) * 6;
-  stencil::link_times<false>(acc1, w1, l9, u10);
-  stencil::LinkMatrix<value_type, 3> l10;
-  stencil::load_link<3, 18>(l10, params.U, link_layout,
-      x + y_p1 * sy + z * sz + t * st, 1, 4, sites);
-  const value_type *u11 = in + (x + y_p2 * sy + z * sz + t * st) * 6;
-  stencil::link_times<false>(acc1, w1, l10, u11);
-  stencil::LinkMatrix<value_type, 3> l11;
-  stencil::load_link<3, 18>(l11, params.U, link_layout,
-      x + y * sy + z * sz + t * st, 2, 4, sites);
-  const value_type *u12 = in + (x + y * sy + z_p1 * sz + t * st) * 6;
-  stencil::link_times<false>(acc0, w1, l11, u12);
-  stencil::LinkMatrix<value_type, 3> l12;
-  stencil::load_link<3, 18>(l12, params.U, link_layout,
-      x + y_p1 * sy + z * sz + t * st, 2, 4, sites);
-  const value_type *u13 = in + (x + y_p1 * sy + z_p1 * sz + t * st) * 6;
-  stencil::link_times<false>(acc1, w1, l12, u13);
-  stencil::LinkMatrix<value_type, 3> l13;
-  stencil::load_link<3, 18>(l13, params.U, link_layout,
       x + y * sy + z * sz + t * st, 3, 4, sites);
-  const value_type *u14 = in + (x + y * sy + z * sz + t_p1 * st) * 6;
-  stencil::link_times<false>(acc0, w1, l13, u14);
-  stencil::LinkMatrix<value_type, 3> l14;
-  stencil::load_link<3, 18>(l14, params.U, link_layout,
-      x + y_p1 * sy + z * sz + t * st, 3, 4, sites);
-  const value_type *u15 = in + (x + y_p1 * sy + z * sz + t_p1 * st) * 6;
-  stencil::link_times<false>(acc1, w1, l14, u15);
+  const value_type *u8 = in + (x + y * sy + z * sz + t_p1 * st) * 6;
+  stencil::link_times<false>(acc0, w1, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
     STENCIL_STORE(&out[(site) * 6 + c], acc0[c]);
-  if (y + 1 < ny) {
-    STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
-      STENCIL_STORE(&out[(site + sy) * 6 + c], acc1[c]);
-  }
 }
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
@@ -167,9 +121,9 @@ covlap4d_f32_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y.
+  // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   double dot = 0.0;
@@ -185,103 +139,62 @@ covlap4d_f32_dot_kernel(
     const int x_p1 = stencil::wrap(x + 1, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
-    const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
-    // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-    constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}};
+    // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+    constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
-    value_type acc0[6], acc1[6];
+    value_type acc0[6];
     // Each value is loaded once and feeds every site of the tile that needs it.
+    const value_type *u0 = in + (x + y * sy + z * sz + t * st) * 6;
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      acc0[c] = w0 * u0[c];
+    }
     stencil::LinkMatrix<value_type, 3> l0;
     stencil::load_link<3, 18>(l0, params.U, link_layout,
-        x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
-    const value_type *u0 = in + (x + y * sy + z * sz + t_m1 * st) * 6;
-    stencil::link_dagger_times<true>(acc0, w1, l0, u0);
+        x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
+    const value_type *u1 = in + (x_m1 + y * sy + z * sz + t * st) * 6;
+    stencil::link_dagger_times<false>(acc0, w1, l0, u1);
     stencil::LinkMatrix<value_type, 3> l1;
     stencil::load_link<3, 18>(l1, params.U, link_layout,
-        x + y_p1 * sy + z * sz + t_m1 * st, 3, 4, sites);
-    const value_type *u1 = in + (x + y_p1 * sy + z * sz + t_m1 * st) * 6;
-    stencil::link_dagger_times<true>(acc1, w1, l1, u1);
+        x + y * sy + z * sz + t * st, 0, 4, sites);
+    const value_type *u2 = in + (x_p1 + y * sy + z * sz + t * st) * 6;
+    stencil::link_times<false>(acc0, w1, l1, u2);
     stencil::LinkMatrix<value_type, 3> l2;
     stencil::load_link<3, 18>(l2, params.U, link_layout,
-        x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
-    const value_type *u2 = in + (x + y * sy + z_m1 * sz + t * st) * 6;
-    stencil::link_dagger_times<false>(acc0, w1, l2, u2);
+        x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
+    const value_type *u3 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
+    stencil::link_dagger_times<false>(acc0, w1, l2, u3);
     stencil::LinkMatrix<value_type, 3> l3;
     stencil::load_link<3, 18>(l3, params.U, link_layout,
-        x + y_p1 * sy + z_m1 * sz + t * st, 2, 4, sites);
-    const value_type *u3 = in + (x + y_p1 * sy + z_m1 * sz + t * st) * 6;
-    stencil::link_dagger_times<false>(acc1, w1, l3, u3);
+        x + y * sy + z * sz + t * st, 1, 4, sites);
+    const value_type *u4 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
+    stencil::link_times<false>(acc0, w1, l3, u4);
     stencil::LinkMatrix<value_type, 3> l4;
     stencil::load_link<3, 18>(l4, params.U, link_layout,
-        x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
-    const value_type *u4 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
-    stencil::link_dagger_times<false>(acc0, w1, l4, u4);
+        x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
+    const value_type *u5 = in + (x + y * sy + z_m1 * sz + t * st) * 6;
+    stencil::link_dagger_times<false>(acc0, w1, l4, u5);
     stencil::LinkMatrix<value_type, 3> l5;
     stencil::load_link<3, 18>(l5, params.U, link_layout,
-        x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
-    const value_type *u5 = in + (x_m1 + y * sy + z * sz + t * st) * 6;
-    stencil::link_dagger_times<false>(acc0, w1, l5, u5);
+        x + y * sy + z * sz + t * st, 2, 4, sites);
+    const value_type *u6 = in + (x + y * sy + z_p1 * sz + t * st) * 6;
+    stencil::link_times<false>(acc0, w1, l5, u6);
     stencil::LinkMatrix<value_type, 3> l6;
     stencil::load_link<3, 18>(l6, params.U, link_layout,
-        x + y * sy + z * sz + t * st, 1, 4, sites);
-    const value_type *u6 = in + (x + y * sy + z * sz + t * st) * 6;
-    STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      acc0[c] += w0 * u6[c];
-    }
-    stencil::link_dagger_times<false>(acc1, w1, l6, u6);
+        x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
+    const value_type *u7 = in + (x + y * sy + z * sz + t_m1 * st) * 6;
+    stencil::link_dagger_times<false>(acc0, w1, l6, u7);
     stencil::LinkMatrix<value_type, 3> l7;
     stencil::load_link<3, 18>(l7, params.U, link_layout,
-        x + y * sy + z * sz + t * st, 0, 4, sites);
-    const value_type *u7 = in + (x_p1 + y * sy + z * sz + t * st) * 6;
-    stencil::link_times<false>(acc0, w1, l7, u7);
-    stencil::LinkMatrix<value_type, 3> l8;
-    stencil::load_link<3, 18>(l8, params.U, link_layout,
-        x_m1 + y_p1 * sy + z * sz + t * st, 0, 4, sites);
-    const value_type *u8 = in + (x_m1 + y_p1 * sy + z * sz + t * st) * 6;
-    stencil::link_dagger_times<false>(acc1, w1, l8, u8);
-    const value_type *u9 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
-    STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      acc1[c] += w0 * u9[c];
-    }
-    stencil::link_times<false>(acc0, w1, l6, u9);
-    stencil::LinkMatrix<value_type, 3> l9;
-    stencil::load_link<3, 18>(l9, params.U, link_layout,
-        x + y_p1 * sy + z * sz + t * st, 0, 4, sites);
-    const value_type *u10 = in + (x_p1 + y_p1 * sy + z * sz + t * st) * 6;
-    stencil::link_times<false>(acc1, w1, l9, u10);
-    stencil::LinkMatrix<value_type, 3> l10;
-    stencil::load_link<3, 18>(l10, params.U, link_layout,
-        x + y_p1 * sy + z * sz + t * st, 1, 4, sites);
-    const value_type *u11 = in + (x + y_p2 * sy + z * sz + t * st) * 6;
-    stencil::link_times<false>(acc1, w1, l10, u11);
-    stencil::LinkMatrix<value_type, 3> l11;
-    stencil::load_link<3, 18>(l11, params.U, link_layout,
-        x + y * sy + z * sz + t * st, 2, 4, sites);
-    const value_type *u12 = in + (x + y * sy + z_p1 * sz + t * st) * 6;
-    stencil::link_times<false>(acc0, w1, l11, u12);
-    stencil::LinkMatrix<value_type, 3> l12;
-    stencil::load_link<3, 18>(l12, params.U, link_layout,
-        x + y_p1 * sy + z * sz + t * st, 2, 4, sites);
-    const value_type *u13 = in + (x + y_p1 * sy + z_p1 * sz + t * st) * 6;
-    stencil::link_times<false>(acc1, w1, l12, u13);
-    stencil::LinkMatrix<value_type, 3> l13;
-    stencil::load_link<3, 18>(l13, params.U, link_layout,
         x + y * sy + z * sz + t * st, 3, 4, sites);
-    const value_type *u14 = in + (x + y * sy + z * sz + t_p1 * st) * 6;
-    stencil::link_times<false>(acc0, w1, l13, u14);
-    stencil::LinkMatrix<value_type, 3> l14;
-    stencil::load_link<3, 18>(l14, params.U, link_layout,
-        x + y_p1 * sy + z * sz + t * st, 3, 4, sites);
-    const value_type *u15 = in + (x + y_p1 * sy + z * sz + t_p1 * st) * 6;
-    stencil::link_times<false>(acc1, w1, l14, u15);
+    const value_type *u8 = in + (x + y * sy + z * sz + t_p1 * st) * 6;
+    stencil::link_times<false>(acc0, w1, l7, u8);
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c)
@@ -289,14 +202,6 @@ covlap4d_f32_dot_kernel(
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c)
       dot += static_cast<double>(in[(site) * 6 + c]) * static_cast<double>(acc0[c]);
-    if (y + 1 < ny) {
-      STENCIL_UNROLL
-      for (int c = 0; c < 6; ++c)
-        STENCIL_STORE(&out[(site + sy) * 6 + c], acc1[c]);
-      STENCIL_UNROLL
-      for (int c = 0; c < 6; ++c)
-        dot += static_cast<double>(in[(site + sy) * 6 + c]) * static_cast<double>(acc1[c]);
-    }
   }
   stencil::block_sum(dot, partials);
 }
@@ -325,6 +230,11 @@ stencil::Status apply(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_f32: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -382,6 +292,11 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_f32: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -441,6 +356,11 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_f32: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)

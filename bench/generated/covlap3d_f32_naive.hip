@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of covlap3d_f32 (no tile, loads as written). 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 32x4x1, launch bounds 128, tile y x 1, load order as-written, regular stores
+// Options: block 64x4x1, launch bounds 256, tile y x 1, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -18,7 +18,7 @@ namespace covlap3d_f32_naive {
 namespace {
 
 /// 3-D periodic 7-point stencil; 7 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 covlap3d_f32_naive_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -27,7 +27,7 @@ covlap3d_f32_naive_kernel(
     const int nz,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along y.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   if (x >= nx || y >= ny || z >= nz)
@@ -43,8 +43,8 @@ covlap3d_f32_naive_kernel(
   const int y_p1 = stencil::wrap(y + 1, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
-  // Links params.U: 3 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}};
+  // Links params.U: 3 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(6);
   const value_type w1 = static_cast<value_type>(-1);
@@ -88,7 +88,7 @@ covlap3d_f32_naive_kernel(
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c)
-    STENCIL_STORE(&out[(site) * 6 + c], acc0[c]);
+    STENCIL_STORE_NT(&out[(site) * 6 + c], acc0[c]);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -115,6 +115,11 @@ stencil::Status apply(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap3d_f32_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -167,6 +172,11 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap3d_f32_naive: " + status.message());
   if (out == nullptr || in == nullptr)

@@ -48,8 +48,8 @@ covlap4d_eo_f32_naive_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
@@ -183,8 +183,8 @@ covlap4d_eo_f32_naive_even_to_odd_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
@@ -290,8 +290,8 @@ covlap4d_eo_f32_naive_odd_to_even_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
@@ -377,6 +377,11 @@ stencil::Status apply(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -434,6 +439,11 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -490,6 +500,11 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32_naive: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -577,6 +592,11 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32_naive: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -665,6 +685,11 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32_naive: " + status.message());
   // One thread per site of one parity, in storage order.
@@ -753,6 +778,11 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_eo_f32_naive: " + status.message());
   // One thread per site of one parity, in storage order.

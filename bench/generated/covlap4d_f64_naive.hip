@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of covlap4d_f64 (no tile, loads as written). 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, double, CG
-// Options: block 64x2x1x1, launch bounds 128, tile y x 1, load order as-written, regular stores
+// Options: block 32x4x1x1, launch bounds 128, tile y x 1, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -29,8 +29,8 @@ covlap4d_f64_naive_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along y.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   if (x >= nx || y >= ny || z >= nz || t >= nt)
@@ -49,8 +49,8 @@ covlap4d_f64_naive_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}};
+  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
@@ -122,8 +122,8 @@ covlap4d_f64_naive_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along y.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   double dot = 0.0;
@@ -143,8 +143,8 @@ covlap4d_f64_naive_dot_kernel(
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
-    // Links params.U: 4 3x3 complex matrices per site, aos (stencil/link_algebra.hpp).
-    constexpr stencil::Layout link_layout = {0, 1, {1, 1, 1, 1}};
+    // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites (stencil/link_algebra.hpp).
+    constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}};
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
@@ -230,6 +230,11 @@ stencil::Status apply(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_f64_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -287,6 +292,11 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_f64_naive: " + status.message());
   if (out == nullptr || in == nullptr)
@@ -346,6 +356,11 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   stencil::Status status = stencil::make_launch_config(shape(), n, config);
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
   if (!status.ok())
     return stencil::Status::failure("covlap4d_f64_naive: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)

@@ -132,6 +132,19 @@ std::string argumentChecks(const StencilModel &model,
   return checks;
 }
 
+/// For stencils with links: the link array's own layout must fit the
+/// extents too (blocks of sites), checked after the field's.
+std::string linkLayoutCheck(const StencilModel &model) {
+  if (!model.hasLinkTaps())
+    return "";
+  return "if (status.ok()) {\n"
+         "  status = stencil::check_layout(info().links->layout, dims, n, "
+         "boundary);\n"
+         "  if (!status.ok())\n"
+         "    status = stencil::Status::failure(\"link field '" +
+         model.links.name + "': \" + status.message());\n}";
+}
+
 std::string summaryComment(const LauncherPlan &launcher) {
   return printed([&](CodePrinter &p) {
     wrappedComment(p, "///", launcher.summary);
@@ -154,6 +167,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       {"partials", dot ? "double *partials, " : ""},
       {"partials_arg", dot ? "partials, " : ""},
       {"partials_null", dot ? " || partials == nullptr" : ""},
+      {"link_layout_check", linkLayoutCheck(model)},
   };
   p.emit(vars, R"(
     $summary$
@@ -165,6 +179,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       stencil::Status status = stencil::make_launch_config(shape(), n, config);
       if (status.ok())
         status = stencil::check_layout(layout(), dims, n, boundary);
+      $link_layout_check$
       if (!status.ok())
         return stencil::Status::failure("$model$: " + status.message());
       if (out == nullptr || in == nullptr$partials_null$)
@@ -196,6 +211,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
                      const LauncherPlan &launcher, const LauncherText &text) {
   const std::string threads = std::to_string(launcher.threadsPerBlock);
   CodePrinter::Vars vars = {
+      {"link_layout_check", linkLayoutCheck(model)},
       {"summary", summaryComment(launcher)},
       {"function", launcher.function},
       {"model", model.name},
@@ -216,6 +232,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       (void)params; // unused when the spec declares no parameters
       const int n[stencil::kMaxDims] = $extent_list$;
       stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+      $link_layout_check$
       if (!status.ok())
         return stencil::Status::failure("$model$: " + status.message());
       // One thread per site of one parity, in storage order.

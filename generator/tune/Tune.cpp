@@ -175,14 +175,16 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       if (option != linkLayouts.front())
         linkLayouts.push_back(option);
   // Most influential first, so that --max-variants keeps what matters.
-  for (const auto &[linkOrder, linkBlock] : linkLayouts)
+  // The links' layout varies fastest: it moves most of a covariant
+  // stencil's bytes, so every combination below is tried with each.
   for (const auto &[layout, width] : layouts)
     for (int perThread : shares)
       for (const auto &block : blockShapes(model.dims))
         for (auto [axis, factor] : tiles)
           for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
             for (bool nontemporal : {false, true})
-              for (bool bounded : {false, true}) {
+              for (bool bounded : {false, true})
+                for (const auto &[linkOrder, linkBlock] : linkLayouts) {
                 StencilModel m = model;
                 m.links.order = linkOrder;
                 m.links.block = linkBlock;

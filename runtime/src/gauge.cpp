@@ -6,6 +6,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 
 namespace stencil {
@@ -166,14 +167,27 @@ Status GaugeField::create(int dims, const int *extents, int colours,
   GaugeField field;
   field.dims_ = dims;
   field.colours_ = colours;
+  // At most 2^40 sites: products below stay far from 64-bit overflow.
+  std::int64_t sites = 1;
   for (int axis = 0; axis < dims; ++axis) {
     if (extents[axis] < 1)
       return Status::failure("gauge field: extent " + std::to_string(axis) +
                              " is " + std::to_string(extents[axis]) +
                              "; extents must be positive");
     field.extents_[axis] = extents[axis];
+    sites *= extents[axis];
+    if (sites > (std::int64_t(1) << 40))
+      return Status::failure("gauge field: the lattice has more than 2^40 "
+                             "sites");
   }
-  field.data_.assign(field.sites() * dims * field.reals_per_link(), 0.0);
+  try {
+    field.data_.assign(sites * dims * field.reals_per_link(), 0.0);
+  } catch (const std::exception &) {
+    return Status::failure("gauge field: cannot allocate " +
+                           std::to_string(sites * dims *
+                                          field.reals_per_link() * 8) +
+                           " bytes on the host");
+  }
   field.set_unit();
   out = std::move(field);
   return Status();
@@ -359,6 +373,9 @@ Status GaugeField::read(const std::string &path, GaugeField &out) {
       return bad("header gives extent " + std::to_string(header[3 + axis]) +
                  " along axis " + std::to_string(axis));
     sites *= header[3 + axis];
+    // Each factor is below 2^21: checking after each keeps sites < 2^61.
+    if (sites > (std::uint64_t(1) << 40))
+      return bad("header gives a lattice of more than 2^40 sites");
   }
   const std::uint64_t expected =
       sites * static_cast<std::uint64_t>(dims) * 2 * colours * colours;
@@ -429,6 +446,15 @@ Status gauge_transform_vectors(const std::vector<double> &g,
                                std::vector<double> &psi) {
   const int n = like.colours();
   const std::int64_t perSite = static_cast<std::int64_t>(vectors) * 2 * n;
+  if (g.size() != static_cast<std::size_t>(like.sites() * 2 * n * n))
+    return Status::failure("gauge transformation: " +
+                           std::to_string(g.size()) + " values for " +
+                           std::to_string(like.sites()) + " sites of " +
+                           std::to_string(n) + "x" + std::to_string(n) +
+                           " matrices");
+  if (vectors < 1)
+    return Status::failure("gauge transformation: vectors per site must be "
+                           "positive");
   if (psi.size() != static_cast<std::size_t>(like.sites() * perSite))
     return Status::failure("gauge transformation: the field holds " +
                            std::to_string(psi.size()) + " values, not " +

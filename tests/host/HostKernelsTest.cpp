@@ -107,6 +107,10 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
     stencil::Status fits =
         stencil::check_layout(info.layout, model.dims, extents.data(),
                               info.shape.boundary);
+    // The link array has its own layout (blocks of sites).
+    if (fits.ok() && info.links)
+      fits = stencil::check_layout(info.links->layout, model.dims,
+                                   extents.data(), info.shape.boundary);
     if (!fits.ok()) {
       // Sizes the layout cannot hold are refused with the reason.
       std::vector<double> buffer(siteCount(extents) * model.components);
