@@ -418,7 +418,7 @@ void Checker::checkLinkTaps() {
     } else if (model.shape.empty() || model.shape.back() != n) {
       diags.error(spec.shape.present ? spec.shape.range : tapSpec.link.range,
                   "the field's shape must end in the links' " + Twine(n) +
-                      " colours (each colour vector is multiplied by an " +
+                      " colours (each colour vector is multiplied by the " +
                       Twine(n) + " x " + Twine(n) + " link), not " +
                       Twine(model.shape.empty() ? 0 : model.shape.back()));
       reported = true;
