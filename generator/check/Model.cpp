@@ -202,7 +202,7 @@ std::string valuesText(const StencilModel &model) {
     shape += (shape.empty() ? "" : " x ") + std::to_string(extent);
   const int count = model.components / 2;
   return std::to_string(count) + " complex " + model.valueType() +
-         (count == 1 ? "" : "s") + " (" + shape + ")";
+         (count == 1 ? "" : "s") + " (shape " + shape + ")";
 }
 
 int siteParameterCount(const StencilModel &model) {

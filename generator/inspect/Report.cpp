@@ -65,9 +65,8 @@ void printText(const std::vector<SpecReport> &reports,
     firstSpec = false;
     const StencilModel &m = spec.model;
     os << m.name << " (" << m.specFileName << "): " << m.dims << "-D "
-       << boundaryText(m) << ", " << m.components << " "
-       << m.valueType() << " per site, block " << m.kernel.threadsPerBlock()
-       << " threads\n";
+       << boundaryText(m) << ", " << valuesText(m) << " per site, block "
+       << m.kernel.threadsPerBlock() << " threads\n";
     for (const KernelReport &kernel : spec.kernels) {
       const KernelPlan &plan = kernel.plan;
       os << "  kernel " << plan.kernelName << " (" << roleText(plan) << ")\n";
@@ -77,6 +76,17 @@ void printText(const std::vector<SpecReport> &reports,
                    static_cast<double>(plan.storesPerTile()) / plan.tileFactor,
                    plan.bytesPerSite(), plan.flopsPerSite,
                    plan.arithmeticIntensity());
+      if (plan.hasLinks) {
+        const LinkStorage &l = plan.linkStorage;
+        os << format("    links        %d read per tile (%.3f per site), %d "
+                     "reals each%s, %d of the %d bytes per site\n",
+                     static_cast<int>(plan.links.size()),
+                     static_cast<double>(plan.links.size()) /
+                         plan.sitesPerTile(),
+                     l.realsPerLink, l.compressed ? " (two rows)" : "",
+                     l.componentsPerSite() * m.elementBytes(),
+                     plan.bytesPerSite());
+      }
       for (const TargetInfo &target : options.targets) {
         auto it = kernel.byTarget.find(target.target);
         if (it == kernel.byTarget.end())
@@ -165,6 +175,13 @@ void printJson(const std::vector<SpecReport> &reports,
                               static_cast<double>(plan.storesPerTile()) /
                                   plan.tileFactor);
                   j.attribute("bytes_per_site", plan.bytesPerSite());
+                  if (plan.hasLinks) {
+                    j.attribute("links_per_tile",
+                                static_cast<int>(plan.links.size()));
+                    j.attribute("link_bytes_per_site",
+                                plan.linkStorage.componentsPerSite() *
+                                    m.elementBytes());
+                  }
                   j.attribute("flops_per_site", plan.flopsPerSite);
                   j.attribute("arithmetic_intensity",
                               plan.arithmeticIntensity());
