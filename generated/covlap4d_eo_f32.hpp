@@ -148,7 +148,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::LinkInfo links = {"U", 3, 18, {1, 1, {1, 1, 1, 1}, 1}, tap_link};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 336, 618};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 624, 618};
   static const stencil::KernelInfo value = {
       "covlap4d_eo_f32", "covlap4d_eo_f32.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -188,13 +188,40 @@ FieldAccess halfAccess(const StencilModel &model) {
   return access;
 }
 
+/// Values of per-site arrays (coefficient fields, links) a hopping kernel
+/// reads per output site. Its threads cover one parity, so an array read at
+/// the thread's site and at a neighbour touches both halves: each distinct
+/// (array, parity of the site read) is read once per output site.
+int hoppingArrayBytesPerSite(const StencilModel &model) {
+  std::set<std::pair<int, int>> fields; // (parameter, parity of the shift)
+  std::set<std::pair<int, bool>> links; // (axis, forward)
+  for (const Tap &tap : model.taps) {
+    for (const CoefficientTerm &term : tap.coefficient.terms) {
+      if (!model.parameters[term.parameter].site)
+        continue;
+      int steps = 0;
+      for (int axis = 0; axis < model.dims; ++axis)
+        steps += std::abs(term.shift[axis]);
+      fields.insert({term.parameter, steps % 2});
+    }
+    if (tap.link)
+      links.insert({linkAxis(tap), isForwardLink(tap)});
+  }
+  return (static_cast<int>(fields.size()) +
+          static_cast<int>(links.size()) * model.links.realsPerLink()) *
+         model.elementBytes();
+}
+
 void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   const int siteBytes = model.components * model.elementBytes();
-  // Site parameters and links are read once per site, like the input.
+  // Site parameters and links are read once per site, like the input; a
+  // hopping kernel reads them from both parities' halves.
   plan.bytesReadPerSite =
       siteBytes + siteParameterCount(model) * model.elementBytes();
   if (model.hasLinkTaps())
     plan.bytesReadPerSite += model.linkComponents() * model.elementBytes();
+  if (hopping)
+    plan.bytesReadPerSite = siteBytes + hoppingArrayBytesPerSite(model);
   plan.bytesWrittenPerSite = siteBytes;
   const int summed = static_cast<int>(model.taps.size()) - (hopping ? 1 : 0);
   plan.flopsPerSite = model.components * (2 * summed - 1);

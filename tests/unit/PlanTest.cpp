@@ -418,3 +418,106 @@ TEST(PlanIR, SplitsAndGroupsArePlanTransforms) {
 }
 
 } // namespace
+
+namespace {
+
+/// A 2-D covariant Laplacian with SU(3) links, from YAML.
+StencilModel covariantModel(const std::string &kernelAndField) {
+  stencilc::testing::CheckResult r = stencilc::testing::checkYaml(
+      "name: cov\n"
+      "grid: {dimensions: 2, boundary: periodic}\n" +
+      kernelAndField +
+      "links: {name: U, colours: 3}\n"
+      "parameters:\n"
+      "  - {name: k, kind: site}\n"
+      "taps:\n"
+      "  - {offset: [0, 0], coefficient: 5 + k + k@-x}\n"
+      "  - {offset: [-1, 0], coefficient: -k@-x, link: U}\n"
+      "  - {offset: [1, 0], coefficient: -k, link: U}\n"
+      "  - {offset: [0, -1], coefficient: -1, link: U}\n"
+      "  - {offset: [0, 1], coefficient: -1, link: U}\n");
+  EXPECT_TRUE(r.model.has_value()) << r.output;
+  return r.model ? *r.model : StencilModel();
+}
+
+} // namespace
+
+TEST(PlanLinks, EachLinkIsReadOncePerTile) {
+  // Tile y x 2: sites 0 and 1 share U_y at site 0 (U for site 0's +y tap,
+  // U^dagger for site 1's -y tap); 4 links per site otherwise.
+  StencilModel model = covariantModel(
+      "field: {precision: double, type: complex, shape: [3]}\n"
+      "kernel: {block: [32, 4], tile: {axis: y, factor: 2}}\n");
+  KernelPlan plan = planKernel(model);
+  ASSERT_TRUE(plan.hasLinks);
+  EXPECT_EQ(plan.links.size(), 7u);
+  int uses = 0, daggered = 0;
+  for (const PlanStep &step : plan.steps)
+    for (const PlannedAccumulation &acc : step.accumulations) {
+      if (acc.link < 0)
+        continue;
+      ++uses;
+      daggered += acc.dagger;
+      const PlannedLink &link = plan.links[acc.link];
+      const Offset expected = [&] {
+        Offset at{};
+        at[1] = acc.site;
+        if (model.taps[acc.tap].offset[link.axis] < 0)
+          at[link.axis] -= 1;
+        return at;
+      }();
+      EXPECT_EQ(link.at.offset, expected);
+      EXPECT_EQ(acc.dagger, model.taps[acc.tap].offset[link.axis] < 0);
+    }
+  EXPECT_EQ(uses, 8);
+  EXPECT_EQ(daggered, 4);
+  // Every link is read before its first use.
+  std::set<int> read;
+  for (const PlanStep &step : plan.steps) {
+    read.insert(step.links.begin(), step.links.end());
+    for (const PlannedAccumulation &acc : step.accumulations)
+      if (acc.link >= 0)
+        EXPECT_TRUE(read.count(acc.link));
+  }
+  // 6 reals in and out, one field, 2 x 18 reals of links; per link tap and
+  // colour vector 8 N^2 - 2 N = 66 flops.
+  EXPECT_EQ(plan.bytesReadPerSite, (6 + 1 + 36) * 8);
+  EXPECT_EQ(plan.bytesWrittenPerSite, 6 * 8);
+  EXPECT_EQ(plan.flopsPerSite, 6 * 9 + 4 * 66 + 2);
+}
+
+TEST(PlanLinks, HoppingKernelsReadBothHalvesOfTheLinksAndFields) {
+  StencilModel model = covariantModel(
+      "field: {precision: float, type: complex, shape: [3], even_odd: true}\n"
+      "kernel: {block: [64, 2]}\n");
+  KernelPlan hop = planHoppingKernel(model, KernelRole::Apply, Hop::EvenToOdd);
+  ASSERT_EQ(hop.links.size(), 4u);
+  for (const PlannedLink &link : hop.links) {
+    // The thread's site is odd: forward links from its half, backward ones
+    // from the even half.
+    const bool backward = link.at.offset != Offset{};
+    EXPECT_EQ(link.at.oddHalf, !backward);
+  }
+  // Per output site: 2 x 2 links (each direction's forward one at this
+  // site, its backward one at the neighbour), k at both parities.
+  EXPECT_EQ(hop.bytesReadPerSite, (6 + 4 * 18 + 2) * 4);
+}
+
+TEST(PlanLinks, AdjointDaggersTheSameLatticeLinks) {
+  StencilModel model = covariantModel(
+      "field: {precision: double, type: complex, shape: [3]}\n"
+      "kernel: {block: [32, 4]}\n");
+  // -k@-x and -k pair up: Hermitian, no adjoint kernel.
+  EXPECT_TRUE(isSymmetric(model));
+  EXPECT_EQ(findPlan(planKernels(model), KernelRole::Adjoint), nullptr);
+  model.taps[2].coefficient.constant = -0.5; // +x: -k - 0.5
+  EXPECT_FALSE(isSymmetric(model));
+  StencilModel adjoint = transposedModel(model);
+  for (const Tap &tap : adjoint.taps)
+    EXPECT_EQ(tap.link, tap.offset != Offset{});
+  // A's +x tap (U_x(x)) becomes A^dagger's -x tap: U_x(x - x)^dagger, its
+  // coefficient read from x - 1.
+  const Tap *minusX = findTap(adjoint, Offset{-1, 0, 0, 0});
+  ASSERT_NE(minusX, nullptr);
+  EXPECT_EQ(coefficientText(adjoint, minusX->coefficient), "-0.5 - k@-x");
+}
