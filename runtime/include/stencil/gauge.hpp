@@ -23,13 +23,15 @@
 //   f64 x count   the links, in the order above
 // Readers reject a wrong magic, version or header, a short or long file, a
 // checksum mismatch and non-finite values, each with a message naming the
-// file. ILDG/LIME files are not read.
+// file. ILDG configurations (SU(3), 4-D, in LIME files) are read by
+// read_ildg (runtime/src/ildg.cpp); they are not written.
 #ifndef STENCIL_GAUGE_HPP
 #define STENCIL_GAUGE_HPP
 
 #include "stencil/random.hpp"
 #include "stencil/types.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -90,6 +92,11 @@ public:
 
   Status write(const std::string &path) const;
   static Status read(const std::string &path, GaugeField &out);
+  /// An ILDG file: the 'ildg-format' and 'ildg-binary-data' records of a
+  /// LIME file (precision 32 or 64, big-endian, x fastest, U_x .. U_t per
+  /// site), its 'scidac-checksum' checked when present. Damaged, truncated
+  /// or foreign files are refused with the reason.
+  static Status read_ildg(const std::string &path, GaugeField &out);
 
 private:
   int dims_ = 0;
@@ -112,6 +119,11 @@ Status gauge_transform_links(const std::vector<double> &g, GaugeField &U);
 Status gauge_transform_vectors(const std::vector<double> &g,
                                const GaugeField &like, int vectors,
                                std::vector<double> &psi);
+
+/// The CRC-32 (IEEE, as zlib's crc32) of one site's bytes as an ILDG file
+/// stores them: SciDAC's per-site checksum (for writers of test files).
+std::uint32_t scidac_site_checksum(const unsigned char *bytes,
+                                   std::size_t count);
 
 /// The spatial links (directions 0 .. dims-2) of time slice `t` of a gauge
 /// field whose last axis is time, as a gauge field of one dimension fewer.
