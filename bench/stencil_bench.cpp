@@ -180,9 +180,10 @@ std::vector<int> extentsFor(const KernelInfo &info, double scale) {
   }
   // Gauge-covariant stencils: the sizes lattice codes run (links are 4.5
   // reals per field real per direction): 64^3 in 3-D, 32^3 x 64 in 4-D.
-  if (info.links)
-    n = info.shape.dims == 3 ? std::vector<int>{64, 64, 64}
-                             : std::vector<int>{32, 32, 32, 64};
+  if (info.links && info.shape.dims == 3)
+    n = {64, 64, 64};
+  if (info.links && info.shape.dims == 4)
+    n = {32, 32, 32, 64};
   // Scaled, and rounded up to whole subdomains and even extents.
   for (size_t axis = 0; axis < n.size(); ++axis) {
     const int unit = std::max(2, info.layout.sub[axis]) *

@@ -243,6 +243,15 @@ void Checker::checkValueShape() {
   if (!spec.shape.present) {
     if (model.complexValues) {
       // A complex field without a shape: `components` complex values.
+      if (2 * model.components > kMaxComponents) {
+        diags.error(spec.components.present ? spec.components.range
+                                            : spec.valueType.range,
+                    "a complex field of " + Twine(model.components) +
+                        " components holds " + Twine(2 * model.components) +
+                        " reals per site, more than the supported " +
+                        Twine(kMaxComponents));
+        return;
+      }
       model.shape = {model.components};
       model.components *= 2;
     }
@@ -374,9 +383,11 @@ void Checker::checkLinkTaps() {
       continue;
     const std::string &name = tapSpec.link.value;
     if (!spec.links.present) {
-      diags.error(tapSpec.link.range,
-                  "tap multiplies by link field '" + name +
-                      "', but the spec declares no 'links'");
+      // A malformed `links` section has its own error already.
+      if (!spec.links.range.isValid())
+        diags.error(tapSpec.link.range,
+                    "tap multiplies by link field '" + name +
+                        "', but the spec declares no 'links'");
       tapsKnown = false;
       continue;
     }
@@ -389,7 +400,9 @@ void Checker::checkLinkTaps() {
       tapsKnown = false;
       continue;
     }
-    if (!tapSpec.offset.present || !gridKnown)
+    // An offset of the wrong length has its own error already.
+    if (!tapSpec.offset.present || !gridKnown ||
+        static_cast<int>(tapSpec.offset.value.size()) != model.dims)
       continue;
     const Offset &offset = model.taps[t].offset;
     int distance = 0;

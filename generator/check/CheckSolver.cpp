@@ -87,10 +87,13 @@ struct DefaultStencil {
   stencil::SymbolMinimum minimum;
 };
 
-/// A link tap enters as -|c|: with unitary links, <psi, A psi> >= <|psi|,
-/// A' |psi|> where A' has those real couplings (the diamagnetic inequality:
-/// |c psi(x)^dagger U psi(x + mu)| <= |c| |psi(x)| |psi(x + mu)|), so A' > 0
-/// proves A > 0 for every unitary gauge field.
+/// With link taps every off-centre tap enters as -|c|: with unitary links,
+/// <psi, A psi> >= <|psi|, A' |psi|> where A' has those real couplings (the
+/// diamagnetic inequality: |c psi(x)^dagger U psi(x + o)| <= |c| |psi(x)|
+/// |psi(x + o)|, which a plain tap with c > 0 needs too), so A' > 0 proves
+/// A > 0 for every unitary gauge field. |psi| carries no antiperiodic sign
+/// (a link can absorb it), so A' is judged as if every such axis were
+/// periodic (linkBoundary).
 DefaultStencil defaultStencil(const StencilModel &model) {
   std::vector<double> values;
   for (const Parameter &p : model.parameters)
@@ -99,7 +102,8 @@ DefaultStencil defaultStencil(const StencilModel &model) {
   for (const Tap &tap : model.taps) {
     s.offsets.push_back(tap.offset);
     const double weight = tap.coefficient.evaluate(values);
-    s.weights.push_back(tap.link ? -std::abs(weight) : weight);
+    const bool bounded = model.hasLinkTaps() && tap.offset != Offset{};
+    s.weights.push_back(bounded ? -std::abs(weight) : weight);
   }
   s.minimum = stencil::symbol_minimum(model.dims, s.offsets, s.weights);
   return s;
@@ -112,7 +116,10 @@ std::string symbolProblem(const StencilModel &model) {
   const auto &[offsets, weights, minimum] = stencil;
   std::array<int, kMaxDims> boundary{};
   for (int axis = 0; axis < model.dims; ++axis)
-    boundary[axis] = static_cast<int>(model.boundaries[axis]);
+    boundary[axis] = static_cast<int>(
+        model.hasLinkTaps() && model.boundaries[axis] == Boundary::Antiperiodic
+            ? Boundary::Periodic
+            : model.boundaries[axis]);
   if (stencil::symbol_positive_definite(model.dims, offsets, weights, minimum,
                                         boundary.data()))
     return "";
@@ -130,9 +137,10 @@ std::string symbolProblem(const StencilModel &model) {
               : "reaches ") +
          formatNumber6(minimum.value) + " at theta = (" + theta +
          ") with the parameters' default values" +
-         (model.hasLinkTaps() ? " (link taps counted as -|c|, the bound "
-                                "that holds for every unitary gauge field)"
-                              : "") +
+         (model.hasLinkTaps()
+              ? " (off-centre taps counted as -|c| and antiperiodic axes as "
+                "periodic: the bound that holds for every unitary gauge field)"
+              : "") +
          "; use 'solver: cgnr', or add a positive shift (mass) to the centre "
          "tap";
 }

@@ -71,7 +71,7 @@ std::string printManifest(const StencilModel &model,
           j.attribute("block", model.links.block);
         j.attribute("reals_per_link", model.links.realsPerLink());
         j.attribute("bytes_per_site",
-                    model.linkComponents() * model.elementBytes());
+                    findPlan(plans, KernelRole::Apply)->linkBytesPerSite);
       });
     j.attributeArray("parameters", [&] {
       for (const Parameter &param : model.parameters)
@@ -89,10 +89,11 @@ std::string printManifest(const StencilModel &model,
           j.attribute("coefficient", coefficientText(model, tap.coefficient));
           if (tap.link) {
             const std::string mu = axisName(linkAxis(tap));
+            // The site is s, the direction's unit vector e_x, ...
             j.attribute("link", model.links.name + "_" + mu +
                                     (isForwardLink(tap)
-                                         ? "(x)"
-                                         : "(x - " + mu + ")^dagger"));
+                                         ? "(s)"
+                                         : "(s - e_" + mu + ")^dagger"));
           }
         });
     });
@@ -125,8 +126,10 @@ std::string printManifest(const StencilModel &model,
         j.attribute("loads_per_tile", plan.loadsPerTile());
         j.attribute("stores_per_tile", plan.storesPerTile());
         j.attribute("loads_per_site", plan.loadsPerSite());
-        if (plan.hasLinks)
+        if (plan.hasLinks) {
           j.attribute("links_per_tile", static_cast<int>(plan.links.size()));
+          j.attribute("link_bytes_per_site", plan.linkBytesPerSite);
+        }
         j.attribute("bytes_read_per_site", plan.bytesReadPerSite);
         j.attribute("bytes_written_per_site", plan.bytesWrittenPerSite);
         j.attribute("bytes_per_site", plan.bytesPerSite());

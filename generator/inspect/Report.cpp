@@ -84,8 +84,7 @@ void printText(const std::vector<SpecReport> &reports,
                      static_cast<double>(plan.links.size()) /
                          plan.sitesPerTile(),
                      l.realsPerLink, l.compressed ? " (two rows)" : "",
-                     l.componentsPerSite() * m.elementBytes(),
-                     plan.bytesPerSite());
+                     plan.linkBytesPerSite, plan.bytesPerSite());
       }
       for (const TargetInfo &target : options.targets) {
         auto it = kernel.byTarget.find(target.target);
@@ -179,8 +178,7 @@ void printJson(const std::vector<SpecReport> &reports,
                     j.attribute("links_per_tile",
                                 static_cast<int>(plan.links.size()));
                     j.attribute("link_bytes_per_site",
-                                plan.linkStorage.componentsPerSite() *
-                                    m.elementBytes());
+                                plan.linkBytesPerSite);
                   }
                   j.attribute("flops_per_site", plan.flopsPerSite);
                   j.attribute("arithmetic_intensity",

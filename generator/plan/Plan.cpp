@@ -212,16 +212,33 @@ int hoppingArrayBytesPerSite(const StencilModel &model) {
          model.elementBytes();
 }
 
+/// The links' share of hoppingArrayBytesPerSite.
+int hoppingLinkBytesPerSite(const StencilModel &model) {
+  std::set<std::pair<int, bool>> links;
+  for (const Tap &tap : model.taps)
+    if (tap.link)
+      links.insert({linkAxis(tap), isForwardLink(tap)});
+  return static_cast<int>(links.size()) * model.links.realsPerLink() *
+         model.elementBytes();
+}
+
 void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   const int siteBytes = model.components * model.elementBytes();
   // Site parameters and links are read once per site, like the input; a
   // hopping kernel reads them from both parities' halves.
-  plan.bytesReadPerSite =
-      siteBytes + siteParameterCount(model) * model.elementBytes();
-  if (model.hasLinkTaps())
-    plan.bytesReadPerSite += model.linkComponents() * model.elementBytes();
-  if (hopping)
+  std::set<int> linkAxes;
+  for (const Tap &tap : model.taps)
+    if (tap.link)
+      linkAxes.insert(linkAxis(tap));
+  plan.linkBytesPerSite = static_cast<int>(linkAxes.size()) *
+                          model.links.realsPerLink() * model.elementBytes();
+  plan.bytesReadPerSite = siteBytes +
+                          siteParameterCount(model) * model.elementBytes() +
+                          plan.linkBytesPerSite;
+  if (hopping) {
     plan.bytesReadPerSite = siteBytes + hoppingArrayBytesPerSite(model);
+    plan.linkBytesPerSite = hoppingLinkBytesPerSite(model);
+  }
   plan.bytesWrittenPerSite = siteBytes;
   const int summed = static_cast<int>(model.taps.size()) - (hopping ? 1 : 0);
   plan.flopsPerSite = model.components * (2 * summed - 1);
@@ -229,13 +246,17 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   // multiplies (6 flops) and N (N - 1) complex adds (2 flops).
   const int n = model.links.colours;
   for (const Tap &tap : model.taps)
-    if (tap.link && !(hopping && tap.offset == Offset{}))
+    if (tap.link)
       plan.flopsPerSite += model.colourVectors() * (8 * n * n - 2 * n);
   // Each compressed link read: its third row, three entries of two complex
-  // multiplies and a complex subtract (14 flops each).
-  if (plan.hasLinks && plan.linkStorage.compressed)
-    plan.flopsPerSite +=
-        42 * static_cast<int>(plan.links.size()) / plan.sitesPerTile();
+  // multiplies and a complex subtract (14 flops each), by every thread
+  // that shares the site's components; rounded to the nearest flop.
+  if (plan.hasLinks && plan.linkStorage.compressed) {
+    const int rebuilt = 42 * static_cast<int>(plan.links.size()) *
+                        model.componentGroups();
+    plan.flopsPerSite += (rebuilt + plan.sitesPerTile() / 2) /
+                         plan.sitesPerTile();
+  }
   // Each tap's weight at a site: one add per field term (one fewer when the
   // weight is fields alone) and a multiply where the factor is not +-1.
   for (const Tap &tap : model.taps) {

@@ -403,6 +403,8 @@ struct KernelPlan {
   /// link read once, the output written once, all components.
   int bytesReadPerSite = 0;
   int bytesWrittenPerSite = 0;
+  /// The links' share of bytesReadPerSite (0 without links).
+  int linkBytesPerSite = 0;
   int bytesPerSite() const { return bytesReadPerSite + bytesWrittenPerSite; }
   /// One multiply per tap and one add per tap after the first, per
   /// component; a link tap's complex matrix-vector products (8N^2 - 2N per

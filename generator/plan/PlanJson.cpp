@@ -296,6 +296,8 @@ void plan(json::OStream &j, const KernelPlan &p) {
     j.attribute("bytes_read_per_site", p.bytesReadPerSite);
     j.attribute("bytes_written_per_site", p.bytesWrittenPerSite);
     j.attribute("flops_per_site", p.flopsPerSite);
+    if (p.hasLinks)
+      j.attribute("link_bytes_per_site", p.linkBytesPerSite);
   });
 }
 

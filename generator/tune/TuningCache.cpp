@@ -180,18 +180,8 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       if (l.hasSubdomains())
         return bad(item, "the spec stores subdomains; the cache cannot "
                          "change its layout");
-      if (value == "aos") {
-        l.order = LayoutOrder::SiteMajor;
-        l.block = 1;
-      } else if (value == "soa") {
-        l.order = LayoutOrder::ComponentMajor;
-        l.block = 1;
-      } else if (value.consume_front("aosoa:") && parseInt(value, l.block) &&
-                 l.block >= 1 && l.block <= 1024) {
-        l.order = LayoutOrder::Blocked;
-      } else {
+      if (!parseLayoutOrder(value, l.order, l.block))
         return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
-      }
     } else if (key == "links") {
       if (!m.hasLinkTaps())
         return bad(item, "the stencil has no link taps");

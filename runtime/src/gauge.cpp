@@ -122,13 +122,13 @@ Matrix randomSpecialUnitary(int n, Random &random) {
   return m;
 }
 
-double deviation(const Matrix &u) {
+double deviation(const Matrix &u, bool special) {
   const Matrix p = multiply(u, dagger(u));
   double worst = 0;
   for (int i = 0; i < u.n; ++i)
     for (int j = 0; j < u.n; ++j)
       worst = std::max(worst, std::abs(p(i, j) - (i == j ? 1.0 : 0.0)));
-  if (u.n >= 2)
+  if (u.n >= 2 && special)
     worst = std::max(worst, std::abs(determinant(u) - 1.0));
   return worst;
 }
@@ -278,11 +278,12 @@ double GaugeField::plaquette() const {
   return sum / static_cast<double>(count);
 }
 
-double GaugeField::worst_link(std::int64_t &site, int &mu) const {
+double GaugeField::worst_link(std::int64_t &site, int &mu,
+                              bool determinant) const {
   double worst = -1;
   for (std::int64_t s = 0; s < sites(); ++s)
     for (int m = 0; m < dims_; ++m) {
-      const double d = deviation(load(link(s, m), colours_));
+      const double d = deviation(load(link(s, m), colours_), determinant);
       if (!(d <= worst)) { // NaN counts as worst
         worst = std::isnan(d) ? INFINITY : d;
         site = s;
@@ -367,15 +368,16 @@ Status GaugeField::read(const std::string &path, GaugeField &out) {
   int extents[4];
   std::uint64_t sites = 1;
   for (int axis = 0; axis < 4; ++axis) {
-    extents[axis] = static_cast<int>(header[3 + axis]);
-    if (header[3 + axis] < 1 || header[3 + axis] > (1u << 20) ||
+    if (header[3 + axis] < 1 || header[3 + axis] > 0x7fffffffu ||
         (axis >= dims && header[3 + axis] != 1))
       return bad("header gives extent " + std::to_string(header[3 + axis]) +
                  " along axis " + std::to_string(axis));
+    extents[axis] = static_cast<int>(header[3 + axis]);
+    // sites <= 2^40 and a factor below 2^31: no overflow before the check.
     sites *= header[3 + axis];
-    // Each factor is below 2^21: checking after each keeps sites < 2^61.
     if (sites > (std::uint64_t(1) << 40))
-      return bad("header gives a lattice of more than 2^40 sites");
+      return bad("header gives a lattice of more than 2^40 sites, as "
+                 "GaugeField::create allows");
   }
   const std::uint64_t expected =
       sites * static_cast<std::uint64_t>(dims) * 2 * colours * colours;

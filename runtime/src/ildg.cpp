@@ -15,7 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <regex>
+#include <cstdlib>
 
 namespace stencil {
 namespace {
@@ -41,23 +41,31 @@ std::uint32_t rotateLeft(std::uint32_t value, int by) {
   return by == 0 ? value : (value << by) | (value >> (32 - by));
 }
 
-/// The integer in <tag>...</tag> of `xml`, or -1.
-long long xmlInteger(const std::string &xml, const std::string &tag) {
-  std::smatch match;
-  if (!std::regex_search(xml, match,
-                         std::regex("<" + tag + ">\\s*([0-9]+)\\s*</" + tag +
-                                    ">")))
-    return -1;
-  return std::stoll(match[1].str());
+/// The text between <tag> and </tag> in `xml`, trimmed, or "".
+std::string xmlText(const std::string &xml, const std::string &tag) {
+  const std::string open = "<" + tag + ">", close = "</" + tag + ">";
+  const std::size_t start = xml.find(open);
+  if (start == std::string::npos)
+    return "";
+  const std::size_t from = start + open.size();
+  const std::size_t end = xml.find(close, from);
+  if (end == std::string::npos)
+    return "";
+  std::string text = xml.substr(from, end - from);
+  const char *space = " \t\r\n";
+  const std::size_t first = text.find_first_not_of(space);
+  if (first == std::string::npos)
+    return "";
+  return text.substr(first, text.find_last_not_of(space) - first + 1);
 }
 
-std::string xmlText(const std::string &xml, const std::string &tag) {
-  std::smatch match;
-  if (!std::regex_search(xml, match,
-                         std::regex("<" + tag + ">\\s*([^<]*?)\\s*</" + tag +
-                                    ">")))
-    return "";
-  return match[1].str();
+/// The decimal integer in <tag>...</tag> of `xml` (at most 9 digits), or -1.
+long long xmlInteger(const std::string &xml, const std::string &tag) {
+  const std::string text = xmlText(xml, tag);
+  if (text.empty() || text.size() > 9 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
+  return std::strtoll(text.c_str(), nullptr, 10);
 }
 
 } // namespace
@@ -172,12 +180,12 @@ Status GaugeField::read_ildg(const std::string &path, GaugeField &out) {
     }
   }
   if (!checksum.empty()) {
-    const std::string a = xmlText(checksum, "suma"),
-                      b = xmlText(checksum, "sumb");
-    const unsigned long storedA = std::strtoul(a.c_str(), nullptr, 16);
-    const unsigned long storedB = std::strtoul(b.c_str(), nullptr, 16);
+    const std::string a = xmlText(checksum, "suma").substr(0, 16),
+                      b = xmlText(checksum, "sumb").substr(0, 16);
+    const unsigned long long storedA = std::strtoull(a.c_str(), nullptr, 16);
+    const unsigned long long storedB = std::strtoull(b.c_str(), nullptr, 16);
     if (a.empty() || b.empty() || storedA != suma || storedB != sumb) {
-      char text[120];
+      char text[160];
       std::snprintf(text, sizeof text,
                     "SciDAC checksum mismatch (stored %s %s, computed %x %x); "
                     "the file is corrupt",

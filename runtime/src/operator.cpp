@@ -334,18 +334,26 @@ Status StencilOperator::check_spd() const {
     for (int axis = 0; axis < 4; ++axis)
       offset[axis] = info_->tap_offsets[t][axis];
     offsets.push_back(offset);
-    // The taps' shared part: the fields' terms are checked above. A link
-    // tap enters as -|c| (the diamagnetic bound for unitary links).
+    // The taps' shared part: the fields' terms are checked above. With
+    // links every off-centre tap enters as -|c| (the diamagnetic bound for
+    // unitary links; see check/CheckSolver.cpp).
     const double weight = coefficients.shared(t);
-    weights.push_back(info_->links && info_->links->tap_link[t]
+    weights.push_back(info_->links && t != info_->centre_tap
                           ? -std::fabs(weight)
                           : weight);
   }
   SymbolMinimum minimum =
       symbol_minimum(info_->shape.dims, offsets, weights);
   const StencilShape &shape = info_->shape;
+  // |psi| of the bound carries no antiperiodic sign: with links, judge such
+  // axes as periodic.
+  int boundary[kMaxDims];
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    boundary[axis] = info_->links && shape.boundary[axis] == kAntiperiodic
+                         ? kPeriodic
+                         : shape.boundary[axis];
   if (symbol_positive_definite(shape.dims, offsets, weights, minimum,
-                               shape.boundary))
+                               boundary))
     return Status();
   std::string theta;
   for (int axis = 0; axis < shape.dims; ++axis)
@@ -388,10 +396,12 @@ Status StencilOperator::check_unitary_links() const {
       reconstruct_third_row(m3);
       std::copy(m3.v, m3.v + 18, target);
     }
+  // Unitary is what the bound needs; det U = -1 (a sign folded into the
+  // links) is fine.
   const double tolerance = lattice_.element_bytes == 4 ? 1e-5 : 1e-10;
   std::int64_t site = 0;
   int mu = 0;
-  const double worst = U.worst_link(site, mu);
+  const double worst = U.worst_link(site, mu, /*determinant=*/false);
   if (worst <= tolerance)
     return Status();
   return Status::failure(

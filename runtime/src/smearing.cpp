@@ -18,6 +18,10 @@ Status JacobiSmearing::create(const KernelInfo &info, const int *extents,
       return Status::failure("Jacobi smearing needs periodic axes, but " +
                              name + "'s axis " + std::to_string(axis) +
                              " is not periodic");
+  if (!info.symmetric)
+    return Status::failure("Jacobi smearing needs a Hermitian hopping term, "
+                           "but " + name + " is not Hermitian (a link tap's "
+                           "mirror is missing or differs)");
   if (info.centre_tap < 0 || info.num_params != 0 ||
       info.tap_constants[info.centre_tap] <= 0)
     return Status::failure(name + " is not of the form D = c - H (a centre "
@@ -81,19 +85,34 @@ Status JacobiSmearing::smear_time_slices(const GaugeField &U, double kappa,
                            std::to_string(perSlice * nt));
   Field field;
   STENCIL_TRY(Field::create(slice, field));
-  for (int t = 0; t < nt; ++t) {
+  // The operator reads each slice's links from slice_links_; on the way out
+  // it gets back the links it had (so that no pointer into this object
+  // outlives the call, and smear() keeps the caller's links).
+  const Field *previous = op_.links();
+  Status status;
+  for (int t = 0; t < nt && status.ok(); ++t) {
     GaugeField links;
-    STENCIL_TRY(time_slice_links(U, t, links));
-    STENCIL_TRY(op_.upload_links(links, slice_links_));
-    STENCIL_TRY(op_.set_links(slice_links_));
+    status = time_slice_links(U, t, links);
+    if (status.ok())
+      status = op_.upload_links(links, slice_links_);
+    if (status.ok())
+      status = op_.set_links(slice_links_);
     double *values = psi.data() + t * perSlice;
-    STENCIL_TRY(field.upload_values(values, perSlice));
-    STENCIL_TRY(smear(field, kappa, iterations));
-    STENCIL_TRY(field.download_values(values, perSlice));
-    if (progress)
+    if (status.ok())
+      status = field.upload_values(values, perSlice);
+    if (status.ok())
+      status = smear(field, kappa, iterations);
+    if (status.ok())
+      status = field.download_values(values, perSlice);
+    if (status.ok() && progress)
       progress(t + 1, nt);
   }
-  return Status();
+  if (previous)
+    (void)op_.set_links(*previous); // it was accepted before
+  else
+    op_.clear_links();
+  slice_links_ = Field();
+  return status;
 }
 
 } // namespace stencil

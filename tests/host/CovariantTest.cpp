@@ -829,3 +829,20 @@ TEST(Covariant, SmearingRefusesOtherOperators) {
 }
 
 } // namespace
+
+TEST(Covariant, CgAcceptsUnitaryLinksWithDeterminantMinusOne) {
+  // -U is unitary with det -U = -1 (N = 3): a sign folded into the links
+  // (a boundary condition, staggered phases) keeps the diamagnetic bound,
+  // so CG's check accepts it.
+  const std::vector<int> extents = {5, 3, 4, 8};
+  CovariantOp op;
+  ASSERT_OK(op.create(kernel("covlap4d_f64"), extents));
+  GaugeField U = op.gauge();
+  Random random(12);
+  U.set_random(random);
+  for (std::int64_t s = 0; s < U.sites(); s += 3)
+    for (int k = 0; k < 18; ++k)
+      U.link(s, 3)[k] = -U.link(s, 3)[k];
+  ASSERT_OK(op.setLinks(U));
+  ASSERT_OK(op.A.check_spd());
+}

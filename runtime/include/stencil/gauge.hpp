@@ -87,8 +87,10 @@ public:
   /// max over links of max |(U U^dagger - 1)_ij| and of |det U - 1| (the
   /// latter only for N >= 2): how far the links are from SU(N).
   double unitarity_deviation() const;
-  /// The same for one link; `site` and `mu` receive the worst one's place.
-  double worst_link(std::int64_t &site, int &mu) const;
+  /// The same for the worst link, whose place `site` and `mu` receive;
+  /// without `determinant`, only max |(U U^dagger - 1)_ij| (U(N)).
+  double worst_link(std::int64_t &site, int &mu,
+                    bool determinant = true) const;
 
   Status write(const std::string &path) const;
   static Status read(const std::string &path, GaugeField &out);

@@ -57,6 +57,9 @@ public:
   Status upload_links(const GaugeField &U, Field &out) const;
   /// The links the kernels read; `links` must outlive the operator's use.
   Status set_links(const Field &links);
+  /// The links set, or null; clear_links() forgets them.
+  const Field *links() const { return links_; }
+  void clear_links() { links_ = nullptr; }
 
   /// out = A in. Fails with a clear message on lattice mismatch.
   Status apply(Field &out, const Field &in, Stream stream = nullptr) const;
