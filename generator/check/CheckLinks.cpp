@@ -1,0 +1,238 @@
+//===- CheckLinks.cpp - Complex values and link taps ----------------------===//
+//
+// The checker's rules for field.type and field.shape, the links section and
+// the taps that multiply by links (nearest neighbours, on complex fields whose
+// shape ends in the links' N).
+//
+//===----------------------------------------------------------------------===//
+#include "check/Check.h"
+#include "check/Checker.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cstdlib>
+
+using namespace llvm;
+
+namespace stencilc {
+namespace checker {
+
+/// field.type and field.shape: complex values, and the site's values as an
+/// array (colour, spin x colour); `components` then follows from them.
+void Checker::checkValueShape() {
+  if (spec.valueType.present) {
+    StringRef type = spec.valueType.value;
+    if (type == "complex")
+      model.complexValues = true;
+    else if (type != "real")
+      diags.error(spec.valueType.range,
+                  "unknown field type '" + type +
+                      "'; expected 'real' or 'complex'");
+  }
+  if (!spec.shape.present) {
+    if (model.complexValues) {
+      // A complex field without a shape: `components` complex values.
+      if (2 * model.components > kMaxComponents) {
+        diags.error(spec.components.present ? spec.components.range
+                                            : spec.valueType.range,
+                    "a complex field of " + Twine(model.components) +
+                        " components holds " + Twine(2 * model.components) +
+                        " reals per site, more than the supported " +
+                        Twine(kMaxComponents));
+        return;
+      }
+      model.shape = {model.components};
+      model.components *= 2;
+    }
+    return;
+  }
+  if (spec.components.present) {
+    diags.error(spec.components.range,
+                "give either 'field.components' or 'field.shape', not both; "
+                "the shape sets the values per site");
+    return;
+  }
+  const std::vector<long long> &extents = spec.shape.value;
+  if (extents.empty() || extents.size() > 4) {
+    diags.error(spec.shape.range, "'field.shape' needs 1 to 4 extents, not " +
+                                      Twine(extents.size()));
+    return;
+  }
+  long long values = model.complexValues ? 2 : 1;
+  for (long long extent : extents) {
+    if (extent < 1 || extent > kMaxComponents) {
+      diags.error(spec.shape.range,
+                  "'field.shape' extents must be from 1 to " +
+                      Twine(kMaxComponents) + ", not " + Twine(extent));
+      return;
+    }
+    values *= extent;
+    model.shape.push_back(static_cast<int>(extent));
+  }
+  if (values > kMaxComponents) {
+    diags.error(spec.shape.range,
+                "'field.shape' makes " + Twine(values) +
+                    " reals per site, more than the supported " +
+                    Twine(kMaxComponents));
+    model.shape.clear();
+    return;
+  }
+  model.components = static_cast<int>(values);
+}
+
+/// The `links` section: name, colours, compression, storage order.
+void Checker::checkLinks() {
+  const LinksSpec &links = spec.links;
+  if (!links.present)
+    return;
+  LinkField &out = model.links;
+  if (links.name.present) {
+    const std::string &name = links.name.value;
+    if (!isIdentifier(name))
+      diags.error(links.name.range,
+                  "link field name '" + name + "' is not a C identifier");
+    else if (isReservedName(name))
+      diags.error(links.name.range,
+                  "link field name '" + name + "' is a reserved word");
+    else if (any_of(model.parameters,
+                    [&](const Parameter &p) { return p.name == name; }))
+      diags.error(links.name.range, "link field '" + name +
+                                        "' has the name of a parameter");
+    else
+      out.name = name;
+  }
+  if (links.colours.present) {
+    long long n = links.colours.value;
+    if (n < 1 || n > 4)
+      diags.error(links.colours.range,
+                  "'links.colours' must be from 1 to 4 (N x N link "
+                  "matrices), not " +
+                      Twine(n));
+    else
+      out.colours = static_cast<int>(n);
+  }
+  if (links.compression.present) {
+    StringRef value = links.compression.value;
+    if (value == "two_rows")
+      out.compression = LinkCompression::TwoRows;
+    else if (value != "none")
+      diags.error(links.compression.range,
+                  "unknown link compression '" + value +
+                      "'; expected 'none' (every entry) or 'two_rows' (12 "
+                      "reals of SU(3), the third row reconstructed)");
+    else
+      out.compression = LinkCompression::None;
+    if (out.compression == LinkCompression::TwoRows && out.colours != 3)
+      diags.error(links.compression.range,
+                  "'two_rows' compression reconstructs the third row of an "
+                  "SU(3) matrix as a cross product; it needs 'colours: 3', "
+                  "not " +
+                      Twine(out.colours));
+  }
+  if (links.layoutOrder.present) {
+    StringRef order = links.layoutOrder.value;
+    if (order == "aos")
+      out.order = LayoutOrder::SiteMajor;
+    else if (order == "soa")
+      out.order = LayoutOrder::ComponentMajor;
+    else if (order == "aosoa")
+      out.order = LayoutOrder::Blocked;
+    else
+      diags.error(links.layoutOrder.range,
+                  "unknown link layout '" + order +
+                      "'; expected 'aos' (a site's matrices together), "
+                      "'soa' (one array per real) or 'aosoa' (blocks of "
+                      "sites)");
+  }
+  if (links.layoutBlock.present) {
+    long long block = links.layoutBlock.value;
+    if (out.order != LayoutOrder::Blocked)
+      diags.error(links.layoutBlock.range,
+                  "'links.layout.block' applies to the 'aosoa' layout only");
+    else if (block < 1 || block > kMaxThreadsPerBlock)
+      diags.error(links.layoutBlock.range,
+                  "'links.layout.block' must be from 1 to " +
+                      Twine(kMaxThreadsPerBlock) + " sites, not " +
+                      Twine(block));
+    else
+      out.block = static_cast<int>(block);
+  } else if (out.order == LayoutOrder::Blocked) {
+    diags.error(links.layoutRange, "the 'aosoa' link layout needs 'block', "
+                                   "the number of sites per block");
+  }
+}
+
+/// Link taps: nearest-neighbour steps on a complex field whose last shape
+/// extent is the links' N.
+void Checker::checkLinkTaps() {
+  bool reported = false;
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    const TapSpec &tapSpec = spec.taps[t];
+    if (!tapSpec.link.present)
+      continue;
+    const std::string &name = tapSpec.link.value;
+    if (!spec.links.present) {
+      // A malformed `links` section has its own error already.
+      if (!spec.links.range.isValid())
+        diags.error(tapSpec.link.range,
+                    "tap multiplies by link field '" + name +
+                        "', but the spec declares no 'links'");
+      tapsKnown = false;
+      continue;
+    }
+    if (!model.links.present())
+      continue; // the links section's own error
+    if (name != model.links.name) {
+      diags.error(tapSpec.link.range, "unknown link field '" + name +
+                                          "'; the spec's links are named '" +
+                                          model.links.name + "'");
+      tapsKnown = false;
+      continue;
+    }
+    // An offset of the wrong length has its own error already.
+    if (!tapSpec.offset.present || !gridKnown ||
+        static_cast<int>(tapSpec.offset.value.size()) != model.dims)
+      continue;
+    const Offset &offset = model.taps[t].offset;
+    int distance = 0;
+    for (int axis = 0; axis < model.dims; ++axis)
+      distance += std::abs(offset[axis]);
+    if (distance != 1) {
+      diags.error(tapRanges[t],
+                  "link tap " + formatOffset(offset, model.dims) +
+                      " is not a nearest neighbour; a link joins a site to "
+                      "the next one along one axis (+1 or -1)");
+      tapsKnown = false;
+      continue;
+    }
+    model.taps[t].link = true;
+    if (reported)
+      continue;
+    const int n = model.links.colours;
+    if (!model.complexValues) {
+      diags.error(tapSpec.link.range,
+                  "link taps multiply complex colour vectors; declare "
+                  "'field.type: complex' with 'field.shape' ending in the "
+                  "links' " +
+                      Twine(n) + " colours");
+      reported = true;
+      tapsKnown = false;
+    } else if (model.shape.empty() || model.shape.back() != n) {
+      diags.error(spec.shape.present ? spec.shape.range : tapSpec.link.range,
+                  "the field's shape must end in the links' " + Twine(n) +
+                      " colours (each colour vector is multiplied by the " +
+                      Twine(n) + " x " + Twine(n) + " link), not " +
+                      Twine(model.shape.empty() ? 0 : model.shape.back()));
+      reported = true;
+      tapsKnown = false;
+    }
+  }
+  if (spec.links.present && model.links.present() && !model.hasLinkTaps() &&
+      tapsKnown)
+    diags.warning(spec.links.range, "links '" + model.links.name +
+                                        "' are declared but no tap uses them");
+}
+
+} // namespace checker
+} // namespace stencilc

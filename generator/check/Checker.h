@@ -1,0 +1,68 @@
+//===- Checker.h - The checker's state, shared by its files -----*- C++ -*-===//
+//
+// Internal to generator/check: the Checker walks a parsed Spec section by
+// section into a StencilModel. Its rules live in Check.cpp, and those of
+// complex values and links in CheckLinks.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_CHECK_CHECKER_H
+#define STENCILC_CHECK_CHECKER_H
+
+#include "check/Model.h"
+#include "spec/Spec.h"
+#include "support/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <optional>
+#include <vector>
+
+namespace stencilc {
+namespace checker {
+
+/// A C identifier: letters, digits and '_', not starting with a digit.
+bool isIdentifier(llvm::StringRef word);
+/// A name a spec may not use for the stencil, a parameter or its links.
+bool isReservedName(llvm::StringRef word);
+
+class Checker {
+public:
+  Checker(const Spec &spec, DiagnosticEngine &diags)
+      : spec(spec), diags(diags) {}
+
+  std::optional<StencilModel> run();
+
+private:
+  void checkName();
+  void checkGrid();
+  void checkField();
+  void checkValueShape();
+  void checkParameters();
+  void checkLinks();
+  void checkTaps();
+  void checkLinkTaps();
+  void checkFieldReach();
+  void checkKernel();
+  void checkBlock();
+  void checkTile();
+  void checkLoadOrder();
+  void checkSolver();
+  void checkLayout();
+  void checkSiteVectors(int width, llvm::SMRange range);
+  void checkEvenOdd();
+  void checkComponentSplit();
+
+  const Spec &spec;
+  DiagnosticEngine &diags;
+  StencilModel model;
+  bool gridKnown = false; ///< dims was read and valid
+  bool tapsKnown = false; ///< every tap was read and valid
+  std::vector<llvm::SMRange> tapRanges;
+  std::vector<bool> parameterUsed;
+};
+
+} // namespace checker
+} // namespace stencilc
+
+#endif
