@@ -12,8 +12,10 @@
 #      hopping kernels and the whole-lattice kernel;
 #   6. even/odd CG (Schur complement) against whole-lattice CG for that
 #      field, host and GPU at 16^3x32 (same solution), GPU at 32^3x64;
-#   7. stencil_bench: every shipped kernel against its naive baseline at
-#      512^3 (3-D) or 32^3x64 (4-D vector fields), and CG at 256^3.
+#   7. CG on the covariant Laplacian (random SU(3) links), host and GPU on
+#      the same problem, and even/odd CG on it at 32^3x64;
+#   8. stencil_bench: every shipped kernel against its naive baseline at
+#      512^3 (3-D) or 32^3x64 (4-D vector and covariant fields), and CG at 256^3.
 # Results go to $OUT (or results/) and a table is printed last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,6 +73,13 @@ run build-host/solve_laplacian4d_vec24_eo --size 16,16,16,32 --tol 1e-6 --even-o
 run build-cuda/solve_laplacian4d_vec24_eo --size 16,16,16,32 --tol 1e-6 --even-odd --compare "$out/host_eo.bin" --compare-tol 1e-4
 run build-cuda/solve_laplacian4d_vec24_eo --size 32,32,32,64 --tol 1e-6 --even-odd
 run build-cuda/solve_laplacian4d_vec24_aosoa --size 32,32,32,64 --tol 1e-6
+# Gauge-covariant Laplacians (issue 17): CG on random SU(3) links, host and
+# GPU on the same links and right-hand side (the same seed), the GPU's
+# solution compared with the host's; even/odd Schur CG at 32^3 x 64.
+run build-host/solve_covlap4d_f64 --size 12,12,12,16 --tol 1e-10 --save "$out/host_cov.bin"
+run build-cuda/solve_covlap4d_f64 --size 12,12,12,16 --tol 1e-10 --compare "$out/host_cov.bin" --compare-tol 1e-8
+run build-cuda/solve_covlap4d_f64 --size 32,32,32,64 --tol 1e-10 --time-kernels
+run build-cuda/solve_covlap4d_eo_f32 --size 32,32,32,64 --tol 1e-5 --even-odd
 # The benchmark (issue 6): peak, every shipped kernel against its naive
 # baseline, CG; JSON and, where matplotlib exists, the roofline chart.
 run build-cuda/bench/stencil_bench --json "$out/bench.json"
