@@ -467,7 +467,9 @@ int runTune() {
   if (variants.size() < space)
     outs() << "  the first " << variants.size() << " of " << space
            << " in the search order (layout, components per thread, block, "
-              "tile, load order, stores, launch bounds); --max-variants "
+              "tile, load order, stores, launch bounds"
+           << (model->hasLinkTaps() ? ", the links' layout" : "")
+           << "); --max-variants "
            << space << " emits all\n";
   outs()
          << "  on the GPU machine, with stencilc's runtime installed (no LLVM "
