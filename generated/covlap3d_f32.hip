@@ -76,11 +76,11 @@ covlap3d_f32_kernel(
   const value_type *u3 = in + (x + y_m1 * sy + z * sz) * 6;
   stencil::link_dagger_times<false>(acc0, w1, l3, u3);
   const value_type *u4 = in + (x + y_p1 * sy + z * sz) * 6;
+  stencil::link_times<false>(acc0, w1, l0, u4);
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     acc1[c] += w0 * u4[c];
   }
-  stencil::link_times<false>(acc0, w1, l0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       x + y * sy + z_m1 * sz, 2, 3, sites);
@@ -335,11 +335,11 @@ STENCIL_GLOBAL void covlap3d_f32_tuned0_kernel(
   const value_type *u3 = in + (x + y_m1 * sy + z * sz) * 6;
   stencil::link_dagger_times<false>(acc0, w1, l3, u3);
   const value_type *u4 = in + (x + y_p1 * sy + z * sz) * 6;
+  stencil::link_times<false>(acc0, w1, l0, u4);
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     acc1[c] += w0 * u4[c];
   }
-  stencil::link_times<false>(acc0, w1, l0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       x + y * sy + z_m1 * sz, 2, 3, sites);

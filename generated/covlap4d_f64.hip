@@ -82,11 +82,11 @@ covlap4d_f64_kernel(
   const value_type *u3 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
   stencil::link_dagger_times<false>(acc0, w1, l3, u3);
   const value_type *u4 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
+  stencil::link_times<false>(acc0, w1, l0, u4);
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     acc1[c] += w0 * u4[c];
   }
-  stencil::link_times<false>(acc0, w1, l0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
@@ -222,11 +222,11 @@ covlap4d_f64_dot_kernel(
     const value_type *u3 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
     stencil::link_dagger_times<false>(acc0, w1, l3, u3);
     const value_type *u4 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
+    stencil::link_times<false>(acc0, w1, l0, u4);
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       acc1[c] += w0 * u4[c];
     }
-    stencil::link_times<false>(acc0, w1, l0, u4);
     stencil::LinkMatrix<value_type, 3> l4;
     stencil::load_link<3, 18>(l4, params.U, link_layout,
         x + y * sy + z_m1 * sz + t * st, 2, 4, sites);

@@ -39,31 +39,30 @@ void AccessPrinter::linkStep(CodePrinter &p, const PlanStep &step) const {
   const PlannedLoad &load = plan.loads[step.load];
   const std::string name = "u" + std::to_string(step.load);
   gather(p, step, name);
-  // Plain taps first, in one loop over the components.
-  bool plain = false;
-  for (const PlannedAccumulation &acc : step.accumulations)
-    plain |= acc.link < 0;
-  if (plain) {
-    p.emit({{"count", std::to_string(access.perThread)}}, R"(
-      STENCIL_UNROLL
-      for (int c = 0; c < $count$; ++c) {
-    )");
-    {
-      CodePrinter::Indent indent(p);
-      for (const PlannedAccumulation &acc : step.accumulations)
-        if (acc.link < 0)
-          p.line(accumulate(acc, "[c]", signedValue(load, name + "[c]")));
-    }
-    p.line("}");
-  }
   const LinkStorage &links = plan.linkStorage;
   const int vectorReals = 2 * links.colours;
   const int vectors = access.perThread / vectorReals;
-  for (const PlannedAccumulation &acc : step.accumulations) {
-    if (acc.link < 0)
+  const std::vector<PlannedAccumulation> &accs = step.accumulations;
+  // In the plan's order; consecutive plain taps share one loop over the
+  // components.
+  for (size_t i = 0; i < accs.size();) {
+    if (accs[i].link < 0) {
+      p.emit({{"count", std::to_string(access.perThread)}}, R"(
+        STENCIL_UNROLL
+        for (int c = 0; c < $count$; ++c) {
+      )");
+      {
+        CodePrinter::Indent indent(p);
+        for (; i < accs.size() && accs[i].link < 0; ++i)
+          p.line(accumulate(accs[i], "[c]", signedValue(load, name + "[c]")));
+      }
+      p.line("}");
       continue;
+    }
+    const PlannedAccumulation &acc = accs[i++];
     const std::string function =
-        std::string(acc.dagger ? "stencil::link_dagger_times" : "stencil::link_times") +
+        std::string(acc.dagger ? "stencil::link_dagger_times"
+                               : "stencil::link_times") +
         (acc.first ? "<true>" : "<false>");
     const std::string link = "l" + std::to_string(acc.link);
     const std::string weight = signedValue(load, acc.weight);
