@@ -134,6 +134,13 @@ struct LinkField {
   LayoutOrder order = LayoutOrder::SiteMajor;
   int block = 1; ///< Blocked order: sites per block
   bool present() const { return !name.empty(); }
+  /// The links' component order alone, as a layout (no site order).
+  FieldLayout storageOrder() const {
+    FieldLayout l;
+    l.order = order;
+    l.block = block;
+    return l;
+  }
   /// Reals stored per matrix: 2 N^2, or 12 for two rows of SU(3).
   int realsPerLink() const {
     return compression == LinkCompression::TwoRows ? 4 * colours

@@ -51,12 +51,8 @@ std::string summaryOf(const StencilModel &m) {
   } else if (k.vectorWidth > 1) {
     text += ", " + std::to_string(k.vectorWidth) + " sites along x per access";
   }
-  if (m.hasLinkTaps()) {
-    FieldLayout links;
-    links.order = m.links.order;
-    links.block = m.links.block;
-    text += ", links " + orderDescription(links);
-  }
+  if (m.hasLinkTaps())
+    text += ", links " + orderDescription(m.links.storageOrder());
   return text;
 }
 

@@ -57,14 +57,6 @@ std::string layoutText(const FieldLayout &l) {
   return "aos";
 }
 
-/// The links' storage order as a FieldLayout (for layoutText).
-FieldLayout linkOrderOf(const StencilModel &model) {
-  FieldLayout l;
-  l.order = model.links.order;
-  l.block = model.links.block;
-  return l;
-}
-
 Error bad(StringRef item, const Twine &why) {
   return createStringError(inconvertibleErrorCode(), "'%s': %s",
                            item.str().c_str(), why.str().c_str());
@@ -114,7 +106,7 @@ std::string tuningOptionsText(const StencilModel &model) {
               ? "; components_per_thread=" +
                     std::to_string(model.componentsPerThread())
               : std::string()) +
-         (model.hasLinkTaps() ? "; links=" + layoutText(linkOrderOf(model))
+         (model.hasLinkTaps() ? "; links=" + layoutText(model.links.storageOrder())
                               : std::string());
 }
 
