@@ -509,38 +509,45 @@ void Checker::checkLoadOrder() {
     model.kernel.tapOrder = std::move(*taps);
 }
 
+void Checker::checkStorageOrder(const Located<std::string> &order,
+                                const Located<long long> &block,
+                                SMRange range, const OrderWords &words,
+                                LayoutOrder &outOrder, int &outBlock) {
+  if (order.present) {
+    StringRef value = order.value;
+    if (value == "aos")
+      outOrder = LayoutOrder::SiteMajor;
+    else if (value == "soa")
+      outOrder = LayoutOrder::ComponentMajor;
+    else if (value == "aosoa")
+      outOrder = LayoutOrder::Blocked;
+    else
+      diags.error(order.range, "unknown " + words.noun + " '" + value +
+                                   "'; expected 'aos' (" + words.aos +
+                                   "), 'soa' (" + words.soa +
+                                   ") or 'aosoa' (blocks of sites)");
+  }
+  if (block.present) {
+    if (outOrder != LayoutOrder::Blocked)
+      diags.error(block.range, "'" + words.key +
+                                   ".block' applies to the 'aosoa' layout only");
+    else if (block.value < 1 || block.value > kMaxThreadsPerBlock)
+      diags.error(block.range, "'" + words.key + ".block' must be from 1 to " +
+                                   Twine(kMaxThreadsPerBlock) + " sites, not " +
+                                   Twine(block.value));
+    else
+      outBlock = static_cast<int>(block.value);
+  } else if (outOrder == LayoutOrder::Blocked) {
+    diags.error(range, "the 'aosoa' " + words.noun +
+                           " needs 'block', the number of sites per block");
+  }
+}
+
 void Checker::checkLayout() {
   FieldLayout &layout = model.layout;
-  if (spec.layoutOrder.present) {
-    StringRef order = spec.layoutOrder.value;
-    if (order == "aos")
-      layout.order = LayoutOrder::SiteMajor;
-    else if (order == "soa")
-      layout.order = LayoutOrder::ComponentMajor;
-    else if (order == "aosoa")
-      layout.order = LayoutOrder::Blocked;
-    else
-      diags.error(spec.layoutOrder.range,
-                  "unknown layout '" + order +
-                      "'; expected 'aos' (site-major), 'soa' "
-                      "(component-major) or 'aosoa' (blocks of sites)");
-  }
-  if (spec.layoutBlock.present) {
-    long long block = spec.layoutBlock.value;
-    if (layout.order != LayoutOrder::Blocked)
-      diags.error(spec.layoutBlock.range,
-                  "'field.layout.block' applies to the 'aosoa' layout only");
-    else if (block < 1 || block > kMaxThreadsPerBlock)
-      diags.error(spec.layoutBlock.range,
-                  "'field.layout.block' must be from 1 to " +
-                      Twine(kMaxThreadsPerBlock) + " sites, not " +
-                      Twine(block));
-    else
-      layout.block = static_cast<int>(block);
-  } else if (layout.order == LayoutOrder::Blocked) {
-    diags.error(spec.layoutRange, "the 'aosoa' layout needs 'block', the "
-                                  "number of sites per block");
-  }
+  checkStorageOrder(spec.layoutOrder, spec.layoutBlock, spec.layoutRange,
+                    {"field.layout", "layout", "site-major", "component-major"},
+                    layout.order, layout.block);
   if (spec.subdomain.present && gridKnown) {
     const std::vector<long long> &extents = spec.subdomain.value;
     if (static_cast<int>(extents.size()) != model.dims)

@@ -130,37 +130,10 @@ void Checker::checkLinks() {
                   "not " +
                       Twine(out.colours));
   }
-  if (links.layoutOrder.present) {
-    StringRef order = links.layoutOrder.value;
-    if (order == "aos")
-      out.order = LayoutOrder::SiteMajor;
-    else if (order == "soa")
-      out.order = LayoutOrder::ComponentMajor;
-    else if (order == "aosoa")
-      out.order = LayoutOrder::Blocked;
-    else
-      diags.error(links.layoutOrder.range,
-                  "unknown link layout '" + order +
-                      "'; expected 'aos' (a site's matrices together), "
-                      "'soa' (one array per real) or 'aosoa' (blocks of "
-                      "sites)");
-  }
-  if (links.layoutBlock.present) {
-    long long block = links.layoutBlock.value;
-    if (out.order != LayoutOrder::Blocked)
-      diags.error(links.layoutBlock.range,
-                  "'links.layout.block' applies to the 'aosoa' layout only");
-    else if (block < 1 || block > kMaxThreadsPerBlock)
-      diags.error(links.layoutBlock.range,
-                  "'links.layout.block' must be from 1 to " +
-                      Twine(kMaxThreadsPerBlock) + " sites, not " +
-                      Twine(block));
-    else
-      out.block = static_cast<int>(block);
-  } else if (out.order == LayoutOrder::Blocked) {
-    diags.error(links.layoutRange, "the 'aosoa' link layout needs 'block', "
-                                   "the number of sites per block");
-  }
+  checkStorageOrder(links.layoutOrder, links.layoutBlock, links.layoutRange,
+                    {"links.layout", "link layout", "a site's matrices together",
+                     "one array per real"},
+                    out.order, out.block);
 }
 
 /// Link taps: nearest-neighbour steps on a complex field whose last shape

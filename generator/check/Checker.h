@@ -49,6 +49,17 @@ private:
   void checkLoadOrder();
   void checkSolver();
   void checkLayout();
+  /// The words of a storage order's diagnostics: its key ("field.layout"),
+  /// its noun ("layout") and what 'aos' and 'soa' mean for it.
+  struct OrderWords {
+    llvm::StringRef key, noun, aos, soa;
+  };
+  /// `aos`, `soa` or `aosoa` with its `block`, into `outOrder` and
+  /// `outBlock` (the field's layout and the links' share the rules).
+  void checkStorageOrder(const Located<std::string> &order,
+                         const Located<long long> &block, llvm::SMRange range,
+                         const OrderWords &words, LayoutOrder &outOrder,
+                         int &outBlock);
   void checkSiteVectors(int width, llvm::SMRange range);
   void checkEvenOdd();
   void checkComponentSplit();
