@@ -188,57 +188,47 @@ FieldAccess halfAccess(const StencilModel &model) {
   return access;
 }
 
-/// Values of per-site arrays (coefficient fields, links) a hopping kernel
-/// reads per output site. Its threads cover one parity, so an array read at
-/// the thread's site and at a neighbour touches both halves: each distinct
-/// (array, parity of the site read) is read once per output site.
-int hoppingArrayBytesPerSite(const StencilModel &model) {
-  std::set<std::pair<int, int>> fields; // (parameter, parity of the shift)
-  std::set<std::pair<int, bool>> links; // (axis, forward)
-  for (const Tap &tap : model.taps) {
-    for (const CoefficientTerm &term : tap.coefficient.terms) {
-      if (!model.parameters[term.parameter].site)
-        continue;
-      int steps = 0;
-      for (int axis = 0; axis < model.dims; ++axis)
-        steps += std::abs(term.shift[axis]);
-      fields.insert({term.parameter, steps % 2});
-    }
-    if (tap.link)
-      links.insert({linkAxis(tap), isForwardLink(tap)});
-  }
-  return (static_cast<int>(fields.size()) +
-          static_cast<int>(links.size()) * model.links.realsPerLink()) *
-         model.elementBytes();
+/// 0 or 1: the parity a step by `offset` changes a site's parity by.
+int stepParity(const Offset &offset) {
+  int steps = 0;
+  for (int delta : offset)
+    steps += std::abs(delta);
+  return steps % 2;
 }
 
-/// The links' share of hoppingArrayBytesPerSite.
-int hoppingLinkBytesPerSite(const StencilModel &model) {
+/// Bytes of coefficient fields per output site: each field once, or in a
+/// hopping kernel, whose threads cover one parity, once per parity of the
+/// sites it is read at (an array read at the thread's site and at a
+/// neighbour touches both halves).
+int fieldBytesPerSite(const StencilModel &model, bool hopping) {
+  if (!hopping)
+    return siteParameterCount(model) * model.elementBytes();
+  std::set<std::pair<int, int>> fields; // (parameter, parity of the shift)
+  for (const Tap &tap : model.taps)
+    for (const CoefficientTerm &term : tap.coefficient.terms)
+      if (model.parameters[term.parameter].site)
+        fields.insert({term.parameter, stepParity(term.shift)});
+  return static_cast<int>(fields.size()) * model.elementBytes();
+}
+
+/// Bytes of links per output site: each axis' matrices once, or in a
+/// hopping kernel each (axis, direction) once: the forward links lie in
+/// the thread's half, the backward ones in the other.
+int linkBytesPerSite(const StencilModel &model, bool hopping) {
   std::set<std::pair<int, bool>> links;
   for (const Tap &tap : model.taps)
     if (tap.link)
-      links.insert({linkAxis(tap), isForwardLink(tap)});
+      links.insert({linkAxis(tap), hopping && isForwardLink(tap)});
   return static_cast<int>(links.size()) * model.links.realsPerLink() *
          model.elementBytes();
 }
 
 void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   const int siteBytes = model.components * model.elementBytes();
-  // Site parameters and links are read once per site, like the input; a
-  // hopping kernel reads them from both parities' halves.
-  std::set<int> linkAxes;
-  for (const Tap &tap : model.taps)
-    if (tap.link)
-      linkAxes.insert(linkAxis(tap));
-  plan.linkBytesPerSite = static_cast<int>(linkAxes.size()) *
-                          model.links.realsPerLink() * model.elementBytes();
-  plan.bytesReadPerSite = siteBytes +
-                          siteParameterCount(model) * model.elementBytes() +
-                          plan.linkBytesPerSite;
-  if (hopping) {
-    plan.bytesReadPerSite = siteBytes + hoppingArrayBytesPerSite(model);
-    plan.linkBytesPerSite = hoppingLinkBytesPerSite(model);
-  }
+  // Coefficient fields and links are read once per site, like the input.
+  plan.linkBytesPerSite = linkBytesPerSite(model, hopping);
+  plan.bytesReadPerSite =
+      siteBytes + fieldBytesPerSite(model, hopping) + plan.linkBytesPerSite;
   plan.bytesWrittenPerSite = siteBytes;
   const int summed = static_cast<int>(model.taps.size()) - (hopping ? 1 : 0);
   plan.flopsPerSite = model.components * (2 * summed - 1);
@@ -335,8 +325,7 @@ void planLinks(const StencilModel &model, KernelPlan &plan, bool hopping,
         link.at.offset[link.axis] -= 1;
       const int along = link.at.offset[plan.tileAxis];
       if (hopping)
-        link.at.oddHalf = (outParity + std::abs(link.at.offset[link.axis])) %
-                              2 == 1;
+        link.at.oddHalf = (outParity + stepParity(link.at.offset)) % 2 == 1;
       else
         link.at.clampTileAxis =
             !tileWraps && along > model.reach[plan.tileAxis];
@@ -619,12 +608,8 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
     SiteRef from;
     from.offset = origin;
     std::vector<SiteTerm> terms = fieldTerms(model, c, from);
-    for (SiteTerm &term : terms) {
-      int steps = outParity;
-      for (int axis = 0; axis < model.dims; ++axis)
-        steps += std::abs(term.at.offset[axis]);
-      term.at.oddHalf = steps % 2 == 1;
-    }
+    for (SiteTerm &term : terms)
+      term.at.oddHalf = (outParity + stepParity(term.at.offset)) % 2 == 1;
     return terms;
   };
   SiteWeight diag;
