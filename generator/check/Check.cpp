@@ -389,6 +389,31 @@ void Checker::checkKernel() {
     else
       model.kernel.launchBounds = static_cast<int>(bounds);
   }
+  checkMinBlocks();
+}
+
+/// At least N blocks resident per multiprocessor: the second argument of
+/// __launch_bounds__, so it needs the first.
+void Checker::checkMinBlocks() {
+  const Located<long long> &min = spec.kernel.minBlocksPerSm;
+  if (!min.present || min.value == 0)
+    return;
+  const int bounds = model.kernel.launchBounds;
+  if (min.value < 0 || min.value > 32)
+    diags.error(min.range, "'kernel.min_blocks_per_sm' must be 0 (none) to "
+                           "32 blocks, not " +
+                               Twine(min.value));
+  else if (bounds == 0)
+    diags.error(min.range, "'kernel.min_blocks_per_sm' completes the launch "
+                           "bounds; it needs 'kernel.launch_bounds' (not 0)");
+  else if (min.value * bounds > kMaxThreadsPerMultiprocessor)
+    diags.error(min.range,
+                "'kernel.min_blocks_per_sm' " + Twine(min.value) + " of " +
+                    Twine(bounds) + " threads is more than the " +
+                    Twine(kMaxThreadsPerMultiprocessor) +
+                    " threads a multiprocessor holds");
+  else
+    model.kernel.minBlocksPerSm = static_cast<int>(min.value);
 }
 
 void Checker::checkBlock() {

@@ -48,6 +48,9 @@ std::string componentSplitProblem(const StencilModel &model, int perThread);
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;
 constexpr int kMaxThreadsPerBlock = 1024;
+/// Threads resident per multiprocessor on the GPUs stencilc targets (2048
+/// on NVIDIA sm_70 and later; 2560 on gfx908/gfx90a CUs).
+constexpr int kMaxThreadsPerMultiprocessor = 2048;
 constexpr int kMaxTileFactor = 64;
 constexpr int kMaxComponents = 256;
 

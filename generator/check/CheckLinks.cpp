@@ -134,6 +134,45 @@ void Checker::checkLinks() {
                     {"links.layout", "link layout", "a site's matrices together",
                      "one array per real"},
                     out.order, out.block);
+  checkLinkVector();
+}
+
+/// Reals per load: groups of 2 or 4 adjacent reals (QUDA's FloatN order),
+/// whole groups per matrix, one load of at most 16 bytes.
+void Checker::checkLinkVector() {
+  const Located<long long> &vector = spec.links.layoutVector;
+  if (!vector.present)
+    return;
+  LinkField &out = model.links;
+  const long long v = vector.value;
+  if (v != 1 && v != 2 && v != 4) {
+    diags.error(vector.range,
+                "'links.layout.vector' must be 1, 2 or 4 reals per load, not " +
+                    Twine(v));
+    return;
+  }
+  if (v == 1) {
+    out.vector = 1;
+    return;
+  }
+  if (out.order == LayoutOrder::SiteMajor)
+    diags.error(vector.range,
+                "'links.layout.vector' groups the reals of one array per "
+                "real ('soa') or of a block of sites ('aosoa'); the 'aos' "
+                "layout already keeps a matrix's reals together");
+  else if (out.realsPerLink() % v != 0)
+    diags.error(vector.range,
+                "'links.layout.vector' " + Twine(v) + " does not divide the " +
+                    Twine(out.realsPerLink()) +
+                    " reals of a link; a load must not straddle two matrices");
+  else if (v * model.elementBytes() > 16)
+    diags.error(vector.range,
+                "'links.layout.vector' " + Twine(v) + " of " +
+                    model.valueType() + " is " +
+                    Twine(v * model.elementBytes()) +
+                    " bytes; the widest load is 16 bytes");
+  else
+    out.vector = static_cast<int>(v);
 }
 
 /// Link taps: nearest-neighbour steps on a complex field whose last shape

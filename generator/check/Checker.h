@@ -40,6 +40,8 @@ private:
   void checkValueShape();
   void checkParameters();
   void checkLinks();
+  void checkLinkVector();
+  void checkMinBlocks();
   void checkTaps();
   void checkLinkTaps();
   void checkFieldReach();

@@ -115,6 +115,9 @@ struct FieldLayout {
   /// Checkerboard storage: even sites, then odd sites, each half in
   /// `order`; the generator adds the hopping kernels.
   bool evenOdd = false;
+  /// Component-major and blocked orders: a site's values in groups of
+  /// `vector` adjacent ones, each group one 8- or 16-byte load (links only).
+  int vector = 1;
   bool hasSubdomains() const {
     return subdomain[0] * subdomain[1] * subdomain[2] * subdomain[3] != 1;
   }
@@ -132,13 +135,15 @@ struct LinkField {
   int colours = 3;  ///< N
   LinkCompression compression = LinkCompression::None;
   LayoutOrder order = LayoutOrder::SiteMajor;
-  int block = 1; ///< Blocked order: sites per block
+  int block = 1;  ///< Blocked order: sites per block
+  int vector = 1; ///< reals per load (soa and aosoa: adjacent groups)
   bool present() const { return !name.empty(); }
   /// The links' component order alone, as a layout (no site order).
   FieldLayout storageOrder() const {
     FieldLayout l;
     l.order = order;
     l.block = block;
+    l.vector = vector;
     return l;
   }
   /// Reals stored per matrix: 2 N^2, or 12 for two rows of SU(3).
@@ -151,6 +156,9 @@ struct LinkField {
 struct KernelOptions {
   std::array<int, kMaxDims> block{1, 1, 1, 1}; ///< threads per axis
   int launchBounds = 0;                         ///< 0: no attribute
+  /// With launch bounds: blocks resident per multiprocessor at least (the
+  /// register budget); 0: the compiler's choice.
+  int minBlocksPerSm = 0;
   int tileAxis = 0;
   int tileFactor = 1;
   LoadOrder loadOrder = LoadOrder::Ascending;
@@ -260,6 +268,7 @@ struct StencilModel {
     FieldLayout l = layout;
     l.order = links.order;
     l.block = links.block;
+    l.vector = links.vector;
     return l;
   }
 };

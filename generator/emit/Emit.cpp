@@ -47,6 +47,10 @@ std::string optionsSummary(const StencilModel &model) {
   std::string text = "block " + block + ", launch bounds " +
                      (k.launchBounds ? std::to_string(k.launchBounds)
                                      : std::string("none")) +
+                     (k.minBlocksPerSm
+                          ? " (at least " + std::to_string(k.minBlocksPerSm) +
+                                " per SM)"
+                          : std::string()) +
                      ", tile " + axisName(k.tileAxis) + " x " +
                      std::to_string(k.tileFactor) + ", load order " +
                      loadOrderName(k.loadOrder);

@@ -29,15 +29,18 @@ std::string layoutInitializer(const FieldLayout &l) {
          std::to_string(l.block) + ", {" + std::to_string(l.subdomain[0]) +
          ", " + std::to_string(l.subdomain[1]) + ", " +
          std::to_string(l.subdomain[2]) + ", " +
-         std::to_string(l.subdomain[3]) + "}" + (l.evenOdd ? ", 1" : "") +
-         "}";
+         std::to_string(l.subdomain[3]) + "}" +
+         (l.evenOdd || l.vector > 1 ? (l.evenOdd ? ", 1" : ", 0") : "") +
+         (l.vector > 1 ? ", " + std::to_string(l.vector) : "") + "}";
 }
 
 std::string orderDescription(const FieldLayout &l) {
   return std::string(layoutOrderName(l.order)) +
          (l.order == LayoutOrder::Blocked
               ? " in blocks of " + std::to_string(l.block) + " sites"
-              : std::string());
+              : std::string()) +
+         (l.vector > 1 ? ", " + std::to_string(l.vector) + " reals per load"
+                       : std::string());
 }
 
 void wrappedComment(CodePrinter &p, llvm::StringRef prefix,

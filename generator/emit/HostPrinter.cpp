@@ -120,6 +120,14 @@ std::string argumentChecks(const StencilModel &model,
                if (overlaps($out$, params.$links$, $count$))
                  return stencil::Status::failure("$model$: 'out' overlaps link field '$links$'");
              )");
+    if (launcher.linkAlignmentBytes > 0)
+      p.emit({{"model", model.name},
+              {"links", launcher.linkArray},
+              {"bytes", std::to_string(launcher.linkAlignmentBytes)}},
+             R"(
+               if (!stencil::is_aligned(params.$links$, $bytes$))
+                 return stencil::Status::failure("$model$: link field '$links$' must be aligned to $bytes$ bytes for the $bytes$-byte loads of links.layout.vector");
+             )");
     if (launcher.alignmentBytes > 0)
       p.emit({{"model", model.name},
               {"bytes", std::to_string(launcher.alignmentBytes)},

@@ -69,6 +69,8 @@ std::string printManifest(const StencilModel &model,
         j.attribute("layout", layoutOrderName(model.links.order));
         if (model.links.order == LayoutOrder::Blocked)
           j.attribute("block", model.links.block);
+        if (model.links.vector > 1)
+          j.attribute("vector", model.links.vector);
         j.attribute("reals_per_link", model.links.realsPerLink());
         j.attribute("bytes_per_site",
                     findPlan(plans, KernelRole::Apply)->linkBytesPerSite);
@@ -113,6 +115,8 @@ std::string printManifest(const StencilModel &model,
             j.value(k.block[axis]);
         });
         j.attribute("launch_bounds", k.launchBounds);
+        if (k.minBlocksPerSm)
+          j.attribute("min_blocks_per_sm", k.minBlocksPerSm);
         j.attributeObject("tile", [&] {
           j.attribute("axis", axisName(k.tileAxis));
           j.attribute("factor", k.tileFactor);

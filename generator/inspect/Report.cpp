@@ -78,12 +78,17 @@ void printText(const std::vector<SpecReport> &reports,
                    plan.arithmeticIntensity());
       if (plan.hasLinks) {
         const LinkStorage &l = plan.linkStorage;
+        const std::string perLoad =
+            l.layout.vector > 1
+                ? ", " + std::to_string(l.layout.vector) + " per load"
+                : "";
         os << format("    links        %d read per tile (%.3f per site), %d "
-                     "reals each%s, %d of the %d bytes per site\n",
+                     "reals each%s%s, %d of the %d bytes per site\n",
                      static_cast<int>(plan.links.size()),
                      static_cast<double>(plan.links.size()) /
                          plan.sitesPerTile(),
                      l.realsPerLink, l.compressed ? " (two rows)" : "",
+                     perLoad.c_str(),
                      plan.linkBytesPerSite, plan.bytesPerSite());
       }
       for (const TargetInfo &target : options.targets) {

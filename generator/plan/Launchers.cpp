@@ -31,6 +31,8 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
     if (model.hasLinkTaps()) {
       l.linkArray = model.links.name;
       l.linkComponents = model.linkComponents();
+      if (model.links.vector > 1)
+        l.linkAlignmentBytes = model.links.vector * model.elementBytes();
     }
     launchers.push_back(std::move(l));
   };

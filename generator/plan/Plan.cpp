@@ -454,6 +454,7 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
   plan.role = role;
   plan.kernelName = kernelName(model, role, Hop::None);
   plan.launchBounds = model.kernel.launchBounds;
+  plan.minBlocksPerSm = model.kernel.minBlocksPerSm;
   plan.parameters = kernelParameters(model, /*hopping=*/false);
   plan.tileAxis = model.kernel.tileAxis;
   plan.tileFactor = model.kernel.tileFactor;
@@ -564,6 +565,7 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   plan.epilogue = EpilogueKind::HopModes;
   plan.kernelName = kernelName(model, role, hop);
   plan.launchBounds = model.kernel.launchBounds;
+  plan.minBlocksPerSm = model.kernel.minBlocksPerSm;
   plan.parameters = kernelParameters(model, /*hopping=*/true);
   plan.tileAxis = model.kernel.tileAxis;
 

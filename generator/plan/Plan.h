@@ -365,6 +365,7 @@ struct KernelPlan {
   std::string kernelName;
   std::string comment; ///< the kernel's doc comment, one line
   int launchBounds = 0; ///< 0: none
+  int minBlocksPerSm = 0; ///< 0: none
   std::vector<KernelParameter> parameters;
 
   ThreadMapping threads;
@@ -496,6 +497,8 @@ struct LauncherPlan {
   /// The link array (params.NAME), checked the same way; empty: none.
   std::string linkArray;
   int linkComponents = 0; ///< reals per site of the link array
+  /// links.layout.vector > 1: the link array's alignment for its loads.
+  int linkAlignmentBytes = 0;
 };
 
 /// The host functions of `model`'s kernels, in the order they are emitted.

@@ -159,6 +159,7 @@ void links(json::OStream &j, const KernelPlan &p) {
     j.attribute("order", layoutOrderName(l.layout.order));
     if (l.layout.order == LayoutOrder::Blocked)
       j.attribute("block", l.layout.block);
+    j.attribute("reals_per_load", l.layout.vector);
     j.attribute("even_odd", l.layout.evenOdd);
     j.attribute("colour_vectors", l.colourVectors);
   });
@@ -253,6 +254,8 @@ void plan(json::OStream &j, const KernelPlan &p) {
       j.attribute("hop", hopName(p.hop));
     j.attribute("comment", p.comment);
     j.attribute("launch_bounds", p.launchBounds);
+    if (p.minBlocksPerSm)
+      j.attribute("min_blocks_per_sm", p.minBlocksPerSm);
     j.attributeArray("parameters", [&] {
       for (const KernelParameter &param : p.parameters)
         j.object([&] {

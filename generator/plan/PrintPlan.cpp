@@ -128,7 +128,11 @@ void printOptions(const StencilModel &model, const KernelPlan &plan,
   for (int axis = 0; axis < model.dims; ++axis)
     os << (axis ? " x " : "") << k.block[axis];
   os << " (" << k.threadsPerBlock() << " threads), launch bounds ";
-  if (plan.launchBounds)
+  if (plan.launchBounds && plan.minBlocksPerSm)
+    os << plan.launchBounds << ", at least " << plan.minBlocksPerSm
+       << (plan.minBlocksPerSm == 1 ? " block" : " blocks")
+       << " per multiprocessor\n";
+  else if (plan.launchBounds)
     os << plan.launchBounds << "\n";
   else
     os << "none\n";
@@ -270,6 +274,9 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
        << layoutOrderName(l.layout.order)
        << (l.layout.order == LayoutOrder::Blocked
                ? " of " + std::to_string(l.layout.block)
+               : std::string())
+       << (l.layout.vector > 1
+               ? ", " + std::to_string(l.layout.vector) + " reals per load"
                : std::string())
        << (l.layout.evenOdd ? ", even/odd" : "") << "; "
        << plan.links.size() << " read per tile, each times "

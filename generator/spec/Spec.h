@@ -76,6 +76,7 @@ struct LinksSpec {
   Located<std::string> compression; ///< "none" or "two_rows"
   Located<std::string> layoutOrder; ///< aos, soa, aosoa
   Located<long long> layoutBlock;
+  Located<long long> layoutVector; ///< reals per load: 1, 2 or 4
   llvm::SMRange layoutRange;
   llvm::SMRange range;
   bool present = false;
@@ -91,6 +92,7 @@ struct TileSpec {
 struct KernelSpec {
   Located<std::vector<long long>> block;
   Located<long long> launchBounds;
+  Located<long long> minBlocksPerSm;
   TileSpec tile;
   Located<std::string> loadOrder;
   Located<bool> nontemporalStore;

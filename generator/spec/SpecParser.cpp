@@ -407,12 +407,14 @@ void Parser::parseLinks(const YamlNode *node, Spec &spec) {
   const YamlNode *layoutMap = asMapping(layout, "'links.layout'");
   if (!layoutMap)
     return;
-  static const StringRef layoutKeys[] = {"order", "block"};
+  static const StringRef layoutKeys[] = {"order", "block", "vector"};
   MappingReader layoutReader(layoutMap, layoutKeys, "'links.layout'", diags);
   readString(layoutReader.require("order", "'links.layout'"),
              "'links.layout.order'", links.layoutOrder);
   readInteger(layoutReader.get("block"), "'links.layout.block'",
               links.layoutBlock);
+  readInteger(layoutReader.get("vector"), "'links.layout.vector'",
+              links.layoutVector);
 }
 
 void Parser::parseTaps(const YamlNode *node, Spec &spec) {
@@ -582,6 +584,7 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
     return;
   kernel.present = true;
   static const StringRef keys[] = {"block",      "launch_bounds",
+                                   "min_blocks_per_sm",
                                    "tile",       "load_order",
                                    "nontemporal_store", "vector_width",
                                    "components_per_thread"};
@@ -589,6 +592,8 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
   readIntegerList(reader.get("block"), "'kernel.block'", kernel.block);
   readInteger(reader.get("launch_bounds"), "'kernel.launch_bounds'",
               kernel.launchBounds);
+  readInteger(reader.get("min_blocks_per_sm"), "'kernel.min_blocks_per_sm'",
+              kernel.minBlocksPerSm);
   readString(reader.get("load_order"), "'kernel.load_order'",
              kernel.loadOrder);
   readBool(reader.get("nontemporal_store"), "'kernel.nontemporal_store'",

@@ -41,6 +41,8 @@ std::string summaryOf(const StencilModel &m) {
       ", " + (k.nontemporalStore ? "non-temporal" : "regular") + " stores";
   if (k.launchBounds)
     text += ", launch bounds " + std::to_string(k.launchBounds);
+  if (k.minBlocksPerSm)
+    text += " (at least " + std::to_string(k.minBlocksPerSm) + " per SM)";
   if (m.components > 1) {
     text += ", " + orderDescription(m.layout);
     if (k.vectorWidth > 1)
@@ -161,15 +163,23 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
           model.components / groups != shares.front())
         shares.push_back(model.components / groups);
   // Gauge-covariant stencils: where the links live (a site's matrices
-  // together, one array per real, blocks of 32 sites).
-  std::vector<std::pair<LayoutOrder, int>> linkLayouts = {
-      {model.links.order, model.links.block}};
-  if (model.hasLinkTaps())
-    for (auto option : {std::pair{LayoutOrder::SiteMajor, 1},
-                        std::pair{LayoutOrder::ComponentMajor, 1},
-                        std::pair{LayoutOrder::Blocked, 32}})
-      if (option != linkLayouts.front())
+  // together, one array per real, blocks of 32 sites, and blocks of 32
+  // sites with pairs of reals loaded together).
+  std::vector<FieldLayout> linkLayouts = {model.links.storageOrder()};
+  if (model.hasLinkTaps()) {
+    FieldLayout aos, soa, blocked, pairs;
+    soa.order = LayoutOrder::ComponentMajor;
+    blocked.order = pairs.order = LayoutOrder::Blocked;
+    blocked.block = pairs.block = 32;
+    pairs.vector = 2;
+    for (const FieldLayout &option : {aos, soa, blocked, pairs})
+      if (option.order != linkLayouts.front().order ||
+          option.block != linkLayouts.front().block ||
+          option.vector != linkLayouts.front().vector)
         linkLayouts.push_back(option);
+  }
+  const std::vector<int> boundsOptions =
+      model.hasLinkTaps() ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
   // Most influential first, so that --max-variants keeps what matters.
   // The links' layout varies fastest: it moves most of a covariant
   // stencil's bytes, so every combination below is tried with each.
@@ -179,16 +189,21 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
         for (auto [axis, factor] : tiles)
           for (LoadOrder order : {LoadOrder::Ascending, LoadOrder::AsWritten})
             for (bool nontemporal : {false, true})
-              for (bool bounded : {false, true})
-                for (const auto &[linkOrder, linkBlock] : linkLayouts) {
+              // Launch bounds: none, the block's threads, and for link
+              // stencils those with one block per multiprocessor at least
+              // (every register a site's 36 link loads in flight want).
+              for (int bounded : boundsOptions)
+                for (const FieldLayout &links : linkLayouts) {
                 StencilModel m = model;
-                m.links.order = linkOrder;
-                m.links.block = linkBlock;
+                m.links.order = links.order;
+                m.links.block = links.block;
+                m.links.vector = links.vector;
                 m.layout = layout;
                 m.kernel.vectorWidth = width;
                 m.kernel.block = block;
                 m.kernel.launchBounds =
                     bounded ? m.kernel.threadsPerBlock() : 0;
+                m.kernel.minBlocksPerSm = bounded == 2 ? 1 : 0;
                 m.kernel.tileAxis = axis;
                 m.kernel.tileFactor = factor;
                 setLoadOrder(m.kernel, order);

@@ -46,13 +46,15 @@ std::string stencilFingerprint(const StencilModel &model) {
 namespace {
 
 std::string layoutText(const FieldLayout &l) {
+  const std::string vector =
+      l.vector > 1 ? ":v" + std::to_string(l.vector) : std::string();
   switch (l.order) {
   case LayoutOrder::SiteMajor:
     return "aos";
   case LayoutOrder::ComponentMajor:
-    return "soa";
+    return "soa" + vector;
   case LayoutOrder::Blocked:
-    return "aosoa:" + std::to_string(l.block);
+    return "aosoa:" + std::to_string(l.block) + vector;
   }
   return "aos";
 }
@@ -66,8 +68,19 @@ bool parseInt(StringRef text, int &value) {
   return !text.trim().getAsInteger(10, value);
 }
 
-/// aos, soa or aosoa:N into `order` and `block`.
-bool parseLayoutOrder(StringRef value, LayoutOrder &order, int &block) {
+/// aos, soa or aosoa:N, the last two optionally followed by :vV (V reals
+/// per load, links only), into `order`, `block` and `vector`.
+bool parseLayoutOrder(StringRef value, LayoutOrder &order, int &block,
+                      int &vector) {
+  vector = 1;
+  if (size_t colon = value.rfind(":v"); colon != StringRef::npos) {
+    if (!parseInt(value.substr(colon + 2), vector) ||
+        (vector != 2 && vector != 4))
+      return false;
+    value = value.take_front(colon);
+    if (value == "aos")
+      return false;
+  }
   if (value == "aos" || value == "soa") {
     order = value == "aos" ? LayoutOrder::SiteMajor
                            : LayoutOrder::ComponentMajor;
@@ -98,6 +111,10 @@ std::string tuningOptionsText(const StencilModel &model) {
          std::to_string(k.tileFactor) + "; order=" + order +
          "; stores=" + (k.nontemporalStore ? "nontemporal" : "regular") +
          "; launch_bounds=" + std::to_string(k.launchBounds) +
+         // Written only when set, as components_per_thread below.
+         (k.minBlocksPerSm
+              ? "; min_blocks_per_sm=" + std::to_string(k.minBlocksPerSm)
+              : std::string()) +
          "; layout=" + layoutText(model.layout) +
          "; vector_width=" + std::to_string(k.vectorWidth) +
          // Written only for a split, so that entries from before the option
@@ -115,6 +132,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
   StencilModel m = model;
   KernelOptions &k = m.kernel;
   k.componentsPerThread = m.components;
+  k.minBlocksPerSm = 0; // absent: the compiler's choice
   SmallVector<StringRef, 8> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
   for (StringRef raw : items) {
@@ -167,18 +185,32 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       if (!parseInt(value, bounds) || bounds < 0 || bounds > 1024)
         return bad(item, "expected 0 (none) to 1024");
       k.launchBounds = bounds;
+    } else if (key == "min_blocks_per_sm") {
+      int blocks = 0;
+      if (!parseInt(value, blocks) || blocks < 0 || blocks > 32)
+        return bad(item, "expected 0 (none) to 32 blocks");
+      k.minBlocksPerSm = blocks;
     } else if (key == "layout") {
       FieldLayout &l = m.layout;
       if (l.hasSubdomains())
         return bad(item, "the spec stores subdomains; the cache cannot "
                          "change its layout");
-      if (!parseLayoutOrder(value, l.order, l.block))
+      int vector = 1;
+      if (!parseLayoutOrder(value, l.order, l.block, vector) || vector != 1)
         return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
     } else if (key == "links") {
       if (!m.hasLinkTaps())
         return bad(item, "the stencil has no link taps");
-      if (!parseLayoutOrder(value, m.links.order, m.links.block))
-        return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
+      if (!parseLayoutOrder(value, m.links.order, m.links.block,
+                            m.links.vector))
+        return bad(item, "expected aos, soa or aosoa:N, the last two "
+                         "optionally with :v2 or :v4 (reals per load)");
+      if (m.links.realsPerLink() % m.links.vector != 0 ||
+          m.links.vector * m.elementBytes() > 16)
+        return bad(item, "the links' " + Twine(m.links.realsPerLink()) +
+                             " reals of " + m.valueType() +
+                             " per matrix do not fill loads of " +
+                             Twine(m.links.vector));
     } else if (key == "vector_width") {
       int width = 0;
       if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
@@ -193,10 +225,12 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       k.componentsPerThread = perThread;
     } else {
       return bad(item, "unknown option (expected block, tile, order, stores, "
-                       "launch_bounds, layout, vector_width, "
+                       "launch_bounds, min_blocks_per_sm, layout, vector_width, "
                        "components_per_thread)");
     }
   }
+  if (k.minBlocksPerSm && !k.launchBounds)
+    return bad(text, "min_blocks_per_sm needs launch_bounds");
   if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
     return bad(text, "launch_bounds " + Twine(k.launchBounds) +
                          " is below the block's " +

@@ -52,6 +52,8 @@ std::string Lattice::describe() const {
     text += orders[layout.order];
     if (layout.order == kBlocked)
       text += "(" + std::to_string(layout.block) + ")";
+    if (layout.vector > 1)
+      text += " in groups of " + std::to_string(layout.vector);
     if (layout.has_subdomains()) {
       text += " in subdomains of ";
       for (int axis = 0; axis < dims; ++axis)
@@ -94,6 +96,7 @@ bool Lattice::operator==(const Lattice &other) const {
       return false;
   return layout.order == other.layout.order &&
          (layout.order != kBlocked || layout.block == other.layout.block) &&
+         layout.vector == other.layout.vector &&
          layout.even_odd == other.layout.even_odd && parity == other.parity;
 }
 
@@ -118,7 +121,7 @@ std::int64_t storage_index(const Lattice &l, std::int64_t index) {
   const int c = static_cast<int>(index % l.components);
   std::int64_t site = index / l.components;
   if (l.parity >= 0) // a half's own order: its sites as stored
-    return order_element(l.layout.order, l.layout.block, site, c,
+    return order_element(l.layout.order, l.layout.block, l.layout.vector, site, c,
                          l.components, l.sites());
   int coordinate[kMaxDims] = {0, 0, 0, 0};
   for (int axis = 0; axis < l.dims; ++axis) {
@@ -237,6 +240,9 @@ Status Field::create(const Lattice &lattice, Field &out) {
                              " is not positive");
   Status layoutStatus = check_layout(lattice.layout, lattice.dims,
                                      lattice.extents, lattice.boundary);
+  if (layoutStatus.ok())
+    layoutStatus = check_layout_vector(lattice.layout, lattice.components,
+                                       lattice.element_bytes);
   if (lattice.parity >= 0 && !lattice.layout.even_odd)
     layoutStatus = Status::failure("a parity half needs an even/odd layout");
   if (!layoutStatus.ok())

@@ -6,6 +6,11 @@
 //   site-major (AoS)        element = site * nc + c
 //   component-major (SoA)   element = c * sites + site
 //   blocked (AoSoA)         element = (site / B) * nc * B + c * B + site % B
+// With a vector V > 1 (component-major and blocked orders), a site's
+// components go in groups of V adjacent values, each group placed as one
+// component is above: (c / V) takes c's place and c % V is the fastest
+// index, so that a thread reads V values with one 8- or 16-byte load (the
+// order QUDA calls FloatN). Links use it; fields keep V = 1.
 // Even/odd (checkerboard) storage splits the sites by parity (x+y+z+t) % 2:
 // the even sites' values come first, then the odd sites', each half its own
 // array of nsites/2 sites numbered x fastest with x halved, and the order
@@ -30,6 +35,7 @@ struct Layout {
   int block = 1;            ///< kBlocked: sites per block
   int sub[4] = {1, 1, 1, 1}; ///< subdomain extent per axis; all 1: none
   int even_odd = 0;          ///< 1: split by parity (no subdomains)
+  int vector = 1;            ///< soa/aosoa: values per adjacent group
 
   STENCIL_HOST_DEVICE constexpr bool has_subdomains() const {
     return sub[0] * sub[1] * sub[2] * sub[3] != 1;
@@ -65,6 +71,22 @@ STENCIL_HOST_DEVICE inline index_t order_element(int order, int block,
   return site * nc + c;
 }
 
+/// The same with a site's components in groups of `vector` adjacent values
+/// (nc a multiple of vector); vector 1 is the order above.
+STENCIL_HOST_DEVICE inline index_t order_element(int order, int block,
+                                                 int vector, index_t site,
+                                                 int c, int nc,
+                                                 index_t sites) {
+  if (vector == 1 || order == kSiteMajor)
+    return order_element(order, block, site, c, nc, sites);
+  const index_t group = c / vector, lane = c % vector;
+  if (order == kComponentMajor)
+    return (group * sites + site) * vector + lane;
+  return (((site / block) * (nc / vector) + group) * block + site % block) *
+             vector +
+         lane;
+}
+
 /// The storage index of site (x, y, z, t) on an nx x ny x nz x nt lattice.
 STENCIL_HOST_DEVICE inline index_t layout_site(const Layout &l, int x, int y,
                                                int z, int t, int nx, int ny,
@@ -94,10 +116,27 @@ STENCIL_HOST_DEVICE inline index_t layout_element(const Layout &l,
   if (l.even_odd) {
     const index_t half = sites / 2;
     const index_t parity = site >= half ? 1 : 0;
-    return parity * half * nc +
-           order_element(l.order, l.block, site - parity * half, c, nc, half);
+    return parity * half * nc + order_element(l.order, l.block, l.vector,
+                                              site - parity * half, c, nc,
+                                              half);
   }
-  return order_element(l.order, l.block, site, c, nc, sites);
+  return order_element(l.order, l.block, l.vector, site, c, nc, sites);
+}
+
+/// A clear error unless a site's `nc` values fill whole groups of the
+/// layout's vector, of at most 16 bytes (`element_bytes` each).
+inline Status check_layout_vector(const Layout &l, int nc, int element_bytes) {
+  if (l.vector == 1)
+    return Status();
+  if (l.order == kSiteMajor || l.vector < 1 || l.vector * element_bytes > 16)
+    return Status::failure("a vector of " + std::to_string(l.vector) +
+                           " values needs the soa or aosoa order and at "
+                           "most 16 bytes per group");
+  if (nc % l.vector != 0)
+    return Status::failure(std::to_string(nc) +
+                           " values per site do not fill groups of " +
+                           std::to_string(l.vector));
+  return Status();
 }
 
 /// A clear error unless the extents fit the layout: whole subdomains, whole

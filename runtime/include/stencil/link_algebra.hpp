@@ -37,19 +37,41 @@ STENCIL_HOST_DEVICE inline void reconstruct_third_row(LinkMatrix<T, 3> &u) {
   }
 }
 
+/// load_link's V-wide loads: group g of the link's reals is one vec<T, V>.
+template <int V, int Reals, typename T, int N>
+STENCIL_HOST_DEVICE inline void load_link_groups(LinkMatrix<T, N> &u,
+                                                 const T *links,
+                                                 const Layout &layout,
+                                                 index_t site, int mu, int dims,
+                                                 index_t sites) {
+  for (int k = 0; k < Reals; k += V) {
+    const vec<T, V> group = *reinterpret_cast<const vec<T, V> *>(
+        links +
+        layout_element(layout, site, mu * Reals + k, dims * Reals, sites));
+    for (int l = 0; l < V; ++l)
+      u.v[k + l] = group.v[l];
+  }
+}
+
 /// Reads U_mu of the site stored at `site` from a link array placed by
 /// `layout` (stencil/layout.hpp): `dims` matrices of `Reals` reals per site
 /// (2 N^2, or 12 for two rows of SU(3), then rebuilt) in an array of `sites`
-/// sites.
+/// sites. With layout.vector V > 1 each group of V adjacent reals is one
+/// V-wide load (the array aligned to V reals, Reals a multiple of V).
 template <int N, int Reals, typename T>
 STENCIL_HOST_DEVICE inline void load_link(LinkMatrix<T, N> &u, const T *links,
                                           const Layout &layout, index_t site,
                                           int mu, int dims, index_t sites) {
   static_assert(Reals == 2 * N * N || (N == 3 && Reals == 12),
                 "links hold every entry, or two rows of SU(3)");
-  for (int k = 0; k < Reals; ++k)
-    u.v[k] = links[layout_element(layout, site, mu * Reals + k, dims * Reals,
-                                  sites)];
+  if (layout.vector == 4 && Reals % 4 == 0 && 4 * sizeof(T) <= 16)
+    load_link_groups<4, Reals>(u, links, layout, site, mu, dims, sites);
+  else if (layout.vector == 2 && Reals % 2 == 0)
+    load_link_groups<2, Reals>(u, links, layout, site, mu, dims, sites);
+  else
+    for (int k = 0; k < Reals; ++k)
+      u.v[k] = links[layout_element(layout, site, mu * Reals + k, dims * Reals,
+                                    sites)];
   if constexpr (Reals != 2 * N * N)
     reconstruct_third_row(u);
 }

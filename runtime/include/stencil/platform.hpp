@@ -35,6 +35,18 @@
 #define STENCIL_DEVICE_INLINE __device__ __forceinline__
 #define STENCIL_RESTRICT __restrict__
 #define STENCIL_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+// At most `threads` per block and at least `blocks` resident per
+// multiprocessor: the register budget follows from both. Without the second
+// argument nvcc picks its own (often a quarter of what a latency-bound
+// kernel with many loads in flight wants). HIP's second argument counts
+// waves per execution unit (4 per CU, 64 lanes each), so blocks convert.
+#if defined(STENCIL_BACKEND_HIP)
+#define STENCIL_LAUNCH_BOUNDS_MIN(threads, blocks)                             \
+  __launch_bounds__(threads, ((blocks) * (threads) + 255) / 256)
+#else
+#define STENCIL_LAUNCH_BOUNDS_MIN(threads, blocks)                             \
+  __launch_bounds__(threads, blocks)
+#endif
 #define STENCIL_UNROLL _Pragma("unroll")
 #define STENCIL_STORE(pointer, value) (*(pointer) = (value))
 
@@ -107,6 +119,7 @@ inline thread_local stencil::host::Dim3 gridDim;
 #define STENCIL_DEVICE_INLINE inline
 #define STENCIL_RESTRICT __restrict__
 #define STENCIL_LAUNCH_BOUNDS(threads)
+#define STENCIL_LAUNCH_BOUNDS_MIN(threads, blocks)
 #if defined(__clang__)
 #define STENCIL_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__)
