@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 64x4x1, launch bounds 256, tile y x 2, load order as-written, non-temporal stores
+// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,8 +17,8 @@ namespace stencilc_kernels {
 namespace covlap3d_f32 {
 namespace {
 
-/// 3-D periodic 7-point stencil; 12 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+/// 3-D periodic 7-point stencil; 7 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap3d_f32_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -26,9 +26,9 @@ covlap3d_f32_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   if (x >= nx || y >= ny || z >= nz)
     return;
@@ -41,89 +41,124 @@ covlap3d_f32_kernel(
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
-  const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
-  // Links params.U: 3 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
+  // Links params.U: 3 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(6);
   const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[6], acc1[6];
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[6];
   // Each value is loaded once and feeds every site of the tile that needs it.
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz) * 6);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = u0[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] = w0 * v.v[l];
+    }
+  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      x + y * sy + z * sz, 1, 3, sites);
-  const value_type *u0 = in + (x + y * sy + z * sz) * 6;
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc0[c] = w0 * u0[c];
+      x_m1 + y * sy + z * sz, 0, 3, sites);
+  value_type u1[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u1[j * 2 + l] = v.v[l];
+    }
   }
-  stencil::link_dagger_times<true>(acc1, w1, l0, u0);
+  stencil::link_dagger_times<false>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      x_m1 + y * sy + z * sz, 0, 3, sites);
-  const value_type *u1 = in + (x_m1 + y * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l1, u1);
+      x + y * sy + z * sz, 0, 3, sites);
+  value_type u2[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u2[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_times<false>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      x + y * sy + z * sz, 0, 3, sites);
-  const value_type *u2 = in + (x_p1 + y * sy + z * sz) * 6;
-  stencil::link_times<false>(acc0, w1, l2, u2);
+      x + y_m1 * sy + z * sz, 1, 3, sites);
+  value_type u3[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u3[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_dagger_times<false>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      x + y_m1 * sy + z * sz, 1, 3, sites);
-  const value_type *u3 = in + (x + y_m1 * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
-  const value_type *u4 = in + (x + y_p1 * sy + z * sz) * 6;
-  stencil::link_times<false>(acc0, w1, l0, u4);
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc1[c] += w0 * u4[c];
+      x + y * sy + z * sz, 1, 3, sites);
+  value_type u4[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u4[j * 2 + l] = v.v[l];
+    }
   }
+  stencil::link_times<false>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       x + y * sy + z_m1 * sz, 2, 3, sites);
-  const value_type *u5 = in + (x + y * sy + z_m1 * sz) * 6;
+  value_type u5[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u5[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       x + y * sy + z * sz, 2, 3, sites);
-  const value_type *u6 = in + (x + y * sy + z_p1 * sz) * 6;
+  value_type u6[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u6[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      x_m1 + y_p1 * sy + z * sz, 0, 3, sites);
-  const value_type *u7 = in + (x_m1 + y_p1 * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc1, w1, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      x + y_p1 * sy + z * sz, 0, 3, sites);
-  const value_type *u8 = in + (x_p1 + y_p1 * sy + z * sz) * 6;
-  stencil::link_times<false>(acc1, w1, l7, u8);
-  stencil::LinkMatrix<value_type, 3> l8;
-  stencil::load_link<3, 18>(l8, params.U, link_layout,
-      x + y_p1 * sy + z * sz, 1, 3, sites);
-  const value_type *u9 = in + (x + y_p2 * sy + z * sz) * 6;
-  stencil::link_times<false>(acc1, w1, l8, u9);
-  stencil::LinkMatrix<value_type, 3> l9;
-  stencil::load_link<3, 18>(l9, params.U, link_layout,
-      x + y_p1 * sy + z_m1 * sz, 2, 3, sites);
-  const value_type *u10 = in + (x + y_p1 * sy + z_m1 * sz) * 6;
-  stencil::link_dagger_times<false>(acc1, w1, l9, u10);
-  stencil::LinkMatrix<value_type, 3> l10;
-  stencil::load_link<3, 18>(l10, params.U, link_layout,
-      x + y_p1 * sy + z * sz, 2, 3, sites);
-  const value_type *u11 = in + (x + y_p1 * sy + z_p1 * sz) * 6;
-  stencil::link_times<false>(acc1, w1, l10, u11);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    STENCIL_STORE_NT(&out[(site) * 6 + c], acc0[c]);
-  if (y + 1 < ny) {
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
-      STENCIL_STORE_NT(&out[(site + sy) * 6 + c], acc1[c]);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
   }
 }
 
@@ -171,6 +206,10 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap3d_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * 54))
     return stencil::Status::failure("covlap3d_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap3d_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap3d_f32: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(covlap3d_f32_kernel, config.grid, config.block, stream,
@@ -228,6 +267,10 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap3d_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * 54))
     return stencil::Status::failure("covlap3d_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap3d_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap3d_f32: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(covlap3d_f32_kernel, config.grid, config.block, stream,
@@ -258,263 +301,3 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 
 } // namespace covlap3d_f32
 } // namespace stencilc_kernels
-
-// covlap3d_f32_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from covlap3d_f32.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 64x4x1, launch bounds none, tile y x 2, load order as-written, non-temporal stores
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-#include "stencil/link_algebra.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace covlap3d_f32_tuned0 {
-namespace {
-
-/// 3-D periodic 7-point stencil; 12 loads and 2 stores per thread.
-STENCIL_GLOBAL void covlap3d_f32_tuned0_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>(blockIdx.z * 1u + threadIdx.z);
-  if (x >= nx || y >= ny || z >= nz)
-    return;
-  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-  const stencil::index_t sz = sy * ny;
-  const stencil::index_t site = x + y * sy + z * sz;
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int y_p2 = stencil::wrap(y + 2, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  // Links params.U: 3 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(6);
-  const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[6], acc1[6];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      x + y * sy + z * sz, 1, 3, sites);
-  const value_type *u0 = in + (x + y * sy + z * sz) * 6;
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc0[c] = w0 * u0[c];
-  }
-  stencil::link_dagger_times<true>(acc1, w1, l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      x_m1 + y * sy + z * sz, 0, 3, sites);
-  const value_type *u1 = in + (x_m1 + y * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      x + y * sy + z * sz, 0, 3, sites);
-  const value_type *u2 = in + (x_p1 + y * sy + z * sz) * 6;
-  stencil::link_times<false>(acc0, w1, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      x + y_m1 * sy + z * sz, 1, 3, sites);
-  const value_type *u3 = in + (x + y_m1 * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
-  const value_type *u4 = in + (x + y_p1 * sy + z * sz) * 6;
-  stencil::link_times<false>(acc0, w1, l0, u4);
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc1[c] += w0 * u4[c];
-  }
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
-      x + y * sy + z_m1 * sz, 2, 3, sites);
-  const value_type *u5 = in + (x + y * sy + z_m1 * sz) * 6;
-  stencil::link_dagger_times<false>(acc0, w1, l4, u5);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
-      x + y * sy + z * sz, 2, 3, sites);
-  const value_type *u6 = in + (x + y * sy + z_p1 * sz) * 6;
-  stencil::link_times<false>(acc0, w1, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      x_m1 + y_p1 * sy + z * sz, 0, 3, sites);
-  const value_type *u7 = in + (x_m1 + y_p1 * sy + z * sz) * 6;
-  stencil::link_dagger_times<false>(acc1, w1, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      x + y_p1 * sy + z * sz, 0, 3, sites);
-  const value_type *u8 = in + (x_p1 + y_p1 * sy + z * sz) * 6;
-  stencil::link_times<false>(acc1, w1, l7, u8);
-  stencil::LinkMatrix<value_type, 3> l8;
-  stencil::load_link<3, 18>(l8, params.U, link_layout,
-      x + y_p1 * sy + z * sz, 1, 3, sites);
-  const value_type *u9 = in + (x + y_p2 * sy + z * sz) * 6;
-  stencil::link_times<false>(acc1, w1, l8, u9);
-  stencil::LinkMatrix<value_type, 3> l9;
-  stencil::load_link<3, 18>(l9, params.U, link_layout,
-      x + y_p1 * sy + z_m1 * sz, 2, 3, sites);
-  const value_type *u10 = in + (x + y_p1 * sy + z_m1 * sz) * 6;
-  stencil::link_dagger_times<false>(acc1, w1, l9, u10);
-  stencil::LinkMatrix<value_type, 3> l10;
-  stencil::load_link<3, 18>(l10, params.U, link_layout,
-      x + y_p1 * sy + z * sz, 2, 3, sites);
-  const value_type *u11 = in + (x + y_p1 * sy + z_p1 * sz) * 6;
-  stencil::link_times<false>(acc1, w1, l10, u11);
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    STENCIL_STORE_NT(&out[(site) * 6 + c], acc0[c]);
-  if (y + 1 < ny) {
-    STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
-      STENCIL_STORE_NT(&out[(site + sy) * 6 + c], acc1[c]);
-  }
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("covlap3d_f32_tuned0: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("covlap3d_f32_tuned0: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      6;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "covlap3d_f32_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("covlap3d_f32_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * 54))
-    return stencil::Status::failure("covlap3d_f32_tuned0: 'out' overlaps link field 'U'");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(covlap3d_f32_tuned0_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("covlap3d_f32_tuned0_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.U = fields ? static_cast<const value_type *>(fields[0]) : nullptr;
-  return apply(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: A is symmetric, so this is apply().
-stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("covlap3d_f32_tuned0: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("covlap3d_f32_tuned0: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      6;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "covlap3d_f32_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("covlap3d_f32_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * 54))
-    return stencil::Status::failure("covlap3d_f32_tuned0: 'out' overlaps link field 'U'");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(covlap3d_f32_tuned0_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("covlap3d_f32_tuned0_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.U = fields ? static_cast<const value_type *>(fields[0]) : nullptr;
-  return apply_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-} // namespace covlap3d_f32_tuned0
-} // namespace stencilc_kernels
-

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -18,7 +18,7 @@ namespace covlap4d_eo_f32 {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap4d_eo_f32_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -48,99 +48,157 @@ covlap4d_eo_f32_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[6];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 6);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 6, sites)];
-    acc0[c] = w0 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = u0[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] = w0 * v.v[l];
+    }
   }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u1_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u1[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u1[c] = in[stencil::layout_element(layout, u1_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u1[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u2_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u2[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u2[c] = in[stencil::layout_element(layout, u2_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u2[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u3_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u3[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u3[c] = in[stencil::layout_element(layout, u3_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u3[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u4_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u4[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u4[c] = in[stencil::layout_element(layout, u4_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u4[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u5[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u5[c] = in[stencil::layout_element(layout, u5_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u5[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u6[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u6[c] = in[stencil::layout_element(layout, u6_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u6[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u7[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u7[c] = in[stencil::layout_element(layout, u7_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u7[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
-  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[6];
-  STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    u8[c] = in[stencil::layout_element(layout, u8_site, c, 6, sites)];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u8[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 6, sites)], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
+  }
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap4d_eo_f32_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -183,53 +241,135 @@ covlap4d_eo_f32_even_to_odd_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[6];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const value_type *u0 = in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6;
+  value_type u0[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u0[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<true>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
-  const value_type *u1 = in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6;
+  value_type u1[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u1[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  const value_type *u2 = in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 6;
+  value_type u2[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u2[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
-  const value_type *u3 = in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6;
+  value_type u3[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u3[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const value_type *u4 = in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6;
+  value_type u4[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u4[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
-  const value_type *u5 = in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6;
+  value_type u5[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u5[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const value_type *u6 = in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6;
+  value_type u6[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u6[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
-  const value_type *u7 = in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 6;
+  value_type u7[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u7[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l7, u7);
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
@@ -238,16 +378,23 @@ covlap4d_eo_f32_even_to_odd_kernel(
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    value_type result = hop_scale * acc0[c];
-    if (add_same)
-      result += same_scale * same[(site) * 6 + c];
-    STENCIL_STORE(&out[(site) * 6 + c], result);
+  for (int j = 0; j < 3; ++j) {
+    vec_t result;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      result.v[l] = hop_scale * acc0[j * 2 + l];
+    if (add_same) {
+      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 6)[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        result.v[l] += same_scale * v.v[l];
+    }
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
   }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap4d_eo_f32_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -290,53 +437,135 @@ covlap4d_eo_f32_odd_to_even_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}, 1};
+  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[6];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const value_type *u0 = in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6;
+  value_type u0[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u0[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<true>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
-  const value_type *u1 = in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6;
+  value_type u1[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u1[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  const value_type *u2 = in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 6;
+  value_type u2[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u2[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
-  const value_type *u3 = in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6;
+  value_type u3[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u3[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const value_type *u4 = in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6;
+  value_type u4[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u4[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
-  const value_type *u5 = in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6;
+  value_type u5[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u5[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const value_type *u6 = in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6;
+  value_type u6[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u6[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
-  const value_type *u7 = in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 6;
+  value_type u7[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u7[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w0, l7, u7);
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
@@ -345,11 +574,18 @@ covlap4d_eo_f32_odd_to_even_kernel(
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    value_type result = hop_scale * acc0[c];
-    if (add_same)
-      result += same_scale * same[(site) * 6 + c];
-    STENCIL_STORE(&out[(site) * 6 + c], result);
+  for (int j = 0; j < 3; ++j) {
+    vec_t result;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      result.v[l] = hop_scale * acc0[j * 2 + l];
+    if (add_same) {
+      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 6)[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        result.v[l] += same_scale * v.v[l];
+    }
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
   }
 }
 
@@ -398,6 +634,10 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(covlap4d_eo_f32_kernel, config.grid, config.block, stream,
@@ -460,6 +700,10 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(covlap4d_eo_f32_kernel, config.grid, config.block, stream,
@@ -548,6 +792,8 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
   STENCIL_LAUNCH(covlap4d_eo_f32_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -640,6 +886,8 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
   STENCIL_LAUNCH(covlap4d_eo_f32_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -733,6 +981,8 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
   STENCIL_LAUNCH(covlap4d_eo_f32_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -826,6 +1076,8 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
   STENCIL_LAUNCH(covlap4d_eo_f32_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -2,7 +2,7 @@
 // 0.1.0 from covlap4d_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, double, CG
-// Options: block 32x4x1x1, launch bounds 128, tile y x 2, load order as-written, regular stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_f64.hip.
@@ -41,7 +41,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 1, 2, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
   return value;
 }
 
@@ -103,20 +103,17 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}}, tap_link};
-  // From the tuning cache: device, extents, kernels, GB/s when tuned.
-  static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &info, 2326.48}};
+  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 0, 2}, tap_link};
   static const stencil::KernelInfo value = {
       "covlap4d_f64", "covlap4d_f64.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      true, "cg", 16, 672,
+      true, "cg", 9, 672,
       630, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "68a731fc3fd4b6a9",
-      "block=32x4x1x1; tile=y2; order=as-written; stores=regular; launch_bounds=128; layout=aos; vector_width=1; links=aosoa:32", 1, tuned, {true, 1, {3, 1, 1, 1}},
+      "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links};
   return value;
 }

@@ -2,7 +2,7 @@
 // 0.1.0 from covlap3d_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of covlap3d_f32 (no tile, loads as written). 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 64x4x1, launch bounds 256, tile y x 1, load order as-written, non-temporal stores
+// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap3d_f32_naive.hip.
@@ -39,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {1, 1, 1, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {1, 1, 1, 0}, {1, 1, 1, 0}, {32, 4, 1, 1}, 0, 1, 1, 1};
   return value;
 }
 
@@ -88,7 +88,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr int tap_offsets[][stencil::kMaxDims] = {{0, 0, 0, 0}, {-1, 0, 0, 0}, {1, 0, 0, 0}, {0, -1, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 1, 0}};
   static constexpr double tap_constants[] = {6, -1, -1, -1, -1, -1, -1};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {1, 1, {1, 1, 1, 1}}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 0, 2}, tap_link};
   static const stencil::KernelInfo value = {
       "covlap3d_f32_naive", "covlap3d_f32.yaml", "float", 4,
       components, shape(), layout(), 7, tap_offsets, tap_constants,
@@ -98,7 +98,7 @@ inline const stencil::KernelInfo &info() {
       true, "none", 7, 264,
       474, &apply_generic, &apply_adjoint_generic,
       nullptr, nullptr, "9ccbaa42827326d8",
-      "block=64x4x1; tile=y1; order=as-written; stores=nontemporal; launch_bounds=256; layout=aos; vector_width=1; links=soa", 0, nullptr, {true, 1, {3, 1, 1, 1}},
+      "block=32x4x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links};
   return value;
 }

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of covlap4d_f32 (no tile, loads as written). 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, CG
-// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -18,7 +18,7 @@ namespace covlap4d_f32_naive {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap4d_f32_naive_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -29,8 +29,8 @@ covlap4d_f32_naive_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   if (x >= nx || y >= ny || z >= nz || t >= nt)
@@ -49,68 +49,159 @@ covlap4d_f32_naive_kernel(
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
-  // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
+  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[6];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type *u0 = in + (x + y * sy + z * sz + t * st) * 6;
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 6);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    acc0[c] = w0 * u0[c];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = u0[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] = w0 * v.v[l];
+    }
   }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
-  const value_type *u1 = in + (x_m1 + y * sy + z * sz + t * st) * 6;
+  value_type u1[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u1[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       x + y * sy + z * sz + t * st, 0, 4, sites);
-  const value_type *u2 = in + (x_p1 + y * sy + z * sz + t * st) * 6;
+  value_type u2[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u2[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
-  const value_type *u3 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
+  value_type u3[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u3[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       x + y * sy + z * sz + t * st, 1, 4, sites);
-  const value_type *u4 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
+  value_type u4[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u4[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
-  const value_type *u5 = in + (x + y * sy + z_m1 * sz + t * st) * 6;
+  value_type u5[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u5[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       x + y * sy + z * sz + t * st, 2, 4, sites);
-  const value_type *u6 = in + (x + y * sy + z_p1 * sz + t * st) * 6;
+  value_type u6[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u6[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
-  const value_type *u7 = in + (x + y * sy + z * sz + t_m1 * st) * 6;
+  value_type u7[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u7[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_dagger_times<false>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       x + y * sy + z * sz + t * st, 3, 4, sites);
-  const value_type *u8 = in + (x + y * sy + z * sz + t_p1 * st) * 6;
+  value_type u8[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u8[j * 2 + l] = v.v[l];
+    }
+  }
   stencil::link_times<false>(acc0, w1, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    STENCIL_STORE(&out[(site) * 6 + c], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
+  }
 }
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap4d_f32_naive_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -122,8 +213,8 @@ covlap4d_f32_naive_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   double dot = 0.0;
@@ -143,62 +234,153 @@ covlap4d_f32_naive_dot_kernel(
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
-    // Links params.U: 4 3x3 complex matrices per site, soa (stencil/link_algebra.hpp).
-    constexpr stencil::Layout link_layout = {1, 1, {1, 1, 1, 1}};
+    // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+    constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
+    // A site's components move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
     value_type acc0[6];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type *u0 = in + (x + y * sy + z * sz + t * st) * 6;
+    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 6);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      acc0[c] = w0 * u0[c];
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = u0[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] = w0 * v.v[l];
+      }
     }
     stencil::LinkMatrix<value_type, 3> l0;
     stencil::load_link<3, 18>(l0, params.U, link_layout,
         x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
-    const value_type *u1 = in + (x_m1 + y * sy + z * sz + t * st) * 6;
+    value_type u1[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u1[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_dagger_times<false>(acc0, w1, l0, u1);
     stencil::LinkMatrix<value_type, 3> l1;
     stencil::load_link<3, 18>(l1, params.U, link_layout,
         x + y * sy + z * sz + t * st, 0, 4, sites);
-    const value_type *u2 = in + (x_p1 + y * sy + z * sz + t * st) * 6;
+    value_type u2[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u2[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_times<false>(acc0, w1, l1, u2);
     stencil::LinkMatrix<value_type, 3> l2;
     stencil::load_link<3, 18>(l2, params.U, link_layout,
         x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
-    const value_type *u3 = in + (x + y_m1 * sy + z * sz + t * st) * 6;
+    value_type u3[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u3[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_dagger_times<false>(acc0, w1, l2, u3);
     stencil::LinkMatrix<value_type, 3> l3;
     stencil::load_link<3, 18>(l3, params.U, link_layout,
         x + y * sy + z * sz + t * st, 1, 4, sites);
-    const value_type *u4 = in + (x + y_p1 * sy + z * sz + t * st) * 6;
+    value_type u4[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u4[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_times<false>(acc0, w1, l3, u4);
     stencil::LinkMatrix<value_type, 3> l4;
     stencil::load_link<3, 18>(l4, params.U, link_layout,
         x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
-    const value_type *u5 = in + (x + y * sy + z_m1 * sz + t * st) * 6;
+    value_type u5[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u5[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_dagger_times<false>(acc0, w1, l4, u5);
     stencil::LinkMatrix<value_type, 3> l5;
     stencil::load_link<3, 18>(l5, params.U, link_layout,
         x + y * sy + z * sz + t * st, 2, 4, sites);
-    const value_type *u6 = in + (x + y * sy + z_p1 * sz + t * st) * 6;
+    value_type u6[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u6[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_times<false>(acc0, w1, l5, u6);
     stencil::LinkMatrix<value_type, 3> l6;
     stencil::load_link<3, 18>(l6, params.U, link_layout,
         x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
-    const value_type *u7 = in + (x + y * sy + z * sz + t_m1 * st) * 6;
+    value_type u7[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u7[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_dagger_times<false>(acc0, w1, l6, u7);
     stencil::LinkMatrix<value_type, 3> l7;
     stencil::load_link<3, 18>(l7, params.U, link_layout,
         x + y * sy + z * sz + t * st, 3, 4, sites);
-    const value_type *u8 = in + (x + y * sy + z * sz + t_p1 * st) * 6;
+    value_type u8[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u8[j * 2 + l] = v.v[l];
+      }
+    }
     stencil::link_times<false>(acc0, w1, l7, u8);
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
-      STENCIL_STORE(&out[(site) * 6 + c], acc0[c]);
+    for (int j = 0; j < 3; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[j * 2 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
+    }
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c)
       dot += static_cast<double>(in[(site) * 6 + c]) * static_cast<double>(acc0[c]);
@@ -251,6 +433,10 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_f32_naive: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_f32_naive: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(covlap4d_f32_naive_kernel, config.grid, config.block, stream,
@@ -313,6 +499,10 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_f32_naive: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_f32_naive: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(covlap4d_f32_naive_kernel, config.grid, config.block, stream,
@@ -377,6 +567,10 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_f32_naive: link field 'U' has no array");
   if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
     return stencil::Status::failure("covlap4d_f32_naive: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(covlap4d_f32_naive_dot_kernel, config.grid, config.block, stream,
