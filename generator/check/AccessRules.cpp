@@ -1,8 +1,9 @@
 //===- AccessRules.cpp - What vector accesses and split sites need --------===//
 //
-// The rules behind kernel.vector_width and kernel.components_per_thread
-// (declared in Check.h): the checker applies them to the spec's options, and
-// the tuner and the tuning-cache reader to the variants they build or read.
+// The rules behind kernel.vector_width, kernel.components_per_thread and
+// links.layout.vector (declared in Check.h): the checker applies them to the
+// spec's options, and the tuner and the tuning-cache reader to the variants
+// they build or read.
 //
 //===----------------------------------------------------------------------===//
 #include "check/Check.h"
@@ -58,6 +59,19 @@ std::string componentVectorProblem(const StencilModel &model, int width) {
     return "does not divide the " + std::to_string(model.components) +
            " components per site";
   return vectorBytesProblem(model, width);
+}
+
+std::string linkVectorProblem(const StencilModel &model, int vector) {
+  if (vector == 1)
+    return "";
+  if (model.links.order == LayoutOrder::SiteMajor)
+    return "groups the reals of one array per real ('soa') or of a block of "
+           "sites ('aosoa'); the 'aos' layout already keeps a matrix's reals "
+           "together";
+  if (model.links.realsPerLink() % vector != 0)
+    return "does not divide the " + std::to_string(model.links.realsPerLink()) +
+           " reals of a link; a load must not straddle two matrices";
+  return vectorBytesProblem(model, vector);
 }
 
 std::string siteVectorProblem(const StencilModel &model, int width) {

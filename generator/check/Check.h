@@ -38,6 +38,11 @@ std::string siteVectorProblem(const StencilModel &model, int width);
 /// ("needs the site-major (aos) layout, ..."), or "" when it can.
 std::string componentVectorProblem(const StencilModel &model, int width);
 
+/// Why `model`'s links (their order and reals per matrix already final)
+/// cannot be read `vector` adjacent reals per load (links.layout.vector), as
+/// the end of a sentence, or "" when they can.
+std::string linkVectorProblem(const StencilModel &model, int vector);
+
 /// Why `model` cannot split each site's components over threads with
 /// `perThread` components each (kernel.components_per_thread), as the end
 /// of a sentence ("does not divide ..."), or "" when it can. The model's

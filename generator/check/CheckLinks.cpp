@@ -143,36 +143,17 @@ void Checker::checkLinkVector() {
   const Located<long long> &vector = spec.links.layoutVector;
   if (!vector.present)
     return;
-  LinkField &out = model.links;
   const long long v = vector.value;
-  if (v != 1 && v != 2 && v != 4) {
+  if (v != 1 && v != 2 && v != 4)
     diags.error(vector.range,
                 "'links.layout.vector' must be 1, 2 or 4 reals per load, not " +
                     Twine(v));
-    return;
-  }
-  if (v == 1) {
-    out.vector = 1;
-    return;
-  }
-  if (out.order == LayoutOrder::SiteMajor)
+  else if (std::string problem = linkVectorProblem(model, static_cast<int>(v));
+           !problem.empty())
     diags.error(vector.range,
-                "'links.layout.vector' groups the reals of one array per "
-                "real ('soa') or of a block of sites ('aosoa'); the 'aos' "
-                "layout already keeps a matrix's reals together");
-  else if (out.realsPerLink() % v != 0)
-    diags.error(vector.range,
-                "'links.layout.vector' " + Twine(v) + " does not divide the " +
-                    Twine(out.realsPerLink()) +
-                    " reals of a link; a load must not straddle two matrices");
-  else if (v * model.elementBytes() > 16)
-    diags.error(vector.range,
-                "'links.layout.vector' " + Twine(v) + " of " +
-                    model.valueType() + " is " +
-                    Twine(v * model.elementBytes()) +
-                    " bytes; the widest load is 16 bytes");
+                "'links.layout.vector' " + Twine(v) + " " + problem);
   else
-    out.vector = static_cast<int>(v);
+    model.links.vector = static_cast<int>(v);
 }
 
 /// Link taps: nearest-neighbour steps on a complex field whose last shape

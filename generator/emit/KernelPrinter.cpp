@@ -144,14 +144,14 @@ private:
 
 void KernelPrinter::signature(CodePrinter &p) const {
   wrappedComment(p, "///", plan.comment);
-  if (plan.launchBounds && plan.minBlocksPerSm) {
-    p.line("STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(" +
-           std::to_string(plan.launchBounds) + ", " +
-           std::to_string(plan.minBlocksPerSm) + ")");
-    p.line(plan.kernelName + "(");
-  } else if (plan.launchBounds) {
-    p.line("STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(" +
-           std::to_string(plan.launchBounds) + ")");
+  if (plan.launchBounds) {
+    const std::string bounds =
+        plan.minBlocksPerSm
+            ? "STENCIL_LAUNCH_BOUNDS_MIN(" + std::to_string(plan.launchBounds) +
+                  ", " + std::to_string(plan.minBlocksPerSm) + ")"
+            : "STENCIL_LAUNCH_BOUNDS(" + std::to_string(plan.launchBounds) +
+                  ")";
+    p.line("STENCIL_GLOBAL void " + bounds);
     p.line(plan.kernelName + "(");
   } else {
     p.line("STENCIL_GLOBAL void " + plan.kernelName + "(");

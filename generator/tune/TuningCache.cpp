@@ -205,12 +205,10 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
                             m.links.vector))
         return bad(item, "expected aos, soa or aosoa:N, the last two "
                          "optionally with :v2 or :v4 (reals per load)");
-      if (m.links.realsPerLink() % m.links.vector != 0 ||
-          m.links.vector * m.elementBytes() > 16)
-        return bad(item, "the links' " + Twine(m.links.realsPerLink()) +
-                             " reals of " + m.valueType() +
-                             " per matrix do not fill loads of " +
-                             Twine(m.links.vector));
+      if (std::string problem = linkVectorProblem(m, m.links.vector);
+          !problem.empty())
+        return bad(item, "links.layout.vector " + Twine(m.links.vector) +
+                             " " + problem);
     } else if (key == "vector_width") {
       int width = 0;
       if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))

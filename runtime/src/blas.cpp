@@ -106,8 +106,7 @@ template <typename T> struct HaloOp {
     const Layout &l = lattice.layout;
     for (int k = 0; k < lattice.components; ++k)
       x[half ? order_element(l.order, l.block, l.vector, site, k,
-                             lattice.components,
-                             sites)
+                             lattice.components, sites)
              : layout_element(l,
                               layout_site(l, c[0], c[1], c[2], c[3],
                                           lattice.extents[0],

@@ -121,8 +121,8 @@ std::int64_t storage_index(const Lattice &l, std::int64_t index) {
   const int c = static_cast<int>(index % l.components);
   std::int64_t site = index / l.components;
   if (l.parity >= 0) // a half's own order: its sites as stored
-    return order_element(l.layout.order, l.layout.block, l.layout.vector, site, c,
-                         l.components, l.sites());
+    return order_element(l.layout.order, l.layout.block, l.layout.vector,
+                         site, c, l.components, l.sites());
   int coordinate[kMaxDims] = {0, 0, 0, 0};
   for (int axis = 0; axis < l.dims; ++axis) {
     coordinate[axis] = static_cast<int>(site % l.extents[axis]);
