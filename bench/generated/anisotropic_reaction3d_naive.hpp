@@ -103,7 +103,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1, 1, 1e+01, 0};
   static constexpr bool param_is_site[] = {false, false, false, true};
   static constexpr double tap_factors[] = {2, 2, 2, 0, -1, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 0, 0, -1, 0};
-  static constexpr stencil::FieldTerm field_terms[] = {{0, 3, 1, {0, 0, 0, 0}}};
+  static constexpr stencil::FieldTerm field_terms[] = {{0, 3, 1, {0, 0, 0, 0}, false}};
   static const stencil::KernelInfo value = {
       "anisotropic_reaction3d_naive", "anisotropic_reaction3d.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,
@@ -114,7 +114,7 @@ inline const stencil::KernelInfo &info() {
       14, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "b0da08c63c2e41bc",
       "block=64x4x1; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 

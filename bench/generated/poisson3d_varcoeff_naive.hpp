@@ -102,7 +102,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {0, 0, 0};
   static constexpr bool param_is_site[] = {true, true, true};
   static constexpr double tap_factors[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-  static constexpr stencil::FieldTerm field_terms[] = {{0, 0, 1, {0, 0, 0, 0}}, {0, 0, 1, {-1, 0, 0, 0}}, {0, 1, 1, {0, 0, 0, 0}}, {0, 1, 1, {0, -1, 0, 0}}, {0, 2, 1, {0, 0, 0, 0}}, {0, 2, 1, {0, 0, -1, 0}}, {1, 0, -1, {-1, 0, 0, 0}}, {2, 0, -1, {0, 0, 0, 0}}, {3, 1, -1, {0, -1, 0, 0}}, {4, 1, -1, {0, 0, 0, 0}}, {5, 2, -1, {0, 0, -1, 0}}, {6, 2, -1, {0, 0, 0, 0}}};
+  static constexpr stencil::FieldTerm field_terms[] = {{0, 0, 1, {0, 0, 0, 0}, false}, {0, 0, 1, {-1, 0, 0, 0}, false}, {0, 1, 1, {0, 0, 0, 0}, false}, {0, 1, 1, {0, -1, 0, 0}, false}, {0, 2, 1, {0, 0, 0, 0}, false}, {0, 2, 1, {0, 0, -1, 0}, false}, {1, 0, -1, {-1, 0, 0, 0}, false}, {2, 0, -1, {0, 0, 0, 0}, false}, {3, 1, -1, {0, -1, 0, 0}, false}, {4, 1, -1, {0, 0, 0, 0}, false}, {5, 2, -1, {0, 0, -1, 0}, false}, {6, 2, -1, {0, 0, 0, 0}, false}};
   static const stencil::KernelInfo value = {
       "poisson3d_varcoeff_naive", "poisson3d_varcoeff.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,
@@ -113,7 +113,7 @@ inline const stencil::KernelInfo &info() {
       18, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "4794642e6c3a1abc",
       "block=64x4x1; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 

@@ -27,6 +27,9 @@ std::string componentSplitProblem(const StencilModel &model, int perThread) {
     return "splits a colour vector (" + std::to_string(vector) +
            " reals) that a link multiplies as a whole; give each thread "
            "whole colour vectors";
+  if (hasComplexCoefficients(model) && perThread % 2 != 0)
+    return "splits a complex value (re, im) that a complex coefficient "
+           "multiplies as a whole; give each thread whole complex values";
   if (const int width = model.kernel.vectorWidth; perThread % width != 0)
     return "is not a multiple of 'kernel.vector_width' " +
            std::to_string(width) + "; each thread's components must be " +

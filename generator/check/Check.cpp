@@ -223,6 +223,23 @@ void Checker::checkParameters() {
                                           param.kind.value +
                                           "'; expected 'scalar' or 'site'");
     }
+    if (param.type.present) {
+      if (param.type.value == "complex") {
+        out.complex = true;
+        if (!out.site)
+          diags.error(param.type.range,
+                      "only a coefficient field (kind: site) may be "
+                      "complex; a scalar parameter is a real number");
+        else if (!model.complexValues)
+          diags.error(param.type.range,
+                      "a complex coefficient field multiplies complex "
+                      "values; declare 'field.type: complex'");
+      } else if (param.type.value != "real") {
+        diags.error(param.type.range, "unknown parameter type '" +
+                                          param.type.value +
+                                          "'; expected 'real' or 'complex'");
+      }
+    }
     if (param.defaultValue.present) {
       if (!std::isfinite(param.defaultValue.value))
         diags.error(param.defaultValue.range,
@@ -303,6 +320,14 @@ void Checker::checkTaps() {
           tapsKnown = false;
           continue;
         }
+        if (term.conjugate && !it->complex) {
+          diags.error(coeff.range,
+                      "'conj(" + name + shiftText(shift) + ")': '" + name +
+                          "' is real, its own conjugate; only a complex "
+                          "coefficient field (type: complex) is conjugated");
+          tapsKnown = false;
+          continue;
+        }
         if (std::any_of(shift.begin() + model.dims, shift.end(),
                         [](int s) { return s != 0; })) {
           diags.error(coeff.range,
@@ -312,7 +337,7 @@ void Checker::checkTaps() {
           tapsKnown = false;
           continue;
         }
-        tap.coefficient.addTerm(index, term.factor, shift);
+        tap.coefficient.addTerm(index, term.factor, shift, term.conjugate);
       }
       if (!finite) {
         diags.error(coeff.range, "a tap's 'coefficient' must be finite");
@@ -667,6 +692,16 @@ void Checker::checkEvenOdd() {
     diags.error(evenOdd.range,
                 "even/odd storage needs a centre tap: its coefficient is the "
                 "diagonal that the Schur complement inverts");
+  const int c = centreTapIndex(model);
+  if (c >= 0 && isComplexCoefficient(model, model.taps[c].coefficient)) {
+    diags.error(spec.taps[c].coefficient.range,
+                "even/odd storage needs a real diagonal (the hopping kernels "
+                "scale by it and by its inverse), but the centre tap's "
+                "coefficient '" +
+                    coefficientText(model, model.taps[c].coefficient) +
+                    "' reads a complex field");
+    diags.note(evenOdd.range, "even/odd storage requested here");
+  }
 }
 
 /// kernel.components_per_thread: a site's components split over threads.
@@ -711,7 +746,7 @@ void Checker::checkSolver() {
     diags.error(spec.solver.range, problem);
     return;
   }
-  if (!hasOffCentreFields(model))
+  if (!hasOffCentreFields(model) && !hasComplexCoefficients(model))
     return;
   if (std::string gap = fieldDefinitenessGap(model); !gap.empty())
     diags.warning(spec.solver.range,

@@ -42,12 +42,24 @@ std::string symmetryProblem(const StencilModel &model) {
              formatOffset((tap.link ? *mirror : tap).offset, model.dims) +
              " does not (the mirror must multiply by the same link, "
              "daggered); use 'solver: cgnr'";
+    const bool complex = hasComplexCoefficients(model);
     Coefficient seen = shiftedCoefficient(model, mirror->coefficient,
                                           tap.offset);
-    if (sameCoefficient(tap.coefficient, seen))
+    if (sameCoefficient(tap.coefficient, conjugatedCoefficient(model, seen)))
       continue;
     std::string mirrorText = coefficientText(model, mirror->coefficient);
     std::string seenText = coefficientText(model, seen);
+    if (complex)
+      return "solver 'cg' needs a Hermitian operator (A_x,x+o = "
+             "conj(A_x+o,x)), but tap " +
+             formatOffset(tap.offset, model.dims) + " has coefficient '" +
+             coefficientText(model, tap.coefficient) + "' and tap " +
+             formatOffset(mirror->offset, model.dims) + " has '" +
+             mirrorText + "', whose conjugate at the neighbour x + " +
+             formatOffset(tap.offset, model.dims) + " is '" +
+             coefficientText(model, conjugatedCoefficient(model, seen)) +
+             "'; use 'solver: cgnr', which solves the normal equations "
+             "A^dagger A x = A^dagger b";
     return "solver 'cg' needs a symmetric operator (A_x,x+o = A_x+o,x), but "
            "tap " +
            formatOffset(tap.offset, model.dims) + " has coefficient '" +
@@ -148,6 +160,14 @@ std::string symbolProblem(const StencilModel &model) {
 } // namespace
 
 std::string fieldDefinitenessGap(const StencilModel &model) {
+  // A complex coupling has no sign; only its modulus against the diagonal
+  // can be judged, from the values.
+  for (const Tap &tap : model.taps)
+    for (const CoefficientTerm &term : tap.coefficient.terms)
+      if (model.parameters[term.parameter].complex)
+        return "field '" + model.parameters[term.parameter].name +
+               "' is complex (its couplings' moduli are compared with the "
+               "diagonal)";
   // Off the centre, a field term must be a coupling -f * k <= 0.
   for (const Tap &tap : model.taps) {
     if (tap.offset == Offset{})
@@ -186,7 +206,7 @@ std::string cgOperatorProblem(const StencilModel &model) {
   // Off-diagonal fields are judged from their values (the runtime's check
   // before each solve); the spec decides only whether that check is certain
   // to pass for positive fields (fieldDefinitenessGap).
-  if (hasOffCentreFields(model))
+  if (hasOffCentreFields(model) || hasComplexCoefficients(model))
     return "";
   if (std::string problem = siteParameterProblem(model); !problem.empty())
     return problem;

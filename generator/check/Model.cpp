@@ -84,12 +84,14 @@ const char *solverName(Solver solver) {
   return "?";
 }
 
-void Coefficient::addTerm(int parameter, double factor, const Offset &shift) {
+void Coefficient::addTerm(int parameter, double factor, const Offset &shift,
+                          bool conjugate) {
   auto same = llvm::find_if(terms, [&](const CoefficientTerm &t) {
-    return t.parameter == parameter && t.shift == shift;
+    return t.parameter == parameter && t.shift == shift &&
+           t.conjugate == conjugate;
   });
   if (same == terms.end()) {
-    terms.push_back({parameter, factor, shift});
+    terms.push_back({parameter, factor, shift, conjugate});
     return;
   }
   same->factor += factor;
@@ -130,14 +132,39 @@ Offset negatedOffset(const Offset &offset) {
   return result;
 }
 
+Coefficient conjugatedCoefficient(const StencilModel &model,
+                                  const Coefficient &c) {
+  Coefficient result = c;
+  for (CoefficientTerm &term : result.terms)
+    if (model.parameters[term.parameter].complex)
+      term.conjugate = !term.conjugate;
+  return result;
+}
+
+bool isComplexCoefficient(const StencilModel &model, const Coefficient &c) {
+  return llvm::any_of(c.terms, [&](const CoefficientTerm &term) {
+    return model.parameters[term.parameter].complex;
+  });
+}
+
+bool hasComplexCoefficients(const StencilModel &model) {
+  return llvm::any_of(model.taps, [&](const Tap &tap) {
+    return isComplexCoefficient(model, tap.coefficient);
+  });
+}
+
 bool isSymmetric(const StencilModel &model) {
   // A link tap's mirror multiplies by the same lattice link, daggered: the
-  // pair is Hermitian exactly when the coefficients pair up as for reals.
+  // pair is Hermitian exactly when the coefficients pair up as the adjoint
+  // asks.
   for (const Tap &tap : model.taps) {
     const Tap *mirror = findTap(model, negatedOffset(tap.offset));
     if (!mirror || mirror->link != tap.link ||
-        !sameCoefficient(tap.coefficient,
-                         shiftedCoefficient(model, mirror->coefficient, tap.offset)))
+        !sameCoefficient(
+            tap.coefficient,
+            conjugatedCoefficient(
+                model,
+                shiftedCoefficient(model, mirror->coefficient, tap.offset))))
       return false;
   }
   return true;
@@ -148,11 +175,12 @@ StencilModel transposedModel(const StencilModel &model) {
   // -o, seen from x + o, multiplies by the same lattice link, daggered. That
   // is what a link tap at -o does (U_mu(x - mu)^dagger for -o = -mu, U_mu(x)
   // for -o = +mu), so the link flag stays with the tap as its offset flips.
-  // Coefficients are real: no conjugation.
+  // Real coefficients are their own conjugates; complex fields flip.
   StencilModel result = model;
   for (Tap &tap : result.taps) {
     tap.offset = negatedOffset(tap.offset);
-    tap.coefficient = shiftedCoefficient(model, tap.coefficient, tap.offset);
+    tap.coefficient = conjugatedCoefficient(
+        model, shiftedCoefficient(model, tap.coefficient, tap.offset));
   }
   computeReach(result);
   return result;
@@ -210,6 +238,13 @@ int siteParameterCount(const StencilModel &model) {
       model.parameters, [](const Parameter &p) { return p.site; }));
 }
 
+int siteParameterReals(const StencilModel &model) {
+  int reals = 0;
+  for (const Parameter &p : model.parameters)
+    reals += p.site ? (p.complex ? 2 : 1) : 0;
+  return reals;
+}
+
 int centreTapIndex(const StencilModel &model) {
   for (size_t t = 0; t < model.taps.size(); ++t)
     if (model.taps[t].offset == Offset{})
@@ -260,10 +295,12 @@ std::string linearText(
 std::string coefficientText(const StencilModel &model,
                             const Coefficient &coefficient) {
   std::vector<std::pair<std::string, double>> terms;
-  for (const CoefficientTerm &term : coefficient.terms)
-    terms.push_back({model.parameters[term.parameter].name +
-                         shiftText(term.shift),
+  for (const CoefficientTerm &term : coefficient.terms) {
+    std::string read =
+        model.parameters[term.parameter].name + shiftText(term.shift);
+    terms.push_back({term.conjugate ? "conj(" + read + ")" : read,
                      term.factor});
+  }
   return linearText(coefficient.constant, terms);
 }
 

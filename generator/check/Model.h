@@ -49,17 +49,22 @@ struct Parameter {
   /// an array the caller passes at run time; any tap's coefficient may read
   /// it, at the output site or at a shifted one.
   bool site = false;
+  /// A complex site parameter: (re, im) adjacent per site; taps may read it
+  /// conjugated (complex fields only).
+  bool complex = false;
 };
 
 /// `factor * parameter`, a site parameter read at the output site plus
-/// `shift` (zero for scalar parameters).
+/// `shift` (zero for scalar parameters), conjugated when `conjugate` (a
+/// complex site parameter: `conj(k@-x)`).
 struct CoefficientTerm {
   int parameter = 0;
   double factor = 1.0;
   Offset shift{};
+  bool conjugate = false;
   bool operator==(const CoefficientTerm &other) const {
     return parameter == other.parameter && factor == other.factor &&
-           shift == other.shift;
+           shift == other.shift && conjugate == other.conjugate;
   }
 };
 
@@ -76,9 +81,11 @@ struct Coefficient {
       value += term.factor * parameterValues[term.parameter];
     return value;
   }
-  /// Adds `factor * parameter@shift`, merged with a term of the same
-  /// parameter and shift (`a + a` is `2 * a`); a term that cancels goes.
-  void addTerm(int parameter, double factor, const Offset &shift = Offset{});
+  /// Adds `factor * parameter@shift` (conjugated when `conjugate`), merged
+  /// with a term of the same parameter, shift and conjugation (`a + a` is
+  /// `2 * a`); a term that cancels goes.
+  void addTerm(int parameter, double factor, const Offset &shift = Offset{},
+               bool conjugate = false);
 };
 
 /// Whether `a` and `b` are the same linear form, their terms in any order
@@ -287,17 +294,29 @@ void computeReach(StencilModel &model);
 /// The tap at `offset`, or null when the stencil has none there.
 const Tap *findTap(const StencilModel &model, const Offset &offset);
 
-/// Whether the operator equals its transpose, decided from the structure:
-/// A^T has at offset o the coefficient of A's tap -o read from the site
-/// x + o, so every tap o needs a tap -o whose coefficient, its coefficient
-/// fields shifted by o, is the same. (A tap +o reading k at x pairs with the
-/// tap -o reading k at x - o.)
+/// Whether the operator equals its adjoint (symmetric for real
+/// coefficients, Hermitian with complex ones), decided from the structure:
+/// A^dagger has at offset o the conjugated coefficient of A's tap -o read
+/// from the site x + o, so every tap o needs a tap -o whose coefficient, its
+/// coefficient fields shifted by o and conjugated, is the same. (A tap +o
+/// reading k at x pairs with the tap -o reading k at x - o, or conj(k) at
+/// x - o for a complex k.)
 bool isSymmetric(const StencilModel &model);
 
-/// The transposed stencil A^T: each tap's offset negated and its coefficient
-/// fields read from x + (new offset), the site the original tap started
-/// from.
+/// The adjoint stencil A^dagger (A^T for real coefficients): each tap's
+/// offset negated, its coefficient fields read from x + (new offset), the
+/// site the original tap started from, and its complex fields conjugated.
 StencilModel transposedModel(const StencilModel &model);
+
+/// `c` with each complex field term's conjugation flipped.
+Coefficient conjugatedCoefficient(const StencilModel &model,
+                                  const Coefficient &c);
+
+/// Whether `c` reads a complex coefficient field (its value is complex).
+bool isComplexCoefficient(const StencilModel &model, const Coefficient &c);
+
+/// Whether some tap's coefficient is complex.
+bool hasComplexCoefficients(const StencilModel &model);
 
 /// `c` with every site parameter's shift moved by `delta`: the same
 /// coefficient seen from the site x + delta.
@@ -322,6 +341,9 @@ std::string coefficientText(const StencilModel &model,
 
 /// Number of site parameters.
 int siteParameterCount(const StencilModel &model);
+
+/// Reals per site of the site parameters' arrays (2 for a complex one).
+int siteParameterReals(const StencilModel &model);
 
 /// Whether a site parameter appears in a tap other than the centre or with a
 /// shift: the operator's off-diagonal entries vary from site to site.

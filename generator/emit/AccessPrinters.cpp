@@ -32,41 +32,63 @@ std::string AccessPrinter::signedValue(const PlannedLoad &load,
 
 void AccessPrinter::gather(CodePrinter &, const PlanStep &,
                            const std::string &) const {
-  llvm::report_fatal_error("link taps need a multi-component field access");
+  llvm::report_fatal_error(
+      "link taps and complex weights need a multi-component field access");
 }
 
-void AccessPrinter::linkStep(CodePrinter &p, const PlanStep &step) const {
+void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
   const PlannedLoad &load = plan.loads[step.load];
   const std::string name = "u" + std::to_string(step.load);
   gather(p, step, name);
   const LinkStorage &links = plan.linkStorage;
   const int vectorReals = 2 * links.colours;
-  const int vectors = access.perThread / vectorReals;
+  const int vectors = plan.hasLinks ? access.perThread / vectorReals : 0;
   const std::vector<PlannedAccumulation> &accs = step.accumulations;
-  // In the plan's order; consecutive plain taps share one loop over the
-  // components.
+  // In the plan's order; consecutive real-weight plain taps share one loop
+  // over the components.
   for (size_t i = 0; i < accs.size();) {
-    if (accs[i].link < 0) {
+    if (accs[i].link < 0 && !accs[i].complexWeight) {
       p.emit({{"count", std::to_string(access.perThread)}}, R"(
         STENCIL_UNROLL
         for (int c = 0; c < $count$; ++c) {
       )");
       {
         CodePrinter::Indent indent(p);
-        for (; i < accs.size() && accs[i].link < 0; ++i)
+        for (; i < accs.size() && accs[i].link < 0 && !accs[i].complexWeight;
+             ++i)
           p.line(accumulate(accs[i], "[c]", signedValue(load, name + "[c]")));
       }
       p.line("}");
       continue;
     }
     const PlannedAccumulation &acc = accs[i++];
+    const std::string target = "acc" + std::to_string(acc.site);
+    const std::string re = signedValue(
+        load, acc.complexWeight ? realPartName(acc.weight) : acc.weight);
+    const std::string im = signedValue(load, imagPartName(acc.weight));
+    if (acc.link < 0) {
+      // (w_re + i w_im) (v_re + i v_im) for each complex value.
+      const std::string op = acc.first ? " = " : " += ";
+      p.emit({{"count", std::to_string(access.perThread)},
+              {"re", target + "[c]" + op + re + " * " + name + "[c] - " + im +
+                         " * " + name + "[c + 1];"},
+              {"im", target + "[c + 1]" + op + re + " * " + name +
+                         "[c + 1] + " + im + " * " + name + "[c];"}},
+             R"(
+               STENCIL_UNROLL
+               for (int c = 0; c < $count$; c += 2) {
+                 $re$
+                 $im$
+               }
+             )");
+      continue;
+    }
     const std::string function =
         std::string(acc.dagger ? "stencil::link_dagger_times"
                                : "stencil::link_times") +
         (acc.first ? "<true>" : "<false>");
     const std::string link = "l" + std::to_string(acc.link);
-    const std::string weight = signedValue(load, acc.weight);
-    const std::string target = "acc" + std::to_string(acc.site);
+    const std::string weight = acc.complexWeight ? re + ", " + im : re;
     if (vectors == 1) {
       p.line(function + "(" + target + ", " + weight + ", " + link + ", " +
              name + ");");

@@ -165,17 +165,21 @@ TemplateValues headerValues(const StencilModel &model,
   for (int axis = 0; axis < model.dims; ++axis)
     extentFields.push_back("int " + extentName(axis) + " = 0;");
 
-  std::vector<std::string> paramFields, paramNames, paramDefaults, paramSites;
+  std::vector<std::string> paramFields, paramNames, paramDefaults, paramSites,
+      paramComplex;
   for (const Parameter &param : model.parameters) {
     paramFields.push_back(
-        param.site ? "const value_type *" + param.name +
-                         " = nullptr; ///< one value per site (device memory)"
+        param.site ? "const value_type *" + param.name + " = nullptr; ///< " +
+                         (param.complex ? "(re, im) per site"
+                                        : "one value per site") +
+                         " (device memory)"
                    : "value_type " + param.name +
                          " = static_cast<value_type>(" +
                          shortestNumberText(param.defaultValue) + ");");
     paramNames.push_back("\"" + param.name + "\"");
     paramDefaults.push_back(shortestNumberText(param.defaultValue));
     paramSites.push_back(param.site ? "true" : "false");
+    paramComplex.push_back(param.complex ? "true" : "false");
   }
 
   if (model.hasLinkTaps()) {
@@ -207,7 +211,8 @@ TemplateValues headerValues(const StencilModel &model,
       fieldTerms.push_back(
           "{" + std::to_string(&tap - model.taps.data()) + ", " +
           std::to_string(term.parameter) + ", " +
-          shortestNumberText(term.factor) + ", " + listOf(shift) + "}");
+          shortestNumberText(term.factor) + ", " + listOf(shift) + ", " +
+          (term.conjugate ? "true" : "false") + "}");
     }
     for (double factor : factors)
       tapFactors.push_back(shortestNumberText(factor));
@@ -243,6 +248,11 @@ TemplateValues headerValues(const StencilModel &model,
   if (!fieldTerms.empty())
     paramTables += "\nstatic constexpr stencil::FieldTerm field_terms[] = " +
                    listOf(fieldTerms) + ";";
+  const bool complexFields = llvm::any_of(
+      model.parameters, [](const Parameter &p) { return p.complex; });
+  if (complexFields)
+    paramTables += "\nstatic constexpr bool param_is_complex[] = " +
+                   listOf(paramComplex) + ";";
   // Complex values and links (stencil/kernel_info.hpp: ValueShape, LinkInfo).
   std::vector<std::string> shapeExtents;
   for (int i = 0; i < kMaxDims; ++i)
@@ -318,6 +328,7 @@ TemplateValues headerValues(const StencilModel &model,
       {"even_odd_ref", model.layout.evenOdd ? "&even_odd_kernels" : "nullptr"},
       {"value_shape", valueShape},
       {"links_ref", model.hasLinkTaps() ? "&links" : "nullptr"},
+      {"param_complex_ref", complexFields ? "param_is_complex" : "nullptr"},
   };
 }
 

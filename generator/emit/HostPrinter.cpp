@@ -97,11 +97,14 @@ std::string argumentChecks(const StencilModel &model,
                            const LauncherText &text) {
   const bool hopping = launcher.kind == LauncherKind::Hopping;
   std::string checks = printed([&](CodePrinter &p) {
-    for (const std::string &name : launcher.siteArrays)
+    for (const LauncherPlan::SiteArray &array : launcher.siteArrays)
       p.emit({{"model", model.name},
-              {"param", name},
+              {"param", array.name},
               {"out", hopping ? "out, values" : "out"},
-              {"sites", text.siteCount}},
+              {"sites", array.realsPerSite == 1
+                            ? text.siteCount
+                            : std::to_string(array.realsPerSite) + " * " +
+                                  text.siteCount}},
              R"(
                if (params.$param$ == nullptr)
                  return stencil::Status::failure("$model$: site parameter '$param$' has no array");

@@ -60,10 +60,11 @@ public:
   virtual void store(CodePrinter &p, const PlannedStore &store) const = 0;
   /// Declarations every store of the tile shares (none by default).
   virtual void storesPrologue(CodePrinter &p) const {}
-  /// A step with link accumulations: the load's values gathered into
-  /// u<load> (an array or a pointer), then each accumulation, link taps as
-  /// matrix-vector products per colour vector.
-  void linkStep(CodePrinter &p, const PlanStep &step) const;
+  /// A step whose accumulations work on (re, im) pairs: the load's values
+  /// gathered into u<load> (an array or a pointer), then each accumulation,
+  /// link taps as matrix-vector products per colour vector, complex weights
+  /// as complex products per value.
+  void pairStep(CodePrinter &p, const PlanStep &step) const;
 
 protected:
   /// "STENCIL_STORE" or "STENCIL_STORE_NT".
@@ -98,8 +99,16 @@ std::string linearFormText(const LinearForm &form);
 /// keeps no leading sign): the terms a long sum wraps between.
 std::vector<std::string> splitSum(const std::string &value);
 /// The site weight's value: "w0 + params.sigma[site]",
-/// "-params.k[site - 1]", each field term at its own site.
+/// "-params.k[site - 1]", each field term at its own site; of a complex
+/// weight its real part, "-params.a[2 * (site - 1)]".
 std::string siteWeightText(const SiteWeight &w, const SiteIndexPrinter &index);
+/// A complex site weight's imaginary part: its complex terms' imaginary
+/// halves, negated where conjugated, "params.a[2 * site + 1]".
+std::string siteWeightImagText(const SiteWeight &w,
+                               const SiteIndexPrinter &index);
+/// The names a complex weight's parts are declared as: NAME_re, NAME_im.
+std::string realPartName(const std::string &weight);
+std::string imagPartName(const std::string &weight);
 
 } // namespace stencilc
 

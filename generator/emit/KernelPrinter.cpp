@@ -62,16 +62,42 @@ std::vector<std::string> splitSum(const std::string &value) {
   return terms;
 }
 
+namespace {
+
+/// params.NAME at the term's site: the value, or a complex field's real
+/// (part 0) or imaginary (part 1) half of its (re, im) pair.
+std::string fieldValue(const SiteTerm &term, const SiteIndexPrinter &index,
+                       int part) {
+  const std::string at = index.siteIndex(term.at);
+  if (!term.complex)
+    return parameterRef(term.name) + "[" + at + "]";
+  const bool simple = at.find(' ') == std::string::npos;
+  return parameterRef(term.name) + "[2 * " + (simple ? at : "(" + at + ")") +
+         (part ? " + 1" : "") + "]";
+}
+
+} // namespace
+
+std::string realPartName(const std::string &weight) { return weight + "_re"; }
+std::string imagPartName(const std::string &weight) { return weight + "_im"; }
+
 std::string siteWeightText(const SiteWeight &w,
                            const SiteIndexPrinter &index) {
   std::string text = !w.base.empty()    ? w.base
                      : w.hasSharedPart() ? linearFormText(w.value)
                                          : std::string();
   for (const SiteTerm &term : w.terms)
-    text += signedTerm(term.factor,
-                       parameterRef(term.name) + "[" +
-                           index.siteIndex(term.at) + "]",
-                       text.empty());
+    text += signedTerm(term.factor, fieldValue(term, index, 0), text.empty());
+  return text;
+}
+
+std::string siteWeightImagText(const SiteWeight &w,
+                               const SiteIndexPrinter &index) {
+  std::string text;
+  for (const SiteTerm &term : w.terms)
+    if (term.complex)
+      text += signedTerm(term.conjugate ? -term.factor : term.factor,
+                         fieldValue(term, index, 1), text.empty());
   return text;
 }
 
@@ -301,7 +327,12 @@ void KernelPrinter::weights(CodePrinter &p) const {
   for (const SiteWeight &w : plan.siteWeights) {
     if (!w.comment.empty())
       p.line("// " + w.comment);
-    declare(w.name, siteWeightText(w, *index));
+    if (!w.isComplex()) {
+      declare(w.name, siteWeightText(w, *index));
+      continue;
+    }
+    declare(realPartName(w.name), siteWeightText(w, *index));
+    declare(imagPartName(w.name), siteWeightImagText(w, *index));
   }
 }
 
@@ -356,8 +387,8 @@ void KernelPrinter::program(CodePrinter &p) const {
   for (const PlanStep &step : plan.steps) {
     for (int link : step.links)
       loadLink(p, link);
-    if (step.usesLinks())
-      access->linkStep(p, step);
+    if (step.pairsValues())
+      access->pairStep(p, step);
     else
       access->load(p, step);
   }

@@ -79,7 +79,12 @@ std::string printManifest(const StencilModel &model,
       for (const Parameter &param : model.parameters)
         j.object([&] {
           j.attribute("name", param.name);
-          j.attribute("default", param.defaultValue);
+          if (param.site)
+            j.attribute("kind", "site");
+          else
+            j.attribute("default", param.defaultValue);
+          if (param.complex)
+            j.attribute("type", "complex");
         });
     });
     j.attributeArray("taps", [&] {

@@ -7,10 +7,10 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
                                         const std::vector<KernelPlan> &plans) {
   const KernelPlan &apply = *findPlan(plans, KernelRole::Apply);
   const KernelPlan *adjoint = findPlan(plans, KernelRole::Adjoint);
-  std::vector<std::string> siteArrays;
+  std::vector<LauncherPlan::SiteArray> siteArrays;
   for (const Parameter &param : model.parameters)
     if (param.site)
-      siteArrays.push_back(param.name);
+      siteArrays.push_back({param.name, param.complex ? 2 : 1});
   // Vector accesses need fields aligned to the access size.
   const int width = model.kernel.vectorWidth;
   const int alignment = width > 1 ? width * model.elementBytes() : 0;

@@ -124,7 +124,8 @@ std::vector<SiteTerm> fieldTerms(const StencilModel &model,
   for (const CoefficientTerm &term : c.terms) {
     if (!model.parameters[term.parameter].site)
       continue;
-    SiteTerm t{model.parameters[term.parameter].name, term.factor, from};
+    const Parameter &param = model.parameters[term.parameter];
+    SiteTerm t{param.name, term.factor, from, param.complex, term.conjugate};
     for (int axis = 0; axis < kMaxDims; ++axis)
       t.at.offset[axis] += term.shift[axis];
     terms.push_back(std::move(t));
@@ -202,13 +203,16 @@ int stepParity(const Offset &offset) {
 /// neighbour touches both halves).
 int fieldBytesPerSite(const StencilModel &model, bool hopping) {
   if (!hopping)
-    return siteParameterCount(model) * model.elementBytes();
+    return siteParameterReals(model) * model.elementBytes();
   std::set<std::pair<int, int>> fields; // (parameter, parity of the shift)
   for (const Tap &tap : model.taps)
     for (const CoefficientTerm &term : tap.coefficient.terms)
       if (model.parameters[term.parameter].site)
         fields.insert({term.parameter, stepParity(term.shift)});
-  return static_cast<int>(fields.size()) * model.elementBytes();
+  int reals = 0;
+  for (const auto &field : fields)
+    reals += model.parameters[field.first].complex ? 2 : 1;
+  return reals * model.elementBytes();
 }
 
 /// Bytes of links per output site: each axis' matrices once, or in a
@@ -248,15 +252,22 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
                          plan.sitesPerTile();
   }
   // Each tap's weight at a site: one add per field term (one fewer when the
-  // weight is fields alone) and a multiply where the factor is not +-1.
+  // weight is fields alone) and a multiply where the factor is not +-1,
+  // twice over for the (re, im) of a complex term. A complex weight times a
+  // complex value is 6 flops and its sum 2, where a real weight's are 4.
   for (const Tap &tap : model.taps) {
     const std::vector<SiteTerm> terms = fieldTerms(model, tap.coefficient, {});
     if (terms.empty())
       continue;
     plan.flopsPerSite += static_cast<int>(terms.size()) -
                          (scalarPart(model, tap.coefficient).isZero() ? 1 : 0);
-    for (const SiteTerm &term : terms)
-      plan.flopsPerSite += term.factor != 1.0 && term.factor != -1.0;
+    for (const SiteTerm &term : terms) {
+      plan.flopsPerSite += term.complex; // its imaginary part's add
+      plan.flopsPerSite += (term.factor != 1.0 && term.factor != -1.0) *
+                           (term.complex ? 2 : 1);
+    }
+    if (isComplexCoefficient(model, tap.coefficient))
+      plan.flopsPerSite += 2 * model.components;
   }
 }
 
@@ -271,6 +282,9 @@ void nameAccumulationWeights(
       acc.weight = it == siteWeightOfTap.end()
                        ? tapWeight[acc.tap]
                        : it->second[acc.site * plan.xWidth + acc.lane];
+      acc.complexWeight = llvm::any_of(plan.siteWeights, [&](const SiteWeight &w) {
+        return w.name == acc.weight && w.isComplex();
+      });
     }
 }
 

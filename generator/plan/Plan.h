@@ -191,11 +191,14 @@ struct SiteRef {
   bool oddHalf = false;
 };
 
-/// factor * params.NAME[index of `at`]: a coefficient field's value.
+/// factor * params.NAME[index of `at`]: a coefficient field's value; a
+/// complex field's (re, im) pair, conjugated when `conjugate`.
 struct SiteTerm {
   std::string name;
   double factor = 1.0;
   SiteRef at;
+  bool complex = false;
+  bool conjugate = false;
 };
 
 /// A weight that varies from site to site: a base weight (or a constant
@@ -206,6 +209,14 @@ struct SiteWeight {
   std::string base;    ///< a Weight's name, or empty: `value` instead
   LinearForm value;    ///< when `base` is empty; often 0
   std::vector<SiteTerm> terms;
+  /// Some term is complex: the weight is a pair NAME_re, NAME_im (`base`
+  /// and `value` are real, its real part's).
+  bool isComplex() const {
+    for (const SiteTerm &term : terms)
+      if (term.complex)
+        return true;
+    return false;
+  }
   /// Whether the sum starts at `base` or a non-zero `value`; otherwise it is
   /// the field terms alone.
   bool hasSharedPart() const {
@@ -296,6 +307,9 @@ struct PlannedAccumulation {
   /// (complex N x N matrix-vector products); -1: weight * value per real.
   int link = -1;
   bool dagger = false;
+  /// The weight is complex (a SiteWeight with complex terms): each (re, im)
+  /// pair of the value, or of L v, is multiplied as a complex number.
+  bool complexWeight = false;
 };
 
 /// One load and the accumulations that consume it right away, so that each
@@ -310,6 +324,14 @@ struct PlanStep {
   bool usesLinks() const {
     for (const PlannedAccumulation &acc : accumulations)
       if (acc.link >= 0)
+        return true;
+    return false;
+  }
+  /// Whether an accumulation works on (re, im) pairs (a link product or a
+  /// complex weight): the site's values are gathered into an array first.
+  bool pairsValues() const {
+    for (const PlannedAccumulation &acc : accumulations)
+      if (acc.link >= 0 || acc.complexWeight)
         return true;
     return false;
   }
@@ -410,7 +432,8 @@ struct KernelPlan {
   /// One multiply per tap and one add per tap after the first, per
   /// component; a link tap's complex matrix-vector products (8N^2 - 2N per
   /// colour vector) and a compressed link's reconstruction (42 per link
-  /// read, shared by the tile's sites); coefficient-field sums.
+  /// read, shared by the tile's sites); coefficient-field sums; a complex
+  /// weight's complex multiply (8 flops per complex value instead of 4).
   int flopsPerSite = 0;
   double arithmeticIntensity() const {
     return static_cast<double>(flopsPerSite) / bytesPerSite();
@@ -492,8 +515,13 @@ struct LauncherPlan {
   int alignmentBytes = 0;
   int vectorWidth = 1;
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
-  /// Site parameters: arrays checked for null and for overlap with `out`.
-  std::vector<std::string> siteArrays;
+  /// Site parameters: arrays checked for null and for overlap with `out`
+  /// (params.NAME, `realsPerSite` values per site: 2 for a complex one).
+  struct SiteArray {
+    std::string name;
+    int realsPerSite = 1;
+  };
+  std::vector<SiteArray> siteArrays;
   /// The link array (params.NAME), checked the same way; empty: none.
   std::string linkArray;
   int linkComponents = 0; ///< reals per site of the link array

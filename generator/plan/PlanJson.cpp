@@ -138,6 +138,10 @@ void weights(json::OStream &j, const KernelPlan &p) {
                 j.attribute("clamp_tile_axis", true);
               if (term.at.clampX)
                 j.attribute("clamp_x", true);
+              if (term.complex)
+                j.attribute("complex", true);
+              if (term.conjugate)
+                j.attribute("conjugate", true);
               if (term.at.oddHalf)
                 j.attribute("odd_half", true);
             });
@@ -210,6 +214,8 @@ void program(json::OStream &j, const KernelPlan &p) {
               j.attribute("tap", acc.tap);
               j.attribute("weight", acc.weight);
               j.attribute("first", acc.first);
+              if (acc.complexWeight)
+                j.attribute("complex_weight", true);
               if (acc.link >= 0) {
                 j.attribute("link", acc.link);
                 j.attribute("dagger", acc.dagger);

@@ -260,10 +260,13 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
         read += " clamped along x";
       if (term.at.oddHalf)
         read += " odd half";
-      terms.push_back({read + "]", term.factor});
+      read += "]";
+      terms.push_back({term.conjugate ? "conj(" + read + ")" : read,
+                       term.factor});
     }
     const std::string text = linearText(constant, terms);
-    os << "  site weight: " << w.name << " = " << text << "\n";
+    os << "  site weight: " << w.name << " = " << text
+       << (w.isComplex() ? "   (complex)" : "") << "\n";
   }
   if (plan.hasLinks) {
     const LinkStorage &l = plan.linkStorage;
@@ -339,7 +342,8 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
                              (acc.dagger ? "^dagger " : " ");
       os << "      acc" << acc.site << lane << (acc.first ? "  = " : " += ")
          << (compound ? "(" + text + ")" : text) << " * " << link << "u"
-         << step.load << element << "   (" << acc.weight << ")\n";
+         << step.load << element << "   (" << acc.weight
+         << (acc.complexWeight ? ", complex" : "") << ")\n";
     }
   }
   for (const PlannedStore &store : plan.stores) {

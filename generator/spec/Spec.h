@@ -35,18 +35,23 @@ template <typename T> struct Located {
 struct ParameterSpec {
   Located<std::string> name;
   Located<std::string> kind; ///< "scalar" (default) or "site"
+  /// "real" (default) or "complex": a complex site parameter holds (re, im)
+  /// per site.
+  Located<std::string> type;
   Located<double> defaultValue;
   llvm::SMRange range;
 };
 
 /// One `factor * name` term of a coefficient; a coefficient field may be
-/// read at a shifted site, `k@-x` (k one site back along x) or `k@+x-2y`.
+/// read at a shifted site, `k@-x` (k one site back along x) or `k@+x-2y`,
+/// and a complex one conjugated, `conj(k@-x)`.
 struct CoefficientTermSpec {
   std::string name;
   double factor = 1.0;
   /// Lattice steps along x, y, z, t; all zero without `@`.
   std::array<int, 4> shift{};
-  bool shifted = false; ///< written with `@`
+  bool shifted = false;   ///< written with `@`
+  bool conjugate = false; ///< written as `conj(...)`
 };
 
 /// A tap coefficient as written: a linear form over the parameters such as

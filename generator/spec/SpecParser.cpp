@@ -363,13 +363,14 @@ void Parser::parseParameters(const YamlNode *node, Spec &spec) {
     const YamlNode *map = asMapping(&element, "each parameter");
     if (!map)
       continue;
-    static const StringRef keys[] = {"name", "kind", "default"};
+    static const StringRef keys[] = {"name", "kind", "type", "default"};
     MappingReader reader(map, keys, "a parameter", diags);
     ParameterSpec param;
     param.range = element.range;
     readString(reader.require("name", "a parameter"), "a parameter's 'name'",
                param.name);
     readString(reader.get("kind"), "a parameter's 'kind'", param.kind);
+    readString(reader.get("type"), "a parameter's 'type'", param.type);
     // A site parameter is an array supplied at run time: no default.
     bool site = param.kind.present && param.kind.value == "site";
     if (!site)
@@ -539,13 +540,28 @@ bool parseCoefficientText(StringRef text, CoefficientSpec &out) {
     if (name.empty()) {
       result.constant += sign * factor;
     } else {
-      CoefficientTermSpec term{name, sign * factor, {}, false};
+      CoefficientTermSpec term{name, sign * factor, {}, false, false};
+      // `conj(name)` or `conj(name@shift)`: the complex conjugate.
+      skipSpaces();
+      if (name == "conj" && i < text.size() && text[i] == '(') {
+        ++i;
+        skipSpaces();
+        if (!readName(term.name))
+          return false;
+        term.conjugate = true;
+      }
       skipSpaces();
       if (i < text.size() && text[i] == '@') {
         ++i;
         if (!readShift(term.shift))
           return false;
         term.shifted = true;
+      }
+      if (term.conjugate) {
+        skipSpaces();
+        if (i >= text.size() || text[i] != ')')
+          return false;
+        ++i;
       }
       result.terms.push_back(std::move(term));
     }
@@ -569,7 +585,8 @@ void Parser::parseCoefficient(const YamlNode *node, CoefficientSpec &out) {
     diags.error(node->range,
                 "a tap's 'coefficient' must be a sum of numbers, parameter "
                 "names and 'number * name' terms (a coefficient field read "
-                "at a shifted site as 'name@-x' or 'name@+x-y'), not '" +
+                "at a shifted site as 'name@-x' or 'name@+x-y', a complex "
+                "one conjugated as 'conj(name@-x)'), not '" +
                     *text + "'");
     return;
   }

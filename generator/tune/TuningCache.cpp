@@ -19,13 +19,15 @@ std::string stencilFingerprint(const StencilModel &model) {
                      std::to_string(model.components) + "|" +
                      (model.layout.evenOdd ? "eo" : "whole");
   for (const Parameter &p : model.parameters)
-    text += "|p:" + p.name + (p.site ? ":site" : "");
+    text += "|p:" + p.name + (p.site ? ":site" : "") +
+            (p.complex ? ":complex" : "");
   for (const Tap &tap : model.taps) {
     text += "|t:" + formatOffset(tap.offset, model.dims) + "=" +
             shortestNumberText(tap.coefficient.constant);
     for (const CoefficientTerm &term : tap.coefficient.terms)
       text += "+" + shortestNumberText(term.factor) + "*" +
-              model.parameters[term.parameter].name + shiftText(term.shift);
+              model.parameters[term.parameter].name + shiftText(term.shift) +
+              (term.conjugate ? "~conj" : "");
   }
   // Complex values and links change what is computed; the links' storage
   // is a tuning option.

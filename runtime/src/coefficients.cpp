@@ -34,8 +34,10 @@ Status HostCoefficients::create(const KernelInfo &info, const Lattice &lattice,
       return Status::failure(std::string(info.name) + ": site parameter '" +
                              info.param_names[p] + "' has no array; call "
                              "set_site_parameter()");
-    c.fields_[p].resize(c.sites_);
-    STENCIL_TRY(fields[p]->download_values(c.fields_[p].data(), c.sites_));
+    const std::int64_t values =
+        c.sites_ * (is_complex_parameter(info, p) ? 2 : 1);
+    c.fields_[p].resize(values);
+    STENCIL_TRY(fields[p]->download_values(c.fields_[p].data(), values));
   }
   out = std::move(c);
   return Status();
@@ -81,17 +83,32 @@ std::int64_t HostCoefficients::neighbour(const Coordinates &x,
   return index(y);
 }
 
-double HostCoefficients::at(int tap, const Coordinates &x) const {
-  double value = shared_[tap];
+std::complex<double> HostCoefficients::complex_at(int tap,
+                                                  const Coordinates &x) const {
+  std::complex<double> value = shared_[tap];
   for (const FieldTerm *field : termsOfTap_[tap]) {
     const FieldTerm &term = *field;
     // The generator keeps every read of an updated site inside the array
     // (its reach check); a site outside has no row to evaluate.
     const std::int64_t site = neighbour(x, term.shift);
-    if (site >= 0)
-      value += term.factor * fields_[term.param][site];
+    if (site < 0)
+      continue;
+    const std::vector<double> &f = fields_[term.param];
+    if (!is_complex_parameter(*info_, term.param)) {
+      value += term.factor * f[site];
+      continue;
+    }
+    const std::complex<double> v(f[2 * site], f[2 * site + 1]);
+    value += term.factor * (term.conjugate ? std::conj(v) : v);
   }
   return value;
+}
+
+bool HostCoefficients::complex_tap(int tap) const {
+  for (const FieldTerm *term : termsOfTap_[tap])
+    if (is_complex_parameter(*info_, term->param))
+      return true;
+  return false;
 }
 
 bool HostCoefficients::off_diagonal_fields() const {
@@ -142,18 +159,27 @@ Status check_chained_dominance(const KernelInfo &info,
       continue;
     }
     ++rows;
-    const double diagonal = c.at(centre, x);
+    const std::complex<double> complexDiagonal = c.complex_at(centre, x);
+    const double diagonal = complexDiagonal.real();
     double off = 0.0;
     for (int t = 0; t < info.num_taps; ++t) {
       if (t == centre)
         continue;
       const std::int64_t y = c.neighbour(x, info.tap_offsets[t]);
       if (y >= 0 && c.updated(c.coordinates(y)))
-        off += std::fabs(c.at(t, x));
+        off += std::abs(c.complex_at(t, x));
     }
-    if (!std::isfinite(diagonal) || !std::isfinite(off))
+    if (!std::isfinite(diagonal) || !std::isfinite(off) ||
+        !std::isfinite(complexDiagonal.imag()))
       return Status::failure(name + ": the coefficients at site " +
                              siteText(x, dims) + " are not finite");
+    if (std::fabs(complexDiagonal.imag()) > 1e-12 * std::fabs(diagonal))
+      return Status::failure(
+          name + ": the diagonal at site " + siteText(x, dims) + " is " +
+          number(diagonal) + (complexDiagonal.imag() < 0 ? " - " : " + ") +
+          number(std::fabs(complexDiagonal.imag())) +
+          "i, not real, so A is not Hermitian and CG does not apply; use "
+          "CGNR");
     const double slack = 1e-12 * (std::fabs(diagonal) + off);
     if (diagonal < off - slack)
       return Status::failure(
@@ -182,7 +208,7 @@ Status check_chained_dominance(const KernelInfo &info,
       if (t == centre)
         continue;
       const std::int64_t y = c.neighbour(x, info.tap_offsets[t]);
-      if (y < 0 || reached[y] || c.at(t, x) == 0.0)
+      if (y < 0 || reached[y] || c.complex_at(t, x) == 0.0)
         continue;
       reached[y] = 1;
       frontier.push_back(y);

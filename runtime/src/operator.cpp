@@ -41,6 +41,23 @@ Lattice StencilOperator::site_lattice() const {
   return lattice;
 }
 
+Status StencilOperator::site_lattice(const std::string &name,
+                                     Lattice &out) const {
+  const int p = parameter_index(name);
+  if (p < 0 || !info_->param_is_site[p])
+    return Status::failure(std::string(info_->name) +
+                           " has no site parameter named '" + name + "'");
+  out = site_lattice();
+  if (is_complex_parameter(*info_, p)) {
+    // Pairs stay together whatever the field's component order.
+    out.components = 2;
+    out.layout.order = 0;
+    out.layout.block = 1;
+    out.layout.vector = 1;
+  }
+  return Status();
+}
+
 int StencilOperator::parameter_index(const std::string &name) const {
   for (int p = 0; p < info_->num_params; ++p)
     if (name == info_->param_names[p])
@@ -71,7 +88,9 @@ Status StencilOperator::set_site_parameter(const std::string &name,
   if (!info_->param_is_site[p])
     return Status::failure("parameter '" + name + "' of " + info_->name +
                            " is a scalar: set it with a value");
-  STENCIL_TRY(require_same_lattice(site_lattice(), values.lattice(),
+  Lattice expected;
+  STENCIL_TRY(site_lattice(name, expected));
+  STENCIL_TRY(require_same_lattice(expected, values.lattice(),
                                    ("site parameter '" + name + "'").c_str()));
   site_fields_[p] = &values;
   return Status();
@@ -225,6 +244,11 @@ Status StencilOperator::diagonal(Field &out) const {
   if (centre >= 0) {
     HostCoefficients coefficients;
     STENCIL_TRY(host_coefficients(coefficients));
+    if (coefficients.complex_tap(centre))
+      return Status::failure(std::string(info_->name) +
+                             ": the diagonal reads a complex coefficient "
+                             "field; Jacobi preconditioning divides by a "
+                             "real diagonal only");
     for (std::int64_t s = 0; s < count; ++s) {
       const HostCoefficients::Coordinates x = coefficients.coordinates(s);
       // The halo's entries are overwritten below.
@@ -311,8 +335,9 @@ Status StencilOperator::check_spd() const {
   HostCoefficients coefficients;
   STENCIL_TRY(host_coefficients(coefficients));
   // Fields off the diagonal: the entries vary, so the symbol says nothing;
-  // judge the matrix itself from the fields' values.
-  if (coefficients.off_diagonal_fields())
+  // judge the matrix itself from the fields' values. Complex fields have
+  // no sign to check either, wherever they are.
+  if (coefficients.off_diagonal_fields() || has_complex_parameters(*info_))
     return check_chained_dominance(*info_, coefficients);
   // Fields on the diagonal only must add a non-negative term.
   for (int i = 0; i < info_->num_field_terms; ++i) {
@@ -431,8 +456,10 @@ Status set_random_site_parameters(StencilOperator &A, Random &random,
       continue;
     const auto [low, high] = range(info.param_names[p]);
     auto field = std::make_unique<Field>();
-    STENCIL_TRY(Field::create(A.site_lattice(), *field));
-    std::vector<double> values(A.site_lattice().values());
+    Lattice lattice;
+    STENCIL_TRY(A.site_lattice(info.param_names[p], lattice));
+    STENCIL_TRY(Field::create(lattice, *field));
+    std::vector<double> values(lattice.values());
     for (double &v : values)
       v = random.uniform(low, high);
     STENCIL_TRY(field->upload_values(values.data(), values.size()));

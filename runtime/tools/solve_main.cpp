@@ -218,7 +218,9 @@ int main(int argc, char **argv) {
     if (info.param_is_site[p]) {
       auto [low, high] = siteRange(info.param_names[p]);
       siteText += std::string(" ") + info.param_names[p] + "=uniform[" +
-                  std::to_string(low) + "," + std::to_string(high) + "]";
+                  std::to_string(low) + "," + std::to_string(high) + "]" +
+                  (stencil::is_complex_parameter(info, p) ? " (re and im)"
+                                                          : "");
     }
   for (const auto &[name, range] : options.sites) {
     bool known = false;

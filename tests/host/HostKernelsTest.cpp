@@ -189,11 +189,15 @@ TEST_P(HostKernel, DescriptorAgreesWithTheSpec) {
         continue;
       Offset shift{};
       std::copy(term.shift, term.shift + stencil::kMaxDims, shift.begin());
-      listed.terms.push_back({term.param, term.factor, shift});
+      listed.terms.push_back({term.param, term.factor, shift, term.conjugate});
     }
     EXPECT_TRUE(sameCoefficient(listed, fields))
         << "tap " << t << ": field_terms disagree with the spec";
   }
+  for (int p = 0; p < info.num_params; ++p)
+    EXPECT_EQ(stencil::is_complex_parameter(info, p),
+              model.parameters[p].complex)
+        << "parameter " << model.parameters[p].name;
   for (int axis = 0; axis < model.dims; ++axis) {
     EXPECT_EQ(info.shape.reach[axis], model.reach[axis]);
     EXPECT_EQ(info.shape.block[axis], model.kernel.block[axis]);
@@ -205,7 +209,7 @@ TEST_P(HostKernel, RejectsAliasedAndBadArguments) {
   std::vector<int> extents(stencil::kMaxDims, 8);
   std::vector<double> params(info.num_params + 1, 1.0);
   std::vector<double> storage(8 * 8 * 8 * 8 * info.components, 1.0);
-  std::vector<double> siteArray(8 * 8 * 8 * 8, 1.0);
+  std::vector<double> siteArray(2 * 8 * 8 * 8 * 8, 1.0);
   std::vector<const void *> fields(info.num_params + 1, siteArray.data());
   stencil::Status aliased =
       info.apply(storage.data(), storage.data(), extents.data(), params.data(),

@@ -75,24 +75,29 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
     return neighbour;
   };
   // The weight of tap t at site s: a field is read at s + its shift
-  // (wrapped, never negated: coefficients carry no antiperiodic sign).
+  // (wrapped, never negated: coefficients carry no antiperiodic sign); a
+  // complex field's (re, im) pair, conjugated where the term says so.
+  using Complex = std::complex<double>;
   auto weight = [&](size_t t, std::int64_t s) {
     const Coefficient &c = model.taps[t].coefficient;
-    double value = c.constant;
+    Complex value = c.constant;
     for (const CoefficientTerm &term : c.terms) {
-      if (siteValues[term.parameter].empty()) {
+      const std::vector<double> &field = siteValues[term.parameter];
+      if (field.empty()) {
         value += term.factor * parameters[term.parameter];
         continue;
       }
       double ignored = 1.0;
       std::int64_t at = neighbourOf(s, term.shift, +1, ignored);
-      value += term.factor * siteValues[term.parameter][at];
+      Complex v = model.parameters[term.parameter].complex
+                      ? Complex(field[2 * at], field[2 * at + 1])
+                      : Complex(field[at], 0.0);
+      value += term.factor * (term.conjugate ? std::conj(v) : v);
     }
     return value;
   };
   // The N x N block that tap t puts between `site` and its neighbour: the
   // identity, U_mu(site), or U_mu(site - mu)^dagger, as complex numbers.
-  using Complex = std::complex<double>;
   auto block = [&](size_t t, std::int64_t s) {
     std::vector<Complex> b(n * n, 0.0);
     const Tap &tap = model.taps[t];
@@ -117,42 +122,43 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                                                    u[2 * (j * n + i) + 1]));
     return b;
   };
-  // out[site] += factor * B v over each colour vector of in[j] (B^dagger
-  // when `conjugate`); real fields: B is 1.
+  // out[site] += w B v over each colour vector v of in[j] (B^dagger when
+  // `conjugate`; B is the identity without a link; a plain tap on a complex
+  // field takes its values one complex number at a time).
   std::vector<double> out(in.size(), 0.0);
-  auto addBlock = [&](std::int64_t site, std::int64_t j, double factor,
-                      size_t t, std::int64_t blockSite, bool conjugate) {
-    if (!model.taps[t].link) {
-      for (int k = 0; k < nc; ++k)
-        out[site * nc + k] += factor * in[j * nc + k];
-      return;
-    }
-    const std::vector<Complex> b = block(t, blockSite);
-    for (int v = 0; v < nc / (2 * n); ++v)
-      for (int i = 0; i < n; ++i) {
+  auto addBlock = [&](std::int64_t site, std::int64_t j, Complex w, size_t t,
+                      std::int64_t blockSite, bool conjugate) {
+    const int bn = model.taps[t].link ? n : 1;
+    const std::vector<Complex> b =
+        model.taps[t].link ? block(t, blockSite) : std::vector<Complex>{1.0};
+    for (int v = 0; v < nc / (2 * bn); ++v)
+      for (int i = 0; i < bn; ++i) {
         Complex sum = 0.0;
-        for (int k = 0; k < n; ++k) {
-          const Complex entry = conjugate ? std::conj(b[k * n + i]) : b[i * n + k];
-          const std::int64_t e = j * nc + v * 2 * n + 2 * k;
+        for (int k = 0; k < bn; ++k) {
+          const Complex entry =
+              conjugate ? std::conj(b[k * bn + i]) : b[i * bn + k];
+          const std::int64_t e = j * nc + v * 2 * bn + 2 * k;
           sum += entry * Complex(in[e], in[e + 1]);
         }
-        out[site * nc + v * 2 * n + 2 * i] += factor * sum.real();
-        out[site * nc + v * 2 * n + 2 * i + 1] += factor * sum.imag();
+        sum *= w;
+        out[site * nc + v * 2 * bn + 2 * i] += sum.real();
+        out[site * nc + v * 2 * bn + 2 * i + 1] += sum.imag();
       }
   };
   for (std::int64_t site = 0; site < sites; ++site) {
     if (!isUpdated(model, extents, site))
       continue;
     for (size_t t = 0; t < model.taps.size(); ++t) {
-      if (model.taps[t].link) {
+      if (model.complexValues) {
         double sign = 1.0;
         const std::int64_t j =
             neighbourOf(site, model.taps[t].offset, adjoint ? -1 : +1, sign);
         if (!adjoint) {
+          // (A x)_i = sum_t w_t(i) B_t(i) x_{i + o_t}
           addBlock(site, j, sign * weight(t, site), t, site, false);
         } else if (isUpdated(model, extents, j)) {
-          // (A^dagger x)_i = sum_j (A_ji)^dagger x_j, A_ji = c_t(j) B_t(j).
-          addBlock(site, j, sign * weight(t, j), t, j, true);
+          // (A^dagger x)_i = sum_j (A_ji)^dagger x_j, A_ji = w_t(j) B_t(j).
+          addBlock(site, j, sign * std::conj(weight(t, j)), t, j, true);
         }
         continue;
       }
@@ -161,7 +167,7 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
         double sign = 1.0;
         std::int64_t j = neighbourOf(site, model.taps[t].offset, +1, sign);
         for (int k = 0; k < nc; ++k)
-          out[site * nc + k] += sign * weight(t, site) * in[j * nc + k];
+          out[site * nc + k] += sign * weight(t, site).real() * in[j * nc + k];
       } else {
         // (A^T x)_i = sum_j A_ji x_j = sum_t c_t(j) x_j with j = i - o_t,
         // over interior j only (x is zero on the halo).
@@ -172,7 +178,7 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
         if (!isUpdated(model, extents, j))
           continue;
         for (int k = 0; k < nc; ++k)
-          out[site * nc + k] += sign * weight(t, j) * in[j * nc + k];
+          out[site * nc + k] += sign * weight(t, j).real() * in[j * nc + k];
       }
     }
   }

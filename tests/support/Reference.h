@@ -29,14 +29,17 @@ bool isUpdated(const StencilModel &model, const Extents &extents,
 /// past the end of a periodic axis is read from the other end, and past an
 /// antiperiodic one also negated (in(x + n) = -in(x)). `parameters`
 /// holds each scalar parameter's value; `siteValues[p]` the array (one value
-/// per site) of each site parameter p, and is empty for scalar ones. A^T is
+/// per site, an (re, im) pair for a complex one) of each site parameter p,
+/// and is empty for scalar ones. A^T is
 /// computed from the definition A^T_ij = A_ji, with the input's halo read as
 /// zero: the operator on the interior unknowns.
 /// Link taps (complex fields): `links` holds per site (x fastest) the
 /// model's dims N x N complex matrices U_mu, row-major, (re, im) adjacent;
 /// a forward tap multiplies each colour vector of the neighbour by U_mu(x),
 /// a backward one by U_mu(x - mu)^dagger, and A^dagger takes the conjugate
-/// transpose of each block A_ij.
+/// transpose of each block A_ij. On complex fields every weight is complex
+/// (complex coefficient fields, conjugated as the terms say) and multiplies
+/// each complex value.
 std::vector<double>
 referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                const std::vector<std::vector<double>> &siteValues,

@@ -74,12 +74,18 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     paramsExact.push_back(static_cast<T>(params.back()));
     if (!model.parameters[p].site)
       continue;
-    siteArrays[p].resize(siteCount(extents));
-    for (std::int64_t s = 0; s < siteCount(extents); ++s) {
-      T value = static_cast<T>(siteValue(random));
-      siteArrays[p][stencil::storage_index(siteLattice, s)] = value;
-      siteExact[p].push_back(value);
-    }
+    // A complex field's (re, im) pair of the site at position i of the site
+    // order sits at 2 i (StencilOperator::site_lattice); each part random.
+    const int reals = model.parameters[p].complex ? 2 : 1;
+    siteArrays[p].resize(reals * siteCount(extents));
+    for (std::int64_t s = 0; s < siteCount(extents); ++s)
+      for (int part = 0; part < reals; ++part) {
+        T value = static_cast<T>(reals == 2 ? uniform(random)
+                                            : siteValue(random));
+        siteArrays[p][reals * stencil::storage_index(siteLattice, s) + part] =
+            value;
+        siteExact[p].push_back(value);
+      }
     fields[p] = siteArrays[p].data();
   }
 

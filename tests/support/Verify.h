@@ -34,7 +34,7 @@ struct Verification {
 
 /// Verifies `info` (generated from `model`) on `extents` with random input,
 /// random scalar parameters in [0.5, 1.5] and random site parameters in
-/// [0, 2], all drawn from `seed`: A, or A^T when `adjoint` (then the input's
+/// [0, 2] (complex ones' parts in [-1, 1]), all drawn from `seed`: A, or A^T when `adjoint` (then the input's
 /// halo is zero, as the operator on interior unknowns requires).
 Verification verifyKernel(const stencil::KernelInfo &info,
                           const StencilModel &model, const Extents &extents,

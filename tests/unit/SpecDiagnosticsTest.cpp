@@ -613,6 +613,72 @@ TEST(CoefficientFields, TransposeMovesTheFieldsReads) {
                                 "x + (-1, 0) reads '-kx@-x'"));
 }
 
+TEST(Coefficients, ConjugatedComplexFields) {
+  CoefficientSpec spec;
+  ASSERT_TRUE(parseCoefficientText("-conj(a@-x) + 2 * conj( b ) + a", spec));
+  ASSERT_EQ(spec.terms.size(), 3u);
+  EXPECT_TRUE(spec.terms[0].conjugate);
+  EXPECT_EQ(spec.terms[0].name, "a");
+  EXPECT_EQ(spec.terms[0].factor, -1.0);
+  EXPECT_EQ(spec.terms[0].shift, (std::array<int, 4>{-1, 0, 0, 0}));
+  EXPECT_TRUE(spec.terms[1].conjugate);
+  EXPECT_EQ(spec.terms[1].factor, 2.0);
+  EXPECT_FALSE(spec.terms[2].conjugate);
+  EXPECT_FALSE(parseCoefficientText("conj(a", spec));
+  EXPECT_FALSE(parseCoefficientText("conj()", spec));
+  EXPECT_FALSE(parseCoefficientText("conj(2)", spec));
+  EXPECT_FALSE(parseCoefficientText("conj(a)@-x", spec)); // shift inside
+}
+
+/// A complex 2-D stencil with a complex field `a` on the x taps.
+std::string complexFieldSpec(const std::string &plusX,
+                             const std::string &minusX) {
+  return "name: cx\n"
+         "grid: {dimensions: 2, boundary: periodic}\n"
+         "field: {precision: double, type: complex, shape: [1]}\n"
+         "parameters:\n"
+         "  - {name: a, kind: site, type: complex}\n"
+         "  - {name: k, kind: site}\n"
+         "taps:\n"
+         "  - {offset: [0, 0], coefficient: 5 + k}\n"
+         "  - {offset: [-1, 0], coefficient: " + minusX + "}\n"
+         "  - {offset: [1, 0], coefficient: " + plusX + "}\n"
+         "  - {offset: [0, -1], coefficient: -1}\n"
+         "  - {offset: [0, 1], coefficient: -1}\n";
+}
+
+TEST(CoefficientFields, ComplexFieldsPairWithTheirConjugates) {
+  CheckResult result = checkYaml(complexFieldSpec("-a", "-conj(a@-x)"));
+  ASSERT_TRUE(result.model.has_value()) << result.output;
+  const StencilModel &model = *result.model;
+  EXPECT_TRUE(model.parameters[0].complex);
+  EXPECT_FALSE(model.parameters[1].complex);
+  EXPECT_TRUE(hasComplexCoefficients(model));
+  EXPECT_TRUE(isComplexCoefficient(model, model.taps[1].coefficient));
+  EXPECT_FALSE(isComplexCoefficient(model, model.taps[0].coefficient));
+  EXPECT_TRUE(isSymmetric(model)); // Hermitian
+  EXPECT_EQ(coefficientText(model, model.taps[1].coefficient), "-conj(a@-x)");
+  // A^dagger at +x: the -x tap read from x + 1, conjugated: -a.
+  StencilModel adjoint = transposedModel(model);
+  EXPECT_EQ(coefficientText(adjoint, adjoint.taps[1].coefficient), "-a");
+  EXPECT_EQ(coefficientText(adjoint, adjoint.taps[2].coefficient),
+            "-conj(a@-x)");
+  // Without the conjugate the pair is symmetric but not Hermitian; the
+  // adjoint conjugates each complex field, never the real ones.
+  CheckResult plain = checkYaml(complexFieldSpec("-a + k", "-a@-x + k@-x"));
+  ASSERT_TRUE(plain.model.has_value()) << plain.output;
+  EXPECT_FALSE(isSymmetric(*plain.model));
+  StencilModel plainAdjoint = transposedModel(*plain.model);
+  EXPECT_EQ(coefficientText(plainAdjoint, plainAdjoint.taps[1].coefficient),
+            "-conj(a) + k");
+  // `a + conj(a)` is its own conjugate: a real diagonal.
+  std::string realPart = complexFieldSpec("-1", "-1");
+  realPart.replace(realPart.find("5 + k"), 5, "5 + a + conj(a)");
+  CheckResult diagonal = checkYaml(realPart);
+  ASSERT_TRUE(diagonal.model.has_value()) << diagonal.output;
+  EXPECT_TRUE(isSymmetric(*diagonal.model));
+}
+
 TEST(CoefficientFields, BadShifts) {
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(faceCoefficientSpec("-kx - h@+x")),

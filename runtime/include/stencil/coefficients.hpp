@@ -11,6 +11,7 @@
 #include "stencil/types.hpp"
 
 #include <array>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,8 +30,16 @@ public:
                        HostCoefficients &out);
 
   using Coordinates = std::array<int, kMaxDims>;
-  /// Tap `tap`'s coefficient at the site `x` (an updated site).
-  double at(int tap, const Coordinates &x) const;
+  /// Tap `tap`'s coefficient at the site `x` (an updated site); for a tap
+  /// with complex fields (complex_tap()) its real part.
+  double at(int tap, const Coordinates &x) const {
+    return complex_at(tap, x).real();
+  }
+  /// The same as a complex number: complex fields' terms read as (re, im),
+  /// conjugated where the term says so.
+  std::complex<double> complex_at(int tap, const Coordinates &x) const;
+  /// Whether tap `tap`'s coefficient reads a complex field.
+  bool complex_tap(int tap) const;
   /// The site `x + offset` along wrapped axes wrapped, as a host-order
   /// index; -1 when it leaves the lattice along a Dirichlet axis.
   std::int64_t neighbour(const Coordinates &x, const int *offset) const;
@@ -41,7 +50,8 @@ public:
   std::int64_t sites() const { return sites_; }
   /// Tap `tap`'s part that every site shares: constant plus scalars.
   double shared(int tap) const { return shared_[tap]; }
-  /// Site parameter `param`'s values in the host order (empty for scalars).
+  /// Site parameter `param`'s values in the host order (empty for scalars;
+  /// (re, im) pairs for a complex one).
   const std::vector<double> &field(int param) const { return fields_[param]; }
   /// Whether some field term sits off the diagonal (an off-centre tap or a
   /// shifted read): the off-diagonal entries vary from site to site.
@@ -59,12 +69,14 @@ private:
 
 /// CG's check of an operator whose off-diagonal entries come from fields:
 /// every updated row must be weakly diagonally dominant (A_xx >= sum over
-/// its couplings to other updated sites of |A_xy|; couplings into the halo
-/// are not entries of A), and each must reach a strictly dominant row
-/// through non-zero couplings. A symmetric matrix with that property is
-/// positive definite (weakly chained diagonal dominance makes it
-/// non-singular; dominance with a non-negative diagonal, positive
-/// semi-definite). Returns why not, naming the site, otherwise success.
+/// its couplings to other updated sites of |A_xy|, the modulus of a complex
+/// coupling; couplings into the halo are not entries of A), and each must
+/// reach a strictly dominant row through non-zero couplings. A symmetric
+/// (Hermitian) matrix with that property is positive definite (weakly
+/// chained diagonal dominance makes it non-singular; dominance with a
+/// non-negative diagonal, positive semi-definite, by Gershgorin's discs).
+/// The diagonal must be real. Returns why not, naming the site, otherwise
+/// success.
 Status check_chained_dominance(const KernelInfo &info,
                                const HostCoefficients &coefficients);
 

@@ -57,12 +57,14 @@ struct EvenOddKernels {
 struct KernelInfo;
 
 /// One coefficient-field term of a tap: tap `tap`'s coefficient at the
-/// output site x gains factor * (site parameter `param`)[x + shift].
+/// output site x gains factor * (site parameter `param`)[x + shift], the
+/// complex conjugate of a complex parameter's value when `conjugate`.
 struct FieldTerm {
   int tap;
   int param;
   double factor;
   int shift[kMaxDims];
+  bool conjugate;
 };
 
 /// A tuning-cache entry compiled into a stencil's code: on `device` (the
@@ -145,7 +147,23 @@ struct KernelInfo {
   /// Gauge-covariant stencils: the links, passed to the entry points in
   /// `fields[num_params]`; null for stencils without link taps.
   const LinkInfo *links;
+  /// Complex site parameters: their arrays hold an (re, im) pair per site
+  /// (see StencilOperator::site_lattice); null when every parameter is real.
+  const bool *param_is_complex;
 };
+
+/// Whether site parameter `p` of `info` is complex.
+inline bool is_complex_parameter(const KernelInfo &info, int p) {
+  return info.param_is_complex && info.param_is_complex[p];
+}
+
+/// Whether some parameter of `info` is complex.
+inline bool has_complex_parameters(const KernelInfo &info) {
+  for (int p = 0; p < info.num_params; ++p)
+    if (is_complex_parameter(info, p))
+      return true;
+  return false;
+}
 
 } // namespace stencil
 

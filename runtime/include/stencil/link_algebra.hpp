@@ -120,6 +120,43 @@ STENCIL_HOST_DEVICE inline void link_dagger_times(T *acc, T w,
   }
 }
 
+/// acc (=|+=) (wr + i wi) (U v): a complex weight (a complex coefficient
+/// field on a link tap).
+template <bool First, int N, typename T>
+STENCIL_HOST_DEVICE inline void link_times(T *acc, T wr, T wi,
+                                           const LinkMatrix<T, N> &u,
+                                           const T *v) {
+  for (int i = 0; i < N; ++i) {
+    T re = 0, im = 0;
+    for (int j = 0; j < N; ++j) {
+      const T ur = u.v[2 * (i * N + j)], ui = u.v[2 * (i * N + j) + 1];
+      re += ur * v[2 * j] - ui * v[2 * j + 1];
+      im += ur * v[2 * j + 1] + ui * v[2 * j];
+    }
+    const T r = wr * re - wi * im, m = wr * im + wi * re;
+    acc[2 * i] = First ? r : acc[2 * i] + r;
+    acc[2 * i + 1] = First ? m : acc[2 * i + 1] + m;
+  }
+}
+
+/// acc (=|+=) (wr + i wi) (U^dagger v).
+template <bool First, int N, typename T>
+STENCIL_HOST_DEVICE inline void link_dagger_times(T *acc, T wr, T wi,
+                                                  const LinkMatrix<T, N> &u,
+                                                  const T *v) {
+  for (int i = 0; i < N; ++i) {
+    T re = 0, im = 0;
+    for (int j = 0; j < N; ++j) {
+      const T ur = u.v[2 * (j * N + i)], ui = u.v[2 * (j * N + i) + 1];
+      re += ur * v[2 * j] + ui * v[2 * j + 1];
+      im += ur * v[2 * j + 1] - ui * v[2 * j];
+    }
+    const T r = wr * re - wi * im, m = wr * im + wi * re;
+    acc[2 * i] = First ? r : acc[2 * i] + r;
+    acc[2 * i + 1] = First ? m : acc[2 * i + 1] + m;
+  }
+}
+
 } // namespace stencil
 
 #endif

@@ -36,12 +36,18 @@ public:
   /// Which kernels run and why, for reports.
   const std::string &kernel_choice() const { return choice_; }
   const Lattice &lattice() const { return lattice_; }
-  /// The lattice of a site parameter's array: one value per site.
+  /// The lattice of a real site parameter's array: one value per site.
   Lattice site_lattice() const;
+  /// The lattice of site parameter `name`'s array: one value per site, or
+  /// for a complex one an (re, im) pair per site (2 components, site-major:
+  /// the pair of the site at position i of site_lattice() sits at 2 i).
+  /// Fails for a name that is not a site parameter.
+  Status site_lattice(const std::string &name, Lattice &out) const;
 
   Status set_parameter(const std::string &name, double value);
-  /// `values` must outlive the operator's use; its lattice is site_lattice()
-  /// and, for CG, its values must make the diagonal term non-negative.
+  /// `values` must outlive the operator's use; its lattice is
+  /// site_lattice(name) and, for CG, its values must make A positive
+  /// definite (check_spd()).
   Status set_site_parameter(const std::string &name, const Field &values);
 
   /// Stencils with links (info().links): the lattice of the link array,
@@ -97,8 +103,9 @@ public:
   /// -|c|, which bounds <psi, A psi> from below for every unitary gauge
   /// field): the symbol test of stencil/symbol.hpp, with site
   /// parameters on the diagonal checked to add a non-negative term; with
-  /// coefficient fields off the diagonal, weakly chained diagonal dominance
-  /// of the matrix itself (stencil/coefficients.hpp), judged from the
+  /// coefficient fields off the diagonal or complex ones, weakly chained
+  /// diagonal dominance of the matrix itself (stencil/coefficients.hpp:
+  /// moduli of the couplings against a real diagonal), judged from the
   /// fields' values on the host.
   Status check_spd() const;
   /// The coefficients at each site, on the host (fields downloaded).
@@ -127,9 +134,10 @@ using SiteRange =
     std::function<std::pair<double, double>(const std::string &name)>;
 
 /// Gives each site parameter of A an array of values uniform in
-/// range(name), drawn from `random` parameter by parameter in declaration
-/// order; `arrays` keeps them alive. For manufactured problems, benchmarks
-/// and tests.
+/// range(name) (the real and the imaginary part of a complex one each),
+/// drawn from `random` parameter by parameter in declaration order;
+/// `arrays` keeps them alive. For manufactured problems, benchmarks and
+/// tests.
 Status set_random_site_parameters(StencilOperator &A, Random &random,
                                   const SiteRange &range,
                                   std::vector<std::unique_ptr<Field>> &arrays);
