@@ -42,14 +42,12 @@ std::string symmetryProblem(const StencilModel &model) {
              formatOffset((tap.link ? *mirror : tap).offset, model.dims) +
              " does not (the mirror must multiply by the same link, "
              "daggered); use 'solver: cgnr'";
-    const bool complex = hasComplexCoefficients(model);
-    Coefficient seen = shiftedCoefficient(model, mirror->coefficient,
-                                          tap.offset);
-    if (sameCoefficient(tap.coefficient, conjugatedCoefficient(model, seen)))
+    const Coefficient adjoint =
+        adjointCoefficient(model, mirror->coefficient, tap.offset);
+    if (sameCoefficient(tap.coefficient, adjoint))
       continue;
     std::string mirrorText = coefficientText(model, mirror->coefficient);
-    std::string seenText = coefficientText(model, seen);
-    if (complex)
+    if (hasComplexCoefficients(model))
       return "solver 'cg' needs a Hermitian operator (A_x,x+o = "
              "conj(A_x+o,x)), but tap " +
              formatOffset(tap.offset, model.dims) + " has coefficient '" +
@@ -57,9 +55,11 @@ std::string symmetryProblem(const StencilModel &model) {
              formatOffset(mirror->offset, model.dims) + " has '" +
              mirrorText + "', whose conjugate at the neighbour x + " +
              formatOffset(tap.offset, model.dims) + " is '" +
-             coefficientText(model, conjugatedCoefficient(model, seen)) +
+             coefficientText(model, adjoint) +
              "'; use 'solver: cgnr', which solves the normal equations "
              "A^dagger A x = A^dagger b";
+    // Real coefficients: the adjoint's is the mirror's read from there.
+    std::string seenText = coefficientText(model, adjoint);
     return "solver 'cg' needs a symmetric operator (A_x,x+o = A_x+o,x), but "
            "tap " +
            formatOffset(tap.offset, model.dims) + " has coefficient '" +

@@ -153,6 +153,13 @@ bool hasComplexCoefficients(const StencilModel &model) {
   });
 }
 
+Coefficient adjointCoefficient(const StencilModel &model,
+                               const Coefficient &mirror,
+                               const Offset &offset) {
+  return conjugatedCoefficient(model,
+                               shiftedCoefficient(model, mirror, offset));
+}
+
 bool isSymmetric(const StencilModel &model) {
   // A link tap's mirror multiplies by the same lattice link, daggered: the
   // pair is Hermitian exactly when the coefficients pair up as the adjoint
@@ -160,11 +167,9 @@ bool isSymmetric(const StencilModel &model) {
   for (const Tap &tap : model.taps) {
     const Tap *mirror = findTap(model, negatedOffset(tap.offset));
     if (!mirror || mirror->link != tap.link ||
-        !sameCoefficient(
-            tap.coefficient,
-            conjugatedCoefficient(
-                model,
-                shiftedCoefficient(model, mirror->coefficient, tap.offset))))
+        !sameCoefficient(tap.coefficient,
+                         adjointCoefficient(model, mirror->coefficient,
+                                            tap.offset)))
       return false;
   }
   return true;
@@ -179,8 +184,7 @@ StencilModel transposedModel(const StencilModel &model) {
   StencilModel result = model;
   for (Tap &tap : result.taps) {
     tap.offset = negatedOffset(tap.offset);
-    tap.coefficient = conjugatedCoefficient(
-        model, shiftedCoefficient(model, tap.coefficient, tap.offset));
+    tap.coefficient = adjointCoefficient(model, tap.coefficient, tap.offset);
   }
   computeReach(result);
   return result;
@@ -241,7 +245,7 @@ int siteParameterCount(const StencilModel &model) {
 int siteParameterReals(const StencilModel &model) {
   int reals = 0;
   for (const Parameter &p : model.parameters)
-    reals += p.site ? (p.complex ? 2 : 1) : 0;
+    reals += p.site ? p.realsPerSite() : 0;
   return reals;
 }
 

@@ -52,6 +52,8 @@ struct Parameter {
   /// A complex site parameter: (re, im) adjacent per site; taps may read it
   /// conjugated (complex fields only).
   bool complex = false;
+  /// Values per site of a site parameter's array.
+  int realsPerSite() const { return complex ? 2 : 1; }
 };
 
 /// `factor * parameter`, a site parameter read at the output site plus
@@ -307,6 +309,12 @@ bool isSymmetric(const StencilModel &model);
 /// offset negated, its coefficient fields read from x + (new offset), the
 /// site the original tap started from, and its complex fields conjugated.
 StencilModel transposedModel(const StencilModel &model);
+
+/// The coefficient that A^dagger's tap at `offset` has, from A's tap at
+/// -offset with coefficient `mirror`: its fields read from the neighbour
+/// x + offset, complex ones conjugated.
+Coefficient adjointCoefficient(const StencilModel &model,
+                               const Coefficient &mirror, const Offset &offset);
 
 /// `c` with each complex field term's conjugation flipped.
 Coefficient conjugatedCoefficient(const StencilModel &model,

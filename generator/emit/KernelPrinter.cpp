@@ -11,6 +11,7 @@
 #include "emit/EmitText.h"
 #include "emit/KernelParts.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace stencilc {
@@ -71,8 +72,10 @@ std::string fieldValue(const SiteTerm &term, const SiteIndexPrinter &index,
   const std::string at = index.siteIndex(term.at);
   if (!term.complex)
     return parameterRef(term.name) + "[" + at + "]";
-  const bool simple = at.find(' ') == std::string::npos;
-  return parameterRef(term.name) + "[2 * " + (simple ? at : "(" + at + ")") +
+  // An index that is one name needs no brackets: `2 * site`.
+  const bool name = llvm::all_of(
+      at, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return parameterRef(term.name) + "[2 * " + (name ? at : "(" + at + ")") +
          (part ? " + 1" : "") + "]";
 }
 

@@ -10,7 +10,7 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
   std::vector<LauncherPlan::SiteArray> siteArrays;
   for (const Parameter &param : model.parameters)
     if (param.site)
-      siteArrays.push_back({param.name, param.complex ? 2 : 1});
+      siteArrays.push_back({param.name, param.realsPerSite()});
   // Vector accesses need fields aligned to the access size.
   const int width = model.kernel.vectorWidth;
   const int alignment = width > 1 ? width * model.elementBytes() : 0;

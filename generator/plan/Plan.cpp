@@ -12,6 +12,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -211,7 +212,7 @@ int fieldBytesPerSite(const StencilModel &model, bool hopping) {
         fields.insert({term.parameter, stepParity(term.shift)});
   int reals = 0;
   for (const auto &field : fields)
-    reals += model.parameters[field.first].complex ? 2 : 1;
+    reals += model.parameters[field.first].realsPerSite();
   return reals * model.elementBytes();
 }
 
@@ -261,20 +262,24 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
       continue;
     plan.flopsPerSite += static_cast<int>(terms.size()) -
                          (scalarPart(model, tap.coefficient).isZero() ? 1 : 0);
+    int complexTerms = 0;
     for (const SiteTerm &term : terms) {
-      plan.flopsPerSite += term.complex; // its imaginary part's add
+      complexTerms += term.complex;
       plan.flopsPerSite += (term.factor != 1.0 && term.factor != -1.0) *
                            (term.complex ? 2 : 1);
     }
+    // The imaginary part sums the complex terms alone.
+    plan.flopsPerSite += std::max(0, complexTerms - 1);
     if (isComplexCoefficient(model, tap.coefficient))
       plan.flopsPerSite += 2 * model.components;
   }
 }
 
 /// Names each accumulation's weight: the tap's, or at its tile site the
-/// SiteWeight of a tap with site parameters.
+/// SiteWeight of a tap with site parameters; marks the complex ones.
 void nameAccumulationWeights(
-    KernelPlan &plan, const std::vector<std::string> &tapWeight,
+    const StencilModel &model, KernelPlan &plan,
+    const std::vector<std::string> &tapWeight,
     const std::map<int, std::vector<std::string>> &siteWeightOfTap) {
   for (PlanStep &step : plan.steps)
     for (PlannedAccumulation &acc : step.accumulations) {
@@ -282,9 +287,9 @@ void nameAccumulationWeights(
       acc.weight = it == siteWeightOfTap.end()
                        ? tapWeight[acc.tap]
                        : it->second[acc.site * plan.xWidth + acc.lane];
-      acc.complexWeight = llvm::any_of(plan.siteWeights, [&](const SiteWeight &w) {
-        return w.name == acc.weight && w.isComplex();
-      });
+      // A complex field term makes the tap's site weights complex.
+      acc.complexWeight =
+          isComplexCoefficient(model, model.taps[acc.tap].coefficient);
     }
 }
 
@@ -420,7 +425,7 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
         plan.siteWeights.push_back(std::move(w));
       }
   }
-  nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
+  nameAccumulationWeights(model, plan, tapWeight, siteWeightOfTap);
   for (const SiteWeight &w : plan.siteWeights)
     for (const SiteTerm &term : w.terms) {
       indexing.declaresRoom |= term.at.clampTileAxis;
@@ -650,7 +655,7 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
     w.terms = fieldsFrom(c, Offset{});
     plan.siteWeights.push_back(std::move(w));
   }
-  nameAccumulationWeights(plan, tapWeight, siteWeightOfTap);
+  nameAccumulationWeights(model, plan, tapWeight, siteWeightOfTap);
   planLinks(model, plan, /*hopping=*/true, outParity);
 
   std::vector<Offset> offsets;

@@ -34,8 +34,7 @@ Status HostCoefficients::create(const KernelInfo &info, const Lattice &lattice,
       return Status::failure(std::string(info.name) + ": site parameter '" +
                              info.param_names[p] + "' has no array; call "
                              "set_site_parameter()");
-    const std::int64_t values =
-        c.sites_ * (is_complex_parameter(info, p) ? 2 : 1);
+    const std::int64_t values = c.sites_ * site_parameter_reals(info, p);
     c.fields_[p].resize(values);
     STENCIL_TRY(fields[p]->download_values(c.fields_[p].data(), values));
   }
@@ -102,13 +101,6 @@ std::complex<double> HostCoefficients::complex_at(int tap,
     value += term.factor * (term.conjugate ? std::conj(v) : v);
   }
   return value;
-}
-
-bool HostCoefficients::complex_tap(int tap) const {
-  for (const FieldTerm *term : termsOfTap_[tap])
-    if (is_complex_parameter(*info_, term->param))
-      return true;
-  return false;
 }
 
 bool HostCoefficients::off_diagonal_fields() const {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 namespace stencil {
 
@@ -48,9 +49,9 @@ Status StencilOperator::site_lattice(const std::string &name,
     return Status::failure(std::string(info_->name) +
                            " has no site parameter named '" + name + "'");
   out = site_lattice();
-  if (is_complex_parameter(*info_, p)) {
+  out.components = site_parameter_reals(*info_, p);
+  if (out.components > 1) {
     // Pairs stay together whatever the field's component order.
-    out.components = 2;
     out.layout.order = 0;
     out.layout.block = 1;
     out.layout.vector = 1;
@@ -244,16 +245,20 @@ Status StencilOperator::diagonal(Field &out) const {
   if (centre >= 0) {
     HostCoefficients coefficients;
     STENCIL_TRY(host_coefficients(coefficients));
-    if (coefficients.complex_tap(centre))
-      return Status::failure(std::string(info_->name) +
-                             ": the diagonal reads a complex coefficient "
-                             "field; Jacobi preconditioning divides by a "
-                             "real diagonal only");
     for (std::int64_t s = 0; s < count; ++s) {
       const HostCoefficients::Coordinates x = coefficients.coordinates(s);
       // The halo's entries are overwritten below.
-      if (coefficients.updated(x))
-        diag[s] = coefficients.at(centre, x);
+      if (!coefficients.updated(x))
+        continue;
+      // A complex field may enter as a + conj(a); its values decide.
+      const std::complex<double> d = coefficients.complex_at(centre, x);
+      if (d.imag() != 0.0)
+        return Status::failure(
+            std::string(info_->name) + ": the diagonal at site " +
+            std::to_string(s) + " (host order) is complex (imaginary part " +
+            std::to_string(d.imag()) + "); Jacobi preconditioning divides by "
+            "a real diagonal only");
+      diag[s] = d.real();
     }
   }
   std::vector<double> expanded(count * nc);

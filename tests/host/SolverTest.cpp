@@ -106,9 +106,14 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
                                    ? std::vector<int>{8, 8, 4, 6}
                                    : std::vector<int>{37, 29, 23};
     extents.resize(info.shape.dims);
-    // Groups of sites along x per thread need whole groups per row.
+    // Groups of sites along x per thread need whole groups per row, and
+    // subdomain layouts whole subdomains.
     extents[0] += (info.shape.x_width - extents[0] % info.shape.x_width) %
                   info.shape.x_width;
+    for (int axis = 0; axis < info.shape.dims; ++axis) {
+      const int sub = info.layout.sub[axis];
+      extents[axis] += (sub - extents[axis] % sub) % sub;
+    }
     StencilOperator A;
     ASSERT_OK(StencilOperator::create(info, extents.data(), A));
     Random random(7);

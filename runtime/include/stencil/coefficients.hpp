@@ -31,15 +31,13 @@ public:
 
   using Coordinates = std::array<int, kMaxDims>;
   /// Tap `tap`'s coefficient at the site `x` (an updated site); for a tap
-  /// with complex fields (complex_tap()) its real part.
+  /// with complex fields its real part.
   double at(int tap, const Coordinates &x) const {
     return complex_at(tap, x).real();
   }
   /// The same as a complex number: complex fields' terms read as (re, im),
   /// conjugated where the term says so.
   std::complex<double> complex_at(int tap, const Coordinates &x) const;
-  /// Whether tap `tap`'s coefficient reads a complex field.
-  bool complex_tap(int tap) const;
   /// The site `x + offset` along wrapped axes wrapped, as a host-order
   /// index; -1 when it leaves the lattice along a Dirichlet axis.
   std::int64_t neighbour(const Coordinates &x, const int *offset) const;

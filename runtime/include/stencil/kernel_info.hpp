@@ -157,6 +157,11 @@ inline bool is_complex_parameter(const KernelInfo &info, int p) {
   return info.param_is_complex && info.param_is_complex[p];
 }
 
+/// Values per site of site parameter `p`'s array: 2 for a complex one.
+inline int site_parameter_reals(const KernelInfo &info, int p) {
+  return is_complex_parameter(info, p) ? 2 : 1;
+}
+
 /// Whether some parameter of `info` is complex.
 inline bool has_complex_parameters(const KernelInfo &info) {
   for (int p = 0; p < info.num_params; ++p)
