@@ -1,0 +1,233 @@
+// The Dirac conventions of Wilson-type stencils: stencil/dirac.hpp's
+// DeGrand-Rossi gamma matrices against the Clifford algebra and against
+// the reference's own transcription, and the naive Wilson reference
+// (tests/support/WilsonReference.cpp) against the physics it must satisfy:
+// the free field's plane waves with the known symbol (periodic and
+// antiperiodic momenta), gamma_5-hermiticity and gauge covariance on random
+// SU(3) links. Generated Wilson kernels are checked against this reference.
+#include "WilsonReference.h"
+
+#include "stencil/dirac.hpp"
+#include "stencil/gauge.hpp"
+#include "stencil/random.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <vector>
+
+using namespace stencilc::testing;
+
+namespace {
+
+SpinMatrix times(const SpinMatrix &a, const SpinMatrix &b) {
+  SpinMatrix c{};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 4; ++k)
+        c[i * 4 + j] += a[i * 4 + k] * b[k * 4 + j];
+  return c;
+}
+
+/// The dense matrix of stencil::gamma_entry(mu, .).
+SpinMatrix fromEntries(int mu) {
+  SpinMatrix m{};
+  for (int row = 0; row < 4; ++row) {
+    const stencil::GammaEntry e = stencil::gamma_entry(mu, row);
+    double re = 1.0, im = 0.0;
+    stencil::times_i_power(e.phase, re, im);
+    m[row * 4 + e.column] = Complex(re, im);
+  }
+  return m;
+}
+
+double distance(const SpinMatrix &a, const SpinMatrix &b) {
+  double d = 0.0;
+  for (int k = 0; k < 16; ++k)
+    d = std::max(d, std::abs(a[k] - b[k]));
+  return d;
+}
+
+TEST(Dirac, GammaMatricesFormTheCliffordAlgebra) {
+  SpinMatrix identity{};
+  for (int i = 0; i < 4; ++i)
+    identity[i * 5] = 1.0;
+  for (int mu = 0; mu <= stencil::kGamma5; ++mu) {
+    const SpinMatrix g = fromEntries(mu);
+    // The runtime's sparse form equals the reference's dense transcription.
+    EXPECT_EQ(distance(g, diracGamma(mu)), 0.0) << "gamma " << mu;
+    // Hermitian.
+    SpinMatrix dagger{};
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j)
+        dagger[i * 4 + j] = std::conj(g[j * 4 + i]);
+    EXPECT_EQ(distance(g, dagger), 0.0) << "gamma " << mu;
+    for (int nu = 0; nu <= stencil::kGamma5; ++nu) {
+      const SpinMatrix h = fromEntries(nu);
+      SpinMatrix anticommutator = times(g, h);
+      const SpinMatrix other = times(h, g);
+      for (int k = 0; k < 16; ++k)
+        anticommutator[k] += other[k];
+      SpinMatrix expected{};
+      if (mu == nu)
+        for (int k = 0; k < 16; ++k)
+          expected[k] = 2.0 * identity[k];
+      EXPECT_EQ(distance(anticommutator, expected), 0.0)
+          << "{gamma " << mu << ", gamma " << nu << "}";
+    }
+  }
+  const SpinMatrix product =
+      times(times(fromEntries(0), fromEntries(1)),
+            times(fromEntries(2), fromEntries(3)));
+  EXPECT_EQ(distance(product, fromEntries(stencil::kGamma5)), 0.0)
+      << "gamma_5 = gamma_x gamma_y gamma_z gamma_t";
+}
+
+TEST(Dirac, TimesIPowerRotatesByQuarterTurns) {
+  for (int phase = 0; phase < 4; ++phase) {
+    double re = 0.3, im = -1.7;
+    stencil::times_i_power(phase, re, im);
+    const Complex expected = std::pow(Complex(0.0, 1.0), phase) *
+                             Complex(0.3, -1.7);
+    EXPECT_NEAR(re, expected.real(), 1e-15);
+    EXPECT_NEAR(im, expected.imag(), 1e-15);
+  }
+}
+
+SpinorField randomSpinor(stencil::Random &random, std::int64_t values) {
+  SpinorField psi(values);
+  for (Complex &v : psi)
+    v = {random.uniform(-1.0, 1.0), random.uniform(-1.0, 1.0)};
+  return psi;
+}
+
+Complex inner(const SpinorField &a, const SpinorField &b) {
+  Complex sum = 0.0;
+  for (size_t k = 0; k < a.size(); ++k)
+    sum += std::conj(a[k]) * b[k];
+  return sum;
+}
+
+double relativeDistance(const SpinorField &a, const SpinorField &b) {
+  double d = 0.0, scale = 0.0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    d = std::max(d, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(b[k]));
+  }
+  return d / scale;
+}
+
+TEST(WilsonReference, FreePlaneWavesHaveTheKnownSymbol) {
+  // Unit links: psi(x) = e^{i p.x} chi is an eigenvector of the matrix
+  // m + sum_mu (1 - cos p_mu) + i sum_mu gamma_mu sin p_mu acting on chi.
+  // Time antiperiodic: p_t = (2k + 1) pi / n_t; the others periodic.
+  const int n[4] = {5, 3, 4, 6};
+  const int colours = 3;
+  stencil::GaugeField U;
+  ASSERT_TRUE(stencil::GaugeField::create(4, n, colours, U).ok());
+  const std::array<bool, 4> antiperiodic = {false, false, false, true};
+  const double mass = 0.3;
+  stencil::Random random(41);
+  const int perSite = 4 * colours;
+  const std::vector<std::array<int, 4>> momenta = {
+      {0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 3, 2}, {4, 2, 1, 5}};
+  double worst = 0.0;
+  for (const std::array<int, 4> &k : momenta) {
+    double p[4];
+    for (int mu = 0; mu < 4; ++mu)
+      p[mu] = (antiperiodic[mu] ? (2 * k[mu] + 1) : 2 * k[mu]) * M_PI / n[mu];
+    const SpinorField chi = randomSpinor(random, perSite);
+    // The symbol times chi.
+    SpinorField symbolChi(perSite, 0.0);
+    double diagonal = mass;
+    for (int mu = 0; mu < 4; ++mu)
+      diagonal += 1.0 - std::cos(p[mu]);
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < colours; ++c) {
+        Complex v = diagonal * chi[s * colours + c];
+        for (int mu = 0; mu < 4; ++mu) {
+          const SpinMatrix g = diracGamma(mu);
+          for (int t = 0; t < 4; ++t)
+            v += Complex(0.0, std::sin(p[mu])) * g[s * 4 + t] *
+                 chi[t * colours + c];
+        }
+        symbolChi[s * colours + c] = v;
+      }
+    SpinorField wave(U.sites() * perSite), expected(wave.size());
+    for (std::int64_t x = 0; x < U.sites(); ++x) {
+      std::int64_t rest = x;
+      double phase = 0.0;
+      for (int mu = 0; mu < 4; ++mu) {
+        phase += p[mu] * static_cast<double>(rest % n[mu]);
+        rest /= n[mu];
+      }
+      for (int k2 = 0; k2 < perSite; ++k2) {
+        wave[x * perSite + k2] = std::polar(1.0, phase) * chi[k2];
+        expected[x * perSite + k2] = std::polar(1.0, phase) * symbolChi[k2];
+      }
+    }
+    const double d =
+        relativeDistance(wilsonApply(U, antiperiodic, mass, wave), expected);
+    EXPECT_LT(d, 1e-13) << "momentum (" << k[0] << ", " << k[1] << ", "
+                        << k[2] << ", " << k[3] << ")";
+    worst = std::max(worst, d);
+  }
+  std::printf("[ info     ] free Wilson plane waves: worst relative "
+              "difference %.2e\n", worst);
+}
+
+TEST(WilsonReference, IsGamma5Hermitian) {
+  // M^dagger = gamma_5 M gamma_5: <phi, M psi> = <gamma_5 M gamma_5 phi, psi>.
+  const int n[4] = {3, 4, 5, 4};
+  stencil::GaugeField U;
+  ASSERT_TRUE(stencil::GaugeField::create(4, n, 3, U).ok());
+  stencil::Random random(42);
+  U.set_random(random);
+  const std::array<bool, 4> antiperiodic = {false, true, false, true};
+  const std::int64_t values = U.sites() * 12;
+  const SpinorField phi = randomSpinor(random, values),
+                    psi = randomSpinor(random, values);
+  const Complex left = inner(phi, wilsonApply(U, antiperiodic, 0.1, psi));
+  const SpinorField g5Mg5phi =
+      gamma5Times(wilsonApply(U, antiperiodic, 0.1, gamma5Times(phi, 3)), 3);
+  const Complex right = inner(g5Mg5phi, psi);
+  EXPECT_LT(std::abs(left - right), 1e-13 * std::abs(left))
+      << left << " " << right;
+  // And M itself is not Hermitian.
+  const Complex swapped = inner(wilsonApply(U, antiperiodic, 0.1, phi), psi);
+  EXPECT_GT(std::abs(left - swapped), 1e-3 * std::abs(left));
+}
+
+TEST(WilsonReference, IsGaugeCovariant) {
+  // M[U^g] (g psi) = g (M[U] psi), g acting on each spin's colour vector.
+  const int n[4] = {3, 3, 4, 5};
+  stencil::GaugeField U;
+  ASSERT_TRUE(stencil::GaugeField::create(4, n, 3, U).ok());
+  stencil::Random random(43);
+  U.set_random(random);
+  const std::array<bool, 4> antiperiodic = {false, false, false, true};
+  const std::vector<double> g = stencil::random_gauge_transform(U, random);
+  stencil::GaugeField Ug = U;
+  ASSERT_TRUE(stencil::gauge_transform_links(g, Ug).ok());
+  const SpinorField psi = randomSpinor(random, U.sites() * 12);
+  auto transformed = [&](const SpinorField &f) {
+    std::vector<double> reals;
+    for (const Complex &v : f) {
+      reals.push_back(v.real());
+      reals.push_back(v.imag());
+    }
+    EXPECT_TRUE(stencil::gauge_transform_vectors(g, U, 4, reals).ok());
+    SpinorField out(f.size());
+    for (size_t k = 0; k < f.size(); ++k)
+      out[k] = {reals[2 * k], reals[2 * k + 1]};
+    return out;
+  };
+  const SpinorField left = wilsonApply(Ug, antiperiodic, 0.2, transformed(psi));
+  const SpinorField right = transformed(wilsonApply(U, antiperiodic, 0.2, psi));
+  EXPECT_LT(relativeDistance(left, right), 1e-13);
+}
+
+} // namespace
