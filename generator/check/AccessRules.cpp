@@ -22,6 +22,11 @@ std::string componentSplitProblem(const StencilModel &model, int perThread) {
   if (model.layout.evenOdd)
     return "is not available with even/odd storage: its hopping kernels "
            "keep a site's components in one thread";
+  if (const int spinor = 8 * model.links.colours;
+      hasSpinTaps(model) && perThread % spinor != 0)
+    return "splits a spinor (" + std::to_string(spinor) +
+           " reals) that a spin projector mixes as a whole; give each thread "
+           "whole spinors";
   if (const int vector = 2 * model.links.colours;
       model.hasLinkTaps() && perThread % vector != 0)
     return "splits a colour vector (" + std::to_string(vector) +

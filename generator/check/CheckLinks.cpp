@@ -162,6 +162,14 @@ void Checker::checkLinkTaps() {
   bool reported = false;
   for (size_t t = 0; t < model.taps.size(); ++t) {
     const TapSpec &tapSpec = spec.taps[t];
+    if (tapSpec.spin.present && !tapSpec.link.present) {
+      diags.error(tapSpec.spin.range,
+                  "a spin projector acts together with a link; add 'link: " +
+                      (model.links.present() ? model.links.name
+                                             : std::string("U")) +
+                      "' to this tap");
+      tapsKnown = false;
+    }
     if (!tapSpec.link.present)
       continue;
     const std::string &name = tapSpec.link.value;
@@ -200,6 +208,7 @@ void Checker::checkLinkTaps() {
       continue;
     }
     model.taps[t].link = true;
+    checkSpinProjector(t);
     if (reported)
       continue;
     const int n = model.links.colours;
@@ -225,6 +234,47 @@ void Checker::checkLinkTaps() {
       tapsKnown)
     diags.warning(spec.links.range, "links '" + model.links.name +
                                         "' are declared but no tap uses them");
+}
+
+/// `spin: 1 - gamma` / `1 + gamma` on link tap `t` of a spinor field
+/// (shape [4, N]) with real coefficients.
+void Checker::checkSpinProjector(size_t t) {
+  const Located<std::string> &spin = spec.taps[t].spin;
+  if (!spin.present)
+    return;
+  std::string text;
+  for (char c : spin.value)
+    if (c != ' ')
+      text += c;
+  Tap &tap = model.taps[t];
+  if (text == "1-gamma")
+    tap.spin = -1;
+  else if (text == "1+gamma")
+    tap.spin = 1;
+  else {
+    diags.error(spin.range, "unknown spin projector '" + spin.value +
+                                "'; expected '1 - gamma' or '1 + gamma' "
+                                "(gamma of the tap's axis)");
+    tapsKnown = false;
+    return;
+  }
+  const int n = model.links.colours;
+  if (!model.complexValues || model.shape.size() != 2 ||
+      model.shape[0] != 4) {
+    diags.error(spin.range,
+                "a spin projector acts on spinors: declare 'field.type: "
+                "complex' with 'field.shape: [4, " +
+                    Twine(n) + "]' (4 spins x " + Twine(n) + " colours)");
+    tap.spin = 0;
+    tapsKnown = false;
+    return;
+  }
+  if (isComplexCoefficient(model, tap.coefficient)) {
+    diags.error(spec.taps[t].coefficient.range,
+                "complex coefficient fields on a spin-projected tap are not "
+                "supported; give the tap a real coefficient");
+    tapsKnown = false;
+  }
 }
 
 } // namespace checker

@@ -34,6 +34,17 @@ std::string symmetryProblem(const StencilModel &model) {
              "; use 'solver: cgnr', which solves the normal equations "
              "A^T A x = A^T b";
     }
+    if (mirror->spin != tap.spin)
+      return "solver 'cg' needs a Hermitian operator, but tap " +
+             formatOffset(tap.offset, model.dims) + " multiplies by " +
+             (tap.spin ? spinProjectorText(tap) : std::string("no spin projector")) +
+             " and its mirror " + formatOffset(mirror->offset, model.dims) +
+             " by " +
+             (mirror->spin ? spinProjectorText(*mirror)
+                           : std::string("none")) +
+             " (Wilson fermions are gamma_5-Hermitian, not Hermitian); use "
+             "'solver: cgnr', which solves the normal equations "
+             "A^dagger A x = A^dagger b";
     if (mirror->link != tap.link)
       return "solver 'cg' needs a Hermitian operator, but tap " +
              formatOffset((tap.link ? tap : *mirror).offset, model.dims) +
@@ -203,6 +214,10 @@ std::string fieldDefinitenessGap(const StencilModel &model) {
 std::string cgOperatorProblem(const StencilModel &model) {
   if (std::string problem = symmetryProblem(model); !problem.empty())
     return problem;
+  // (1 +/- gamma) has norm 2: the diamagnetic bound below does not hold.
+  if (hasSpinTaps(model))
+    return "solver 'cg': positive definiteness of an operator with spin "
+           "projectors cannot be proved; use 'solver: cgnr'";
   // Off-diagonal fields are judged from their values (the runtime's check
   // before each solve); the spec decides only whether that check is certain
   // to pass for positive fields (fieldDefinitenessGap).

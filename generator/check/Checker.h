@@ -43,6 +43,7 @@ private:
   void checkLinkVector();
   void checkMinBlocks();
   void checkTaps();
+  void checkSpinProjector(size_t tap);
   void checkLinkTaps();
   void checkFieldReach();
   void checkKernel();

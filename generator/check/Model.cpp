@@ -166,7 +166,7 @@ bool isSymmetric(const StencilModel &model) {
   // asks.
   for (const Tap &tap : model.taps) {
     const Tap *mirror = findTap(model, negatedOffset(tap.offset));
-    if (!mirror || mirror->link != tap.link ||
+    if (!mirror || mirror->link != tap.link || mirror->spin != tap.spin ||
         !sameCoefficient(tap.coefficient,
                          adjointCoefficient(model, mirror->coefficient,
                                             tap.offset)))
@@ -180,7 +180,9 @@ StencilModel transposedModel(const StencilModel &model) {
   // -o, seen from x + o, multiplies by the same lattice link, daggered. That
   // is what a link tap at -o does (U_mu(x - mu)^dagger for -o = -mu, U_mu(x)
   // for -o = +mu), so the link flag stays with the tap as its offset flips.
-  // Real coefficients are their own conjugates; complex fields flip.
+  // Real coefficients are their own conjugates; complex fields flip. A
+  // spin projector is Hermitian and commutes with the link, so it too stays
+  // with the tap: (w P U)^dagger = conj(w) U^dagger P.
   StencilModel result = model;
   for (Tap &tap : result.taps) {
     tap.offset = negatedOffset(tap.offset);
@@ -220,6 +222,15 @@ int linkAxis(const Tap &tap) {
 }
 
 bool isForwardLink(const Tap &tap) { return tap.offset[linkAxis(tap)] > 0; }
+
+bool hasSpinTaps(const StencilModel &model) {
+  return llvm::any_of(model.taps, [](const Tap &tap) { return tap.spin != 0; });
+}
+
+std::string spinProjectorText(const Tap &tap) {
+  return std::string("(1 ") + (tap.spin < 0 ? "-" : "+") + " gamma_" +
+         axisName(linkAxis(tap)) + ")";
+}
 
 const char *linkCompressionName(LinkCompression compression) {
   return compression == LinkCompression::TwoRows ? "two_rows" : "none";

@@ -101,11 +101,19 @@ struct Tap {
   /// direction: U_mu(x) for a forward tap (+1 along mu), U_mu(x - mu)^dagger
   /// for a backward one. Link taps are nearest-neighbour steps.
   bool link = false;
+  /// Link taps on spinors (shape [4, N]): also the spin projector
+  /// (1 + spin gamma_mu) of the tap's axis (DeGrand-Rossi basis,
+  /// stencil/dirac.hpp); 0: none. Wilson: -1 forward, +1 backward.
+  int spin = 0;
 };
 
 /// The axis a link tap steps along, and whether it steps forward.
 int linkAxis(const Tap &tap);
 bool isForwardLink(const Tap &tap);
+/// Whether some tap carries a spin projector; "(1 - gamma_x)" of a tap.
+struct StencilModel;
+bool hasSpinTaps(const StencilModel &model);
+std::string spinProjectorText(const Tap &tap);
 
 /// How links are stored: two rows of three (12 of 18 reals, SU(3) only;
 /// the third row is the complex conjugate of the cross product of the first

@@ -83,11 +83,36 @@ void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
              )");
       continue;
     }
+    const std::string link = "l" + std::to_string(acc.link);
+    if (acc.spin != 0) {
+      // One projected product per spinor (4 colour vectors).
+      const int spinorReals = 4 * vectorReals;
+      const std::string call =
+          std::string("stencil::spin_link_times<") +
+          (acc.first ? "true" : "false") + ", " +
+          (acc.dagger ? "true" : "false") + ", " +
+          std::to_string(acc.spinAxis) + ", " + (acc.spin < 0 ? "-1" : "1") +
+          ">(";
+      const int spinors = access.perThread / spinorReals;
+      if (spinors == 1) {
+        p.line(call + target + ", " + re + ", " + link + ", " + name + ");");
+        continue;
+      }
+      const std::string stride = std::to_string(spinorReals);
+      p.emit({{"spinors", std::to_string(spinors)},
+              {"call", call + target + " + " + stride + " * s, " + re + ", " +
+                           link + ", " + name + " + " + stride + " * s);"}},
+             R"(
+               STENCIL_UNROLL
+               for (int s = 0; s < $spinors$; ++s)
+                 $call$
+             )");
+      continue;
+    }
     const std::string function =
         std::string(acc.dagger ? "stencil::link_dagger_times"
                                : "stencil::link_times") +
         (acc.first ? "<true>" : "<false>");
-    const std::string link = "l" + std::to_string(acc.link);
     const std::string weight = acc.complexWeight ? re + ", " + im : re;
     if (vectors == 1) {
       p.line(function + "(" + target + ", " + weight + ", " + link + ", " +

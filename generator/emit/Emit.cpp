@@ -359,7 +359,9 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   };
   TemplateValues kernelValues = common;
   kernelValues.insert({
-      {"extra_includes", model.hasLinkTaps()
+      {"extra_includes", hasSpinTaps(model)
+                             ? "#include \"stencil/dirac.hpp\""
+                         : model.hasLinkTaps()
                              ? "#include \"stencil/link_algebra.hpp\""
                              : ""},
       {"kernels", join(kernelTexts, "\n\n")},

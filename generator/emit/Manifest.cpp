@@ -101,6 +101,8 @@ std::string printManifest(const StencilModel &model,
                                     (isForwardLink(tap)
                                          ? "(s)"
                                          : "(s - e_" + mu + ")^dagger"));
+            if (tap.spin)
+              j.attribute("spin_projector", spinProjectorText(tap));
           }
         });
     });

@@ -240,9 +240,17 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   // A link tap's N x N complex matrix times each colour vector: N^2 complex
   // multiplies (6 flops) and N (N - 1) complex adds (2 flops).
   const int n = model.links.colours;
-  for (const Tap &tap : model.taps)
-    if (tap.link)
+  for (const Tap &tap : model.taps) {
+    if (!tap.link)
+      continue;
+    // A spin projector halves the products: per spinor, two colour vectors
+    // (1 + s gamma) v (2N complex adds) times the link.
+    if (tap.spin != 0)
+      plan.flopsPerSite +=
+          model.colourVectors() / 4 * (2 * (8 * n * n - 2 * n) + 4 * n);
+    else
       plan.flopsPerSite += model.colourVectors() * (8 * n * n - 2 * n);
+  }
   // Each compressed link read: its third row, three entries of two complex
   // multiplies and a complex subtract (14 flops each), by every thread
   // that shares the site's components; rounded to the nearest flop.
@@ -358,6 +366,8 @@ void planLinks(const StencilModel &model, KernelPlan &plan, bool hopping,
       }
       acc.link = static_cast<int>(same - plan.links.begin());
       acc.dagger = !isForwardLink(tap);
+      acc.spin = tap.spin;
+      acc.spinAxis = link.axis;
     }
   }
   plan.indexing.declaresSiteCount = !hopping;

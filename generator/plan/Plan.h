@@ -307,6 +307,11 @@ struct PlannedAccumulation {
   /// (complex N x N matrix-vector products); -1: weight * value per real.
   int link = -1;
   bool dagger = false;
+  /// Spin-projected link taps: acc (+)= weight * (1 + spin gamma_axis) L v
+  /// per spinor (4 spins x N colours), projected to two colour vectors
+  /// before the link multiply (stencil/dirac.hpp); 0: no projector.
+  int spin = 0;
+  int spinAxis = 0;
   /// The weight is complex (a SiteWeight with complex terms): each (re, im)
   /// pair of the value, or of L v, is multiplied as a complex number.
   bool complexWeight = false;

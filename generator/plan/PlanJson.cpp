@@ -219,6 +219,11 @@ void program(json::OStream &j, const KernelPlan &p) {
               if (acc.link >= 0) {
                 j.attribute("link", acc.link);
                 j.attribute("dagger", acc.dagger);
+                if (acc.spin)
+                  j.attribute("spin_projector",
+                              std::string(acc.spin < 0 ? "1 - gamma_"
+                                                       : "1 + gamma_") +
+                                  axisName(acc.spinAxis));
               }
             });
         });

@@ -337,9 +337,12 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
                                 ? "[" + std::to_string(acc.element) + "]"
                                 : "";
       const std::string link =
-          acc.link < 0 ? std::string()
-                       : "l" + std::to_string(acc.link) +
-                             (acc.dagger ? "^dagger " : " ");
+          (acc.spin ? std::string("(1 ") + (acc.spin < 0 ? "-" : "+") +
+                          " gamma_" + axisName(acc.spinAxis) + ") "
+                    : std::string()) +
+          (acc.link < 0 ? std::string()
+                        : "l" + std::to_string(acc.link) +
+                              (acc.dagger ? "^dagger " : " "));
       os << "      acc" << acc.site << lane << (acc.first ? "  = " : " += ")
          << (compound ? "(" + text + ")" : text) << " * " << link << "u"
          << step.load << element << "   (" << acc.weight

@@ -71,6 +71,9 @@ struct TapSpec {
   /// `link: U`: the tap multiplies by the link field U (forward taps by
   /// U_mu(x), backward taps by U_mu(x - mu)^dagger).
   Located<std::string> link;
+  /// `spin: 1 - gamma` or `1 + gamma`: with a link, the tap also multiplies
+  /// each spinor by the projector (1 -/+ gamma_mu) of its axis.
+  Located<std::string> spin;
   llvm::SMRange range;
 };
 

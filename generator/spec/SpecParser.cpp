@@ -427,7 +427,7 @@ void Parser::parseTaps(const YamlNode *node, Spec &spec) {
     const YamlNode *map = asMapping(&element, "each tap");
     if (!map)
       continue;
-    static const StringRef keys[] = {"offset", "coefficient", "link"};
+    static const StringRef keys[] = {"offset", "coefficient", "link", "spin"};
     MappingReader reader(map, keys, "a tap", diags);
     TapSpec tap;
     tap.range = element.range;
@@ -450,6 +450,7 @@ void Parser::parseTaps(const YamlNode *node, Spec &spec) {
     if (const YamlNode *coeff = reader.require("coefficient", "a tap"))
       parseCoefficient(coeff, tap.coefficient);
     readString(reader.get("link"), "a tap's 'link'", tap.link);
+    readString(reader.get("spin"), "a tap's 'spin'", tap.spin);
     spec.taps.push_back(std::move(tap));
   }
 }

@@ -40,7 +40,8 @@ std::string stencilFingerprint(const StencilModel &model) {
     text += "|links:" + std::to_string(model.links.colours) + ":" +
             linkCompressionName(model.links.compression);
     for (const Tap &tap : model.taps)
-      text += tap.link ? "L" : "-";
+      text += std::string(tap.link ? "L" : "-") +
+              (tap.spin < 0 ? "s-" : tap.spin > 0 ? "s+" : "");
   }
   return utohexstr(xxHash64(text), /*LowerCase=*/true, /*Width=*/16);
 }

@@ -5,14 +5,20 @@
 // the free field's plane waves with the known symbol (periodic and
 // antiperiodic momenta), gamma_5-hermiticity and gauge covariance on random
 // SU(3) links. Generated Wilson kernels are checked against this reference.
+#include "HostFixtures.h"
 #include "WilsonReference.h"
 
 #include "stencil/dirac.hpp"
+#include "stencil/field.hpp"
 #include "stencil/gauge.hpp"
+#include "stencil/link_algebra.hpp"
+#include "stencil/operator.hpp"
 #include "stencil/random.hpp"
+#include "stencil/solver.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <complex>
@@ -95,6 +101,59 @@ TEST(Dirac, TimesIPowerRotatesByQuarterTurns) {
     EXPECT_NEAR(re, expected.real(), 1e-15);
     EXPECT_NEAR(im, expected.imag(), 1e-15);
   }
+}
+
+template <bool Dagger, int Mu, int Sign>
+double projectedProductError(stencil::Random &random) {
+  // (1 + s gamma_mu) L v with dense matrices against the projected form.
+  stencil::GaugeField one;
+  const int n1[1] = {1};
+  EXPECT_TRUE(stencil::GaugeField::create(1, n1, 3, one).ok());
+  one.set_random(random);
+  stencil::LinkMatrix<double, 3> u;
+  for (int k = 0; k < 18; ++k)
+    u.v[k] = one.link(0, 0)[k];
+  double v[24], acc[24];
+  for (double &x : v)
+    x = random.uniform(-1.0, 1.0);
+  for (double &x : acc)
+    x = random.uniform(-1.0, 1.0);
+  double expected[24];
+  const SpinMatrix g = diracGamma(Mu);
+  const double w = 0.7;
+  for (int s = 0; s < 4; ++s)
+    for (int a = 0; a < 3; ++a) {
+      Complex sum = 0.0;
+      for (int t = 0; t < 4; ++t)
+        for (int b = 0; b < 3; ++b) {
+          const Complex p = (s == t ? 1.0 : 0.0) + double(Sign) * g[s * 4 + t];
+          const Complex l =
+              Dagger ? std::conj(Complex(u.v[2 * (b * 3 + a)], u.v[2 * (b * 3 + a) + 1]))
+                     : Complex(u.v[2 * (a * 3 + b)], u.v[2 * (a * 3 + b) + 1]);
+          sum += p * l * Complex(v[2 * (t * 3 + b)], v[2 * (t * 3 + b) + 1]);
+        }
+      expected[2 * (s * 3 + a)] = acc[2 * (s * 3 + a)] + w * sum.real();
+      expected[2 * (s * 3 + a) + 1] = acc[2 * (s * 3 + a) + 1] + w * sum.imag();
+    }
+  stencil::spin_link_times<false, Dagger, Mu, Sign>(acc, w, u, v);
+  double error = 0.0;
+  for (int k = 0; k < 24; ++k)
+    error = std::max(error, std::fabs(acc[k] - expected[k]));
+  return error;
+}
+
+TEST(Dirac, ProjectedLinkProductsEqualTheDenseProducts) {
+  stencil::Random random(40);
+  double worst = 0.0;
+  worst = std::max(worst, projectedProductError<false, 0, -1>(random));
+  worst = std::max(worst, projectedProductError<true, 0, 1>(random));
+  worst = std::max(worst, projectedProductError<false, 1, 1>(random));
+  worst = std::max(worst, projectedProductError<true, 1, -1>(random));
+  worst = std::max(worst, projectedProductError<false, 2, -1>(random));
+  worst = std::max(worst, projectedProductError<true, 2, 1>(random));
+  worst = std::max(worst, projectedProductError<false, 3, 1>(random));
+  worst = std::max(worst, projectedProductError<true, 3, -1>(random));
+  EXPECT_LT(worst, 1e-14);
 }
 
 SpinorField randomSpinor(stencil::Random &random, std::int64_t values) {
@@ -228,6 +287,104 @@ TEST(WilsonReference, IsGaugeCovariant) {
   const SpinorField left = wilsonApply(Ug, antiperiodic, 0.2, transformed(psi));
   const SpinorField right = transformed(wilsonApply(U, antiperiodic, 0.2, psi));
   EXPECT_LT(relativeDistance(left, right), 1e-13);
+}
+
+/// The generated Wilson operator of `name` with `mass` on random SU(3)
+/// links U drawn from `seed`.
+struct GeneratedWilson {
+  stencil::GaugeField U;
+  stencil::Random random;
+  stencil::StencilOperator A;
+  stencil::Field links;
+
+  GeneratedWilson(const std::string &name, const int (&extents)[4],
+                  std::uint64_t seed, double mass)
+      : random(seed) {
+    EXPECT_TRUE(stencil::GaugeField::create(4, extents, 3, U).ok());
+    U.set_random(random);
+    EXPECT_TRUE(stencil::StencilOperator::create(
+                    stencilc::testing::kernelNamed(name), U.extents(), A)
+                    .ok());
+    EXPECT_TRUE(A.upload_links(U, links).ok());
+    EXPECT_TRUE(A.set_links(links).ok());
+    EXPECT_TRUE(A.set_parameter("mass", mass).ok());
+  }
+  SpinorField apply(const SpinorField &psi, bool adjoint = false) {
+    stencil::Field in, out;
+    EXPECT_TRUE(stencil::Field::create(A.lattice(), in).ok());
+    EXPECT_TRUE(stencil::Field::create(A.lattice(), out).ok());
+    std::vector<double> reals;
+    for (const Complex &v : psi) {
+      reals.push_back(v.real());
+      reals.push_back(v.imag());
+    }
+    EXPECT_TRUE(in.upload_values(reals.data(), reals.size()).ok());
+    EXPECT_TRUE(out.fill(std::nan("")).ok());
+    EXPECT_TRUE((adjoint ? A.apply_adjoint(out, in) : A.apply(out, in)).ok());
+    EXPECT_TRUE(out.download_values(reals.data(), reals.size()).ok());
+    SpinorField result(psi.size());
+    for (size_t k = 0; k < psi.size(); ++k)
+      result[k] = {reals[2 * k], reals[2 * k + 1]};
+    return result;
+  }
+};
+
+TEST(WilsonKernels, GeneratedOperatorMatchesTheReference) {
+  // Spin-projected hopping in the generated kernel against plain loops with
+  // dense gamma matrices, on random SU(3) links, antiperiodic time.
+  GeneratedWilson op("t_wilson4d_eo_f64", {4, 6, 2, 6}, 44, 0.15);
+  const stencil::GaugeField &U = op.U;
+  const std::array<bool, 4> antiperiodic = {false, false, false, true};
+  const SpinorField psi = randomSpinor(op.random, U.sites() * 12);
+  const double d = relativeDistance(op.apply(psi),
+                                    wilsonApply(U, antiperiodic, 0.15, psi));
+  EXPECT_LT(d, 1e-13);
+  // The adjoint kernel is gamma_5 M gamma_5 (gamma_5-hermiticity).
+  const SpinorField adjoint = op.apply(psi, true);
+  const SpinorField g5Mg5 =
+      gamma5Times(wilsonApply(U, antiperiodic, 0.15, gamma5Times(psi, 3)), 3);
+  const double a = relativeDistance(adjoint, g5Mg5);
+  EXPECT_LT(a, 1e-13);
+  std::printf("[ info     ] t_wilson4d_eo_f64 vs the naive Wilson loops: "
+              "%.2e; adjoint vs gamma_5 M gamma_5: %.2e\n", d, a);
+}
+
+TEST(WilsonKernels, SchurCgnrSolvesTheWilsonSystem) {
+  // CG on the normal equations of the even/odd Schur complement, the odd
+  // sites reconstructed, against CGNR on the whole lattice.
+  GeneratedWilson op("t_wilson4d_eo_f64", {4, 4, 4, 6}, 45, 0.2);
+  stencil::Random &random = op.random;
+  stencil::Field exact, b, xWhole, xSchur;
+  for (stencil::Field *f : {&exact, &b, &xWhole, &xSchur})
+    ASSERT_TRUE(stencil::Field::create(op.A.lattice(), *f).ok());
+  std::vector<double> u(op.A.lattice().values());
+  for (double &v : u)
+    v = random.uniform(-1.0, 1.0);
+  ASSERT_TRUE(exact.upload_values(u.data(), u.size()).ok());
+  ASSERT_TRUE(op.A.apply(b, exact).ok());
+  stencil::SolveOptions options;
+  options.method = stencil::Method::CGNR;
+  options.tolerance = 1e-10;
+  options.max_iterations = 5000;
+  stencil::SolveReport whole, schur;
+  ASSERT_TRUE(stencil::solve(op.A, b, xWhole, options, whole).ok());
+  ASSERT_TRUE(stencil::solve_even_odd(op.A, b, xSchur, options, schur).ok());
+  EXPECT_TRUE(whole.converged) << whole.message;
+  EXPECT_TRUE(schur.converged) << schur.message;
+  EXPECT_LT(schur.iterations, whole.iterations);
+  for (const stencil::Field *x : {&xWhole, &xSchur}) {
+    std::vector<double> got(u.size());
+    ASSERT_TRUE(x->download_values(got.data(), got.size()).ok());
+    double error = 0.0, scale = 0.0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      error += (got[i] - u[i]) * (got[i] - u[i]);
+      scale += u[i] * u[i];
+    }
+    EXPECT_LT(std::sqrt(error / scale), 1e-8);
+  }
+  std::printf("[ info     ] t_wilson4d_eo_f64 CGNR: %d iterations on M, %d on "
+              "the Schur complement\n",
+              whole.iterations, schur.iterations);
 }
 
 } // namespace

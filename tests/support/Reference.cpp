@@ -1,5 +1,7 @@
 #include "Reference.h"
 
+#include "WilsonReference.h"
+
 #include <algorithm>
 #include <complex>
 #include <cstdlib>
@@ -129,6 +131,42 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
   auto addBlock = [&](std::int64_t site, std::int64_t j, Complex w, size_t t,
                       std::int64_t blockSite, bool conjugate) {
     const int bn = model.taps[t].link ? n : 1;
+    if (model.taps[t].spin != 0) {
+      // Spinors: w (1 + s gamma_mu) B per spinor, spins mixed by the
+      // projector (Hermitian, so the adjoint's is the same).
+      const std::vector<Complex> b = block(t, blockSite);
+      int mu = 0;
+      while (model.taps[t].offset[mu] == 0)
+        ++mu;
+      const SpinMatrix g = diracGamma(mu);
+      const int spinorReals = 8 * n;
+      for (int sp = 0; sp < nc / spinorReals; ++sp) {
+        // B v for each spin of the neighbour's spinor.
+        std::vector<Complex> bv(4 * n, 0.0);
+        for (int spin = 0; spin < 4; ++spin)
+          for (int i = 0; i < n; ++i)
+            for (int k = 0; k < n; ++k) {
+              const Complex entry =
+                  conjugate ? std::conj(b[k * n + i]) : b[i * n + k];
+              const std::int64_t e = j * nc + sp * spinorReals + spin * 2 * n + 2 * k;
+              bv[spin * n + i] += entry * Complex(in[e], in[e + 1]);
+            }
+        for (int row = 0; row < 4; ++row)
+          for (int i = 0; i < n; ++i) {
+            Complex sum = 0.0;
+            for (int col = 0; col < 4; ++col)
+              sum += ((row == col ? 1.0 : 0.0) +
+                      double(model.taps[t].spin) * g[row * 4 + col]) *
+                     bv[col * n + i];
+            sum *= w;
+            const std::int64_t e =
+                site * nc + sp * spinorReals + row * 2 * n + 2 * i;
+            out[e] += sum.real();
+            out[e + 1] += sum.imag();
+          }
+      }
+      return;
+    }
     const std::vector<Complex> b =
         model.taps[t].link ? block(t, blockSite) : std::vector<Complex>{1.0};
     for (int v = 0; v < nc / (2 * bn); ++v)

@@ -24,6 +24,7 @@
 #define STENCIL_DIRAC_HPP
 
 #include "stencil/host_device.hpp"
+#include "stencil/link_algebra.hpp"
 
 namespace stencil {
 
@@ -67,6 +68,64 @@ STENCIL_HOST_DEVICE inline void times_i_power(int phase, T &re, T &im) {
     break;
   default:
     break;
+  }
+}
+
+/// acc (=|+=) w (1 + Sign gamma_Mu) L v over one spinor v (4 spins x N
+/// colours, spin slowest, (re, im) adjacent), L the link u or, with Dagger,
+/// u^dagger (stencil/link_algebra.hpp's order). Spin projection: for every
+/// mu = 0..3 rows 0 and 1 of gamma_mu have their entries in columns 2 and
+/// 3, so (1 + s gamma) v has two independent rows h_r = v_r + s gamma_r,c
+/// v_c (r = 0, 1); L multiplies those two colour vectors only, and row r =
+/// 2, 3 of the result is s gamma_r,c times row c (c its column, 0 or 1),
+/// since gamma_r,c gamma_c,r = 1.
+template <bool First, bool Dagger, int Mu, int Sign, int N, typename T>
+STENCIL_HOST_DEVICE inline void spin_link_times(T *acc, T w,
+                                                const LinkMatrix<T, N> &u,
+                                                const T *v) {
+  static_assert(Mu >= 0 && Mu < 4 && (Sign == 1 || Sign == -1),
+                "a spin projector 1 +/- gamma_mu, mu = x, y, z, t");
+  constexpr int kVector = 2 * N; // reals of one colour vector
+  T h[2][kVector];
+  for (int r = 0; r < 2; ++r) {
+    const GammaEntry e = gamma_entry(Mu, r);
+    for (int a = 0; a < N; ++a) {
+      T re = v[e.column * kVector + 2 * a], im = v[e.column * kVector + 2 * a + 1];
+      times_i_power(e.phase, re, im);
+      h[r][2 * a] = v[r * kVector + 2 * a] + Sign * re;
+      h[r][2 * a + 1] = v[r * kVector + 2 * a + 1] + Sign * im;
+    }
+  }
+  T lh[2][kVector];
+  for (int r = 0; r < 2; ++r)
+    for (int i = 0; i < N; ++i) {
+      T re = 0, im = 0;
+      for (int j = 0; j < N; ++j) {
+        // (u^dagger)_ij = conj(u_ji).
+        const int at = Dagger ? 2 * (j * N + i) : 2 * (i * N + j);
+        const T ur = u.v[at], ui = Dagger ? -u.v[at + 1] : u.v[at + 1];
+        re += ur * h[r][2 * j] - ui * h[r][2 * j + 1];
+        im += ur * h[r][2 * j + 1] + ui * h[r][2 * j];
+      }
+      lh[r][2 * i] = re;
+      lh[r][2 * i + 1] = im;
+    }
+  for (int r = 0; r < kSpins; ++r) {
+    const GammaEntry e = gamma_entry(Mu, r);
+    for (int i = 0; i < N; ++i) {
+      T re, im;
+      if (r < 2) {
+        re = lh[r][2 * i];
+        im = lh[r][2 * i + 1];
+      } else {
+        re = Sign * lh[e.column][2 * i];
+        im = Sign * lh[e.column][2 * i + 1];
+        times_i_power(e.phase, re, im);
+      }
+      T &accRe = acc[r * kVector + 2 * i], &accIm = acc[r * kVector + 2 * i + 1];
+      accRe = First ? w * re : accRe + w * re;
+      accIm = First ? w * im : accIm + w * im;
+    }
   }
 }
 
