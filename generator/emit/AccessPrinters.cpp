@@ -42,7 +42,6 @@ void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
   gather(p, step, name);
   const LinkStorage &links = plan.linkStorage;
   const int vectorReals = 2 * links.colours;
-  const int vectors = plan.hasLinks ? access.perThread / vectorReals : 0;
   const std::vector<PlannedAccumulation> &accs = step.accumulations;
   // In the plan's order; consecutive real-weight plain taps share one loop
   // over the components.
@@ -83,50 +82,34 @@ void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
              )");
       continue;
     }
-    const std::string link = "l" + std::to_string(acc.link);
-    if (acc.spin != 0) {
-      // One projected product per spinor (4 colour vectors).
-      const int spinorReals = 4 * vectorReals;
-      const std::string call =
-          std::string("stencil::spin_link_times<") +
-          (acc.first ? "true" : "false") + ", " +
-          (acc.dagger ? "true" : "false") + ", " +
-          std::to_string(acc.spinAxis) + ", " + (acc.spin < 0 ? "-1" : "1") +
-          ">(";
-      const int spinors = access.perThread / spinorReals;
-      if (spinors == 1) {
-        p.line(call + target + ", " + re + ", " + link + ", " + name + ");");
-        continue;
-      }
-      const std::string stride = std::to_string(spinorReals);
-      p.emit({{"spinors", std::to_string(spinors)},
-              {"call", call + target + " + " + stride + " * s, " + re + ", " +
-                           link + ", " + name + " + " + stride + " * s);"}},
-             R"(
-               STENCIL_UNROLL
-               for (int s = 0; s < $spinors$; ++s)
-                 $call$
-             )");
-      continue;
-    }
-    const std::string function =
-        std::string(acc.dagger ? "stencil::link_dagger_times"
-                               : "stencil::link_times") +
-        (acc.first ? "<true>" : "<false>");
+    // A link product per colour vector, or with a spin projector one
+    // projected product per spinor (4 colour vectors).
+    const std::string call =
+        acc.spin != 0
+            ? std::string("stencil::spin_link_times<") +
+                  (acc.first ? "true" : "false") + ", " +
+                  (acc.dagger ? "true" : "false") + ", " +
+                  std::to_string(acc.spinAxis) + ", " +
+                  (acc.spin < 0 ? "-1" : "1") + ">("
+            : std::string(acc.dagger ? "stencil::link_dagger_times"
+                                     : "stencil::link_times") +
+                  (acc.first ? "<true>(" : "<false>(");
+    const int groupReals = acc.spin != 0 ? 4 * vectorReals : vectorReals;
+    const int groups = access.perThread / groupReals;
     const std::string weight = acc.complexWeight ? re + ", " + im : re;
-    if (vectors == 1) {
-      p.line(function + "(" + target + ", " + weight + ", " + link + ", " +
-             name + ");");
+    const std::string link = "l" + std::to_string(acc.link);
+    if (groups == 1) {
+      p.line(call + target + ", " + weight + ", " + link + ", " + name + ");");
       continue;
     }
-    const std::string stride = std::to_string(vectorReals);
-    p.emit({{"vectors", std::to_string(vectors)},
-            {"call", function + "(" + target + " + " + stride + " * s, " +
-                         weight + ", " + link + ", " + name + " + " + stride +
+    const std::string stride = std::to_string(groupReals);
+    p.emit({{"groups", std::to_string(groups)},
+            {"call", call + target + " + " + stride + " * s, " + weight +
+                         ", " + link + ", " + name + " + " + stride +
                          " * s);"}},
            R"(
              STENCIL_UNROLL
-             for (int s = 0; s < $vectors$; ++s)
+             for (int s = 0; s < $groups$; ++s)
                $call$
            )");
   }

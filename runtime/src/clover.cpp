@@ -1,6 +1,7 @@
 #include "stencil/clover.hpp"
 
 #include "stencil/dirac.hpp"
+#include "stencil/host_matrix.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,43 +12,12 @@ namespace {
 
 using Complex = std::complex<double>;
 
-/// A dense n x n complex matrix, row-major.
-struct Dense {
-  int n = 0;
-  std::vector<Complex> v;
-  explicit Dense(int size) : n(size), v(size * size, 0.0) {}
-  Complex &operator()(int i, int j) { return v[i * n + j]; }
-  Complex operator()(int i, int j) const { return v[i * n + j]; }
-};
-
-Dense link(const GaugeField &U, std::int64_t site, int mu) {
-  const int n = U.colours();
-  Dense m(n);
-  const double *u = U.link(site, mu);
-  for (int k = 0; k < n * n; ++k)
-    m.v[k] = {u[2 * k], u[2 * k + 1]};
-  return m;
-}
-
-Dense times(const Dense &a, const Dense &b) {
-  Dense c(a.n);
-  for (int i = 0; i < a.n; ++i)
-    for (int k = 0; k < a.n; ++k)
-      for (int j = 0; j < a.n; ++j)
-        c(i, j) += a(i, k) * b(k, j);
-  return c;
-}
-
-Dense dagger(const Dense &a) {
-  Dense c(a.n);
-  for (int i = 0; i < a.n; ++i)
-    for (int j = 0; j < a.n; ++j)
-      c(i, j) = std::conj(a(j, i));
-  return c;
+HostMatrix link(const GaugeField &U, std::int64_t site, int mu) {
+  return HostMatrix::load(U.link(site, mu), U.colours());
 }
 
 /// Fhat_mu,nu(x) = (Q - Q^dagger) / 8 from the four clover leaves at x.
-Dense fieldStrength(const GaugeField &U, std::int64_t x, int mu, int nu) {
+HostMatrix fieldStrength(const GaugeField &U, std::int64_t x, int mu, int nu) {
   auto step = [&](std::int64_t s, int axis, int by) {
     return U.neighbour(s, axis, by);
   };
@@ -55,20 +25,20 @@ Dense fieldStrength(const GaugeField &U, std::int64_t x, int mu, int nu) {
   const std::int64_t xpn = step(x, nu, 1), xmn = step(x, nu, -1);
   const std::int64_t xmmpn = step(xmm, nu, 1), xmmmn = step(xmm, nu, -1);
   const std::int64_t xpmmn = step(xpm, nu, -1);
-  Dense q = times(times(link(U, x, mu), link(U, xpm, nu)),
-                  times(dagger(link(U, xpn, mu)), dagger(link(U, x, nu))));
-  const Dense l2 =
-      times(times(link(U, x, nu), dagger(link(U, xmmpn, mu))),
-            times(dagger(link(U, xmm, nu)), link(U, xmm, mu)));
-  const Dense l3 =
-      times(times(dagger(link(U, xmm, mu)), dagger(link(U, xmmmn, nu))),
-            times(link(U, xmmmn, mu), link(U, xmn, nu)));
-  const Dense l4 =
-      times(times(dagger(link(U, xmn, nu)), link(U, xmn, mu)),
-            times(link(U, xpmmn, nu), dagger(link(U, x, mu))));
-  for (size_t k = 0; k < q.v.size(); ++k)
-    q.v[k] += l2.v[k] + l3.v[k] + l4.v[k];
-  Dense f(q.n);
+  HostMatrix q = multiply(multiply(link(U, x, mu), link(U, xpm, nu)),
+                  multiply(dagger(link(U, xpn, mu)), dagger(link(U, x, nu))));
+  const HostMatrix l2 =
+      multiply(multiply(link(U, x, nu), dagger(link(U, xmmpn, mu))),
+            multiply(dagger(link(U, xmm, nu)), link(U, xmm, mu)));
+  const HostMatrix l3 =
+      multiply(multiply(dagger(link(U, xmm, mu)), dagger(link(U, xmmmn, nu))),
+            multiply(link(U, xmmmn, mu), link(U, xmn, nu)));
+  const HostMatrix l4 =
+      multiply(multiply(dagger(link(U, xmn, nu)), link(U, xmn, mu)),
+            multiply(link(U, xpmmn, nu), dagger(link(U, x, mu))));
+  for (size_t k = 0; k < q.a.size(); ++k)
+    q.a[k] += l2.a[k] + l3.a[k] + l4.a[k];
+  HostMatrix f(q.n);
   for (int i = 0; i < q.n; ++i)
     for (int j = 0; j < q.n; ++j)
       f(i, j) = (q(i, j) - std::conj(q(j, i))) / 8.0;
@@ -76,8 +46,8 @@ Dense fieldStrength(const GaugeField &U, std::int64_t x, int mu, int nu) {
 }
 
 /// gamma_mu as a dense 4 x 4 matrix (stencil/dirac.hpp's entries).
-Dense gamma(int mu) {
-  Dense g(kSpins);
+HostMatrix gamma(int mu) {
+  HostMatrix g(kSpins);
   for (int row = 0; row < kSpins; ++row) {
     const GammaEntry e = gamma_entry(mu, row);
     double re = 1.0, im = 0.0;
@@ -87,7 +57,7 @@ Dense gamma(int mu) {
   return g;
 }
 
-void pack(const Dense &block, double *out) {
+void pack(const HostMatrix &block, double *out) {
   const int n = block.n;
   for (int i = 0; i < n; ++i)
     out[i] = block(i, i).real();
@@ -99,8 +69,8 @@ void pack(const Dense &block, double *out) {
     }
 }
 
-Dense unpack(const double *in, int n) {
-  Dense block(n);
+HostMatrix unpack(const double *in, int n) {
+  HostMatrix block(n);
   for (int i = 0; i < n; ++i)
     block(i, i) = in[i];
   int k = n;
@@ -129,31 +99,28 @@ Status CloverField::create(const GaugeField &U, double mass, double csw,
   c.sites_ = U.sites();
   const int n = c.colours_;
   c.data_.assign(c.sites_ * 2 * c.reals_per_block(), 0.0);
-  // sigma_mu,nu = (i/2) [gamma_mu, gamma_nu], for mu < nu.
-  Dense sigma[4][4] = {{Dense(4), Dense(4), Dense(4), Dense(4)},
-                       {Dense(4), Dense(4), Dense(4), Dense(4)},
-                       {Dense(4), Dense(4), Dense(4), Dense(4)},
-                       {Dense(4), Dense(4), Dense(4), Dense(4)}};
+  // sigma_mu,nu = (i/2) [gamma_mu, gamma_nu] at sigma[mu * 4 + nu], mu < nu.
+  std::vector<HostMatrix> sigma(16, HostMatrix(4));
   for (int mu = 0; mu < 4; ++mu)
     for (int nu = mu + 1; nu < 4; ++nu) {
-      const Dense ab = times(gamma(mu), gamma(nu)),
-                  ba = times(gamma(nu), gamma(mu));
-      for (size_t k = 0; k < ab.v.size(); ++k)
-        sigma[mu][nu].v[k] = Complex(0.0, 0.5) * (ab.v[k] - ba.v[k]);
+      const HostMatrix ab = multiply(gamma(mu), gamma(nu)),
+                       ba = multiply(gamma(nu), gamma(mu));
+      for (size_t k = 0; k < ab.a.size(); ++k)
+        sigma[mu * 4 + nu].a[k] = Complex(0.0, 0.5) * (ab.a[k] - ba.a[k]);
     }
   for (std::int64_t x = 0; x < c.sites_; ++x) {
     // The whole 4N x 4N matrix over (spin, colour), then its two blocks.
-    Dense a(4 * n);
+    HostMatrix a(4 * n);
     for (int k = 0; k < 4 * n; ++k)
       a(k, k) = 4.0 + mass;
     for (int mu = 0; mu < 4; ++mu)
       for (int nu = mu + 1; nu < 4; ++nu) {
         // (i/4) sum over both orders = (i/2) sum over mu < nu.
-        const Dense f = fieldStrength(U, x, mu, nu);
+        const HostMatrix f = fieldStrength(U, x, mu, nu);
         const Complex scale = Complex(0.0, 0.5) * csw;
         for (int s = 0; s < 4; ++s)
           for (int t = 0; t < 4; ++t) {
-            const Complex st = sigma[mu][nu](s, t);
+            const Complex st = sigma[mu * 4 + nu](s, t);
             if (st == 0.0)
               continue;
             for (int i = 0; i < n; ++i)
@@ -162,7 +129,7 @@ Status CloverField::create(const GaugeField &U, double mass, double csw,
           }
       }
     for (int chirality = 0; chirality < 2; ++chirality) {
-      Dense block(2 * n);
+      HostMatrix block(2 * n);
       for (int i = 0; i < 2 * n; ++i)
         for (int j = 0; j < 2 * n; ++j)
           block(i, j) = a(2 * chirality * n + i, 2 * chirality * n + j);
@@ -175,7 +142,7 @@ Status CloverField::create(const GaugeField &U, double mass, double csw,
 
 std::vector<std::complex<double>>
 CloverField::dense_block(std::int64_t site, int chirality) const {
-  return unpack(block(site, chirality), 2 * colours_).v;
+  return unpack(block(site, chirality), 2 * colours_).a;
 }
 
 Status CloverField::apply(const std::vector<double> &in,
@@ -190,7 +157,7 @@ Status CloverField::apply(const std::vector<double> &in,
   out.assign(values, 0.0);
   for (std::int64_t x = 0; x < sites_; ++x)
     for (int chirality = 0; chirality < 2; ++chirality) {
-      const Dense b = unpack(block(x, chirality), 2 * n);
+      const HostMatrix b = unpack(block(x, chirality), 2 * n);
       // Spins 2 chirality and 2 chirality + 1: 2N complex values in a row.
       const std::int64_t first = x * 8 * n + chirality * 4 * n;
       for (int i = 0; i < 2 * n; ++i) {
@@ -220,12 +187,12 @@ Status CloverField::invert(int parity, CloverField &out) const {
     if (parity >= 0 && (c[0] + c[1] + c[2] + c[3]) % 2 != parity)
       continue;
     for (int chirality = 0; chirality < 2; ++chirality) {
-      const Dense a = unpack(block(x, chirality), m);
+      const HostMatrix a = unpack(block(x, chirality), m);
       double scale = 0.0;
-      for (const Complex &v : a.v)
+      for (const Complex &v : a.a)
         scale = std::max(scale, std::abs(v));
       // A = L D L^dagger, L unit lower triangular, D real.
-      Dense l(m);
+      HostMatrix l(m);
       std::vector<double> d(m);
       for (int j = 0; j < m; ++j) {
         double dj = a(j, j).real();
@@ -251,7 +218,7 @@ Status CloverField::invert(int parity, CloverField &out) const {
         }
       }
       // A^-1 column by column: L y = e, z = D^-1 y, L^dagger w = z.
-      Dense inv(m);
+      HostMatrix inv(m);
       for (int col = 0; col < m; ++col) {
         std::vector<Complex> y(m, 0.0);
         for (int i = 0; i < m; ++i) {

@@ -1,6 +1,7 @@
 #include "stencil/gauge.hpp"
 
 #include "stencil/device.hpp"
+#include "stencil/host_matrix.hpp"
 
 #include <cmath>
 #include <complex>
@@ -14,50 +15,7 @@ namespace {
 
 using Complex = std::complex<double>;
 
-/// An N x N matrix as std::complex values, row-major.
-struct Matrix {
-  int n = 0;
-  std::vector<Complex> a;
-  explicit Matrix(int n) : n(n), a(n * n) {}
-  Complex &operator()(int i, int j) { return a[i * n + j]; }
-  Complex operator()(int i, int j) const { return a[i * n + j]; }
-};
-
-Matrix load(const double *v, int n) {
-  Matrix m(n);
-  for (int k = 0; k < n * n; ++k)
-    m.a[k] = Complex(v[2 * k], v[2 * k + 1]);
-  return m;
-}
-
-void store(const Matrix &m, double *v) {
-  for (int k = 0; k < m.n * m.n; ++k) {
-    v[2 * k] = m.a[k].real();
-    v[2 * k + 1] = m.a[k].imag();
-  }
-}
-
-Matrix multiply(const Matrix &a, const Matrix &b) {
-  Matrix c(a.n);
-  for (int i = 0; i < a.n; ++i)
-    for (int j = 0; j < a.n; ++j) {
-      Complex sum = 0;
-      for (int k = 0; k < a.n; ++k)
-        sum += a(i, k) * b(k, j);
-      c(i, j) = sum;
-    }
-  return c;
-}
-
-Matrix dagger(const Matrix &a) {
-  Matrix c(a.n);
-  for (int i = 0; i < a.n; ++i)
-    for (int j = 0; j < a.n; ++j)
-      c(i, j) = std::conj(a(j, i));
-  return c;
-}
-
-Complex determinant(Matrix m) {
+Complex determinant(HostMatrix m) {
   // Gaussian elimination with partial pivoting.
   Complex det = 1;
   for (int col = 0; col < m.n; ++col) {
@@ -90,7 +48,7 @@ double gaussian(Random &random) {
 }
 
 /// Rows made orthonormal (Gram-Schmidt), then det fixed to 1 for N >= 2.
-void projectSpecialUnitary(Matrix &m) {
+void projectSpecialUnitary(HostMatrix &m) {
   for (int i = 0; i < m.n; ++i) {
     for (int k = 0; k < i; ++k) {
       Complex overlap = 0;
@@ -114,16 +72,16 @@ void projectSpecialUnitary(Matrix &m) {
     m(m.n - 1, j) *= phase;
 }
 
-Matrix randomSpecialUnitary(int n, Random &random) {
-  Matrix m(n);
+HostMatrix randomSpecialUnitary(int n, Random &random) {
+  HostMatrix m(n);
   for (Complex &z : m.a)
     z = Complex(gaussian(random), gaussian(random));
   projectSpecialUnitary(m);
   return m;
 }
 
-double deviation(const Matrix &u, bool special) {
-  const Matrix p = multiply(u, dagger(u));
+double deviation(const HostMatrix &u, bool special) {
+  const HostMatrix p = multiply(u, dagger(u));
   double worst = 0;
   for (int i = 0; i < u.n; ++i)
     for (int j = 0; j < u.n; ++j)
@@ -210,28 +168,28 @@ void GaugeField::set_unit() {
 void GaugeField::set_random(Random &random) {
   for (std::int64_t s = 0; s < sites(); ++s)
     for (int mu = 0; mu < dims_; ++mu)
-      store(randomSpecialUnitary(colours_, random), link(s, mu));
+      randomSpecialUnitary(colours_, random).store(link(s, mu));
 }
 
 void GaugeField::set_near_unit(Random &random, double epsilon) {
   for (std::int64_t s = 0; s < sites(); ++s)
     for (int mu = 0; mu < dims_; ++mu) {
-      Matrix m(colours_);
+      HostMatrix m(colours_);
       for (int i = 0; i < colours_; ++i)
         for (int j = 0; j < colours_; ++j)
           m(i, j) = (i == j ? 1.0 : 0.0) +
                     epsilon * Complex(gaussian(random), gaussian(random));
       projectSpecialUnitary(m);
-      store(m, link(s, mu));
+      m.store(link(s, mu));
     }
 }
 
 void GaugeField::reunitarise() {
   for (std::int64_t s = 0; s < sites(); ++s)
     for (int mu = 0; mu < dims_; ++mu) {
-      Matrix m = load(link(s, mu), colours_);
+      HostMatrix m = HostMatrix::load(link(s, mu), colours_);
       projectSpecialUnitary(m);
-      store(m, link(s, mu));
+      m.store(link(s, mu));
     }
 }
 
@@ -243,11 +201,14 @@ double GaugeField::plaquette() const {
   for (std::int64_t s = 0; s < sites(); ++s)
     for (int mu = 0; mu < dims_; ++mu)
       for (int nu = mu + 1; nu < dims_; ++nu) {
-        const Matrix a = load(link(s, mu), colours_);
-        const Matrix b = load(link(neighbour(s, mu, 1), nu), colours_);
-        const Matrix c = load(link(neighbour(s, nu, 1), mu), colours_);
-        const Matrix d = load(link(s, nu), colours_);
-        const Matrix p = multiply(multiply(a, b), multiply(dagger(c), dagger(d)));
+        const HostMatrix a = HostMatrix::load(link(s, mu), colours_);
+        const HostMatrix b =
+            HostMatrix::load(link(neighbour(s, mu, 1), nu), colours_);
+        const HostMatrix c =
+            HostMatrix::load(link(neighbour(s, nu, 1), mu), colours_);
+        const HostMatrix d = HostMatrix::load(link(s, nu), colours_);
+        const HostMatrix p =
+            multiply(multiply(a, b), multiply(dagger(c), dagger(d)));
         Complex trace = 0;
         for (int i = 0; i < colours_; ++i)
           trace += p(i, i);
@@ -262,7 +223,8 @@ double GaugeField::worst_link(std::int64_t &site, int &mu,
   double worst = -1;
   for (std::int64_t s = 0; s < sites(); ++s)
     for (int m = 0; m < dims_; ++m) {
-      const double d = deviation(load(link(s, m), colours_), determinant);
+      const double d =
+          deviation(HostMatrix::load(link(s, m), colours_), determinant);
       if (!(d <= worst)) { // NaN counts as worst
         worst = std::isnan(d) ? INFINITY : d;
         site = s;
@@ -283,7 +245,7 @@ std::vector<double> random_gauge_transform(const GaugeField &like,
   const int n = like.colours();
   std::vector<double> g(like.sites() * 2 * n * n);
   for (std::int64_t s = 0; s < like.sites(); ++s)
-    store(randomSpecialUnitary(n, random), g.data() + s * 2 * n * n);
+    randomSpecialUnitary(n, random).store(g.data() + s * 2 * n * n);
   return g;
 }
 
@@ -297,10 +259,11 @@ Status gauge_transform_links(const std::vector<double> &g, GaugeField &U) {
                            " matrices");
   for (std::int64_t s = 0; s < U.sites(); ++s)
     for (int mu = 0; mu < U.dims(); ++mu) {
-      const Matrix gx = load(g.data() + s * 2 * n * n, n);
-      const Matrix gy = load(g.data() + U.neighbour(s, mu, 1) * 2 * n * n, n);
-      store(multiply(multiply(gx, load(U.link(s, mu), n)), dagger(gy)),
-            U.link(s, mu));
+      const HostMatrix gx = HostMatrix::load(g.data() + s * 2 * n * n, n);
+      const HostMatrix gy =
+          HostMatrix::load(g.data() + U.neighbour(s, mu, 1) * 2 * n * n, n);
+      multiply(multiply(gx, HostMatrix::load(U.link(s, mu), n)), dagger(gy))
+          .store(U.link(s, mu));
     }
   return Status();
 }
@@ -324,7 +287,7 @@ Status gauge_transform_vectors(const std::vector<double> &g,
                            std::to_string(psi.size()) + " values, not " +
                            std::to_string(like.sites() * perSite));
   for (std::int64_t s = 0; s < like.sites(); ++s) {
-    const Matrix gx = load(g.data() + s * 2 * n * n, n);
+    const HostMatrix gx = HostMatrix::load(g.data() + s * 2 * n * n, n);
     for (int v = 0; v < vectors; ++v) {
       double *x = psi.data() + s * perSite + v * 2 * n;
       std::vector<Complex> in(n), result(n, 0.0);

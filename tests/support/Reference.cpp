@@ -124,60 +124,39 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                                                    u[2 * (j * n + i) + 1]));
     return b;
   };
-  // out[site] += w B v over each colour vector v of in[j] (B^dagger when
-  // `conjugate`; B is the identity without a link; a plain tap on a complex
-  // field takes its values one complex number at a time).
+  // out[site] += w P B v over each colour vector v of in[j] (B^dagger when
+  // `conjugate`; B is the identity without a link, a plain tap on a complex
+  // field taking its values one complex number at a time). P mixes the 4
+  // spins of each spinor as (1 + s gamma_mu) for a spin-projected tap, and
+  // is the identity otherwise; it is Hermitian, so the adjoint's is the same.
   std::vector<double> out(in.size(), 0.0);
   auto addBlock = [&](std::int64_t site, std::int64_t j, Complex w, size_t t,
                       std::int64_t blockSite, bool conjugate) {
-    const int bn = model.taps[t].link ? n : 1;
-    if (model.taps[t].spin != 0) {
-      // Spinors: w (1 + s gamma_mu) B per spinor, spins mixed by the
-      // projector (Hermitian, so the adjoint's is the same).
-      const std::vector<Complex> b = block(t, blockSite);
-      int mu = 0;
-      while (model.taps[t].offset[mu] == 0)
-        ++mu;
-      const SpinMatrix g = diracGamma(mu);
-      const int spinorReals = 8 * n;
-      for (int sp = 0; sp < nc / spinorReals; ++sp) {
-        // B v for each spin of the neighbour's spinor.
-        std::vector<Complex> bv(4 * n, 0.0);
-        for (int spin = 0; spin < 4; ++spin)
-          for (int i = 0; i < n; ++i)
-            for (int k = 0; k < n; ++k) {
-              const Complex entry =
-                  conjugate ? std::conj(b[k * n + i]) : b[i * n + k];
-              const std::int64_t e = j * nc + sp * spinorReals + spin * 2 * n + 2 * k;
-              bv[spin * n + i] += entry * Complex(in[e], in[e + 1]);
-            }
-        for (int row = 0; row < 4; ++row)
-          for (int i = 0; i < n; ++i) {
-            Complex sum = 0.0;
-            for (int col = 0; col < 4; ++col)
-              sum += ((row == col ? 1.0 : 0.0) +
-                      double(model.taps[t].spin) * g[row * 4 + col]) *
-                     bv[col * n + i];
-            sum *= w;
-            const std::int64_t e =
-                site * nc + sp * spinorReals + row * 2 * n + 2 * i;
-            out[e] += sum.real();
-            out[e + 1] += sum.imag();
-          }
-      }
-      return;
-    }
+    const Tap &tap = model.taps[t];
+    const int bn = tap.link ? n : 1;
     const std::vector<Complex> b =
-        model.taps[t].link ? block(t, blockSite) : std::vector<Complex>{1.0};
-    for (int v = 0; v < nc / (2 * bn); ++v)
-      for (int i = 0; i < bn; ++i) {
-        Complex sum = 0.0;
+        tap.link ? block(t, blockSite) : std::vector<Complex>{1.0};
+    const int vectors = nc / (2 * bn);
+    std::vector<Complex> bv(vectors * bn, 0.0);
+    for (int v = 0; v < vectors; ++v)
+      for (int i = 0; i < bn; ++i)
         for (int k = 0; k < bn; ++k) {
-          const Complex entry =
-              conjugate ? std::conj(b[k * bn + i]) : b[i * bn + k];
+          const Complex entry = conjugate ? std::conj(b[k * bn + i]) : b[i * bn + k];
           const std::int64_t e = j * nc + v * 2 * bn + 2 * k;
-          sum += entry * Complex(in[e], in[e + 1]);
+          bv[v * bn + i] += entry * Complex(in[e], in[e + 1]);
         }
+    const int group = tap.spin != 0 ? 4 : 1;
+    const SpinMatrix g = diracGamma(tap.spin != 0 ? linkAxis(tap) : 0);
+    auto projector = [&](int row, int col) {
+      return (row == col ? 1.0 : 0.0) +
+             (tap.spin != 0 ? double(tap.spin) * g[row * 4 + col] : 0.0);
+    };
+    for (int v = 0; v < vectors; ++v)
+      for (int i = 0; i < bn; ++i) {
+        const int first = v / group * group, row = v % group;
+        Complex sum = 0.0;
+        for (int col = 0; col < group; ++col)
+          sum += projector(row, col) * bv[(first + col) * bn + i];
         sum *= w;
         out[site * nc + v * 2 * bn + 2 * i] += sum.real();
         out[site * nc + v * 2 * bn + 2 * i + 1] += sum.imag();

@@ -98,18 +98,8 @@ STENCIL_HOST_DEVICE inline void spin_link_times(T *acc, T w,
   }
   T lh[2][kVector];
   for (int r = 0; r < 2; ++r)
-    for (int i = 0; i < N; ++i) {
-      T re = 0, im = 0;
-      for (int j = 0; j < N; ++j) {
-        // (u^dagger)_ij = conj(u_ji).
-        const int at = Dagger ? 2 * (j * N + i) : 2 * (i * N + j);
-        const T ur = u.v[at], ui = Dagger ? -u.v[at + 1] : u.v[at + 1];
-        re += ur * h[r][2 * j] - ui * h[r][2 * j + 1];
-        im += ur * h[r][2 * j + 1] + ui * h[r][2 * j];
-      }
-      lh[r][2 * i] = re;
-      lh[r][2 * i + 1] = im;
-    }
+    for (int i = 0; i < N; ++i)
+      link_row<Dagger>(u, h[r], i, lh[r][2 * i], lh[r][2 * i + 1]);
   for (int r = 0; r < kSpins; ++r) {
     const GammaEntry e = gamma_entry(Mu, r);
     for (int i = 0; i < N; ++i) {

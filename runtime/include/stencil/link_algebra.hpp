@@ -76,85 +76,74 @@ STENCIL_HOST_DEVICE inline void load_link(LinkMatrix<T, N> &u, const T *links,
     reconstruct_third_row(u);
 }
 
-/// acc = w (U v) when First, else acc += w (U v), over one colour vector.
+/// Entry i of L v for one colour vector v, L = u or, with Dagger,
+/// u^dagger: (U^dagger)_ij = conj(U_ji).
+template <bool Dagger, int N, typename T>
+STENCIL_HOST_DEVICE inline void link_row(const LinkMatrix<T, N> &u,
+                                         const T *v, int i, T &re, T &im) {
+  re = 0;
+  im = 0;
+  for (int j = 0; j < N; ++j) {
+    const int at = Dagger ? 2 * (j * N + i) : 2 * (i * N + j);
+    const T ur = u.v[at], ui = Dagger ? -u.v[at + 1] : u.v[at + 1];
+    re += ur * v[2 * j] - ui * v[2 * j + 1];
+    im += ur * v[2 * j + 1] + ui * v[2 * j];
+  }
+}
+
+/// acc (=|+=) w (L v) over one colour vector, L = u or u^dagger.
+template <bool First, bool Dagger, int N, typename T>
+STENCIL_HOST_DEVICE inline void link_product(T *acc, T w,
+                                             const LinkMatrix<T, N> &u,
+                                             const T *v) {
+  for (int i = 0; i < N; ++i) {
+    T re, im;
+    link_row<Dagger>(u, v, i, re, im);
+    acc[2 * i] = First ? w * re : acc[2 * i] + w * re;
+    acc[2 * i + 1] = First ? w * im : acc[2 * i + 1] + w * im;
+  }
+}
+
+/// The same with a complex weight wr + i wi (a complex coefficient field on
+/// a link tap).
+template <bool First, bool Dagger, int N, typename T>
+STENCIL_HOST_DEVICE inline void link_product(T *acc, T wr, T wi,
+                                             const LinkMatrix<T, N> &u,
+                                             const T *v) {
+  for (int i = 0; i < N; ++i) {
+    T re, im;
+    link_row<Dagger>(u, v, i, re, im);
+    const T r = wr * re - wi * im, m = wr * im + wi * re;
+    acc[2 * i] = First ? r : acc[2 * i] + r;
+    acc[2 * i + 1] = First ? m : acc[2 * i + 1] + m;
+  }
+}
+
+/// The generated kernels' names: acc (=|+=) w (U v) and w (U^dagger v),
+/// with a real weight or a complex one (wr, wi).
 template <bool First, int N, typename T>
 STENCIL_HOST_DEVICE inline void link_times(T *acc, T w,
                                            const LinkMatrix<T, N> &u,
                                            const T *v) {
-  for (int i = 0; i < N; ++i) {
-    T re = 0, im = 0;
-    for (int j = 0; j < N; ++j) {
-      const T ur = u.v[2 * (i * N + j)], ui = u.v[2 * (i * N + j) + 1];
-      re += ur * v[2 * j] - ui * v[2 * j + 1];
-      im += ur * v[2 * j + 1] + ui * v[2 * j];
-    }
-    if (First) {
-      acc[2 * i] = w * re;
-      acc[2 * i + 1] = w * im;
-    } else {
-      acc[2 * i] += w * re;
-      acc[2 * i + 1] += w * im;
-    }
-  }
+  link_product<First, false>(acc, w, u, v);
 }
-
-/// acc (=|+=) w (U^dagger v): (U^dagger)_ij = conj(U_ji).
 template <bool First, int N, typename T>
 STENCIL_HOST_DEVICE inline void link_dagger_times(T *acc, T w,
                                                   const LinkMatrix<T, N> &u,
                                                   const T *v) {
-  for (int i = 0; i < N; ++i) {
-    T re = 0, im = 0;
-    for (int j = 0; j < N; ++j) {
-      const T ur = u.v[2 * (j * N + i)], ui = u.v[2 * (j * N + i) + 1];
-      re += ur * v[2 * j] + ui * v[2 * j + 1];
-      im += ur * v[2 * j + 1] - ui * v[2 * j];
-    }
-    if (First) {
-      acc[2 * i] = w * re;
-      acc[2 * i + 1] = w * im;
-    } else {
-      acc[2 * i] += w * re;
-      acc[2 * i + 1] += w * im;
-    }
-  }
+  link_product<First, true>(acc, w, u, v);
 }
-
-/// acc (=|+=) (wr + i wi) (U v): a complex weight (a complex coefficient
-/// field on a link tap).
 template <bool First, int N, typename T>
 STENCIL_HOST_DEVICE inline void link_times(T *acc, T wr, T wi,
                                            const LinkMatrix<T, N> &u,
                                            const T *v) {
-  for (int i = 0; i < N; ++i) {
-    T re = 0, im = 0;
-    for (int j = 0; j < N; ++j) {
-      const T ur = u.v[2 * (i * N + j)], ui = u.v[2 * (i * N + j) + 1];
-      re += ur * v[2 * j] - ui * v[2 * j + 1];
-      im += ur * v[2 * j + 1] + ui * v[2 * j];
-    }
-    const T r = wr * re - wi * im, m = wr * im + wi * re;
-    acc[2 * i] = First ? r : acc[2 * i] + r;
-    acc[2 * i + 1] = First ? m : acc[2 * i + 1] + m;
-  }
+  link_product<First, false>(acc, wr, wi, u, v);
 }
-
-/// acc (=|+=) (wr + i wi) (U^dagger v).
 template <bool First, int N, typename T>
 STENCIL_HOST_DEVICE inline void link_dagger_times(T *acc, T wr, T wi,
                                                   const LinkMatrix<T, N> &u,
                                                   const T *v) {
-  for (int i = 0; i < N; ++i) {
-    T re = 0, im = 0;
-    for (int j = 0; j < N; ++j) {
-      const T ur = u.v[2 * (j * N + i)], ui = u.v[2 * (j * N + i) + 1];
-      re += ur * v[2 * j] + ui * v[2 * j + 1];
-      im += ur * v[2 * j + 1] - ui * v[2 * j];
-    }
-    const T r = wr * re - wi * im, m = wr * im + wi * re;
-    acc[2 * i] = First ? r : acc[2 * i] + r;
-    acc[2 * i + 1] = First ? m : acc[2 * i + 1] + m;
-  }
+  link_product<First, true>(acc, wr, wi, u, v);
 }
 
 } // namespace stencil
