@@ -4,6 +4,7 @@
 // inverse undoes it on the parity asked for, a field strength built
 // independently here from the plaquettes agrees with it, and a block that
 // cannot be inverted is refused naming the site.
+#include "HostFixtures.h"
 #include "WilsonReference.h"
 
 #include "stencil/clover.hpp"
@@ -23,20 +24,6 @@ using namespace stencilc::testing;
 
 namespace {
 
-std::vector<double> randomReals(stencil::Random &random, std::int64_t count) {
-  std::vector<double> values(count);
-  for (double &v : values)
-    v = random.uniform(-1.0, 1.0);
-  return values;
-}
-
-Complex innerProduct(const std::vector<double> &a, const std::vector<double> &b) {
-  Complex sum = 0.0;
-  for (size_t k = 0; k + 1 < a.size(); k += 2)
-    sum += std::conj(Complex(a[k], a[k + 1])) * Complex(b[k], b[k + 1]);
-  return sum;
-}
-
 double maxDifference(const std::vector<double> &a, const std::vector<double> &b) {
   double d = 0.0;
   for (size_t k = 0; k < a.size(); ++k)
@@ -45,11 +32,8 @@ double maxDifference(const std::vector<double> &a, const std::vector<double> &b)
 }
 
 stencil::GaugeField randomGauge(const int (&n)[4], std::uint64_t seed) {
-  stencil::GaugeField U;
-  EXPECT_TRUE(stencil::GaugeField::create(4, n, 3, U).ok());
   stencil::Random random(seed);
-  U.set_random(random);
-  return U;
+  return stencilc::testing::randomGauge(n, random);
 }
 
 TEST(Clover, VanishesOnTheUnitGauge) {

@@ -26,20 +26,12 @@
 #include <vector>
 
 using namespace stencil;
-using Complex = std::complex<double>;
+using namespace stencilc::testing;
 
 namespace {
 
 const KernelInfo &kernel(const std::string &name) {
   return stencilc::testing::kernelNamed(name);
-}
-
-void expectFailure(const Status &status,
-                   std::initializer_list<std::string> texts) {
-  EXPECT_FALSE(status.ok());
-  for (const std::string &text : texts)
-    EXPECT_NE(status.message().find(text), std::string::npos)
-        << status.message();
 }
 
 /// Site index (x fastest) of coordinates on `extents`.
@@ -70,31 +62,6 @@ std::int64_t stepped(const std::vector<int> &extents, std::int64_t site,
   return siteOf(extents, x);
 }
 
-/// A field of complex values (pairs in the host order) and its upload.
-std::vector<double> interleave(const std::vector<Complex> &values) {
-  std::vector<double> reals;
-  for (const Complex &v : values) {
-    reals.push_back(v.real());
-    reals.push_back(v.imag());
-  }
-  return reals;
-}
-
-std::vector<Complex> pairsOf(const std::vector<double> &reals) {
-  std::vector<Complex> values;
-  for (size_t i = 0; i + 1 < reals.size(); i += 2)
-    values.push_back({reals[i], reals[i + 1]});
-  return values;
-}
-
-Complex innerProduct(const std::vector<Complex> &a,
-                     const std::vector<Complex> &b) {
-  Complex sum = 0.0;
-  for (size_t i = 0; i < a.size(); ++i)
-    sum += std::conj(a[i]) * b[i];
-  return sum;
-}
-
 /// An operator whose complex site parameters hold given values.
 struct ComplexOp {
   StencilOperator A;
@@ -116,45 +83,15 @@ struct ComplexOp {
   }
   std::vector<Complex> apply(const std::vector<Complex> &in,
                              bool adjoint = false) {
-    Field f, out;
-    EXPECT_TRUE(Field::create(A.lattice(), f).ok());
-    EXPECT_TRUE(Field::create(A.lattice(), out).ok());
-    const std::vector<double> reals = interleave(in);
-    EXPECT_TRUE(f.upload_values(reals.data(), reals.size()).ok());
-    EXPECT_TRUE(out.fill(std::nan("")).ok());
-    EXPECT_TRUE((adjoint ? A.apply_adjoint(out, f) : A.apply(out, f)).ok());
-    // The halo is no row of A: zero it; every other value must be written.
-    EXPECT_TRUE(set_halo(out, 0.0).ok());
-    std::vector<double> result(reals.size());
-    EXPECT_TRUE(out.download_values(result.data(), result.size()).ok());
-    for (double v : result)
-      EXPECT_TRUE(std::isfinite(v));
-    return pairsOf(result);
+    return applyToComplex(A, in, adjoint);
   }
 };
-
-std::vector<Complex> randomComplex(Random &random, std::int64_t count) {
-  std::vector<Complex> values(count);
-  for (Complex &v : values)
-    v = {random.uniform(-1.0, 1.0), random.uniform(-1.0, 1.0)};
-  return values;
-}
 
 std::vector<Complex> randomPhases(Random &random, std::int64_t count) {
   std::vector<Complex> values(count);
   for (Complex &v : values)
     v = std::polar(1.0, random.uniform(-M_PI, M_PI));
   return values;
-}
-
-double relativeDistance(const std::vector<Complex> &a,
-                        const std::vector<Complex> &b) {
-  double diff = 0.0, scale = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff = std::max(diff, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return diff / scale;
 }
 
 const std::vector<int> kMagneticExtents = {9, 7}; // odd; the tile is 3 along y
@@ -251,10 +188,7 @@ TEST(ComplexCoefficients, AdjointKernelIsTheConjugateTranspose) {
   const std::int64_t sites = op.A.lattice().sites();
   ASSERT_OK(op.set("d", interleave(randomComplex(random, sites))));
   ASSERT_OK(op.set("c", interleave(randomComplex(random, sites))));
-  std::vector<double> k(sites);
-  for (double &v : k)
-    v = random.uniform(0.0, 2.0);
-  ASSERT_OK(op.set("k", k));
+  ASSERT_OK(op.set("k", randomReals(random, sites, 0.0, 2.0)));
   ASSERT_OK(set_random_links(op.A, random, op.links));
   const std::int64_t values = op.A.lattice().values() / 2;
   std::vector<Complex> phi = randomComplex(random, values),
@@ -282,17 +216,6 @@ struct Solved {
   double wholeError = 0.0, schurError = 0.0; ///< ||x - u*|| / ||u*||
 };
 
-double relativeError(const Field &x, const std::vector<double> &u) {
-  std::vector<double> got(u.size());
-  EXPECT_TRUE(x.download_values(got.data(), got.size()).ok());
-  double error = 0.0, scale = 0.0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    error += (got[i] - u[i]) * (got[i] - u[i]);
-    scale += u[i] * u[i];
-  }
-  return std::sqrt(error / scale);
-}
-
 void solveManufactured(ComplexOp &op, Random &random, Method method,
                        double tolerance, Solved &out) {
   Field exact, b, xWhole, xSchur;
@@ -316,15 +239,6 @@ void solveManufactured(ComplexOp &op, Random &random, Method method,
   ASSERT_OK(solve_even_odd(op.A, b, xSchur, options, out.schur));
   EXPECT_TRUE(out.schur.converged) << out.schur.message;
   out.schurError = relativeError(xSchur, u);
-}
-
-/// A real site parameter's array, uniform in [low, high).
-std::vector<double> randomReals(Random &random, std::int64_t count,
-                                double low, double high) {
-  std::vector<double> values(count);
-  for (double &v : values)
-    v = random.uniform(low, high);
-  return values;
 }
 
 TEST(ComplexCoefficients, CgSolvesTheMagneticLaplacian) {
@@ -404,15 +318,7 @@ TEST(ComplexCoefficients, CgRefusesCouplingsLargerThanTheDiagonal) {
   expectFailure(op.A.check_spd(),
                 {"t_cx2d_magnetic_cg is not diagonally dominant at site",
                  "use CGNR"});
-  Field b, x;
-  ASSERT_OK(Field::create(op.A.lattice(), b));
-  ASSERT_OK(Field::create(op.A.lattice(), x));
-  ASSERT_OK(b.fill(1.0));
-  SolveOptions options;
-  options.method = Method::CG;
-  SolveReport report;
-  expectFailure(solve(op.A, b, x, options, report),
-                {"not diagonally dominant"});
+  expectFailure(solveWithCg(op.A), {"not diagonally dominant"});
 }
 
 TEST(ComplexCoefficients, WrongFieldShapesAreRefused) {

@@ -156,29 +156,6 @@ TEST(Dirac, ProjectedLinkProductsEqualTheDenseProducts) {
   EXPECT_LT(worst, 1e-14);
 }
 
-SpinorField randomSpinor(stencil::Random &random, std::int64_t values) {
-  SpinorField psi(values);
-  for (Complex &v : psi)
-    v = {random.uniform(-1.0, 1.0), random.uniform(-1.0, 1.0)};
-  return psi;
-}
-
-Complex inner(const SpinorField &a, const SpinorField &b) {
-  Complex sum = 0.0;
-  for (size_t k = 0; k < a.size(); ++k)
-    sum += std::conj(a[k]) * b[k];
-  return sum;
-}
-
-double relativeDistance(const SpinorField &a, const SpinorField &b) {
-  double d = 0.0, scale = 0.0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    d = std::max(d, std::abs(a[k] - b[k]));
-    scale = std::max(scale, std::abs(b[k]));
-  }
-  return d / scale;
-}
-
 TEST(WilsonReference, FreePlaneWavesHaveTheKnownSymbol) {
   // Unit links: psi(x) = e^{i p.x} chi is an eigenvector of the matrix
   // m + sum_mu (1 - cos p_mu) + i sum_mu gamma_mu sin p_mu acting on chi.
@@ -198,7 +175,7 @@ TEST(WilsonReference, FreePlaneWavesHaveTheKnownSymbol) {
     double p[4];
     for (int mu = 0; mu < 4; ++mu)
       p[mu] = (antiperiodic[mu] ? (2 * k[mu] + 1) : 2 * k[mu]) * M_PI / n[mu];
-    const SpinorField chi = randomSpinor(random, perSite);
+    const SpinorField chi = randomComplex(random, perSite);
     // The symbol times chi.
     SpinorField symbolChi(perSite, 0.0);
     double diagonal = mass;
@@ -241,48 +218,37 @@ TEST(WilsonReference, FreePlaneWavesHaveTheKnownSymbol) {
 TEST(WilsonReference, IsGamma5Hermitian) {
   // M^dagger = gamma_5 M gamma_5: <phi, M psi> = <gamma_5 M gamma_5 phi, psi>.
   const int n[4] = {3, 4, 5, 4};
-  stencil::GaugeField U;
-  ASSERT_TRUE(stencil::GaugeField::create(4, n, 3, U).ok());
   stencil::Random random(42);
-  U.set_random(random);
+  const stencil::GaugeField U = randomGauge(n, random);
   const std::array<bool, 4> antiperiodic = {false, true, false, true};
   const std::int64_t values = U.sites() * 12;
-  const SpinorField phi = randomSpinor(random, values),
-                    psi = randomSpinor(random, values);
-  const Complex left = inner(phi, wilsonApply(U, antiperiodic, 0.1, psi));
+  const SpinorField phi = randomComplex(random, values),
+                    psi = randomComplex(random, values);
+  const Complex left = innerProduct(phi, wilsonApply(U, antiperiodic, 0.1, psi));
   const SpinorField g5Mg5phi =
       gamma5Times(wilsonApply(U, antiperiodic, 0.1, gamma5Times(phi, 3)), 3);
-  const Complex right = inner(g5Mg5phi, psi);
+  const Complex right = innerProduct(g5Mg5phi, psi);
   EXPECT_LT(std::abs(left - right), 1e-13 * std::abs(left))
       << left << " " << right;
   // And M itself is not Hermitian.
-  const Complex swapped = inner(wilsonApply(U, antiperiodic, 0.1, phi), psi);
+  const Complex swapped = innerProduct(wilsonApply(U, antiperiodic, 0.1, phi), psi);
   EXPECT_GT(std::abs(left - swapped), 1e-3 * std::abs(left));
 }
 
 TEST(WilsonReference, IsGaugeCovariant) {
   // M[U^g] (g psi) = g (M[U] psi), g acting on each spin's colour vector.
   const int n[4] = {3, 3, 4, 5};
-  stencil::GaugeField U;
-  ASSERT_TRUE(stencil::GaugeField::create(4, n, 3, U).ok());
   stencil::Random random(43);
-  U.set_random(random);
+  const stencil::GaugeField U = randomGauge(n, random);
   const std::array<bool, 4> antiperiodic = {false, false, false, true};
   const std::vector<double> g = stencil::random_gauge_transform(U, random);
   stencil::GaugeField Ug = U;
   ASSERT_TRUE(stencil::gauge_transform_links(g, Ug).ok());
-  const SpinorField psi = randomSpinor(random, U.sites() * 12);
+  const SpinorField psi = randomComplex(random, U.sites() * 12);
   auto transformed = [&](const SpinorField &f) {
-    std::vector<double> reals;
-    for (const Complex &v : f) {
-      reals.push_back(v.real());
-      reals.push_back(v.imag());
-    }
+    std::vector<double> reals = interleave(f);
     EXPECT_TRUE(stencil::gauge_transform_vectors(g, U, 4, reals).ok());
-    SpinorField out(f.size());
-    for (size_t k = 0; k < f.size(); ++k)
-      out[k] = {reals[2 * k], reals[2 * k + 1]};
-    return out;
+    return pairsOf(reals);
   };
   const SpinorField left = wilsonApply(Ug, antiperiodic, 0.2, transformed(psi));
   const SpinorField right = transformed(wilsonApply(U, antiperiodic, 0.2, psi));
@@ -300,8 +266,7 @@ struct GeneratedWilson {
   GeneratedWilson(const std::string &name, const int (&extents)[4],
                   std::uint64_t seed, double mass)
       : random(seed) {
-    EXPECT_TRUE(stencil::GaugeField::create(4, extents, 3, U).ok());
-    U.set_random(random);
+    U = randomGauge(extents, random);
     EXPECT_TRUE(stencil::StencilOperator::create(
                     stencilc::testing::kernelNamed(name), U.extents(), A)
                     .ok());
@@ -310,22 +275,7 @@ struct GeneratedWilson {
     EXPECT_TRUE(A.set_parameter("mass", mass).ok());
   }
   SpinorField apply(const SpinorField &psi, bool adjoint = false) {
-    stencil::Field in, out;
-    EXPECT_TRUE(stencil::Field::create(A.lattice(), in).ok());
-    EXPECT_TRUE(stencil::Field::create(A.lattice(), out).ok());
-    std::vector<double> reals;
-    for (const Complex &v : psi) {
-      reals.push_back(v.real());
-      reals.push_back(v.imag());
-    }
-    EXPECT_TRUE(in.upload_values(reals.data(), reals.size()).ok());
-    EXPECT_TRUE(out.fill(std::nan("")).ok());
-    EXPECT_TRUE((adjoint ? A.apply_adjoint(out, in) : A.apply(out, in)).ok());
-    EXPECT_TRUE(out.download_values(reals.data(), reals.size()).ok());
-    SpinorField result(psi.size());
-    for (size_t k = 0; k < psi.size(); ++k)
-      result[k] = {reals[2 * k], reals[2 * k + 1]};
-    return result;
+    return applyToComplex(A, psi, adjoint);
   }
 };
 
@@ -335,7 +285,7 @@ TEST(WilsonKernels, GeneratedOperatorMatchesTheReference) {
   GeneratedWilson op("t_wilson4d_eo_f64", {4, 6, 2, 6}, 44, 0.15);
   const stencil::GaugeField &U = op.U;
   const std::array<bool, 4> antiperiodic = {false, false, false, true};
-  const SpinorField psi = randomSpinor(op.random, U.sites() * 12);
+  const SpinorField psi = randomComplex(op.random, U.sites() * 12);
   const double d = relativeDistance(op.apply(psi),
                                     wilsonApply(U, antiperiodic, 0.15, psi));
   EXPECT_LT(d, 1e-13);
@@ -372,16 +322,8 @@ TEST(WilsonKernels, SchurCgnrSolvesTheWilsonSystem) {
   EXPECT_TRUE(whole.converged) << whole.message;
   EXPECT_TRUE(schur.converged) << schur.message;
   EXPECT_LT(schur.iterations, whole.iterations);
-  for (const stencil::Field *x : {&xWhole, &xSchur}) {
-    std::vector<double> got(u.size());
-    ASSERT_TRUE(x->download_values(got.data(), got.size()).ok());
-    double error = 0.0, scale = 0.0;
-    for (size_t i = 0; i < got.size(); ++i) {
-      error += (got[i] - u[i]) * (got[i] - u[i]);
-      scale += u[i] * u[i];
-    }
-    EXPECT_LT(std::sqrt(error / scale), 1e-8);
-  }
+  EXPECT_LT(relativeError(xWhole, u), 1e-8);
+  EXPECT_LT(relativeError(xSchur, u), 1e-8);
   std::printf("[ info     ] t_wilson4d_eo_f64 CGNR: %d iterations on M, %d on "
               "the Schur complement\n",
               whole.iterations, schur.iterations);

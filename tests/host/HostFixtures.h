@@ -1,16 +1,25 @@
 // Helpers the host runtime tests share: kernel lookup by name, status
-// assertions, random site parameters.
+// assertions, random site parameters and values, complex fields as (re, im)
+// pairs, their inner products and distances.
 #ifndef STENCILC_TESTS_HOSTFIXTURES_H
 #define STENCILC_TESTS_HOSTFIXTURES_H
 
 #include "KernelRegistry.h"
 
+#include "stencil/blas.hpp"
+#include "stencil/device.hpp"
 #include "stencil/field.hpp"
+#include "stencil/gauge.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/random.hpp"
+#include "stencil/solver.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +51,134 @@ attachRandomSiteParameters(stencil::StencilOperator &A, stencil::Random &random,
   return stencil::set_random_site_parameters(
       A, random, [&](const std::string &) { return std::pair{low, high}; },
       fields);
+}
+
+/// A failure whose message says each of `texts`.
+inline void expectFailure(const stencil::Status &status,
+                          std::initializer_list<std::string> texts) {
+  EXPECT_FALSE(status.ok());
+  for (const std::string &text : texts)
+    EXPECT_NE(status.message().find(text), std::string::npos)
+        << status.message();
+}
+
+using Complex = std::complex<double>;
+
+/// `count` values uniform in [low, high).
+inline std::vector<double> randomReals(stencil::Random &random,
+                                       std::int64_t count, double low = -1.0,
+                                       double high = 1.0) {
+  std::vector<double> values(count);
+  for (double &v : values)
+    v = random.uniform(low, high);
+  return values;
+}
+
+/// `count` complex values, each part uniform in [-1, 1) (real part first).
+inline std::vector<Complex> randomComplex(stencil::Random &random,
+                                          std::int64_t count) {
+  std::vector<Complex> values(count);
+  for (Complex &v : values)
+    v = {random.uniform(-1.0, 1.0), random.uniform(-1.0, 1.0)};
+  return values;
+}
+
+/// Complex values as the runtime stores them, (re, im) adjacent, and back.
+inline std::vector<double> interleave(const std::vector<Complex> &values) {
+  std::vector<double> reals;
+  for (const Complex &v : values) {
+    reals.push_back(v.real());
+    reals.push_back(v.imag());
+  }
+  return reals;
+}
+inline std::vector<Complex> pairsOf(const std::vector<double> &reals) {
+  std::vector<Complex> values;
+  for (size_t i = 0; i + 1 < reals.size(); i += 2)
+    values.push_back({reals[i], reals[i + 1]});
+  return values;
+}
+
+/// <a, b> = sum_k conj(a_k) b_k, of complex values or of (re, im) pairs.
+inline Complex innerProduct(const std::vector<Complex> &a,
+                            const std::vector<Complex> &b) {
+  Complex sum = 0.0;
+  for (size_t k = 0; k < a.size(); ++k)
+    sum += std::conj(a[k]) * b[k];
+  return sum;
+}
+inline Complex innerProduct(const std::vector<double> &a,
+                            const std::vector<double> &b) {
+  Complex sum = 0.0;
+  for (size_t k = 0; k + 1 < a.size(); k += 2)
+    sum += std::conj(Complex(a[k], a[k + 1])) * Complex(b[k], b[k + 1]);
+  return sum;
+}
+
+/// max |a_k - b_k| / max |b_k|.
+inline double relativeDistance(const std::vector<Complex> &a,
+                               const std::vector<Complex> &b) {
+  double diff = 0.0, scale = 0.0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    diff = std::max(diff, std::abs(a[k] - b[k]));
+    scale = std::max(scale, std::abs(b[k]));
+  }
+  return diff / scale;
+}
+
+/// ||x - u|| / ||u|| of a field against host values.
+inline double relativeError(const stencil::Field &x,
+                            const std::vector<double> &u) {
+  std::vector<double> got(u.size());
+  EXPECT_TRUE(x.download_values(got.data(), got.size()).ok());
+  double error = 0.0, scale = 0.0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    error += (got[i] - u[i]) * (got[i] - u[i]);
+    scale += u[i] * u[i];
+  }
+  return std::sqrt(error / scale);
+}
+
+/// A in (or A^dagger in) of complex values in the host order: the output
+/// poisoned first, its halo (no row of A) zeroed after, every other value
+/// required to be written.
+inline std::vector<Complex> applyToComplex(const stencil::StencilOperator &A,
+                                           const std::vector<Complex> &in,
+                                           bool adjoint = false) {
+  stencil::Field f, out;
+  EXPECT_TRUE(stencil::Field::create(A.lattice(), f).ok());
+  EXPECT_TRUE(stencil::Field::create(A.lattice(), out).ok());
+  const std::vector<double> reals = interleave(in);
+  EXPECT_TRUE(f.upload_values(reals.data(), reals.size()).ok());
+  EXPECT_TRUE(out.fill(std::nan("")).ok());
+  EXPECT_TRUE((adjoint ? A.apply_adjoint(out, f) : A.apply(out, f)).ok());
+  EXPECT_TRUE(stencil::set_halo(out, 0.0).ok());
+  std::vector<double> result(reals.size());
+  EXPECT_TRUE(out.download_values(result.data(), result.size()).ok());
+  for (double v : result)
+    EXPECT_TRUE(std::isfinite(v));
+  return pairsOf(result);
+}
+
+/// CG on A x = b with b = 1 everywhere: the status a refusal test judges.
+inline stencil::Status solveWithCg(const stencil::StencilOperator &A) {
+  stencil::Field b, x;
+  STENCIL_TRY(stencil::Field::create(A.lattice(), b));
+  STENCIL_TRY(stencil::Field::create(A.lattice(), x));
+  STENCIL_TRY(b.fill(1.0));
+  stencil::SolveOptions options;
+  options.method = stencil::Method::CG;
+  stencil::SolveReport report;
+  return stencil::solve(A, b, x, options, report);
+}
+
+/// Random SU(3) links on a 4-D lattice, drawn from `random`.
+inline stencil::GaugeField randomGauge(const int (&extents)[4],
+                                       stencil::Random &random) {
+  stencil::GaugeField U;
+  EXPECT_TRUE(stencil::GaugeField::create(4, extents, 3, U).ok());
+  U.set_random(random);
+  return U;
 }
 
 } // namespace testing
