@@ -238,6 +238,8 @@ struct Bench {
   Field in, out;
   std::vector<std::unique_ptr<Field>> sites;
   Field links; ///< random SU(N), for stencils with links
+  /// The clover term of the same gauge field, for Wilson-clover stencils.
+  stencil::StencilOperator::CloverArrays clover;
 
   Bench(const KernelInfo &info, const std::vector<int> &n,
         stencil::StencilOperator::Kernels kernels =
@@ -249,7 +251,7 @@ struct Bench {
         [](const std::string &) { return std::pair{0.0, 1.0}; }, sites));
     // Their own sequence, so that inputs stay those of stencils without.
     stencil::Random linkRandom(2027);
-    CHECK(stencil::set_random_links(A, linkRandom, links));
+    CHECK(stencil::set_random_links(A, linkRandom, links, &clover));
     CHECK(Field::create(A.lattice(), in));
     CHECK(Field::create(A.lattice(), out));
     std::vector<double> values(A.lattice().values());
@@ -443,6 +445,156 @@ int main(int argc, char **argv) {
       hop.ms = tuned.hopMs(o.runs);
       hop.gbs = hop.bytes / (hop.ms * 1e6);
       report(hop);
+    }
+  }
+
+  // Dirac operators (even/odd stencils with spin-projected hops): each
+  // kernel of the even/odd solve at the sprint's three sizes, and CGNR on
+  // the Schur complement to a tolerance.
+  for (const BenchPair &pair : benchPairs()) {
+    const KernelInfo &info = *pair.tuned;
+    if (!info.even_odd || !info.links || info.components != 24 ||
+        (!o.only.empty() && std::string(info.name).find(o.only) ==
+                                std::string::npos &&
+         o.only != "lattice"))
+      continue;
+    for (const std::vector<int> &size :
+         {std::vector<int>{16, 16, 16, 32}, std::vector<int>{32, 32, 32, 64},
+          std::vector<int>{48, 48, 48, 64}}) {
+      std::vector<int> n = size;
+      for (int &e : n)
+        e = std::max(4, static_cast<int>(std::lround(e * o.scale)) / 2 * 2);
+      std::printf("\n%s at %s (Dirac operator kernels)\n", info.name,
+                  sizeText(n).c_str());
+      std::fflush(stdout);
+      Bench b(info, n);
+      using Hop = stencil::StencilOperator::Hop;
+      Field inEven, inOdd, outEven, outOdd, sameEven, sameOdd;
+      CHECK(b.in.half(0, inEven));
+      CHECK(b.in.half(1, inOdd));
+      CHECK(b.out.half(0, outEven));
+      CHECK(b.out.half(1, outOdd));
+      CHECK(Field::create(b.A.lattice().half(0), sameEven));
+      CHECK(sameEven.copy_from(inEven));
+      const double half = static_cast<double>(b.A.lattice().half(0).sites());
+      const int bytes = info.element_bytes;
+      const double link = info.links->reals_per_link;
+      const double clover = info.clover ? info.clover->reals_per_site : 0.0;
+      // QUDA's model: 8 neighbour spinors and links, the output, and the
+      // clover (or inverse) and the accumulated spinor where the mode
+      // reads them.
+      auto quda = [&](stencil::HopMode mode) {
+        double reals = 8 * (24 + link) + 24;
+        if (mode != stencil::kHop)
+          reals += info.clover ? clover : 0.0;
+        if (mode == stencil::kDiagonalPlusHop)
+          reals += 24;
+        return half * reals * bytes;
+      };
+      const double hopFlops = info.even_odd->flops_per_site * half;
+      const double cloverFlops = info.clover ? info.clover->flops_per_site * half : 0.0;
+      auto timed = [&](const std::string &role, double ms, double theory,
+                       double flops, double qudaBytes) {
+        Row r;
+        r.kernel = info.name;
+        r.size = sizeText(n);
+        r.role = role;
+        r.ms = ms;
+        r.bytes = theory;
+        r.gbs = theory / (ms * 1e6);
+        r.gflops = flops / (ms * 1e6);
+        r.qudaGbs = qudaBytes / (ms * 1e6);
+        report(r);
+        std::printf("  %.1f GFLOP/s; QUDA's byte model %.1f GB/s\n",
+                    r.gflops, r.qudaGbs);
+      };
+      struct HopCase {
+        const char *role;
+        Hop direction;
+        stencil::HopMode mode;
+      };
+      const HopCase hops[] = {
+          {"hop e>o", Hop::EvenToOdd, stencil::kHop},
+          {"hop e>o A^-1", Hop::EvenToOdd, stencil::kInverseDiagonalHop},
+          {"hop o>e A+", Hop::OddToEven, stencil::kDiagonalPlusHop}};
+      for (const HopCase &h : hops) {
+        const bool toOdd = h.direction == Hop::EvenToOdd;
+        const double ms = medianMs(o.runs, [&] {
+          return b.A.hop(h.direction, false, toOdd ? outOdd : outEven,
+                         toOdd ? inEven : inOdd, h.mode, 1.0, -1.0,
+                         toOdd ? nullptr : &sameEven);
+        });
+        const double extra = h.mode == stencil::kHop ? 0.0
+                             : info.clover        ? cloverFlops
+                                                  : 2 * 24 * half;
+        timed(h.role, ms, b.A.bytes_per_hop(h.direction, h.mode),
+              hopFlops + extra, quda(h.mode));
+      }
+      if (info.clover) {
+        const double ms = medianMs(o.runs, [&] {
+          return b.A.apply_clover(1, outOdd, inOdd,
+                                  stencil::kInverseDiagonalHop, 0.0, 1.0);
+        });
+        timed("clover A^-1", ms,
+              b.A.bytes_per_clover(stencil::kInverseDiagonalHop), cloverFlops,
+              b.A.bytes_per_clover(stencil::kInverseDiagonalHop));
+      }
+      for (stencil::CloverPlacement placement :
+           {stencil::CloverPlacement::Epilogue,
+            stencil::CloverPlacement::SiteKernel}) {
+        if (!info.clover && placement == stencil::CloverPlacement::SiteKernel)
+          continue;
+        stencil::SchurComplement S;
+        CHECK(stencil::SchurComplement::create(b.A, S, placement));
+        const double ms = medianMs(
+            o.runs, [&] { return S.apply(outEven, sameEven); });
+        const bool fused = placement == stencil::CloverPlacement::Epilogue;
+        timed(fused ? "Schur" : "Schur split", ms, S.bytes_per_apply(),
+              2 * hopFlops + 2 * cloverFlops,
+              fused ? quda(stencil::kInverseDiagonalHop) +
+                          quda(stencil::kDiagonalPlusHop)
+                    : S.bytes_per_apply());
+      }
+      timed("whole M", b.applyMs(o.runs), b.A.bytes_per_apply(),
+            b.A.flops_per_apply(), 0.0);
+      if (n[0] > 16 * o.scale + 1)
+        continue; // the solve at the smallest size only
+      // CGNR on the Schur complement to 1e-6 (float) or 1e-10 (double),
+      // b = M x for a random x: iterations, time to solution, the error.
+      for (stencil::CloverPlacement placement :
+           {stencil::CloverPlacement::Epilogue,
+            stencil::CloverPlacement::SiteKernel}) {
+        if (!info.clover && placement == stencil::CloverPlacement::SiteKernel)
+          continue;
+        Field rhs, x;
+        CHECK(Field::create(b.A.lattice(), rhs));
+        CHECK(Field::create(b.A.lattice(), x));
+        CHECK(b.A.apply(rhs, b.in));
+        CHECK(stencil::device_synchronize());
+        stencil::SolveOptions options;
+        options.method = stencil::Method::CGNR;
+        options.tolerance = bytes == 4 ? 1e-6 : 1e-10;
+        options.max_iterations = 5000;
+        options.clover_placement = placement;
+        stencil::SolveReport solve;
+        CHECK(stencil::solve_even_odd(b.A, rhs, x, options, solve));
+        Row r;
+        r.kernel = std::string("CGNR eo (") + info.name + ")";
+        r.size = sizeText(n);
+        r.role = placement == stencil::CloverPlacement::Epilogue ? "iter"
+                                                                 : "iter split";
+        r.ms = solve.seconds_per_iteration * 1e3;
+        r.bytes = solve.bytes_per_iteration;
+        r.gbs = solve.bandwidth_gbs;
+        report(r);
+        std::printf("  CGNR on the Schur complement: %s after %d iterations, "
+                    "%.4f s to solution, true residual of M x = b %.2e\n",
+                    solve.converged ? "converged" : "NOT converged",
+                    solve.iterations, solve.seconds,
+                    solve.true_relative_residual);
+        if (!solve.converged)
+          ++mismatches;
+      }
     }
   }
 

@@ -90,13 +90,16 @@ endfunction()
 #                          SOURCES <file>...)
 #
 # What a runtime library needs for its platform: the sources compiled with
-# the device compiler, C++17, and the backend it links (OpenMP when found,
-# the CUDA runtime, or the HIP runtime). Used for the build's own runtime
+# the device compiler, C++17, threads, and the backend it links (OpenMP
+# when found, the CUDA runtime, or the HIP runtime). Used for the build's own runtime
 # and for runtimes the package builds for another platform.
 function(stencilc_runtime_backend target)
   cmake_parse_arguments(ARG "" "PLATFORM" "SOURCES" ${ARGN})
   target_compile_features(${target} PUBLIC cxx_std_17)
   stencilc_set_device_language(PLATFORM ${ARG_PLATFORM} SOURCES ${ARG_SOURCES})
+  # The clover term is computed on the host by several threads.
+  find_package(Threads REQUIRED)
+  target_link_libraries(${target} PUBLIC Threads::Threads)
   if(ARG_PLATFORM STREQUAL "nvidia")
     find_package(CUDAToolkit REQUIRED)
     target_link_libraries(${target} PUBLIC CUDA::cudart)

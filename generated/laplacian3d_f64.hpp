@@ -129,7 +129,7 @@ inline const stencil::KernelInfo &info() {
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
       "block=32x4x2; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -253,7 +253,7 @@ inline const stencil::KernelInfo &info() {
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -365,7 +365,7 @@ inline const stencil::KernelInfo &info() {
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 2, tuned, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

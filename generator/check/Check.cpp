@@ -71,6 +71,7 @@ std::optional<StencilModel> Checker::run() {
   checkField();
   checkParameters();
   checkLinks();
+  checkClover();
   checkTaps();
   checkKernel();
   checkLayout();
@@ -251,6 +252,67 @@ void Checker::checkParameters() {
   parameterUsed.assign(model.parameters.size(), false);
 }
 
+bool Checker::resolveCoefficient(const CoefficientSpec &coeff,
+                                 Coefficient &out) {
+  bool ok = true;
+  out.constant = coeff.constant;
+  bool finite = std::isfinite(coeff.constant);
+  for (const CoefficientTermSpec &term : coeff.terms) {
+    const std::string &name = term.name;
+    finite = finite && std::isfinite(term.factor);
+    auto it = find_if(model.parameters,
+                      [&](const Parameter &p) { return p.name == name; });
+    if (it == model.parameters.end()) {
+      std::vector<StringRef> names;
+      for (const Parameter &p : model.parameters)
+        names.push_back(p.name);
+      StringRef hint = closestMatch(name, names);
+      diags.error(coeff.range,
+                  "coefficient uses undeclared parameter '" + name + "'" +
+                      (hint.empty() ? "; declare it under 'parameters'"
+                                    : "; did you mean '" + hint + "'?"));
+      ok = false;
+      continue;
+    }
+    int index = static_cast<int>(it - model.parameters.begin());
+    parameterUsed[index] = true;
+    Offset shift{};
+    std::copy(term.shift.begin(), term.shift.end(), shift.begin());
+    if (term.shifted && !it->site) {
+      diags.error(coeff.range,
+                  "'" + name + shiftText(shift) + "': '" + name +
+                      "' is a scalar parameter, the same at every site; "
+                      "only a coefficient field (kind: site) is read at "
+                      "a shifted site");
+      ok = false;
+      continue;
+    }
+    if (term.conjugate && !it->complex) {
+      diags.error(coeff.range,
+                  "'conj(" + name + shiftText(shift) + ")': '" + name +
+                      "' is real, its own conjugate; only a complex "
+                      "coefficient field (type: complex) is conjugated");
+      ok = false;
+      continue;
+    }
+    if (std::any_of(shift.begin() + model.dims, shift.end(),
+                    [](int s) { return s != 0; })) {
+      diags.error(coeff.range,
+                  "'" + name + shiftText(shift) + "' shifts along an "
+                      "axis the " + Twine(model.dims) +
+                      "-D grid does not have");
+      ok = false;
+      continue;
+    }
+    out.addTerm(index, term.factor, shift, term.conjugate);
+  }
+  if (!finite) {
+    diags.error(coeff.range, "a coefficient must be finite");
+    ok = false;
+  }
+  return ok;
+}
+
 void Checker::checkTaps() {
   if (spec.taps.empty()) {
     if (spec.tapsRange.isValid())
@@ -286,64 +348,9 @@ void Checker::checkTaps() {
         }
       }
     }
-    if (tapSpec.coefficient.present) {
-      const CoefficientSpec &coeff = tapSpec.coefficient;
-      tap.coefficient.constant = coeff.constant;
-      bool finite = std::isfinite(coeff.constant);
-      for (const CoefficientTermSpec &term : coeff.terms) {
-        const std::string &name = term.name;
-        finite = finite && std::isfinite(term.factor);
-        auto it = find_if(model.parameters,
-                          [&](const Parameter &p) { return p.name == name; });
-        if (it == model.parameters.end()) {
-          std::vector<StringRef> names;
-          for (const Parameter &p : model.parameters)
-            names.push_back(p.name);
-          StringRef hint = closestMatch(name, names);
-          diags.error(coeff.range,
-                      "coefficient uses undeclared parameter '" + name + "'" +
-                          (hint.empty() ? "; declare it under 'parameters'"
-                                        : "; did you mean '" + hint + "'?"));
-          tapsKnown = false;
-          continue;
-        }
-        int index = static_cast<int>(it - model.parameters.begin());
-        parameterUsed[index] = true;
-        Offset shift{};
-        std::copy(term.shift.begin(), term.shift.end(), shift.begin());
-        if (term.shifted && !it->site) {
-          diags.error(coeff.range,
-                      "'" + name + shiftText(shift) + "': '" + name +
-                          "' is a scalar parameter, the same at every site; "
-                          "only a coefficient field (kind: site) is read at "
-                          "a shifted site");
-          tapsKnown = false;
-          continue;
-        }
-        if (term.conjugate && !it->complex) {
-          diags.error(coeff.range,
-                      "'conj(" + name + shiftText(shift) + ")': '" + name +
-                          "' is real, its own conjugate; only a complex "
-                          "coefficient field (type: complex) is conjugated");
-          tapsKnown = false;
-          continue;
-        }
-        if (std::any_of(shift.begin() + model.dims, shift.end(),
-                        [](int s) { return s != 0; })) {
-          diags.error(coeff.range,
-                      "'" + name + shiftText(shift) + "' shifts along an "
-                          "axis the " + Twine(model.dims) +
-                          "-D grid does not have");
-          tapsKnown = false;
-          continue;
-        }
-        tap.coefficient.addTerm(index, term.factor, shift, term.conjugate);
-      }
-      if (!finite) {
-        diags.error(coeff.range, "a tap's 'coefficient' must be finite");
-        tapsKnown = false;
-      }
-    }
+    if (tapSpec.coefficient.present &&
+        !resolveCoefficient(tapSpec.coefficient, tap.coefficient))
+      tapsKnown = false;
     model.taps.push_back(tap);
   }
   checkLinkTaps();

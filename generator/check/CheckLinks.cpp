@@ -230,6 +230,7 @@ void Checker::checkLinkTaps() {
       tapsKnown = false;
     }
   }
+  checkCloverTaps();
   if (spec.links.present && model.links.present() && !model.hasLinkTaps() &&
       tapsKnown)
     diags.warning(spec.links.range, "links '" + model.links.name +
@@ -273,6 +274,160 @@ void Checker::checkSpinProjector(size_t t) {
     diags.error(spec.taps[t].coefficient.range,
                 "complex coefficient fields on a spin-projected tap are not "
                 "supported; give the tap a real coefficient");
+    tapsKnown = false;
+  }
+}
+
+/// The `clover` section: its name, c_sw over scalar parameters, and the
+/// storage order of its blocks.
+void Checker::checkClover() {
+  const CloverSpec &clover = spec.clover;
+  if (!clover.present)
+    return;
+  CloverTerm &out = model.clover;
+  bool ok = true;
+  if (clover.name.present) {
+    const std::string &name = clover.name.value;
+    if (!isIdentifier(name) || isReservedName(name)) {
+      diags.error(clover.name.range, "clover field name '" + name +
+                                         "' is not a C identifier or is a "
+                                         "reserved word");
+      ok = false;
+    } else if (any_of(model.parameters,
+                      [&](const Parameter &p) { return p.name == name; }) ||
+               name == model.links.name) {
+      diags.error(clover.name.range,
+                  "clover field '" + name +
+                      "' has the name of a parameter or of the links");
+      ok = false;
+    } else if (any_of(model.parameters, [&](const Parameter &p) {
+                 return p.name == name + "_inverse";
+               }) || model.links.name == name + "_inverse") {
+      diags.error(clover.name.range,
+                  "the generated code names the clover term's inverse '" +
+                      name + "_inverse', which a parameter or the links "
+                             "already use");
+      ok = false;
+    }
+  }
+  if (clover.csw.present && resolveCoefficient(clover.csw, out.csw)) {
+    for (const CoefficientTerm &term : out.csw.terms)
+      if (model.parameters[term.parameter].site) {
+        diags.error(clover.csw.range,
+                    "'clover.csw' may use scalar parameters only; '" +
+                        model.parameters[term.parameter].name +
+                        "' is a coefficient field");
+        ok = false;
+      }
+  } else {
+    ok = false;
+  }
+  checkStorageOrder(clover.layoutOrder, clover.layoutBlock, clover.layoutRange,
+                    {"clover.layout", "clover layout",
+                     "a site's blocks together", "one array per real"},
+                    out.order, out.block);
+  if (const Located<long long> &vector = clover.layoutVector;
+      vector.present) {
+    const long long v = vector.value;
+    if (v != 1 && v != 2 && v != 4) {
+      diags.error(vector.range,
+                  "'clover.layout.vector' must be 1, 2 or 4 reals per load, "
+                  "not " + Twine(v));
+      ok = false;
+    } else if (v > 1 && out.order == LayoutOrder::SiteMajor) {
+      diags.error(vector.range,
+                  "'clover.layout.vector' groups the reals of one array per "
+                  "real ('soa') or of a block of sites ('aosoa'); the 'aos' "
+                  "layout already keeps a site's reals together");
+      ok = false;
+    } else if (v * model.elementBytes() > 16) {
+      diags.error(vector.range, "'clover.layout.vector' " + Twine(v) +
+                                    " makes loads of " +
+                                    Twine(v * model.elementBytes()) +
+                                    " bytes; at most 16 bytes per load");
+      ok = false;
+    } else {
+      out.vector = static_cast<int>(v);
+    }
+  }
+  if (ok && clover.name.present)
+    out.name = clover.name.value;
+}
+
+/// `clover: A` on the centre tap of a 4-D spinor stencil with links, every
+/// axis wrapping; the section and the tap come together.
+void Checker::checkCloverTaps() {
+  const CloverSpec &section = spec.clover;
+  int cloverTaps = 0;
+  for (size_t t = 0; t < model.taps.size(); ++t) {
+    const TapSpec &tapSpec = spec.taps[t];
+    if (!tapSpec.clover.present)
+      continue;
+    ++cloverTaps;
+    const std::string &name = tapSpec.clover.value;
+    auto fail = [&](SMRange range, const Twine &message) {
+      diags.error(range, message);
+      tapsKnown = false;
+    };
+    if (!section.present) {
+      fail(tapSpec.clover.range,
+           "tap adds clover term '" + name +
+               "', but the spec declares no 'clover' section");
+      continue;
+    }
+    if (!model.clover.present())
+      continue; // the section's own error
+    if (name != model.clover.name) {
+      fail(tapSpec.clover.range, "unknown clover field '" + name +
+                                     "'; the spec's clover term is named '" +
+                                     model.clover.name + "'");
+      continue;
+    }
+    const Tap &tap = model.taps[t];
+    if (tap.offset != Offset{}) {
+      fail(tapRanges[t], "the clover term is site-local: it belongs to the "
+                         "centre tap, not to " +
+                             formatOffset(tap.offset, model.dims));
+      continue;
+    }
+    if (!tap.coefficient.isLiteral() &&
+        any_of(tap.coefficient.terms, [&](const CoefficientTerm &term) {
+          return model.parameters[term.parameter].site;
+        })) {
+      fail(tapSpec.coefficient.range,
+           "the clover tap's coefficient (the Wilson diagonal, such as '4 + "
+           "mass') may use scalar parameters only");
+      continue;
+    }
+    if (!model.links.present()) {
+      fail(tapSpec.clover.range,
+           "the clover term is computed from the links; declare 'links'");
+      continue;
+    }
+    const int n = model.links.colours;
+    if (model.dims != 4 || !model.complexValues || model.shape.size() != 2 ||
+        model.shape[0] != 4 || model.shape[1] != n) {
+      fail(tapSpec.clover.range,
+           "the clover term acts on spinors of a 4-D lattice: declare 'grid: "
+           "{dimensions: 4}' and 'field.type: complex' with 'field.shape: "
+           "[4, " + Twine(n) + "]'");
+      continue;
+    }
+    if (!model.allWrap()) {
+      fail(tapSpec.clover.range,
+           "the clover term's field strength needs the links around every "
+           "site: every axis must be periodic or antiperiodic, not "
+           "Dirichlet");
+      continue;
+    }
+    model.taps[t].clover = true;
+  }
+  if (section.present && model.clover.present() && cloverTaps == 0 &&
+      tapsKnown) {
+    diags.error(section.range,
+                "clover term '" + model.clover.name +
+                    "' is declared but no tap uses it; add 'clover: " +
+                    model.clover.name + "' to the centre tap");
     tapsKnown = false;
   }
 }

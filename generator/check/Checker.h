@@ -45,6 +45,11 @@ private:
   void checkTaps();
   void checkSpinProjector(size_t tap);
   void checkLinkTaps();
+  void checkClover();
+  void checkCloverTaps();
+  /// A coefficient as written into `out`, against the declared parameters;
+  /// false after an error at `coeff`'s range (`what`: "a tap's").
+  bool resolveCoefficient(const CoefficientSpec &coeff, Coefficient &out);
   void checkFieldReach();
   void checkKernel();
   void checkBlock();

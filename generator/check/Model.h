@@ -105,6 +105,10 @@ struct Tap {
   /// (1 + spin gamma_mu) of the tap's axis (DeGrand-Rossi basis,
   /// stencil/dirac.hpp); 0: none. Wilson: -1 forward, +1 backward.
   int spin = 0;
+  /// The centre tap of a Wilson-clover operator: the diagonal is the
+  /// coefficient plus the clover term (StencilModel::clover), a Hermitian
+  /// matrix per site that the runtime computes from the links.
+  bool clover = false;
 };
 
 /// The axis a link tap steps along, and whether it steps forward.
@@ -170,6 +174,19 @@ struct LinkField {
   }
 };
 
+/// The Sheikholeslami-Wohlert (clover) term of a Wilson-clover stencil:
+/// c_sw (i/4) sum sigma_mu,nu F_mu,nu(x) from the links, plus the centre
+/// tap's coefficient, stored per site as two Hermitian 2N x 2N chiral
+/// blocks of 4 N^2 reals (stencil/clover.hpp), placed by `order`.
+struct CloverTerm {
+  std::string name; ///< empty: no clover term
+  Coefficient csw;  ///< over scalar parameters
+  LayoutOrder order = LayoutOrder::SiteMajor;
+  int block = 1;
+  int vector = 1;
+  bool present() const { return !name.empty(); }
+};
+
 struct KernelOptions {
   std::array<int, kMaxDims> block{1, 1, 1, 1}; ///< threads per axis
   int launchBounds = 0;                         ///< 0: no attribute
@@ -215,6 +232,7 @@ struct StencilModel {
   std::vector<int> shape;
   FieldLayout layout;
   LinkField links;
+  CloverTerm clover;
   std::vector<Parameter> parameters;
   std::vector<Tap> taps;
   /// The stencil's largest |offset| along each axis. Along a Dirichlet axis
@@ -273,6 +291,26 @@ struct StencilModel {
       if (tap.link)
         return true;
     return false;
+  }
+  /// Whether the centre tap carries the clover term.
+  bool hasCloverTap() const {
+    for (const Tap &tap : taps)
+      if (tap.clover)
+        return true;
+    return false;
+  }
+  /// Reals of one site's clover term: two blocks of 4 N^2.
+  int cloverComponents() const {
+    return 8 * links.colours * links.colours;
+  }
+  /// How the clover array is stored: the field's site order with the
+  /// clover's own component order.
+  FieldLayout cloverLayout() const {
+    FieldLayout l = layout;
+    l.order = clover.order;
+    l.block = clover.block;
+    l.vector = clover.vector;
+    return l;
   }
   /// Colour vectors per site that links multiply (spin components of a
   /// spinor are spectators): components / (2 N).

@@ -46,15 +46,17 @@ void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
   // In the plan's order; consecutive real-weight plain taps share one loop
   // over the components.
   for (size_t i = 0; i < accs.size();) {
-    if (accs[i].link < 0 && !accs[i].complexWeight) {
+    auto plain = [](const PlannedAccumulation &acc) {
+      return acc.link < 0 && !acc.complexWeight && acc.clover < 0;
+    };
+    if (plain(accs[i])) {
       p.emit({{"count", std::to_string(access.perThread)}}, R"(
         STENCIL_UNROLL
         for (int c = 0; c < $count$; ++c) {
       )");
       {
         CodePrinter::Indent indent(p);
-        for (; i < accs.size() && accs[i].link < 0 && !accs[i].complexWeight;
-             ++i)
+        for (; i < accs.size() && plain(accs[i]); ++i)
           p.line(accumulate(accs[i], "[c]", signedValue(load, name + "[c]")));
       }
       p.line("}");
@@ -62,6 +64,13 @@ void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
     }
     const PlannedAccumulation &acc = accs[i++];
     const std::string target = "acc" + std::to_string(acc.site);
+    if (acc.clover >= 0) {
+      // The clover array holds the whole diagonal, coefficient included.
+      p.line(std::string("stencil::clover_product<") +
+             (acc.first ? "true" : "false") + ">(" + target + ", c" +
+             std::to_string(acc.clover) + ", " + name + ");");
+      continue;
+    }
     const std::string re = signedValue(
         load, acc.complexWeight ? realPartName(acc.weight) : acc.weight);
     const std::string im = signedValue(load, imagPartName(acc.weight));

@@ -192,6 +192,19 @@ TemplateValues headerValues(const StencilModel &model,
         "const value_type *" + model.links.name + " = nullptr;");
   }
 
+  if (model.hasCloverTap()) {
+    const int n = model.links.colours;
+    const std::string block = std::to_string(2 * n);
+    paramFields.push_back(
+        "/// Clover term: per site two Hermitian " + block + "x" + block +
+        " blocks, " + std::to_string(model.cloverComponents()) +
+        " reals (device memory, info().clover->layout), with the centre "
+        "tap's coefficient.\nconst value_type *" + model.clover.name +
+        " = nullptr;\n/// Its inverse on the sites of one parity (a half "
+        "array): kInverseDiagonalHop.\nconst value_type *" +
+        model.clover.name + "_inverse = nullptr;");
+  }
+
   std::vector<std::string> tapOffsets, tapConstants, tapFactors, fieldTerms;
   for (const Tap &tap : model.taps) {
     std::vector<std::string> entries;
@@ -273,6 +286,34 @@ TemplateValues headerValues(const StencilModel &model,
                    std::to_string(model.links.realsPerLink()) + ", " +
                    layoutInitializer(model.linkLayout()) + ", tap_link};";
   }
+  if (model.hasCloverTap()) {
+    std::vector<std::string> cswFactors(model.parameters.size(), "0");
+    for (const CoefficientTerm &term : model.clover.csw.terms)
+      cswFactors[term.parameter] = shortestNumberText(term.factor);
+    int tap = 0;
+    while (!model.taps[tap].clover)
+      ++tap;
+    const bool kernel = hasCloverKernel(model);
+    std::string bytes = "0", flops = "0";
+    if (kernel) {
+      const CloverKernelPlan plan = planCloverKernel(model);
+      bytes = std::to_string(plan.bytesPerSite);
+      flops = std::to_string(plan.flopsPerSite);
+    }
+    if (!model.parameters.empty())
+      paramTables += "\nstatic constexpr double csw_factors[] = " +
+                     listOf(cswFactors) + ";";
+    paramTables +=
+        std::string(paramTables.empty() ? "" : "\n") +
+        "static constexpr stencil::CloverInfo clover = {\"" +
+        model.clover.name + "\", " + std::to_string(model.links.colours) +
+        ", " + std::to_string(model.cloverComponents()) + ", " +
+        layoutInitializer(model.cloverLayout()) + ", " + std::to_string(tap) +
+        ", " + shortestNumberText(model.clover.csw.constant) + ", " +
+        (model.parameters.empty() ? "nullptr" : "csw_factors") + ", " +
+        (kernel ? "&clover_generic" : "nullptr") + ", " + bytes + ", " +
+        flops + "};";
+  }
   const bool none = model.parameters.empty();
   const bool fusedDot =
       findPlan(plans, KernelRole::Apply, Hop::None, EpilogueKind::BlockSum);
@@ -317,7 +358,8 @@ TemplateValues headerValues(const StencilModel &model,
       {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
-      {"extra_declarations", printExtraDeclarations(launchers)},
+      {"extra_declarations", printExtraDeclarations(launchers) +
+                                 printCloverDeclarations(model)},
       {"tuned_headers", tunedCode.headers},
       {"tuned_table", tunedCode.table},
       {"tuned_ref", tunedCode.reference},
@@ -329,6 +371,7 @@ TemplateValues headerValues(const StencilModel &model,
       {"value_shape", valueShape},
       {"links_ref", model.hasLinkTaps() ? "&links" : "nullptr"},
       {"param_complex_ref", complexFields ? "param_is_complex" : "nullptr"},
+      {"clover_ref", model.hasCloverTap() ? "&clover" : "nullptr"},
   };
 }
 
@@ -349,6 +392,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   std::vector<std::string> kernelTexts;
   for (const KernelPlan &plan : plans)
     kernelTexts.push_back(printKernel(plan));
+  if (hasCloverKernel(model))
+    kernelTexts.push_back(printCloverKernel(planCloverKernel(model)));
 
   const TemplateValues common = {
       {"name", model.name},
@@ -359,7 +404,10 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   };
   TemplateValues kernelValues = common;
   kernelValues.insert({
-      {"extra_includes", hasSpinTaps(model)
+      {"extra_includes", model.hasCloverTap()
+                             ? "#include \"stencil/clover_algebra.hpp\"\n"
+                               "#include \"stencil/dirac.hpp\""
+                         : hasSpinTaps(model)
                              ? "#include \"stencil/dirac.hpp\""
                          : model.hasLinkTaps()
                              ? "#include \"stencil/link_algebra.hpp\""

@@ -52,6 +52,16 @@ LauncherText launcherText(const StencilModel &model) {
                      " = fields ? static_cast<const value_type *>(fields[" +
                      std::to_string(model.parameters.size()) +
                      "]) : nullptr;");
+  if (model.hasCloverTap()) {
+    const std::string first = std::to_string(model.parameters.size() + 1);
+    const std::string second = std::to_string(model.parameters.size() + 2);
+    params.push_back("typed_params." + model.clover.name +
+                     " = fields ? static_cast<const value_type *>(fields[" +
+                     first + "]) : nullptr;");
+    params.push_back("typed_params." + model.clover.name +
+                     "_inverse = fields ? static_cast<const value_type "
+                     "*>(fields[" + second + "]) : nullptr;");
+  }
   text.typedArguments = "(void)params;\n(void)fields;\nExtents typed_extents;\n" +
                         join(generic, "\n") + "\nParams typed_params;" +
                         (params.empty() ? "" : "\n" + join(params, "\n"));
@@ -87,6 +97,39 @@ std::string launchArguments(const LauncherPlan &launcher) {
       break;
     }
   return join(args, ",\n");
+}
+
+/// The clover array (whole lattice) and its inverse (one parity's half)
+/// where the launch reads them: whole-lattice kernels always, hopping
+/// kernels in the modes that apply A or A^-1.
+void cloverChecks(CodePrinter &p, const StencilModel &model,
+                  const LauncherPlan &launcher, const LauncherText &text) {
+  const bool hopping = launcher.kind == LauncherKind::Hopping;
+  CodePrinter::Vars vars = {
+      {"model", model.name},
+      {"clover", launcher.cloverArray},
+      {"count", text.siteCount + " * " +
+                    std::to_string(launcher.cloverComponents)},
+      {"bytes", std::to_string(launcher.cloverAlignmentBytes)},
+      {"needs", hopping ? "mode == stencil::kDiagonalPlusHop && " : ""}};
+  p.emit(vars, R"(
+    if ($needs$params.$clover$ == nullptr)
+      return stencil::Status::failure("$model$: clover term '$clover$' has no array; StencilOperator::upload_clover computes it from the links");
+    if (params.$clover$ != nullptr && overlaps(out, values, params.$clover$, $count$))
+      return stencil::Status::failure("$model$: 'out' overlaps clover term '$clover$'");
+  )");
+  if (hopping)
+    p.emit(vars, R"(
+      if (mode == stencil::kInverseDiagonalHop && params.$clover$_inverse == nullptr)
+        return stencil::Status::failure("$model$: kInverseDiagonalHop needs the inverse clover term '$clover$_inverse' on the output parity, from StencilOperator::upload_clover");
+      if (params.$clover$_inverse != nullptr && overlaps(out, values, params.$clover$_inverse, $count$ / 2))
+        return stencil::Status::failure("$model$: 'out' overlaps the inverse clover term '$clover$_inverse'");
+    )");
+  if (launcher.cloverAlignmentBytes > 0)
+    p.emit(vars, R"(
+      if (!stencil::is_aligned(params.$clover$, $bytes$) || !stencil::is_aligned(params.$clover$_inverse, $bytes$))
+        return stencil::Status::failure("$model$: clover term '$clover$' and its inverse must be aligned to $bytes$ bytes for the $bytes$-byte loads of clover.layout.vector");
+    )");
 }
 
 /// Site-parameter arrays present and apart from `out` (a hopping kernel's
@@ -131,6 +174,8 @@ std::string argumentChecks(const StencilModel &model,
                if (!stencil::is_aligned(params.$links$, $bytes$))
                  return stencil::Status::failure("$model$: link field '$links$' must be aligned to $bytes$ bytes for the $bytes$-byte loads of links.layout.vector");
              )");
+    if (!launcher.cloverArray.empty())
+      cloverChecks(p, model, launcher, text);
     if (launcher.alignmentBytes > 0)
       p.emit({{"model", model.name},
               {"bytes", std::to_string(launcher.alignmentBytes)},
@@ -143,17 +188,26 @@ std::string argumentChecks(const StencilModel &model,
   return checks;
 }
 
-/// For stencils with links: the link array's own layout must fit the
-/// extents too (blocks of sites), checked after the field's.
+/// For stencils with links (and a clover term): the link array's (and the
+/// clover array's) own layout must fit the extents too (blocks of sites),
+/// checked after the field's.
 std::string linkLayoutCheck(const StencilModel &model) {
-  if (!model.hasLinkTaps())
-    return "";
-  return "if (status.ok()) {\n"
-         "  status = stencil::check_layout(info().links->layout, dims, n, "
-         "boundary);\n"
-         "  if (!status.ok())\n"
-         "    status = stencil::Status::failure(\"link field '" +
-         model.links.name + "': \" + status.message());\n}";
+  std::string text;
+  if (model.hasLinkTaps())
+    text += "if (status.ok()) {\n"
+            "  status = stencil::check_layout(info().links->layout, dims, n, "
+            "boundary);\n"
+            "  if (!status.ok())\n"
+            "    status = stencil::Status::failure(\"link field '" +
+            model.links.name + "': \" + status.message());\n}";
+  if (model.hasCloverTap())
+    text += "\nif (status.ok()) {\n"
+            "  status = stencil::check_layout(info().clover->layout, dims, n, "
+            "boundary);\n"
+            "  if (!status.ok())\n"
+            "    status = stencil::Status::failure(\"clover term '" +
+            model.clover.name + "': \" + status.message());\n}";
+  return text;
 }
 
 std::string summaryComment(const LauncherPlan &launcher) {
@@ -299,7 +353,139 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
   )");
 }
 
+void cloverLauncher(CodePrinter &p, const StencilModel &model,
+                    const LauncherPlan &launcher, const LauncherText &text) {
+  const CloverKernelPlan plan = planCloverKernel(model);
+  const std::string threads = std::to_string(plan.threadsPerBlock);
+  CodePrinter::Vars vars = {
+      {"model", model.name},
+      {"kernel", plan.kernelName},
+      {"clover", plan.clover.name},
+      {"extent_list", text.extentList},
+      {"threads", threads},
+      {"half_value_count", text.valueCount + " / 2"},
+      {"count", text.siteCount + " * " + std::to_string(plan.clover.reals)},
+      {"clover_layout_check", linkLayoutCheck(model)},
+      {"alignment", launcher.cloverAlignmentBytes > 0
+                        ? "if (!stencil::is_aligned(params." +
+                              plan.clover.name + ", " +
+                              std::to_string(launcher.cloverAlignmentBytes) +
+                              ") || !stencil::is_aligned(params." +
+                              plan.clover.name + "_inverse, " +
+                              std::to_string(launcher.cloverAlignmentBytes) +
+                              "))\n  return stencil::Status::failure(\"" +
+                              model.name + ": clover term '" +
+                              plan.clover.name +
+                              "' and its inverse must be aligned to " +
+                              std::to_string(launcher.cloverAlignmentBytes) +
+                              " bytes for the loads of clover.layout.vector\");"
+                        : std::string()},
+      {"field_alignment",
+       plan.vectorWidth > 1
+           ? "if (!stencil::is_aligned(out, " +
+                 std::to_string(plan.vectorWidth * model.elementBytes()) +
+                 ") || !stencil::is_aligned(in, " +
+                 std::to_string(plan.vectorWidth * model.elementBytes()) +
+                 ") || !stencil::is_aligned(same, " +
+                 std::to_string(plan.vectorWidth * model.elementBytes()) +
+                 "))\n  return stencil::Status::failure(\"" + model.name +
+                 ": 'out', 'in' and 'same' must be aligned to " +
+                 std::to_string(plan.vectorWidth * model.elementBytes()) +
+                 " bytes for the accesses of kernel.vector_width\");"
+           : std::string()},
+      {"typed", text.typedArguments},
+  };
+  p.emit(vars, R"(
+    /// The clover term alone on the sites of `parity`.
+    stencil::Status clover(value_type *out, const value_type *in,
+        const value_type *same, stencil::HopMode mode, double alpha,
+        double beta, int parity, const Extents &extents, const Params &params,
+        stencil::Stream stream) {
+      const int n[stencil::kMaxDims] = $extent_list$;
+      stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+      $clover_layout_check$
+      if (!status.ok())
+        return stencil::Status::failure("$model$: " + status.message());
+      if (parity != 0 && parity != 1)
+        return stencil::Status::failure("$model$: clover: parity " +
+                                        std::to_string(parity) +
+                                        " is neither 0, even, nor 1, odd");
+      const std::int64_t half_sites = $half_value_count$ / components;
+      if (half_sites >= (std::int64_t{1} << 31))
+        return stencil::Status::failure(
+            "$model$: " + std::to_string(half_sites) +
+            " sites per parity exceed the clover kernel's 2^31 - 1");
+      if (half_sites == 0)
+        return status;
+      if (out == nullptr || in == nullptr)
+        return stencil::Status::failure("$model$: null field pointer");
+      if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+          mode != stencil::kDiagonalPlusHop)
+        return stencil::Status::failure("$model$: unknown hop mode " +
+                                        std::to_string(static_cast<int>(mode)));
+      if (mode == stencil::kDiagonalPlusHop && (same == nullptr || params.$clover$ == nullptr))
+        return stencil::Status::failure(
+            "$model$: clover with kDiagonalPlusHop needs the 'same' field and the clover term '$clover$'");
+      if (mode == stencil::kInverseDiagonalHop && params.$clover$_inverse == nullptr)
+        return stencil::Status::failure(
+            "$model$: clover with kInverseDiagonalHop needs the inverse clover term '$clover$_inverse' of this parity");
+      const std::int64_t values = $half_value_count$;
+      if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+        return stencil::Status::failure(
+            "$model$: 'out' overlaps 'in' or 'same'; the kernel cannot run in place");
+      if ((params.$clover$ && overlaps(out, values, params.$clover$, $count$)) ||
+          (params.$clover$_inverse && overlaps(out, values, params.$clover$_inverse, $count$ / 2)))
+        return stencil::Status::failure("$model$: 'out' overlaps the clover term or its inverse");
+      $alignment$
+      $field_alignment$
+      stencil::LaunchConfig config;
+      config.block.x = $threads$u;
+      config.grid.x = static_cast<unsigned>((half_sites + $threads$ - 1) / $threads$);
+      STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
+          out, in, same, static_cast<int>(mode), static_cast<value_type>(alpha),
+          static_cast<value_type>(beta), parity,
+          static_cast<unsigned>(half_sites), params);
+      return stencil::launch_status("$kernel$");
+    }
+
+    stencil::Status clover_generic(void *out, const void *in,
+        const void *same, int mode, double alpha, double beta, int parity,
+        const int *extents, const double *params, const void *const *fields,
+        stencil::Stream stream) {
+      $typed$
+      return clover(static_cast<value_type *>(out),
+          static_cast<const value_type *>(in),
+          static_cast<const value_type *>(same),
+          static_cast<stencil::HopMode>(mode), alpha, beta, parity,
+          typed_extents, typed_params, stream);
+    }
+  )");
+}
+
 } // namespace
+
+std::string printCloverDeclarations(const StencilModel &model) {
+  if (!hasCloverKernel(model))
+    return "";
+  return printed([&](CodePrinter &p) {
+    p.emit({{"clover", model.clover.name}}, R"(
+      /// The clover term A alone (the hopping kernels' epilogue can also apply
+      /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
+      /// hopping kernels take them,
+      ///   kHop                 out = beta in
+      ///   kInverseDiagonalHop  out = beta A^-1 in   (params.$clover$_inverse of that parity)
+      ///   kDiagonalPlusHop     out = alpha A same + beta in
+      stencil::Status clover(value_type *out, const value_type *in,
+          const value_type *same, stencil::HopMode mode, double alpha,
+          double beta, int parity, const Extents &extents,
+          const Params &params = Params(), stencil::Stream stream = nullptr);
+      stencil::Status clover_generic(void *out, const void *in,
+          const void *same, int mode, double alpha, double beta, int parity,
+          const int *extents, const double *params, const void *const *fields,
+          stencil::Stream stream);
+    )");
+  });
+}
 
 std::string printLaunchers(const StencilModel &model,
                            const std::vector<LauncherPlan> &launchers) {
@@ -314,6 +500,10 @@ std::string printLaunchers(const StencilModel &model,
         hoppingLauncher(p, model, launcher, text);
       else
         latticeLauncher(p, model, launcher, text);
+    }
+    if (hasCloverKernel(model)) {
+      p.line("");
+      cloverLauncher(p, model, launchers.front(), text);
     }
   });
 }

@@ -163,6 +163,9 @@ private:
   void accumulators(CodePrinter &p) const;
   void linkLayout(CodePrinter &p) const;
   void loadLink(CodePrinter &p, int link) const;
+  void cloverLayout(CodePrinter &p) const;
+  void loadClover(CodePrinter &p, int clover) const;
+  void cloverEpilogue(CodePrinter &p) const;
   void program(CodePrinter &p) const;
   void stores(CodePrinter &p) const;
 
@@ -385,11 +388,95 @@ void KernelPrinter::loadLink(CodePrinter &p, int link) const {
          ", " + std::to_string(l.dims) + ", " + index->siteCount() + ");");
 }
 
+void KernelPrinter::cloverLayout(CodePrinter &p) const {
+  if (!plan.hasClover)
+    return;
+  const CloverStorage &c = plan.cloverStorage;
+  const std::string n = std::to_string(c.colours);
+  p.line("// Clover term params." + c.name + ": two Hermitian " +
+         std::to_string(2 * c.colours) + "x" + std::to_string(2 * c.colours) +
+         " blocks per site, " + std::to_string(c.reals) + " reals, " +
+         orderDescription(c.layout) + " (stencil/clover_algebra.hpp).");
+  p.line("constexpr stencil::Layout clover_layout = " +
+         layoutInitializer(c.layout) + ";");
+  if (plan.hop == Hop::None)
+    return;
+  FieldLayout half = c.layout;
+  half.evenOdd = false;
+  FieldLayout field = plan.access.layout;
+  field.evenOdd = false;
+  p.line("// Its inverse params." + c.name +
+         "_inverse on the output parity's half, in its own site order.");
+  p.line("constexpr stencil::Layout clover_half_layout = " +
+         layoutInitializer(half) + ";");
+  p.line("constexpr stencil::Layout field_half_layout = " +
+         layoutInitializer(field) + ";");
+}
+
+/// The clover term of a tile site, into c<index>.
+void KernelPrinter::loadClover(CodePrinter &p, int clover) const {
+  const CloverStorage &c = plan.cloverStorage;
+  const std::string name = "c" + std::to_string(clover);
+  p.line("stencil::CloverSite<value_type, " + std::to_string(c.colours) +
+         "> " + name + ";");
+  p.line("stencil::load_clover(" + name + ", params." + c.name +
+         ", clover_layout, " + index->siteIndex(plan.clovers[clover].at) +
+         ", " + index->siteCount() + ");");
+}
+
+/// Hopping kernels with a clover term: D is the site's clover matrix. The
+/// inverse and the product with `same` are done on the accumulator before
+/// the stores, which then write hop_scale * acc0 (hop_scale 1 after them).
+void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
+  const CloverStorage &c = plan.cloverStorage;
+  SiteRef own;
+  own.oddHalf = plan.threads.half.parity == 1;
+  const int nc = plan.access.components;
+  const int width = plan.access.kind == AccessKind::SiteMajorVector
+                        ? plan.access.width
+                        : 1;
+  p.emit({{"n", std::to_string(c.colours)},
+          {"nc", std::to_string(nc)},
+          {"width", std::to_string(width)},
+          {"name", c.name},
+          {"own", index->siteIndex(own)},
+          {"sites", index->siteCount()}},
+         R"(
+           // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+           // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+           // of this site (its inverse precomputed on this parity).
+           value_type hop_scale = hop_beta;
+           if (hop_mode == stencil::kInverseDiagonalHop) {
+             stencil::CloverSite<value_type, $n$> a;
+             stencil::load_clover(a, params.$name$_inverse, clover_half_layout, site, half_sites);
+             value_type h[$nc$];
+             STENCIL_UNROLL
+             for (int c = 0; c < $nc$; ++c)
+               h[c] = acc0[c];
+             stencil::clover_times(acc0, a, h);
+           } else if (hop_mode == stencil::kDiagonalPlusHop) {
+             stencil::CloverSite<value_type, $n$> a;
+             stencil::load_clover(a, params.$name$, clover_layout, $own$, $sites$);
+             value_type s[$nc$], as[$nc$];
+             stencil::load_half_site<$nc$, $width$>(s, same, field_half_layout, site, half_sites);
+             stencil::clover_times(as, a, s);
+             STENCIL_UNROLL
+             for (int c = 0; c < $nc$; ++c)
+               acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
+             hop_scale = 1;
+           }
+           const bool add_same = false;
+           const value_type same_scale = 0;
+         )");
+}
+
 void KernelPrinter::program(CodePrinter &p) const {
   p.line("// " + plan.programComment);
   for (const PlanStep &step : plan.steps) {
     for (int link : step.links)
       loadLink(p, link);
+    for (int clover : step.clovers)
+      loadClover(p, clover);
     if (step.pairsValues())
       access->pairStep(p, step);
     else
@@ -398,7 +485,9 @@ void KernelPrinter::program(CodePrinter &p) const {
 }
 
 void KernelPrinter::stores(CodePrinter &p) const {
-  if (plan.epilogue == EpilogueKind::HopModes)
+  if (plan.epilogue == EpilogueKind::HopModes && plan.hasClover)
+    cloverEpilogue(p);
+  else if (plan.epilogue == EpilogueKind::HopModes)
     p.emit(R"(
       // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
       // alpha D same + beta H in (kDiagonalPlusHop).
@@ -432,6 +521,7 @@ void KernelPrinter::stores(CodePrinter &p) const {
 void KernelPrinter::body(CodePrinter &p) const {
   index->declarations(p);
   linkLayout(p);
+  cloverLayout(p);
   weights(p);
   accumulators(p);
   program(p);
@@ -476,6 +566,87 @@ std::string printKernel(const KernelPlan &plan) {
   return printed([&](CodePrinter &p) {
     KernelPrinter(plan).print(p);
     p.line("}");
+  });
+}
+
+} // namespace stencilc
+
+namespace stencilc {
+
+std::string printCloverKernel(const CloverKernelPlan &plan) {
+  return printed([&](CodePrinter &p) {
+    wrappedComment(p, "///", plan.comment);
+    const std::string bounds =
+        plan.launchBounds == 0 ? std::string()
+        : plan.minBlocksPerSm
+            ? " STENCIL_LAUNCH_BOUNDS_MIN(" + std::to_string(plan.launchBounds) +
+                  ", " + std::to_string(plan.minBlocksPerSm) + ")"
+            : " STENCIL_LAUNCH_BOUNDS(" + std::to_string(plan.launchBounds) +
+                  ")";
+    FieldLayout half = plan.clover.layout;
+    half.evenOdd = false;
+    FieldLayout field = plan.layout;
+    field.evenOdd = false;
+    p.emit({{"bounds", bounds},
+            {"kernel", plan.kernelName},
+            {"threads", std::to_string(plan.threadsPerBlock)},
+            {"n", std::to_string(plan.clover.colours)},
+            {"nc", std::to_string(plan.components)},
+            {"width", std::to_string(plan.vectorWidth)},
+            {"name", plan.clover.name},
+            {"order", orderDescription(plan.clover.layout)},
+            {"clover_layout", layoutInitializer(plan.clover.layout)},
+            {"clover_half_layout", layoutInitializer(half)},
+            {"field_half_layout", layoutInitializer(field)}},
+           R"(
+             STENCIL_GLOBAL void$bounds$
+             $kernel$(
+                 value_type *STENCIL_RESTRICT out,
+                 const value_type *STENCIL_RESTRICT in,
+                 const value_type *STENCIL_RESTRICT same,
+                 const int hop_mode,
+                 const value_type hop_alpha,
+                 const value_type hop_beta,
+                 const int parity,
+                 const unsigned half_sites32,
+                 const Params params) {
+               // This thread's site: number `site` of `parity` in storage order.
+               const unsigned site32 = blockIdx.x * $threads$u + threadIdx.x;
+               if (site32 >= half_sites32)
+                 return;
+               const stencil::index_t site = site32;
+               const stencil::index_t half_sites = half_sites32;
+               // params.$name$ on the whole lattice, its inverse on this parity's
+               // half, $order$ (stencil/clover_algebra.hpp).
+               constexpr stencil::Layout clover_layout = $clover_layout$;
+               constexpr stencil::Layout clover_half_layout = $clover_half_layout$;
+               constexpr stencil::Layout field_half_layout = $field_half_layout$;
+               value_type v[$nc$], r[$nc$];
+               stencil::load_half_site<$nc$, $width$>(v, in, field_half_layout, site, half_sites);
+               if (hop_mode == stencil::kInverseDiagonalHop) {
+                 stencil::CloverSite<value_type, $n$> a;
+                 stencil::load_clover(a, params.$name$_inverse, clover_half_layout, site, half_sites);
+                 stencil::clover_times(r, a, v);
+                 STENCIL_UNROLL
+                 for (int c = 0; c < $nc$; ++c)
+                   r[c] *= hop_beta;
+               } else if (hop_mode == stencil::kDiagonalPlusHop) {
+                 stencil::CloverSite<value_type, $n$> a;
+                 stencil::load_clover(a, params.$name$, clover_layout, parity * half_sites + site, 2 * half_sites);
+                 value_type s[$nc$];
+                 stencil::load_half_site<$nc$, $width$>(s, same, field_half_layout, site, half_sites);
+                 stencil::clover_times(r, a, s);
+                 STENCIL_UNROLL
+                 for (int c = 0; c < $nc$; ++c)
+                   r[c] = hop_alpha * r[c] + hop_beta * v[c];
+               } else {
+                 STENCIL_UNROLL
+                 for (int c = 0; c < $nc$; ++c)
+                   r[c] = hop_beta * v[c];
+               }
+               stencil::store_half_site<$nc$, $width$>(out, r, field_half_layout, site, half_sites);
+             }
+           )");
   });
 }
 

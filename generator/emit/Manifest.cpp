@@ -75,6 +75,18 @@ std::string printManifest(const StencilModel &model,
         j.attribute("bytes_per_site",
                     findPlan(plans, KernelRole::Apply)->linkBytesPerSite);
       });
+    if (model.hasCloverTap())
+      j.attributeObject("clover", [&] {
+        j.attribute("name", model.clover.name);
+        j.attribute("csw", coefficientText(model, model.clover.csw));
+        j.attribute("layout", layoutOrderName(model.clover.order));
+        if (model.clover.order == LayoutOrder::Blocked)
+          j.attribute("block", model.clover.block);
+        if (model.clover.vector > 1)
+          j.attribute("vector", model.clover.vector);
+        j.attribute("reals_per_site", model.cloverComponents());
+        j.attribute("clover_kernel", hasCloverKernel(model));
+      });
     j.attributeArray("parameters", [&] {
       for (const Parameter &param : model.parameters)
         j.object([&] {
@@ -104,6 +116,8 @@ std::string printManifest(const StencilModel &model,
             if (tap.spin)
               j.attribute("spin_projector", spinProjectorText(tap));
           }
+          if (tap.clover)
+            j.attribute("clover", model.clover.name);
         });
     });
     j.attribute("solver", solverName(model.solver));

@@ -34,6 +34,12 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
       if (model.links.vector > 1)
         l.linkAlignmentBytes = model.links.vector * model.elementBytes();
     }
+    if (model.hasCloverTap()) {
+      l.cloverArray = model.clover.name;
+      l.cloverComponents = model.cloverComponents();
+      if (model.clover.vector > 1)
+        l.cloverAlignmentBytes = model.clover.vector * model.elementBytes();
+    }
     launchers.push_back(std::move(l));
   };
   add(LauncherKind::Lattice, "apply", apply, "out = A in.");

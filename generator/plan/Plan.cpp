@@ -228,6 +228,13 @@ int linkBytesPerSite(const StencilModel &model, bool hopping) {
          model.elementBytes();
 }
 
+/// Flops of one site's clover product (stencil/clover_algebra.hpp): per
+/// chiral block 2N real diagonal entries times a complex value (2 flops) and
+/// N (2N - 1) lower entries, each two complex multiply-adds (8 flops).
+int cloverFlops(int colours) {
+  return 2 * (4 * colours + 16 * colours * (2 * colours - 1));
+}
+
 void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   const int siteBytes = model.components * model.elementBytes();
   // Coefficient fields and links are read once per site, like the input.
@@ -237,6 +244,13 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   plan.bytesWrittenPerSite = siteBytes;
   const int summed = static_cast<int>(model.taps.size()) - (hopping ? 1 : 0);
   plan.flopsPerSite = model.components * (2 * summed - 1);
+  // The clover term (whole-lattice kernels; a hop's kHop has none): its
+  // array once per site, a Hermitian block product instead of the centre
+  // tap's multiply.
+  if (!hopping && model.hasCloverTap()) {
+    plan.bytesReadPerSite += model.cloverComponents() * model.elementBytes();
+    plan.flopsPerSite += cloverFlops(model.links.colours) - model.components;
+  }
   // A link tap's N x N complex matrix times each colour vector: N^2 complex
   // multiplies (6 flops) and N (N - 1) complex adds (2 flops).
   const int n = model.links.colours;
@@ -375,6 +389,48 @@ void planLinks(const StencilModel &model, KernelPlan &plan, bool hopping,
     plan.indexing.declaresRoom |= link.at.clampTileAxis;
 }
 
+CloverStorage cloverStorage(const StencilModel &model) {
+  CloverStorage storage;
+  storage.name = model.clover.name;
+  storage.colours = model.links.colours;
+  storage.reals = model.cloverComponents();
+  storage.layout = model.cloverLayout();
+  return storage;
+}
+
+/// The index of the clover tap, or -1.
+int cloverTapIndex(const StencilModel &model) {
+  for (size_t t = 0; t < model.taps.size(); ++t)
+    if (model.taps[t].clover)
+      return static_cast<int>(t);
+  return -1;
+}
+
+/// Clover taps of a whole-lattice kernel: each tile site's clover term,
+/// read right before the step that multiplies by it (every axis wraps, so
+/// no read is clamped).
+void planClover(const StencilModel &model, KernelPlan &plan) {
+  plan.clovers.clear();
+  plan.hasClover = model.hasCloverTap();
+  if (!plan.hasClover)
+    return;
+  plan.cloverStorage = cloverStorage(model);
+  for (PlanStep &step : plan.steps) {
+    step.clovers.clear();
+    for (PlannedAccumulation &acc : step.accumulations) {
+      if (!model.taps[acc.tap].clover)
+        continue;
+      PlannedClover clover;
+      clover.at.offset[plan.tileAxis] = acc.site;
+      clover.at.offset[0] += acc.lane;
+      step.clovers.push_back(static_cast<int>(plan.clovers.size()));
+      acc.clover = static_cast<int>(plan.clovers.size());
+      plan.clovers.push_back(clover);
+    }
+  }
+  plan.indexing.declaresSiteCount = true;
+}
+
 std::string kernelName(const StencilModel &model, KernelRole role, Hop hop) {
   return model.name +
          (hop == Hop::EvenToOdd   ? "_even_to_odd"
@@ -401,7 +457,8 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
       plan.loads, [](const PlannedLoad &l) { return l.clampX; });
 
   std::vector<std::string> tapWeight;
-  plan.weights = planWeights(model, -1, tapWeight);
+  // The clover array carries its tap's coefficient: no weight.
+  plan.weights = planWeights(model, cloverTapIndex(model), tapWeight);
   // Taps with coefficient fields get one weight per tile site; taps with the
   // same coefficient share them.
   plan.siteWeights.clear();
@@ -442,6 +499,7 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
       indexing.declaresXRoom |= term.at.clampX;
     }
   planLinks(model, plan, /*hopping=*/false, 0);
+  planClover(model, plan);
 }
 
 /// What follows from the program: the neighbour coordinates of the rows
@@ -643,12 +701,18 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
       term.at.oddHalf = (outParity + stepParity(term.at.offset)) % 2 == 1;
     return terms;
   };
-  SiteWeight diag;
-  diag.name = "diag";
-  diag.comment = "The diagonal D: the centre tap's coefficient at this site.";
-  diag.value = scalarPart(model, diagonal);
-  diag.terms = fieldsFrom(diagonal, Offset{});
-  plan.siteWeights.push_back(diag);
+  if (!model.hasCloverTap()) {
+    SiteWeight diag;
+    diag.name = "diag";
+    diag.comment = "The diagonal D: the centre tap's coefficient at this site.";
+    diag.value = scalarPart(model, diagonal);
+    diag.terms = fieldsFrom(diagonal, Offset{});
+    plan.siteWeights.push_back(diag);
+  } else {
+    // The epilogue reads the clover term (or its inverse) of its own site.
+    plan.hasClover = true;
+    plan.cloverStorage = cloverStorage(model);
+  }
   std::map<int, std::vector<std::string>> siteWeightOfTap;
   std::set<std::string> declared;
   for (size_t t = 0; t < model.taps.size(); ++t) {
@@ -687,7 +751,7 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   // Site parameters of odd sites sit after the even half.
   plan.indexing.declaresHalfSiteCount =
       (model.layout.order != LayoutOrder::SiteMajor && model.components > 1) ||
-      readsOddHalf;
+      readsOddHalf || plan.hasClover;
 
   plan.access = halfAccess(model);
   plan.accumulators.valuesPerSite = model.components;
@@ -703,6 +767,29 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   plan.stores.push_back(store);
   markSignFlips(model, plan);
   setTraffic(model, true, plan);
+  return plan;
+}
+
+bool hasCloverKernel(const StencilModel &model) {
+  return model.layout.evenOdd && model.hasCloverTap();
+}
+
+CloverKernelPlan planCloverKernel(const StencilModel &model) {
+  CloverKernelPlan plan;
+  plan.kernelName = model.name + "_clover_kernel";
+  plan.comment = "The clover term alone on one parity's sites: out = beta "
+                 "A^-1 in or alpha A same + beta in (stencil::HopMode, the "
+                 "hop replaced by the identity).";
+  plan.launchBounds = model.kernel.launchBounds;
+  plan.minBlocksPerSm = model.kernel.minBlocksPerSm;
+  plan.threadsPerBlock = model.kernel.threadsPerBlock();
+  plan.components = model.components;
+  plan.layout = model.layout;
+  plan.vectorWidth = model.kernel.vectorWidth;
+  plan.clover = cloverStorage(model);
+  const int bytes = model.elementBytes();
+  plan.bytesPerSite = (2 * model.components + plan.clover.reals) * bytes;
+  plan.flopsPerSite = cloverFlops(model.links.colours) + model.components;
   return plan;
 }
 

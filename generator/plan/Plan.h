@@ -250,6 +250,24 @@ struct PlannedLink {
   SiteRef at;
 };
 
+// --- The clover term ------------------------------------------------------
+
+/// How a Wilson-clover kernel reads its clover array params.NAME (whole
+/// lattice, the field's site order with the clover's component order) and
+/// the inverse params.NAME_inverse (one parity's half, its own site order):
+/// per site two compact Hermitian 2N x 2N blocks (stencil/clover_algebra.hpp).
+struct CloverStorage {
+  std::string name;
+  int colours = 3;
+  int reals = 72; ///< per site: 8 N^2
+  FieldLayout layout;
+};
+
+/// One site's clover term a thread reads into registers named c<index>.
+struct PlannedClover {
+  SiteRef at;
+};
+
 // --- Field accesses ---------------------------------------------------------
 
 /// How the values of one site move between memory and registers: the node
@@ -312,6 +330,10 @@ struct PlannedAccumulation {
   /// before the link multiply (stencil/dirac.hpp); 0: no projector.
   int spin = 0;
   int spinAxis = 0;
+  /// Clover taps: acc[site] (+)= A v, A the clover term `clover` of
+  /// KernelPlan::clovers (it includes the tap's coefficient; no weight);
+  /// -1: none.
+  int clover = -1;
   /// The weight is complex (a SiteWeight with complex terms): each (re, im)
   /// pair of the value, or of L v, is multiplied as a complex number.
   bool complexWeight = false;
@@ -326,6 +348,8 @@ struct PlanStep {
   /// A link used by two tile sites (U for one, U^dagger for the next) is
   /// read once.
   std::vector<int> links;
+  /// Clover terms read right before this step.
+  std::vector<int> clovers;
   bool usesLinks() const {
     for (const PlannedAccumulation &acc : accumulations)
       if (acc.link >= 0)
@@ -336,7 +360,7 @@ struct PlanStep {
   /// complex weight): the site's values are gathered into an array first.
   bool pairsValues() const {
     for (const PlannedAccumulation &acc : accumulations)
-      if (acc.link >= 0 || acc.complexWeight)
+      if (acc.link >= 0 || acc.complexWeight || acc.clover >= 0)
         return true;
     return false;
   }
@@ -381,7 +405,9 @@ enum class EpilogueKind {
   /// in . out summed per block into partials[] (stencil::block_sum).
   BlockSum,
   /// out = beta H in, beta D^-1 H in or alpha D same + beta H in, chosen
-  /// per launch (stencil::HopMode); D is the SiteWeight named "diag".
+  /// per launch (stencil::HopMode); D is the SiteWeight named "diag", or
+  /// with a clover term (KernelPlan::hasClover) the site's clover matrix,
+  /// D^-1 read from the inverse array.
   HopModes,
 };
 
@@ -419,6 +445,12 @@ struct KernelPlan {
   bool hasLinks = false;
   LinkStorage linkStorage;
   std::vector<PlannedLink> links;
+  /// Wilson-clover kernels: the clover array, and the sites whose clover
+  /// term the tile reads (hopping kernels: none, the epilogue reads its
+  /// own site's).
+  bool hasClover = false;
+  CloverStorage cloverStorage;
+  std::vector<PlannedClover> clovers;
 
   int sitesPerTile() const { return tileFactor * xWidth; }
   /// Load and store instructions (a vector access counts once).
@@ -452,6 +484,30 @@ bool precedesInMemory(const Offset &a, const Offset &b);
 /// Builds the plan of the kernel that applies A (or A^T) of `model`.
 KernelPlan planKernel(const StencilModel &model,
                       KernelRole role = KernelRole::Apply);
+
+/// The site-local clover kernel of an even/odd Wilson-clover stencil: one
+/// thread per site of one parity (chosen per launch), out = beta A^-1 in,
+/// or alpha A same + beta in (the hop modes, H replaced by the identity),
+/// so that the clover term can run apart from the hopping kernels.
+struct CloverKernelPlan {
+  std::string kernelName;
+  std::string comment;
+  int launchBounds = 0;
+  int minBlocksPerSm = 0;
+  int threadsPerBlock = 256;
+  int components = 24;
+  /// How a half field's site moves: site-major with `vectorWidth` values
+  /// per access, or stencil::order_element() of `layout`.
+  FieldLayout layout;
+  int vectorWidth = 1;
+  CloverStorage clover;
+  int bytesPerSite = 0; ///< kInverseDiagonalHop: in, the inverse, out
+  int flopsPerSite = 0;
+};
+
+/// Whether the stencil has a clover term (then its clover kernel exists).
+bool hasCloverKernel(const StencilModel &model);
+CloverKernelPlan planCloverKernel(const StencilModel &model);
 
 /// Builds the plan of a hopping kernel of an even/odd model: one site per
 /// thread, the neighbour taps only, the hop modes' epilogue.
@@ -532,6 +588,13 @@ struct LauncherPlan {
   int linkComponents = 0; ///< reals per site of the link array
   /// links.layout.vector > 1: the link array's alignment for its loads.
   int linkAlignmentBytes = 0;
+  /// The clover array (params.NAME) and, for hopping kernels, its inverse
+  /// (params.NAME_inverse), each needed by the modes that read it; empty:
+  /// none.
+  std::string cloverArray;
+  int cloverComponents = 0; ///< reals per site
+  /// clover.layout.vector > 1: the arrays' alignment for their loads.
+  int cloverAlignmentBytes = 0;
 };
 
 /// The host functions of `model`'s kernels, in the order they are emitted.

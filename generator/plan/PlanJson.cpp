@@ -182,6 +182,31 @@ void links(json::OStream &j, const KernelPlan &p) {
   });
 }
 
+/// The clover array and the sites whose clover term the tile reads.
+void clovers(json::OStream &j, const KernelPlan &p) {
+  if (!p.hasClover)
+    return;
+  const CloverStorage &c = p.cloverStorage;
+  j.attributeObject("clover_storage", [&] {
+    j.attribute("name", c.name);
+    j.attribute("colours", c.colours);
+    j.attribute("reals_per_site", c.reals);
+    j.attribute("order", layoutOrderName(c.layout.order));
+    if (c.layout.order == LayoutOrder::Blocked)
+      j.attribute("block", c.layout.block);
+    j.attribute("reals_per_load", c.layout.vector);
+    j.attribute("even_odd", c.layout.evenOdd);
+  });
+  j.attributeArray("clovers", [&] {
+    for (const PlannedClover &clover : p.clovers)
+      j.object([&] {
+        j.attributeBegin("at");
+        offsetValue(j, clover.at.offset, p.threads.dims);
+        j.attributeEnd();
+      });
+  });
+}
+
 /// Each load with its accumulations.
 void program(json::OStream &j, const KernelPlan &p) {
   const int dims = p.threads.dims;
@@ -216,6 +241,8 @@ void program(json::OStream &j, const KernelPlan &p) {
               j.attribute("first", acc.first);
               if (acc.complexWeight)
                 j.attribute("complex_weight", true);
+              if (acc.clover >= 0)
+                j.attribute("clover", acc.clover);
               if (acc.link >= 0) {
                 j.attribute("link", acc.link);
                 j.attribute("dagger", acc.dagger);
@@ -297,6 +324,7 @@ void plan(json::OStream &j, const KernelPlan &p) {
     });
     weights(j, p);
     links(j, p);
+    clovers(j, p);
     j.attributeObject("accumulators", [&] {
       j.attribute("sites", p.accumulators.sites);
       j.attribute("values_per_site", p.accumulators.valuesPerSite);

@@ -286,6 +286,24 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
        << l.colourVectors << " colour vector"
        << (l.colourVectors == 1 ? "" : "s") << " per use\n";
   }
+  if (plan.hasClover) {
+    const CloverStorage &c = plan.cloverStorage;
+    os << "  clover:      " << c.name << ": two Hermitian " << 2 * c.colours
+       << "x" << 2 * c.colours << " blocks per site, " << c.reals
+       << " reals, " << layoutOrderName(c.layout.order)
+       << (c.layout.order == LayoutOrder::Blocked
+               ? " of " + std::to_string(c.layout.block)
+               : std::string())
+       << (c.layout.vector > 1
+               ? ", " + std::to_string(c.layout.vector) + " reals per load"
+               : std::string())
+       << (c.layout.evenOdd ? ", even/odd" : "") << "; "
+       << (plan.hop == Hop::None
+               ? std::to_string(plan.clovers.size()) + " read per tile"
+               : "the epilogue reads " + c.name + " or " + c.name +
+                     "_inverse at the thread's site")
+       << "\n";
+  }
   os << "  accumulators: " << plan.accumulators.sites << " x "
      << plan.accumulators.valuesPerSite << " values\n";
   os << "  epilogue:    " << epilogueName(plan.epilogue) << "\n";
@@ -312,6 +330,14 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
         os << " odd half";
       os << "]\n";
     }
+    for (int index : step.clovers) {
+      const PlannedClover &clover = plan.clovers[index];
+      os << "    clover c" << index << " = " << plan.cloverStorage.name
+         << "[site";
+      if (clover.at.offset != Offset{})
+        os << " " << formatOffset(clover.at.offset, model.dims);
+      os << "]\n";
+    }
     const PlannedLoad &load = plan.loads[step.load];
     os << "    load  u" << step.load << " = in"
        << formatOffset(load.offset, model.dims);
@@ -327,6 +353,12 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
     os << "\n";
     for (const PlannedAccumulation &acc : step.accumulations) {
       const Coefficient &coefficient = model.taps[acc.tap].coefficient;
+      if (acc.clover >= 0) {
+        os << "      acc" << acc.site << (acc.first ? "  = " : " += ") << "c"
+           << acc.clover << " u" << step.load << "   (clover term, "
+           << coefficientText(model, coefficient) << " included)\n";
+        continue;
+      }
       std::string text = coefficientText(model, coefficient);
       bool compound = coefficient.terms.size() +
                           (coefficient.constant != 0.0 ? 1 : 0) >
@@ -356,6 +388,11 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
     os << " = ";
     if (store.value == StoredValue::Accumulator)
       os << "acc" << store.site;
+    else if (plan.hasClover)
+      os << "beta * acc0, beta * D^-1 acc0 or alpha * D same + beta * acc0 "
+            "(the launch's mode; D = the clover term "
+         << plan.cloverStorage.name << ", D^-1 = "
+         << plan.cloverStorage.name << "_inverse)";
     else
       os << "beta * acc0, beta * acc0 / D or alpha * D * same + beta * acc0 "
             "(the launch's mode; D = "

@@ -74,6 +74,9 @@ struct TapSpec {
   /// `spin: 1 - gamma` or `1 + gamma`: with a link, the tap also multiplies
   /// each spinor by the projector (1 -/+ gamma_mu) of its axis.
   Located<std::string> spin;
+  /// `clover: A`: the centre tap of a Wilson-clover operator; its
+  /// coefficient plus the clover field A's term form each site's diagonal.
+  Located<std::string> clover;
   llvm::SMRange range;
 };
 
@@ -82,6 +85,19 @@ struct LinksSpec {
   Located<std::string> name;
   Located<long long> colours;
   Located<std::string> compression; ///< "none" or "two_rows"
+  Located<std::string> layoutOrder; ///< aos, soa, aosoa
+  Located<long long> layoutBlock;
+  Located<long long> layoutVector; ///< reals per load: 1, 2 or 4
+  llvm::SMRange layoutRange;
+  llvm::SMRange range;
+  bool present = false;
+};
+
+/// The `clover` section: the Sheikholeslami-Wohlert term, computed by the
+/// runtime from the links; two Hermitian 2N x 2N blocks per site.
+struct CloverSpec {
+  Located<std::string> name;
+  CoefficientSpec csw;              ///< c_sw, a coefficient expression
   Located<std::string> layoutOrder; ///< aos, soa, aosoa
   Located<long long> layoutBlock;
   Located<long long> layoutVector; ///< reals per load: 1, 2 or 4
@@ -140,6 +156,7 @@ struct Spec {
 
   std::vector<ParameterSpec> parameters;
   LinksSpec links;
+  CloverSpec clover;
   std::vector<TapSpec> taps;
   llvm::SMRange tapsRange;
   KernelSpec kernel;

@@ -157,6 +157,12 @@ private:
   void parseField(const YamlNode *node, Spec &spec);
   void parseParameters(const YamlNode *node, Spec &spec);
   void parseLinks(const YamlNode *node, Spec &spec);
+  void parseClover(const YamlNode *node, Spec &spec);
+  /// `layout: aos` or {order, block, vector} of links or the clover term.
+  void parseValuesLayout(const YamlNode *layout, StringRef what,
+                         Located<std::string> &order,
+                         Located<long long> &block,
+                         Located<long long> &vector, llvm::SMRange &range);
   void parseTaps(const YamlNode *node, Spec &spec);
   void parseCoefficient(const YamlNode *node, CoefficientSpec &out);
   void parseKernel(const YamlNode *node, Spec &spec);
@@ -277,7 +283,8 @@ void Parser::parseDocument(const YamlNode *root, Spec &spec) {
     return;
   static const StringRef keys[] = {"name",  "description", "grid",
                                    "field", "parameters",  "taps",
-                                   "kernel", "solver",     "links"};
+                                   "kernel", "solver",     "links",
+                                   "clover"};
   MappingReader reader(map, keys, "the spec", diags);
   readString(reader.require("name", "the spec"), "'name'", spec.name);
   readString(reader.get("description"), "'description'", spec.description);
@@ -290,6 +297,8 @@ void Parser::parseDocument(const YamlNode *root, Spec &spec) {
     parseParameters(params, spec);
   if (const YamlNode *links = reader.get("links"))
     parseLinks(links, spec);
+  if (const YamlNode *clover = reader.get("clover"))
+    parseClover(clover, spec);
   if (const YamlNode *taps = reader.require("taps", "the spec"))
     parseTaps(taps, spec);
   if (const YamlNode *kernel = reader.get("kernel"))
@@ -397,25 +406,50 @@ void Parser::parseLinks(const YamlNode *node, Spec &spec) {
   readInteger(reader.get("colours"), "'links.colours'", links.colours);
   readString(reader.get("compression"), "'links.compression'",
              links.compression);
-  const YamlNode *layout = reader.get("layout");
-  if (!layout)
+  if (const YamlNode *layout = reader.get("layout"))
+    parseValuesLayout(layout, "'links.layout'", links.layoutOrder,
+                      links.layoutBlock, links.layoutVector,
+                      links.layoutRange);
+}
+
+void Parser::parseClover(const YamlNode *node, Spec &spec) {
+  CloverSpec &clover = spec.clover;
+  clover.range = node->range;
+  const YamlNode *map = asMapping(node, "'clover'");
+  if (!map)
     return;
-  links.layoutRange = layout->range;
+  clover.present = true;
+  static const StringRef keys[] = {"name", "csw", "layout"};
+  MappingReader reader(map, keys, "'clover'", diags);
+  readString(reader.require("name", "'clover'"), "'clover.name'",
+             clover.name);
+  if (const YamlNode *csw = reader.require("csw", "'clover'"))
+    parseCoefficient(csw, clover.csw);
+  if (const YamlNode *layout = reader.get("layout"))
+    parseValuesLayout(layout, "'clover.layout'", clover.layoutOrder,
+                      clover.layoutBlock, clover.layoutVector,
+                      clover.layoutRange);
+}
+
+void Parser::parseValuesLayout(const YamlNode *layout, StringRef what,
+                               Located<std::string> &order,
+                               Located<long long> &block,
+                               Located<long long> &vector,
+                               llvm::SMRange &range) {
+  range = layout->range;
   if (layout->kind == YamlNode::Scalar) {
-    readString(layout, "'links.layout'", links.layoutOrder);
+    readString(layout, what, order);
     return;
   }
-  const YamlNode *layoutMap = asMapping(layout, "'links.layout'");
+  const YamlNode *layoutMap = asMapping(layout, what);
   if (!layoutMap)
     return;
   static const StringRef layoutKeys[] = {"order", "block", "vector"};
-  MappingReader layoutReader(layoutMap, layoutKeys, "'links.layout'", diags);
-  readString(layoutReader.require("order", "'links.layout'"),
-             "'links.layout.order'", links.layoutOrder);
-  readInteger(layoutReader.get("block"), "'links.layout.block'",
-              links.layoutBlock);
-  readInteger(layoutReader.get("vector"), "'links.layout.vector'",
-              links.layoutVector);
+  MappingReader layoutReader(layoutMap, layoutKeys, what, diags);
+  const std::string name = what.drop_back().str(); // 'links.layout
+  readString(layoutReader.require("order", what), name + ".order'", order);
+  readInteger(layoutReader.get("block"), name + ".block'", block);
+  readInteger(layoutReader.get("vector"), name + ".vector'", vector);
 }
 
 void Parser::parseTaps(const YamlNode *node, Spec &spec) {
@@ -427,7 +461,8 @@ void Parser::parseTaps(const YamlNode *node, Spec &spec) {
     const YamlNode *map = asMapping(&element, "each tap");
     if (!map)
       continue;
-    static const StringRef keys[] = {"offset", "coefficient", "link", "spin"};
+    static const StringRef keys[] = {"offset", "coefficient", "link", "spin",
+                                     "clover"};
     MappingReader reader(map, keys, "a tap", diags);
     TapSpec tap;
     tap.range = element.range;
@@ -451,6 +486,7 @@ void Parser::parseTaps(const YamlNode *node, Spec &spec) {
       parseCoefficient(coeff, tap.coefficient);
     readString(reader.get("link"), "a tap's 'link'", tap.link);
     readString(reader.get("spin"), "a tap's 'spin'", tap.spin);
+    readString(reader.get("clover"), "a tap's 'clover'", tap.clover);
     spec.taps.push_back(std::move(tap));
   }
 }

@@ -178,6 +178,27 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
           option.vector != linkLayouts.front().vector)
         linkLayouts.push_back(option);
   }
+  // Wilson-clover stencils: where the clover term lives (72 reals a site,
+  // as much as the spinors of a hop): the spec's order, a site's blocks
+  // together, and blocks of 32 sites with 16-byte loads.
+  std::vector<FieldLayout> cloverLayouts;
+  {
+    FieldLayout own;
+    own.order = model.clover.order;
+    own.block = model.clover.block;
+    own.vector = model.clover.vector;
+    cloverLayouts.push_back(own);
+    if (model.hasCloverTap()) {
+      FieldLayout aos, blocked;
+      blocked.order = LayoutOrder::Blocked;
+      blocked.block = 32;
+      blocked.vector = 16 / model.elementBytes();
+      for (const FieldLayout &option : {aos, blocked})
+        if (option.order != own.order || option.block != own.block ||
+            option.vector != own.vector)
+          cloverLayouts.push_back(option);
+    }
+  }
   const std::vector<int> boundsOptions =
       model.hasLinkTaps() ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
   // Most influential first, so that --max-variants keeps what matters.
@@ -193,11 +214,15 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
               // stencils those with one block per multiprocessor at least
               // (every register a site's 36 link loads in flight want).
               for (int bounded : boundsOptions)
-                for (const FieldLayout &links : linkLayouts) {
+                for (const FieldLayout &links : linkLayouts)
+                for (const FieldLayout &clover : cloverLayouts) {
                 StencilModel m = model;
                 m.links.order = links.order;
                 m.links.block = links.block;
                 m.links.vector = links.vector;
+                m.clover.order = clover.order;
+                m.clover.block = clover.block;
+                m.clover.vector = clover.vector;
                 m.layout = layout;
                 m.kernel.vectorWidth = width;
                 m.kernel.block = block;

@@ -41,7 +41,15 @@ std::string stencilFingerprint(const StencilModel &model) {
             linkCompressionName(model.links.compression);
     for (const Tap &tap : model.taps)
       text += std::string(tap.link ? "L" : "-") +
-              (tap.spin < 0 ? "s-" : tap.spin > 0 ? "s+" : "");
+              (tap.spin < 0 ? "s-" : tap.spin > 0 ? "s+" : "") +
+              (tap.clover ? "C" : "");
+  }
+  // The clover term's c_sw (its storage is a tuning option).
+  if (model.hasCloverTap()) {
+    text += "|clover:" + shortestNumberText(model.clover.csw.constant);
+    for (const CoefficientTerm &term : model.clover.csw.terms)
+      text += "+" + shortestNumberText(term.factor) + "*" +
+              model.parameters[term.parameter].name;
   }
   return utohexstr(xxHash64(text), /*LowerCase=*/true, /*Width=*/16);
 }
@@ -102,6 +110,15 @@ bool parseLayoutOrder(StringRef value, LayoutOrder &order, int &block,
 
 } // namespace
 
+/// The clover's component order alone, as a layout (no site order).
+static FieldLayout cloverStorageOrder(const StencilModel &model) {
+  FieldLayout l;
+  l.order = model.clover.order;
+  l.block = model.clover.block;
+  l.vector = model.clover.vector;
+  return l;
+}
+
 std::string tuningOptionsText(const StencilModel &model) {
   const KernelOptions &k = model.kernel;
   std::string block;
@@ -127,7 +144,10 @@ std::string tuningOptionsText(const StencilModel &model) {
                     std::to_string(model.componentsPerThread())
               : std::string()) +
          (model.hasLinkTaps() ? "; links=" + layoutText(model.links.storageOrder())
-                              : std::string());
+                              : std::string()) +
+         (model.hasCloverTap()
+              ? "; clover=" + layoutText(cloverStorageOrder(model))
+              : std::string());
 }
 
 Expected<StencilModel> withTuningOptions(const StencilModel &model,
@@ -212,6 +232,16 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
           !problem.empty())
         return bad(item, "links.layout.vector " + Twine(m.links.vector) +
                              " " + problem);
+    } else if (key == "clover") {
+      if (!m.hasCloverTap())
+        return bad(item, "the stencil has no clover term");
+      if (!parseLayoutOrder(value, m.clover.order, m.clover.block,
+                            m.clover.vector) ||
+          (m.clover.vector > 1 && m.clover.order == LayoutOrder::SiteMajor) ||
+          m.clover.vector * m.elementBytes() > 16)
+        return bad(item, "expected aos, soa or aosoa:N, the last two "
+                         "optionally with :v2 or :v4 (at most 16 bytes per "
+                         "load)");
     } else if (key == "vector_width") {
       int width = 0;
       if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
@@ -227,7 +257,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
     } else {
       return bad(item, "unknown option (expected block, tile, order, stores, "
                        "launch_bounds, min_blocks_per_sm, layout, vector_width, "
-                       "components_per_thread)");
+                       "components_per_thread, links, clover)");
     }
   }
   if (k.minBlocksPerSm && !k.launchBounds)

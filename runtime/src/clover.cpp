@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace stencil {
 namespace {
@@ -108,7 +110,9 @@ Status CloverField::create(const GaugeField &U, double mass, double csw,
       for (size_t k = 0; k < ab.a.size(); ++k)
         sigma[mu * 4 + nu].a[k] = Complex(0.0, 0.5) * (ab.a[k] - ba.a[k]);
     }
-  for (std::int64_t x = 0; x < c.sites_; ++x) {
+  // Sites are independent: threads take contiguous ranges of them.
+  auto fill = [&](std::int64_t begin, std::int64_t end) {
+  for (std::int64_t x = begin; x < end; ++x) {
     // The whole 4N x 4N matrix over (spin, colour), then its two blocks.
     HostMatrix a(4 * n);
     for (int k = 0; k < 4 * n; ++k)
@@ -136,6 +140,19 @@ Status CloverField::create(const GaugeField &U, double mass, double csw,
       pack(block, c.data_.data() + (x * 2 + chirality) * c.reals_per_block());
     }
   }
+  };
+  const std::int64_t threads = std::clamp<std::int64_t>(
+      std::thread::hardware_concurrency(), 1, std::max<std::int64_t>(
+                                                  1, c.sites_ / 4096));
+  std::vector<std::thread> workers;
+  for (std::int64_t t = 1; t < threads; ++t)
+    workers.emplace_back(fill, c.sites_ * t / threads,
+                         c.sites_ * (t + 1) / threads);
+  fill(0, c.sites_ / threads);
+  for (std::thread &worker : workers)
+    worker.join();
+  c.mass_ = mass;
+  c.csw_ = csw;
   out = std::move(c);
   return Status();
 }

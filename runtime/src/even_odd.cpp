@@ -7,8 +7,8 @@ namespace stencil {
 
 using Hop = StencilOperator::Hop;
 
-Status SchurComplement::create(const StencilOperator &A,
-                               SchurComplement &out) {
+Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
+                               CloverPlacement placement) {
   if (!A.info().even_odd)
     return Status::failure(std::string(A.info().name) +
                            ": the even/odd Schur complement needs fields "
@@ -16,54 +16,98 @@ Status SchurComplement::create(const StencilOperator &A,
                            "spec)");
   SchurComplement S;
   S.A_ = &A;
-  STENCIL_TRY(Field::create(A.lattice(), S.diagonal_));
-  // Fails with the reason on a zero or non-finite diagonal entry.
-  STENCIL_TRY(A.diagonal(S.diagonal_));
+  S.clover_ = A.info().clover != nullptr;
+  S.placement_ = placement;
+  if (S.clover_) {
+    const StencilOperator::CloverArrays *arrays = A.clover();
+    if (!arrays || arrays->inverse_parity != 1)
+      return Status::failure(
+          std::string(A.info().name) +
+          ": the Schur complement on the even sites needs the clover term "
+          "and its inverse on the odd sites; call upload_clover(U, arrays, "
+          "1) and set_clover(arrays) first");
+    if (placement == CloverPlacement::SiteKernel) {
+      STENCIL_TRY(Field::create(A.lattice().half(1), S.odd_hop_));
+      STENCIL_TRY(Field::create(A.lattice().half(0), S.even_hop_));
+    }
+  } else {
+    STENCIL_TRY(Field::create(A.lattice(), S.diagonal_));
+    // Fails with the reason on a zero or non-finite diagonal entry.
+    STENCIL_TRY(A.diagonal(S.diagonal_));
+  }
   STENCIL_TRY(Field::create(A.lattice().half(1), S.odd_scratch_));
   out = std::move(S);
   return Status();
 }
 
+Status SchurComplement::apply_with(bool adjoint, Field &out, const Field &in,
+                                   Stream stream) const {
+  // S^T = D_e - (A_oe)^T D_o^-1 (A_eo)^T: the adjoint hops, the same
+  // (Hermitian) diagonal.
+  if (clover_ && placement_ == CloverPlacement::SiteKernel) {
+    STENCIL_TRY(A_->hop(Hop::EvenToOdd, adjoint, odd_hop_, in, kHop, 0.0, 1.0,
+                        nullptr, stream));
+    STENCIL_TRY(A_->apply_clover(1, odd_scratch_, odd_hop_,
+                                 kInverseDiagonalHop, 0.0, 1.0, nullptr,
+                                 stream));
+    STENCIL_TRY(A_->hop(Hop::OddToEven, adjoint, even_hop_, odd_scratch_,
+                        kHop, 0.0, 1.0, nullptr, stream));
+    return A_->apply_clover(0, out, even_hop_, kDiagonalPlusHop, 1.0, -1.0,
+                            &in, stream);
+  }
+  STENCIL_TRY(A_->hop(Hop::EvenToOdd, adjoint, odd_scratch_, in,
+                      kInverseDiagonalHop, 0.0, 1.0, nullptr, stream));
+  return A_->hop(Hop::OddToEven, adjoint, out, odd_scratch_, kDiagonalPlusHop,
+                 1.0, -1.0, &in, stream);
+}
+
 Status SchurComplement::apply(Field &out, const Field &in,
                               Stream stream) const {
-  STENCIL_TRY(A_->hop(Hop::EvenToOdd, false, odd_scratch_, in,
-                      kInverseDiagonalHop, 0.0, 1.0, nullptr, stream));
-  return A_->hop(Hop::OddToEven, false, out, odd_scratch_, kDiagonalPlusHop,
-                 1.0, -1.0, &in, stream);
+  return apply_with(false, out, in, stream);
 }
 
 Status SchurComplement::apply_adjoint(Field &out, const Field &in,
                                       Stream stream) const {
-  // S^T = D_e - (A_oe)^T D_o^-1 (A_eo)^T.
-  STENCIL_TRY(A_->hop(Hop::EvenToOdd, true, odd_scratch_, in,
-                      kInverseDiagonalHop, 0.0, 1.0, nullptr, stream));
-  return A_->hop(Hop::OddToEven, true, out, odd_scratch_, kDiagonalPlusHop,
-                 1.0, -1.0, &in, stream);
+  return apply_with(true, out, in, stream);
+}
+
+Status SchurComplement::invert_odd(Field &out, const Field &in) const {
+  if (clover_) {
+    STENCIL_TRY(A_->apply_clover(1, odd_scratch_, in, kInverseDiagonalHop,
+                                 0.0, 1.0));
+    return out.copy_from(odd_scratch_);
+  }
+  Field dOdd;
+  STENCIL_TRY(diagonal_.half(1, dOdd));
+  return divide(in, dOdd, out);
 }
 
 Status SchurComplement::prepare(const Field &b, Field &rhs) const {
-  Field bEven, bOdd, dOdd;
+  Field bEven, bOdd, scaled;
   STENCIL_TRY(b.half(0, bEven));
   STENCIL_TRY(b.half(1, bOdd));
-  STENCIL_TRY(diagonal_.half(1, dOdd));
-  STENCIL_TRY(divide(bOdd, dOdd, odd_scratch_)); // D_o^-1 b_o
-  STENCIL_TRY(A_->hop(Hop::OddToEven, false, rhs, odd_scratch_, kHop, 0.0,
-                      -1.0));
+  STENCIL_TRY(Field::create(A_->lattice().half(1), scaled));
+  STENCIL_TRY(invert_odd(scaled, bOdd)); // D_o^-1 b_o
+  STENCIL_TRY(A_->hop(Hop::OddToEven, false, rhs, scaled, kHop, 0.0, -1.0));
   return axpy(1.0, bEven, rhs);
 }
 
 Status SchurComplement::reconstruct(const Field &b, Field &x) const {
-  Field bOdd, xEven, xOdd, dOdd;
+  Field bOdd, xEven, xOdd;
   STENCIL_TRY(b.half(1, bOdd));
   STENCIL_TRY(x.half(0, xEven));
   STENCIL_TRY(x.half(1, xOdd));
-  STENCIL_TRY(diagonal_.half(1, dOdd));
   STENCIL_TRY(A_->hop(Hop::EvenToOdd, false, xOdd, xEven, kHop, 0.0, -1.0));
   STENCIL_TRY(axpy(1.0, bOdd, xOdd)); // b_o - A_oe x_e
-  return divide(xOdd, dOdd, xOdd);
+  return invert_odd(xOdd, xOdd);
 }
 
 double SchurComplement::bytes_per_apply() const {
+  if (clover_ && placement_ == CloverPlacement::SiteKernel)
+    return A_->bytes_per_hop(Hop::EvenToOdd, kHop) +
+           A_->bytes_per_clover(kInverseDiagonalHop) +
+           A_->bytes_per_hop(Hop::OddToEven, kHop) +
+           A_->bytes_per_clover(kDiagonalPlusHop);
   return A_->bytes_per_hop(Hop::EvenToOdd, kInverseDiagonalHop) +
          A_->bytes_per_hop(Hop::OddToEven, kDiagonalPlusHop);
 }

@@ -1,6 +1,7 @@
 #include "stencil/operator.hpp"
 
 #include "stencil/blas.hpp"
+#include "stencil/clover.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/device.hpp"
 #include "stencil/link_algebra.hpp"
@@ -106,7 +107,7 @@ Lattice StencilOperator::link_lattice() const {
   return lattice;
 }
 
-Status StencilOperator::upload_links(const GaugeField &U, Field &out) const {
+Status StencilOperator::check_gauge(const GaugeField &U) const {
   const LinkInfo *links = info_->links;
   const std::string name = info_->name;
   if (!links)
@@ -123,6 +124,13 @@ Status StencilOperator::upload_links(const GaugeField &U, Field &out) const {
           name + ": the gauge field's extent along axis " +
           std::to_string(axis) + " is " + std::to_string(U.extents()[axis]) +
           ", the lattice's " + std::to_string(lattice_.extents[axis]));
+  return Status();
+}
+
+Status StencilOperator::upload_links(const GaugeField &U, Field &out) const {
+  STENCIL_TRY(check_gauge(U));
+  const LinkInfo *links = info_->links;
+  const std::string name = info_->name;
   const int n = links->colours;
   const int stored = links->reals_per_link;
   if (stored != 2 * n * n) {
@@ -163,9 +171,157 @@ Status StencilOperator::set_links(const Field &links) {
   return Status();
 }
 
+Lattice StencilOperator::clover_lattice() const {
+  Lattice lattice = lattice_;
+  if (const CloverInfo *clover = info_->clover) {
+    lattice.components = clover->reals_per_site;
+    lattice.layout = clover->layout;
+  }
+  return lattice;
+}
+
+namespace {
+
+/// c_sw with the parameter values `values`.
+double clover_csw(const KernelInfo &info, const double *values) {
+  double csw = info.clover->csw_constant;
+  for (int p = 0; p < info.num_params; ++p)
+    csw += info.clover->csw_factors[p] * values[p];
+  return csw;
+}
+
+/// The clover tap's coefficient (the diagonal without the clover term).
+double clover_diagonal(const KernelInfo &info, const double *values) {
+  const int tap = info.clover->tap;
+  double d = info.tap_constants[tap];
+  for (int p = 0; p < info.num_params; ++p)
+    d += info.tap_factors[tap * info.num_params + p] * values[p];
+  return d;
+}
+
+/// Whether parameter p enters the clover term.
+bool enters_clover(const KernelInfo &info, int p) {
+  return info.clover->csw_factors[p] != 0.0 ||
+         info.tap_factors[info.clover->tap * info.num_params + p] != 0.0;
+}
+
+} // namespace
+
+Status StencilOperator::upload_clover(const GaugeField &U, CloverArrays &out,
+                                      int inverse_parity) const {
+  const std::string name = info_->name;
+  if (!info_->clover)
+    return Status::failure(name + " has no clover term");
+  CloverField A;
+  STENCIL_TRY(compute_clover(U, A));
+  return upload_clover(A, out, inverse_parity);
+}
+
+Status StencilOperator::compute_clover(const GaugeField &U,
+                                       CloverField &out) const {
+  if (!info_->clover)
+    return Status::failure(std::string(info_->name) + " has no clover term");
+  STENCIL_TRY(check_gauge(U));
+  const double diagonal = clover_diagonal(*info_, values_.data());
+  const double csw = clover_csw(*info_, values_.data());
+  return CloverField::create(U, diagonal - 4.0, csw, out);
+}
+
+Status StencilOperator::upload_clover(const CloverField &A, CloverArrays &out,
+                                      int inverse_parity) const {
+  const std::string name = info_->name;
+  if (!info_->clover)
+    return Status::failure(name + " has no clover term");
+  if (inverse_parity < -1 || inverse_parity > 1)
+    return Status::failure(name + ": upload_clover: inverse parity " +
+                           std::to_string(inverse_parity) +
+                           " is not -1 (none), 0 (even) or 1 (odd)");
+  if (inverse_parity >= 0 && !info_->layout.even_odd)
+    return Status::failure(name + ": the clover inverse on one parity needs "
+                                  "even/odd storage; pass -1");
+  if (A.colours() != info_->clover->colours ||
+      A.sites() != lattice_.sites())
+    return Status::failure(name + ": the clover field has " +
+                           std::to_string(A.sites()) + " sites of " +
+                           std::to_string(A.colours()) +
+                           " colours; the lattice " +
+                           std::to_string(lattice_.sites()) + " of " +
+                           std::to_string(info_->clover->colours));
+  const double diagonal = clover_diagonal(*info_, values_.data());
+  const double csw = clover_csw(*info_, values_.data());
+  auto differs = [](double a, double b) {
+    return std::fabs(a - b) > 1e-12 * std::max(1.0, std::fabs(b));
+  };
+  if (differs(4.0 + A.mass(), diagonal) || differs(A.csw(), csw))
+    return Status::failure(
+        name + ": the clover field was computed with 4 + mass = " +
+        std::to_string(4.0 + A.mass()) + " and c_sw = " +
+        std::to_string(A.csw()) + "; the parameters give " +
+        std::to_string(diagonal) + " and " + std::to_string(csw));
+  CloverArrays arrays;
+  STENCIL_TRY(Field::create(clover_lattice(), arrays.clover));
+  STENCIL_TRY(arrays.clover.upload_values(
+      A.data().data(), static_cast<std::int64_t>(A.data().size())));
+  if (inverse_parity >= 0) {
+    CloverField inverse;
+    Status status = A.invert(inverse_parity, inverse);
+    if (!status.ok())
+      return Status::failure(name + ": " + status.message());
+    Field whole, half;
+    STENCIL_TRY(Field::create(clover_lattice(), whole));
+    STENCIL_TRY(whole.upload_values(
+        inverse.data().data(),
+        static_cast<std::int64_t>(inverse.data().size())));
+    STENCIL_TRY(whole.half(inverse_parity, half));
+    STENCIL_TRY(Field::create(clover_lattice().half(inverse_parity),
+                              arrays.inverse));
+    STENCIL_TRY(arrays.inverse.copy_from(half));
+  }
+  arrays.inverse_parity = inverse_parity;
+  arrays.parameters = values_;
+  out = std::move(arrays);
+  return Status();
+}
+
+Status StencilOperator::set_clover(const CloverArrays &arrays) {
+  if (!info_->clover)
+    return Status::failure(std::string(info_->name) + " has no clover term");
+  STENCIL_TRY(require_same_lattice(clover_lattice(), arrays.clover.lattice(),
+                                   "clover"));
+  if (arrays.inverse_parity >= 0)
+    STENCIL_TRY(require_same_lattice(
+        clover_lattice().half(arrays.inverse_parity), arrays.inverse.lattice(),
+        "clover inverse"));
+  if (arrays.parameters.size() != values_.size())
+    return Status::failure(std::string(info_->name) +
+                           ": clover arrays of another stencil");
+  clover_ = &arrays;
+  return Status();
+}
+
 Status StencilOperator::gather_parameters(
     std::vector<const void *> &fields) const {
-  fields.assign(info_->num_params + (info_->links ? 1 : 0), nullptr);
+  fields.assign(info_->num_params + (info_->links ? 1 : 0) +
+                    (info_->clover ? 2 : 0),
+                nullptr);
+  if (info_->clover) {
+    const std::string name = info_->name;
+    if (!clover_)
+      return Status::failure(name + ": clover term '" + info_->clover->name +
+                             "' has no arrays; call upload_clover() and "
+                             "set_clover()");
+    for (int p = 0; p < info_->num_params; ++p)
+      if (enters_clover(*info_, p) && clover_->parameters[p] != values_[p])
+        return Status::failure(
+            name + ": the clover term was computed with " +
+            info_->param_names[p] + " = " +
+            std::to_string(clover_->parameters[p]) + ", and " +
+            info_->param_names[p] + " is now " + std::to_string(values_[p]) +
+            "; compute it again (upload_clover, set_clover)");
+    fields[info_->num_params + 1] = clover_->clover.data();
+    if (clover_->inverse_parity >= 0)
+      fields[info_->num_params + 2] = clover_->inverse.data();
+  }
   if (info_->links) {
     if (!links_)
       return Status::failure(std::string(info_->name) + ": link field '" +
@@ -237,6 +393,11 @@ Status StencilOperator::apply_adjoint(Field &out, const Field &in,
 
 Status StencilOperator::diagonal(Field &out) const {
   STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "diagonal"));
+  if (info_->clover)
+    return Status::failure(std::string(info_->name) +
+                           ": the diagonal is the clover term, a matrix per "
+                           "site, not one value per component (Jacobi does "
+                           "not apply; the Schur complement inverts it)");
   const int centre = info_->centre_tap;
   // Computed once per solve, so on the host: simple and exact.
   const std::int64_t count = lattice_.sites();
@@ -296,6 +457,17 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
     STENCIL_TRY(require_same_lattice(target, same->lattice(), "hop: same"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
+  if (info_->clover && mode == kInverseDiagonalHop &&
+      clover_->inverse_parity != (toOdd ? 1 : 0))
+    return Status::failure(
+        std::string(info_->name) + ": kInverseDiagonalHop into the " +
+        (toOdd ? "odd" : "even") + " sites needs the clover inverse there; " +
+        (clover_->inverse_parity < 0
+             ? std::string("none was computed")
+             : std::string("it was computed on the ") +
+                   (clover_->inverse_parity == 1 ? "odd" : "even") +
+                   " sites") +
+        " (upload_clover's inverse_parity)");
   HopApply kernel = toOdd ? (adjoint ? kernels->even_to_odd_adjoint
                                      : kernels->even_to_odd)
                           : (adjoint ? kernels->odd_to_even_adjoint
@@ -312,7 +484,55 @@ double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
   double bytes = sites * info_->even_odd->bytes_per_site;
   if (mode == kDiagonalPlusHop)
     bytes += sites * target.components * target.element_bytes;
+  // The clover term (or its inverse) of each output site.
+  if (info_->clover && mode != kHop)
+    bytes += sites * info_->clover->reals_per_site * target.element_bytes;
   return bytes;
+}
+
+Status StencilOperator::apply_clover(int parity, Field &out, const Field &in,
+                                     HopMode mode, double alpha, double beta,
+                                     const Field *same, Stream stream) const {
+  const std::string name = info_->name;
+  if (!info_->clover || !info_->clover->apply)
+    return Status::failure(name + " has no clover kernel (a clover term "
+                                  "with even/odd storage)");
+  if (parity != 0 && parity != 1)
+    return Status::failure(name + ": apply_clover: parity " +
+                           std::to_string(parity) + " is not 0 or 1");
+  const Lattice target = lattice_.half(parity);
+  STENCIL_TRY(require_same_lattice(target, out.lattice(), "clover: out"));
+  STENCIL_TRY(require_same_lattice(target, in.lattice(), "clover: in"));
+  if (same)
+    STENCIL_TRY(require_same_lattice(target, same->lattice(), "clover: same"));
+  std::vector<const void *> fields;
+  STENCIL_TRY(gather_parameters(fields));
+  if (mode == kInverseDiagonalHop && clover_->inverse_parity != parity)
+    return Status::failure(name + ": the clover inverse was computed on " +
+                           (clover_->inverse_parity < 0
+                                ? std::string("no sites")
+                                : clover_->inverse_parity == 1
+                                      ? std::string("the odd sites")
+                                      : std::string("the even sites")) +
+                           ", not on parity " + std::to_string(parity));
+  return info_->clover->apply(out.data(), in.data(),
+                              same ? same->data() : nullptr, mode, alpha,
+                              beta, parity, extents_, values_.data(),
+                              fields.data(), stream);
+}
+
+double StencilOperator::bytes_per_clover(HopMode mode) const {
+  if (!info_->clover)
+    return 0.0;
+  const Lattice half = lattice_.half(0);
+  const double sites = static_cast<double>(half.interior_sites());
+  const double site_bytes = half.components * half.element_bytes;
+  const double clover_bytes =
+      info_->clover->reals_per_site * half.element_bytes;
+  if (mode == kHop)
+    return sites * 2 * site_bytes;
+  return sites * ((mode == kDiagonalPlusHop ? 3 : 2) * site_bytes +
+                  clover_bytes);
 }
 
 Status StencilOperator::host_coefficients(HostCoefficients &out) const {
@@ -474,16 +694,25 @@ Status set_random_site_parameters(StencilOperator &A, Random &random,
   return Status();
 }
 
-Status set_random_links(StencilOperator &A, Random &random, Field &links) {
+Status set_random_links(StencilOperator &A, Random &random, Field &links,
+                        StencilOperator::CloverArrays *clover) {
   const LinkInfo *info = A.info().links;
   if (!info)
     return Status();
+  if (A.info().clover && !clover)
+    return Status::failure(std::string(A.info().name) +
+                           " has a clover term: pass arrays to hold it");
   GaugeField U;
   STENCIL_TRY(GaugeField::create(A.lattice().dims, A.lattice().extents,
                                  info->colours, U));
   U.set_random(random);
   STENCIL_TRY(A.upload_links(U, links));
-  return A.set_links(links);
+  STENCIL_TRY(A.set_links(links));
+  if (!A.info().clover)
+    return Status();
+  STENCIL_TRY(
+      A.upload_clover(U, *clover, A.info().layout.even_odd ? 1 : -1));
+  return A.set_clover(*clover);
 }
 
 } // namespace stencil

@@ -377,7 +377,7 @@ Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
         "solve_even_odd: the Schur complement is itself the preconditioning; "
         "use preconditioner none (Jacobi applies to the whole system)");
   SchurComplement S;
-  STENCIL_TRY(SchurComplement::create(A, S));
+  STENCIL_TRY(SchurComplement::create(A, S, options.clover_placement));
   report.system = "even/odd Schur complement";
   report.unknowns = S.lattice().interior_sites() * S.lattice().components;
   if (bNorm == 0.0)

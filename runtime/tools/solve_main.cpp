@@ -233,6 +233,7 @@ int main(int argc, char **argv) {
 
   // Links: read from --gauge, else random SU(N) from the seed.
   stencil::Field links;
+  stencil::StencilOperator::CloverArrays clover;
   std::string gaugeText;
   if (info.links) {
     stencil::GaugeField U;
@@ -241,10 +242,16 @@ int main(int argc, char **argv) {
           !(status = A.upload_links(U, links)).ok() ||
           !(status = A.set_links(links)).ok())
         return fail(status);
+      if (info.clover &&
+          (!(status = A.upload_clover(U, clover,
+                                      info.layout.even_odd ? 1 : -1)).ok() ||
+           !(status = A.set_clover(clover)).ok()))
+        return fail(status);
       gaugeText = " links from " + options.gauge;
     } else {
       stencil::Random linkRandom(options.seed ^ 0x9e3779b97f4a7c15ull);
-      if (!(status = stencil::set_random_links(A, linkRandom, links)).ok())
+      if (!(status = stencil::set_random_links(A, linkRandom, links,
+                                                      &clover)).ok())
         return fail(status);
       gaugeText = " random SU(" + std::to_string(info.links->colours) +
                   ") links";

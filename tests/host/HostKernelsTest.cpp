@@ -82,7 +82,7 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
       std::vector<double> buffer(siteCount(extents) + group, 1.0);
       std::vector<double> other(buffer.size());
       std::vector<double> params(model.parameters.size() + 1, 1.0);
-      std::vector<const void *> fields(model.parameters.size() + 1,
+      std::vector<const void *> fields(model.parameters.size() + 3,
                                        buffer.data());
       stencil::Status status =
           info.apply(other.data(), buffer.data(), extents.data(),
@@ -111,11 +111,14 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
     if (fits.ok() && info.links)
       fits = stencil::check_layout(info.links->layout, model.dims,
                                    extents.data(), info.shape.boundary);
+    if (fits.ok() && info.clover)
+      fits = stencil::check_layout(info.clover->layout, model.dims,
+                                   extents.data(), info.shape.boundary);
     if (!fits.ok()) {
       // Sizes the layout cannot hold are refused with the reason.
       std::vector<double> buffer(siteCount(extents) * model.components);
       std::vector<double> params(model.parameters.size() + 1, 1.0);
-      std::vector<const void *> fields(model.parameters.size() + 1,
+      std::vector<const void *> fields(model.parameters.size() + 3,
                                        buffer.data());
       std::vector<double> other(buffer.size());
       stencil::Status status = info.apply(other.data(), buffer.data(),

@@ -120,7 +120,8 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
     std::vector<std::unique_ptr<Field>> sites;
     ASSERT_OK(attachRandomSiteParameters(A, random, 0.0, 1.0, sites));
     Field links;
-    ASSERT_OK(stencil::set_random_links(A, random, links));
+    StencilOperator::CloverArrays clover;
+    ASSERT_OK(stencil::set_random_links(A, random, links, &clover));
     Field in, out, reference;
     for (Field *f : {&in, &out, &reference})
       ASSERT_OK(Field::create(A.lattice(), *f));

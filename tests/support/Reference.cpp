@@ -51,7 +51,8 @@ std::vector<double>
 referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                const std::vector<std::vector<double>> &siteValues,
                const Extents &extents, const std::vector<double> &in,
-               bool adjoint, const std::vector<double> &links) {
+               bool adjoint, const std::vector<double> &links,
+               const std::vector<double> &clover) {
   const int nc = model.components;
   const int n = model.links.colours;
   const std::int64_t sites = siteCount(extents);
@@ -162,10 +163,42 @@ referenceApply(const StencilModel &model, const std::vector<double> &parameters,
         out[site * nc + v * 2 * bn + 2 * i + 1] += sum.imag();
       }
   };
+  // The clover tap: the site's 4N x 4N matrix, rebuilt entry by entry from
+  // the compact chiral blocks (row r, column c of one block: the real
+  // diagonal, a stored lower entry, or the conjugate of the mirrored one).
+  auto cloverEntry = [&](std::int64_t s, int row, int col) -> Complex {
+    const int rows = 2 * n;
+    if (row / rows != col / rows)
+      return 0.0; // chirality blocks do not mix
+    const double *a = clover.data() + s * 8 * n * n + row / rows * 4 * n * n;
+    const int r = row % rows, c = col % rows;
+    if (r == c)
+      return a[r];
+    const int hi = std::max(r, c), lo = std::min(r, c);
+    const int k = rows + 2 * (hi * (hi - 1) / 2 + lo);
+    const Complex lower(a[k], a[k + 1]);
+    return r > c ? lower : std::conj(lower);
+  };
   for (std::int64_t site = 0; site < sites; ++site) {
     if (!isUpdated(model, extents, site))
       continue;
     for (size_t t = 0; t < model.taps.size(); ++t) {
+      if (model.taps[t].clover) {
+        const int values = nc / 2;
+        for (int row = 0; row < values; ++row) {
+          Complex sum = 0.0;
+          for (int col = 0; col < values; ++col) {
+            const Complex entry = adjoint
+                                      ? std::conj(cloverEntry(site, col, row))
+                                      : cloverEntry(site, row, col);
+            sum += entry * Complex(in[site * nc + 2 * col],
+                                   in[site * nc + 2 * col + 1]);
+          }
+          out[site * nc + 2 * row] += sum.real();
+          out[site * nc + 2 * row + 1] += sum.imag();
+        }
+        continue;
+      }
       if (model.complexValues) {
         double sign = 1.0;
         const std::int64_t j =

@@ -40,12 +40,16 @@ bool isUpdated(const StencilModel &model, const Extents &extents,
 /// transpose of each block A_ij. On complex fields every weight is complex
 /// (complex coefficient fields, conjugated as the terms say) and multiplies
 /// each complex value.
+/// Clover taps: `clover` holds per site (x fastest) two compact Hermitian
+/// 2N x 2N blocks (stencil/clover.hpp's storage, the tap's coefficient
+/// included), and the tap multiplies the site's spinor by them.
 std::vector<double>
 referenceApply(const StencilModel &model, const std::vector<double> &parameters,
                const std::vector<std::vector<double>> &siteValues,
                const Extents &extents, const std::vector<double> &in,
                bool adjoint = false,
-               const std::vector<double> &links = std::vector<double>());
+               const std::vector<double> &links = std::vector<double>(),
+               const std::vector<double> &clover = std::vector<double>());
 
 } // namespace testing
 } // namespace stencilc

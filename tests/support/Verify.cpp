@@ -136,6 +136,26 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
       }
     fields.push_back(linkArray.data());
   }
+  // The clover term: random compact Hermitian blocks in T (the kernel does
+  // not care where they come from), placed by the clover's layout; the
+  // whole-lattice kernels read no inverse.
+  std::vector<T> cloverArray;
+  std::vector<double> cloverExact;
+  if (info.clover) {
+    const int reals = info.clover->reals_per_site;
+    stencil::Lattice cloverLattice = lattice;
+    cloverLattice.components = reals;
+    cloverLattice.layout = info.clover->layout;
+    cloverArray.resize(siteCount(extents) * reals);
+    cloverExact.resize(cloverArray.size());
+    for (std::int64_t i = 0; i < siteCount(extents) * reals; ++i) {
+      const T value = static_cast<T>(uniform(random));
+      cloverArray[stencil::storage_index(cloverLattice, i)] = value;
+      cloverExact[i] = value;
+    }
+    fields.push_back(cloverArray.data());
+    fields.push_back(nullptr);
+  }
 
   auto start = std::chrono::steady_clock::now();
   stencil::GenericApply apply = adjoint ? info.apply_adjoint : info.apply;
@@ -151,7 +171,7 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
 
   std::vector<double> expected =
       referenceApply(model, paramsExact, siteExact, extents, inExact, adjoint,
-                     linksExact);
+                     linksExact, cloverExact);
   double maxReference = 0.0, maxError = 0.0;
   for (std::int64_t site = 0; site < siteCount(extents); ++site) {
     bool updated = isUpdated(model, extents, site);

@@ -80,5 +80,77 @@ SpinorField gamma5Times(const SpinorField &psi, int colours) {
   return out;
 }
 
+SpinorField cloverTermApply(const stencil::GaugeField &U, double csw,
+                            const SpinorField &psi) {
+  const int n = U.colours();
+  using Matrix = std::vector<Complex>; // n x n, row-major
+  auto link = [&](std::int64_t site, int mu) {
+    Matrix m(n * n);
+    const double *u = U.link(site, mu);
+    for (int k = 0; k < n * n; ++k)
+      m[k] = Complex(u[2 * k], u[2 * k + 1]);
+    return m;
+  };
+  auto dag = [&](const Matrix &a) {
+    Matrix m(n * n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        m[i * n + j] = std::conj(a[j * n + i]);
+    return m;
+  };
+  auto mul = [&](const Matrix &a, const Matrix &b) {
+    Matrix m(n * n, 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < n; ++k)
+        for (int j = 0; j < n; ++j)
+          m[i * n + j] += a[i * n + k] * b[k * n + j];
+    return m;
+  };
+  auto step = [&](std::int64_t x, int mu, int by) {
+    return U.neighbour(x, mu, by);
+  };
+  SpinorField out(psi.size(), 0.0);
+  for (std::int64_t x = 0; x < U.sites(); ++x)
+    for (int mu = 0; mu < 4; ++mu)
+      for (int nu = 0; nu < 4; ++nu) {
+        if (mu == nu)
+          continue;
+        const std::int64_t xm = step(x, mu, -1), xn = step(x, nu, -1);
+        // The leaves at x in the (mu, nu) plane, each a closed loop from x.
+        const Matrix leaves[4] = {
+            mul(mul(link(x, mu), link(step(x, mu, 1), nu)),
+                mul(dag(link(step(x, nu, 1), mu)), dag(link(x, nu)))),
+            mul(mul(link(x, nu), dag(link(step(xm, nu, 1), mu))),
+                mul(dag(link(xm, nu)), link(xm, mu))),
+            mul(mul(dag(link(xm, mu)), dag(link(step(xm, nu, -1), nu))),
+                mul(link(step(xm, nu, -1), mu), link(xn, nu))),
+            mul(mul(dag(link(xn, nu)), link(xn, mu)),
+                mul(link(step(xn, mu, 1), nu), dag(link(x, mu))))};
+        Matrix f(n * n, 0.0);
+        for (const Matrix &leaf : leaves) {
+          const Matrix d = dag(leaf);
+          for (int k = 0; k < n * n; ++k)
+            f[k] += (leaf[k] - d[k]) / 8.0;
+        }
+        const SpinMatrix a = diracGamma(mu), b = diracGamma(nu);
+        for (int s = 0; s < 4; ++s)
+          for (int t = 0; t < 4; ++t) {
+            Complex commutator = 0.0;
+            for (int k = 0; k < 4; ++k)
+              commutator += a[s * 4 + k] * b[k * 4 + t] -
+                            b[s * 4 + k] * a[k * 4 + t];
+            const Complex weight =
+                csw * Complex(0.0, 0.25) * Complex(0.0, 0.5) * commutator;
+            if (weight == 0.0)
+              continue;
+            for (int i = 0; i < n; ++i)
+              for (int j = 0; j < n; ++j)
+                out[x * 4 * n + s * n + i] +=
+                    weight * f[i * n + j] * psi[x * 4 * n + t * n + j];
+          }
+      }
+  return out;
+}
+
 } // namespace testing
 } // namespace stencilc

@@ -40,6 +40,14 @@ SpinorField wilsonApply(const stencil::GaugeField &U,
                         const std::array<bool, 4> &antiperiodic, double mass,
                         const SpinorField &psi);
 
+/// The clover term's share of Wilson-clover, c_sw (i/4) sum over mu != nu
+/// of sigma_mu,nu Fhat_mu,nu(x) psi(x), sigma_mu,nu = (i/2) [gamma_mu,
+/// gamma_nu], Fhat = (Q - Q^dagger) / 8 from the four plaquette leaves Q at
+/// x, with dense matrices (no chiral blocks, no compact storage). The whole
+/// operator is wilsonApply + this.
+SpinorField cloverTermApply(const stencil::GaugeField &U, double csw,
+                            const SpinorField &psi);
+
 /// gamma_5 psi, site by site.
 SpinorField gamma5Times(const SpinorField &psi, int colours);
 

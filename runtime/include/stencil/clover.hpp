@@ -39,6 +39,9 @@ public:
                        CloverField &out);
 
   int colours() const { return colours_; }
+  /// The bare mass and c_sw it was computed with (A = 4 + mass + ...).
+  double mass() const { return mass_; }
+  double csw() const { return csw_; }
   std::int64_t sites() const { return sites_; }
   /// Reals of one compact block: 4 N^2.
   int reals_per_block() const { return 4 * colours_ * colours_; }
@@ -67,6 +70,8 @@ public:
 private:
   int colours_ = 3;
   int extents_[4] = {1, 1, 1, 1};
+  double mass_ = 0.0;
+  double csw_ = 0.0;
   std::int64_t sites_ = 0;
   std::vector<double> data_;
 };

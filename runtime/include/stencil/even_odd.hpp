@@ -9,6 +9,13 @@
 // S is symmetric positive definite when A is, and better conditioned, so CG
 // on S needs fewer iterations than CG on A, each costing about the same
 // traffic as one application of A.
+//
+// Wilson-clover stencils (info().clover): D is the clover term, a Hermitian
+// matrix per site; D_o^-1 is the inverse the operator's clover arrays hold
+// on the odd sites (StencilOperator::upload_clover with inverse parity 1).
+// It is applied in the hopping kernels' epilogue (CloverPlacement::Epilogue)
+// or by the clover kernel between them (SiteKernel: two more launches and
+// two more passes over half fields, for comparison).
 #ifndef STENCIL_EVEN_ODD_HPP
 #define STENCIL_EVEN_ODD_HPP
 
@@ -18,11 +25,16 @@
 
 namespace stencil {
 
+/// Where a Wilson-clover Schur complement applies the clover term.
+enum class CloverPlacement { Epilogue, SiteKernel };
+
 class SchurComplement {
 public:
   /// A must store its fields even/odd; its diagonal must be non-zero on
-  /// every interior site (checked). A must outlive the complement.
-  static Status create(const StencilOperator &A, SchurComplement &out);
+  /// every interior site (checked), or for a clover term its arrays must be
+  /// set with the inverse on the odd sites. A must outlive the complement.
+  static Status create(const StencilOperator &A, SchurComplement &out,
+                       CloverPlacement placement = CloverPlacement::Epilogue);
 
   const StencilOperator &op() const { return *A_; }
   /// The even half of A's lattice: what S acts on.
@@ -43,9 +55,18 @@ public:
   double bytes_per_apply() const;
 
 private:
+  Status apply_with(bool adjoint, Field &out, const Field &in,
+                    Stream stream) const;
+  /// out_o = D_o^-1 in_o (out and in may be the same field).
+  Status invert_odd(Field &out, const Field &in) const;
+
   const StencilOperator *A_ = nullptr;
-  Field diagonal_;            ///< D on every site (1 on the halo)
+  bool clover_ = false;
+  CloverPlacement placement_ = CloverPlacement::Epilogue;
+  Field diagonal_;            ///< D on every site (1 on the halo; no clover)
   mutable Field odd_scratch_; ///< D_o^-1 A_oe in
+  mutable Field odd_hop_;     ///< SiteKernel: A_oe in
+  mutable Field even_hop_;    ///< SiteKernel: A_eo D_o^-1 A_oe in
 };
 
 } // namespace stencil

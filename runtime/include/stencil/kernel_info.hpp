@@ -99,6 +99,37 @@ struct LinkInfo {
   const bool *tap_link;
 };
 
+/// The clover kernel of an even/odd Wilson-clover stencil: on the sites of
+/// `parity` (half fields, as HopApply's), out = beta A^-1 in
+/// (kInverseDiagonalHop; the inverse array must be of that parity) or
+/// alpha A same + beta in (kDiagonalPlusHop); kHop: out = beta in.
+using CloverApply = Status (*)(void *out, const void *in, const void *same,
+                               int mode, double alpha, double beta, int parity,
+                               const int *extents, const double *params,
+                               const void *const *fields, Stream stream);
+
+/// The clover term of a Wilson-clover stencil (stencil/clover.hpp): the
+/// centre tap `tap` carries it, and each site's diagonal is
+///   A(x) = coefficient of `tap` + c_sw (i/4) sum sigma_mu,nu F_mu,nu(x),
+/// c_sw = csw_constant + sum_p csw_factors[p] * params[p]. Its array (per
+/// site two compact 2N x 2N Hermitian blocks, 8 N^2 reals, placed by
+/// `layout`) is passed in fields[num_params + 1], the inverse on one
+/// parity's half (the same component order, that half's site order) in
+/// fields[num_params + 2].
+struct CloverInfo {
+  const char *name;
+  int colours;
+  int reals_per_site;
+  Layout layout;
+  int tap;
+  double csw_constant;
+  const double *csw_factors; ///< null when num_params is 0
+  /// Even/odd storage: the clover kernel; null otherwise.
+  CloverApply apply;
+  int bytes_per_site; ///< the clover kernel with kInverseDiagonalHop
+  int flops_per_site;
+};
+
 struct KernelInfo {
   const char *name;
   const char *spec_file;
@@ -150,6 +181,9 @@ struct KernelInfo {
   /// Complex site parameters: their arrays hold an (re, im) pair per site
   /// (see StencilOperator::site_lattice); null when every parameter is real.
   const bool *param_is_complex;
+  /// Wilson-clover stencils: the clover term (fields[num_params + 1] and
+  /// [num_params + 2]); null for other stencils.
+  const CloverInfo *clover;
 };
 
 /// Whether site parameter `p` of `info` is complex.

@@ -3,6 +3,7 @@
 #define STENCIL_OPERATOR_HPP
 
 #include "stencil/blas.hpp"
+#include "stencil/clover.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/field.hpp"
 #include "stencil/gauge.hpp"
@@ -67,6 +68,47 @@ public:
   const Field *links() const { return links_; }
   void clear_links() { links_ = nullptr; }
 
+  /// Wilson-clover stencils (info().clover): the arrays the kernels read,
+  /// and the parameter values they were computed with.
+  struct CloverArrays {
+    Field clover;  ///< A(x) on every site
+    Field inverse; ///< A(x)^-1 on the sites of inverse_parity (a half)
+    int inverse_parity = -1; ///< -1: no inverse
+    std::vector<double> parameters;
+  };
+  /// The lattice of the clover array: per site 8 N^2 reals in the clover's
+  /// layout (its inverse: half(parity) of it).
+  Lattice clover_lattice() const;
+  /// Computes A(x) = (the clover tap's coefficient) + c_sw (i/4) sum
+  /// sigma_mu,nu F_mu,nu(x) from U (stencil/clover.hpp) with the current
+  /// parameter values, in the stencil's precision and layout, and with
+  /// even/odd storage its inverse on the sites of `inverse_parity` (1, odd,
+  /// for the Schur complement on even sites; -1 for none). Fails naming
+  /// the site of a block that is not invertible.
+  Status upload_clover(const GaugeField &U, CloverArrays &out,
+                       int inverse_parity = 1) const;
+  /// The clover field of U on the host with the current parameter values.
+  Status compute_clover(const GaugeField &U, CloverField &out) const;
+  /// The same from a clover field computed already (with the mass and c_sw
+  /// the current parameters give; checked).
+  Status upload_clover(const CloverField &A, CloverArrays &out,
+                       int inverse_parity = 1) const;
+  /// The arrays the kernels read; `arrays` must outlive the operator's use.
+  /// Launches fail once a parameter that enters them (the clover tap's
+  /// coefficient, c_sw) differs from the values they were computed with.
+  Status set_clover(const CloverArrays &arrays);
+  const CloverArrays *clover() const { return clover_; }
+  /// The clover kernel (even/odd Wilson-clover stencils) on half fields of
+  /// `parity`: out = beta A^-1 in (kInverseDiagonalHop, the inverse being
+  /// of that parity) or alpha A same + beta in (kDiagonalPlusHop).
+  Status apply_clover(int parity, Field &out, const Field &in, HopMode mode,
+                      double alpha = 0.0, double beta = 1.0,
+                      const Field *same = nullptr,
+                      Stream stream = nullptr) const;
+  /// Theoretical traffic of one apply_clover on the interior sites of one
+  /// parity.
+  double bytes_per_clover(HopMode mode) const;
+
   /// out = A in. Fails with a clear message on lattice mismatch.
   Status apply(Field &out, const Field &in, Stream stream = nullptr) const;
   /// True when the generated code has CG's fused kernel (apply_dot).
@@ -118,6 +160,8 @@ public:
 private:
   int parameter_index(const std::string &name) const;
   Status check_unitary_links() const;
+  /// A clear error unless U fits the stencil: dimensions, N, extents.
+  Status check_gauge(const GaugeField &U) const;
   Status gather_parameters(std::vector<const void *> &fields) const;
 
   const KernelInfo *info_ = nullptr;
@@ -127,6 +171,7 @@ private:
   std::vector<double> values_;
   std::vector<const Field *> site_fields_;
   const Field *links_ = nullptr;
+  const CloverArrays *clover_ = nullptr;
 };
 
 /// The range of values a site parameter's array is drawn from, by name.
@@ -143,9 +188,12 @@ Status set_random_site_parameters(StencilOperator &A, Random &random,
                                   std::vector<std::unique_ptr<Field>> &arrays);
 
 /// Gives a stencil with links (info().links) random SU(N) links
-/// (GaugeField::set_random, drawn from `random`), stored in `links`; does
-/// nothing for other stencils. For benchmarks, tests and the tuner.
-Status set_random_links(StencilOperator &A, Random &random, Field &links);
+/// (GaugeField::set_random, drawn from `random`), stored in `links`, and for
+/// a clover term its arrays from the same gauge field (the inverse on the
+/// odd sites with even/odd storage) in `clover`; does nothing for other
+/// stencils. For benchmarks, tests and the tuner.
+Status set_random_links(StencilOperator &A, Random &random, Field &links,
+                        StencilOperator::CloverArrays *clover = nullptr);
 
 } // namespace stencil
 

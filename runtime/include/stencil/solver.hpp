@@ -4,6 +4,7 @@
 #ifndef STENCIL_SOLVER_HPP
 #define STENCIL_SOLVER_HPP
 
+#include "stencil/even_odd.hpp"
 #include "stencil/field.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/types.hpp"
@@ -35,6 +36,9 @@ struct SolveOptions {
   /// and one pass updates x and r and computes ||r||^2. 11 field transfers
   /// per iteration instead of 14; same iterates up to rounding.
   bool fused = true;
+  /// solve_even_odd with a clover term: the clover inverse in the hopping
+  /// kernels' epilogue, or the clover kernel between them.
+  CloverPlacement clover_placement = CloverPlacement::Epilogue;
 };
 
 struct KernelStats {
