@@ -377,19 +377,28 @@ covlap4d_eo_f32_even_to_odd_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t result;
+  if (add_same) {
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      result.v[l] = hop_scale * acc0[j * 2 + l];
-    if (add_same) {
+    for (int j = 0; j < 3; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        result.v[l] = hop_scale * acc0[j * 2 + l];
       const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 6)[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         result.v[l] += same_scale * v.v[l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
     }
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
+  } else {
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        result.v[l] = hop_scale * acc0[j * 2 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
+    }
   }
 }
 
@@ -573,19 +582,28 @@ covlap4d_eo_f32_odd_to_even_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t result;
+  if (add_same) {
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      result.v[l] = hop_scale * acc0[j * 2 + l];
-    if (add_same) {
+    for (int j = 0; j < 3; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        result.v[l] = hop_scale * acc0[j * 2 + l];
       const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 6)[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         result.v[l] += same_scale * v.v[l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
     }
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
+  } else {
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        result.v[l] = hop_scale * acc0[j * 2 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
+    }
   }
 }
 

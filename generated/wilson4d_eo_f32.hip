@@ -565,19 +565,28 @@ wilson4d_eo_f32_even_to_odd_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    vec_t result;
+  if (add_same) {
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
       const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         result.v[l] += same_scale * v.v[l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
     }
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+  } else {
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+    }
   }
 }
 
@@ -763,19 +772,28 @@ wilson4d_eo_f32_odd_to_even_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    vec_t result;
+  if (add_same) {
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
       const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         result.v[l] += same_scale * v.v[l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
     }
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+  } else {
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+    }
   }
 }
 
@@ -962,19 +980,28 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    vec_t result;
+  if (add_same) {
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
       const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         result.v[l] += same_scale * v.v[l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
     }
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+  } else {
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+    }
   }
 }
 
@@ -1161,19 +1188,28 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    vec_t result;
+  if (add_same) {
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
       const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         result.v[l] += same_scale * v.v[l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
     }
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+  } else {
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      vec_t result;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        result.v[l] = hop_scale * acc0[j * 4 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+    }
   }
 }
 

@@ -208,12 +208,19 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    value_type result = hop_scale * acc0[c];
-    if (add_same)
+  if (add_same) {
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      value_type result = hop_scale * acc0[c];
       result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
+      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
+    }
+  } else {
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      value_type result = hop_scale * acc0[c];
+      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
+    }
   }
 }
 
@@ -313,12 +320,19 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
       hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
   const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
   const value_type same_scale = hop_alpha * diag;
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    value_type result = hop_scale * acc0[c];
-    if (add_same)
+  if (add_same) {
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      value_type result = hop_scale * acc0[c];
       result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
+      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
+    }
+  } else {
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      value_type result = hop_scale * acc0[c];
+      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
+    }
   }
 }
 

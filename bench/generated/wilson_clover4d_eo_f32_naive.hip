@@ -598,20 +598,12 @@ wilson_clover4d_eo_f32_naive_even_to_odd_kernel(
       acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
     hop_scale = 1;
   }
-  const bool add_same = false;
-  const value_type same_scale = 0;
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
     vec_t result;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
-      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        result.v[l] += same_scale * v.v[l];
-    }
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
   }
 }
@@ -818,20 +810,12 @@ wilson_clover4d_eo_f32_naive_odd_to_even_kernel(
       acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
     hop_scale = 1;
   }
-  const bool add_same = false;
-  const value_type same_scale = 0;
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
     vec_t result;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
-      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        result.v[l] += same_scale * v.v[l];
-    }
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
   }
 }
@@ -1039,20 +1023,12 @@ wilson_clover4d_eo_f32_naive_even_to_odd_adjoint_kernel(
       acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
     hop_scale = 1;
   }
-  const bool add_same = false;
-  const value_type same_scale = 0;
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
     vec_t result;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
-      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        result.v[l] += same_scale * v.v[l];
-    }
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
   }
 }
@@ -1260,20 +1236,12 @@ wilson_clover4d_eo_f32_naive_odd_to_even_adjoint_kernel(
       acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
     hop_scale = 1;
   }
-  const bool add_same = false;
-  const value_type same_scale = 0;
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
     vec_t result;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       result.v[l] = hop_scale * acc0[j * 4 + l];
-    if (add_same) {
-      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 24)[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        result.v[l] += same_scale * v.v[l];
-    }
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
   }
 }

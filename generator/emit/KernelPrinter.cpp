@@ -465,8 +465,6 @@ void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
                acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
              hop_scale = 1;
            }
-           const bool add_same = false;
-           const value_type same_scale = 0;
          )");
 }
 
@@ -485,9 +483,11 @@ void KernelPrinter::program(CodePrinter &p) const {
 }
 
 void KernelPrinter::stores(CodePrinter &p) const {
+  const bool sameBranch =
+      plan.epilogue == EpilogueKind::HopModes && !plan.hasClover;
   if (plan.epilogue == EpilogueKind::HopModes && plan.hasClover)
     cloverEpilogue(p);
-  else if (plan.epilogue == EpilogueKind::HopModes)
+  else if (sameBranch)
     p.emit(R"(
       // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
       // alpha D same + beta H in (kDiagonalPlusHop).
@@ -499,23 +499,48 @@ void KernelPrinter::stores(CodePrinter &p) const {
   else
     p.line("// Store the tile's sites that lie inside the update region.");
   access->storesPrologue(p);
-  for (const PlannedStore &store : plan.stores) {
-    if (!store.guarded) {
-      access->store(p, store);
-      continue;
+  // The stores, with `same` added or not.
+  auto print = [&](bool withSame) {
+    for (PlannedStore store : plan.stores) {
+      if (withSame && store.value == StoredValue::HopResult)
+        store.value = StoredValue::HopResultPlusSame;
+      if (!store.guarded) {
+        access->store(p, store);
+        continue;
+      }
+      const std::string limit =
+          extentName(store.guardAxis) +
+          (store.guardUpper > 0 ? " - " + std::to_string(store.guardUpper)
+                                : "");
+      p.line("if (" + std::string(axisName(store.guardAxis)) + " + " +
+             std::to_string(store.site) + " < " + limit + ") {");
+      {
+        CodePrinter::Indent indent(p);
+        access->store(p, store);
+      }
+      p.line("}");
     }
-    const std::string limit =
-        extentName(store.guardAxis) +
-        (store.guardUpper > 0 ? " - " + std::to_string(store.guardUpper)
-                              : "");
-    p.line("if (" + std::string(axisName(store.guardAxis)) + " + " +
-           std::to_string(store.site) + " < " + limit + ") {");
-    {
-      CodePrinter::Indent indent(p);
-      access->store(p, store);
-    }
-    p.line("}");
+  };
+  if (!sameBranch) {
+    print(false);
+    return;
   }
+  // One uniform branch around all the stores, never one per store or per
+  // vector: with a branch per chunk, AMDGPU's IR sinking (before
+  // StructurizeCFG) moves the hop arithmetic into the join blocks while the
+  // loads, which it may not sink there, stay in the entry block: every
+  // neighbour's values live at once and the double kernels spill.
+  p.line("if (add_same) {");
+  {
+    CodePrinter::Indent indent(p);
+    print(true);
+  }
+  p.line("} else {");
+  {
+    CodePrinter::Indent indent(p);
+    print(false);
+  }
+  p.line("}");
 }
 
 void KernelPrinter::body(CodePrinter &p) const {
