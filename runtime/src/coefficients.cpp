@@ -17,12 +17,8 @@ Status HostCoefficients::create(const KernelInfo &info, const Lattice &lattice,
   c.lattice_.parity = -1;
   c.sites_ = c.lattice_.sites();
   c.shared_.assign(info.num_taps, 0.0);
-  for (int t = 0; t < info.num_taps; ++t) {
-    c.shared_[t] = info.tap_constants[t];
-    for (int p = 0; p < info.num_params; ++p)
-      if (!info.param_is_site[p])
-        c.shared_[t] += info.tap_factors[t * info.num_params + p] * values[p];
-  }
+  for (int t = 0; t < info.num_taps; ++t)
+    c.shared_[t] = scalar_coefficient(info, t, values);
   c.termsOfTap_.resize(info.num_taps);
   for (int i = 0; i < info.num_field_terms; ++i)
     c.termsOfTap_[info.field_terms[i].tap].push_back(&info.field_terms[i]);

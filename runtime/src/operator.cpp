@@ -192,11 +192,7 @@ double clover_csw(const KernelInfo &info, const double *values) {
 
 /// The clover tap's coefficient (the diagonal without the clover term).
 double clover_diagonal(const KernelInfo &info, const double *values) {
-  const int tap = info.clover->tap;
-  double d = info.tap_constants[tap];
-  for (int p = 0; p < info.num_params; ++p)
-    d += info.tap_factors[tap * info.num_params + p] * values[p];
-  return d;
+  return scalar_coefficient(info, info.clover->tap, values);
 }
 
 /// Whether parameter p enters the clover term.
@@ -209,9 +205,6 @@ bool enters_clover(const KernelInfo &info, int p) {
 
 Status StencilOperator::upload_clover(const GaugeField &U, CloverArrays &out,
                                       int inverse_parity) const {
-  const std::string name = info_->name;
-  if (!info_->clover)
-    return Status::failure(name + " has no clover term");
   CloverField A;
   STENCIL_TRY(compute_clover(U, A));
   return upload_clover(A, out, inverse_parity);
@@ -281,6 +274,21 @@ Status StencilOperator::upload_clover(const CloverField &A, CloverArrays &out,
   arrays.parameters = values_;
   out = std::move(arrays);
   return Status();
+}
+
+Status StencilOperator::require_clover_inverse(int parity) const {
+  if (clover_->inverse_parity == parity)
+    return Status();
+  auto sites = [](int p) {
+    return std::string(p == 1 ? "odd" : "even") + " sites";
+  };
+  return Status::failure(
+      std::string(info_->name) + ": applying A^-1 on the " + sites(parity) +
+      " needs the clover inverse there; " +
+      (clover_->inverse_parity < 0
+           ? std::string("none was computed")
+           : "it was computed on the " + sites(clover_->inverse_parity)) +
+      " (upload_clover's inverse_parity)");
 }
 
 Status StencilOperator::set_clover(const CloverArrays &arrays) {
@@ -457,17 +465,8 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
     STENCIL_TRY(require_same_lattice(target, same->lattice(), "hop: same"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
-  if (info_->clover && mode == kInverseDiagonalHop &&
-      clover_->inverse_parity != (toOdd ? 1 : 0))
-    return Status::failure(
-        std::string(info_->name) + ": kInverseDiagonalHop into the " +
-        (toOdd ? "odd" : "even") + " sites needs the clover inverse there; " +
-        (clover_->inverse_parity < 0
-             ? std::string("none was computed")
-             : std::string("it was computed on the ") +
-                   (clover_->inverse_parity == 1 ? "odd" : "even") +
-                   " sites") +
-        " (upload_clover's inverse_parity)");
+  if (info_->clover && mode == kInverseDiagonalHop)
+    STENCIL_TRY(require_clover_inverse(toOdd ? 1 : 0));
   HopApply kernel = toOdd ? (adjoint ? kernels->even_to_odd_adjoint
                                      : kernels->even_to_odd)
                           : (adjoint ? kernels->odd_to_even_adjoint
@@ -507,14 +506,8 @@ Status StencilOperator::apply_clover(int parity, Field &out, const Field &in,
     STENCIL_TRY(require_same_lattice(target, same->lattice(), "clover: same"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
-  if (mode == kInverseDiagonalHop && clover_->inverse_parity != parity)
-    return Status::failure(name + ": the clover inverse was computed on " +
-                           (clover_->inverse_parity < 0
-                                ? std::string("no sites")
-                                : clover_->inverse_parity == 1
-                                      ? std::string("the odd sites")
-                                      : std::string("the even sites")) +
-                           ", not on parity " + std::to_string(parity));
+  if (mode == kInverseDiagonalHop)
+    STENCIL_TRY(require_clover_inverse(parity));
   return info_->clover->apply(out.data(), in.data(),
                               same ? same->data() : nullptr, mode, alpha,
                               beta, parity, extents_, values_.data(),

@@ -186,6 +186,17 @@ struct KernelInfo {
   const CloverInfo *clover;
 };
 
+/// Tap t's coefficient without its field terms: tap_constants[t] plus the
+/// scalar parameters' share, with the parameter values `values`.
+inline double scalar_coefficient(const KernelInfo &info, int t,
+                                 const double *values) {
+  double value = info.tap_constants[t];
+  for (int p = 0; p < info.num_params; ++p)
+    if (!info.param_is_site[p])
+      value += info.tap_factors[t * info.num_params + p] * values[p];
+  return value;
+}
+
 /// Whether site parameter `p` of `info` is complex.
 inline bool is_complex_parameter(const KernelInfo &info, int p) {
   return info.param_is_complex && info.param_is_complex[p];

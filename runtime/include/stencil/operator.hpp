@@ -160,6 +160,8 @@ public:
 private:
   int parameter_index(const std::string &name) const;
   Status check_unitary_links() const;
+  /// A clear error unless the clover inverse set is of `parity`.
+  Status require_clover_inverse(int parity) const;
   /// A clear error unless U fits the stencil: dimensions, N, extents.
   Status check_gauge(const GaugeField &U) const;
   Status gather_parameters(std::vector<const void *> &fields) const;
