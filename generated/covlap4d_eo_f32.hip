@@ -8,6 +8,7 @@
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
 #include "stencil/platform.hpp"
 #include "stencil/link_algebra.hpp"
+#include "stencil/hop_modes.hpp"
 
 #include "covlap4d_eo_f32.hpp"
 
@@ -371,34 +372,19 @@ covlap4d_eo_f32_even_to_odd_kernel(
     }
   }
   stencil::link_times<false>(acc0, w0, l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  const value_type hop_scale =
-      hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
-  const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
-  const value_type same_scale = hop_alpha * diag;
-  if (add_same) {
+  stencil::diagonal_hop_mode<6, 2>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      vec_t result;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        result.v[l] = hop_scale * acc0[j * 2 + l];
-      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 6)[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        result.v[l] += same_scale * v.v[l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
-    }
-  } else {
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      vec_t result;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        result.v[l] = hop_scale * acc0[j * 2 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
-    }
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
   }
 }
 
@@ -576,34 +562,19 @@ covlap4d_eo_f32_odd_to_even_kernel(
     }
   }
   stencil::link_times<false>(acc0, w0, l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  const value_type hop_scale =
-      hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
-  const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
-  const value_type same_scale = hop_alpha * diag;
-  if (add_same) {
+  stencil::diagonal_hop_mode<6, 2>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      vec_t result;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        result.v[l] = hop_scale * acc0[j * 2 + l];
-      const vec_t v = reinterpret_cast<const vec_t *>(same + (site) * 6)[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        result.v[l] += same_scale * v.v[l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
-    }
-  } else {
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      vec_t result;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        result.v[l] = hop_scale * acc0[j * 2 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], result);
-    }
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
   }
 }
 

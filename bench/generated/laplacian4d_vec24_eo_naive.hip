@@ -7,6 +7,7 @@
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
 #include "stencil/platform.hpp"
+#include "stencil/hop_modes.hpp"
 
 #include "laplacian4d_vec24_eo_naive.hpp"
 
@@ -202,26 +203,15 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
   for (int c = 0; c < 24; ++c) {
     acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
   }
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  const value_type hop_scale =
-      hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
-  const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
-  const value_type same_scale = hop_alpha * diag;
-  if (add_same) {
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      value_type result = hop_scale * acc0[c];
-      result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
-      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-    }
-  } else {
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      value_type result = hop_scale * acc0[c];
-      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-    }
-  }
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -314,26 +304,15 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
   for (int c = 0; c < 24; ++c) {
     acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
   }
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  const value_type hop_scale =
-      hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
-  const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
-  const value_type same_scale = hop_alpha * diag;
-  if (add_same) {
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      value_type result = hop_scale * acc0[c];
-      result += same_scale * same[stencil::order_element(2, 32, site, c, 24, half_sites)];
-      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-    }
-  } else {
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      value_type result = hop_scale * acc0[c];
-      STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], result);
-    }
-  }
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.

@@ -448,7 +448,6 @@ wilson_clover4d_eo_aos_f32_naive_even_to_odd_kernel(
   constexpr stencil::Layout clover_layout = {0, 1, {1, 1, 1, 1}, 1};
   // Its inverse params.A_inverse on the output parity's half, in its own site order.
   constexpr stencil::Layout clover_half_layout = {0, 1, {1, 1, 1, 1}};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
   // A site's components move 4 at a time.
@@ -575,36 +574,21 @@ wilson_clover4d_eo_aos_f32_naive_even_to_odd_kernel(
     }
   }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  value_type hop_scale = hop_beta;
-  if (hop_mode == stencil::kInverseDiagonalHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A_inverse, clover_half_layout, site, half_sites);
-    value_type h[24];
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      h[c] = acc0[c];
-    stencil::clover_times(acc0, a, h);
-  } else if (hop_mode == stencil::kDiagonalPlusHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A, clover_layout, half_sites + site, 2 * half_sites);
-    value_type s[24], as[24];
-    stencil::load_half_site<24, 4>(s, same, field_half_layout, site, half_sites);
-    stencil::clover_times(as, a, s);
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
-    hop_scale = 1;
-  }
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, half_sites + site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
-    vec_t result;
+    vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -660,7 +644,6 @@ wilson_clover4d_eo_aos_f32_naive_odd_to_even_kernel(
   constexpr stencil::Layout clover_layout = {0, 1, {1, 1, 1, 1}, 1};
   // Its inverse params.A_inverse on the output parity's half, in its own site order.
   constexpr stencil::Layout clover_half_layout = {0, 1, {1, 1, 1, 1}};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
   // A site's components move 4 at a time.
@@ -787,36 +770,21 @@ wilson_clover4d_eo_aos_f32_naive_odd_to_even_kernel(
     }
   }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  value_type hop_scale = hop_beta;
-  if (hop_mode == stencil::kInverseDiagonalHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A_inverse, clover_half_layout, site, half_sites);
-    value_type h[24];
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      h[c] = acc0[c];
-    stencil::clover_times(acc0, a, h);
-  } else if (hop_mode == stencil::kDiagonalPlusHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A, clover_layout, site, 2 * half_sites);
-    value_type s[24], as[24];
-    stencil::load_half_site<24, 4>(s, same, field_half_layout, site, half_sites);
-    stencil::clover_times(as, a, s);
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
-    hop_scale = 1;
-  }
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
-    vec_t result;
+    vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -873,7 +841,6 @@ wilson_clover4d_eo_aos_f32_naive_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {0, 1, {1, 1, 1, 1}, 1};
   // Its inverse params.A_inverse on the output parity's half, in its own site order.
   constexpr stencil::Layout clover_half_layout = {0, 1, {1, 1, 1, 1}};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
   // A site's components move 4 at a time.
@@ -1000,36 +967,21 @@ wilson_clover4d_eo_aos_f32_naive_even_to_odd_adjoint_kernel(
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  value_type hop_scale = hop_beta;
-  if (hop_mode == stencil::kInverseDiagonalHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A_inverse, clover_half_layout, site, half_sites);
-    value_type h[24];
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      h[c] = acc0[c];
-    stencil::clover_times(acc0, a, h);
-  } else if (hop_mode == stencil::kDiagonalPlusHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A, clover_layout, half_sites + site, 2 * half_sites);
-    value_type s[24], as[24];
-    stencil::load_half_site<24, 4>(s, same, field_half_layout, site, half_sites);
-    stencil::clover_times(as, a, s);
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
-    hop_scale = 1;
-  }
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, half_sites + site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
-    vec_t result;
+    vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -1086,7 +1038,6 @@ wilson_clover4d_eo_aos_f32_naive_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {0, 1, {1, 1, 1, 1}, 1};
   // Its inverse params.A_inverse on the output parity's half, in its own site order.
   constexpr stencil::Layout clover_half_layout = {0, 1, {1, 1, 1, 1}};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
   // A site's components move 4 at a time.
@@ -1213,36 +1164,21 @@ wilson_clover4d_eo_aos_f32_naive_odd_to_even_adjoint_kernel(
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  value_type hop_scale = hop_beta;
-  if (hop_mode == stencil::kInverseDiagonalHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A_inverse, clover_half_layout, site, half_sites);
-    value_type h[24];
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      h[c] = acc0[c];
-    stencil::clover_times(acc0, a, h);
-  } else if (hop_mode == stencil::kDiagonalPlusHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A, clover_layout, site, 2 * half_sites);
-    value_type s[24], as[24];
-    stencil::load_half_site<24, 4>(s, same, field_half_layout, site, half_sites);
-    stencil::clover_times(as, a, s);
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
-    hop_scale = 1;
-  }
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
-    vec_t result;
+    vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      result.v[l] = hop_scale * acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], result);
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -1270,30 +1206,13 @@ wilson_clover4d_eo_aos_f32_naive_clover_kernel(
   constexpr stencil::Layout clover_layout = {0, 1, {1, 1, 1, 1}, 1};
   constexpr stencil::Layout clover_half_layout = {0, 1, {1, 1, 1, 1}};
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  value_type v[24], r[24];
+  value_type v[24];
   stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
-  if (hop_mode == stencil::kInverseDiagonalHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A_inverse, clover_half_layout, site, half_sites);
-    stencil::clover_times(r, a, v);
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      r[c] *= hop_beta;
-  } else if (hop_mode == stencil::kDiagonalPlusHop) {
-    stencil::CloverSite<value_type, 3> a;
-    stencil::load_clover(a, params.A, clover_layout, parity * half_sites + site, 2 * half_sites);
-    value_type s[24];
-    stencil::load_half_site<24, 4>(s, same, field_half_layout, site, half_sites);
-    stencil::clover_times(r, a, s);
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      r[c] = hop_alpha * r[c] + hop_beta * v[c];
-  } else {
-    STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      r[c] = hop_beta * v[c];
-  }
-  stencil::store_half_site<24, 4>(out, r, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, parity * half_sites + site,
+      params.A_inverse, clover_half_layout, same,
+      field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.

@@ -126,28 +126,6 @@ void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
 
 namespace {
 
-/// The hop modes' value of component expression `acc` (see
-/// EpilogueKind::HopModes), stored to `out` at `element`, with `same` read
-/// at the same element when `withSame`.
-void hopResult(CodePrinter &p, const char *store, const std::string &acc,
-               const std::string &element, bool withSame) {
-  p.emit({{"acc", acc}, {"element", element}, {"store", store}}, R"(
-    value_type result = hop_scale * $acc$;
-  )");
-  if (withSame)
-    p.emit({{"element", element}}, R"(
-      result += same_scale * same[$element$];
-    )");
-  p.emit({{"element", element}, {"store", store}}, R"(
-    $store$(&out[$element$], result);
-  )");
-}
-
-bool isHopResult(const PlannedStore &store) {
-  return store.value == StoredValue::HopResult ||
-         store.value == StoredValue::HopResultPlusSame;
-}
-
 /// One value per site.
 class ScalarAccess : public AccessPrinter {
 public:
@@ -164,9 +142,6 @@ public:
   void store(CodePrinter &p, const PlannedStore &store) const override {
     const std::string at = index.storeIndex(store);
     const std::string acc = "acc" + std::to_string(store.site);
-    if (isHopResult(store))
-      return hopResult(p, storeMacro(), acc, at,
-                       store.value == StoredValue::HopResultPlusSame);
     p.line(std::string(storeMacro()) + "(&out[" + at + "], " + acc + ");");
     if (store.addsDot)
       p.line("dot += static_cast<double>(in[" + at +
@@ -269,19 +244,6 @@ public:
                               {"element", element(at, component())},
                               {"acc", acc},
                               {"store", storeMacro()}};
-    if (isHopResult(store)) {
-      p.emit(vars, R"(
-        STENCIL_UNROLL
-        for (int c = 0; c < $count$; ++c) {
-      )");
-      {
-        CodePrinter::Indent indent(p);
-        hopResult(p, storeMacro(), acc + "[c]", element(at, component()),
-                  store.value == StoredValue::HopResultPlusSame);
-      }
-      p.line("}");
-      return;
-    }
     p.emit(vars, R"(
       STENCIL_UNROLL
       for (int c = 0; c < $count$; ++c)
@@ -445,36 +407,6 @@ private:
         {"vectors", std::to_string(access.perThread / access.width)},
         {"width", std::to_string(access.width)},
         {"store", storeMacro()}};
-    if (store.value == StoredValue::HopResult) {
-      p.emit(vars, R"(
-        STENCIL_UNROLL
-        for (int j = 0; j < $vectors$; ++j) {
-          vec_t result;
-          STENCIL_UNROLL
-          for (int l = 0; l < $width$; ++l)
-            result.v[l] = hop_scale * $acc$[j * $width$ + l];
-          $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$$first$)[j], result);
-        }
-      )");
-      return;
-    }
-    if (store.value == StoredValue::HopResultPlusSame) {
-      p.emit(vars, R"(
-        STENCIL_UNROLL
-        for (int j = 0; j < $vectors$; ++j) {
-          vec_t result;
-          STENCIL_UNROLL
-          for (int l = 0; l < $width$; ++l)
-            result.v[l] = hop_scale * $acc$[j * $width$ + l];
-          const vec_t v = reinterpret_cast<const vec_t *>(same + ($at$) * $nc$$first$)[j];
-          STENCIL_UNROLL
-          for (int l = 0; l < $width$; ++l)
-            result.v[l] += same_scale * v.v[l];
-          $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$$first$)[j], result);
-        }
-      )");
-      return;
-    }
     p.emit(vars, R"(
       STENCIL_UNROLL
       for (int j = 0; j < $vectors$; ++j) {

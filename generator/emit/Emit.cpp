@@ -375,6 +375,23 @@ TemplateValues headerValues(const StencilModel &model,
   };
 }
 
+/// The runtime headers a stencil's kernels use beyond stencil/platform.hpp.
+std::string extraIncludes(const StencilModel &model) {
+  std::vector<std::string> headers;
+  if (model.hasCloverTap())
+    headers.push_back("clover_algebra.hpp");
+  if (hasSpinTaps(model))
+    headers.push_back("dirac.hpp");
+  else if (model.hasLinkTaps())
+    headers.push_back("link_algebra.hpp");
+  if (model.layout.evenOdd && !model.hasCloverTap())
+    headers.push_back("hop_modes.hpp");
+  std::vector<std::string> lines;
+  for (const std::string &header : headers)
+    lines.push_back("#include \"stencil/" + header + "\"");
+  return join(lines, "\n");
+}
+
 Expected<std::string> render(StringRef name, const TemplateValues &values) {
   Expected<StringRef> source = getTemplate(name);
   if (!source)
@@ -404,14 +421,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   };
   TemplateValues kernelValues = common;
   kernelValues.insert({
-      {"extra_includes", model.hasCloverTap()
-                             ? "#include \"stencil/clover_algebra.hpp\"\n"
-                               "#include \"stencil/dirac.hpp\""
-                         : hasSpinTaps(model)
-                             ? "#include \"stencil/dirac.hpp\""
-                         : model.hasLinkTaps()
-                             ? "#include \"stencil/link_algebra.hpp\""
-                             : ""},
+      {"extra_includes", extraIncludes(model)},
       {"kernels", join(kernelTexts, "\n\n")},
       {"launchers", printLaunchers(model, launchers)},
       {"tuned_kernels", tunedCode.kernels},

@@ -165,6 +165,7 @@ private:
   void loadLink(CodePrinter &p, int link) const;
   void cloverLayout(CodePrinter &p) const;
   void loadClover(CodePrinter &p, int clover) const;
+  void hopModes(CodePrinter &p) const;
   void cloverEpilogue(CodePrinter &p) const;
   void program(CodePrinter &p) const;
   void stores(CodePrinter &p) const;
@@ -403,14 +404,10 @@ void KernelPrinter::cloverLayout(CodePrinter &p) const {
     return;
   FieldLayout half = c.layout;
   half.evenOdd = false;
-  FieldLayout field = plan.access.layout;
-  field.evenOdd = false;
   p.line("// Its inverse params." + c.name +
          "_inverse on the output parity's half, in its own site order.");
   p.line("constexpr stencil::Layout clover_half_layout = " +
          layoutInitializer(half) + ";");
-  p.line("constexpr stencil::Layout field_half_layout = " +
-         layoutInitializer(field) + ";");
 }
 
 /// The clover term of a tile site, into c<index>.
@@ -424,9 +421,37 @@ void KernelPrinter::loadClover(CodePrinter &p, int clover) const {
          ", " + index->siteCount() + ");");
 }
 
-/// Hopping kernels with a clover term: D is the site's clover matrix. The
-/// inverse and the product with `same` are done on the accumulator before
-/// the stores, which then write hop_scale * acc0 (hop_scale 1 after them).
+/// The hop modes on the accumulator before it is stored
+/// (stencil/hop_modes.hpp): D is the centre tap's coefficient, or with a
+/// clover term the site's clover matrix.
+void KernelPrinter::hopModes(CodePrinter &p) const {
+  const int nc = plan.access.components;
+  const int width = plan.access.kind == AccessKind::SiteMajorVector
+                        ? plan.access.width
+                        : 1;
+  FieldLayout field = plan.access.layout;
+  field.evenOdd = false;
+  p.line("// `same`: a half field in " + orderDescription(field) + ".");
+  p.line("constexpr stencil::Layout field_half_layout = " +
+         layoutInitializer(field) + ";");
+  if (plan.hasClover) {
+    cloverEpilogue(p);
+    return;
+  }
+  // A single value's accumulator is a scalar.
+  const std::string acc =
+      plan.accumulators.valuesPerSite > 1 ? "acc0" : "&acc0";
+  p.emit({{"nc", std::to_string(nc)},
+          {"width", std::to_string(width)},
+          {"acc", acc}},
+         R"(
+           // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
+           // alpha D same + beta H in (kDiagonalPlusHop).
+           stencil::diagonal_hop_mode<$nc$, $width$>($acc$, hop_mode, hop_alpha,
+               hop_beta, diag, same, field_half_layout, site, half_sites);
+         )");
+}
+
 void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
   const CloverStorage &c = plan.cloverStorage;
   SiteRef own;
@@ -445,26 +470,9 @@ void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
            // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
            // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
            // of this site (its inverse precomputed on this parity).
-           value_type hop_scale = hop_beta;
-           if (hop_mode == stencil::kInverseDiagonalHop) {
-             stencil::CloverSite<value_type, $n$> a;
-             stencil::load_clover(a, params.$name$_inverse, clover_half_layout, site, half_sites);
-             value_type h[$nc$];
-             STENCIL_UNROLL
-             for (int c = 0; c < $nc$; ++c)
-               h[c] = acc0[c];
-             stencil::clover_times(acc0, a, h);
-           } else if (hop_mode == stencil::kDiagonalPlusHop) {
-             stencil::CloverSite<value_type, $n$> a;
-             stencil::load_clover(a, params.$name$, clover_layout, $own$, $sites$);
-             value_type s[$nc$], as[$nc$];
-             stencil::load_half_site<$nc$, $width$>(s, same, field_half_layout, site, half_sites);
-             stencil::clover_times(as, a, s);
-             STENCIL_UNROLL
-             for (int c = 0; c < $nc$; ++c)
-               acc0[c] = hop_beta * acc0[c] + hop_alpha * as[c];
-             hop_scale = 1;
-           }
+           stencil::clover_hop_mode<$n$, $nc$, $width$>(acc0, hop_mode, hop_alpha, hop_beta,
+               params.$name$, clover_layout, $own$, params.$name$_inverse,
+               clover_half_layout, same, field_half_layout, site, half_sites);
          )");
 }
 
@@ -483,64 +491,28 @@ void KernelPrinter::program(CodePrinter &p) const {
 }
 
 void KernelPrinter::stores(CodePrinter &p) const {
-  const bool sameBranch =
-      plan.epilogue == EpilogueKind::HopModes && !plan.hasClover;
-  if (plan.epilogue == EpilogueKind::HopModes && plan.hasClover)
-    cloverEpilogue(p);
-  else if (sameBranch)
-    p.emit(R"(
-      // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-      // alpha D same + beta H in (kDiagonalPlusHop).
-      const value_type hop_scale =
-          hop_mode == stencil::kInverseDiagonalHop ? hop_beta / diag : hop_beta;
-      const bool add_same = hop_mode == stencil::kDiagonalPlusHop;
-      const value_type same_scale = hop_alpha * diag;
-    )");
+  if (plan.epilogue == EpilogueKind::HopModes)
+    hopModes(p);
   else
     p.line("// Store the tile's sites that lie inside the update region.");
   access->storesPrologue(p);
-  // The stores, with `same` added or not.
-  auto print = [&](bool withSame) {
-    for (PlannedStore store : plan.stores) {
-      if (withSame && store.value == StoredValue::HopResult)
-        store.value = StoredValue::HopResultPlusSame;
-      if (!store.guarded) {
-        access->store(p, store);
-        continue;
-      }
-      const std::string limit =
-          extentName(store.guardAxis) +
-          (store.guardUpper > 0 ? " - " + std::to_string(store.guardUpper)
-                                : "");
-      p.line("if (" + std::string(axisName(store.guardAxis)) + " + " +
-             std::to_string(store.site) + " < " + limit + ") {");
-      {
-        CodePrinter::Indent indent(p);
-        access->store(p, store);
-      }
-      p.line("}");
+  for (const PlannedStore &store : plan.stores) {
+    if (!store.guarded) {
+      access->store(p, store);
+      continue;
     }
-  };
-  if (!sameBranch) {
-    print(false);
-    return;
+    const std::string limit =
+        extentName(store.guardAxis) +
+        (store.guardUpper > 0 ? " - " + std::to_string(store.guardUpper)
+                              : "");
+    p.line("if (" + std::string(axisName(store.guardAxis)) + " + " +
+           std::to_string(store.site) + " < " + limit + ") {");
+    {
+      CodePrinter::Indent indent(p);
+      access->store(p, store);
+    }
+    p.line("}");
   }
-  // One uniform branch around all the stores, never one per store or per
-  // vector: with a branch per chunk, AMDGPU's IR sinking (before
-  // StructurizeCFG) moves the hop arithmetic into the join blocks while the
-  // loads, which it may not sink there, stay in the entry block: every
-  // neighbour's values live at once and the double kernels spill.
-  p.line("if (add_same) {");
-  {
-    CodePrinter::Indent indent(p);
-    print(true);
-  }
-  p.line("} else {");
-  {
-    CodePrinter::Indent indent(p);
-    print(false);
-  }
-  p.line("}");
 }
 
 void KernelPrinter::body(CodePrinter &p) const {
@@ -646,30 +618,13 @@ std::string printCloverKernel(const CloverKernelPlan &plan) {
                constexpr stencil::Layout clover_layout = $clover_layout$;
                constexpr stencil::Layout clover_half_layout = $clover_half_layout$;
                constexpr stencil::Layout field_half_layout = $field_half_layout$;
-               value_type v[$nc$], r[$nc$];
+               value_type v[$nc$];
                stencil::load_half_site<$nc$, $width$>(v, in, field_half_layout, site, half_sites);
-               if (hop_mode == stencil::kInverseDiagonalHop) {
-                 stencil::CloverSite<value_type, $n$> a;
-                 stencil::load_clover(a, params.$name$_inverse, clover_half_layout, site, half_sites);
-                 stencil::clover_times(r, a, v);
-                 STENCIL_UNROLL
-                 for (int c = 0; c < $nc$; ++c)
-                   r[c] *= hop_beta;
-               } else if (hop_mode == stencil::kDiagonalPlusHop) {
-                 stencil::CloverSite<value_type, $n$> a;
-                 stencil::load_clover(a, params.$name$, clover_layout, parity * half_sites + site, 2 * half_sites);
-                 value_type s[$nc$];
-                 stencil::load_half_site<$nc$, $width$>(s, same, field_half_layout, site, half_sites);
-                 stencil::clover_times(r, a, s);
-                 STENCIL_UNROLL
-                 for (int c = 0; c < $nc$; ++c)
-                   r[c] = hop_alpha * r[c] + hop_beta * v[c];
-               } else {
-                 STENCIL_UNROLL
-                 for (int c = 0; c < $nc$; ++c)
-                   r[c] = hop_beta * v[c];
-               }
-               stencil::store_half_site<$nc$, $width$>(out, r, field_half_layout, site, half_sites);
+               stencil::clover_hop_mode<$n$, $nc$, $width$>(v, hop_mode, hop_alpha, hop_beta,
+                   params.$name$, clover_layout, parity * half_sites + site,
+                   params.$name$_inverse, clover_half_layout, same,
+                   field_half_layout, site, half_sites);
+               stencil::store_half_site<$nc$, $width$>(out, v, field_half_layout, site, half_sites);
              }
            )");
   });

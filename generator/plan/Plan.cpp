@@ -735,23 +735,17 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   std::vector<Offset> offsets;
   for (const PlannedLoad &load : plan.loads)
     offsets.push_back(load.offset);
-  bool readsOddHalf = false;
   for (const SiteWeight &w : plan.siteWeights)
-    for (const SiteTerm &term : w.terms) {
+    for (const SiteTerm &term : w.terms)
       offsets.push_back(term.at.offset);
-      readsOddHalf |= term.at.oddHalf;
-    }
-  // Links are whole-lattice arrays too (stencil::layout_element of the
-  // even/odd link layout needs the half's size).
   for (const PlannedLink &link : plan.links)
     offsets.push_back(link.at.offset);
-  readsOddHalf |= plan.hasLinks;
   plan.indexing.coordinates =
       neighbourCoordinates(model, offsets, /*tileAxis=*/-1);
-  // Site parameters of odd sites sit after the even half.
-  plan.indexing.declaresHalfSiteCount =
-      (model.layout.order != LayoutOrder::SiteMajor && model.components > 1) ||
-      readsOddHalf || plan.hasClover;
+  // The hop modes' epilogue reads `same` within the half
+  // (stencil/hop_modes.hpp), and site parameters, links and the clover of
+  // odd sites sit after the even half.
+  plan.indexing.declaresHalfSiteCount = true;
 
   plan.access = halfAccess(model);
   plan.accumulators.valuesPerSite = model.components;

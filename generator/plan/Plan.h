@@ -381,12 +381,9 @@ enum class StoreKind { Regular, NonTemporal };
 /// The value a store writes.
 enum class StoredValue {
   Accumulator, ///< acc of the tile site
-  HopResult,   ///< hop_scale * acc: the hop modes without `same`
-  /// hop_scale * acc + same_scale * same (kDiagonalPlusHop). The kernel
-  /// prints the stores twice, under one `if (add_same)`: a branch per
-  /// store lets AMDGPU's IR sinking move the hop arithmetic into the
-  /// branches' join blocks while the loads stay above, all live at once.
-  HopResultPlusSame,
+  /// acc after the hop modes' epilogue (stencil/hop_modes.hpp) turned it
+  /// into the launch's result; stored as an accumulator is.
+  HopResult,
 };
 
 struct PlannedStore {

@@ -12,6 +12,7 @@
 #ifndef STENCIL_CLOVER_ALGEBRA_HPP
 #define STENCIL_CLOVER_ALGEBRA_HPP
 
+#include "stencil/hop_modes.hpp"
 #include "stencil/host_device.hpp"
 #include "stencil/layout.hpp"
 #include "stencil/types.hpp"
@@ -101,45 +102,39 @@ STENCIL_HOST_DEVICE inline void clover_product(T *acc,
   }
 }
 
-/// The NC values of the site stored at `site` of one parity's half field
-/// (`sites` sites, placed by layout.order and layout.block): V at a time
-/// from site-major storage (the field aligned to V values), else one by one.
-template <int NC, int V, typename T>
-STENCIL_HOST_DEVICE inline void load_half_site(T *dst, const T *half,
-                                               const Layout &layout,
-                                               index_t site, index_t sites) {
-  if (layout.order == kSiteMajor && V > 1) {
-    const vec<T, V> *from = reinterpret_cast<const vec<T, V> *>(half + site * NC);
-    for (int j = 0; j < NC / V; ++j) {
-      const vec<T, V> g = from[j];
-      for (int l = 0; l < V; ++l)
-        dst[j * V + l] = g.v[l];
-    }
+/// The hop modes (stencil::HopMode) with a clover term A, on one site's NC
+/// values `acc`: kHop acc = beta acc; kInverseDiagonalHop acc = beta A^-1
+/// acc, A^-1 read at `site` of the inverse's half array; kDiagonalPlusHop
+/// acc = alpha A same + beta acc, A read at `whole_site` of the
+/// whole-lattice array and `same` at `site` of its half field (V values
+/// per access). The hopping kernels' epilogue (acc = H in) and the clover
+/// kernel (acc = in) both end with it.
+template <int N, int NC, int V, typename T>
+STENCIL_HOST_DEVICE inline void clover_hop_mode(
+    T *acc, int mode, T alpha, T beta, const T *clover,
+    const Layout &clover_layout, index_t whole_site, const T *inverse,
+    const Layout &inverse_layout, const T *same, const Layout &field_layout,
+    index_t site, index_t half_sites) {
+  if (mode == kInverseDiagonalHop) {
+    CloverSite<T, N> a;
+    load_clover(a, inverse, inverse_layout, site, half_sites);
+    T h[NC];
+    for (int c = 0; c < NC; ++c)
+      h[c] = acc[c];
+    clover_times(acc, a, h);
+    for (int c = 0; c < NC; ++c)
+      acc[c] *= beta;
+  } else if (mode == kDiagonalPlusHop) {
+    CloverSite<T, N> a;
+    load_clover(a, clover, clover_layout, whole_site, 2 * half_sites);
+    T s[NC], as[NC];
+    load_half_site<NC, V>(s, same, field_layout, site, half_sites);
+    clover_times(as, a, s);
+    for (int c = 0; c < NC; ++c)
+      acc[c] = beta * acc[c] + alpha * as[c];
   } else {
     for (int c = 0; c < NC; ++c)
-      dst[c] = half[order_element(layout.order, layout.block, site, c, NC,
-                                  sites)];
-  }
-}
-
-/// The NC values `src` into the site stored at `site` of a half field, as
-/// load_half_site reads them.
-template <int NC, int V, typename T>
-STENCIL_HOST_DEVICE inline void store_half_site(T *half, const T *src,
-                                                const Layout &layout,
-                                                index_t site, index_t sites) {
-  if (layout.order == kSiteMajor && V > 1) {
-    vec<T, V> *to = reinterpret_cast<vec<T, V> *>(half + site * NC);
-    for (int j = 0; j < NC / V; ++j) {
-      vec<T, V> g;
-      for (int l = 0; l < V; ++l)
-        g.v[l] = src[j * V + l];
-      to[j] = g;
-    }
-  } else {
-    for (int c = 0; c < NC; ++c)
-      half[order_element(layout.order, layout.block, site, c, NC, sites)] =
-          src[c];
+      acc[c] *= beta;
   }
 }
 

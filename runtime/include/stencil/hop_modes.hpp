@@ -1,0 +1,89 @@
+// stencil/hop_modes.hpp - the epilogue of generated even/odd hopping
+// kernels: the launch's stencil::HopMode applied to one site's values, and
+// a half field's site read and written whole.
+//
+// The epilogue works on the accumulator before it is stored, under one
+// branch per mode: a branch per stored chunk let AMDGPU's IR sinking move
+// the hop arithmetic into the chunks' join blocks while the neighbour
+// loads, which it may not sink there, stayed above, all live at once (the
+// double Wilson hops spilled), and one branch around two copies of the
+// stores let the compiler merge a pair of them and drop its non-temporal
+// hint.
+#ifndef STENCIL_HOP_MODES_HPP
+#define STENCIL_HOP_MODES_HPP
+
+#include "stencil/host_device.hpp"
+#include "stencil/kernel_info.hpp"
+#include "stencil/layout.hpp"
+#include "stencil/types.hpp"
+
+namespace stencil {
+
+/// The NC values of the site stored at `site` of one parity's half field
+/// (`sites` sites, placed by layout.order and layout.block): V at a time
+/// from site-major storage (the field aligned to V values), else one by one.
+template <int NC, int V, typename T>
+STENCIL_HOST_DEVICE inline void load_half_site(T *dst, const T *half,
+                                               const Layout &layout,
+                                               index_t site, index_t sites) {
+  if (layout.order == kSiteMajor && V > 1) {
+    const vec<T, V> *from = reinterpret_cast<const vec<T, V> *>(half + site * NC);
+    for (int j = 0; j < NC / V; ++j) {
+      const vec<T, V> g = from[j];
+      for (int l = 0; l < V; ++l)
+        dst[j * V + l] = g.v[l];
+    }
+  } else {
+    for (int c = 0; c < NC; ++c)
+      dst[c] = half[order_element(layout.order, layout.block, site, c, NC,
+                                  sites)];
+  }
+}
+
+/// The NC values `src` into the site stored at `site` of a half field, as
+/// load_half_site reads them.
+template <int NC, int V, typename T>
+STENCIL_HOST_DEVICE inline void store_half_site(T *half, const T *src,
+                                                const Layout &layout,
+                                                index_t site, index_t sites) {
+  if (layout.order == kSiteMajor && V > 1) {
+    vec<T, V> *to = reinterpret_cast<vec<T, V> *>(half + site * NC);
+    for (int j = 0; j < NC / V; ++j) {
+      vec<T, V> g;
+      for (int l = 0; l < V; ++l)
+        g.v[l] = src[j * V + l];
+      to[j] = g;
+    }
+  } else {
+    for (int c = 0; c < NC; ++c)
+      half[order_element(layout.order, layout.block, site, c, NC, sites)] =
+          src[c];
+  }
+}
+
+/// The hop modes with a diagonal `diag` (the centre tap's coefficient at
+/// this site), on one site's NC values `acc` = H in: kHop acc = beta acc;
+/// kInverseDiagonalHop acc = (beta / diag) acc; kDiagonalPlusHop acc =
+/// beta acc + (alpha diag) same, `same` read at `site` of its half field
+/// (V values per access).
+template <int NC, int V, typename T>
+STENCIL_HOST_DEVICE inline void diagonal_hop_mode(T *acc, int mode, T alpha,
+                                                  T beta, T diag, const T *same,
+                                                  const Layout &field_layout,
+                                                  index_t site,
+                                                  index_t half_sites) {
+  const T scale = mode == kInverseDiagonalHop ? beta / diag : beta;
+  for (int c = 0; c < NC; ++c)
+    acc[c] *= scale;
+  if (mode == kDiagonalPlusHop) {
+    T s[NC];
+    load_half_site<NC, V>(s, same, field_layout, site, half_sites);
+    const T same_scale = alpha * diag;
+    for (int c = 0; c < NC; ++c)
+      acc[c] += same_scale * s[c];
+  }
+}
+
+} // namespace stencil
+
+#endif
