@@ -3,10 +3,12 @@
 #include "stencil/dirac.hpp"
 #include "stencil/host_matrix.hpp"
 
+#include "host_parallel.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace stencil {
@@ -141,16 +143,7 @@ Status CloverField::create(const GaugeField &U, double mass, double csw,
     }
   }
   };
-  const std::int64_t threads = std::clamp<std::int64_t>(
-      std::thread::hardware_concurrency(), 1, std::max<std::int64_t>(
-                                                  1, c.sites_ / 4096));
-  std::vector<std::thread> workers;
-  for (std::int64_t t = 1; t < threads; ++t)
-    workers.emplace_back(fill, c.sites_ * t / threads,
-                         c.sites_ * (t + 1) / threads);
-  fill(0, c.sites_ / threads);
-  for (std::thread &worker : workers)
-    worker.join();
+  parallel_ranges(c.sites_, fill);
   c.mass_ = mass;
   c.csw_ = csw;
   out = std::move(c);
@@ -194,7 +187,13 @@ Status CloverField::invert(int parity, CloverField &out) const {
                            "not " + std::to_string(parity));
   CloverField inverse = *this;
   const int m = 2 * colours_;
-  for (std::int64_t x = 0; x < sites_; ++x) {
+  // Sites over the host's threads; the failure reported is the first
+  // site's, whatever the threads' timing.
+  std::mutex failureLock;
+  std::int64_t failedSite = sites_;
+  Status failure;
+  auto invertRange = [&](std::int64_t begin, std::int64_t end) {
+  for (std::int64_t x = begin; x < end; ++x) {
     int c[4];
     std::int64_t rest = x;
     for (int mu = 0; mu < 4; ++mu) {
@@ -215,8 +214,11 @@ Status CloverField::invert(int parity, CloverField &out) const {
         double dj = a(j, j).real();
         for (int k = 0; k < j; ++k)
           dj -= std::norm(l(j, k)) * d[k];
-        if (!(std::fabs(dj) > 1e-12 * scale))
-          return Status::failure(
+        if (!(std::fabs(dj) > 1e-12 * scale)) {
+          std::lock_guard<std::mutex> lock(failureLock);
+          if (x < failedSite) {
+            failedSite = x;
+            failure = Status::failure(
               "the clover term is not invertible at site " +
               std::to_string(x) + " (" + std::to_string(c[0]) + ", " +
               std::to_string(c[1]) + ", " + std::to_string(c[2]) + ", " +
@@ -225,6 +227,9 @@ Status CloverField::invert(int parity, CloverField &out) const {
               " of its L D L^dagger factorisation is " + std::to_string(dj) +
               " against a largest entry of " + std::to_string(scale) +
               " (check the mass and c_sw)");
+          }
+          return;
+        }
         d[j] = dj;
         l(j, j) = 1.0;
         for (int i = j + 1; i < m; ++i) {
@@ -257,6 +262,10 @@ Status CloverField::invert(int parity, CloverField &out) const {
                     (x * 2 + chirality) * inverse.reals_per_block());
     }
   }
+  };
+  parallel_ranges(sites_, invertRange);
+  if (!failure.ok())
+    return failure;
   out = std::move(inverse);
   return Status();
 }

@@ -3,6 +3,9 @@
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 
+#include "host_parallel.hpp"
+
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -115,40 +118,65 @@ Lattice lattice_for(const KernelInfo &info, const int *extents) {
   return lattice;
 }
 
-std::int64_t storage_index(const Lattice &l, std::int64_t index) {
-  if (l.layout.is_plain())
-    return index;
-  const int c = static_cast<int>(index % l.components);
-  std::int64_t site = index / l.components;
-  if (l.parity >= 0) // a half's own order: its sites as stored
-    return order_element(l.layout.order, l.layout.block, l.layout.vector,
-                         site, c, l.components, l.sites());
+namespace {
+
+/// Where site `site` (host order: x fastest, or a half's own order) keeps
+/// its component c: layout_element's site argument, computed once a site.
+std::int64_t stored_site(const Lattice &l, std::int64_t site) {
+  if (l.parity >= 0)
+    return site;
   int coordinate[kMaxDims] = {0, 0, 0, 0};
   for (int axis = 0; axis < l.dims; ++axis) {
     coordinate[axis] = static_cast<int>(site % l.extents[axis]);
     site /= l.extents[axis];
   }
-  const index_t stored = layout_site(
-      l.layout, coordinate[0], coordinate[1], coordinate[2], coordinate[3],
-      l.extents[0], l.extents[1], l.extents[2], l.extents[3]);
+  return layout_site(l.layout, coordinate[0], coordinate[1], coordinate[2],
+                     coordinate[3], l.extents[0], l.extents[1], l.extents[2],
+                     l.extents[3]);
+}
+
+std::int64_t stored_element(const Lattice &l, std::int64_t stored, int c) {
+  if (l.parity >= 0) // a half's own order: its sites as stored
+    return order_element(l.layout.order, l.layout.block, l.layout.vector,
+                         stored, c, l.components, l.sites());
   return layout_element(l.layout, stored, c, l.components, l.sites());
+}
+
+} // namespace
+
+std::int64_t storage_index(const Lattice &l, std::int64_t index) {
+  if (l.layout.is_plain())
+    return index;
+  const int c = static_cast<int>(index % l.components);
+  return stored_element(l, stored_site(l, index / l.components), c);
 }
 
 namespace {
 
 /// Host order -> storage order (or back, with `toStorage` false), in the
-/// element type T; `bytes` is the field's size.
+/// element type T: site by site over the host's threads.
 template <typename T>
 std::vector<T> permuted(const Lattice &l, const T *from, bool toStorage) {
   const std::int64_t n = l.values();
   std::vector<T> to(n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::int64_t j = storage_index(l, i);
-    if (toStorage)
-      to[j] = from[i];
-    else
-      to[i] = from[j];
+  if (l.layout.is_plain()) {
+    std::copy(from, from + n, to.begin());
+    return to;
   }
+  const int nc = l.components;
+  parallel_ranges(l.sites(), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t site = begin; site < end; ++site) {
+      const std::int64_t stored = stored_site(l, site);
+      for (int c = 0; c < nc; ++c) {
+        const std::int64_t i = site * nc + c;
+        const std::int64_t j = stored_element(l, stored, c);
+        if (toStorage)
+          to[j] = from[i];
+        else
+          to[i] = from[j];
+      }
+    }
+  });
   return to;
 }
 
