@@ -51,6 +51,12 @@ cl::opt<std::string> tuneOutput("o", cl::Required,
                                 cl::desc("Directory for the variants"),
                                 cl::value_desc("dir"), cl::sub(tuneCommand),
                                 cl::cat(category));
+cl::opt<std::string> tuneVariantsFile(
+    "variants",
+    cl::desc("Time only the spec's own options and those listed in this "
+             "file, one tuning-cache options line per line "
+             "(block=...; launch_bounds=...; ...)"),
+    cl::value_desc("file"), cl::sub(tuneCommand), cl::cat(category));
 cl::opt<int> tuneLimit("max-variants", cl::init(200),
                        cl::desc("At most this many variants (default 200)"),
                        cl::sub(tuneCommand), cl::cat(category));
@@ -451,8 +457,28 @@ int runTune() {
     WithColor::error(errs(), "stencilc") << "--max-variants must be positive\n";
     return 1;
   }
-  std::vector<Variant> variants =
-      tuningVariants(*model, std::numeric_limits<int>::max(), extents);
+  std::vector<Variant> variants;
+  if (!tuneVariantsFile.empty()) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> file =
+        MemoryBuffer::getFile(tuneVariantsFile);
+    if (!file) {
+      WithColor::error(errs(), "stencilc")
+          << "cannot read '" << tuneVariantsFile
+          << "': " << file.getError().message() << "\n";
+      return 1;
+    }
+    Expected<std::vector<Variant>> listed = listedVariants(
+        *model, (*file)->getBuffer(), tuneVariantsFile);
+    if (!listed) {
+      WithColor::error(errs(), "stencilc") << toString(listed.takeError())
+                                           << "\n";
+      return 1;
+    }
+    variants = std::move(*listed);
+  } else {
+    variants =
+        tuningVariants(*model, std::numeric_limits<int>::max(), extents);
+  }
   const size_t space = variants.size();
   if (space > static_cast<size_t>(tuneLimit))
     variants.resize(tuneLimit);

@@ -55,6 +55,9 @@ std::string summaryOf(const StencilModel &m) {
   }
   if (m.hasLinkTaps())
     text += ", links " + orderDescription(m.links.storageOrder());
+  // The summary also tells variants apart (tuningVariants drops repeats).
+  if (m.hasCloverTap())
+    text += ", clover " + orderDescription(m.cloverLayout());
   return text;
 }
 
@@ -243,6 +246,36 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                   continue;
                 add(std::move(m));
               }
+  return variants;
+}
+
+Expected<std::vector<Variant>> listedVariants(const StencilModel &model,
+                                              StringRef text, StringRef path) {
+  std::vector<Variant> variants;
+  std::set<std::string> seen;
+  auto add = [&](StencilModel m) {
+    std::string summary = summaryOf(m);
+    if (!seen.insert(summary).second)
+      return;
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "_t%03zu", variants.size());
+    m.name = model.name + suffix;
+    variants.push_back({std::move(m), summary});
+  };
+  add(model);
+  SmallVector<StringRef, 32> lines;
+  text.split(lines, '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    StringRef line = lines[i].trim();
+    if (line.empty() || line.startswith("#"))
+      continue;
+    Expected<StencilModel> m = withTuningOptions(model, line);
+    if (!m)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s:%zu: %s", path.str().c_str(), i + 1,
+                               toString(m.takeError()).c_str());
+    add(std::move(*m));
+  }
   return variants;
 }
 

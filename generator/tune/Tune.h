@@ -43,6 +43,16 @@ StencilModel naiveModel(const StencilModel &model);
 std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                                     const std::vector<int> &extents = {});
 
+/// The spec's own options, then one variant per line of `text` (the file
+/// `path`): the options of a tuning-cache entry ("block=128x1x1x1;
+/// launch_bounds=128; min_blocks_per_sm=2; ..."), blank lines and lines
+/// starting with '#' skipped. A line the model cannot take is an error
+/// naming path:line. For timing a few chosen candidates instead of the
+/// whole space.
+llvm::Expected<std::vector<Variant>>
+listedVariants(const StencilModel &model, llvm::StringRef text,
+               llvm::StringRef path);
+
 /// The variants that `entries` (a tuning cache, read from `cachePath`)
 /// record for `model`, emitted, with the table of which runs where.
 /// Entries for another version of the stencil (other fingerprint) are
