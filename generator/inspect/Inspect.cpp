@@ -181,7 +181,9 @@ Expected<SpecReport> inspectSpec(const StencilModel &model,
     return error;
 
   for (const KernelPlan &plan : plans)
-    report.kernels.push_back({plan, {}});
+    report.kernels.push_back({figuresOf(plan), {}});
+  if (hasCloverKernel(model))
+    report.kernels.push_back({figuresOf(planCloverKernel(model)), {}});
   for (const TargetInfo &target : options.targets) {
     auto compiled = target.vendor == Vendor::AMD
                         ? compileAmd(target, directory, model.name, options)
@@ -190,11 +192,11 @@ Expected<SpecReport> inspectSpec(const StencilModel &model,
       return compiled.takeError();
     for (KernelReport &kernel : report.kernels) {
       const KernelResources *found =
-          lookup(*compiled, kernel.plan.kernelName);
+          lookup(*compiled, kernel.kernel.name);
       if (!found)
         return failure("the " + target.target + " compile of " + model.name +
                        " reported nothing for kernel " +
-                       kernel.plan.kernelName);
+                       kernel.kernel.name);
       kernel.byTarget[target.target] = *found;
       if (!options.keepIsa)
         kernel.byTarget[target.target].isa.clear();

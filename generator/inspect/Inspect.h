@@ -117,7 +117,32 @@ struct Roofline {
   double attainableGflops = 0.0;
   bool memoryBound = true;
 };
-Roofline roofline(const TargetInfo &target, const KernelPlan &plan,
+/// What the planner says of one generated kernel, as inspect reports it:
+/// from a stencil kernel's plan or from the clover kernel's.
+struct KernelFigures {
+  std::string name;
+  /// "apply", "adjoint", "hopping", "hopping, adjoint" or "clover".
+  std::string role;
+  std::string hop = "none"; ///< hopName() of a hopping kernel
+  bool adjoint = false;
+  double loadsPerSite = 0.0, storesPerSite = 0.0;
+  int bytesPerSite = 0, flopsPerSite = 0;
+  /// Link taps: links read per tile and per site, their storage and share.
+  bool hasLinks = false;
+  int linksPerTile = 0;
+  double linksPerSite = 0.0;
+  int realsPerLink = 0, linkVector = 1, linkBytesPerSite = 0;
+  bool compressedLinks = false;
+
+  double intensity() const {
+    return bytesPerSite ? static_cast<double>(flopsPerSite) / bytesPerSite
+                        : 0.0;
+  }
+};
+KernelFigures figuresOf(const KernelPlan &plan);
+KernelFigures figuresOf(const CloverKernelPlan &plan);
+
+Roofline roofline(const TargetInfo &target, const KernelFigures &kernel,
                   Precision precision);
 
 struct InspectOptions {
@@ -128,7 +153,7 @@ struct InspectOptions {
 };
 
 struct KernelReport {
-  KernelPlan plan;
+  KernelFigures kernel;
   std::map<std::string, KernelResources> byTarget;
 };
 

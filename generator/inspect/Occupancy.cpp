@@ -127,10 +127,50 @@ Occupancy nvidiaOccupancy(const TargetInfo &t, const KernelResources &r,
   return o;
 }
 
-Roofline roofline(const TargetInfo &t, const KernelPlan &plan,
+KernelFigures figuresOf(const KernelPlan &plan) {
+  KernelFigures k;
+  k.name = plan.kernelName;
+  k.adjoint = plan.role == KernelRole::Adjoint;
+  if (plan.hop == Hop::None) {
+    k.role = k.adjoint ? "adjoint" : "apply";
+  } else {
+    k.role = k.adjoint ? "hopping, adjoint" : "hopping";
+    k.hop = hopName(plan.hop);
+  }
+  k.loadsPerSite = plan.loadsPerSite();
+  k.storesPerSite =
+      static_cast<double>(plan.storesPerTile()) / plan.tileFactor;
+  k.bytesPerSite = plan.bytesPerSite();
+  k.flopsPerSite = plan.flopsPerSite;
+  k.hasLinks = plan.hasLinks;
+  if (plan.hasLinks) {
+    k.linksPerTile = static_cast<int>(plan.links.size());
+    k.linksPerSite = static_cast<double>(plan.links.size()) /
+                     plan.sitesPerTile();
+    k.realsPerLink = plan.linkStorage.realsPerLink;
+    k.linkVector = plan.linkStorage.layout.vector;
+    k.compressedLinks = plan.linkStorage.compressed;
+    k.linkBytesPerSite = plan.linkBytesPerSite;
+  }
+  return k;
+}
+
+KernelFigures figuresOf(const CloverKernelPlan &plan) {
+  KernelFigures k;
+  k.name = plan.kernelName;
+  k.role = "clover";
+  // The spinor and the clover term (or its inverse) in, the spinor out.
+  k.loadsPerSite = 2.0;
+  k.storesPerSite = 1.0;
+  k.bytesPerSite = plan.bytesPerSite;
+  k.flopsPerSite = plan.flopsPerSite;
+  return k;
+}
+
+Roofline roofline(const TargetInfo &t, const KernelFigures &kernel,
                   Precision precision) {
   Roofline r;
-  r.intensity = plan.arithmeticIntensity();
+  r.intensity = kernel.intensity();
   r.peakGBs = t.peakGBs;
   r.peakGflops = precision == Precision::Float ? t.peakGflopsFloat
                                                : t.peakGflopsDouble;

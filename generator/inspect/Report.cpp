@@ -18,12 +18,6 @@ namespace stencilc {
 
 namespace {
 
-const char *roleText(const KernelPlan &plan) {
-  if (plan.hop == Hop::None)
-    return plan.role == KernelRole::Adjoint ? "adjoint" : "apply";
-  return plan.role == KernelRole::Adjoint ? "hopping, adjoint" : "hopping";
-}
-
 /// "global_load_dwordx2 6, global_load_dwordx4 4" from the counts by
 /// mnemonic.
 std::string widths(const std::map<std::string, int> &counts) {
@@ -68,28 +62,21 @@ void printText(const std::vector<SpecReport> &reports,
        << boundaryText(m) << ", " << valuesText(m) << " per site, block "
        << m.kernel.threadsPerBlock() << " threads\n";
     for (const KernelReport &kernel : spec.kernels) {
-      const KernelPlan &plan = kernel.plan;
-      os << "  kernel " << plan.kernelName << " (" << roleText(plan) << ")\n";
+      const KernelFigures &k = kernel.kernel;
+      os << "  kernel " << k.name << " (" << k.role << ")\n";
       os << format("    plan         %.3f loads and %.3f stores per site, %d "
                    "bytes and %d flops per site, %.3f flop/byte\n",
-                   plan.loadsPerSite(),
-                   static_cast<double>(plan.storesPerTile()) / plan.tileFactor,
-                   plan.bytesPerSite(), plan.flopsPerSite,
-                   plan.arithmeticIntensity());
-      if (plan.hasLinks) {
-        const LinkStorage &l = plan.linkStorage;
+                   k.loadsPerSite, k.storesPerSite, k.bytesPerSite,
+                   k.flopsPerSite, k.intensity());
+      if (k.hasLinks) {
         const std::string perLoad =
-            l.layout.vector > 1
-                ? ", " + std::to_string(l.layout.vector) + " per load"
-                : "";
+            k.linkVector > 1 ? ", " + std::to_string(k.linkVector) + " per load"
+                             : "";
         os << format("    links        %d read per tile (%.3f per site), %d "
                      "reals each%s%s, %d of the %d bytes per site\n",
-                     static_cast<int>(plan.links.size()),
-                     static_cast<double>(plan.links.size()) /
-                         plan.sitesPerTile(),
-                     l.realsPerLink, l.compressed ? " (two rows)" : "",
-                     perLoad.c_str(),
-                     plan.linkBytesPerSite, plan.bytesPerSite());
+                     k.linksPerTile, k.linksPerSite, k.realsPerLink,
+                     k.compressedLinks ? " (two rows)" : "", perLoad.c_str(),
+                     k.linkBytesPerSite, k.bytesPerSite);
       }
       for (const TargetInfo &target : options.targets) {
         auto it = kernel.byTarget.find(target.target);
@@ -125,7 +112,7 @@ void printText(const std::vector<SpecReport> &reports,
            << " global loads (" << widths(r.loads) << "); "
            << total(r.stores) << " stores (" << widths(r.stores) << "), "
            << r.nontemporalStores << " non-temporal\n";
-        Roofline roof = roofline(target, plan, m.precision);
+        Roofline roof = roofline(target, k, m.precision);
         os << format("      roofline     %.3f flop/byte x %.1f GB/s = %.1f "
                      "GFLOP/s of %.0f: %s-bound\n",
                      roof.intensity, roof.peakGBs,
@@ -166,28 +153,22 @@ void printJson(const std::vector<SpecReport> &reports,
           j.attributeArray("kernels", [&] {
             for (const KernelReport &kernel : spec.kernels)
               j.object([&] {
-                const KernelPlan &plan = kernel.plan;
-                j.attribute("name", plan.kernelName);
-                j.attribute("role", plan.role == KernelRole::Adjoint
-                                        ? "adjoint"
-                                        : "apply");
-                j.attribute("hop", plan.hop == Hop::None ? "none"
-                                                         : hopName(plan.hop));
+                const KernelFigures &k = kernel.kernel;
+                j.attribute("name", k.name);
+                j.attribute("role", k.role == "clover"
+                                        ? "clover"
+                                        : (k.adjoint ? "adjoint" : "apply"));
+                j.attribute("hop", k.hop);
                 j.attributeObject("plan", [&] {
-                  j.attribute("loads_per_site", plan.loadsPerSite());
-                  j.attribute("stores_per_site",
-                              static_cast<double>(plan.storesPerTile()) /
-                                  plan.tileFactor);
-                  j.attribute("bytes_per_site", plan.bytesPerSite());
-                  if (plan.hasLinks) {
-                    j.attribute("links_per_tile",
-                                static_cast<int>(plan.links.size()));
-                    j.attribute("link_bytes_per_site",
-                                plan.linkBytesPerSite);
+                  j.attribute("loads_per_site", k.loadsPerSite);
+                  j.attribute("stores_per_site", k.storesPerSite);
+                  j.attribute("bytes_per_site", k.bytesPerSite);
+                  if (k.hasLinks) {
+                    j.attribute("links_per_tile", k.linksPerTile);
+                    j.attribute("link_bytes_per_site", k.linkBytesPerSite);
                   }
-                  j.attribute("flops_per_site", plan.flopsPerSite);
-                  j.attribute("arithmetic_intensity",
-                              plan.arithmeticIntensity());
+                  j.attribute("flops_per_site", k.flopsPerSite);
+                  j.attribute("arithmetic_intensity", k.intensity());
                 });
                 j.attributeObject("targets", [&] {
                   for (const TargetInfo &t : options.targets) {
@@ -196,7 +177,7 @@ void printJson(const std::vector<SpecReport> &reports,
                       continue;
                     const KernelResources &r = it->second;
                     Occupancy o = occupancyOf(t, r, m);
-                    Roofline roof = roofline(t, plan, m.precision);
+                    Roofline roof = roofline(t, k, m.precision);
                     j.attributeObject(t.target, [&] {
                       if (t.vendor == Vendor::AMD) {
                         j.attribute("vgprs", r.vgprs);
@@ -307,9 +288,9 @@ Error writeRoofline(const std::vector<SpecReport> &reports,
     std::string points;
     for (const SpecReport &spec : reports)
       for (const KernelReport &kernel : spec.kernels) {
-        Roofline roof = roofline(t, kernel.plan, spec.model.precision);
+        Roofline roof = roofline(t, kernel.kernel, spec.model.precision);
         points += formatv("{0} {1} \"{2}\"\n", roof.intensity,
-                          roof.attainableGflops, kernel.plan.kernelName)
+                          roof.attainableGflops, kernel.kernel.name)
                       .str();
       }
     script += "$" + t.target + " << EOD\n" + points +
@@ -351,7 +332,7 @@ std::vector<std::string> findProblems(const std::vector<SpecReport> &reports) {
     for (const KernelReport &kernel : spec.kernels)
       for (const auto &[targetName, r] : kernel.byTarget) {
         const TargetInfo *t = findTarget(targetName);
-        std::string where = kernel.plan.kernelName + " on " + targetName;
+        std::string where = kernel.kernel.name + " on " + targetName;
         if (t->vendor == Vendor::AMD) {
           if (r.vgprSpills || r.sgprSpills)
             problems.push_back(where + ": spills " +
