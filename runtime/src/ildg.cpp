@@ -197,4 +197,15 @@ Status GaugeField::read_ildg(const std::string &path, GaugeField &out) {
   return Status();
 }
 
+Status GaugeField::load(const std::string &path, GaugeField &out) {
+  std::ifstream is(path, std::ios::binary);
+  if (!is)
+    return Status::failure("cannot open gauge file '" + path + "'");
+  unsigned char magic[4] = {0, 0, 0, 0};
+  is.read(reinterpret_cast<char *>(magic), sizeof magic);
+  if (is.gcount() == sizeof magic && bigEndian(magic, 4) == 0x456789abu)
+    return read_ildg(path, out);
+  return read(path, out);
+}
+
 } // namespace stencil

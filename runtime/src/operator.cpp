@@ -716,6 +716,17 @@ Status set_random_links(StencilOperator &A, Random &random, Field &links,
   STENCIL_TRY(GaugeField::create(A.lattice().dims, A.lattice().extents,
                                  info->colours, U));
   U.set_random(random);
+  return set_gauge_field(A, U, links, clover);
+}
+
+Status set_gauge_field(StencilOperator &A, const GaugeField &U, Field &links,
+                       StencilOperator::CloverArrays *clover) {
+  if (!A.info().links)
+    return Status::failure(std::string(A.info().name) +
+                           " has no link taps, so it takes no gauge field");
+  if (A.info().clover && !clover)
+    return Status::failure(std::string(A.info().name) +
+                           " has a clover term: pass arrays to hold it");
   STENCIL_TRY(A.upload_links(U, links));
   STENCIL_TRY(A.set_links(links));
   if (!A.info().clover)

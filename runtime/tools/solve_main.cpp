@@ -44,6 +44,7 @@ struct Options {
   unsigned long long seed = 2026;
   std::string save, compare;
   std::string gauge; ///< a gauge file for stencils with links
+  std::string saveGauge; ///< where to write the links used
   double compareTolerance = 1e-10;
   bool evenOdd = false;
 };
@@ -56,7 +57,8 @@ struct Options {
                "N] [--method cg|cgnr] [--precond none|jacobi] [--param "
                "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
                "[--time-kernels] [--save FILE] [--compare FILE] "
-               "[--compare-tol T] [--even-odd] [--gauge FILE]\n",
+               "[--compare-tol T] [--even-odd] [--gauge FILE] "
+               "[--save-gauge FILE]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -149,6 +151,8 @@ Options parse(int argc, char **argv) {
       options.compare = value(i);
     } else if (arg == "--gauge") {
       options.gauge = value(i);
+    } else if (arg == "--save-gauge") {
+      options.saveGauge = value(i);
     } else if (arg == "--even-odd") {
       options.evenOdd = true;
     } else if (arg == "--compare-tol") {
@@ -238,29 +242,38 @@ int main(int argc, char **argv) {
   if (info.links) {
     stencil::GaugeField U;
     if (!options.gauge.empty()) {
-      if (!(status = stencil::GaugeField::read(options.gauge, U)).ok() ||
-          !(status = A.upload_links(U, links)).ok() ||
-          !(status = A.set_links(links)).ok())
+      // A stencilc gauge file or an ILDG configuration.
+      if (!(status = stencil::GaugeField::load(options.gauge, U)).ok())
         return fail(status);
-      if (info.clover &&
-          (!(status = A.upload_clover(U, clover,
-                                      info.layout.even_odd ? 1 : -1)).ok() ||
-           !(status = A.set_clover(clover)).ok()))
-        return fail(status);
-      gaugeText = " links from " + options.gauge;
+      gaugeText = "from " + options.gauge;
     } else {
       stencil::Random linkRandom(options.seed ^ 0x9e3779b97f4a7c15ull);
-      if (!(status = stencil::set_random_links(A, linkRandom, links,
-                                                      &clover)).ok())
+      if (!(status = stencil::GaugeField::create(
+                A.lattice().dims, A.lattice().extents,
+                info.links->colours, U)).ok())
         return fail(status);
-      gaugeText = " random SU(" + std::to_string(info.links->colours) +
-                  ") links";
+      U.set_random(linkRandom);
+      gaugeText = "random SU(" + std::to_string(info.links->colours) +
+                  ") (seed " + std::to_string(options.seed) + ")";
     }
-  } else if (!options.gauge.empty()) {
+    if (info.clover)
+      std::fprintf(stderr, "computing the clover term of the links\n");
+    if (!(status = stencil::set_gauge_field(A, U, links, &clover)).ok())
+      return fail(status);
+    char plaquette[64];
+    std::snprintf(plaquette, sizeof plaquette, ", plaquette %.6f",
+                  U.plaquette());
+    gaugeText += plaquette;
+    if (!options.saveGauge.empty()) {
+      if (!(status = U.write(options.saveGauge)).ok())
+        return fail(status);
+      gaugeText += ", written to " + options.saveGauge;
+    }
+  } else if (!options.gauge.empty() || !options.saveGauge.empty()) {
     return fail(stencil::Status::failure(
-        std::string(info.name) + " has no link taps; --gauge does not apply"));
+        std::string(info.name) +
+        " has no link taps; --gauge and --save-gauge do not apply"));
   }
-  siteText += gaugeText;
 
   const stencil::Lattice &lattice = A.lattice();
   stencil::Field exact, b, x;
@@ -294,6 +307,8 @@ int main(int argc, char **argv) {
       std::printf(" %s=%g", info.param_names[p], v);
     }
   std::printf("%s\n", siteText.c_str());
+  if (!gaugeText.empty())
+    std::printf("  links               %s\n", gaugeText.c_str());
   std::printf("  tolerance           %.1e, at most %d iterations\n",
               options.solve.tolerance, options.solve.max_iterations);
 

@@ -173,3 +173,24 @@ TEST(Ildg, DamagedFilesAreRefusedWithTheReason) {
   const Status missing = GaugeField::read_ildg(::testing::TempDir() + "nope.lime", out);
   EXPECT_FALSE(missing.ok());
 }
+
+// GaugeField::load tells the two formats apart by their first bytes: an
+// ILDG file and a stencilc gauge file of the same links read the same, and
+// a file of neither kind is refused by the stencilc reader, naming it.
+TEST(Ildg, LoadReadsEitherFormat) {
+  const GaugeField U = randomGauge();
+  const std::string lime = writeFile("load64.lime", ildgFile(ildgParts(U, 64)));
+  const std::string own = ::testing::TempDir() + "load.gauge";
+  ASSERT_OK(U.write(own));
+  GaugeField fromLime, fromOwn;
+  ASSERT_OK(GaugeField::load(lime, fromLime));
+  ASSERT_OK(GaugeField::load(own, fromOwn));
+  EXPECT_EQ(fromLime.data(), U.data());
+  EXPECT_EQ(fromOwn.data(), U.data());
+  const std::string other = writeFile("load.txt", "plain text, not links");
+  GaugeField out;
+  Status status = GaugeField::load(other, out);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(other), std::string::npos) << status.message();
+  EXPECT_FALSE(GaugeField::load(::testing::TempDir() + "missing.gauge", out).ok());
+}

@@ -178,7 +178,7 @@ TEST(Inspect, NvidiaOccupancyCountsWholeBlocks) {
 TEST(Inspect, RooflineIsTheLowerRoof) {
   CheckResult result = checkYaml(laplacianSpec());
   ASSERT_TRUE(result.model.has_value()) << result.output;
-  KernelPlan plan = planKernel(*result.model);
+  KernelFigures plan = figuresOf(planKernel(*result.model));
   const TargetInfo &h100 = *findTarget("sm_90");
   Roofline r = roofline(h100, plan, Precision::Double);
   EXPECT_DOUBLE_EQ(r.intensity, 13.0 / 16.0);
@@ -189,6 +189,23 @@ TEST(Inspect, RooflineIsTheLowerRoof) {
   EXPECT_DOUBLE_EQ(roofline(fast, plan, Precision::Double).attainableGflops,
                    33500);
   EXPECT_FALSE(roofline(fast, plan, Precision::Double).memoryBound);
+}
+
+// The clover kernel's figures come from its own plan: the spinor and the
+// clover term in, the spinor out.
+TEST(Inspect, CloverKernelFigures) {
+  CloverKernelPlan plan;
+  plan.kernelName = "w_clover_kernel";
+  plan.bytesPerSite = 480;
+  plan.flopsPerSite = 528;
+  KernelFigures k = figuresOf(plan);
+  EXPECT_EQ(k.name, "w_clover_kernel");
+  EXPECT_EQ(k.role, "clover");
+  EXPECT_EQ(k.hop, "none");
+  EXPECT_FALSE(k.hasLinks);
+  EXPECT_DOUBLE_EQ(k.loadsPerSite, 2.0);
+  EXPECT_DOUBLE_EQ(k.storesPerSite, 1.0);
+  EXPECT_DOUBLE_EQ(k.intensity(), 528.0 / 480.0);
 }
 
 } // namespace

@@ -99,6 +99,10 @@ public:
   /// site), its 'scidac-checksum' checked when present. Damaged, truncated
   /// or foreign files are refused with the reason.
   static Status read_ildg(const std::string &path, GaugeField &out);
+  /// Either format, told apart by the file's first bytes (a LIME record's
+  /// magic 0x456789ab, else the stencilc header): what programs taking a
+  /// user's gauge file call.
+  static Status load(const std::string &path, GaugeField &out);
 
 private:
   int dims_ = 0;

@@ -196,6 +196,11 @@ Status set_random_site_parameters(StencilOperator &A, Random &random,
 /// stencils. For benchmarks, tests and the tuner.
 Status set_random_links(StencilOperator &A, Random &random, Field &links,
                         StencilOperator::CloverArrays *clover = nullptr);
+/// Gives a stencil with links the gauge field U, stored in `links` in the
+/// stencil's link layout, and for a clover term its arrays computed from U
+/// (the inverse on the odd sites with even/odd storage) in `clover`.
+Status set_gauge_field(StencilOperator &A, const GaugeField &U, Field &links,
+                       StencilOperator::CloverArrays *clover = nullptr);
 
 } // namespace stencil
 
