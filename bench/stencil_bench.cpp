@@ -15,8 +15,10 @@
 #include "BenchRegistry.h"
 
 #include "stencil/blas.hpp"
+#include "stencil/clover.hpp"
 #include "stencil/device.hpp"
 #include "stencil/field.hpp"
+#include "stencil/gauge.hpp"
 #include "stencil/host_device.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/platform.hpp"
@@ -31,6 +33,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,13 +50,15 @@ struct Options {
   std::string only, json;
   int cgSize = 256;
   int cgIterations = 300;
+  /// The Dirac kernels' lattices to run ("32x32x32x64"); empty: all three.
+  std::vector<std::string> latticeSizes;
 };
 
 [[noreturn]] void usage(const std::string &message) {
   std::fprintf(stderr,
                "stencil_bench: error: %s\nusage: stencil_bench [--runs N] "
                "[--scale S] [--only SUBSTRING] [--json FILE] [--cg-size N] "
-               "[--cg-iterations N]\n",
+               "[--cg-iterations N] [--lattice-size NXxNYxNZxNT]...\n",
                message.c_str());
   std::exit(1);
 }
@@ -79,6 +84,8 @@ Options parse(int argc, char **argv) {
       o.cgSize = std::atoi(value().c_str());
     else if (arg == "--cg-iterations")
       o.cgIterations = std::atoi(value().c_str());
+    else if (arg == "--lattice-size")
+      o.latticeSizes.push_back(value());
     else
       usage("unknown option '" + arg + "'");
   }
@@ -241,9 +248,14 @@ struct Bench {
   /// The clover term of the same gauge field, for Wilson-clover stencils.
   stencil::StencilOperator::CloverArrays clover;
 
+  /// With `gauge` (and `cloverField` for a clover term, computed from it
+  /// with the stencil's default parameters): those links instead of
+  /// drawing them, for benchmarks that share one gauge field.
   Bench(const KernelInfo &info, const std::vector<int> &n,
         stencil::StencilOperator::Kernels kernels =
-            stencil::StencilOperator::Kernels::AsGiven) {
+            stencil::StencilOperator::Kernels::AsGiven,
+        const stencil::GaugeField *gauge = nullptr,
+        const stencil::CloverField *cloverField = nullptr) {
     CHECK(stencil::StencilOperator::create(info, n.data(), A, kernels));
     stencil::Random random(2026);
     CHECK(stencil::set_random_site_parameters(
@@ -251,7 +263,17 @@ struct Bench {
         [](const std::string &) { return std::pair{0.0, 1.0}; }, sites));
     // Their own sequence, so that inputs stay those of stencils without.
     stencil::Random linkRandom(2027);
-    CHECK(stencil::set_random_links(A, linkRandom, links, &clover));
+    if (gauge) {
+      CHECK(A.upload_links(*gauge, links));
+      CHECK(A.set_links(links));
+      if (info.clover) {
+        CHECK(A.upload_clover(*cloverField, clover,
+                              info.layout.even_odd ? 1 : -1));
+        CHECK(A.set_clover(clover));
+      }
+    } else {
+      CHECK(stencil::set_random_links(A, linkRandom, links, &clover));
+    }
     CHECK(Field::create(A.lattice(), in));
     CHECK(Field::create(A.lattice(), out));
     std::vector<double> values(A.lattice().values());
@@ -451,6 +473,8 @@ int main(int argc, char **argv) {
   // Dirac operators (even/odd stencils with spin-projected hops): each
   // kernel of the even/odd solve at the sprint's three sizes, and CGNR on
   // the Schur complement to a tolerance.
+  std::map<std::string, stencil::GaugeField> gauges;
+  std::map<std::string, stencil::CloverField> clovers;
   for (const BenchPair &pair : benchPairs()) {
     const KernelInfo &info = *pair.tuned;
     if (!info.even_odd || !info.links || info.components != 24 ||
@@ -464,10 +488,41 @@ int main(int argc, char **argv) {
       std::vector<int> n = size;
       for (int &e : n)
         e = std::max(4, static_cast<int>(std::lround(e * o.scale)) / 2 * 2);
+      if (!o.latticeSizes.empty() &&
+          std::find(o.latticeSizes.begin(), o.latticeSizes.end(),
+                    sizeText(n)) == o.latticeSizes.end())
+        continue;
       std::printf("\n%s at %s (Dirac operator kernels)\n", info.name,
                   sizeText(n).c_str());
       std::fflush(stdout);
-      Bench b(info, n);
+      // One random gauge field per size (the links every Bench draws),
+      // and its clover term per (mass, c_sw): at 48^3 x 64 each takes
+      // tens of seconds on the host.
+      const std::string key = sizeText(n);
+      if (!gauges.count(key)) {
+        stencil::GaugeField &U = gauges[key];
+        CHECK(stencil::GaugeField::create(4, n.data(), info.links->colours, U));
+        stencil::Random linkRandom(2027);
+        U.set_random(linkRandom);
+      }
+      const stencil::GaugeField &U = gauges[key];
+      const stencil::CloverField *cloverField = nullptr;
+      if (info.clover) {
+        stencil::StencilOperator probe;
+        CHECK(stencil::StencilOperator::create(info, n.data(), probe));
+        double csw = info.clover->csw_constant;
+        for (int p = 0; p < info.num_params; ++p)
+          csw += info.clover->csw_factors[p] * info.param_defaults[p];
+        const std::string cloverKey =
+            key + "/" + std::to_string(stencil::scalar_coefficient(
+                            info, info.clover->tap, info.param_defaults)) +
+            "/" + std::to_string(csw);
+        if (!clovers.count(cloverKey))
+          CHECK(probe.compute_clover(U, clovers[cloverKey]));
+        cloverField = &clovers[cloverKey];
+      }
+      Bench b(info, n, stencil::StencilOperator::Kernels::AsGiven, &U,
+              cloverField);
       using Hop = stencil::StencilOperator::Hop;
       Field inEven, inOdd, outEven, outOdd, sameEven, sameOdd;
       CHECK(b.in.half(0, inEven));

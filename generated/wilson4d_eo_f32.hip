@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 2 per SM), tile x x 1, load order ascending, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -20,7 +20,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -61,21 +61,27 @@ wilson4d_eo_f32_kernel(
   using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] = w0 * v.v[l];
-    }
-  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w1), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -84,13 +90,13 @@ wilson4d_eo_f32_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -99,13 +105,13 @@ wilson4d_eo_f32_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -114,28 +120,22 @@ wilson4d_eo_f32_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l3, u3);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u4[j];
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -144,13 +144,13 @@ wilson4d_eo_f32_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l4, u5);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -159,13 +159,13 @@ wilson4d_eo_f32_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l5, u6);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -174,13 +174,13 @@ wilson4d_eo_f32_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l6, u7);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -189,7 +189,7 @@ wilson4d_eo_f32_kernel(
         u8[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w1), l7, u8);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
@@ -197,13 +197,13 @@ wilson4d_eo_f32_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -244,21 +244,27 @@ wilson4d_eo_f32_adjoint_kernel(
   using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] = w0 * v.v[l];
-    }
-  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w1), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -267,13 +273,13 @@ wilson4d_eo_f32_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -282,13 +288,13 @@ wilson4d_eo_f32_adjoint_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -297,28 +303,22 @@ wilson4d_eo_f32_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l3, u3);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u4[j];
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -327,13 +327,13 @@ wilson4d_eo_f32_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l4, u5);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -342,13 +342,13 @@ wilson4d_eo_f32_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l5, u6);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -357,7 +357,7 @@ wilson4d_eo_f32_adjoint_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w1), l6, u7);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
@@ -380,12 +380,12 @@ wilson4d_eo_f32_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -442,10 +442,10 @@ wilson4d_eo_f32_even_to_odd_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -454,13 +454,13 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -469,13 +469,13 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -484,13 +484,13 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -499,13 +499,13 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -514,13 +514,13 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -529,13 +529,13 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -544,13 +544,13 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -559,7 +559,7 @@ wilson4d_eo_f32_even_to_odd_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
@@ -572,12 +572,12 @@ wilson4d_eo_f32_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -634,10 +634,10 @@ wilson4d_eo_f32_odd_to_even_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -646,13 +646,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -661,13 +661,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -676,13 +676,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -691,13 +691,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -706,13 +706,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -721,13 +721,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -736,13 +736,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -751,7 +751,7 @@ wilson4d_eo_f32_odd_to_even_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
@@ -764,13 +764,13 @@ wilson4d_eo_f32_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -827,10 +827,10 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -839,13 +839,13 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -854,7 +854,7 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -872,10 +872,10 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -884,13 +884,13 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -899,13 +899,13 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -914,13 +914,13 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -929,7 +929,7 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
@@ -957,13 +957,13 @@ wilson4d_eo_f32_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1020,10 +1020,10 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1032,13 +1032,13 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1047,7 +1047,7 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -1065,10 +1065,10 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1077,13 +1077,13 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1092,13 +1092,13 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1107,13 +1107,13 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1122,7 +1122,7 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
@@ -1150,7 +1150,7 @@ wilson4d_eo_f32_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 

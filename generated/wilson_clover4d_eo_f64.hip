@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -62,11 +62,12 @@ wilson_clover4d_eo_f64_kernel(
   using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 18>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -75,13 +76,13 @@ wilson_clover4d_eo_f64_kernel(
         u0[j * 2 + l] = v.v[l];
     }
   }
-  stencil::clover_product<true>(acc0, c0, u0);
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -90,13 +91,13 @@ wilson_clover4d_eo_f64_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -105,13 +106,13 @@ wilson_clover4d_eo_f64_kernel(
         u2[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -120,13 +121,12 @@ wilson_clover4d_eo_f64_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -135,13 +135,13 @@ wilson_clover4d_eo_f64_kernel(
         u4[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u4);
+  stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -150,13 +150,13 @@ wilson_clover4d_eo_f64_kernel(
         u5[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u5);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -165,13 +165,13 @@ wilson_clover4d_eo_f64_kernel(
         u6[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u6);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -180,13 +180,13 @@ wilson_clover4d_eo_f64_kernel(
         u7[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u7);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -195,7 +195,7 @@ wilson_clover4d_eo_f64_kernel(
         u8[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u8);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
@@ -251,11 +251,12 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 18>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -264,13 +265,13 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u0[j * 2 + l] = v.v[l];
     }
   }
-  stencil::clover_product<true>(acc0, c0, u0);
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -279,13 +280,13 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -294,13 +295,13 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u2[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -309,13 +310,12 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -324,13 +324,13 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u4[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u4);
+  stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -339,13 +339,13 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u5[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u5);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -354,13 +354,13 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u6[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u6);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -369,7 +369,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
         u7[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u7);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
@@ -456,10 +456,10 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -468,13 +468,13 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u0[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -483,13 +483,13 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -498,13 +498,13 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u2[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -513,13 +513,13 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -528,13 +528,13 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u4[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -543,13 +543,13 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u5[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -558,13 +558,13 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u6[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -573,7 +573,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
         u7[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
@@ -652,10 +652,10 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -664,13 +664,13 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u0[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -679,13 +679,13 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -694,13 +694,13 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u2[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -709,13 +709,13 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -724,13 +724,13 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u4[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -739,13 +739,13 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u5[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -754,13 +754,13 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u6[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -769,7 +769,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
         u7[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
@@ -849,10 +849,10 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -861,13 +861,13 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
         u0[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -876,7 +876,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -894,10 +894,10 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -906,13 +906,13 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -921,13 +921,13 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
         u4[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -936,13 +936,13 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
         u5[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -951,7 +951,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
         u6[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
@@ -1046,10 +1046,10 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -1058,13 +1058,13 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
         u0[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -1073,7 +1073,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -1091,10 +1091,10 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -1103,13 +1103,13 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -1118,13 +1118,13 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
         u4[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -1133,13 +1133,13 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
         u5[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 12; ++j) {
       const vec_t v = from[j];
@@ -1148,7 +1148,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
         u6[j * 2 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);

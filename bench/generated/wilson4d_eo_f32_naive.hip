@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of wilson4d_eo_f32 (no tile, loads as written). 4-D Wilson fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 2 per SM), tile x x 1, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -20,7 +20,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_naive_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -197,13 +197,13 @@ wilson4d_eo_f32_naive_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_naive_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -380,12 +380,12 @@ wilson4d_eo_f32_naive_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_naive_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -572,12 +572,12 @@ wilson4d_eo_f32_naive_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_naive_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -764,13 +764,13 @@ wilson4d_eo_f32_naive_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_naive_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -957,13 +957,13 @@ wilson4d_eo_f32_naive_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 2)
 wilson4d_eo_f32_naive_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1150,7 +1150,7 @@ wilson4d_eo_f32_naive_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 

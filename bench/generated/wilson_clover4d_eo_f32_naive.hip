@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of wilson_clover4d_eo_f32 (no tile, loads as written). 4-D Wilson-clover fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -203,7 +203,7 @@ wilson_clover4d_eo_f32_naive_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -392,7 +392,7 @@ wilson_clover4d_eo_f32_naive_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -588,7 +588,7 @@ wilson_clover4d_eo_f32_naive_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -784,7 +784,7 @@ wilson_clover4d_eo_f32_naive_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -981,7 +981,7 @@ wilson_clover4d_eo_f32_naive_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -1178,7 +1178,7 @@ wilson_clover4d_eo_f32_naive_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
