@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores
+// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo.hip.
@@ -144,7 +144,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 192, 360};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 192, 360, 0};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_eo", "laplacian4d_vec24_eo.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -2,7 +2,7 @@
 // 0.1.0 from wilson4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 3 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson4d_eo_f64.hip.
@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512, 0};
   static const stencil::KernelInfo value = {
       "wilson4d_eo_f64", "wilson4d_eo_f64.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
@@ -157,7 +157,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 960,
       1560, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "2b93515e70aedcea",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=3; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr};
   return value;
 }

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -409,10 +409,12 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int slab,
     const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 1 in the slab walk: x
+  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
+  // the slab (the last one may be thinner); the launcher checks that a parity
+  // has fewer than 2^31 sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -424,13 +426,19 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   rest /= static_cast<unsigned>(nx / 2);
   const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
   rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
+  // `rest` numbers the (z, t) planes slab by slab.
+  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
+  const int t_first = static_cast<int>(rest / slab_planes) * slab;
+  const unsigned slab_slices = static_cast<unsigned>(
+      nt - t_first < slab ? nt - t_first : slab);
+  const unsigned in_slab = rest % slab_planes;
+  const int z = static_cast<int>(in_slab / slab_slices);
+  const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
+  // The slab walk numbers threads in another order than storage.
+  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -605,10 +613,12 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int slab,
     const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 0 in the slab walk: x
+  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
+  // the slab (the last one may be thinner); the launcher checks that a parity
+  // has fewer than 2^31 sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -620,13 +630,19 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   rest /= static_cast<unsigned>(nx / 2);
   const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
   rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
+  // `rest` numbers the (z, t) planes slab by slab.
+  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
+  const int t_first = static_cast<int>(rest / slab_planes) * slab;
+  const unsigned slab_slices = static_cast<unsigned>(
+      nt - t_first < slab ? nt - t_first : slab);
+  const unsigned in_slab = rest % slab_planes;
+  const int z = static_cast<int>(in_slab / slab_slices);
+  const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
+  // The slab walk numbers threads in another order than storage.
+  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -802,10 +818,12 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int slab,
     const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 1 in the slab walk: x
+  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
+  // the slab (the last one may be thinner); the launcher checks that a parity
+  // has fewer than 2^31 sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -817,13 +835,19 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   rest /= static_cast<unsigned>(nx / 2);
   const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
   rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
+  // `rest` numbers the (z, t) planes slab by slab.
+  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
+  const int t_first = static_cast<int>(rest / slab_planes) * slab;
+  const unsigned slab_slices = static_cast<unsigned>(
+      nt - t_first < slab ? nt - t_first : slab);
+  const unsigned in_slab = rest % slab_planes;
+  const int z = static_cast<int>(in_slab / slab_slices);
+  const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
+  // The slab walk numbers threads in another order than storage.
+  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -999,10 +1023,12 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int slab,
     const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 0 in the slab walk: x
+  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
+  // the slab (the last one may be thinner); the launcher checks that a parity
+  // has fewer than 2^31 sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -1014,13 +1040,19 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   rest /= static_cast<unsigned>(nx / 2);
   const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
   rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
+  // `rest` numbers the (z, t) planes slab by slab.
+  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
+  const int t_first = static_cast<int>(rest / slab_planes) * slab;
+  const unsigned slab_slices = static_cast<unsigned>(
+      nt - t_first < slab ? nt - t_first : slab);
+  const unsigned in_slab = rest % slab_planes;
+  const int z = static_cast<int>(in_slab / slab_slices);
+  const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
+  // The slab walk numbers threads in another order than storage.
+  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -1429,6 +1461,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 1536,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -1474,6 +1509,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_even_to_odd_kernel");
 }
@@ -1541,6 +1577,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 1536,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -1586,6 +1625,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_odd_to_even_kernel");
 }
@@ -1653,6 +1693,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 1536,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -1698,6 +1741,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel");
 }
@@ -1765,6 +1809,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 1536,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -1810,6 +1857,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel");
 }

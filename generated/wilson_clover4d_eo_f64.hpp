@@ -2,7 +2,7 @@
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64.hip.
@@ -167,7 +167,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 960, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512, 0};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64", "wilson_clover4d_eo_f64.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of covlap4d_eo_f32 (no tile, loads as written). 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -212,9 +212,9 @@ covlap4d_eo_f32_naive_even_to_odd_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -402,9 +402,9 @@ covlap4d_eo_f32_naive_odd_to_even_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *

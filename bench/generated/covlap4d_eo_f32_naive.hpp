@@ -2,7 +2,7 @@
 // 0.1.0 from covlap4d_eo_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of covlap4d_eo_f32 (no tile, loads as written). 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_eo_f32_naive.hip.
@@ -148,7 +148,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 624, 618};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 624, 618, 1};
   static const stencil::KernelInfo value = {
       "covlap4d_eo_f32_naive", "covlap4d_eo_f32.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
@@ -158,7 +158,7 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 9, 336,
       630, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "42f12408f38d3130",
-      "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; slab=1", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr};
   return value;
 }

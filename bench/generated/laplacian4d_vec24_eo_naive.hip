@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_vec24_eo (no tile, loads as written). 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores
+// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -127,9 +127,9 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -228,9 +228,9 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_vec24_eo (no tile, loads as written). 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores
+// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_naive.hip.
@@ -144,7 +144,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 192, 360};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 192, 360, 1};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_eo_naive", "laplacian4d_vec24_eo.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
@@ -154,7 +154,7 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "826e51018180f32c",
-      "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1; slab=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr};
   return value;
 }

@@ -2,7 +2,7 @@
 // 0.1.0 from wilson4d_eo_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of wilson4d_eo_f32 (no tile, loads as written). 4-D Wilson fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 2 per SM), tile x x 1, load order as-written, non-temporal stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 2 per SM), tile x x 1, load order as-written, non-temporal stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson4d_eo_f32_naive.hip.
@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 768, 1512};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 768, 1512, 1};
   static const stencil::KernelInfo value = {
       "wilson4d_eo_f32_naive", "wilson4d_eo_f32.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
@@ -157,7 +157,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 480,
       1560, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "4a7e417e658a821f",
-      "block=128x1x1x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=2; layout=aos; vector_width=4; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=2; layout=aos; vector_width=4; links=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr};
   return value;
 }

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of wilson4d_eo_f64 (no tile, loads as written). 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 3 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -20,7 +20,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 3)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_naive_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -203,7 +203,7 @@ wilson4d_eo_f64_naive_kernel(
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 3)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_naive_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -385,7 +385,7 @@ wilson4d_eo_f64_naive_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 3)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_naive_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -398,9 +398,9 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -577,7 +577,7 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 3)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_naive_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -590,9 +590,9 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -770,7 +770,7 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 3)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -783,9 +783,9 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
@@ -963,7 +963,7 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 3)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -976,9 +976,9 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
     const int nz,
     const int nt,
     const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order
-  // (x fastest, x halved); the launcher checks that a parity has fewer
-  // than 2^31 sites.
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *

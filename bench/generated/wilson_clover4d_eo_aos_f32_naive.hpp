@@ -2,7 +2,7 @@
 // 0.1.0 from wilson_clover4d_eo_aos_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of wilson_clover4d_eo_aos_f32 (no tile, loads as written). 4-D Wilson-clover fermions, SU(3), float, even/odd, site-major storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_aos_f32_naive.hip.
@@ -167,7 +167,7 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {0, 1, {1, 1, 1, 1}, 1}, 0, 0, csw_factors, &clover_generic, 480, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 768, 1512};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 768, 1512, 1};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_aos_f32_naive", "wilson_clover4d_eo_aos_f32.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
@@ -177,7 +177,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 768,
       2040, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "9b9fa5943a9b1e5c",
-      "block=128x1x1x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aos; clover=aos", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aos; clover=aos; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover};
   return value;
 }

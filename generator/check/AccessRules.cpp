@@ -1,7 +1,7 @@
 //===- AccessRules.cpp - What vector accesses and split sites need --------===//
 //
-// The rules behind kernel.vector_width, kernel.components_per_thread and
-// links.layout.vector (declared in Check.h): the checker applies them to the
+// The rules behind kernel.vector_width, kernel.components_per_thread,
+// kernel.slab and links.layout.vector (declared in Check.h): the checker applies them to the
 // spec's options, and the tuner and the tuning-cache reader to the variants
 // they build or read.
 //
@@ -11,6 +11,21 @@
 #include <string>
 
 namespace stencilc {
+
+std::string slabProblem(const StencilModel &model, int slab) {
+  if (!model.layout.evenOdd)
+    return "orders the threads of the even/odd hopping kernels, and this "
+           "stencil has no even/odd storage ('field.even_odd: true')";
+  if (slab < 1 || slab > kMaxSlab)
+    return "must be 'auto' or a number of slices from 1 to " +
+           std::to_string(kMaxSlab);
+  if (slab > 1 && model.dims < 3)
+    return "needs at least 3 axes: the walk keeps the fastest axes' rows "
+           "whole and takes the slowest axis in slabs inside the one before "
+           "it, and a " +
+           std::to_string(model.dims) + "-D lattice has no axis between them";
+  return "";
+}
 
 std::string componentSplitProblem(const StencilModel &model, int perThread) {
   const int nc = model.components;

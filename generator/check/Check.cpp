@@ -76,6 +76,7 @@ std::optional<StencilModel> Checker::run() {
   checkKernel();
   checkLayout();
   checkComponentSplit();
+  checkSlab();
   checkSolver();
   for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
        ++i)
@@ -730,6 +731,35 @@ void Checker::checkComponentSplit() {
                 "'kernel.components_per_thread' " + Twine(k) + " " + problem);
   else
     model.kernel.componentsPerThread = k;
+}
+
+/// kernel.slab: 'auto' (the default; the launch decides) or a number of
+/// slices of the slowest axis per slab of the hopping kernels' walk.
+void Checker::checkSlab() {
+  const Located<std::string> &slab = spec.kernel.slab;
+  if (!slab.present)
+    return;
+  int slices = 0;
+  if (slab.value == "auto")
+    slices = KernelOptions::kSlabAuto;
+  else if (!to_integer(StringRef(slab.value), slices, 10) || slices < 1 ||
+           slices > kMaxSlab) {
+    diags.error(slab.range, "'kernel.slab' must be 'auto' or a number of "
+                            "slices from 1 to " +
+                                Twine(kMaxSlab) + ", not '" + slab.value +
+                                "'");
+    return;
+  }
+  if (slices != KernelOptions::kSlabAuto)
+    if (std::string problem = slabProblem(model, slices); !problem.empty()) {
+      diags.error(slab.range, "'kernel.slab' " + Twine(slices) + " " + problem);
+      return;
+    }
+  if (slices == KernelOptions::kSlabAuto && !model.layout.evenOdd) {
+    diags.error(slab.range, "'kernel.slab' " + slabProblem(model, 1));
+    return;
+  }
+  model.kernel.slab = slices;
 }
 
 void Checker::checkSolver() {

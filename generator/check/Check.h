@@ -49,6 +49,13 @@ std::string linkVectorProblem(const StencilModel &model, int vector);
 /// vector width and storage must already be final.
 std::string componentSplitProblem(const StencilModel &model, int perThread);
 
+/// Why the hopping kernels of `model` cannot walk the half lattice in slabs
+/// of `slab` slices of the slowest axis (kernel.slab; 1 is storage order,
+/// always possible for even/odd storage), as the end of a sentence, or ""
+/// when they can. The model's storage must already be final.
+std::string slabProblem(const StencilModel &model, int slab);
+constexpr int kMaxSlab = 64;
+
 /// The threads per block that a wavefront of this size fills exactly; blocks
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;

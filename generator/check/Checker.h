@@ -71,6 +71,7 @@ private:
   void checkSiteVectors(int width, llvm::SMRange range);
   void checkEvenOdd();
   void checkComponentSplit();
+  void checkSlab();
 
   const Spec &spec;
   DiagnosticEngine &diags;

@@ -335,4 +335,8 @@ void computeReach(StencilModel &model) {
       model.reach[axis] = std::max(model.reach[axis], std::abs(tap.offset[axis]));
 }
 
+std::string slabText(int slab) {
+  return slab == KernelOptions::kSlabAuto ? "auto" : std::to_string(slab);
+}
+
 } // namespace stencilc

@@ -209,11 +209,22 @@ struct KernelOptions {
   /// (consecutive blocks along x), which holds fewer accumulators per thread
   /// and a smaller cache footprint per block. 0 until the checker sets it.
   int componentsPerThread = 0;
+  /// Even/odd hopping kernels: how threads walk the half lattice. 1: in
+  /// storage order; S > 1: the slowest axis in slabs of S slices, each slab
+  /// walked with the slowest axis inside the one before it (a neighbour
+  /// along the slowest axis is read twice within a few planes instead of
+  /// two slices apart); kSlabAuto: chosen at launch by stencil::hop_slab
+  /// from the extents and the device's L2.
+  int slab = kSlabAuto;
+  static constexpr int kSlabAuto = 0;
 
   int threadsPerBlock() const {
     return block[0] * block[1] * block[2] * block[3];
   }
 };
+
+/// kernel.slab as the spec writes it: "auto" or the number of slices.
+std::string slabText(int slab);
 
 struct StencilModel {
   std::string name;

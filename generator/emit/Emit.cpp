@@ -61,6 +61,8 @@ std::string optionsSummary(const StencilModel &model) {
   if (model.componentGroups() > 1)
     text += ", " + std::to_string(model.componentsPerThread()) + " of " +
             std::to_string(model.components) + " components per thread";
+  if (model.layout.evenOdd && model.dims >= 3)
+    text += ", slab " + slabText(k.slab);
   return text;
 }
 

@@ -95,6 +95,9 @@ std::string launchArguments(const LauncherPlan &launcher) {
     case ParameterKind::BlocksZ:
       args.push_back("config.blocks_z");
       break;
+    case ParameterKind::Slab:
+      args.push_back("slab");
+      break;
     }
   return join(args, ",\n");
 }
@@ -287,6 +290,18 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       {"checks", argumentChecks(model, launcher, text)},
       {"args", launchArguments(launcher)},
       {"typed", text.typedArguments},
+      {"slab", launcher.slab == 1
+                   ? std::string()
+                   : "// The walk: slices of " +
+                         std::string(axisName(model.dims - 1)) +
+                         " per slab (kernel.slab " +
+                         (launcher.slab == KernelOptions::kSlabAuto
+                              ? std::string("auto")
+                              : std::to_string(launcher.slab)) +
+                         ").\nconst int slab = stencil::hop_slab(" +
+                         std::to_string(launcher.slab) + ", dims, n, " +
+                         std::to_string(launcher.slabBytesPerSite) +
+                         ",\n    stencil::device_l2_bytes());"},
   };
   p.emit(vars, R"(
     $summary$
@@ -319,6 +334,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       stencil::LaunchConfig config;
       config.block.x = $threads$u;
       config.grid.x = static_cast<unsigned>((half_sites + $threads$ - 1) / $threads$);
+      $slab$
       if (out == nullptr || in == nullptr)
         return stencil::Status::failure("$model$: null field pointer");
       if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -570,7 +586,8 @@ std::string printEvenOddTable(const std::vector<KernelPlan> &plans) {
          "    &even_to_odd_generic, &odd_to_even_generic,\n"
          "    &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, " +
          std::to_string(hop->bytesPerSite()) + ", " +
-         std::to_string(hop->flopsPerSite) + "};";
+         std::to_string(hop->flopsPerSite) + ", " +
+         std::to_string(hop->threads.half.slab) + "};";
 }
 
 } // namespace stencilc

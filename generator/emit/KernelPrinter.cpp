@@ -115,6 +115,7 @@ std::string parameterDeclaration(const KernelParameter &param) {
     return "const value_type *STENCIL_RESTRICT " + param.name;
   case ParameterKind::HopMode:
   case ParameterKind::Extent:
+  case ParameterKind::Slab:
     return "const int " + param.name;
   case ParameterKind::HopAlpha:
   case ParameterKind::HopBeta:
@@ -257,14 +258,28 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
 void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
   const HalfLatticeThreads &h = plan.threads.half;
   const int dims = plan.threads.dims;
-  p.emit({{"parity", std::to_string(h.parity)},
-          {"threads", std::to_string(h.threadsPerBlock)}},
-         R"(
-           // This thread's site: number `site32` of parity $parity$ in storage order
-           // (x fastest, x halved); the launcher checks that a parity has fewer
-           // than 2^31 sites.
-           const unsigned site32 = blockIdx.x * $threads$u + threadIdx.x;
-         )");
+  // With a slab walk, axes below the second-slowest are decomposed as
+  // stored and the two slowest from the plane number.
+  const int stored = h.walksSlabs() ? dims - 2 : dims;
+  const std::string slowest = axisName(dims - 1);
+  const std::string second = dims >= 2 ? axisName(dims - 2) : "";
+  std::string storedAxes = "x (halved)";
+  for (int axis = 1; axis < stored; ++axis)
+    storedAxes += std::string(axis + 1 == stored ? " and " : ", ") +
+                  axisName(axis);
+  wrappedComment(
+      p, "//",
+      "This thread's site: number `site32` of parity " +
+          std::to_string(h.parity) +
+          (h.walksSlabs()
+               ? " in the slab walk: " + storedAxes + " as stored, then " +
+                     slowest + " within its slab of `slab` slices, " +
+                     second + ", and the slab (the last one may be thinner)"
+               : " in storage order (x fastest, x halved)") +
+          "; the launcher checks that a parity has fewer than 2^31 sites.");
+  p.emit({{"threads", std::to_string(h.threadsPerBlock)}}, R"(
+    const unsigned site32 = blockIdx.x * $threads$u + threadIdx.x;
+  )");
   std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
   for (int axis = 1; axis < dims; ++axis)
     extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
@@ -273,9 +288,9 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
       return;
     unsigned rest = site32;
   )");
-  for (int axis = 0; axis < dims; ++axis) {
+  for (int axis = 0; axis < stored; ++axis) {
     std::string name = axis == 0 ? "xh" : axisName(axis);
-    if (axis + 1 == dims) {
+    if (!h.walksSlabs() && axis + 1 == dims) {
       p.line("const int " + name + " = static_cast<int>(rest);");
       break;
     }
@@ -283,6 +298,21 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
            extents[axis] + ");");
     p.line("rest /= " + extents[axis] + ";");
   }
+  if (h.walksSlabs())
+    p.emit({{"second", second},
+            {"slowest", slowest},
+            {"n_second", extentName(dims - 2)},
+            {"n_slowest", extentName(dims - 1)}},
+           R"(
+             // `rest` numbers the ($second$, $slowest$) planes slab by slab.
+             const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>($n_second$);
+             const int $slowest$_first = static_cast<int>(rest / slab_planes) * slab;
+             const unsigned slab_slices = static_cast<unsigned>(
+                 $n_slowest$ - $slowest$_first < slab ? $n_slowest$ - $slowest$_first : slab);
+             const unsigned in_slab = rest % slab_planes;
+             const int $second$ = static_cast<int>(in_slab / slab_slices);
+             const int $slowest$ = $slowest$_first + static_cast<int>(in_slab % slab_slices);
+           )");
   std::vector<std::string> rest;
   for (int axis = 1; axis < dims; ++axis)
     rest.push_back(axisName(axis));

@@ -138,6 +138,10 @@ std::string printManifest(const StencilModel &model,
         j.attribute("launch_bounds", k.launchBounds);
         if (k.minBlocksPerSm)
           j.attribute("min_blocks_per_sm", k.minBlocksPerSm);
+        if (plan.threads.kind == ThreadMappingKind::HalfLattice)
+          j.attribute("slab", plan.threads.half.walksSlabs()
+                                  ? slabText(plan.threads.half.slab)
+                                  : std::string("1"));
         j.attributeObject("tile", [&] {
           j.attribute("axis", axisName(k.tileAxis));
           j.attribute("factor", k.tileFactor);

@@ -275,7 +275,13 @@ public:
       p.line("const stencil::index_t half_sites = " + join(factors, " * ") +
              " / 2;");
     }
-    p.line("const stencil::index_t site = site32;");
+    if (plan.threads.half.walksSlabs()) {
+      PlannedLoad own;
+      p.line("// The slab walk numbers threads in another order than storage.");
+      p.line("const stencil::index_t site = " + loadIndex(own) + ";");
+    } else {
+      p.line("const stencil::index_t site = site32;");
+    }
     coordinateDeclarations(p);
   }
 

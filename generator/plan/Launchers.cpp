@@ -76,6 +76,9 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
                                   : std::string()) +
           ".";
       add(LauncherKind::Hopping, function, *plan, summary);
+      launchers.back().slab = plan->threads.half.slab;
+      launchers.back().slabBytesPerSite =
+          findPlan(plans, KernelRole::Apply, Hop::EvenToOdd)->bytesPerSite();
     }
   return launchers;
 }

@@ -44,6 +44,12 @@ namespace {
 
 /// out, in, [same and the hop mode's scalars], the extents, [blocks_z],
 /// [the spec's parameters].
+/// The hopping kernels' walk: the spec's kernel.slab, where it can differ
+/// from storage order (lattices of 3 axes or more).
+int hoppingSlab(const StencilModel &model) {
+  return model.dims >= 3 ? model.kernel.slab : 1;
+}
+
 std::vector<KernelParameter> kernelParameters(const StencilModel &model,
                                               bool hopping) {
   std::vector<KernelParameter> params = {{ParameterKind::OutField, "out"},
@@ -60,6 +66,8 @@ std::vector<KernelParameter> kernelParameters(const StencilModel &model,
   // Hopping kernels launch one-dimensional grids.
   if (model.dims == 4 && !hopping)
     params.push_back({ParameterKind::BlocksZ, "blocks_z"});
+  if (hopping && hoppingSlab(model) != 1)
+    params.push_back({ParameterKind::Slab, "slab"});
   // The spec's parameters and the link array travel in `params`.
   if (!model.parameters.empty() || model.hasLinkTaps())
     params.push_back({ParameterKind::Params, "params"});
@@ -671,10 +679,15 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   // Threads run over the half lattice in storage order, whatever its
   // shape: consecutive threads touch consecutive sites of every input and
   // output, and short rows (nx / 2 below the block) leave no thread idle.
+  // With a slab walk the rows of the fastest axes stay whole and in order,
+  // and a neighbour along the slowest axis is read again a few planes
+  // later instead of two slices later (docs/performance.md, the Wilson
+  // hops at 48^3 x 64).
   plan.threads.kind = ThreadMappingKind::HalfLattice;
   plan.threads.dims = model.dims;
   plan.threads.half.parity = outParity;
   plan.threads.half.threadsPerBlock = model.kernel.threadsPerBlock();
+  plan.threads.half.slab = hoppingSlab(model);
   // The mapping covers every site of the parity: the halo is skipped here.
   for (int axis = 0; axis < model.dims; ++axis)
     if (!model.wraps(axis) && model.reach[axis] > 0) {

@@ -51,6 +51,7 @@ enum class ParameterKind {
   HopBeta,   ///< const value_type hop_beta: the launch's beta
   Extent,    ///< const int nx, ...
   BlocksZ,   ///< const unsigned blocks_z: z blocks of a 4-D launch
+  Slab,      ///< const int slab: slices per slab of a hopping kernel's walk
   Params,    ///< the spec's parameters, by value (Params of NAME.hpp)
   Partials,  ///< double *partials: one sum per block
 };
@@ -78,11 +79,20 @@ struct LatticeThreads {
   int componentsPerThread = 1;
 };
 
-/// One thread per site of one parity, numbered in storage order (x fastest,
-/// x halved), on a one-dimensional grid.
+/// One thread per site of one parity, on a one-dimensional grid. Thread v
+/// takes site v in storage order (x fastest, x halved), or with a slab walk
+/// the axes below the second-slowest as stored, then the slowest axis
+/// within its slab, the second-slowest, and the slab: for 4-D, site (xh, y,
+/// t % S, z, t / S) in that order, S the launch's `slab` argument (the last
+/// slab of the slowest axis may be thinner).
 struct HalfLatticeThreads {
   int parity = 0; ///< of the sites written
   int threadsPerBlock = 256;
+  /// 1: storage order, no `slab` argument; otherwise the spec's choice,
+  /// KernelOptions::kSlabAuto or a number of slices, passed per launch as
+  /// stencil::hop_slab() resolves it.
+  int slab = 1;
+  bool walksSlabs() const { return slab != 1; }
 };
 
 enum class ThreadMappingKind { Lattice, HalfLattice };
@@ -578,6 +588,12 @@ struct LauncherPlan {
   int alignmentBytes = 0;
   int vectorWidth = 1;
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
+  /// Hopping: the kernel's walk (HalfLatticeThreads::slab) and the bytes
+  /// per site stencil::hop_slab() weighs for auto, those of the even-to-odd
+  /// hop of A, so that every hop of a launch geometry walks alike and
+  /// stencil::hop_slab(info(), extents) says how.
+  int slab = 1;
+  int slabBytesPerSite = 0;
   /// Site parameters: arrays checked for null and for overlap with `out`
   /// (params.NAME, `realsPerSite` values per site: 2 for a complex one).
   struct SiteArray {

@@ -41,6 +41,9 @@ void threads(json::OStream &j, const ThreadMapping &t) {
       j.attribute("kind", "half-lattice");
       j.attribute("parity", t.half.parity);
       j.attribute("threads_per_block", t.half.threadsPerBlock);
+      // "storage" order, or the slab walk's slices: "auto" or a number.
+      j.attribute("walk", t.half.walksSlabs() ? slabText(t.half.slab)
+                                              : std::string("storage"));
       return;
     }
     j.attribute("kind", "lattice");

@@ -32,6 +32,8 @@ const char *parameterKindName(ParameterKind kind) {
     return "extent";
   case ParameterKind::BlocksZ:
     return "blocks along z";
+  case ParameterKind::Slab:
+    return "slices per slab";
   case ParameterKind::Params:
     return "spec parameters";
   case ParameterKind::Partials:
@@ -198,8 +200,19 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
       os << "; " << t.lattice.componentGroups << " threads per site, "
          << t.lattice.componentsPerThread << " components each from c0";
   } else {
-    os << "one per site of parity " << t.half.parity
-       << " in storage order, " << t.half.threadsPerBlock << " per block";
+    os << "one per site of parity " << t.half.parity;
+    if (t.half.walksSlabs())
+      os << " in slabs of "
+         << (t.half.slab == KernelOptions::kSlabAuto
+                 ? std::string("slices of ") + axisName(t.dims - 1) +
+                       " chosen at launch (stencil::hop_slab)"
+                 : std::to_string(t.half.slab) + " slices of " +
+                       axisName(t.dims - 1))
+         << ", " << axisName(t.dims - 1) << " inside "
+         << axisName(t.dims - 2);
+    else
+      os << " in storage order";
+    os << ", " << t.half.threadsPerBlock << " per block";
   }
   os << "\n";
   os << "  guard:       "

@@ -122,6 +122,8 @@ struct KernelSpec {
   Located<bool> nontemporalStore;
   Located<long long> vectorWidth;
   Located<long long> componentsPerThread;
+  /// kernel.slab: "auto" or a number of slices (checked by the checker).
+  Located<std::string> slab;
   llvm::SMRange range;
   bool present = false;
 };

@@ -58,6 +58,8 @@ std::string summaryOf(const StencilModel &m) {
   // The summary also tells variants apart (tuningVariants drops repeats).
   if (m.hasCloverTap())
     text += ", clover " + orderDescription(m.cloverLayout());
+  if (m.layout.evenOdd && m.dims >= 3)
+    text += ", slab " + slabText(k.slab);
   return text;
 }
 
@@ -93,6 +95,7 @@ StencilModel naiveModel(const StencilModel &model) {
   if (m.components == 1)
     m.kernel.vectorWidth = 1; // one site per thread
   m.kernel.componentsPerThread = m.components; // a site per thread
+  m.kernel.slab = 1; // hopping kernels' threads in storage order
   setLoadOrder(m.kernel, LoadOrder::AsWritten);
   m.description = "Naive baseline of " + model.name +
                   " (no tile, loads as written). " + model.description;
@@ -204,6 +207,13 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   }
   const std::vector<int> boundsOptions =
       model.hasLinkTaps() ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
+  // Even/odd lattices of 3 axes or more: the hopping kernels' walk in
+  // storage order and in slabs of 8 slices (the spec's own 'auto', first,
+  // is one of the two at any size), next to each other so that a short
+  // --max-variants list still compares them.
+  const std::vector<int> slabs = model.layout.evenOdd && model.dims >= 3
+                                     ? std::vector<int>{1, 8}
+                                     : std::vector<int>{model.kernel.slab};
   // Most influential first, so that --max-variants keeps what matters.
   // The links' layout varies fastest: it moves most of a covariant
   // stencil's bytes, so every combination below is tried with each.
@@ -218,8 +228,10 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
               // (every register a site's 36 link loads in flight want).
               for (int bounded : boundsOptions)
                 for (const FieldLayout &links : linkLayouts)
-                for (const FieldLayout &clover : cloverLayouts) {
+                for (const FieldLayout &clover : cloverLayouts)
+                for (int slab : slabs) {
                 StencilModel m = model;
+                m.kernel.slab = slab;
                 m.links.order = links.order;
                 m.links.block = links.block;
                 m.links.vector = links.vector;

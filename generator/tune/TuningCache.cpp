@@ -147,6 +147,11 @@ std::string tuningOptionsText(const StencilModel &model) {
                               : std::string()) +
          (model.hasCloverTap()
               ? "; clover=" + layoutText(cloverStorageOrder(model))
+              : std::string()) +
+         // Written only when not auto, the default (entries from before
+         // the option read back as auto).
+         (model.layout.evenOdd && model.kernel.slab != KernelOptions::kSlabAuto
+              ? "; slab=" + slabText(model.kernel.slab)
               : std::string());
 }
 
@@ -156,6 +161,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
   KernelOptions &k = m.kernel;
   k.componentsPerThread = m.components;
   k.minBlocksPerSm = 0; // absent: the compiler's choice
+  k.slab = KernelOptions::kSlabAuto; // absent: chosen at launch
   SmallVector<StringRef, 8> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
   for (StringRef raw : items) {
@@ -242,6 +248,14 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
         return bad(item, "expected aos, soa or aosoa:N, the last two "
                          "optionally with :v2 or :v4 (at most 16 bytes per "
                          "load)");
+    } else if (key == "slab") {
+      int slab = KernelOptions::kSlabAuto;
+      if (value != "auto" && (!parseInt(value, slab) || slab < 1))
+        return bad(item, "expected auto or a number of slices");
+      if (std::string problem = slabProblem(m, std::max(slab, 1));
+          !problem.empty())
+        return bad(item, "slab " + value + " " + problem);
+      k.slab = slab;
     } else if (key == "vector_width") {
       int width = 0;
       if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
@@ -257,7 +271,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
     } else {
       return bad(item, "unknown option (expected block, tile, order, stores, "
                        "launch_bounds, min_blocks_per_sm, layout, vector_width, "
-                       "components_per_thread, links, clover)");
+                       "components_per_thread, links, clover, slab)");
     }
   }
   if (k.minBlocksPerSm && !k.launchBounds)

@@ -76,6 +76,26 @@ std::string device_name() {
 #endif
 }
 
+std::int64_t device_l2_bytes() {
+#if defined(STENCIL_BACKEND_HOST)
+  return 0;
+#else
+  int device = 0, bytes = 0;
+#if defined(STENCIL_BACKEND_HIP)
+  const ApiError error =
+      STENCIL_API(GetDevice)(&device) != kApiSuccess
+          ? hipErrorInvalidDevice
+          : hipDeviceGetAttribute(&bytes, hipDeviceAttributeL2CacheSize, device);
+#else
+  const ApiError error =
+      STENCIL_API(GetDevice)(&device) != kApiSuccess
+          ? cudaErrorInvalidDevice
+          : cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device);
+#endif
+  return error == kApiSuccess && bytes > 0 ? bytes : 0;
+#endif
+}
+
 Status device_allocate(void **pointer, std::size_t bytes) {
   *pointer = nullptr;
   if (bytes == 0)

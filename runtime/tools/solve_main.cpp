@@ -293,6 +293,18 @@ int main(int argc, char **argv) {
               stencil::backend_name().c_str(),
               stencil::device_name().c_str());
   std::printf("  kernels             %s\n", A.kernel_choice().c_str());
+  if (A.info().even_odd && info.shape.dims >= 3) {
+    // The hopping kernels' walk, which each launch decides (kernel.slab).
+    const int slab = stencil::hop_slab(A.info(), options.size.data());
+    std::printf("  hop walk            %s (kernel.slab %s)\n",
+                slab == 1 ? "storage order"
+                          : (std::string(stencil::axis_name(info.shape.dims - 1)) +
+                             " in slabs of " + std::to_string(slab) + " slices")
+                                .c_str(),
+                A.info().even_odd->slab == 0
+                    ? "auto"
+                    : std::to_string(A.info().even_odd->slab).c_str());
+  }
   std::printf("  lattice             %s, %lld unknowns\n",
               lattice.describe().c_str(),
               static_cast<long long>(lattice.interior_sites()) *

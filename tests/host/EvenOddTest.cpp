@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -131,6 +133,93 @@ TEST(EvenOdd, HoppingKernelsComposeTheWholeOperator) {
         EXPECT_LT(relativeDifference(download(composed), download(whole)),
                   10 * roundoff(*info));
       }
+}
+
+TEST(EvenOdd, SlabWalksComputeWhatStorageOrderComputes) {
+  // The slab walk changes which thread computes a site, not what it
+  // computes: every hop, mode and adjoint of a spec walking in slabs of 3
+  // equals its twin's in storage order bit for bit, on outputs poisoned
+  // with NaN first, at extents that 3 divides and that it does not (the
+  // last slab thinner). Storage-order twins default to 'auto', which is
+  // storage order on the host backend.
+  const std::pair<const char *, const char *> twins[] = {
+      {"t_eo_vc4d_ppda_c2", "t_eo_slab3_vc4d_ppda_c2"},
+      {"t_eo_dirichlet3d_site", "t_eo_slab3_dirichlet3d_site"},
+      {"t_clover4d_eo_f64", "t_clover4d_eo_slab3_f64"},
+  };
+  for (const auto &[plainName, slabName] : twins)
+    for (const std::vector<int> &extents :
+         extentsFor(kernel(plainName).shape.dims)) {
+      SCOPED_TRACE(std::string(slabName) + " " + std::to_string(extents[0]) +
+                   "x" + std::to_string(extents[1]));
+      EXPECT_EQ(hop_slab(kernel(plainName), extents.data()), 1);
+      EXPECT_EQ(hop_slab(kernel(slabName), extents.data()), 3);
+      Problem plain, slab;
+      plain.create(kernel(plainName), extents);
+      slab.create(kernel(slabName), extents);
+      Field x, same;
+      plain.randomField(x);
+      plain.randomField(same);
+      Field xe, xo, se, so;
+      ASSERT_OK(x.half(0, xe));
+      ASSERT_OK(x.half(1, xo));
+      ASSERT_OK(same.half(0, se));
+      ASSERT_OK(same.half(1, so));
+      for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven})
+        for (bool adjoint : {false, true})
+          for (HopMode mode : {kHop, kInverseDiagonalHop, kDiagonalPlusHop}) {
+            const int out = hop == Hop::EvenToOdd ? 1 : 0;
+            Field a, b;
+            ASSERT_OK(Field::create(plain.A.lattice().half(out), a));
+            ASSERT_OK(Field::create(plain.A.lattice().half(out), b));
+            std::vector<double> poison(a.lattice().values(), std::nan(""));
+            ASSERT_OK(a.upload_values(poison.data(), poison.size()));
+            ASSERT_OK(b.upload_values(poison.data(), poison.size()));
+            const Field &in = out == 1 ? xe : xo;
+            const Field *sameHalf = out == 1 ? &so : &se;
+            if (mode == kInverseDiagonalHop && plain.A.info().clover &&
+                out == 0)
+              continue; // the clover inverse lives on the odd sites
+            ASSERT_OK(plain.A.hop(hop, adjoint, a, in, mode, 0.5, -1.5,
+                                  sameHalf));
+            ASSERT_OK(slab.A.hop(hop, adjoint, b, in, mode, 0.5, -1.5,
+                                 sameHalf));
+            const std::vector<double> va = download(a), vb = download(b);
+            size_t differing = 0, written = 0;
+            for (size_t i = 0; i < va.size(); ++i) {
+              differing += std::memcmp(&va[i], &vb[i], sizeof(double)) != 0;
+              written += !std::isnan(vb[i]);
+            }
+            EXPECT_EQ(differing, 0u) << "hop " << static_cast<int>(hop)
+                                     << " adjoint " << adjoint << " mode "
+                                     << static_cast<int>(mode);
+            EXPECT_GT(written, va.size() / 8);
+          }
+    }
+}
+
+TEST(EvenOdd, SlabChoiceWeighsTheSlowestAxisReuseAgainstTheL2) {
+  // stencil::hop_slab: a number of slices is taken as given (at most the
+  // slowest extent); auto walks in slabs of 8 once the traffic between a
+  // slowest-axis neighbour's two reads (two slices) exceeds 1.5 x the L2.
+  const int n4[4] = {48, 48, 48, 64}, small4[4] = {32, 32, 32, 64},
+            short4[4] = {48, 48, 48, 6}, n3[3] = {512, 512, 512},
+            n2[2] = {4096, 4096};
+  const std::int64_t l2 = 50 << 20; // an H100's
+  // Double Wilson hop, 1536 bytes per site: 170 MB at 48^3, 50 MB at 32^3.
+  EXPECT_EQ(hop_slab(0, 4, n4, 1536, l2), 8);
+  EXPECT_EQ(hop_slab(0, 4, small4, 1536, l2), 1);
+  // Float, 768: 85 MB at 48^3 (1.6 x the L2).
+  EXPECT_EQ(hop_slab(0, 4, n4, 768, l2), 8);
+  EXPECT_EQ(hop_slab(0, 4, small4, 768, l2), 1);
+  EXPECT_EQ(hop_slab(0, 4, short4, 1536, l2), 6); // no more than nt
+  EXPECT_EQ(hop_slab(0, 3, n3, 16, l2), 1);       // 4 MB
+  EXPECT_EQ(hop_slab(0, 3, n3, 1536, l2), 8);
+  EXPECT_EQ(hop_slab(0, 2, n2, 1536, l2), 1); // no axis between
+  EXPECT_EQ(hop_slab(0, 4, n4, 1536, 0), 1);  // the host backend
+  EXPECT_EQ(hop_slab(3, 4, n4, 1536, 0), 3);
+  EXPECT_EQ(hop_slab(16, 4, short4, 1536, l2), 6);
+  EXPECT_EQ(hop_slab(1, 4, n4, 1536, l2), 1);
 }
 
 TEST(EvenOdd, HopModesScaleByTheDiagonal) {

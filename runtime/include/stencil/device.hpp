@@ -7,6 +7,7 @@
 #include "stencil/types.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace stencil {
@@ -15,6 +16,10 @@ namespace stencil {
 /// or the CPU thread count for the host backend).
 std::string backend_name();
 std::string device_name();
+/// The current device's L2 cache in bytes (0 on the host backend, or when
+/// the backend cannot tell): what stencil::hop_slab() weighs the hopping
+/// kernels' reuse against. One attribute query, cheap enough per launch.
+std::int64_t device_l2_bytes();
 
 Status device_allocate(void **pointer, std::size_t bytes);
 void device_free(void *pointer);

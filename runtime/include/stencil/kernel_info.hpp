@@ -4,6 +4,7 @@
 #ifndef STENCIL_KERNEL_INFO_HPP
 #define STENCIL_KERNEL_INFO_HPP
 
+#include "stencil/device.hpp"
 #include "stencil/launch_config.hpp"
 #include "stencil/layout.hpp"
 #include "stencil/types.hpp"
@@ -52,6 +53,9 @@ struct EvenOddKernels {
   HopApply odd_to_even_adjoint;
   int bytes_per_site; ///< kHop: input read once, output written once
   int flops_per_site; ///< kHop
+  /// kernel.slab: 0 auto, 1 storage order, or slices per slab; what a
+  /// launch uses is hop_slab(info, extents).
+  int slab;
 };
 
 struct KernelInfo;
@@ -205,6 +209,15 @@ inline bool is_complex_parameter(const KernelInfo &info, int p) {
 /// Values per site of site parameter `p`'s array: 2 for a complex one.
 inline int site_parameter_reals(const KernelInfo &info, int p) {
   return is_complex_parameter(info, p) ? 2 : 1;
+}
+
+/// The slices per slab that `info`'s hopping kernels walk on `extents`, on
+/// the current device (stencil::hop_slab); 1 without even/odd storage.
+inline int hop_slab(const KernelInfo &info, const int *extents) {
+  if (!info.even_odd)
+    return 1;
+  return hop_slab(info.even_odd->slab, info.shape.dims, extents,
+                  info.even_odd->bytes_per_site, device_l2_bytes());
 }
 
 /// Whether some parameter of `info` is complex.

@@ -77,6 +77,35 @@ inline const char *axis_name(int axis) {
   return names[axis];
 }
 
+/// The slices per slab of an even/odd hopping kernel's walk (kernel.slab;
+/// Plan.h, HalfLatticeThreads): `requested` slices, at most the slowest
+/// axis' extent, or for `requested` 0 (auto) a choice from the reuse of a
+/// neighbour along the slowest axis. In storage order it is read as the
+/// neighbour of slice s - 1 and again of slice s + 1, two slices of traffic
+/// apart (`bytes_per_site` per output site, half of a slice's sites). When
+/// that exceeds 1.5 times the L2 the walk takes 8 slices per slab, which
+/// brings both reads within a few planes; below it storage order, whose
+/// few address streams the hardware serves best. The threshold and the 8
+/// slices come from the Wilson hop on an H100 between 32^3 x 64 and 48^3 x
+/// 64 (bench/probes/wilson_traversal.cu, docs/performance.md). Lattices of
+/// fewer than 3 axes, and l2_bytes 0 (the host backend), keep storage
+/// order.
+inline int hop_slab(int requested, int dims, const int *extents,
+                    int bytes_per_site, std::int64_t l2_bytes) {
+  if (dims < 3)
+    return 1;
+  const int slowest = extents[dims - 1];
+  if (requested > 0)
+    return requested < slowest ? requested : (slowest > 0 ? slowest : 1);
+  std::int64_t slice_sites = 1;
+  for (int axis = 0; axis + 1 < dims; ++axis)
+    slice_sites *= extents[axis];
+  const std::int64_t traffic = 2 * (slice_sites / 2) * bytes_per_site;
+  if (l2_bytes <= 0 || 2 * traffic <= 3 * l2_bytes)
+    return 1;
+  return slowest < 8 ? (slowest > 0 ? slowest : 1) : 8;
+}
+
 /// Checks `extents` (one per axis) against the stencil and computes the
 /// grid. Sizes need not be multiples of the block or the tile.
 inline Status make_launch_config(const StencilShape &shape,
