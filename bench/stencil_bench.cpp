@@ -492,8 +492,14 @@ int main(int argc, char **argv) {
           std::find(o.latticeSizes.begin(), o.latticeSizes.end(),
                     sizeText(n)) == o.latticeSizes.end())
         continue;
-      std::printf("\n%s at %s (Dirac operator kernels)\n", info.name,
-                  sizeText(n).c_str());
+      std::printf("\n%s at %s (Dirac operator kernels; hops walk %s)\n",
+                  info.name, sizeText(n).c_str(),
+                  stencil::hop_slab(info, n.data()) == 1
+                      ? "in storage order"
+                      : ("t in slabs of " +
+                         std::to_string(stencil::hop_slab(info, n.data())) +
+                         " slices")
+                            .c_str());
       std::fflush(stdout);
       // One random gauge field per size (the links every Bench draws),
       // and its clover term per (mass, c_sw): at 48^3 x 64 each takes
@@ -612,8 +618,6 @@ int main(int argc, char **argv) {
       }
       timed("whole M", b.applyMs(o.runs), b.A.bytes_per_apply(),
             b.A.flops_per_apply(), 0.0);
-      if (n[0] > 16 * o.scale + 1)
-        continue; // the solve at the smallest size only
       // CGNR on the Schur complement to 1e-6 (float) or 1e-10 (double),
       // b = M x for a random x: iterations, time to solution, the error.
       for (stencil::CloverPlacement placement :
