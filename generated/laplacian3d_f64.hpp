@@ -129,7 +129,8 @@ inline const stencil::KernelInfo &info() {
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
       "block=32x4x2; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr, nullptr};
+      nullptr, nullptr, nullptr,
+      nullptr};
   return value;
 }
 
@@ -253,7 +254,8 @@ inline const stencil::KernelInfo &info() {
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr, nullptr};
+      nullptr, nullptr, nullptr,
+      nullptr};
   return value;
 }
 
@@ -341,7 +343,9 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
     stencil::Stream stream = nullptr);
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream);
+    double *partials, stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
+    stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -355,6 +359,10 @@ inline const stencil::KernelInfo &info() {
   static const stencil::TunedChoice tuned[] = {
       {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_f64_tuned0::info, 2888.49},
       {"NVIDIA H100 80GB HBM3", {256, 256, 256, 1}, &stencilc_kernels::laplacian3d_f64_tuned1::info, 2637.12}};
+  // The ranks' kernels and the halo exchange's box copies (grid.split).
+  static constexpr stencil::DistributedInfo distributed = {
+      {false, true, true, false}, false, &info, &copy_box,
+      nullptr};
   static const stencil::KernelInfo value = {
       "laplacian3d_f64", "laplacian3d_f64.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,
@@ -365,7 +373,8 @@ inline const stencil::KernelInfo &info() {
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "14b93d98873f701e",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 2, tuned, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr, nullptr};
+      nullptr, nullptr, nullptr,
+      &distributed};
   return value;
 }
 

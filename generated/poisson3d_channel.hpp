@@ -112,7 +112,8 @@ inline const stencil::KernelInfo &info() {
       13, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "e46cef4911738871",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr, nullptr};
+      nullptr, nullptr, nullptr,
+      nullptr};
   return value;
 }
 

@@ -113,7 +113,8 @@ inline const stencil::KernelInfo &info() {
       18, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "4794642e6c3a1abc",
       "block=64x4x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr, nullptr};
+      nullptr, nullptr, nullptr,
+      nullptr};
   return value;
 }
 

@@ -16,6 +16,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     require_devices=OFF
   fi
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DSTENCILC_MPI=ON \
         -DSTENCILC_REQUIRE_DEVICE_COMPILERS=$require_devices >/dev/null
 fi
 echo "$build"

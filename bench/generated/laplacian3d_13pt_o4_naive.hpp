@@ -110,7 +110,8 @@ inline const stencil::KernelInfo &info() {
       25, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "23b027d6f1616253",
       "block=64x4x1; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
-      nullptr, nullptr, nullptr};
+      nullptr, nullptr, nullptr,
+      nullptr};
   return value;
 }
 

@@ -161,6 +161,31 @@ void Checker::checkGrid() {
     for (int axis = 0; axis < model.dims; ++axis)
       boundaryNamed(spec.axisBoundaries[axis], model.boundaries[axis]);
   }
+  checkSplit();
+}
+
+/// grid.split: axes of the grid, each once.
+void Checker::checkSplit() {
+  if (!gridKnown)
+    return;
+  for (const Located<std::string> &name : spec.splitAxes) {
+    int axis = -1;
+    for (int a = 0; a < model.dims; ++a)
+      if (name.value == axisName(a))
+        axis = a;
+    if (axis < 0) {
+      diags.error(name.range, "'grid.split' names '" + name.value +
+                                  "', which is not an axis of the " +
+                                  Twine(model.dims) + "-D grid");
+      continue;
+    }
+    if (model.split[axis]) {
+      diags.error(name.range,
+                  "'grid.split' names " + name.value + " twice");
+      continue;
+    }
+    model.split[axis] = true;
+  }
 }
 
 void Checker::checkField() {
@@ -371,7 +396,9 @@ void Checker::checkFieldReach() {
       if (!model.parameters[term.parameter].site)
         continue;
       for (int axis = 0; axis < model.dims; ++axis) {
-        if (model.wraps(axis))
+        // A split axis reads a ghost zone as wide as the reach.
+        const bool split = model.split[axis] && model.wraps(axis);
+        if (model.wraps(axis) && !split)
           continue;
         int farthest = std::max(std::abs(term.shift[axis]),
                                 std::abs(term.shift[axis] - tap.offset[axis]));
@@ -387,8 +414,12 @@ void Checker::checkFieldReach() {
                              ? ""
                              : " (from A^T's output site)") +
                         ", past the " + Twine(model.reach[axis]) +
-                        "-site halo of this dirichlet axis (the taps' "
-                        "reach); fields are read only inside it");
+                        (split ? "-site ghost zone of this axis in "
+                                 "grid.split (the taps' reach); fields are "
+                                 "read only inside it"
+                               : "-site halo of this dirichlet axis (the "
+                                 "taps' reach); fields are read only inside "
+                                 "it"));
         break;
       }
     }

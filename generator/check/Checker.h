@@ -36,6 +36,7 @@ public:
 private:
   void checkName();
   void checkGrid();
+  void checkSplit();
   void checkField();
   void checkValueShape();
   void checkParameters();

@@ -192,6 +192,19 @@ StencilModel transposedModel(const StencilModel &model) {
   return result;
 }
 
+StencilModel splitKernelsModel(const StencilModel &model) {
+  StencilModel result = model;
+  result.name = model.name + "_split";
+  result.split.fill(false);
+  result.rankKernels = true;
+  // Their halo, the reach, holds every read: the checker keeps coefficient
+  // fields within it along split axes (checkFieldReach).
+  for (int axis = 0; axis < model.dims; ++axis)
+    if (model.split[axis] && model.wraps(axis))
+      result.boundaries[axis] = Boundary::Dirichlet;
+  return result;
+}
+
 std::string shiftText(const Offset &shift) {
   std::string text;
   for (int axis = 0; axis < kMaxDims; ++axis) {

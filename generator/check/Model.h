@@ -252,6 +252,26 @@ struct StencilModel {
   Offset reach{};
   KernelOptions kernel;
   Solver solver = Solver::None;
+  /// grid.split: the axes a process grid may divide among ranks.
+  std::array<bool, kMaxDims> split{};
+  /// Whether these are the kernels ranks run (splitKernelsModel): their
+  /// code also holds the halo exchange's box copies.
+  bool rankKernels = false;
+
+  bool splittable() const {
+    for (int axis = 0; axis < dims; ++axis)
+      if (split[axis])
+        return true;
+    return false;
+  }
+  /// Whether a splittable axis wraps around: then the ranks need kernels of
+  /// their own, which read a ghost zone there.
+  bool splitAxisWraps() const {
+    for (int axis = 0; axis < dims; ++axis)
+      if (split[axis] && wraps(axis))
+        return true;
+    return false;
+  }
 
   int elementBytes() const { return precision == Precision::Float ? 4 : 8; }
   /// Whether neighbours wrap around along `axis` (periodic or antiperiodic).
@@ -366,6 +386,13 @@ bool isSymmetric(const StencilModel &model);
 /// offset negated, its coefficient fields read from x + (new offset), the
 /// site the original tap started from, and its complex fields conjugated.
 StencilModel transposedModel(const StencilModel &model);
+
+/// The kernels ranks run when a process grid divides the lattice
+/// (grid.split): every splittable axis that wraps around becomes a Dirichlet
+/// axis to the kernels, whose halo, `reach` sites wide, is the ghost zone
+/// the halo exchange fills (with the signs of an antiperiodic wrap applied
+/// on the way). Named NAME_split, with rankKernels set and split cleared.
+StencilModel splitKernelsModel(const StencilModel &model);
 
 /// The coefficient that A^dagger's tap at `offset` has, from A's tap at
 /// -offset with coefficient `mirror`: its fields read from the neighbour

@@ -8,6 +8,7 @@
 #include "emit/Emit.h"
 #include "tune/TuningCache.h"
 
+#include "emit/BoxCopyPrinter.h"
 #include "emit/EmitText.h"
 #include "emit/HostPrinter.h"
 #include "emit/KernelPrinter.h"
@@ -118,6 +119,81 @@ TunedText tunedText(const TunedKernels &tuned) {
 
 namespace {
 
+/// The kernels ranks run, when they are not the stencil's own
+/// (splitKernelsModel), with their code: like a tuned variant's, inside
+/// this stencil's files.
+struct SplitText {
+  std::string headers, kernels;
+  std::string table; ///< info()'s stencil::DistributedInfo
+  std::string reference = "nullptr";
+};
+
+/// Whether some read of the stencil moves along two axes at once: a tap's
+/// offset, or a coefficient field's shift as A (x + shift) or A^T (x +
+/// shift - offset) reads it.
+bool readsCorners(const StencilModel &model) {
+  auto diagonal = [&](const Offset &o) {
+    int axes = 0;
+    for (int axis = 0; axis < model.dims; ++axis)
+      axes += o[axis] != 0;
+    return axes > 1;
+  };
+  for (const Tap &tap : model.taps) {
+    if (diagonal(tap.offset))
+      return true;
+    for (const CoefficientTerm &term : tap.coefficient.terms) {
+      Offset fromAdjoint{};
+      for (int axis = 0; axis < kMaxDims; ++axis)
+        fromAdjoint[axis] = term.shift[axis] - tap.offset[axis];
+      if (diagonal(term.shift) || diagonal(fromAdjoint))
+        return true;
+    }
+  }
+  return false;
+}
+
+Expected<SplitText> splitText(const StencilModel &model) {
+  SplitText text;
+  if (!model.splittable())
+    return text;
+  std::string scope; // where the ranks' kernels live
+  if (model.splitAxisWraps()) {
+    const StencilModel ranks = splitKernelsModel(model);
+    Expected<EmittedStencil> files = emitStencil(ranks, planKernels(ranks));
+    if (!files)
+      return files.takeError();
+    text.headers = "\n// The kernels ranks run (grid.split: ghost zones along " +
+                   [&] {
+                     std::vector<std::string> axes;
+                     for (int axis = 0; axis < model.dims; ++axis)
+                       if (model.split[axis] && model.wraps(axis))
+                         axes.push_back(axisName(axis));
+                     return join(axes, ", ");
+                   }() +
+                   ").\n" + files->header;
+    std::string kernels = files->kernels;
+    const std::string include = "#include \"" + ranks.name + ".hpp\"\n";
+    if (size_t at = kernels.find(include); at != std::string::npos)
+      kernels.erase(at, include.size());
+    text.kernels = "\n" + kernels;
+    scope = "stencilc_kernels::" + ranks.name + "::";
+  }
+  std::vector<std::string> split;
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    split.push_back(axis < model.dims && model.split[axis] ? "true" : "false");
+  text.table = "// The ranks' kernels and the halo exchange's box copies "
+               "(grid.split).\nstatic constexpr stencil::DistributedInfo "
+               "distributed = {\n    " +
+               listOf(split) + ", " +
+               (readsCorners(model) ? "true" : "false") + ", &" + scope +
+               "info, &" + scope + "copy_box,\n    " +
+               (model.hasLinkTaps() ? "&" + scope + "copy_link_box"
+                                    : std::string("nullptr")) +
+               "};";
+  text.reference = "&distributed";
+  return text;
+}
+
 /// One comment line per line of the spec's description.
 std::string commentedDescription(const StencilModel &model) {
   std::string description =
@@ -157,7 +233,8 @@ std::string applyDoc(const StencilModel &model) {
 TemplateValues headerValues(const StencilModel &model,
                             const std::vector<KernelPlan> &plans,
                             const std::vector<LauncherPlan> &launchers,
-                            const TunedText &tunedCode) {
+                            const TunedText &tunedCode,
+                            const SplitText &splitCode) {
   const KernelPlan &applyPlan = *findPlan(plans, KernelRole::Apply);
   const bool symmetric = findPlan(plans, KernelRole::Adjoint) == nullptr;
   std::vector<std::string> extentList, extentFields;
@@ -361,9 +438,12 @@ TemplateValues headerValues(const StencilModel &model,
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
       {"extra_declarations", printExtraDeclarations(launchers) +
-                                 printCloverDeclarations(model)},
-      {"tuned_headers", tunedCode.headers},
+                                 printCloverDeclarations(model) +
+                                 printBoxCopyDeclarations(planBoxCopies(model))},
+      {"tuned_headers", tunedCode.headers + splitCode.headers},
       {"tuned_table", tunedCode.table},
+      {"distributed_table", splitCode.table},
+      {"distributed_ref", splitCode.reference},
       {"tuned_ref", tunedCode.reference},
       {"fingerprint", stencilFingerprint(model)},
       {"tuning_options", tuningOptionsText(model)},
@@ -403,16 +483,27 @@ Expected<std::string> render(StringRef name, const TemplateValues &values) {
 
 } // namespace
 
-Expected<EmittedStencil> emitStencil(const StencilModel &model,
+Expected<EmittedStencil> emitStencil(const StencilModel &given,
                                      const std::vector<KernelPlan> &plans,
                                      const TunedKernels &tuned) {
+  // A splittable stencil whose kernels need no ghost zone of their own
+  // (every splittable axis is Dirichlet) is run by the ranks as it is.
+  StencilModel model = given;
+  if (model.splittable() && !model.splitAxisWraps())
+    model.rankKernels = true;
   const TunedText tunedCode = tunedText(tuned);
+  Expected<SplitText> splitCode = splitText(model);
+  if (!splitCode)
+    return splitCode.takeError();
   const std::vector<LauncherPlan> launchers = planLaunchers(model, plans);
+  const std::vector<BoxCopyPlan> boxCopies = planBoxCopies(model);
   std::vector<std::string> kernelTexts;
   for (const KernelPlan &plan : plans)
     kernelTexts.push_back(printKernel(plan));
   if (hasCloverKernel(model))
     kernelTexts.push_back(printCloverKernel(planCloverKernel(model)));
+  if (!boxCopies.empty())
+    kernelTexts.push_back(printBoxCopyKernels(boxCopies));
 
   const TemplateValues common = {
       {"name", model.name},
@@ -425,10 +516,14 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   kernelValues.insert({
       {"extra_includes", extraIncludes(model)},
       {"kernels", join(kernelTexts, "\n\n")},
-      {"launchers", printLaunchers(model, launchers)},
-      {"tuned_kernels", tunedCode.kernels},
+      {"launchers", printLaunchers(model, launchers) +
+                        (boxCopies.empty()
+                             ? std::string()
+                             : "\n\n" + printBoxCopyLaunchers(model, boxCopies))},
+      {"tuned_kernels", tunedCode.kernels + splitCode->kernels},
   });
-  TemplateValues header = headerValues(model, plans, launchers, tunedCode);
+  TemplateValues header =
+      headerValues(model, plans, launchers, tunedCode, *splitCode);
   header.insert(common.begin(), common.end());
 
   Expected<std::string> kernels = render("kernels.hip.in", kernelValues);

@@ -75,6 +75,19 @@ std::string printManifest(const StencilModel &model,
         j.attribute("bytes_per_site",
                     findPlan(plans, KernelRole::Apply)->linkBytesPerSite);
       });
+    // grid.split: the axes a process grid may divide, and the kernels the
+    // ranks run (docs/distributed.md).
+    if (model.splittable())
+      j.attributeObject("distributed", [&] {
+        j.attributeArray("split", [&] {
+          for (int axis = 0; axis < model.dims; ++axis)
+            if (model.split[axis])
+              j.value(axisName(axis));
+        });
+        j.attribute("rank_kernels", model.splitAxisWraps()
+                                        ? splitKernelsModel(model).name
+                                        : model.name);
+      });
     if (model.hasCloverTap())
       j.attributeObject("clover", [&] {
         j.attribute("name", model.clover.name);

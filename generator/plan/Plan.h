@@ -517,6 +517,23 @@ struct CloverKernelPlan {
   int flopsPerSite = 0;
 };
 
+/// The halo exchange's box copy of one kind of array (the kernels ranks
+/// run, StencilModel::rankKernels): one thread per site of a box, between
+/// the array and a contiguous buffer (stencil/box_copy.hpp), and the
+/// launcher that is stencil::DistributedInfo's entry.
+struct BoxCopyPlan {
+  std::string kernelName; ///< NAME_copy_box_kernel, NAME_copy_link_box_kernel
+  std::string function;   ///< copy_box, copy_link_box
+  std::string arrays;     ///< what it copies, for comments
+  FieldLayout layout;     ///< the arrays' layout, constexpr in the kernel
+  int threadsPerBlock = 256;
+};
+
+/// The box copies of `model`'s arrays: fields and site parameters (the
+/// field's layout), and the links where the stencil has them; none unless
+/// model.rankKernels.
+std::vector<BoxCopyPlan> planBoxCopies(const StencilModel &model);
+
 /// Whether the stencil has a clover term (then its clover kernel exists).
 bool hasCloverKernel(const StencilModel &model);
 CloverKernelPlan planCloverKernel(const StencilModel &model);

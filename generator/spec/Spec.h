@@ -138,6 +138,9 @@ struct Spec {
   Located<std::string> boundary;
   std::vector<Located<std::string>> axisBoundaries;
   llvm::SMRange boundaryListRange;
+  /// grid.split: the axes a process grid may divide among ranks.
+  std::vector<Located<std::string>> splitAxes;
+  llvm::SMRange splitRange;
   llvm::SMRange gridRange;
 
   Located<std::string> precision;

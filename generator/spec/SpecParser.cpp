@@ -310,10 +310,22 @@ void Parser::parseGrid(const YamlNode *node, Spec &spec) {
   const YamlNode *map = asMapping(node, "'grid'");
   if (!map)
     return;
-  static const StringRef keys[] = {"dimensions", "boundary"};
+  static const StringRef keys[] = {"dimensions", "boundary", "split"};
   MappingReader reader(map, keys, "'grid'", diags);
   readInteger(reader.require("dimensions", "'grid'"), "'grid.dimensions'",
               spec.dimensions);
+  if (const YamlNode *split = reader.get("split")) {
+    spec.splitRange = split->range;
+    if (split->kind != YamlNode::Sequence)
+      diags.error(split->range, "'grid.split' must be a list of axes, e.g. "
+                                "[z, t]");
+    else
+      for (const YamlNode &entry : split->items) {
+        Located<std::string> name;
+        if (readString(&entry, "each entry of 'grid.split'", name))
+          spec.splitAxes.push_back(name);
+      }
+  }
   const YamlNode *boundary = reader.require("boundary", "'grid'");
   if (!boundary || boundary->kind != YamlNode::Sequence) {
     readString(boundary, "'grid.boundary'", spec.boundary);

@@ -96,6 +96,7 @@ StencilModel naiveModel(const StencilModel &model) {
     m.kernel.vectorWidth = 1; // one site per thread
   m.kernel.componentsPerThread = m.components; // a site per thread
   m.kernel.slab = 1; // hopping kernels' threads in storage order
+  m.split.fill(false); // one rank
   setLoadOrder(m.kernel, LoadOrder::AsWritten);
   m.description = "Naive baseline of " + model.name +
                   " (no tile, loads as written). " + model.description;
@@ -350,6 +351,7 @@ tunedKernels(const StencilModel &model,
         variantOptions.push_back(options);
         s.variant.name =
             model.name + "_tuned" + std::to_string(s.choice.variant);
+        s.variant.split.fill(false); // ranks run the spec's NAME_split
         Expected<EmittedStencil> files =
             emitStencil(s.variant, planKernels(s.variant));
         if (!files)
@@ -370,11 +372,13 @@ Error writeTuningDirectory(const StencilModel &model,
   sys::path::append(generated, "generated");
   std::vector<std::string> includes, entries, names;
   for (const Variant &v : variants) {
-    std::vector<KernelPlan> plans = planKernels(v.model);
-    Expected<EmittedStencil> files = emitStencil(v.model, plans);
+    StencilModel timed = v.model;
+    timed.split.fill(false); // the timing program runs one rank
+    std::vector<KernelPlan> plans = planKernels(timed);
+    Expected<EmittedStencil> files = emitStencil(timed, plans);
     if (!files)
       return files.takeError();
-    if (Error error = writeStencil(v.model, *files, generated))
+    if (Error error = writeStencil(timed, *files, generated))
       return error;
     includes.push_back("#include \"" + v.model.name + ".hpp\"");
     entries.push_back("    {&stencilc_kernels::" + v.model.name +

@@ -280,7 +280,7 @@ Status Reducer::sum_of(Index n, Term term, const char *name, double &result) {
 #if defined(STENCIL_BACKEND_HOST)
   (void)name;
   result = reduce(n, term);
-  return Status();
+  return comm_.sum(result);
 #else
   if (!partials_)
     STENCIL_TRY(device_allocate(&partials_, kMaxBlocks * sizeof(double)));
@@ -294,7 +294,7 @@ Status Reducer::sum_of(Index n, Term term, const char *name, double &result) {
   result = 0.0;
   for (unsigned b = 0; b < blocks; ++b)
     result += host[b];
-  return Status();
+  return comm_.sum(result);
 #endif
 }
 

@@ -89,6 +89,38 @@ HostMatrix unpack(const double *in, int n) {
 
 } // namespace
 
+Status CloverField::box(const int *first, const int *extents,
+                        CloverField &out) const {
+  CloverField b;
+  b.colours_ = colours_;
+  b.mass_ = mass_;
+  b.csw_ = csw_;
+  b.sites_ = 1;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (first[mu] < 0 || first[mu] + extents[mu] > extents_[mu])
+      return Status::failure("clover box: sites [" + std::to_string(first[mu]) +
+                             ", " + std::to_string(first[mu] + extents[mu]) +
+                             ") along axis " + std::to_string(mu) +
+                             " leave the field of " +
+                             std::to_string(extents_[mu]));
+    b.extents_[mu] = extents[mu];
+    b.sites_ *= extents[mu];
+  }
+  const std::int64_t reals = 2 * reals_per_block();
+  b.data_.resize(b.sites_ * reals);
+  for (std::int64_t s = 0; s < b.sites_; ++s) {
+    std::int64_t rest = s, from = 0, stride = 1;
+    for (int mu = 0; mu < 4; ++mu) {
+      from += (first[mu] + rest % extents[mu]) * stride;
+      rest /= extents[mu];
+      stride *= extents_[mu];
+    }
+    std::copy_n(data_.data() + from * reals, reals, b.data_.data() + s * reals);
+  }
+  out = std::move(b);
+  return Status();
+}
+
 Status CloverField::create(const GaugeField &U, double mass, double csw,
                            CloverField &out) {
   if (U.dims() != 4)

@@ -122,6 +122,31 @@ void device_free(void *pointer) {
 #endif
 }
 
+Status host_allocate_pinned(void **pointer, std::size_t bytes) {
+  *pointer = nullptr;
+  if (bytes == 0)
+    return Status();
+#if defined(STENCIL_BACKEND_HOST)
+  return device_allocate(pointer, bytes);
+#elif defined(STENCIL_BACKEND_HIP)
+  return STENCIL_CHECKED(hipHostMalloc(pointer, bytes, hipHostMallocDefault));
+#else
+  return STENCIL_CHECKED(cudaMallocHost(pointer, bytes));
+#endif
+}
+
+void host_free_pinned(void *pointer) {
+  if (!pointer)
+    return;
+#if defined(STENCIL_BACKEND_HOST)
+  device_free(pointer);
+#elif defined(STENCIL_BACKEND_HIP)
+  (void)hipHostFree(pointer);
+#else
+  (void)cudaFreeHost(pointer);
+#endif
+}
+
 Status copy_to_device(void *device, const void *host, std::size_t bytes) {
 #if defined(STENCIL_BACKEND_HOST)
   if (bytes)
@@ -170,6 +195,22 @@ Status device_synchronize() {
   return Status();
 #else
   return STENCIL_CHECKED(STENCIL_API(DeviceSynchronize)());
+#endif
+}
+
+Status select_device_for_local_rank(int local_rank, int &device) {
+  device = 0;
+#if defined(STENCIL_BACKEND_HOST)
+  (void)local_rank;
+  return Status();
+#else
+  int count = 0;
+  STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(GetDeviceCount)(&count)));
+  if (count < 1)
+    return Status::failure("no GPU for local rank " +
+                           std::to_string(local_rank));
+  device = local_rank % count;
+  return STENCIL_CHECKED(STENCIL_API(SetDevice)(device));
 #endif
 }
 

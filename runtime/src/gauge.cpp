@@ -3,6 +3,7 @@
 #include "stencil/device.hpp"
 #include "stencil/host_matrix.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -135,6 +136,26 @@ std::int64_t GaugeField::sites() const {
   for (int axis = 0; axis < dims_; ++axis)
     count *= extents_[axis];
   return count;
+}
+
+Status gauge_box(const GaugeField &U, const int *first, const int *extents,
+                 GaugeField &out) {
+  GaugeField box;
+  STENCIL_TRY(GaugeField::create(U.dims(), extents, U.colours(), box));
+  const int reals = U.reals_per_link();
+  for (std::int64_t s = 0; s < box.sites(); ++s) {
+    int c[4] = {0, 0, 0, 0};
+    std::int64_t rest = s;
+    for (int axis = 0; axis < U.dims(); ++axis) {
+      c[axis] = first[axis] + static_cast<int>(rest % extents[axis]);
+      rest /= extents[axis];
+    }
+    const std::int64_t from = U.site_of(c);
+    for (int mu = 0; mu < U.dims(); ++mu)
+      std::copy_n(U.link(from, mu), reals, box.link(s, mu));
+  }
+  out = std::move(box);
+  return Status();
 }
 
 std::int64_t GaugeField::site_of(const int *c) const {

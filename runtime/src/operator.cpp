@@ -5,6 +5,7 @@
 #include "stencil/coefficients.hpp"
 #include "stencil/device.hpp"
 #include "stencil/link_algebra.hpp"
+#include "stencil/scatter.hpp"
 #include "stencil/symbol.hpp"
 #include "stencil/tuning.hpp"
 
@@ -34,6 +35,108 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
                     info.param_defaults + info.num_params);
   op.site_fields_.assign(info.num_params, nullptr);
   out = std::move(op);
+  return Status();
+}
+
+Status StencilOperator::create_distributed(const KernelInfo &info,
+                                           const int *extents,
+                                           const Communicator &comm,
+                                           const ProcessGrid &grid,
+                                           StencilOperator &out) {
+  const std::string name = info.name;
+  const DistributedInfo *distributed = info.distributed;
+  if (!distributed) {
+    if (grid.splits() || comm.distributed())
+      return Status::failure(
+          name + ": its spec does not declare grid.split, so no process "
+                 "grid may divide its lattice; list the axes to split there "
+                 "(e.g. 'grid: {..., split: [z, t]}') and regenerate");
+    return create(info, extents, out);
+  }
+  const KernelInfo &ranks = distributed->kernels();
+  const int dims = info.shape.dims;
+  bool layered[kMaxDims] = {false, false, false, false};
+  bool splittable[kMaxDims] = {false, false, false, false};
+  for (int axis = 0; axis < dims; ++axis) {
+    layered[axis] = !wraps(ranks.shape.boundary[axis]);
+    splittable[axis] = distributed->split[axis];
+  }
+  auto decomposition = std::make_shared<Decomposition>();
+  Status status = decompose(comm, grid, dims, extents, info.shape.boundary,
+                            info.shape.reach, layered, splittable,
+                            info.layout.even_odd != 0, *decomposition);
+  if (!status.ok())
+    return Status::failure(name + ": " + status.message());
+  // Along the axes that wrap, a ghost zone moves each site `reach` places
+  // in the rank's storage: an odd shift in all would swap the parities.
+  if (info.layout.even_odd) {
+    int shift = 0;
+    for (int axis = 0; axis < dims; ++axis)
+      if (layered[axis] && wraps(info.shape.boundary[axis]))
+        shift += decomposition->layer[axis];
+    if (shift % 2 != 0)
+      return Status::failure(
+          name + ": its ghost zones (grid.split) shift the checkerboard of "
+                 "the ranks' storage by an odd number of sites; list an even "
+                 "number of axes that wrap around in grid.split (e.g. [z, t] "
+                 "rather than [t])");
+  }
+  StencilOperator op;
+  STENCIL_TRY(create(ranks, decomposition->local, op, Kernels::AsGiven));
+  std::unique_ptr<HaloExchange> exchange;
+  STENCIL_TRY(HaloExchange::create(decomposition, distributed->corners,
+                                   exchange));
+  op.choice_ = "the ranks' kernels (" + std::string(ranks.name) +
+               "), process grid " + grid.text() + ", halo exchange " +
+               exchange_policy_name(exchange->policy());
+  op.decomposition_ = std::move(decomposition);
+  op.exchange_ = std::move(exchange);
+  op.distributed_ = distributed;
+  out = std::move(op);
+  return Status();
+}
+
+Communicator StencilOperator::communicator() const {
+  return decomposition_ ? decomposition_->comm : Communicator();
+}
+
+Status StencilOperator::fill_ghosts(const Field &field, BoxCopy copy,
+                                    bool signs, Stream stream) const {
+  if (!exchange_)
+    return Status();
+  // The ghost zone is storage the exchange owns, not the field's values.
+  return exchange_->fill(const_cast<void *>(field.data()), field.lattice(),
+                         field.lattice().components, copy, signs, stream);
+}
+
+Status StencilOperator::clear_ghosts(const Field &field, BoxCopy copy,
+                                     Stream stream) const {
+  if (!exchange_)
+    return Status();
+  return exchange_->clear(const_cast<void *>(field.data()), field.lattice(),
+                          field.lattice().components, copy, stream);
+}
+
+Status StencilOperator::local_gauge(const GaugeField &U,
+                                    const GaugeField *&local,
+                                    GaugeField &box) const {
+  local = &U;
+  if (!decomposition_)
+    return Status();
+  const Decomposition &d = *decomposition_;
+  for (int axis = 0; axis < d.dims; ++axis)
+    if (U.dims() != d.dims || U.extents()[axis] != d.global[axis])
+      return Status::failure(
+          std::string(info_->name) + ": a distributed operator takes the "
+          "whole lattice's gauge field; its extent along axis " +
+          std::to_string(axis) + " is " +
+          std::to_string(U.dims() == d.dims ? U.extents()[axis] : 0) +
+          ", the lattice's " + std::to_string(d.global[axis]));
+  int first[kMaxDims] = {0, 0, 0, 0};
+  for (int axis = 0; axis < d.dims; ++axis)
+    first[axis] = d.global_of(axis, 0);
+  STENCIL_TRY(gauge_box(U, first, d.local, box));
+  local = &box;
   return Status();
 }
 
@@ -94,6 +197,10 @@ Status StencilOperator::set_site_parameter(const std::string &name,
   STENCIL_TRY(site_lattice(name, expected));
   STENCIL_TRY(require_same_lattice(expected, values.lattice(),
                                    ("site parameter '" + name + "'").c_str()));
+  // A coefficient field is read at neighbours too: its ghost zone is
+  // filled once, here (periodic: coefficients take no antiperiodic sign).
+  if (distributed_)
+    STENCIL_TRY(fill_ghosts(values, distributed_->copy_field, false, nullptr));
   site_fields_[p] = &values;
   return Status();
 }
@@ -127,7 +234,12 @@ Status StencilOperator::check_gauge(const GaugeField &U) const {
   return Status();
 }
 
-Status StencilOperator::upload_links(const GaugeField &U, Field &out) const {
+Status StencilOperator::upload_links(const GaugeField &whole,
+                                     Field &out) const {
+  GaugeField box;
+  const GaugeField *local = nullptr;
+  STENCIL_TRY(local_gauge(whole, local, box));
+  const GaugeField &U = *local;
   STENCIL_TRY(check_gauge(U));
   const LinkInfo *links = info_->links;
   const std::string name = info_->name;
@@ -174,6 +286,10 @@ Status StencilOperator::set_links(const Field &links) {
     return Status::failure(std::string(info_->name) +
                            " has no link taps, so it takes no links");
   STENCIL_TRY(require_same_lattice(link_lattice(), links.lattice(), "links"));
+  // Backward taps read U_mu(x - mu) in the ghost zone: filled once, here
+  // (links are periodic; the antiperiodic sign belongs to fields).
+  if (distributed_)
+    STENCIL_TRY(fill_ghosts(links, distributed_->copy_links, false, nullptr));
   links_ = &links;
   return Status();
 }
@@ -221,10 +337,30 @@ Status StencilOperator::compute_clover(const GaugeField &U,
                                        CloverField &out) const {
   if (!info_->clover)
     return Status::failure(std::string(info_->name) + " has no clover term");
-  STENCIL_TRY(check_gauge(U));
   const double diagonal = clover_diagonal(*info_, values_.data());
   const double csw = clover_csw(*info_, values_.data());
-  return CloverField::create(U, diagonal - 4.0, csw, out);
+  if (!decomposition_) {
+    STENCIL_TRY(check_gauge(U));
+    return CloverField::create(U, diagonal - 4.0, csw, out);
+  }
+  // The rank's sites, ghosts included, from a box two sites wider on every
+  // side: a clover leaf reaches x +/- mu +/- nu, so the margins' wrapped
+  // links spoil only the margins.
+  const GaugeField *local = nullptr;
+  GaugeField rankBox;
+  STENCIL_TRY(local_gauge(U, local, rankBox));
+  const Decomposition &d = *decomposition_;
+  int first[kMaxDims] = {0, 0, 0, 0}, extents[kMaxDims] = {1, 1, 1, 1},
+      inner[kMaxDims] = {2, 2, 2, 2};
+  for (int axis = 0; axis < d.dims; ++axis) {
+    first[axis] = d.global_of(axis, 0) - 2;
+    extents[axis] = d.local[axis] + 4;
+  }
+  GaugeField wide;
+  STENCIL_TRY(gauge_box(U, first, extents, wide));
+  CloverField margins;
+  STENCIL_TRY(CloverField::create(wide, diagonal - 4.0, csw, margins));
+  return margins.box(inner, d.local, out);
 }
 
 Status StencilOperator::upload_clover(const CloverField &A, CloverArrays &out,
@@ -372,8 +508,11 @@ Status StencilOperator::apply(Field &out, const Field &in,
   STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "apply: out"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
-  return info_->apply(out.data(), in.data(), extents_, values_.data(),
-                      fields.data(), stream);
+  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
+  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
+  STENCIL_TRY(info_->apply(out.data(), in.data(), extents_, values_.data(),
+                           fields.data(), stream));
+  return clear_ghosts(in, copy, stream);
 }
 
 Status StencilOperator::apply_dot(Field &out, const Field &in,
@@ -398,9 +537,12 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
   STENCIL_TRY(gather_parameters(fields));
   double *partials = nullptr;
   STENCIL_TRY(reducer.block_partials(blocks, partials));
+  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
+  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
   STENCIL_TRY(info_->apply_dot(out.data(), in.data(), extents_,
                                values_.data(), fields.data(), partials,
                                stream));
+  STENCIL_TRY(clear_ghosts(in, copy, stream));
   return reducer.sum_block_partials(blocks, result);
 }
 
@@ -412,8 +554,11 @@ Status StencilOperator::apply_adjoint(Field &out, const Field &in,
       require_same_lattice(lattice_, out.lattice(), "apply_adjoint: out"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
-  return info_->apply_adjoint(out.data(), in.data(), extents_, values_.data(),
-                              fields.data(), stream);
+  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
+  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
+  STENCIL_TRY(info_->apply_adjoint(out.data(), in.data(), extents_,
+                                   values_.data(), fields.data(), stream));
+  return clear_ghosts(in, copy, stream);
 }
 
 Status StencilOperator::diagonal(Field &out) const {
@@ -488,8 +633,12 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
                                      : kernels->even_to_odd)
                           : (adjoint ? kernels->odd_to_even_adjoint
                                      : kernels->odd_to_even);
-  return kernel(out.data(), in.data(), same ? same->data() : nullptr, mode,
-                alpha, beta, extents_, values_.data(), fields.data(), stream);
+  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
+  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
+  STENCIL_TRY(kernel(out.data(), in.data(), same ? same->data() : nullptr,
+                     mode, alpha, beta, extents_, values_.data(),
+                     fields.data(), stream));
+  return clear_ghosts(in, copy, stream);
 }
 
 double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
@@ -560,6 +709,12 @@ Status StencilOperator::host_coefficients(HostCoefficients &out) const {
 }
 
 Status StencilOperator::check_spd() const {
+  const Status mine = check_spd_on_rank();
+  // Every rank judges its rows; all must agree before CG starts.
+  return decomposition_ ? decomposition_->comm.agree(mine) : mine;
+}
+
+Status StencilOperator::check_spd_on_rank() const {
   const std::string name = info_->name;
   if (!info_->symmetric)
     return Status::failure(name + " is not symmetric (some tap's mirror has a "
@@ -694,10 +849,22 @@ Status set_random_site_parameters(StencilOperator &A, Random &random,
     Lattice lattice;
     STENCIL_TRY(A.site_lattice(info.param_names[p], lattice));
     STENCIL_TRY(Field::create(lattice, *field));
-    std::vector<double> values(lattice.values());
+    // Distributed: the whole lattice's values, drawn as one rank would, and
+    // this rank's part of them, so that any process grid sees one problem.
+    const Decomposition *d = A.decomposition();
+    std::int64_t count = lattice.values();
+    if (d) {
+      count = lattice.components;
+      for (int axis = 0; axis < d->dims; ++axis)
+        count *= d->global[axis];
+    }
+    std::vector<double> values(count);
     for (double &v : values)
       v = random.uniform(low, high);
-    STENCIL_TRY(field->upload_values(values.data(), values.size()));
+    if (d)
+      STENCIL_TRY(scatter_field(*d, values.data(), count, *field));
+    else
+      STENCIL_TRY(field->upload_values(values.data(), values.size()));
     STENCIL_TRY(A.set_site_parameter(info.param_names[p], *field));
     arrays.push_back(std::move(field));
   }
@@ -712,8 +879,12 @@ Status set_random_links(StencilOperator &A, Random &random, Field &links,
   if (A.info().clover && !clover)
     return Status::failure(std::string(A.info().name) +
                            " has a clover term: pass arrays to hold it");
+  // The whole lattice's links for a distributed operator (upload_links
+  // takes its block of them).
+  const Decomposition *d = A.decomposition();
   GaugeField U;
-  STENCIL_TRY(GaugeField::create(A.lattice().dims, A.lattice().extents,
+  STENCIL_TRY(GaugeField::create(A.lattice().dims,
+                                 d ? d->global : A.lattice().extents,
                                  info->colours, U));
   U.set_random(random);
   return set_gauge_field(A, U, links, clover);

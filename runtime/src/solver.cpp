@@ -31,6 +31,8 @@ public:
   virtual Status apply(Field &out, const Field &in) const = 0;
   virtual Status apply_adjoint(Field &out, const Field &in) const = 0;
   virtual double bytes_per_apply() const = 0;
+  /// The ranks the system spans: the reductions add over them.
+  virtual Communicator communicator() const = 0;
   /// CG's fused stencil and dot product (StencilOperator::apply_dot).
   virtual bool has_apply_dot() const { return false; }
   virtual Status apply_dot(Field &, const Field &, Reducer &,
@@ -52,6 +54,7 @@ public:
     return A.apply_adjoint(out, in);
   }
   double bytes_per_apply() const override { return A.bytes_per_apply(); }
+  Communicator communicator() const override { return A.communicator(); }
   bool has_apply_dot() const override {
     if constexpr (std::is_same_v<Operator, StencilOperator>)
       return A.has_apply_dot();
@@ -71,7 +74,8 @@ private:
 /// Runs solver operations, timing each kind when asked.
 class Ops {
 public:
-  Ops(const LinearSystem &A, bool timed) : A(A), timed(timed) {}
+  Ops(const LinearSystem &A, bool timed)
+      : A(A), timed(timed), reducer(A.communicator()) {}
 
   Status apply(Field &out, const Field &in) {
     return run("stencil apply", A.bytes_per_apply(),
@@ -315,7 +319,7 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   STENCIL_TRY(bInterior.copy_from(b));
   STENCIL_TRY(set_halo(bInterior, 0.0));
   STENCIL_TRY(set_halo(x, 0.0));
-  Reducer reducer;
+  Reducer reducer(A.communicator());
   return reducer.norm2(bInterior, bNorm);
 }
 
@@ -337,7 +341,7 @@ Status finish_solve(const StencilOperator &A, const Field &bInterior,
   STENCIL_TRY(A.apply(q, x));
   STENCIL_TRY(r.copy_from(bInterior));
   STENCIL_TRY(axpy(-1.0, q, r));
-  Reducer reducer;
+  Reducer reducer(A.communicator());
   double trueNorm = 0.0;
   STENCIL_TRY(reducer.norm2(r, trueNorm));
   report.true_relative_residual = trueNorm / bNorm;

@@ -6,7 +6,16 @@
 //              [--method cg|cgnr] [--precond none|jacobi]
 //              [--param NAME=VALUE]... [--site NAME=LOW:HIGH]...
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
-//              [--compare-tol T] [--even-odd]
+//              [--compare-tol T] [--even-odd] [--gauge FILE]
+//              [--save-gauge FILE] [--grid n,n,...]
+//
+// Under mpirun (stencilc built with STENCILC_MPI) the ranks divide the
+// lattice: --grid gives the ranks per axis, or the program chooses a grid
+// over the axes the spec's grid.split allows; --grid alone runs the
+// distributed code on one rank. Every rank draws the same problem as a
+// single rank would from the seed and takes its block; rank 0 prints,
+// saves and compares (the whole solution, gathered). A rank that fails
+// ends the whole job (MPI_Abort) with its message and rank.
 //
 // --even-odd (stencils stored even/odd): solves through the Schur complement
 // on the even sites, then also on the whole lattice with the same method,
@@ -15,11 +24,13 @@
 // Exit status: 0 converged (and matched --compare), 2 not converged or
 // mismatched, 1 invalid input or a runtime error.
 #include "stencil/blas.hpp"
+#include "stencil/comm.hpp"
 #include "stencil/device.hpp"
 #include "stencil/field.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/random.hpp"
+#include "stencil/scatter.hpp"
 #include "stencil/solver.hpp"
 
 #include <cmath>
@@ -47,9 +58,18 @@ struct Options {
   std::string saveGauge; ///< where to write the links used
   double compareTolerance = 1e-10;
   bool evenOdd = false;
+  std::string grid; ///< --grid: ranks per axis
 };
 
+/// The job's ranks; set once MPI is up.
+stencil::Communicator &job() {
+  static stencil::Communicator world;
+  return world;
+}
+
 [[noreturn]] void usage_error(const std::string &message) {
+  if (job().distributed())
+    job().abort(std::string(solver_kernel().name) + ": " + message, 1);
   std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
                message.c_str());
   std::fprintf(stderr,
@@ -58,7 +78,7 @@ struct Options {
                "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
                "[--time-kernels] [--save FILE] [--compare FILE] "
                "[--compare-tol T] [--even-odd] [--gauge FILE] "
-               "[--save-gauge FILE]\n",
+               "[--save-gauge FILE] [--grid n,n,...]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -155,6 +175,8 @@ Options parse(int argc, char **argv) {
       options.saveGauge = value(i);
     } else if (arg == "--even-odd") {
       options.evenOdd = true;
+    } else if (arg == "--grid") {
+      options.grid = value(i);
     } else if (arg == "--compare-tol") {
       options.compareTolerance = parse_number(value(i), "tolerance");
     } else if (arg == "--help" || arg == "-h") {
@@ -182,23 +204,77 @@ Options parse(int argc, char **argv) {
   return options;
 }
 
+/// Reports `status` and ends: with several ranks, the whole job (a rank
+/// that returned while the others wait in a collective would hang it).
 int fail(const stencil::Status &status) {
+  if (job().distributed())
+    job().abort(std::string("solve_") + solver_kernel().name + ": " +
+                    status.message(),
+                1);
   std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
                status.message().c_str());
   return 1;
 }
 
+/// The process grid for this job: --grid, or one chosen over the axes the
+/// spec lets a grid split; none for a single rank without --grid.
+stencil::Status process_grid(const Options &options,
+                             stencil::ProcessGrid &grid, bool &distributed) {
+  const stencil::KernelInfo &info = solver_kernel();
+  const int dims = info.shape.dims;
+  distributed = !options.grid.empty() || job().distributed();
+  if (!distributed)
+    return stencil::Status();
+  if (!options.grid.empty())
+    return stencil::parse_process_grid(options.grid, dims, grid);
+  grid.dims = dims;
+  if (!info.distributed)
+    return stencil::Status(); // create_distributed says what is missing
+  bool splittable[stencil::kMaxDims] = {false, false, false, false};
+  int interior[stencil::kMaxDims] = {1, 1, 1, 1};
+  for (int axis = 0; axis < dims; ++axis) {
+    splittable[axis] = info.distributed && info.distributed->split[axis];
+    interior[axis] =
+        options.size[axis] -
+        (stencil::wraps(info.shape.boundary[axis]) ? 0
+                                                   : 2 * info.shape.reach[axis]);
+  }
+  return stencil::choose_process_grid(job().size(), dims, interior,
+                                      splittable, info.shape.reach,
+                                      info.layout.even_odd != 0, grid);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  stencil::MpiSession session(argc, argv);
+  job() = stencil::Communicator::world();
   const stencil::KernelInfo &info = solver_kernel();
   Options options = parse(argc, argv);
+  // One report: rank 0's.
+  if (job().rank() != 0 && !std::freopen("/dev/null", "w", stdout))
+    return fail(stencil::Status::failure("cannot silence rank " +
+                                         std::to_string(job().rank())));
 
-  stencil::StencilOperator A;
-  stencil::Status status =
-      stencil::StencilOperator::create(info, options.size.data(), A);
+  stencil::ProcessGrid grid;
+  bool distributed = false;
+  stencil::Status status = process_grid(options, grid, distributed);
   if (!status.ok())
     return fail(status);
+  if (distributed && !(status = stencil::use_local_device(job())).ok())
+    return fail(status);
+  stencil::StencilOperator A;
+  status = distributed
+               ? stencil::StencilOperator::create_distributed(
+                     info, options.size.data(), job(), grid, A)
+               : stencil::StencilOperator::create(info, options.size.data(),
+                                                  A);
+  if (!status.ok())
+    return fail(status);
+  const stencil::Decomposition *decomposition = A.decomposition();
+  // The whole lattice, as one rank stores it: what u*, --save and
+  // --compare are in.
+  const stencil::Lattice whole = stencil::lattice_for(info, options.size.data());
   for (const auto &[name, v] : options.params)
     if (!(status = A.set_parameter(name, v)).ok())
       return fail(status);
@@ -249,8 +325,7 @@ int main(int argc, char **argv) {
     } else {
       stencil::Random linkRandom(options.seed ^ 0x9e3779b97f4a7c15ull);
       if (!(status = stencil::GaugeField::create(
-                A.lattice().dims, A.lattice().extents,
-                info.links->colours, U)).ok())
+                whole.dims, whole.extents, info.links->colours, U)).ok())
         return fail(status);
       U.set_random(linkRandom);
       gaugeText = "random SU(" + std::to_string(info.links->colours) +
@@ -265,7 +340,7 @@ int main(int argc, char **argv) {
                   U.plaquette());
     gaugeText += plaquette;
     if (!options.saveGauge.empty()) {
-      if (!(status = U.write(options.saveGauge)).ok())
+      if (job().rank() == 0 && !(status = U.write(options.saveGauge)).ok())
         return fail(status);
       gaugeText += ", written to " + options.saveGauge;
     }
@@ -281,11 +356,14 @@ int main(int argc, char **argv) {
     if (!(status = stencil::Field::create(lattice, *f)).ok())
       return fail(status);
   // u*: random on the interior, zero on the halo; b = A u*.
-  std::vector<double> values(lattice.values());
+  std::vector<double> values(whole.values());
   for (double &v : values)
     v = random.uniform(-1.0, 1.0);
-  if (!(status = exact.upload_values(values.data(), values.size())).ok() ||
-      !(status = stencil::set_halo(exact, 0.0)).ok() ||
+  status = decomposition
+               ? stencil::scatter_field(*decomposition, values.data(),
+                                        whole.values(), exact)
+               : exact.upload_values(values.data(), values.size());
+  if (!status.ok() || !(status = stencil::set_halo(exact, 0.0)).ok() ||
       !(status = A.apply(b, exact)).ok())
     return fail(status);
 
@@ -306,9 +384,15 @@ int main(int argc, char **argv) {
                     : std::to_string(A.info().even_odd->slab).c_str());
   }
   std::printf("  lattice             %s, %lld unknowns\n",
-              lattice.describe().c_str(),
-              static_cast<long long>(lattice.interior_sites()) *
-                  lattice.components);
+              whole.describe().c_str(),
+              static_cast<long long>(whole.interior_sites()) *
+                  whole.components);
+  if (decomposition)
+    std::printf("  ranks               %d, process grid %s, %s; halo "
+                "exchange %s\n",
+                job().size(), grid.text().c_str(),
+                decomposition->describe().c_str(),
+                stencil::exchange_policy_name(A.exchange()->policy()));
   std::printf("  parameters         ");
   for (int p = 0; p < info.num_params; ++p)
     if (!info.param_is_site[p]) {
@@ -343,7 +427,7 @@ int main(int argc, char **argv) {
     stencil::print_report(whole, stdout);
     wholeConverged = whole.converged;
     double gapNorm = 0.0, wholeNorm = 0.0;
-    stencil::Reducer gapReducer;
+    stencil::Reducer gapReducer(A.communicator());
     if (!(status = stencil::Field::create(lattice, gap)).ok() ||
         !(status = gap.copy_from(x)).ok() ||
         !(status = stencil::axpy(-1.0, xWhole, gap)).ok() ||
@@ -370,7 +454,7 @@ int main(int argc, char **argv) {
       !(status = difference.copy_from(x)).ok() ||
       !(status = stencil::axpy(-1.0, exact, difference)).ok())
     return fail(status);
-  stencil::Reducer reducer;
+  stencil::Reducer reducer(A.communicator());
   double errorNorm = 0.0, exactNorm = 0.0;
   if (!(status = reducer.norm2(difference, errorNorm)).ok() ||
       !(status = reducer.norm2(exact, exactNorm)).ok())
@@ -378,9 +462,20 @@ int main(int argc, char **argv) {
   std::printf("  solution error      %.3e (||x - u*|| / ||u*||)\n",
               errorNorm / exactNorm);
 
-  std::vector<double> solution(lattice.values());
-  if (!(status = x.download_values(solution.data(), solution.size())).ok())
+  // The whole solution: rank 0 saves and compares it.
+  std::vector<double> solution(whole.values());
+  status = decomposition
+               ? stencil::gather_field(*decomposition, x, solution)
+               : x.download_values(solution.data(), solution.size());
+  if (!status.ok())
     return fail(status);
+  if (job().rank() != 0) {
+    // Rank 0's verdict is the job's.
+    double verdict = 0.0;
+    if (!(status = job().max(verdict)).ok())
+      return fail(status);
+    return static_cast<int>(verdict);
+  }
   if (!options.save.empty()) {
     std::ofstream file(options.save, std::ios::binary);
     file.write(reinterpret_cast<const char *>(solution.data()),
@@ -429,5 +524,11 @@ int main(int argc, char **argv) {
                   "either solution): no match\n",
                   nonFinite, other.size());
   }
-  return report.converged && wholeConverged && matched ? 0 : 2;
+  const int verdict = report.converged && wholeConverged && matched ? 0 : 2;
+  if (decomposition) {
+    double shared = verdict;
+    if (!(status = job().max(shared)).ok())
+      return fail(status);
+  }
+  return verdict;
 }

@@ -5,6 +5,7 @@
 #ifndef STENCIL_BLAS_HPP
 #define STENCIL_BLAS_HPP
 
+#include "stencil/comm.hpp"
 #include "stencil/field.hpp"
 #include "stencil/types.hpp"
 
@@ -25,10 +26,15 @@ Status divide(const Field &r, const Field &d, Field &z);
 Status set_halo(Field &x, double value);
 
 /// Dot products and norms. Holds the per-block partial sums on the device,
-/// so that a solver allocates them once.
+/// so that a solver allocates them once. Over several ranks (a distributed
+/// operator's communicator), each rank sums its stored values and the
+/// ranks' sums are added in rank order (Communicator::sum): every rank gets
+/// the same bits. Fields hold zero in their ghost zones between operator
+/// applications, so each site counts once.
 class Reducer {
 public:
   Reducer() = default;
+  explicit Reducer(const Communicator &comm) : comm_(comm) {}
   ~Reducer();
   Reducer(const Reducer &) = delete;
   Reducer &operator=(const Reducer &) = delete;
@@ -54,6 +60,7 @@ private:
   template <typename Term>
   Status sum_of(std::int64_t n, Term term, const char *name, double &result);
 
+  Communicator comm_;
   void *partials_ = nullptr; ///< device doubles, one per reduction block
   void *blocks_ = nullptr;   ///< block_partials()
   std::int64_t block_capacity_ = 0;

@@ -67,6 +67,11 @@ public:
   /// coordinates and the chirality, since A is then not invertible there.
   Status invert(int parity, CloverField &out) const;
 
+  /// The sites first + [0, extents) of this field (inside it): the part of
+  /// a clover term computed on a box with margins that the margins do not
+  /// spoil.
+  Status box(const int *first, const int *extents, CloverField &out) const;
+
 private:
   int colours_ = 3;
   int extents_[4] = {1, 1, 1, 1};

@@ -23,12 +23,19 @@ std::int64_t device_l2_bytes();
 
 Status device_allocate(void **pointer, std::size_t bytes);
 void device_free(void *pointer);
+/// Page-locked host memory (fast transfers to and from the device; plain
+/// memory on the host backend).
+Status host_allocate_pinned(void **pointer, std::size_t bytes);
+void host_free_pinned(void *pointer);
 Status copy_to_device(void *device, const void *host, std::size_t bytes);
 Status copy_to_host(void *host, const void *device, std::size_t bytes);
 Status copy_device_to_device(void *to, const void *from, std::size_t bytes);
 Status device_zero(void *pointer, std::size_t bytes);
 /// Waits for all work on the device.
 Status device_synchronize();
+/// Makes GPU `local_rank` modulo the node's GPUs current (`device` says
+/// which); nothing on the host backend.
+Status select_device_for_local_rank(int local_rank, int &device);
 
 /// Elapsed time of device work: events on GPUs, the host clock on the host
 /// backend (whose launches complete before returning).

@@ -37,6 +37,7 @@ public:
                        CloverPlacement placement = CloverPlacement::Epilogue);
 
   const StencilOperator &op() const { return *A_; }
+  Communicator communicator() const { return A_->communicator(); }
   /// The even half of A's lattice: what S acts on.
   Lattice lattice() const { return A_->lattice().half(0); }
 

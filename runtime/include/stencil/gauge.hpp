@@ -113,6 +113,12 @@ private:
 
 /// A random SU(N) matrix per site (as GaugeField::set_random draws links):
 /// `sites` * 2 N^2 doubles.
+/// The links of the sites first + [0, extents) of U, coordinates wrapped
+/// onto U's torus (`first` may be negative): a rank's block with its ghost
+/// layers, or a box with margins around it.
+Status gauge_box(const GaugeField &U, const int *first, const int *extents,
+                 GaugeField &out);
+
 std::vector<double> random_gauge_transform(const GaugeField &like,
                                            Random &random);
 

@@ -4,6 +4,7 @@
 #ifndef STENCIL_KERNEL_INFO_HPP
 #define STENCIL_KERNEL_INFO_HPP
 
+#include "stencil/box_copy.hpp"
 #include "stencil/device.hpp"
 #include "stencil/launch_config.hpp"
 #include "stencil/layout.hpp"
@@ -134,6 +135,31 @@ struct CloverInfo {
   int flops_per_site;
 };
 
+/// Copies a box of a field's sites to or from a contiguous buffer, or
+/// zeroes it (stencil/box_copy.hpp): the halo exchange's pack and unpack,
+/// compiled for one layout.
+using BoxCopy = Status (*)(void *field, void *buffer, const BoxCopyArgs &args,
+                           Stream stream);
+
+/// A stencil whose lattice a process grid may divide among ranks (the
+/// spec's grid.split; docs/distributed.md).
+struct DistributedInfo {
+  /// The axes a process grid may split.
+  bool split[kMaxDims];
+  /// Whether a tap moves along two axes at once: then the exchange fills
+  /// the ghost zones' edges and corners too.
+  bool corners;
+  /// The kernels the ranks run: along every splittable axis that wraps
+  /// around they read a ghost zone `reach` sites wide (a halo, to them)
+  /// instead of wrapping; the stencil's own when no such axis exists.
+  const KernelInfo &(*kernels)();
+  /// Box copies for fields and site parameter arrays (the field's layout,
+  /// any number of reals per site), and for the link array (its layout;
+  /// null without links).
+  BoxCopy copy_field;
+  BoxCopy copy_links;
+};
+
 struct KernelInfo {
   const char *name;
   const char *spec_file;
@@ -188,6 +214,9 @@ struct KernelInfo {
   /// Wilson-clover stencils: the clover term (fields[num_params + 1] and
   /// [num_params + 2]); null for other stencils.
   const CloverInfo *clover;
+  /// Stencils whose spec declares grid.split: how ranks run them; null
+  /// otherwise.
+  const DistributedInfo *distributed;
 };
 
 /// Tap t's coefficient without its field terms: tap_constants[t] plus the

@@ -5,8 +5,10 @@
 #include "stencil/blas.hpp"
 #include "stencil/clover.hpp"
 #include "stencil/coefficients.hpp"
+#include "stencil/comm.hpp"
 #include "stencil/field.hpp"
 #include "stencil/gauge.hpp"
+#include "stencil/halo_exchange.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/random.hpp"
 #include "stencil/types.hpp"
@@ -31,6 +33,25 @@ public:
   enum class Kernels { Tuned, AsGiven };
   static Status create(const KernelInfo &info, const int *extents,
                        StencilOperator &out, Kernels kernels = Kernels::Tuned);
+  /// This rank's part of A on the lattice of `extents` (the whole
+  /// lattice's, as create() takes them) divided by `grid` among the ranks
+  /// of `comm` (docs/distributed.md): its own block of sites with a ghost
+  /// zone along every exchanged axis, which the operator fills from the
+  /// neighbours before each application. Its lattice() is the rank's;
+  /// fields, site parameters and links live on it (scatter_field() and
+  /// gather_field() move whole fields; upload_links() and upload_clover()
+  /// take the whole gauge field). Needs info.distributed (the spec's
+  /// grid.split) unless the grid is one rank. Collective.
+  static Status create_distributed(const KernelInfo &info, const int *extents,
+                                   const Communicator &comm,
+                                   const ProcessGrid &grid,
+                                   StencilOperator &out);
+  /// The rank's block, or null for an operator made by create().
+  const Decomposition *decomposition() const { return decomposition_.get(); }
+  /// The ranks A spans: one without a decomposition.
+  Communicator communicator() const;
+  /// The halo exchange, or null for an operator made by create().
+  const HaloExchange *exchange() const { return exchange_.get(); }
 
   /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
@@ -159,6 +180,7 @@ public:
 
 private:
   int parameter_index(const std::string &name) const;
+  Status check_spd_on_rank() const;
   Status check_unitary_links() const;
   /// A clear error unless the clover inverse set is of `parity`.
   Status require_clover_inverse(int parity) const;
@@ -166,7 +188,22 @@ private:
   Status check_gauge(const GaugeField &U) const;
   Status gather_parameters(std::vector<const void *> &fields) const;
 
+  /// Distributed operators: ghost zones of `field` (an array of
+  /// `components` reals per site, moved by `copy`) filled from the
+  /// neighbours, and zeroed again; nothing otherwise.
+  Status fill_ghosts(const Field &field, BoxCopy copy, bool signs,
+                     Stream stream) const;
+  Status clear_ghosts(const Field &field, BoxCopy copy, Stream stream) const;
+  /// The gauge field of this rank's lattice: `U` itself, or for a
+  /// distributed operator given the whole lattice's, its block with the
+  /// ghost layers.
+  Status local_gauge(const GaugeField &U, const GaugeField *&local,
+                     GaugeField &box) const;
+
   const KernelInfo *info_ = nullptr;
+  std::shared_ptr<const Decomposition> decomposition_;
+  std::shared_ptr<HaloExchange> exchange_;
+  const DistributedInfo *distributed_ = nullptr;
   std::string choice_;
   Lattice lattice_;
   int extents_[kMaxDims] = {1, 1, 1, 1};

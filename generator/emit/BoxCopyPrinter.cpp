@@ -1,0 +1,86 @@
+//===- BoxCopyPrinter.cpp - The halo exchange's box copies -----------------===//
+#include "emit/BoxCopyPrinter.h"
+
+#include "emit/CodePrinter.h"
+#include "emit/EmitText.h"
+
+namespace stencilc {
+
+std::string printBoxCopyKernels(const std::vector<BoxCopyPlan> &plans) {
+  std::vector<std::string> kernels;
+  for (const BoxCopyPlan &plan : plans)
+    kernels.push_back(printed([&](CodePrinter &p) {
+      p.emit({{"kernel", plan.kernelName},
+              {"arrays", plan.arrays},
+              {"layout", layoutInitializer(plan.layout)},
+              {"order", orderDescription(plan.layout)},
+              {"threads", std::to_string(plan.threadsPerBlock)}},
+             R"(
+               /// The halo exchange's box copy for $arrays$ ($order$): one thread per
+               /// site of the box (stencil/box_copy.hpp).
+               STENCIL_GLOBAL void $kernel$(
+                   value_type *STENCIL_RESTRICT field,
+                   value_type *STENCIL_RESTRICT buffer,
+                   const stencil::BoxCopyArgs args) {
+                 constexpr stencil::Layout layout = $layout$;
+                 const std::int64_t site =
+                     static_cast<std::int64_t>(blockIdx.x) * $threads$ + threadIdx.x;
+                 if (site < args.sites)
+                   stencil::copy_box_site(layout, field, buffer, args, site);
+               }
+             )");
+    }));
+  return join(kernels, "\n\n");
+}
+
+std::string printBoxCopyLaunchers(const StencilModel &model,
+                                  const std::vector<BoxCopyPlan> &plans) {
+  std::vector<std::string> launchers;
+  for (const BoxCopyPlan &plan : plans)
+    launchers.push_back(printed([&](CodePrinter &p) {
+      p.emit({{"kernel", plan.kernelName},
+              {"function", plan.function},
+              {"model", model.name},
+              {"arrays", plan.arrays},
+              {"threads", std::to_string(plan.threadsPerBlock)}},
+             R"(
+               /// Copies a box of the sites of $arrays$ to or from a contiguous
+               /// buffer, or zeroes it (stencil::BoxCopyArgs, from
+               /// stencil::prepare_box): the halo exchange's pack and unpack.
+               stencil::Status $function$(void *field, void *buffer,
+                                          const stencil::BoxCopyArgs &args,
+                                          stencil::Stream stream) {
+                 if (field == nullptr ||
+                     (buffer == nullptr && args.direction != stencil::kZeroBox))
+                   return stencil::Status::failure("$model$: $function$: null pointer");
+                 if (args.sites <= 0)
+                   return stencil::Status();
+                 if ((args.sites + $threads$ - 1) / $threads$ >= (std::int64_t{1} << 31))
+                   return stencil::Status::failure(
+                       "$model$: $function$: " + std::to_string(args.sites) +
+                       " sites exceed one launch");
+                 stencil::LaunchConfig config;
+                 config.block.x = $threads$u;
+                 config.grid.x = static_cast<unsigned>((args.sites + $threads$ - 1) / $threads$);
+                 STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
+                     static_cast<value_type *>(field),
+                     static_cast<value_type *>(buffer), args);
+                 return stencil::launch_status("$kernel$");
+               }
+             )");
+    }));
+  return join(launchers, "\n\n");
+}
+
+std::string printBoxCopyDeclarations(const std::vector<BoxCopyPlan> &plans) {
+  std::vector<std::string> declarations;
+  for (const BoxCopyPlan &plan : plans)
+    declarations.push_back(
+        "/// The halo exchange's box copy for " + plan.arrays +
+        " (stencil::BoxCopy).\nstencil::Status " + plan.function +
+        "(void *field, void *buffer, const stencil::BoxCopyArgs &args,\n"
+        "    stencil::Stream stream);");
+  return join(declarations, "\n");
+}
+
+} // namespace stencilc

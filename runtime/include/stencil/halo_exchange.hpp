@@ -1,0 +1,93 @@
+// stencil/halo_exchange.hpp - filling a rank's ghost zones from its
+// neighbours (docs/distributed.md).
+//
+// Along each exchanged axis in turn (x first), a rank sends the owned sites
+// next to each face, `layer` deep, to the neighbour on that side, and
+// receives the neighbour's into its ghost zone; values that cross an
+// antiperiodic boundary of the lattice change sign as they are unpacked.
+// Along an axis that wraps and is not split the rank is its own neighbour
+// (a local copy). The boxes span the owned sites of the other axes, or,
+// when the stencil reads diagonal neighbours, also the layers of the axes
+// exchanged before and of the Dirichlet halos, so that edges and corners
+// arrive too. Half fields (even/odd storage) move their parity's sites
+// only. Packing and unpacking are the stencil's generated box copies
+// (stencil::BoxCopy); between them the bytes travel through MPI: on the
+// host backend from the arrays' own memory, on GPUs through MPI on device
+// memory where the MPI library is GPU-aware, else staged through pinned
+// host buffers.
+#ifndef STENCIL_HALO_EXCHANGE_HPP
+#define STENCIL_HALO_EXCHANGE_HPP
+
+#include "stencil/comm.hpp"
+#include "stencil/field.hpp"
+#include "stencil/kernel_info.hpp"
+#include "stencil/types.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace stencil {
+
+/// How the exchange moves bytes between ranks.
+enum class ExchangePolicy {
+  Host,     ///< host backend: MPI on the buffers directly
+  Staged,   ///< GPU buffers copied to and from pinned host buffers
+  GpuAware, ///< MPI on GPU buffers (a GPU-aware MPI library)
+};
+const char *exchange_policy_name(ExchangePolicy policy);
+
+/// Whether the MPI library moves GPU memory itself (Open MPI's
+/// MPIX_Query_cuda_support); false without MPI or on the host backend.
+bool mpi_gpu_aware();
+
+class HaloExchange {
+public:
+  HaloExchange() = default;
+  ~HaloExchange();
+  HaloExchange(const HaloExchange &) = delete;
+  HaloExchange &operator=(const HaloExchange &) = delete;
+
+  /// For the fields of one rank's block `decomposition`; `corners` when the
+  /// stencil reads diagonal neighbours (DistributedInfo::corners). The
+  /// policy is GpuAware where mpi_gpu_aware() says so, else Staged (Host on
+  /// the host backend); STENCILC_EXCHANGE=staged or gpu-aware asks for one
+  /// (gpu-aware fails without such an MPI).
+  static Status create(std::shared_ptr<const Decomposition> decomposition,
+                       bool corners, std::unique_ptr<HaloExchange> &out);
+
+  /// Fills the ghost zones of `data`, an array on `lattice` (the rank's
+  /// local lattice or one parity's half of it) with `components` reals per
+  /// site placed by `copy`'s layout. `signs`: values crossing an
+  /// antiperiodic boundary change sign (fields; not coefficient fields or
+  /// links, which are periodic). Collective over the neighbours.
+  Status fill(void *data, const Lattice &lattice, int components,
+              BoxCopy copy, bool signs, Stream stream = nullptr) const;
+  /// Zeroes the ghost zones fill() writes (not the Dirichlet halo of the
+  /// lattice's own boundary), so that reductions over the stored values
+  /// count each site once.
+  Status clear(void *data, const Lattice &lattice, int components,
+               BoxCopy copy, Stream stream = nullptr) const;
+
+  ExchangePolicy policy() const { return policy_; }
+  const Decomposition &decomposition() const { return *decomposition_; }
+  /// Bytes this rank sent to other ranks in all fills so far.
+  double bytes_sent() const { return bytes_sent_; }
+
+private:
+  struct Buffers;
+  Status buffers_for(std::size_t bytes) const;
+  Status exchange_axis(void *data, const Lattice &lattice, int components,
+                       BoxCopy copy, bool signs, int axis,
+                       Stream stream) const;
+
+  std::shared_ptr<const Decomposition> decomposition_;
+  bool corners_ = false;
+  ExchangePolicy policy_ = ExchangePolicy::Host;
+  std::unique_ptr<Buffers> buffers_;
+  mutable double bytes_sent_ = 0.0;
+};
+
+} // namespace stencil
+
+#endif

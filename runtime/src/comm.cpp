@@ -1,0 +1,445 @@
+// The communicator layer: MPI where the runtime is built with it
+// (STENCIL_HAVE_MPI), one rank otherwise; process grids and one rank's
+// block of a lattice.
+#include "stencil/comm.hpp"
+
+#include "stencil/device.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace stencil {
+
+bool have_mpi() {
+#if defined(STENCIL_HAVE_MPI)
+  return true;
+#else
+  return false;
+#endif
+}
+
+struct Communicator::Handle {
+#if defined(STENCIL_HAVE_MPI)
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool owned = false;
+  ~Handle() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (owned && !finalized && comm != MPI_COMM_NULL)
+      MPI_Comm_free(&comm);
+  }
+#endif
+};
+
+#if defined(STENCIL_HAVE_MPI)
+namespace {
+
+Status mpi_status(int code, const char *call) {
+  if (code == MPI_SUCCESS)
+    return Status();
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return Status::failure(std::string(call) + " failed: " +
+                         std::string(text, length));
+}
+
+} // namespace
+
+Communicator Communicator::of(MPI_Comm comm) {
+  Communicator c;
+  c.handle_ = std::make_shared<Handle>();
+  c.handle_->comm = comm;
+  MPI_Comm_rank(comm, &c.rank_);
+  MPI_Comm_size(comm, &c.size_);
+  return c;
+}
+
+Communicator Communicator::owning(MPI_Comm comm) {
+  Communicator c = of(comm);
+  c.handle_->owned = true;
+  return c;
+}
+
+MPI_Comm Communicator::mpi() const {
+  return handle_ ? handle_->comm : MPI_COMM_SELF;
+}
+#endif
+
+Communicator Communicator::world() {
+#if defined(STENCIL_HAVE_MPI)
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized)
+    return of(MPI_COMM_WORLD);
+#endif
+  return Communicator();
+}
+
+Status Communicator::sum(double *values, int count) const {
+  if (!distributed() || count == 0)
+    return Status();
+#if defined(STENCIL_HAVE_MPI)
+  // Gathered, then added in rank order: MPI_Allreduce may combine the ranks
+  // in any order and need not give every rank the same bits.
+  std::vector<double> all(static_cast<size_t>(count) * size_);
+  STENCIL_TRY(mpi_status(MPI_Allgather(values, count, MPI_DOUBLE, all.data(),
+                                       count, MPI_DOUBLE, mpi()),
+                         "MPI_Allgather"));
+  for (int k = 0; k < count; ++k) {
+    double total = 0.0;
+    for (int r = 0; r < size_; ++r)
+      total += all[static_cast<size_t>(r) * count + k];
+    values[k] = total;
+  }
+  return Status();
+#else
+  return Status::failure("Communicator: several ranks without MPI");
+#endif
+}
+
+Status Communicator::max(double &value) const {
+  if (!distributed())
+    return Status();
+#if defined(STENCIL_HAVE_MPI)
+  return mpi_status(
+      MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, mpi()),
+      "MPI_Allreduce");
+#else
+  return Status::failure("Communicator: several ranks without MPI");
+#endif
+}
+
+Status Communicator::agree(const Status &mine) const {
+  if (!distributed())
+    return mine;
+#if defined(STENCIL_HAVE_MPI)
+  // The lowest failing rank (size_ when none) ...
+  int failing = mine.ok() ? size_ : rank_;
+  STENCIL_TRY(mpi_status(
+      MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, mpi()),
+      "MPI_Allreduce"));
+  if (failing == size_)
+    return Status();
+  // ... sends its message to every rank.
+  std::string message = rank_ == failing ? mine.message() : std::string();
+  int length = static_cast<int>(message.size());
+  STENCIL_TRY(mpi_status(MPI_Bcast(&length, 1, MPI_INT, failing, mpi()),
+                         "MPI_Bcast"));
+  message.resize(static_cast<size_t>(length));
+  STENCIL_TRY(mpi_status(
+      MPI_Bcast(message.data(), length, MPI_CHAR, failing, mpi()),
+      "MPI_Bcast"));
+  return Status::failure("rank " + std::to_string(failing) + ": " + message);
+#else
+  return mine;
+#endif
+}
+
+Status Communicator::barrier() const {
+  if (!distributed())
+    return Status();
+#if defined(STENCIL_HAVE_MPI)
+  return mpi_status(MPI_Barrier(mpi()), "MPI_Barrier");
+#else
+  return Status();
+#endif
+}
+
+void Communicator::abort(const std::string &message, int code) const {
+  std::fprintf(stderr, "rank %d of %d: error: %s\n", rank_, size_,
+               message.c_str());
+  std::fflush(stderr);
+#if defined(STENCIL_HAVE_MPI)
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized)
+    MPI_Abort(handle_ ? handle_->comm : MPI_COMM_WORLD, code);
+#endif
+  std::exit(code);
+}
+
+MpiSession::MpiSession(int &argc, char **&argv) {
+#if defined(STENCIL_HAVE_MPI)
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    finalize_ = true;
+  }
+#else
+  (void)argc;
+  (void)argv;
+#endif
+}
+
+MpiSession::~MpiSession() {
+#if defined(STENCIL_HAVE_MPI)
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalize_ && !finalized)
+    MPI_Finalize();
+#endif
+}
+
+Status use_local_device(const Communicator &comm, int *device) {
+  int local = 0;
+#if defined(STENCIL_HAVE_MPI)
+  if (comm.distributed()) {
+    MPI_Comm node;
+    STENCIL_TRY(mpi_status(MPI_Comm_split_type(comm.mpi(),
+                                               MPI_COMM_TYPE_SHARED,
+                                               comm.rank(), MPI_INFO_NULL,
+                                               &node),
+                           "MPI_Comm_split_type"));
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+  }
+#else
+  (void)comm;
+#endif
+  int chosen = 0;
+  STENCIL_TRY(select_device_for_local_rank(local, chosen));
+  if (device)
+    *device = chosen;
+  return Status();
+}
+
+// --- Process grids ------------------------------------------------------------
+
+int ProcessGrid::total() const {
+  int n = 1;
+  for (int axis = 0; axis < dims; ++axis)
+    n *= ranks[axis];
+  return n;
+}
+
+std::string ProcessGrid::text() const {
+  std::string s;
+  for (int axis = 0; axis < dims; ++axis)
+    s += (axis ? "x" : "") + std::to_string(ranks[axis]);
+  return s;
+}
+
+Status parse_process_grid(const std::string &text, int dims,
+                          ProcessGrid &out) {
+  ProcessGrid grid;
+  grid.dims = dims;
+  std::string item;
+  std::vector<std::string> items;
+  for (char c : text + ",") {
+    if (c == ',' || c == 'x') {
+      items.push_back(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  if (static_cast<int>(items.size()) != dims)
+    return Status::failure("process grid '" + text + "' has " +
+                           std::to_string(items.size()) +
+                           " entries; the lattice has " +
+                           std::to_string(dims) + " axes");
+  for (int axis = 0; axis < dims; ++axis) {
+    char *end = nullptr;
+    const long value = std::strtol(items[axis].c_str(), &end, 10);
+    if (items[axis].empty() || *end != '\0' || value < 1 || value > 4096)
+      return Status::failure("process grid '" + text + "': ranks along " +
+                             axis_name(axis) + " must be a positive count, "
+                             "not '" + items[axis] + "'");
+    grid.ranks[axis] = static_cast<int>(value);
+  }
+  out = grid;
+  return Status();
+}
+
+Status choose_process_grid(int ranks, int dims, const int *interior,
+                           const bool *splittable, const int *reach,
+                           bool even_sites, ProcessGrid &out) {
+  ProcessGrid grid;
+  grid.dims = dims;
+  if (ranks < 1)
+    return Status::failure("a process grid needs at least one rank");
+  std::vector<int> factors;
+  for (int n = ranks, p = 2; n > 1;) {
+    if (n % p == 0) {
+      factors.push_back(p);
+      n /= p;
+    } else {
+      ++p;
+    }
+  }
+  std::sort(factors.rbegin(), factors.rend());
+  for (int p : factors) {
+    int best = -1;
+    for (int axis = dims - 1; axis >= 0; --axis) {
+      if (!splittable[axis])
+        continue;
+      const int per = interior[axis] / grid.ranks[axis];
+      if (interior[axis] % grid.ranks[axis] != 0 || per % p != 0 ||
+          per / p < std::max(reach[axis], 1) ||
+          (even_sites && (per / p) % 2 != 0))
+        continue;
+      if (best < 0 || per > interior[best] / grid.ranks[best])
+        best = axis;
+    }
+    if (best < 0) {
+      std::string axes;
+      for (int axis = 0; axis < dims; ++axis)
+        if (splittable[axis])
+          axes += std::string(axes.empty() ? "" : ", ") + axis_name(axis) +
+                  " (" + std::to_string(interior[axis]) + " sites)";
+      return Status::failure(
+          "no process grid of " + std::to_string(ranks) +
+          " ranks divides the lattice: a factor " + std::to_string(p) +
+          " divides none of the splittable axes' remaining sites per rank" +
+          " into parts of at least the reach" +
+          (even_sites ? std::string(" and of even size") : std::string()) +
+          (axes.empty() ? std::string(" (no axis may be split)")
+                        : ": " + axes) +
+          "; give --grid");
+    }
+    grid.ranks[best] *= p;
+  }
+  out = grid;
+  return Status();
+}
+
+int rank_of(const ProcessGrid &grid, const int *coords) {
+  int rank = 0;
+  for (int axis = grid.dims - 1; axis >= 0; --axis)
+    rank = rank * grid.ranks[axis] + coords[axis];
+  return rank;
+}
+
+std::string Decomposition::describe() const {
+  std::ostringstream s;
+  s << "rank " << comm.rank() << " of " << comm.size() << " at (";
+  for (int axis = 0; axis < dims; ++axis)
+    s << (axis ? "," : "") << coords[axis];
+  s << "): owns ";
+  for (int axis = 0; axis < dims; ++axis)
+    s << (axis ? "x" : "") << owned[axis];
+  s << " from (";
+  for (int axis = 0; axis < dims; ++axis)
+    s << (axis ? "," : "") << first[axis];
+  s << ")";
+  return s.str();
+}
+
+Status decompose(const Communicator &comm, const ProcessGrid &grid, int dims,
+                 const int *extents, const int *boundary, const int *reach,
+                 const bool *layered, const bool *splittable,
+                 bool even_extents, Decomposition &out) {
+  Decomposition d;
+  d.dims = dims;
+  d.grid = grid;
+  if (grid.dims != dims)
+    return Status::failure("process grid " + grid.text() + " has " +
+                           std::to_string(grid.dims) +
+                           " axes; the lattice has " + std::to_string(dims));
+  if (grid.total() != comm.size())
+    return Status::failure("process grid " + grid.text() + " has " +
+                           std::to_string(grid.total()) +
+                           " ranks; the job has " +
+                           std::to_string(comm.size()));
+  for (int axis = 0; axis < dims; ++axis) {
+    const std::string name = axis_name(axis);
+    const int n = extents[axis];
+    const int p = grid.ranks[axis];
+    const bool dirichlet = !wraps(boundary[axis]);
+    const int halo = dirichlet ? reach[axis] : 0;
+    const int unknowns = n - 2 * halo;
+    d.global[axis] = n;
+    if (p > 1 && (!splittable[axis] || !layered[axis]))
+      return Status::failure(
+          "the process grid splits " + name + ", which the spec's grid.split "
+          "does not list; list it there to generate kernels that read a "
+          "ghost zone along " + name);
+    if (unknowns < 1)
+      return Status::failure("extent n" + name + " = " + std::to_string(n) +
+                             " leaves no unknowns inside the halo");
+    if (unknowns % p != 0)
+      return Status::failure(
+          "the process grid's " + std::to_string(p) + " ranks along " + name +
+          " do not divide its " + std::to_string(unknowns) +
+          (dirichlet ? " unknowns (n" + name + " = " + std::to_string(n) +
+                           " minus the halo)"
+                     : " sites"));
+    const int owned = unknowns / p;
+    const std::string perRank =
+        "the process grid leaves " + std::to_string(owned) +
+        (owned == 1 ? " site" : " sites") + " per rank along " + name;
+    // A ghost zone is filled from the neighbour's owned sites alone.
+    if (p > 1 && owned < reach[axis])
+      return Status::failure(perRank + ", fewer than the stencil's reach of " +
+                             std::to_string(reach[axis]) + " there");
+    if (p > 1 && even_extents && owned % 2 != 0)
+      return Status::failure(perRank + "; even/odd storage needs an even "
+                                       "number on every rank to keep its "
+                                       "checkerboard");
+    d.owned[axis] = owned;
+    d.layer[axis] = layered[axis] ? reach[axis] : 0;
+    d.local[axis] = owned + 2 * d.layer[axis];
+    d.exchanged[axis] = layered[axis] && (p > 1 || !dirichlet);
+  }
+#if defined(STENCIL_HAVE_MPI)
+  if (comm.distributed()) {
+    // MPI's Cartesian order is row-major in its dimension list; give it the
+    // axes slowest first so that ranks run with x fastest (rank_of()).
+    int mpiDims[kMaxDims], periods[kMaxDims];
+    for (int axis = 0; axis < dims; ++axis) {
+      mpiDims[dims - 1 - axis] = grid.ranks[axis];
+      periods[dims - 1 - axis] = wraps(boundary[axis]) ? 1 : 0;
+    }
+    MPI_Comm cart = MPI_COMM_NULL;
+    STENCIL_TRY(mpi_status(MPI_Cart_create(comm.mpi(), dims, mpiDims, periods,
+                                           /*reorder=*/0, &cart),
+                           "MPI_Cart_create"));
+    d.comm = Communicator::owning(cart);
+    int mpiCoords[kMaxDims];
+    MPI_Cart_coords(cart, d.comm.rank(), dims, mpiCoords);
+    for (int axis = 0; axis < dims; ++axis)
+      d.coords[axis] = mpiCoords[dims - 1 - axis];
+    for (int axis = 0; axis < dims; ++axis) {
+      if (!d.exchanged[axis] || grid.ranks[axis] == 1)
+        continue;
+      int low = MPI_PROC_NULL, high = MPI_PROC_NULL;
+      MPI_Cart_shift(cart, dims - 1 - axis, 1, &low, &high);
+      d.neighbour[axis][0] = low == MPI_PROC_NULL ? -1 : low;
+      d.neighbour[axis][1] = high == MPI_PROC_NULL ? -1 : high;
+    }
+  } else {
+    d.comm = comm;
+  }
+#else
+  if (comm.distributed())
+    return Status::failure("several ranks, but this runtime was built "
+                           "without MPI (configure with -DSTENCILC_MPI=ON)");
+  d.comm = comm;
+#endif
+  for (int axis = 0; axis < dims; ++axis) {
+    const bool dirichlet = !wraps(boundary[axis]);
+    const int halo = dirichlet ? reach[axis] : 0;
+    d.first[axis] = halo + d.coords[axis] * d.owned[axis];
+    if (!d.exchanged[axis])
+      continue;
+    if (grid.ranks[axis] == 1) {
+      // An unsplit axis that wraps: the rank's own opposite face.
+      d.neighbour[axis][0] = d.neighbour[axis][1] = d.comm.rank();
+    }
+    // Crossing the lattice's end along an antiperiodic axis flips signs.
+    if (boundary[axis] == kAntiperiodic) {
+      d.flips[axis][0] = d.coords[axis] == 0;
+      d.flips[axis][1] = d.coords[axis] == grid.ranks[axis] - 1;
+    }
+  }
+  out = d;
+  return Status();
+}
+
+} // namespace stencil

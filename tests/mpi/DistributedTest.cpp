@@ -1,0 +1,467 @@
+// Distributed runs on the host backend, under mpirun with 1, 2 and 4 ranks
+// (tests/CMakeLists.txt): the distributed operator against the single-rank
+// one on the same inputs at every site (every rank also computes the
+// single-rank result, small lattices), distributed CG against single-rank
+// CG (iterations and solution), the whole-field scatter and gather, and the
+// refusals of bad process grids. Every rank runs every test; verdicts that
+// depend on one rank's data are agreed on over the ranks first, so that no
+// rank leaves a collective early.
+#include "HostFixtures.h"
+
+#include "stencil/comm.hpp"
+#include "stencil/even_odd.hpp"
+#include "stencil/scatter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace stencil;
+using stencilc::testing::expectFailure;
+using stencilc::testing::kernelNamed;
+
+namespace {
+
+Communicator world() { return Communicator::world(); }
+
+/// The process grids of `dims` axes among `grids` whose rank count is the
+/// job's.
+std::vector<ProcessGrid> gridsForThisJob(int dims,
+                                         const std::vector<std::string> &grids) {
+  std::vector<ProcessGrid> out;
+  for (const std::string &text : grids) {
+    ProcessGrid grid;
+    if (parse_process_grid(text, dims, grid).ok() &&
+        grid.total() == world().size())
+      out.push_back(grid);
+  }
+  return out;
+}
+
+std::vector<double> randomValues(std::int64_t n, std::uint64_t seed,
+                                 double low = -1.0, double high = 1.0) {
+  Random random(seed);
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = random.uniform(low, high);
+  return v;
+}
+
+/// A's inputs beyond the field, the same on every rank: site parameter
+/// arrays (whole lattice), and random links.
+struct Inputs {
+  std::vector<std::vector<double>> sites; ///< per parameter, or empty
+  GaugeField U;
+  bool links = false;
+};
+
+Inputs makeInputs(const KernelInfo &info, const std::vector<int> &extents) {
+  Inputs in;
+  std::int64_t sites = 1;
+  for (int e : extents)
+    sites *= e;
+  for (int p = 0; p < info.num_params; ++p)
+    in.sites.push_back(info.param_is_site[p]
+                           ? randomValues(sites * site_parameter_reals(info, p),
+                                          100 + p, 0.5, 2.0)
+                           : std::vector<double>());
+  if (info.links) {
+    in.links = true;
+    int n[4] = {1, 1, 1, 1};
+    std::copy(extents.begin(), extents.end(), n);
+    EXPECT_TRUE(
+        GaugeField::create(info.shape.dims, n, info.links->colours, in.U).ok());
+    Random random(7);
+    in.U.set_random(random);
+  }
+  return in;
+}
+
+/// An operator (single-rank or distributed) with the inputs attached;
+/// keeps the arrays alive.
+struct Attached {
+  StencilOperator A;
+  std::vector<std::unique_ptr<Field>> sites;
+  Field links;
+  StencilOperator::CloverArrays clover;
+};
+
+Status attach(Attached &op, const Inputs &in) {
+  const KernelInfo &info = op.A.info();
+  for (int p = 0; p < info.num_params; ++p) {
+    if (!info.param_is_site[p])
+      continue;
+    Lattice lattice;
+    STENCIL_TRY(op.A.site_lattice(info.param_names[p], lattice));
+    op.sites.push_back(std::make_unique<Field>());
+    STENCIL_TRY(Field::create(lattice, *op.sites.back()));
+    if (const Decomposition *d = op.A.decomposition())
+      STENCIL_TRY(scatter_field(*d, in.sites[p].data(),
+                                static_cast<std::int64_t>(in.sites[p].size()),
+                                *op.sites.back()));
+    else
+      STENCIL_TRY(op.sites.back()->upload_values(
+          in.sites[p].data(), static_cast<std::int64_t>(in.sites[p].size())));
+    STENCIL_TRY(op.A.set_site_parameter(info.param_names[p], *op.sites.back()));
+  }
+  if (in.links) {
+    STENCIL_TRY(op.A.upload_links(in.U, op.links));
+    STENCIL_TRY(op.A.set_links(op.links));
+  }
+  if (info.clover) {
+    STENCIL_TRY(op.A.upload_clover(in.U, op.clover, 1));
+    STENCIL_TRY(op.A.set_clover(op.clover));
+  }
+  return Status();
+}
+
+/// max |a - b| / max |b| over the values where `mask` (if given) is true.
+double relativeDifference(const std::vector<double> &a,
+                          const std::vector<double> &b) {
+  double error = 0.0, scale = 0.0;
+  for (size_t i = 0; i < b.size() && i < a.size(); ++i) {
+    error = std::max(error, std::fabs(a[i] - b[i]));
+    scale = std::max(scale, std::fabs(b[i]));
+  }
+  if (a.size() != b.size())
+    return INFINITY;
+  return scale > 0 ? error / scale : error;
+}
+
+/// A field's values on the host (whole lattice, single rank).
+std::vector<double> download(const Field &f) {
+  std::vector<double> v(f.lattice().values());
+  EXPECT_TRUE(f.download_values(v.data(), static_cast<std::int64_t>(v.size()))
+                  .ok());
+  return v;
+}
+
+/// What each operation computes on the whole lattice: out = op(in).
+enum class Operation { Apply, Adjoint, HopToOdd, HopToEven, Schur };
+const char *operationName(Operation op) {
+  switch (op) {
+  case Operation::Apply:
+    return "apply";
+  case Operation::Adjoint:
+    return "adjoint";
+  case Operation::HopToOdd:
+    return "hop e>o A^-1";
+  case Operation::HopToEven:
+    return "hop o>e A+";
+  case Operation::Schur:
+    return "Schur";
+  }
+  return "?";
+}
+
+/// out = op(in) on whole fields (the hops' halves inside them; the other
+/// half of out stays zero).
+Status run(const StencilOperator &A, Operation op, const Field &in,
+           Field &out) {
+  using Hop = StencilOperator::Hop;
+  Field inEven, inOdd, outEven, outOdd;
+  if (A.info().even_odd) {
+    STENCIL_TRY(in.half(0, inEven));
+    STENCIL_TRY(in.half(1, inOdd));
+    STENCIL_TRY(out.half(0, outEven));
+    STENCIL_TRY(out.half(1, outOdd));
+  }
+  switch (op) {
+  case Operation::Apply:
+    return A.apply(out, in);
+  case Operation::Adjoint:
+    return A.apply_adjoint(out, in);
+  case Operation::HopToOdd:
+    return A.hop(Hop::EvenToOdd, false, outOdd, inEven,
+                 A.info().clover ? kInverseDiagonalHop : kHop, 0.0, -0.5);
+  case Operation::HopToEven:
+    return A.hop(Hop::OddToEven, true, outEven, inOdd, kDiagonalPlusHop, 0.75,
+                 -0.5, &inEven);
+  case Operation::Schur: {
+    SchurComplement S;
+    STENCIL_TRY(SchurComplement::create(A, S));
+    return S.apply(outEven, inEven);
+  }
+  }
+  return Status::failure("unknown operation");
+}
+
+struct ApplyCase {
+  const char *spec;
+  std::vector<int> extents;
+  std::vector<std::string> grids;
+  double tolerance;
+};
+
+TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
+  const ApplyCase cases[] = {
+      {"t_dist3d_vc_dirichlet", {10, 14, 18}, {"1,1,1", "2,1,1", "1,1,2", "1,2,2", "2,2,1"}, 1e-14},
+      {"t_dist3d_corners_soa", {8, 6, 12}, {"1,1,1", "1,1,2", "2,1,1", "2,2,1", "1,2,2"}, 1e-6},
+      {"t_dist4d_aosoa_c6", {4, 4, 6, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-14},
+      {"t_dist_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-13},
+      {"t_dist4d_sub_c2", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
+      // Shipped: spinors site-major, links and clover in blocks of 32
+      // sites with pairs of reals per load, the hops' slab walk.
+      {"wilson_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-13},
+  };
+  for (const ApplyCase &c : cases) {
+    const KernelInfo &info = kernelNamed(c.spec);
+    const Inputs inputs = makeInputs(info, c.extents);
+    Attached single;
+    ASSERT_OK(StencilOperator::create(info, c.extents.data(), single.A,
+                                      StencilOperator::Kernels::AsGiven));
+    ASSERT_OK(attach(single, inputs));
+    const std::vector<double> x =
+        randomValues(single.A.lattice().values(), 11);
+    Field xs, ys;
+    ASSERT_OK(Field::create(single.A.lattice(), xs));
+    ASSERT_OK(xs.upload_values(x.data(), static_cast<std::int64_t>(x.size())));
+    ASSERT_OK(set_halo(xs, 0.25)); // Dirichlet boundary values, not zero
+    const std::vector<double> xWithHalo = download(xs);
+    std::vector<Operation> ops = {Operation::Apply, Operation::Adjoint};
+    if (info.even_odd)
+      ops.insert(ops.end(), {Operation::HopToOdd, Operation::HopToEven,
+                             Operation::Schur});
+    for (const ProcessGrid &grid : gridsForThisJob(info.shape.dims, c.grids)) {
+      SCOPED_TRACE(std::string(c.spec) + " on grid " + grid.text());
+      Attached dist;
+      ASSERT_OK(StencilOperator::create_distributed(
+          info, c.extents.data(), world(), grid, dist.A));
+      ASSERT_OK(world().agree(attach(dist, inputs)));
+      const Decomposition &d = *dist.A.decomposition();
+      for (Operation op : ops) {
+        SCOPED_TRACE(operationName(op));
+        ASSERT_OK(Field::create(single.A.lattice(), ys));
+        ASSERT_OK(ys.fill(std::nan("")));
+        ASSERT_OK(run(single.A, op, xs, ys));
+        Field xd, yd;
+        ASSERT_OK(Field::create(dist.A.lattice(), xd));
+        ASSERT_OK(Field::create(dist.A.lattice(), yd));
+        ASSERT_OK(scatter_field(d, xWithHalo.data(),
+                                static_cast<std::int64_t>(xWithHalo.size()),
+                                xd));
+        ASSERT_OK(yd.fill(std::nan("")));
+        ASSERT_OK(world().agree(run(dist.A, op, xd, yd)));
+        std::vector<double> whole;
+        ASSERT_OK(gather_field(d, yd, whole));
+        // The halo of out is never written: both keep their NaN there, so
+        // compare the updated sites only (NaN elsewhere compares equal).
+        std::vector<double> expected = download(ys);
+        double difference = 0.0, compared = 0.0, largest = 0.0;
+        if (world().rank() == 0) {
+          for (size_t i = 0; i < expected.size(); ++i)
+            if (std::isnan(expected[i]) != std::isnan(whole[i])) {
+              difference = INFINITY;
+            } else if (std::isnan(expected[i])) {
+              expected[i] = whole[i] = 0.0;
+            } else {
+              compared += 1.0;
+              largest = std::max(largest, std::fabs(expected[i]));
+            }
+          difference = std::max(difference,
+                                relativeDifference(whole, expected));
+        }
+        ASSERT_OK(world().max(difference));
+        ASSERT_OK(world().max(compared));
+        ASSERT_OK(world().max(largest));
+        EXPECT_LT(difference, c.tolerance);
+        // Something was computed: the hops write a quarter of the values
+        // or more (one parity, the interior), and not zeros.
+        EXPECT_GT(compared, 0.2 * static_cast<double>(expected.size()));
+        EXPECT_GT(largest, 0.1);
+        if (world().rank() == 0)
+          std::printf("[ info     ] %s grid %s %s: %.2e\n", c.spec,
+                      grid.text().c_str(), operationName(op), difference);
+      }
+    }
+  }
+}
+
+struct SolveCase {
+  const char *spec;
+  std::vector<int> extents;
+  std::vector<std::string> grids;
+  Method method;
+  bool evenOdd;
+  double tolerance;
+  Preconditioner preconditioner = Preconditioner::None;
+};
+
+TEST(Distributed, SolversTakeTheSameIterationsToTheSameSolution) {
+  // b = A u for a random u; the single-rank solve and the distributed one
+  // from the same b: the same iteration count, solutions equal to the
+  // solver's accuracy (their reductions add in another order).
+  const SolveCase cases[] = {
+      {"t_dist3d_vc_dirichlet", {10, 14, 18}, {"1,1,1", "1,1,2", "2,1,1", "1,2,2"}, Method::CG, false, 1e-10},
+      {"t_dist3d_vc_dirichlet", {10, 14, 18}, {"1,1,1", "1,1,2", "1,2,2"}, Method::CG, false, 1e-10, Preconditioner::Jacobi},
+      {"t_dist4d_aosoa_c6", {4, 4, 6, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, Method::CG, false, 1e-10},
+      {"t_dist3d_corners_soa", {8, 6, 12}, {"1,1,1", "1,1,2", "2,1,1", "2,2,1"}, Method::CGNR, false, 1e-5},
+      {"t_dist_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, Method::CGNR, true, 1e-10},
+  };
+  for (const SolveCase &c : cases) {
+    const KernelInfo &info = kernelNamed(c.spec);
+    const Inputs inputs = makeInputs(info, c.extents);
+    Attached single;
+    ASSERT_OK(StencilOperator::create(info, c.extents.data(), single.A,
+                                      StencilOperator::Kernels::AsGiven));
+    ASSERT_OK(attach(single, inputs));
+    Field u, b, x;
+    for (Field *f : {&u, &b, &x})
+      ASSERT_OK(Field::create(single.A.lattice(), *f));
+    const std::vector<double> uValues =
+        randomValues(single.A.lattice().values(), 21);
+    ASSERT_OK(u.upload_values(uValues.data(),
+                              static_cast<std::int64_t>(uValues.size())));
+    ASSERT_OK(set_halo(u, 0.0));
+    ASSERT_OK(single.A.apply(b, u));
+    const std::vector<double> bValues = download(b);
+    SolveOptions options;
+    options.method = c.method;
+    options.preconditioner = c.preconditioner;
+    options.tolerance = c.tolerance;
+    options.max_iterations = 2000;
+    SolveReport reference;
+    ASSERT_OK(c.evenOdd ? solve_even_odd(single.A, b, x, options, reference)
+                        : solve(single.A, b, x, options, reference));
+    ASSERT_TRUE(reference.converged) << reference.message;
+    const std::vector<double> xReference = download(x);
+    for (const ProcessGrid &grid : gridsForThisJob(info.shape.dims, c.grids)) {
+      SCOPED_TRACE(std::string(c.spec) + " on grid " + grid.text());
+      Attached dist;
+      ASSERT_OK(StencilOperator::create_distributed(
+          info, c.extents.data(), world(), grid, dist.A));
+      ASSERT_OK(world().agree(attach(dist, inputs)));
+      const Decomposition &d = *dist.A.decomposition();
+      Field bd, xd;
+      ASSERT_OK(Field::create(dist.A.lattice(), bd));
+      ASSERT_OK(Field::create(dist.A.lattice(), xd));
+      ASSERT_OK(scatter_field(d, bValues.data(),
+                              static_cast<std::int64_t>(bValues.size()), bd));
+      SolveReport report;
+      ASSERT_OK(world().agree(c.evenOdd
+                                  ? solve_even_odd(dist.A, bd, xd, options,
+                                                   report)
+                                  : solve(dist.A, bd, xd, options, report)));
+      EXPECT_TRUE(report.converged) << report.message;
+      EXPECT_EQ(report.iterations, reference.iterations);
+      EXPECT_LT(report.true_relative_residual, 10 * c.tolerance);
+      std::vector<double> whole;
+      ASSERT_OK(gather_field(d, xd, whole));
+      double difference = 0.0;
+      if (world().rank() == 0)
+        difference = relativeDifference(whole, xReference);
+      ASSERT_OK(world().max(difference));
+      EXPECT_LT(difference, info.element_bytes == 4 ? 1e-4 : 1e-8);
+      if (world().rank() == 0)
+        std::printf("[ info     ] %s grid %s: %s%s %d iterations (single "
+                    "rank %d), true residual %.2e, solutions differ by "
+                    "%.2e\n",
+                    c.spec, grid.text().c_str(), method_name(c.method),
+                    c.preconditioner == Preconditioner::Jacobi ? " jacobi"
+                                                               : "",
+                    report.iterations, reference.iterations,
+                    report.true_relative_residual, difference);
+    }
+  }
+}
+
+TEST(Distributed, BadProcessGridsAreRefusedClearly) {
+  const int n3[3] = {10, 14, 18}, n4[4] = {4, 4, 6, 8};
+  const int size = world().size();
+  auto grid = [&](int dims, const std::string &text) {
+    ProcessGrid g;
+    EXPECT_TRUE(parse_process_grid(text, dims, g).ok()) << text;
+    return g;
+  };
+  StencilOperator A;
+  // The grid's ranks are not the job's.
+  expectFailure(StencilOperator::create_distributed(
+                    kernelNamed("t_dist3d_vc_dirichlet"), n3, world(),
+                    grid(3, "1,1," + std::to_string(size + 1)), A),
+                {"has " + std::to_string(size + 1) + " ranks; the job has " +
+                 std::to_string(size)});
+  // Malformed grids.
+  ProcessGrid bad;
+  expectFailure(parse_process_grid("1,2", 3, bad), {"has 2 entries"});
+  expectFailure(parse_process_grid("1,0,1", 3, bad), {"must be a positive count"});
+  expectFailure(parse_process_grid("1,a,1", 3, bad), {"ranks along y must be a positive count, not 'a'"});
+  if (size == 1) {
+    // The remaining refusals need a grid that splits.
+    return;
+  }
+  const std::string s = std::to_string(size);
+  // Does not divide: 17 - 2 = 15 unknowns along z (Dirichlet).
+  const int odd[3] = {10, 14, 17};
+  expectFailure(StencilOperator::create_distributed(
+                    kernelNamed("t_dist3d_vc_dirichlet"), odd, world(),
+                    grid(3, "1,1," + s), A),
+                {"ranks along z do not divide its 15 unknowns (nz = 17 minus "
+                 "the halo)"});
+  // Fewer sites per rank than the reach: t_dist3d_corners_soa reaches 2
+  // along z; 2 sites per rank take it, 1 does not.
+  const int thin[3] = {8, 6, size};
+  expectFailure(StencilOperator::create_distributed(
+                    kernelNamed("t_dist3d_corners_soa"), thin, world(),
+                    grid(3, "1,1," + s), A),
+                {"leaves 1 site per rank along z, fewer than the stencil's "
+                 "reach of 2 there"});
+  // An axis the spec does not list in grid.split.
+  expectFailure(StencilOperator::create_distributed(
+                    kernelNamed("t_dist4d_aosoa_c6"), n4, world(),
+                    grid(4, s + ",1,1,1"), A),
+                {"splits x, which the spec's grid.split does not list"});
+  // A spec without grid.split.
+  expectFailure(StencilOperator::create_distributed(
+                    kernelNamed("t_eo_periodic4d_soa_c3"), n4, world(),
+                    grid(4, "1,1,1," + s), A),
+                {"does not declare grid.split"});
+  // Even/odd storage needs an even number of sites per rank: 6 along z
+  // over 2 ranks is 3.
+  if (size == 2) {
+    const int n[4] = {4, 4, 6, 8};
+    expectFailure(StencilOperator::create_distributed(
+                      kernelNamed("t_dist_clover4d_eo_f64"), n, world(),
+                      grid(4, "1,1,2,1"), A),
+                  {"leaves 3 sites per rank along z; even/odd storage needs "
+                   "an even number"});
+  }
+}
+
+TEST(Distributed, EveryRankLearnsWhichRankFailed) {
+  // Rank size - 1 fails (the only rank of a one-rank job).
+  const int last = world().size() - 1;
+  const Status mine = world().rank() == last
+                          ? Status::failure("out of device memory")
+                          : Status();
+  const Status agreed = world().agree(mine);
+  EXPECT_FALSE(agreed.ok());
+  if (world().distributed()) {
+    EXPECT_EQ(agreed.message(),
+              "rank " + std::to_string(last) + ": out of device memory");
+  }
+  double one = 1.0;
+  ASSERT_OK(world().sum(one));
+  EXPECT_EQ(one, world().size());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MpiSession session(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  // One report, rank 0's; the others print failures only.
+  if (world().rank() != 0) {
+    ::testing::TestEventListeners &listeners =
+        ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int failed = RUN_ALL_TESTS();
+  // Every rank's verdict: the job fails if any rank failed.
+  double worst = failed;
+  (void)world().max(worst);
+  return worst != 0 ? 1 : 0;
+}
