@@ -122,6 +122,62 @@ void device_free(void *pointer) {
 #endif
 }
 
+bool have_ipc() {
+#if defined(STENCIL_BACKEND_HOST)
+  return false;
+#else
+  return true;
+#endif
+}
+
+Status ipc_handle(void *device_pointer, IpcHandle &handle) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)device_pointer;
+  (void)handle;
+  return Status::failure("IPC handles need a GPU backend");
+#else
+  static_assert(sizeof(STENCIL_API(IpcMemHandle_t)) <= sizeof(IpcHandle),
+                "IpcHandle holds the backend's handle");
+  STENCIL_API(IpcMemHandle_t) h;
+  STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(IpcGetMemHandle)(&h, device_pointer)));
+  std::memset(handle.bytes, 0, sizeof handle.bytes);
+  std::memcpy(handle.bytes, &h, sizeof h);
+  return Status();
+#endif
+}
+
+Status ipc_open(const IpcHandle &handle, void **pointer) {
+  *pointer = nullptr;
+#if defined(STENCIL_BACKEND_HOST)
+  (void)handle;
+  return Status::failure("IPC handles need a GPU backend");
+#else
+  STENCIL_API(IpcMemHandle_t) h;
+  std::memcpy(&h, handle.bytes, sizeof h);
+  return STENCIL_CHECKED(STENCIL_API(IpcOpenMemHandle)(
+      pointer, h, STENCIL_API(IpcMemLazyEnablePeerAccess)));
+#endif
+}
+
+void ipc_close(void *pointer) {
+#if !defined(STENCIL_BACKEND_HOST)
+  if (pointer)
+    (void)STENCIL_API(IpcCloseMemHandle)(pointer);
+#else
+  (void)pointer;
+#endif
+}
+
+int current_device() {
+#if defined(STENCIL_BACKEND_HOST)
+  return 0;
+#else
+  int device = 0;
+  (void)STENCIL_API(GetDevice)(&device);
+  return device;
+#endif
+}
+
 Status host_allocate_pinned(void **pointer, std::size_t bytes) {
   *pointer = nullptr;
   if (bytes == 0)

@@ -23,6 +23,8 @@ const char *exchange_policy_name(ExchangePolicy policy) {
     return "staged";
   case ExchangePolicy::GpuAware:
     return "gpu-aware";
+  case ExchangePolicy::Peer:
+    return "peer";
   }
   return "?";
 }
@@ -46,7 +48,21 @@ struct HaloExchange::Buffers {
   void *recv[2] = {nullptr, nullptr};
   void *host_send[2] = {nullptr, nullptr};
   void *host_recv[2] = {nullptr, nullptr};
-  ~Buffers() { release(); }
+  /// The peer path, per axis and side: whether the neighbour there shares
+  /// this node, this rank's receive buffer it writes into, and its
+  /// receive buffer this rank writes into (opened from its IPC handle).
+  bool peer[kMaxDims][2] = {};
+  std::size_t peer_capacity = 0;
+  void *peer_recv[kMaxDims][2] = {};
+  void *remote[kMaxDims][2] = {};
+  ~Buffers() {
+    release();
+    for (int a = 0; a < kMaxDims; ++a)
+      for (int s = 0; s < 2; ++s) {
+        ipc_close(remote[a][s]);
+        device_free(peer_recv[a][s]);
+      }
+  }
   void release() {
     for (int s = 0; s < 2; ++s) {
       device_free(send[s]);
@@ -61,34 +77,105 @@ struct HaloExchange::Buffers {
 
 HaloExchange::~HaloExchange() = default;
 
+bool HaloExchange::stages() const {
+  // Peer: faces to other nodes, and arrays too large for the peer buffers
+  // (links, coefficient fields), go through MPI like GpuAware or Staged.
+  return policy_ == ExchangePolicy::Staged ||
+         (policy_ == ExchangePolicy::Peer && !mpi_gpu_aware());
+}
+
 Status HaloExchange::create(std::shared_ptr<const Decomposition> decomposition,
-                            bool corners, std::unique_ptr<HaloExchange> &out) {
+                            bool corners, std::size_t face_bytes,
+                            std::unique_ptr<HaloExchange> &out) {
   auto e = std::make_unique<HaloExchange>();
   e->decomposition_ = std::move(decomposition);
   e->corners_ = corners;
   e->buffers_ = std::make_unique<Buffers>();
   if (backend_name() == "host") {
     e->policy_ = ExchangePolicy::Host;
-  } else {
-    e->policy_ = mpi_gpu_aware() ? ExchangePolicy::GpuAware
-                                 : ExchangePolicy::Staged;
-    if (const char *asked = std::getenv("STENCILC_EXCHANGE")) {
-      const std::string value = asked;
-      if (value == "staged")
-        e->policy_ = ExchangePolicy::Staged;
-      else if (value == "gpu-aware" && mpi_gpu_aware())
-        e->policy_ = ExchangePolicy::GpuAware;
-      else if (value == "gpu-aware")
+    out = std::move(e);
+    return Status();
+  }
+  bool peer = e->decomposition_->comm.distributed() && have_ipc();
+  e->policy_ = mpi_gpu_aware() ? ExchangePolicy::GpuAware
+                               : ExchangePolicy::Staged;
+  if (const char *asked = std::getenv("STENCILC_EXCHANGE")) {
+    const std::string value = asked;
+    if (value == "staged") {
+      peer = false;
+    } else if (value == "gpu-aware") {
+      if (!mpi_gpu_aware())
         return Status::failure("STENCILC_EXCHANGE=gpu-aware, but the MPI "
                                "library does not move GPU memory "
                                "(MPIX_Query_cuda_support)");
-      else
-        return Status::failure("STENCILC_EXCHANGE='" + value +
-                               "': expected staged or gpu-aware");
+      peer = false;
+    } else if (value != "peer") {
+      return Status::failure("STENCILC_EXCHANGE='" + value +
+                             "': expected peer, staged or gpu-aware");
     }
   }
+  // Collective: every rank takes part whether or not it finds a peer.
+  if (peer)
+    STENCIL_TRY(e->decomposition_->comm.agree(e->open_peers(face_bytes)));
+  bool any = false;
+  for (int a = 0; a < kMaxDims; ++a)
+    any |= e->buffers_->peer[a][0] || e->buffers_->peer[a][1];
+  if (any)
+    e->policy_ = ExchangePolicy::Peer;
   out = std::move(e);
   return Status();
+}
+
+Status HaloExchange::open_peers(std::size_t face_bytes) {
+#if defined(STENCIL_HAVE_MPI)
+  const Decomposition &d = *decomposition_;
+  const Communicator &comm = d.comm;
+  Buffers &b = *buffers_;
+  // Which node each rank is on: the lowest rank among those sharing its
+  // memory.
+  MPI_Comm node;
+  if (MPI_Comm_split_type(comm.mpi(), MPI_COMM_TYPE_SHARED, comm.rank(),
+                          MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return Status::failure("halo exchange: MPI_Comm_split_type failed");
+  int leader = comm.rank();
+  MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  std::vector<int> nodes(comm.size());
+  MPI_Allgather(&leader, 1, MPI_INT, nodes.data(), 1, MPI_INT, comm.mpi());
+  b.peer_capacity = face_bytes;
+  for (int a = 0; a < d.dims; ++a)
+    for (int s = 0; s < 2; ++s) {
+      const int n = d.neighbour[a][s];
+      b.peer[a][s] = d.exchanged[a] && n >= 0 && n != comm.rank() &&
+                     nodes[n] == leader && face_bytes > 0;
+      if (b.peer[a][s])
+        STENCIL_TRY(device_allocate(&b.peer_recv[a][s], face_bytes));
+    }
+  // The rank on side s writes into this rank's buffer of side s: it gets
+  // the handle; this rank gets the handle of the buffer it writes into,
+  // its neighbour's on side 1 - s, tagged by that buffer's side.
+  for (int a = 0; a < d.dims; ++a)
+    for (int s = 0; s < 2; ++s) {
+      IpcHandle mine{}, theirs{};
+      if (b.peer[a][s])
+        STENCIL_TRY(ipc_handle(b.peer_recv[a][s], mine));
+      const int to = b.peer[a][s] ? d.neighbour[a][s] : MPI_PROC_NULL;
+      const int from =
+          b.peer[a][1 - s] ? d.neighbour[a][1 - s] : MPI_PROC_NULL;
+      if (MPI_Sendrecv(mine.bytes, sizeof mine.bytes, MPI_BYTE, to,
+                       900 + 2 * a + s, theirs.bytes, sizeof theirs.bytes,
+                       MPI_BYTE, from, 900 + 2 * a + s, comm.mpi(),
+                       MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return Status::failure("halo exchange: MPI_Sendrecv of IPC handles "
+                               "failed");
+      if (b.peer[a][1 - s])
+        STENCIL_TRY(ipc_open(theirs, &b.remote[a][1 - s]));
+    }
+  return Status();
+#else
+  (void)face_bytes;
+  return Status();
+#endif
 }
 
 Status HaloExchange::buffers_for(std::size_t bytes) const {
@@ -99,7 +186,7 @@ Status HaloExchange::buffers_for(std::size_t bytes) const {
   for (int s = 0; s < 2; ++s) {
     STENCIL_TRY(device_allocate(&b.send[s], bytes));
     STENCIL_TRY(device_allocate(&b.recv[s], bytes));
-    if (policy_ == ExchangePolicy::Staged) {
+    if (stages()) {
       STENCIL_TRY(host_allocate_pinned(&b.host_send[s], bytes));
       STENCIL_TRY(host_allocate_pinned(&b.host_recv[s], bytes));
     }
@@ -198,13 +285,21 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
     return Status();
   }
 #if defined(STENCIL_HAVE_MPI)
-  const bool staged = policy_ == ExchangePolicy::Staged;
+  // Faces to ranks of this node go by the peer path (when this array fits
+  // its buffers); the others through MPI.
+  bool viaPeer[2];
+  for (int s = 0; s < 2; ++s)
+    viaPeer[s] = b.peer[axis][s] && bytes <= b.peer_capacity;
+  if (viaPeer[0] || viaPeer[1])
+    STENCIL_TRY(exchange_peers(data, copy, axis, viaPeer, pack, unpack,
+                               bytes, stream));
+  const bool staged = stages();
   MPI_Request requests[4];
   int count = 0;
   // Side s receives what the neighbour there sent from its face 1 - s.
   for (int s = 0; s < 2; ++s) {
     const int from = d.neighbour[axis][s];
-    if (from < 0)
+    if (from < 0 || viaPeer[s])
       continue;
     void *into = staged ? b.host_recv[s] : b.recv[s];
     STENCIL_TRY(mpi_ok(MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE,
@@ -214,15 +309,15 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
   }
   for (int s = 0; s < 2; ++s) {
     const int to = d.neighbour[axis][s];
-    if (to < 0)
+    if (to < 0 || viaPeer[s])
       continue;
     STENCIL_TRY(copy(data, b.send[s], pack[s], stream));
     void *from = b.send[s];
     if (staged) {
       STENCIL_TRY(copy_to_host(b.host_send[s], b.send[s], bytes));
       from = b.host_send[s];
-    } else if (policy_ == ExchangePolicy::GpuAware) {
-      STENCIL_TRY(device_synchronize());
+    } else {
+      STENCIL_TRY(device_synchronize()); // GPU-aware: the pack is done
     }
     STENCIL_TRY(mpi_ok(MPI_Isend(from, static_cast<int>(bytes), MPI_BYTE, to,
                                  2 * axis + s, d.comm.mpi(),
@@ -233,7 +328,7 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
   STENCIL_TRY(mpi_ok(MPI_Waitall(count, requests, MPI_STATUSES_IGNORE),
                      "MPI_Waitall"));
   for (int s = 0; s < 2; ++s) {
-    if (d.neighbour[axis][s] < 0)
+    if (d.neighbour[axis][s] < 0 || viaPeer[s])
       continue;
     if (staged)
       STENCIL_TRY(copy_to_device(b.recv[s], b.host_recv[s], bytes));
@@ -244,6 +339,55 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
   return Status::failure("halo exchange between ranks without MPI");
 #endif
 }
+
+#if defined(STENCIL_HAVE_MPI)
+Status HaloExchange::exchange_peers(void *data, BoxCopy copy, int axis,
+                                    const bool *viaPeer,
+                                    const BoxCopyArgs *pack,
+                                    const BoxCopyArgs *unpack,
+                                    std::size_t bytes, Stream stream) const {
+  const Decomposition &d = *decomposition_;
+  Buffers &b = *buffers_;
+  MPI_Comm comm = d.comm.mpi();
+  // Tokens, tagged by the receiving buffer's axis and side: ready (its
+  // last unpack is done, so it may be written) and done (written).
+  auto ready = [&](int s) { return 1000 + 2 * axis + s; };
+  auto done = [&](int s) { return 1100 + 2 * axis + s; };
+  char token = 1;
+  STENCIL_TRY(device_synchronize());
+  MPI_Request requests[2];
+  int count = 0;
+  for (int s = 0; s < 2; ++s)
+    if (viaPeer[s])
+      MPI_Isend(&token, 1, MPI_CHAR, d.neighbour[axis][s], ready(s), comm,
+                &requests[count++]);
+  // This rank's face s goes into its neighbour's buffer of side 1 - s.
+  for (int s = 0; s < 2; ++s) {
+    if (!viaPeer[s])
+      continue;
+    STENCIL_TRY(copy(data, b.send[s], pack[s], stream));
+    char got = 0;
+    MPI_Recv(&got, 1, MPI_CHAR, d.neighbour[axis][s], ready(1 - s), comm,
+             MPI_STATUS_IGNORE);
+    STENCIL_TRY(copy_device_to_device(b.remote[axis][s], b.send[s], bytes));
+    STENCIL_TRY(device_synchronize());
+    MPI_Send(&token, 1, MPI_CHAR, d.neighbour[axis][s], done(1 - s), comm);
+    bytes_sent_ += static_cast<double>(bytes);
+  }
+  for (int s = 0; s < 2; ++s) {
+    if (!viaPeer[s])
+      continue;
+    char got = 0;
+    MPI_Recv(&got, 1, MPI_CHAR, d.neighbour[axis][s], done(s), comm,
+             MPI_STATUS_IGNORE);
+    STENCIL_TRY(copy(data, b.peer_recv[axis][s], unpack[s], stream));
+  }
+  if (MPI_Waitall(count, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    return Status::failure("halo exchange: MPI_Waitall of ready tokens "
+                           "failed");
+  return Status();
+}
+#endif
 
 Status HaloExchange::fill(void *data, const Lattice &lattice, int components,
                           BoxCopy copy, bool signs, Stream stream) const {

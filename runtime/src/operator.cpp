@@ -83,8 +83,19 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
   }
   StencilOperator op;
   STENCIL_TRY(create(ranks, decomposition->local, op, Kernels::AsGiven));
+  // The largest face a field sends (a whole field's; edges included): what
+  // the peer path's receive buffers hold.
+  std::size_t face = 0;
+  for (int axis = 0; axis < dims; ++axis) {
+    std::size_t sites = decomposition->layer[axis];
+    for (int other = 0; other < dims; ++other)
+      if (other != axis)
+        sites *= decomposition->local[other];
+    face = std::max(face, sites * static_cast<std::size_t>(info.components) *
+                              info.element_bytes);
+  }
   std::unique_ptr<HaloExchange> exchange;
-  STENCIL_TRY(HaloExchange::create(decomposition, distributed->corners,
+  STENCIL_TRY(HaloExchange::create(decomposition, distributed->corners, face,
                                    exchange));
   op.choice_ = "the ranks' kernels (" + std::string(ranks.name) +
                "), process grid " + grid.text() + ", halo exchange " +

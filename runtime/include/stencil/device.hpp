@@ -23,6 +23,22 @@ std::int64_t device_l2_bytes();
 
 Status device_allocate(void **pointer, std::size_t bytes);
 void device_free(void *pointer);
+/// A device allocation's handle for another process on the same node
+/// (CUDA/HIP IPC): that process opens it and copies into the memory
+/// directly (over NVLink or PCIe peer access where the GPUs differ).
+struct IpcHandle {
+  unsigned char bytes[64];
+};
+/// Whether this backend shares device memory between processes (false on
+/// the host backend).
+bool have_ipc();
+Status ipc_handle(void *device_pointer, IpcHandle &handle);
+/// Maps another process's allocation (peer access enabled as needed).
+Status ipc_open(const IpcHandle &handle, void **pointer);
+void ipc_close(void *pointer);
+/// This process's current GPU (0 on the host backend).
+int current_device();
+
 /// Page-locked host memory (fast transfers to and from the device; plain
 /// memory on the host backend).
 Status host_allocate_pinned(void **pointer, std::size_t bytes);

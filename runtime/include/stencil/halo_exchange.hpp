@@ -11,10 +11,13 @@
 // exchanged before and of the Dirichlet halos, so that edges and corners
 // arrive too. Half fields (even/odd storage) move their parity's sites
 // only. Packing and unpacking are the stencil's generated box copies
-// (stencil::BoxCopy); between them the bytes travel through MPI: on the
-// host backend from the arrays' own memory, on GPUs through MPI on device
-// memory where the MPI library is GPU-aware, else staged through pinned
-// host buffers.
+// (stencil::BoxCopy); between them the bytes travel: to a neighbour on the
+// same node by a device copy straight into its receive buffer (CUDA/HIP
+// IPC handles exchanged once through MPI, as QUDA's peer-to-peer policy
+// does; MPI carries only the small ready and done tokens), and otherwise
+// through MPI: on the host backend from the arrays' own memory, on GPUs on
+// device memory where the MPI library is GPU-aware, else staged through
+// pinned host buffers.
 #ifndef STENCIL_HALO_EXCHANGE_HPP
 #define STENCIL_HALO_EXCHANGE_HPP
 
@@ -34,6 +37,8 @@ enum class ExchangePolicy {
   Host,     ///< host backend: MPI on the buffers directly
   Staged,   ///< GPU buffers copied to and from pinned host buffers
   GpuAware, ///< MPI on GPU buffers (a GPU-aware MPI library)
+  Peer,     ///< same-node neighbours: IPC device copies; others: GpuAware
+            ///< where the MPI library is, else Staged
 };
 const char *exchange_policy_name(ExchangePolicy policy);
 
@@ -49,12 +54,17 @@ public:
   HaloExchange &operator=(const HaloExchange &) = delete;
 
   /// For the fields of one rank's block `decomposition`; `corners` when the
-  /// stencil reads diagonal neighbours (DistributedInfo::corners). The
-  /// policy is GpuAware where mpi_gpu_aware() says so, else Staged (Host on
-  /// the host backend); STENCILC_EXCHANGE=staged or gpu-aware asks for one
-  /// (gpu-aware fails without such an MPI).
+  /// stencil reads diagonal neighbours (DistributedInfo::corners);
+  /// `face_bytes`: the largest face of the fields exchanged every
+  /// application (what the peer path's receive buffers hold; larger arrays,
+  /// exchanged once when an operator is given them, go through MPI). On
+  /// GPUs the policy is Peer when some neighbour shares the node, else
+  /// GpuAware where mpi_gpu_aware() says so, else Staged (Host on the host
+  /// backend); STENCILC_EXCHANGE=peer, staged or gpu-aware asks for one
+  /// (gpu-aware fails without such an MPI). Collective.
   static Status create(std::shared_ptr<const Decomposition> decomposition,
-                       bool corners, std::unique_ptr<HaloExchange> &out);
+                       bool corners, std::size_t face_bytes,
+                       std::unique_ptr<HaloExchange> &out);
 
   /// Fills the ghost zones of `data`, an array on `lattice` (the rank's
   /// local lattice or one parity's half of it) with `components` reals per
@@ -77,9 +87,19 @@ public:
 private:
   struct Buffers;
   Status buffers_for(std::size_t bytes) const;
+  /// Whether MPI transfers go through pinned host buffers.
+  bool stages() const;
+  /// The peer path: receive buffers per face, their handles traded with
+  /// the neighbours that write into them.
+  Status open_peers(std::size_t face_bytes);
   Status exchange_axis(void *data, const Lattice &lattice, int components,
                        BoxCopy copy, bool signs, int axis,
                        Stream stream) const;
+  /// The peer path of exchange_axis() for the sides `viaPeer` marks.
+  Status exchange_peers(void *data, BoxCopy copy, int axis,
+                        const bool *viaPeer, const BoxCopyArgs *pack,
+                        const BoxCopyArgs *unpack, std::size_t bytes,
+                        Stream stream) const;
 
   std::shared_ptr<const Decomposition> decomposition_;
   bool corners_ = false;
