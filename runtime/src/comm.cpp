@@ -142,6 +142,10 @@ Status Communicator::barrier() const {
   if (!distributed())
     return Status();
 #if defined(STENCIL_HAVE_MPI)
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized)
+    return Status::failure("MPI_Barrier after MPI_Finalize");
   return mpi_status(MPI_Barrier(mpi()), "MPI_Barrier");
 #else
   return Status();

@@ -34,10 +34,15 @@ bool mpi_gpu_aware() {
     return false;
 #if defined(STENCIL_HAVE_MPI) && defined(MPIX_CUDA_AWARE_SUPPORT) &&         \
     MPIX_CUDA_AWARE_SUPPORT
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
+  if (backend_name() == "cuda")
+    return MPIX_Query_cuda_support() == 1;
 #endif
+#if defined(STENCIL_HAVE_MPI) && defined(MPIX_ROCM_AWARE_SUPPORT) &&         \
+    MPIX_ROCM_AWARE_SUPPORT
+  if (backend_name() == "hip")
+    return MPIX_Query_rocm_support() == 1;
+#endif
+  return false;
 }
 
 /// Per side (0 low, 1 high), what is sent and what arrives: device (or, on
@@ -63,6 +68,12 @@ struct HaloExchange::Buffers {
         device_free(peer_recv[a][s]);
       }
   }
+  bool any_peer() const {
+    for (int a = 0; a < kMaxDims; ++a)
+      if (peer[a][0] || peer[a][1])
+        return true;
+    return false;
+  }
   void release() {
     for (int s = 0; s < 2; ++s) {
       device_free(send[s]);
@@ -75,7 +86,18 @@ struct HaloExchange::Buffers {
   }
 };
 
-HaloExchange::~HaloExchange() = default;
+HaloExchange::~HaloExchange() {
+  if (!buffers_ || !buffers_->any_peer())
+    return;
+  // A neighbour's mapping of this rank's receive buffers must be closed
+  // before they are freed: every rank closes its mappings, then all wait.
+  for (int a = 0; a < kMaxDims; ++a)
+    for (int s = 0; s < 2; ++s) {
+      ipc_close(buffers_->remote[a][s]);
+      buffers_->remote[a][s] = nullptr;
+    }
+  (void)decomposition_->comm.barrier();
+}
 
 bool HaloExchange::stages() const {
   // Peer: faces to other nodes, and arrays too large for the peer buffers
@@ -114,9 +136,10 @@ Status HaloExchange::create(std::shared_ptr<const Decomposition> decomposition,
                              "': expected peer, staged or gpu-aware");
     }
   }
-  // Collective: every rank takes part whether or not it finds a peer.
+  // Collective: every rank takes part whether or not it finds a peer (the
+  // failures are agreed on inside).
   if (peer)
-    STENCIL_TRY(e->decomposition_->comm.agree(e->open_peers(face_bytes)));
+    STENCIL_TRY(e->open_peers(face_bytes));
   bool any = false;
   for (int a = 0; a < kMaxDims; ++a)
     any |= e->buffers_->peer[a][0] || e->buffers_->peer[a][1];
@@ -143,35 +166,47 @@ Status HaloExchange::open_peers(std::size_t face_bytes) {
   std::vector<int> nodes(comm.size());
   MPI_Allgather(&leader, 1, MPI_INT, nodes.data(), 1, MPI_INT, comm.mpi());
   b.peer_capacity = face_bytes;
-  for (int a = 0; a < d.dims; ++a)
-    for (int s = 0; s < 2; ++s) {
+  // Local steps first, agreed on before the handles travel, so that no
+  // rank leaves while a neighbour waits for its handle.
+  IpcHandle mine[kMaxDims][2] = {};
+  Status local;
+  for (int a = 0; a < d.dims && local.ok(); ++a)
+    for (int s = 0; s < 2 && local.ok(); ++s) {
       const int n = d.neighbour[a][s];
       b.peer[a][s] = d.exchanged[a] && n >= 0 && n != comm.rank() &&
                      nodes[n] == leader && face_bytes > 0;
-      if (b.peer[a][s])
-        STENCIL_TRY(device_allocate(&b.peer_recv[a][s], face_bytes));
+      if (b.peer[a][s]) {
+        local = device_allocate(&b.peer_recv[a][s], face_bytes);
+        if (local.ok())
+          local = ipc_handle(b.peer_recv[a][s], mine[a][s]);
+      }
     }
+  STENCIL_TRY(comm.agree(local));
   // The rank on side s writes into this rank's buffer of side s: it gets
   // the handle; this rank gets the handle of the buffer it writes into,
   // its neighbour's on side 1 - s, tagged by that buffer's side.
+  IpcHandle theirs[kMaxDims][2] = {};
+  int failed = 0;
   for (int a = 0; a < d.dims; ++a)
     for (int s = 0; s < 2; ++s) {
-      IpcHandle mine{}, theirs{};
-      if (b.peer[a][s])
-        STENCIL_TRY(ipc_handle(b.peer_recv[a][s], mine));
       const int to = b.peer[a][s] ? d.neighbour[a][s] : MPI_PROC_NULL;
       const int from =
           b.peer[a][1 - s] ? d.neighbour[a][1 - s] : MPI_PROC_NULL;
-      if (MPI_Sendrecv(mine.bytes, sizeof mine.bytes, MPI_BYTE, to,
-                       900 + 2 * a + s, theirs.bytes, sizeof theirs.bytes,
-                       MPI_BYTE, from, 900 + 2 * a + s, comm.mpi(),
-                       MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        return Status::failure("halo exchange: MPI_Sendrecv of IPC handles "
-                               "failed");
-      if (b.peer[a][1 - s])
-        STENCIL_TRY(ipc_open(theirs, &b.remote[a][1 - s]));
+      failed |= MPI_Sendrecv(mine[a][s].bytes, sizeof mine[a][s].bytes,
+                             MPI_BYTE, to, 900 + 2 * a + s,
+                             theirs[a][1 - s].bytes,
+                             sizeof theirs[a][1 - s].bytes, MPI_BYTE, from,
+                             900 + 2 * a + s, comm.mpi(),
+                             MPI_STATUS_IGNORE) != MPI_SUCCESS;
     }
-  return Status();
+  if (failed)
+    local = Status::failure("halo exchange: MPI_Sendrecv of IPC handles "
+                            "failed");
+  for (int a = 0; a < d.dims && local.ok(); ++a)
+    for (int s = 0; s < 2 && local.ok(); ++s)
+      if (b.peer[a][s])
+        local = ipc_open(theirs[a][s], &b.remote[a][s]);
+  return comm.agree(local);
 #else
   (void)face_bytes;
   return Status();
@@ -211,11 +246,20 @@ FaceBoxes face_boxes(const Decomposition &d, const Lattice &lattice,
     const int n = b < lattice.dims ? lattice.extents[b] : 1;
     const int layer = b < lattice.dims ? d.layer[b] : 0;
     int lo = layer, hi = n - layer;
-    // Diagonal reads: the layers already filled (axes exchanged before,
-    // and Dirichlet halos, which never change) travel too.
-    if (corners && b != axis && (b < axis || !d.exchanged[b])) {
-      lo = 0;
-      hi = n;
+    // Diagonal reads: the layers already filled travel too: those of the
+    // axes exchanged before, and Dirichlet halos, which never change (an
+    // unexchanged axis', or a split axis' on a side where the lattice
+    // ends).
+    if (corners && b != axis && b < lattice.dims) {
+      if (b < axis || !d.exchanged[b]) {
+        lo = 0;
+        hi = n;
+      } else {
+        if (d.neighbour[b][0] < 0)
+          lo = 0;
+        if (d.neighbour[b][1] < 0)
+          hi = n;
+      }
     }
     for (int s = 0; s < 2; ++s) {
       f.send_lo[s][b] = f.recv_lo[s][b] = lo;
@@ -235,17 +279,6 @@ FaceBoxes face_boxes(const Decomposition &d, const Lattice &lattice,
   return f;
 }
 
-#if defined(STENCIL_HAVE_MPI)
-Status mpi_ok(int code, const char *call) {
-  if (code == MPI_SUCCESS)
-    return Status();
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return Status::failure(std::string(call) + " failed: " +
-                         std::string(text, length));
-}
-#endif
 
 } // namespace
 
@@ -272,6 +305,9 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
                             components * lattice.element_bytes;
   if (bytes == 0)
     return Status();
+  // The buffers are reused axis after axis: the last axis' unpacks (on
+  // `stream`, which may not be the default one) must be done with them.
+  STENCIL_TRY(device_synchronize());
   STENCIL_TRY(buffers_for(bytes));
   Buffers &b = *buffers_;
   const int me = d.comm.rank();
@@ -290,43 +326,50 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
   bool viaPeer[2];
   for (int s = 0; s < 2; ++s)
     viaPeer[s] = b.peer[axis][s] && bytes <= b.peer_capacity;
+  // A local failure (a copy, say) is kept, not returned at once: the
+  // messages the neighbours wait for still go, and the exchange fails after.
+  Status local;
   if (viaPeer[0] || viaPeer[1])
-    STENCIL_TRY(exchange_peers(data, copy, axis, viaPeer, pack, unpack,
-                               bytes, stream));
+    local = exchange_peers(data, copy, axis, viaPeer, pack, unpack, bytes,
+                           stream);
   const bool staged = stages();
   MPI_Request requests[4];
-  int count = 0;
+  int count = 0, failed = 0;
   // Side s receives what the neighbour there sent from its face 1 - s.
   for (int s = 0; s < 2; ++s) {
     const int from = d.neighbour[axis][s];
     if (from < 0 || viaPeer[s])
       continue;
     void *into = staged ? b.host_recv[s] : b.recv[s];
-    STENCIL_TRY(mpi_ok(MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE,
-                                 from, 2 * axis + (1 - s), d.comm.mpi(),
-                                 &requests[count++]),
-                       "MPI_Irecv"));
+    failed |= MPI_Irecv(into, static_cast<int>(bytes), MPI_BYTE, from,
+                        2 * axis + (1 - s), d.comm.mpi(),
+                        &requests[count++]) != MPI_SUCCESS;
   }
   for (int s = 0; s < 2; ++s) {
     const int to = d.neighbour[axis][s];
     if (to < 0 || viaPeer[s])
       continue;
-    STENCIL_TRY(copy(data, b.send[s], pack[s], stream));
+    if (local.ok())
+      local = copy(data, b.send[s], pack[s], stream);
+    if (local.ok())
+      local = device_synchronize(); // the pack is done, on any stream
     void *from = b.send[s];
     if (staged) {
-      STENCIL_TRY(copy_to_host(b.host_send[s], b.send[s], bytes));
+      if (local.ok())
+        local = copy_to_host(b.host_send[s], b.send[s], bytes);
       from = b.host_send[s];
-    } else {
-      STENCIL_TRY(device_synchronize()); // GPU-aware: the pack is done
     }
-    STENCIL_TRY(mpi_ok(MPI_Isend(from, static_cast<int>(bytes), MPI_BYTE, to,
-                                 2 * axis + s, d.comm.mpi(),
-                                 &requests[count++]),
-                       "MPI_Isend"));
+    failed |= MPI_Isend(from, static_cast<int>(bytes), MPI_BYTE, to,
+                        2 * axis + s, d.comm.mpi(),
+                        &requests[count++]) != MPI_SUCCESS;
     bytes_sent_ += static_cast<double>(bytes);
   }
-  STENCIL_TRY(mpi_ok(MPI_Waitall(count, requests, MPI_STATUSES_IGNORE),
-                     "MPI_Waitall"));
+  failed |= MPI_Waitall(count, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS;
+  if (failed)
+    return Status::failure("halo exchange along " +
+                           std::string(axis_name(axis)) +
+                           ": an MPI send or receive failed");
+  STENCIL_TRY(local);
   for (int s = 0; s < 2; ++s) {
     if (d.neighbour[axis][s] < 0 || viaPeer[s])
       continue;
@@ -350,41 +393,47 @@ Status HaloExchange::exchange_peers(void *data, BoxCopy copy, int axis,
   Buffers &b = *buffers_;
   MPI_Comm comm = d.comm.mpi();
   // Tokens, tagged by the receiving buffer's axis and side: ready (its
-  // last unpack is done, so it may be written) and done (written).
+  // last unpack is done, so it may be written) and done (written). Every
+  // token is sent whatever fails locally, so that no neighbour waits.
   auto ready = [&](int s) { return 1000 + 2 * axis + s; };
   auto done = [&](int s) { return 1100 + 2 * axis + s; };
-  char token = 1;
-  STENCIL_TRY(device_synchronize());
-  MPI_Request requests[2];
-  int count = 0;
+  static const char token = 1;
+  char got[4] = {};
+  Status local = device_synchronize(); // this rank's last unpack is done
+  MPI_Request requests[8];
+  int count = 0, failed = 0;
   for (int s = 0; s < 2; ++s)
-    if (viaPeer[s])
-      MPI_Isend(&token, 1, MPI_CHAR, d.neighbour[axis][s], ready(s), comm,
-                &requests[count++]);
+    if (viaPeer[s]) {
+      failed |= MPI_Isend(&token, 1, MPI_CHAR, d.neighbour[axis][s],
+                          ready(s), comm, &requests[count++]) != MPI_SUCCESS;
+      failed |= MPI_Irecv(&got[2 + s], 1, MPI_CHAR, d.neighbour[axis][s],
+                          done(s), comm, &requests[count++]) != MPI_SUCCESS;
+    }
   // This rank's face s goes into its neighbour's buffer of side 1 - s.
   for (int s = 0; s < 2; ++s) {
     if (!viaPeer[s])
       continue;
-    STENCIL_TRY(copy(data, b.send[s], pack[s], stream));
-    char got = 0;
-    MPI_Recv(&got, 1, MPI_CHAR, d.neighbour[axis][s], ready(1 - s), comm,
-             MPI_STATUS_IGNORE);
-    STENCIL_TRY(copy_device_to_device(b.remote[axis][s], b.send[s], bytes));
-    STENCIL_TRY(device_synchronize());
-    MPI_Send(&token, 1, MPI_CHAR, d.neighbour[axis][s], done(1 - s), comm);
+    if (local.ok())
+      local = copy(data, b.send[s], pack[s], stream);
+    failed |= MPI_Recv(&got[s], 1, MPI_CHAR, d.neighbour[axis][s],
+                       ready(1 - s), comm, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    if (local.ok())
+      local = copy_device_to_device(b.remote[axis][s], b.send[s], bytes);
+    if (local.ok())
+      local = device_synchronize();
+    failed |= MPI_Isend(&token, 1, MPI_CHAR, d.neighbour[axis][s],
+                        done(1 - s), comm, &requests[count++]) != MPI_SUCCESS;
     bytes_sent_ += static_cast<double>(bytes);
   }
-  for (int s = 0; s < 2; ++s) {
-    if (!viaPeer[s])
-      continue;
-    char got = 0;
-    MPI_Recv(&got, 1, MPI_CHAR, d.neighbour[axis][s], done(s), comm,
-             MPI_STATUS_IGNORE);
-    STENCIL_TRY(copy(data, b.peer_recv[axis][s], unpack[s], stream));
-  }
-  if (MPI_Waitall(count, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    return Status::failure("halo exchange: MPI_Waitall of ready tokens "
-                           "failed");
+  failed |= MPI_Waitall(count, requests, MPI_STATUSES_IGNORE) != MPI_SUCCESS;
+  if (failed)
+    return Status::failure("halo exchange along " +
+                           std::string(axis_name(axis)) +
+                           ": an MPI token failed to travel");
+  STENCIL_TRY(local);
+  for (int s = 0; s < 2; ++s)
+    if (viaPeer[s])
+      STENCIL_TRY(copy(data, b.peer_recv[axis][s], unpack[s], stream));
   return Status();
 }
 #endif

@@ -82,7 +82,9 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
                  "rather than [t])");
   }
   StencilOperator op;
-  STENCIL_TRY(create(ranks, decomposition->local, op, Kernels::AsGiven));
+  // Agreed on before the exchange's collective set-up.
+  STENCIL_TRY(comm.agree(create(ranks, decomposition->local, op,
+                                Kernels::AsGiven)));
   // The largest face a field sends (a whole field's; edges included): what
   // the peer path's receive buffers hold.
   std::size_t face = 0;
@@ -103,6 +105,7 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
   op.decomposition_ = std::move(decomposition);
   op.exchange_ = std::move(exchange);
   op.distributed_ = distributed;
+  op.spec_ = &info;
   out = std::move(op);
   return Status();
 }
@@ -126,6 +129,13 @@ Status StencilOperator::clear_ghosts(const Field &field, BoxCopy copy,
     return Status();
   return exchange_->clear(const_cast<void *>(field.data()), field.lattice(),
                           field.lattice().components, copy, stream);
+}
+
+Status StencilOperator::cleared(const Field &in, BoxCopy copy, Stream stream,
+                                const Status &launched) const {
+  // The ghost zone goes back to zero whether the kernel ran or not.
+  const Status status = clear_ghosts(in, copy, stream);
+  return launched.ok() ? status : launched;
 }
 
 Status StencilOperator::local_gauge(const GaugeField &U,
@@ -376,6 +386,14 @@ Status StencilOperator::compute_clover(const GaugeField &U,
 
 Status StencilOperator::upload_clover(const CloverField &A, CloverArrays &out,
                                       int inverse_parity) const {
+  // A block that cannot be inverted on one rank stops every rank.
+  const Status mine = upload_clover_on_rank(A, out, inverse_parity);
+  return decomposition_ ? decomposition_->comm.agree(mine) : mine;
+}
+
+Status StencilOperator::upload_clover_on_rank(const CloverField &A,
+                                              CloverArrays &out,
+                                              int inverse_parity) const {
   const std::string name = info_->name;
   if (!info_->clover)
     return Status::failure(name + " has no clover term");
@@ -521,9 +539,9 @@ Status StencilOperator::apply(Field &out, const Field &in,
   STENCIL_TRY(gather_parameters(fields));
   const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
   STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  STENCIL_TRY(info_->apply(out.data(), in.data(), extents_, values_.data(),
-                           fields.data(), stream));
-  return clear_ghosts(in, copy, stream);
+  const Status status = info_->apply(out.data(), in.data(), extents_,
+                                     values_.data(), fields.data(), stream);
+  return cleared(in, copy, stream, status);
 }
 
 Status StencilOperator::apply_dot(Field &out, const Field &in,
@@ -550,10 +568,10 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
   STENCIL_TRY(reducer.block_partials(blocks, partials));
   const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
   STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  STENCIL_TRY(info_->apply_dot(out.data(), in.data(), extents_,
-                               values_.data(), fields.data(), partials,
-                               stream));
-  STENCIL_TRY(clear_ghosts(in, copy, stream));
+  STENCIL_TRY(cleared(in, copy, stream,
+                      info_->apply_dot(out.data(), in.data(), extents_,
+                                       values_.data(), fields.data(),
+                                       partials, stream)));
   return reducer.sum_block_partials(blocks, result);
 }
 
@@ -567,12 +585,18 @@ Status StencilOperator::apply_adjoint(Field &out, const Field &in,
   STENCIL_TRY(gather_parameters(fields));
   const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
   STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  STENCIL_TRY(info_->apply_adjoint(out.data(), in.data(), extents_,
-                                   values_.data(), fields.data(), stream));
-  return clear_ghosts(in, copy, stream);
+  return cleared(in, copy, stream,
+                 info_->apply_adjoint(out.data(), in.data(), extents_,
+                                      values_.data(), fields.data(), stream));
 }
 
 Status StencilOperator::diagonal(Field &out) const {
+  // A zero diagonal on one rank stops every rank.
+  const Status mine = diagonal_on_rank(out);
+  return decomposition_ ? decomposition_->comm.agree(mine) : mine;
+}
+
+Status StencilOperator::diagonal_on_rank(Field &out) const {
   STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "diagonal"));
   if (info_->clover)
     return Status::failure(std::string(info_->name) +
@@ -646,10 +670,10 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
                                      : kernels->odd_to_even);
   const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
   STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  STENCIL_TRY(kernel(out.data(), in.data(), same ? same->data() : nullptr,
-                     mode, alpha, beta, extents_, values_.data(),
-                     fields.data(), stream));
-  return clear_ghosts(in, copy, stream);
+  return cleared(in, copy, stream,
+                 kernel(out.data(), in.data(), same ? same->data() : nullptr,
+                        mode, alpha, beta, extents_, values_.data(),
+                        fields.data(), stream));
 }
 
 double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
@@ -770,7 +794,9 @@ Status StencilOperator::check_spd_on_rank() const {
   }
   SymbolMinimum minimum =
       symbol_minimum(info_->shape.dims, offsets, weights);
-  const StencilShape &shape = info_->shape;
+  // The lattice's own boundaries: the ranks' kernels see Dirichlet ghost
+  // zones where the whole lattice wraps around.
+  const StencilShape &shape = spec_ ? spec_->shape : info_->shape;
   // |psi| of the bound carries no antiperiodic sign: with links, judge such
   // axes as periodic.
   int boundary[kMaxDims];

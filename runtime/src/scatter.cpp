@@ -117,8 +117,9 @@ Status gather_field(const Decomposition &d, const Field &local,
                            "half");
   const int nc = l.components;
   std::vector<double> values(l.values());
-  STENCIL_TRY(local.download_values(values.data(),
-                                    static_cast<std::int64_t>(values.size())));
+  // Agreed on before the collective gather.
+  STENCIL_TRY(d.comm.agree(local.download_values(
+      values.data(), static_cast<std::int64_t>(values.size()))));
   std::vector<double> mine;
   for_each_site(d, box_of(d, d.coords),
                 [&](std::int64_t site, std::int64_t) {

@@ -204,6 +204,8 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
       {"t_dist4d_aosoa_c6", {4, 4, 6, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-14},
       {"t_dist_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-13},
       {"t_dist4d_sub_c2", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
+      // Diagonal taps reading Dirichlet halo values across ghost zones.
+      {"t_dist3d_diag_mixed", {8, 10, 12}, {"1,1,1", "1,2,1", "2,1,1", "1,1,2", "2,2,1", "1,2,2", "2,1,2"}, 1e-14},
       // Shipped: spinors site-major, links and clover in blocks of 32
       // sites with pairs of reals per load, the hops' slab walk.
       {"wilson_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-13},
@@ -428,6 +430,24 @@ TEST(Distributed, BadProcessGridsAreRefusedClearly) {
                       grid(4, "1,1,2,1"), A),
                   {"leaves 3 sites per rank along z; even/odd storage needs "
                    "an even number"});
+  }
+}
+
+TEST(Distributed, CgRefusesASingularOperatorOnEveryGrid) {
+  // laplacian4d_vec24_aosoa with no mass is singular on a periodic lattice
+  // (the constant field): the ranks' kernels see Dirichlet ghost zones, but
+  // the check judges the lattice's own boundaries, on every rank alike.
+  const int n[4] = {4, 4, 8, 8};
+  const KernelInfo &info = kernelNamed("laplacian4d_vec24_aosoa");
+  for (const ProcessGrid &grid :
+       gridsForThisJob(4, {"1,1,1,1", "1,1,1,2", "1,1,2,2"})) {
+    SCOPED_TRACE(grid.text());
+    StencilOperator A;
+    ASSERT_OK(StencilOperator::create_distributed(info, n, world(), grid, A));
+    ASSERT_OK(A.set_parameter("mass", 0.0));
+    expectFailure(A.check_spd(), {"is not positive definite"});
+    ASSERT_OK(A.set_parameter("mass", 0.1));
+    ASSERT_OK(A.check_spd());
   }
 }
 

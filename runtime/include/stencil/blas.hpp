@@ -33,6 +33,9 @@ Status set_halo(Field &x, double value);
 /// applications, so each site counts once.
 class Reducer {
 public:
+  /// One rank's sums: for a distributed operator's fields pass its
+  /// communicator (StencilOperator::communicator()), else each rank gets
+  /// its own part only.
   Reducer() = default;
   explicit Reducer(const Communicator &comm) : comm_(comm) {}
   ~Reducer();

@@ -49,6 +49,9 @@ bool mpi_gpu_aware();
 class HaloExchange {
 public:
   HaloExchange() = default;
+  /// With peer buffers, collective (the ranks close their mappings of each
+  /// other's buffers before any frees them): destroy distributed operators
+  /// on every rank at the same point, before MPI ends.
   ~HaloExchange();
   HaloExchange(const HaloExchange &) = delete;
   HaloExchange &operator=(const HaloExchange &) = delete;

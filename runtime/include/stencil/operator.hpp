@@ -41,7 +41,17 @@ public:
   /// fields, site parameters and links live on it (scatter_field() and
   /// gather_field() move whole fields; upload_links() and upload_clover()
   /// take the whole gauge field). Needs info.distributed (the spec's
-  /// grid.split) unless the grid is one rank. Collective.
+  /// grid.split) unless the grid is one rank. Collective, as are the
+  /// applications, set_site_parameter(), set_links(), upload_clover(),
+  /// diagonal(), check_spd() and the operator's destruction (with the peer
+  /// path): every rank calls them in the same order.
+  ///
+  /// The ghost zones of coefficient fields and links are filled when they
+  /// are set: after changing their values, set them again. An application
+  /// fills the ghost zone of `in` (storage the exchange owns) and zeroes it
+  /// afterwards, also when the kernel fails, so that reductions count each
+  /// site once; `in` must not be in use elsewhere meanwhile (another
+  /// stream, or as a coefficient field of the operator).
   static Status create_distributed(const KernelInfo &info, const int *extents,
                                    const Communicator &comm,
                                    const ProcessGrid &grid,
@@ -180,7 +190,12 @@ public:
 
 private:
   int parameter_index(const std::string &name) const;
+  /// The work of check_spd(), diagonal() and upload_clover() on this
+  /// rank's sites; the public functions agree on the result over the ranks.
   Status check_spd_on_rank() const;
+  Status diagonal_on_rank(Field &out) const;
+  Status upload_clover_on_rank(const CloverField &A, CloverArrays &out,
+                               int inverse_parity) const;
   Status check_unitary_links() const;
   /// A clear error unless the clover inverse set is of `parity`.
   Status require_clover_inverse(int parity) const;
@@ -194,6 +209,10 @@ private:
   Status fill_ghosts(const Field &field, BoxCopy copy, bool signs,
                      Stream stream) const;
   Status clear_ghosts(const Field &field, BoxCopy copy, Stream stream) const;
+  /// clear_ghosts(in), then `launched` (the kernel's status) unless it
+  /// succeeded.
+  Status cleared(const Field &in, BoxCopy copy, Stream stream,
+                 const Status &launched) const;
   /// The gauge field of this rank's lattice: `U` itself, or for a
   /// distributed operator given the whole lattice's, its block with the
   /// ghost layers.
@@ -201,6 +220,9 @@ private:
                      GaugeField &box) const;
 
   const KernelInfo *info_ = nullptr;
+  /// Distributed: the stencil as its spec declares it (info_ is the ranks'
+  /// kernels); null otherwise.
+  const KernelInfo *spec_ = nullptr;
   std::shared_ptr<const Decomposition> decomposition_;
   std::shared_ptr<HaloExchange> exchange_;
   const DistributedInfo *distributed_ = nullptr;
