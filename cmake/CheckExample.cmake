@@ -33,6 +33,18 @@ function(build_and_run label prefix)
     set(generated ON)
   endif()
   step("${label}: run" "${dir}/poisson2d")
+  set(serial_output "${last_output}")
+  # The distributed variant, where the package has MPI: 2 and 4 ranks.
+  if(EXISTS "${dir}/poisson2d_mpi" AND MPIEXEC)
+    foreach(ranks 2 4)
+      step("${label}: run on ${ranks} ranks" ${CMAKE_COMMAND} -E env
+           OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+           OMP_NUM_THREADS=1 ${MPIEXEC} --oversubscribe --bind-to none
+           -np ${ranks} "${dir}/poisson2d_mpi")
+      message(STATUS "${label}: on ${ranks} ranks\n${last_output}")
+    endforeach()
+  endif()
+  set(last_output "${serial_output}")
   message(STATUS "${label}: generated at build time: ${generated}\n${last_output}")
   set(generated ${generated} PARENT_SCOPE)
   set(last_output "${last_output}" PARENT_SCOPE)

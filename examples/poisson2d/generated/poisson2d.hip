@@ -118,6 +118,19 @@ poisson2d_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// The halo exchange's box copy for fields and site parameter arrays (aos): one thread per
+/// site of the box (stencil/box_copy.hpp).
+STENCIL_GLOBAL void poisson2d_copy_box_kernel(
+    value_type *STENCIL_RESTRICT field,
+    value_type *STENCIL_RESTRICT buffer,
+    const stencil::BoxCopyArgs args) {
+  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}};
+  const std::int64_t site =
+      static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
+  if (site < args.sites)
+    stencil::copy_box_site(layout, field, buffer, args, site);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -266,6 +279,30 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// Copies a box of the sites of fields and site parameter arrays to or from a contiguous
+/// buffer, or zeroes it (stencil::BoxCopyArgs, from
+/// stencil::prepare_box): the halo exchange's pack and unpack.
+stencil::Status copy_box(void *field, void *buffer,
+                           const stencil::BoxCopyArgs &args,
+                           stencil::Stream stream) {
+  if (field == nullptr ||
+      (buffer == nullptr && args.direction != stencil::kZeroBox))
+    return stencil::Status::failure("poisson2d: copy_box: null pointer");
+  if (args.sites <= 0)
+    return stencil::Status();
+  if ((args.sites + 256 - 1) / 256 >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "poisson2d: copy_box: " + std::to_string(args.sites) +
+        " sites exceed one launch");
+  stencil::LaunchConfig config;
+  config.block.x = 256u;
+  config.grid.x = static_cast<unsigned>((args.sites + 256 - 1) / 256);
+  STENCIL_LAUNCH(poisson2d_copy_box_kernel, config.grid, config.block, stream,
+      static_cast<value_type *>(field),
+      static_cast<value_type *>(buffer), args);
+  return stencil::launch_status("poisson2d_copy_box_kernel");
 }
 
 } // namespace poisson2d

@@ -89,7 +89,9 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
     stencil::Stream stream = nullptr);
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream);
+    double *partials, stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
+    stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -99,6 +101,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1};
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {4, -1, -1, -1, -1};
+  // The ranks' kernels and the halo exchange's box copies (grid.split).
+  static constexpr stencil::DistributedInfo distributed = {
+      {true, true, false, false}, false, &info, &copy_box,
+      nullptr};
   static const stencil::KernelInfo value = {
       "poisson2d", "poisson2d.yaml", "double", 8,
       components, shape(), layout(), 5, tap_offsets, tap_constants,
@@ -110,7 +116,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "37978afbc20bccde",
       "block=64x4; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr};
+      &distributed};
   return value;
 }
 
