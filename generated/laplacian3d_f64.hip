@@ -24,12 +24,14 @@ laplacian3d_f64_kernel(
     const int nx,
     const int ny,
     const int nz,
+    const stencil::Region region,
     const Params params) {
   // This thread's first site; it updates 4 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
-  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1 ||
+      !stencil::region_takes(region, x, y, z, 0, 1, 4, 1, 1))
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
   const stencil::index_t sz = sy * ny;
@@ -119,6 +121,7 @@ laplacian3d_f64_dot_kernel(
     const int nx,
     const int ny,
     const int nz,
+    const stencil::Region region,
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 4 consecutive sites along y.
@@ -127,7 +130,8 @@ laplacian3d_f64_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1 ||
+      !stencil::region_takes(region, x, y, z, 0, 1, 4, 1, 1))) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
@@ -242,7 +246,8 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -267,6 +272,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      region,
       params);
   return stencil::launch_status("laplacian3d_f64_kernel");
 }
@@ -286,12 +292,32 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -316,6 +342,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      region,
       params);
   return stencil::launch_status("laplacian3d_f64_kernel");
 }
@@ -335,14 +362,34 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_adjoint(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply_adjoint() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_adjoint_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
 /// `partials` is device memory for one double per block of the launch (grid.x
 /// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -367,6 +414,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      region,
       params,
       partials);
   return stencil::launch_status("laplacian3d_f64_dot_kernel");
@@ -387,7 +435,26 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   typed_params.inv_hz2 = static_cast<value_type>(params[2]);
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      partials, stream);
+      partials, stream, stencil::Region());
+}
+
+/// apply_dot() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_dot_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream, region);
 }
 
 /// Copies a box of the sites of fields and site parameter arrays to or from a contiguous

@@ -924,13 +924,15 @@ laplacian4d_vec24_aosoa_split_kernel(
     const int nz,
     const int nt,
     const unsigned blocks_z,
+    const stencil::Region region,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1)
+  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}};
@@ -1022,6 +1024,7 @@ laplacian4d_vec24_aosoa_split_dot_kernel(
     const int nz,
     const int nt,
     const unsigned blocks_z,
+    const stencil::Region region,
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
@@ -1031,7 +1034,8 @@ laplacian4d_vec24_aosoa_split_dot_kernel(
   const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1)) {
+  if (!(x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))) {
     // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
     constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}};
     const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
@@ -1145,7 +1149,8 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -1174,6 +1179,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       config.blocks_z,
+      region,
       params);
   return stencil::launch_status("laplacian4d_vec24_aosoa_split_kernel");
 }
@@ -1192,12 +1198,31 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -1226,6 +1251,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       config.blocks_z,
+      region,
       params);
   return stencil::launch_status("laplacian4d_vec24_aosoa_split_kernel");
 }
@@ -1244,14 +1270,33 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply_adjoint(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply_adjoint() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_adjoint_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
 /// `partials` is device memory for one double per block of the launch (grid.x
 /// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -1280,6 +1325,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       config.blocks_z,
+      region,
       params,
       partials);
   return stencil::launch_status("laplacian4d_vec24_aosoa_split_dot_kernel");
@@ -1299,7 +1345,25 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   typed_params.mass = static_cast<value_type>(params[0]);
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      partials, stream);
+      partials, stream, stencil::Region());
+}
+
+/// apply_dot() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_dot_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream, region);
 }
 
 /// Copies a box of the sites of fields and site parameter arrays to or from a contiguous

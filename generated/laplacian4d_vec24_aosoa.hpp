@@ -203,13 +203,15 @@ inline stencil::Status launch_config(const Extents &extents,
 /// itself are returned.
 stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params = Params(),
-                      stencil::Stream stream = nullptr);
+                      stencil::Stream stream = nullptr,
+                      const stencil::Region &region = stencil::Region());
 
 /// out = A^T in, on the same sites as apply(); A is symmetric, so this equals apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
                               const Extents &extents,
                               const Params &params = Params(),
-                              stencil::Stream stream = nullptr);
+                              stencil::Stream stream = nullptr,
+                      const stencil::Region &region = stencil::Region());
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
@@ -223,15 +225,28 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       const void *const *fields,
                                       stencil::Stream stream);
 
+/// apply() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);
+/// apply_adjoint() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_adjoint_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);
 /// out = A in, fused with in . out for CG: partials[b] receives block b's
 /// share (device memory, one double per block of the launch grid:
 /// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
 stencil::Status apply_dot(value_type *out, const value_type *in,
     const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream = nullptr);
+    stencil::Stream stream = nullptr,
+        const stencil::Region &region = stencil::Region());
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+    double *partials, stencil::Stream stream);
+stencil::Status apply_dot_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, const stencil::Region &region,
+    stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
 stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
     stencil::Stream stream);
 
@@ -356,7 +371,11 @@ inline const stencil::KernelInfo &info() {
   // The ranks' kernels and the halo exchange's box copies (grid.split).
   static constexpr stencil::DistributedInfo distributed = {
       {false, false, true, true}, false, &stencilc_kernels::laplacian4d_vec24_aosoa_split::info, &stencilc_kernels::laplacian4d_vec24_aosoa_split::copy_box,
-      nullptr};
+      nullptr,
+      &stencilc_kernels::laplacian4d_vec24_aosoa_split::apply_region_generic, &stencilc_kernels::laplacian4d_vec24_aosoa_split::apply_adjoint_region_generic,
+      &stencilc_kernels::laplacian4d_vec24_aosoa_split::apply_dot_region_generic,
+      nullptr, nullptr,
+      nullptr, nullptr};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_aosoa", "laplacian4d_vec24_aosoa.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -2014,13 +2014,15 @@ wilson_clover4d_eo_f32_split_kernel(
     const int nz,
     const int nt,
     const unsigned blocks_z,
+    const stencil::Region region,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1)
+  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -2201,13 +2203,15 @@ wilson_clover4d_eo_f32_split_adjoint_kernel(
     const int nz,
     const int nt,
     const unsigned blocks_z,
+    const stencil::Region region,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1)
+  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -2391,6 +2395,7 @@ wilson_clover4d_eo_f32_split_even_to_odd_kernel(
     const int nz,
     const int nt,
     const int slab,
+    const stencil::Region region,
     const Params params) {
   // This thread's site: number `site32` of parity 1 in the slab walk: x
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
@@ -2416,7 +2421,8 @@ wilson_clover4d_eo_f32_split_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
@@ -2595,6 +2601,7 @@ wilson_clover4d_eo_f32_split_odd_to_even_kernel(
     const int nz,
     const int nt,
     const int slab,
+    const stencil::Region region,
     const Params params) {
   // This thread's site: number `site32` of parity 0 in the slab walk: x
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
@@ -2620,7 +2627,8 @@ wilson_clover4d_eo_f32_split_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
@@ -2800,6 +2808,7 @@ wilson_clover4d_eo_f32_split_even_to_odd_adjoint_kernel(
     const int nz,
     const int nt,
     const int slab,
+    const stencil::Region region,
     const Params params) {
   // This thread's site: number `site32` of parity 1 in the slab walk: x
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
@@ -2825,7 +2834,8 @@ wilson_clover4d_eo_f32_split_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
@@ -3005,6 +3015,7 @@ wilson_clover4d_eo_f32_split_odd_to_even_adjoint_kernel(
     const int nz,
     const int nt,
     const int slab,
+    const stencil::Region region,
     const Params params) {
   // This thread's site: number `site32` of parity 0 in the slab walk: x
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
@@ -3030,7 +3041,8 @@ wilson_clover4d_eo_f32_split_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
+      !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: even/odd halves, aos within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
@@ -3271,7 +3283,8 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -3324,6 +3337,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       config.blocks_z,
+      region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f32_split_kernel");
 }
@@ -3346,12 +3360,35 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
   return apply(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// out = A^T in: the transposed stencil, offsets negated.
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -3404,6 +3441,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       config.blocks_z,
+      region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f32_split_adjoint_kernel");
 }
@@ -3426,14 +3464,37 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
   return apply_adjoint(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply_adjoint() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_adjoint_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// Odd sites from even ones: the block A_oe.
 stencil::Status even_to_odd(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
+    stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
@@ -3517,6 +3578,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       slab,
+      region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f32_split_even_to_odd_kernel");
 }
@@ -3542,14 +3604,40 @@ stencil::Status even_to_odd_generic(void *out, const void *in,
       static_cast<const value_type *>(in),
       static_cast<const value_type *>(same),
       static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
+      typed_params, stream, stencil::Region());
+}
+
+/// even_to_odd() on the sites of `region` (stencil::DistributedInfo).
+stencil::Status even_to_odd_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return even_to_odd(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream, region);
 }
 
 /// Even sites from odd ones: the block A_eo.
 stencil::Status odd_to_even(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
+    stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
@@ -3633,6 +3721,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       slab,
+      region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f32_split_odd_to_even_kernel");
 }
@@ -3658,14 +3747,40 @@ stencil::Status odd_to_even_generic(void *out, const void *in,
       static_cast<const value_type *>(in),
       static_cast<const value_type *>(same),
       static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
+      typed_params, stream, stencil::Region());
+}
+
+/// odd_to_even() on the sites of `region` (stencil::DistributedInfo).
+stencil::Status odd_to_even_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return odd_to_even(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream, region);
 }
 
 /// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
 stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
+    stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
@@ -3749,6 +3864,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       slab,
+      region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f32_split_even_to_odd_adjoint_kernel");
 }
@@ -3774,14 +3890,40 @@ stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
       static_cast<const value_type *>(in),
       static_cast<const value_type *>(same),
       static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
+      typed_params, stream, stencil::Region());
+}
+
+/// even_to_odd_adjoint() on the sites of `region` (stencil::DistributedInfo).
+stencil::Status even_to_odd_adjoint_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return even_to_odd_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream, region);
 }
 
 /// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
 stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
+    stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
@@ -3865,6 +4007,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
       extents.nz,
       extents.nt,
       slab,
+      region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f32_split_odd_to_even_adjoint_kernel");
 }
@@ -3890,7 +4033,32 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
       static_cast<const value_type *>(in),
       static_cast<const value_type *>(same),
       static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
+      typed_params, stream, stencil::Region());
+}
+
+/// odd_to_even_adjoint() on the sites of `region` (stencil::DistributedInfo).
+stencil::Status odd_to_even_adjoint_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return odd_to_even_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream, region);
 }
 
 /// The clover term alone on the sites of `parity`.

@@ -87,13 +87,15 @@ inline stencil::Status launch_config(const Extents &extents,
 /// itself are returned.
 stencil::Status apply(value_type *out, const value_type *in,
                       const Extents &extents, const Params &params = Params(),
-                      stencil::Stream stream = nullptr);
+                      stencil::Stream stream = nullptr,
+                      const stencil::Region &region = stencil::Region());
 
 /// out = A^T in, on the same sites as apply(); the transposed stencil (offsets negated).
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
                               const Extents &extents,
                               const Params &params = Params(),
-                              stencil::Stream stream = nullptr);
+                              stencil::Stream stream = nullptr,
+                      const stencil::Region &region = stencil::Region());
 
 /// apply() and apply_adjoint() with untyped fields, extents in axis order,
 /// and per parameter (in declaration order) its value in `params` (scalars)
@@ -107,6 +109,14 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
                                       const void *const *fields,
                                       stencil::Stream stream);
 
+/// apply() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);
+/// apply_adjoint() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_adjoint_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);
 /// Even/odd storage: fields hold the even sites, then the odd sites
 /// (stencil/layout.hpp). The hopping kernels work on one parity's half of a
 /// field (nx * ny * ... * components / 2 values); site parameters stay
@@ -124,38 +134,58 @@ constexpr unsigned hopping_threads = 128;
 stencil::Status even_to_odd(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params = Params(),
-    stencil::Stream stream = nullptr);
+    stencil::Stream stream = nullptr,
+        const stencil::Region &region = stencil::Region());
 stencil::Status even_to_odd_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
     stencil::Stream stream);
+stencil::Status even_to_odd_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);
 /// Even sites from odd ones: the block A_eo.
 stencil::Status odd_to_even(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params = Params(),
-    stencil::Stream stream = nullptr);
+    stencil::Stream stream = nullptr,
+        const stencil::Region &region = stencil::Region());
 stencil::Status odd_to_even_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
     stencil::Stream stream);
+stencil::Status odd_to_even_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);
 /// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
 stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params = Params(),
-    stencil::Stream stream = nullptr);
+    stencil::Stream stream = nullptr,
+        const stencil::Region &region = stencil::Region());
 stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
     stencil::Stream stream);
+stencil::Status even_to_odd_adjoint_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);
 /// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
 stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
     double beta, const Extents &extents, const Params &params = Params(),
-    stencil::Stream stream = nullptr);
+    stencil::Stream stream = nullptr,
+        const stencil::Region &region = stencil::Region());
 stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
+    stencil::Stream stream);
+stencil::Status odd_to_even_adjoint_region_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
 /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
 /// hopping kernels take them,
 ///   kHop                 out = beta in
@@ -368,7 +398,11 @@ inline const stencil::KernelInfo &info() {
   // The ranks' kernels and the halo exchange's box copies (grid.split).
   static constexpr stencil::DistributedInfo distributed = {
       {false, false, true, true}, false, &stencilc_kernels::wilson_clover4d_eo_f32_split::info, &stencilc_kernels::wilson_clover4d_eo_f32_split::copy_box,
-      &stencilc_kernels::wilson_clover4d_eo_f32_split::copy_link_box};
+      &stencilc_kernels::wilson_clover4d_eo_f32_split::copy_link_box,
+      &stencilc_kernels::wilson_clover4d_eo_f32_split::apply_region_generic, &stencilc_kernels::wilson_clover4d_eo_f32_split::apply_adjoint_region_generic,
+      nullptr,
+      &stencilc_kernels::wilson_clover4d_eo_f32_split::even_to_odd_region_generic, &stencilc_kernels::wilson_clover4d_eo_f32_split::odd_to_even_region_generic,
+      &stencilc_kernels::wilson_clover4d_eo_f32_split::even_to_odd_adjoint_region_generic, &stencilc_kernels::wilson_clover4d_eo_f32_split::odd_to_even_adjoint_region_generic};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f32", "wilson_clover4d_eo_f32.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -186,6 +186,9 @@ void Checker::checkSplit() {
     }
     model.split[axis] = true;
   }
+  // Split only along Dirichlet axes: the spec's own kernels are the ranks'
+  // (their halo is the ghost zone).
+  model.rankKernels = model.splittable() && !model.splitAxisWraps();
 }
 
 void Checker::checkField() {

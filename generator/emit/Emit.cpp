@@ -157,8 +157,9 @@ Expected<SplitText> splitText(const StencilModel &model) {
   if (!model.splittable())
     return text;
   std::string scope; // where the ranks' kernels live
+  const StencilModel ranks =
+      model.splitAxisWraps() ? splitKernelsModel(model) : model;
   if (model.splitAxisWraps()) {
-    const StencilModel ranks = splitKernelsModel(model);
     Expected<EmittedStencil> files = emitStencil(ranks, planKernels(ranks));
     if (!files)
       return files.takeError();
@@ -181,6 +182,11 @@ Expected<SplitText> splitText(const StencilModel &model) {
   std::vector<std::string> split;
   for (int axis = 0; axis < kMaxDims; ++axis)
     split.push_back(axis < model.dims && model.split[axis] ? "true" : "false");
+  auto entry = [&](bool exists, const std::string &function) {
+    return exists ? "&" + scope + function + "_region_generic"
+                  : std::string("nullptr");
+  };
+  const bool hops = model.layout.evenOdd;
   text.table = "// The ranks' kernels and the halo exchange's box copies "
                "(grid.split).\nstatic constexpr stencil::DistributedInfo "
                "distributed = {\n    " +
@@ -189,7 +195,12 @@ Expected<SplitText> splitText(const StencilModel &model) {
                "info, &" + scope + "copy_box,\n    " +
                (model.hasLinkTaps() ? "&" + scope + "copy_link_box"
                                     : std::string("nullptr")) +
-               "};";
+               ",\n    " + entry(true, "apply") + ", " +
+               entry(true, "apply_adjoint") + ",\n    " +
+               entry(hasFusedDotKernel(ranks), "apply_dot") + ",\n    " +
+               entry(hops, "even_to_odd") + ", " + entry(hops, "odd_to_even") +
+               ",\n    " + entry(hops, "even_to_odd_adjoint") + ", " +
+               entry(hops, "odd_to_even_adjoint") + "};";
   text.reference = "&distributed";
   return text;
 }
@@ -444,6 +455,11 @@ TemplateValues headerValues(const StencilModel &model,
       {"tuned_table", tunedCode.table},
       {"distributed_table", splitCode.table},
       {"distributed_ref", splitCode.reference},
+      {"region_param",
+       model.rankKernels
+           ? ",\n                      const stencil::Region &region = "
+             "stencil::Region()"
+           : ""},
       {"tuned_ref", tunedCode.reference},
       {"fingerprint", stencilFingerprint(model)},
       {"tuning_options", tuningOptionsText(model)},
@@ -483,14 +499,9 @@ Expected<std::string> render(StringRef name, const TemplateValues &values) {
 
 } // namespace
 
-Expected<EmittedStencil> emitStencil(const StencilModel &given,
+Expected<EmittedStencil> emitStencil(const StencilModel &model,
                                      const std::vector<KernelPlan> &plans,
                                      const TunedKernels &tuned) {
-  // A splittable stencil whose kernels need no ghost zone of their own
-  // (every splittable axis is Dirichlet) is run by the ranks as it is.
-  StencilModel model = given;
-  if (model.splittable() && !model.splitAxisWraps())
-    model.rankKernels = true;
   const TunedText tunedCode = tunedText(tuned);
   Expected<SplitText> splitCode = splitText(model);
   if (!splitCode)

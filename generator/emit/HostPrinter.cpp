@@ -98,6 +98,9 @@ std::string launchArguments(const LauncherPlan &launcher) {
     case ParameterKind::Slab:
       args.push_back("slab");
       break;
+    case ParameterKind::Region:
+      args.push_back("region");
+      break;
     }
   return join(args, ",\n");
 }
@@ -236,11 +239,14 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       {"partials_arg", dot ? "partials, " : ""},
       {"partials_null", dot ? " || partials == nullptr" : ""},
       {"link_layout_check", linkLayoutCheck(model)},
+      {"region_param", launcher.region ? ",\n    const stencil::Region &region"
+                                       : ""},
+      {"region_all", launcher.region ? ", stencil::Region()" : ""},
   };
   p.emit(vars, R"(
     $summary$
     stencil::Status $function$(value_type *out, const value_type *in,
-        const Extents &extents, const Params &params, $partials$stencil::Stream stream) {
+        const Extents &extents, const Params &params, $partials$stencil::Stream stream$region_param$) {
       (void)params; // unused when the spec declares no parameters
       const int n[stencil::kMaxDims] = $extent_list$;
       stencil::LaunchConfig config;
@@ -270,9 +276,22 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       $typed$
       return $function$(static_cast<value_type *>(out),
           static_cast<const value_type *>(in), typed_extents, typed_params,
-          $partials_arg$stream);
+          $partials_arg$stream$region_all$);
     }
   )");
+  if (launcher.region)
+    p.emit(vars, R"(
+
+      /// $function$() on the tiles of `region` (stencil::DistributedInfo).
+      stencil::Status $function$_region_generic(void *out, const void *in,
+          const int *extents, const double *params, const void *const *fields,
+          $partials$const stencil::Region &region, stencil::Stream stream) {
+        $typed$
+        return $function$(static_cast<value_type *>(out),
+            static_cast<const value_type *>(in), typed_extents, typed_params,
+            $partials_arg$stream, region);
+      }
+    )");
 }
 
 void hoppingLauncher(CodePrinter &p, const StencilModel &model,
@@ -290,6 +309,9 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       {"checks", argumentChecks(model, launcher, text)},
       {"args", launchArguments(launcher)},
       {"typed", text.typedArguments},
+      {"region_param", launcher.region ? ",\n    const stencil::Region &region"
+                                       : ""},
+      {"region_all", launcher.region ? ", stencil::Region()" : ""},
       {"slab", launcher.slab == 1
                    ? std::string()
                    : "// The walk: slices of " +
@@ -308,7 +330,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
     stencil::Status $function$(value_type *out, const value_type *in,
         const value_type *same, stencil::HopMode mode, double alpha,
         double beta, const Extents &extents, const Params &params,
-        stencil::Stream stream) {
+        stencil::Stream stream$region_param$) {
       (void)params; // unused when the spec declares no parameters
       const int n[stencil::kMaxDims] = $extent_list$;
       stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
@@ -364,9 +386,25 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
           static_cast<const value_type *>(in),
           static_cast<const value_type *>(same),
           static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-          typed_params, stream);
+          typed_params, stream$region_all$);
     }
   )");
+  if (launcher.region)
+    p.emit(vars, R"(
+
+      /// $function$() on the sites of `region` (stencil::DistributedInfo).
+      stencil::Status $function$_region_generic(void *out, const void *in,
+          const void *same, int mode, double alpha, double beta,
+          const int *extents, const double *params, const void *const *fields,
+          const stencil::Region &region, stencil::Stream stream) {
+        $typed$
+        return $function$(static_cast<value_type *>(out),
+            static_cast<const value_type *>(in),
+            static_cast<const value_type *>(same),
+            static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+            typed_params, stream, region);
+      }
+    )");
 }
 
 void cloverLauncher(CodePrinter &p, const StencilModel &model,
@@ -529,17 +567,39 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
     bool hopping = false;
     for (const LauncherPlan &launcher : launchers) {
       if (launcher.kind == LauncherKind::LatticeDot) {
-        p.emit({{"function", launcher.function}}, R"(
+        p.emit({{"function", launcher.function},
+                {"region_default",
+                 launcher.region
+                     ? ",\n    const stencil::Region &region = stencil::Region()"
+                     : ""}},
+               R"(
           /// out = A in, fused with in . out for CG: partials[b] receives block b's
           /// share (device memory, one double per block of the launch grid:
           /// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
           stencil::Status $function$(value_type *out, const value_type *in,
               const Extents &extents, const Params &params, double *partials,
-              stencil::Stream stream = nullptr);
+              stencil::Stream stream = nullptr$region_default$);
           stencil::Status $function$_generic(void *out, const void *in,
               const int *extents, const double *params, const void *const *fields,
               double *partials, stencil::Stream stream);
         )");
+        if (launcher.region)
+          p.emit({{"function", launcher.function}}, R"(
+            stencil::Status $function$_region_generic(void *out, const void *in,
+                const int *extents, const double *params, const void *const *fields,
+                double *partials, const stencil::Region &region,
+                stencil::Stream stream);
+          )");
+        continue;
+      }
+      if (launcher.kind == LauncherKind::Lattice) {
+        if (launcher.region)
+          p.emit({{"function", launcher.function}}, R"(
+            /// $function$() on the tiles of `region` (stencil::DistributedInfo).
+            stencil::Status $function$_region_generic(void *out, const void *in,
+                const int *extents, const double *params, const void *const *fields,
+                const stencil::Region &region, stencil::Stream stream);
+          )");
         continue;
       }
       if (launcher.kind != LauncherKind::Hopping)
@@ -562,18 +622,29 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
         )");
       hopping = true;
       p.emit({{"summary", summaryComment(launcher)},
-              {"function", launcher.function}},
+              {"function", launcher.function},
+              {"region_default",
+               launcher.region
+                   ? ",\n    const stencil::Region &region = stencil::Region()"
+                   : ""}},
              R"(
                $summary$
                stencil::Status $function$(value_type *out, const value_type *in,
                    const value_type *same, stencil::HopMode mode, double alpha,
                    double beta, const Extents &extents, const Params &params = Params(),
-                   stencil::Stream stream = nullptr);
+                   stencil::Stream stream = nullptr$region_default$);
                stencil::Status $function$_generic(void *out, const void *in,
                    const void *same, int mode, double alpha, double beta,
                    const int *extents, const double *params, const void *const *fields,
                    stencil::Stream stream);
              )");
+      if (launcher.region)
+        p.emit({{"function", launcher.function}}, R"(
+          stencil::Status $function$_region_generic(void *out, const void *in,
+              const void *same, int mode, double alpha, double beta,
+              const int *extents, const double *params, const void *const *fields,
+              const stencil::Region &region, stencil::Stream stream);
+        )");
     }
   });
 }

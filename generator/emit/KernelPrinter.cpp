@@ -122,6 +122,8 @@ std::string parameterDeclaration(const KernelParameter &param) {
     return "const value_type " + param.name;
   case ParameterKind::BlocksZ:
     return "const unsigned " + param.name;
+  case ParameterKind::Region:
+    return "const stencil::Region " + param.name;
   case ParameterKind::Params:
     return "const Params " + param.name;
   case ParameterKind::Partials:
@@ -330,6 +332,15 @@ std::vector<std::string> KernelPrinter::outsideTerms() const {
     if (b.hasUpper)
       terms.push_back(name + " >= " + extentName(axis) +
                       (b.upper > 0 ? " - " + std::to_string(b.upper) : ""));
+  }
+  if (plan.guard.region) {
+    std::vector<std::string> args = {"region"};
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      args.push_back(axis < plan.threads.dims ? axisName(axis)
+                                              : std::string("0"));
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      args.push_back(std::to_string(plan.guard.regionSpan[axis]));
+    terms.push_back("!stencil::region_takes(" + join(args, ", ") + ")");
   }
   return terms;
 }

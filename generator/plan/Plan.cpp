@@ -829,7 +829,25 @@ std::vector<KernelPlan> planKernels(const StencilModel &model) {
     for (KernelRole role : roles)
       for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven})
         plans.push_back(planHoppingKernel(model, role, hop));
+  if (model.rankKernels)
+    for (KernelPlan &plan : plans)
+      plan = withRegion(plan);
   return plans;
+}
+
+KernelPlan withRegion(const KernelPlan &plan) {
+  KernelPlan result = plan;
+  result.guard.region = true;
+  if (plan.threads.kind == ThreadMappingKind::Lattice)
+    result.guard.regionSpan = plan.threads.lattice.sitesPerThread;
+  result.parameters.insert(
+      std::find_if(result.parameters.begin(), result.parameters.end(),
+                   [](const KernelParameter &p) {
+                     return p.kind == ParameterKind::Params ||
+                            p.kind == ParameterKind::Partials;
+                   }),
+      {ParameterKind::Region, "region"});
+  return result;
 }
 
 const KernelPlan *findPlan(const std::vector<KernelPlan> &plans,

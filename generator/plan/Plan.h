@@ -52,6 +52,7 @@ enum class ParameterKind {
   Extent,    ///< const int nx, ...
   BlocksZ,   ///< const unsigned blocks_z: z blocks of a 4-D launch
   Slab,      ///< const int slab: slices per slab of a hopping kernel's walk
+  Region,    ///< const stencil::Region region: the ranks' kernels' sites
   Params,    ///< the spec's parameters, by value (Params of NAME.hpp)
   Partials,  ///< double *partials: one sum per block
 };
@@ -123,6 +124,11 @@ enum class GuardKind {
 struct SiteGuard {
   GuardKind kind = GuardKind::EarlyReturn;
   std::array<AxisBounds, kMaxDims> axes{};
+  /// The ranks' kernels (StencilModel::rankKernels): a thread also needs
+  /// its tile, `regionSpan` sites per axis from its first, to belong to the
+  /// launch's stencil::Region (interior, boundary or all).
+  bool region = false;
+  std::array<int, kMaxDims> regionSpan{1, 1, 1, 1};
 };
 
 /// How the storage index of a site is computed.
@@ -561,6 +567,11 @@ KernelPlan groupSitesAlongX(const StencilModel &model, const KernelPlan &plan,
 /// block's sum, so the guard becomes a predicate.
 KernelPlan withBlockSum(const KernelPlan &plan);
 
+/// The plan transform for the ranks' kernels: a `region` argument whose
+/// tiles the kernel updates (SiteGuard::region), so that a rank computes
+/// its interior while the halos travel and the rest after.
+KernelPlan withRegion(const KernelPlan &plan);
+
 /// Whether the model's CG gets the fused stencil-and-dot kernel: whole-
 /// lattice CG specs whose block is made of whole wavefronts (64 threads on
 /// AMD, 2 warps on NVIDIA), as stencil::block_sum's shuffles need.
@@ -611,6 +622,9 @@ struct LauncherPlan {
   /// stencil::hop_slab(info(), extents) says how.
   int slab = 1;
   int slabBytesPerSite = 0;
+  /// The ranks' kernels: the launcher takes a stencil::Region, and a
+  /// `_region_generic` twin passes one (DistributedInfo's entries).
+  bool region = false;
   /// Site parameters: arrays checked for null and for overlap with `out`
   /// (params.NAME, `realsPerSite` values per site: 2 for a complex one).
   struct SiteArray {

@@ -79,6 +79,12 @@ void guard(json::OStream &j, const KernelPlan &plan) {
         });
       }
     });
+    // The ranks' kernels: the tile, per axis, that a region takes whole.
+    if (plan.guard.region)
+      j.attributeArray("region_span", [&] {
+        for (int axis = 0; axis < plan.threads.dims; ++axis)
+          j.value(plan.guard.regionSpan[axis]);
+      });
   });
 }
 

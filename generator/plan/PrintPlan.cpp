@@ -34,6 +34,8 @@ const char *parameterKindName(ParameterKind kind) {
     return "blocks along z";
   case ParameterKind::Slab:
     return "slices per slab";
+  case ParameterKind::Region:
+    return "region";
   case ParameterKind::Params:
     return "spec parameters";
   case ParameterKind::Partials:
@@ -175,6 +177,13 @@ std::string boundsText(const KernelPlan &plan) {
     if (b.hasUpper)
       text += " < n" + name +
               (b.upper ? " - " + std::to_string(b.upper) : std::string());
+  }
+  if (plan.guard.region) {
+    std::string span;
+    for (int axis = 0; axis < plan.threads.dims; ++axis)
+      span += (axis ? "x" : "") + std::to_string(plan.guard.regionSpan[axis]);
+    text += (text.empty() ? "" : ", ") + std::string("the thread's tile (") +
+            span + " sites) in the launch's region";
   }
   return text.empty() ? "every thread's site is updated" : text;
 }

@@ -97,6 +97,7 @@ StencilModel naiveModel(const StencilModel &model) {
   m.kernel.componentsPerThread = m.components; // a site per thread
   m.kernel.slab = 1; // hopping kernels' threads in storage order
   m.split.fill(false); // one rank
+  m.rankKernels = false;
   setLoadOrder(m.kernel, LoadOrder::AsWritten);
   m.description = "Naive baseline of " + model.name +
                   " (no tile, loads as written). " + model.description;
@@ -352,6 +353,7 @@ tunedKernels(const StencilModel &model,
         s.variant.name =
             model.name + "_tuned" + std::to_string(s.choice.variant);
         s.variant.split.fill(false); // ranks run the spec's NAME_split
+        s.variant.rankKernels = false;
         Expected<EmittedStencil> files =
             emitStencil(s.variant, planKernels(s.variant));
         if (!files)
@@ -374,6 +376,7 @@ Error writeTuningDirectory(const StencilModel &model,
   for (const Variant &v : variants) {
     StencilModel timed = v.model;
     timed.split.fill(false); // the timing program runs one rank
+    timed.rankKernels = false;
     std::vector<KernelPlan> plans = planKernels(timed);
     Expected<EmittedStencil> files = emitStencil(timed, plans);
     if (!files)

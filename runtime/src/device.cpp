@@ -254,6 +254,52 @@ Status device_synchronize() {
 #endif
 }
 
+Status stream_create(Stream &stream) {
+  stream = nullptr;
+#if defined(STENCIL_BACKEND_HOST)
+  return Status();
+#else
+  STENCIL_API(Stream_t) s = nullptr;
+  STENCIL_TRY(STENCIL_CHECKED(
+      STENCIL_API(StreamCreateWithFlags)(&s, STENCIL_API(StreamNonBlocking))));
+  stream = s;
+  return Status();
+#endif
+}
+
+void stream_destroy(Stream stream) {
+#if !defined(STENCIL_BACKEND_HOST)
+  if (stream)
+    (void)STENCIL_API(StreamDestroy)(static_cast<STENCIL_API(Stream_t)>(stream));
+#else
+  (void)stream;
+#endif
+}
+
+Status stream_synchronize(Stream stream) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
+  return Status();
+#else
+  return STENCIL_CHECKED(
+      STENCIL_API(StreamSynchronize)(static_cast<STENCIL_API(Stream_t)>(stream)));
+#endif
+}
+
+Status copy_async(void *to, const void *from, std::size_t bytes,
+                  Stream stream) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
+  if (bytes)
+    std::memcpy(to, from, bytes);
+  return Status();
+#else
+  return STENCIL_CHECKED(STENCIL_API(MemcpyAsync)(
+      to, from, bytes, STENCIL_API(MemcpyDefault),
+      static_cast<STENCIL_API(Stream_t)>(stream)));
+#endif
+}
+
 Status select_device_for_local_rank(int local_rank, int &device) {
   device = 0;
 #if defined(STENCIL_BACKEND_HOST)

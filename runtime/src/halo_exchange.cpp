@@ -87,6 +87,7 @@ struct HaloExchange::Buffers {
 };
 
 HaloExchange::~HaloExchange() {
+  stream_destroy(stream_);
   if (!buffers_ || !buffers_->any_peer())
     return;
   // A neighbour's mapping of this rank's receive buffers must be closed
@@ -113,6 +114,7 @@ Status HaloExchange::create(std::shared_ptr<const Decomposition> decomposition,
   e->decomposition_ = std::move(decomposition);
   e->corners_ = corners;
   e->buffers_ = std::make_unique<Buffers>();
+  STENCIL_TRY(stream_create(e->stream_));
   if (backend_name() == "host") {
     e->policy_ = ExchangePolicy::Host;
     out = std::move(e);
@@ -305,9 +307,9 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
                             components * lattice.element_bytes;
   if (bytes == 0)
     return Status();
-  // The buffers are reused axis after axis: the last axis' unpacks (on
-  // `stream`, which may not be the default one) must be done with them.
-  STENCIL_TRY(device_synchronize());
+  // The buffers are reused axis after axis: the last axis' unpacks must be
+  // done with them.
+  STENCIL_TRY(stream_synchronize(stream));
   STENCIL_TRY(buffers_for(bytes));
   Buffers &b = *buffers_;
   const int me = d.comm.rank();
@@ -352,11 +354,13 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
     if (local.ok())
       local = copy(data, b.send[s], pack[s], stream);
     if (local.ok())
-      local = device_synchronize(); // the pack is done, on any stream
+      local = stream_synchronize(stream); // the pack is done
     void *from = b.send[s];
     if (staged) {
       if (local.ok())
-        local = copy_to_host(b.host_send[s], b.send[s], bytes);
+        local = copy_async(b.host_send[s], b.send[s], bytes, stream);
+      if (local.ok())
+        local = stream_synchronize(stream);
       from = b.host_send[s];
     }
     failed |= MPI_Isend(from, static_cast<int>(bytes), MPI_BYTE, to,
@@ -374,7 +378,7 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
     if (d.neighbour[axis][s] < 0 || viaPeer[s])
       continue;
     if (staged)
-      STENCIL_TRY(copy_to_device(b.recv[s], b.host_recv[s], bytes));
+      STENCIL_TRY(copy_async(b.recv[s], b.host_recv[s], bytes, stream));
     STENCIL_TRY(copy(data, b.recv[s], unpack[s], stream));
   }
   return Status();
@@ -399,7 +403,7 @@ Status HaloExchange::exchange_peers(void *data, BoxCopy copy, int axis,
   auto done = [&](int s) { return 1100 + 2 * axis + s; };
   static const char token = 1;
   char got[4] = {};
-  Status local = device_synchronize(); // this rank's last unpack is done
+  Status local = stream_synchronize(stream); // the last unpack is done
   MPI_Request requests[8];
   int count = 0, failed = 0;
   for (int s = 0; s < 2; ++s)
@@ -418,9 +422,9 @@ Status HaloExchange::exchange_peers(void *data, BoxCopy copy, int axis,
     failed |= MPI_Recv(&got[s], 1, MPI_CHAR, d.neighbour[axis][s],
                        ready(1 - s), comm, MPI_STATUS_IGNORE) != MPI_SUCCESS;
     if (local.ok())
-      local = copy_device_to_device(b.remote[axis][s], b.send[s], bytes);
+      local = copy_async(b.remote[axis][s], b.send[s], bytes, stream);
     if (local.ok())
-      local = device_synchronize();
+      local = stream_synchronize(stream);
     failed |= MPI_Isend(&token, 1, MPI_CHAR, d.neighbour[axis][s],
                         done(1 - s), comm, &requests[count++]) != MPI_SUCCESS;
     bytes_sent_ += static_cast<double>(bytes);
@@ -439,13 +443,15 @@ Status HaloExchange::exchange_peers(void *data, BoxCopy copy, int axis,
 #endif
 
 Status HaloExchange::fill(void *data, const Lattice &lattice, int components,
-                          BoxCopy copy, bool signs, Stream stream) const {
+                          BoxCopy copy, bool signs) const {
   if (!copy)
     return Status::failure("halo exchange: no box copy for this array");
+  // On the exchange's own stream, so that kernels already launched on
+  // others (a rank's interior) run meanwhile.
   for (int axis = 0; axis < lattice.dims; ++axis)
     STENCIL_TRY(exchange_axis(data, lattice, components, copy, signs, axis,
-                              stream));
-  return Status();
+                              stream_));
+  return stream_synchronize(stream_);
 }
 
 Status HaloExchange::clear(void *data, const Lattice &lattice, int components,

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 
 namespace stencil {
 
@@ -99,9 +100,18 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
   std::unique_ptr<HaloExchange> exchange;
   STENCIL_TRY(HaloExchange::create(decomposition, distributed->corners, face,
                                    exchange));
+  if (const char *overlap = std::getenv("STENCILC_OVERLAP")) {
+    const std::string value = overlap;
+    if (value != "on" && value != "off")
+      return Status::failure("STENCILC_OVERLAP='" + value +
+                             "': expected on or off");
+    op.overlap_ = value == "on";
+  }
   op.choice_ = "the ranks' kernels (" + std::string(ranks.name) +
                "), process grid " + grid.text() + ", halo exchange " +
-               exchange_policy_name(exchange->policy());
+               exchange_policy_name(exchange->policy()) +
+               (op.overlap_ ? ", overlapped with the interior"
+                            : ", before the kernels");
   op.decomposition_ = std::move(decomposition);
   op.exchange_ = std::move(exchange);
   op.distributed_ = distributed;
@@ -118,10 +128,55 @@ Status StencilOperator::fill_ghosts(const Field &field, BoxCopy copy,
                                     bool signs, Stream stream) const {
   if (!exchange_)
     return Status();
+  STENCIL_TRY(stream_synchronize(stream)); // the field is complete
   // The ghost zone is storage the exchange owns, not the field's values.
   return exchange_->fill(const_cast<void *>(field.data()), field.lattice(),
-                         field.lattice().components, copy, signs, stream);
+                         field.lattice().components, copy, signs);
 }
+
+Region StencilOperator::interior_region() const {
+  // Sites whose stencil reads only owned sites: a reach (one layer) inside
+  // the owned sites along every exchanged axis.
+  const Decomposition &d = *decomposition_;
+  Region r;
+  r.mode = kInteriorSites;
+  for (int axis = 0; axis < kMaxDims; ++axis) {
+    const int n = axis < d.dims ? d.local[axis] : 1;
+    r.lo[axis] = 0;
+    r.hi[axis] = n;
+    if (axis < d.dims && d.exchanged[axis]) {
+      r.lo[axis] = 2 * d.layer[axis];
+      r.hi[axis] = n - 2 * d.layer[axis];
+    }
+  }
+  return r;
+}
+
+Status StencilOperator::with_halos(
+    const Field &in, Stream stream,
+    const std::function<Status(const Region &)> &launch) const {
+  const BoxCopy copy = distributed_->copy_field;
+  if (!overlap_) {
+    STENCIL_TRY(fill_ghosts(in, copy, true, stream));
+    return cleared(in, copy, stream, launch(Region()));
+  }
+  // The interior runs while the halos travel (the exchange has a stream of
+  // its own), the boundary once they have arrived. The exchange goes ahead
+  // whatever the interior launch said: the neighbours wait for it.
+  STENCIL_TRY(stream_synchronize(stream)); // `in` is complete
+  Region region = interior_region();
+  const Status interior = launch(region);
+  const Status filled =
+      exchange_->fill(const_cast<void *>(in.data()), in.lattice(),
+                      in.lattice().components, copy, /*signs=*/true);
+  region.mode = kBoundarySites;
+  const Status boundary =
+      interior.ok() && filled.ok() ? launch(region) : Status();
+  return cleared(in, copy, stream,
+                 !interior.ok() ? interior : !filled.ok() ? filled : boundary);
+}
+
+void StencilOperator::set_overlap(bool overlap) { overlap_ = overlap; }
 
 Status StencilOperator::clear_ghosts(const Field &field, BoxCopy copy,
                                      Stream stream) const {
@@ -537,11 +592,13 @@ Status StencilOperator::apply(Field &out, const Field &in,
   STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "apply: out"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
-  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
-  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  const Status status = info_->apply(out.data(), in.data(), extents_,
-                                     values_.data(), fields.data(), stream);
-  return cleared(in, copy, stream, status);
+  if (!distributed_)
+    return info_->apply(out.data(), in.data(), extents_, values_.data(),
+                        fields.data(), stream);
+  return with_halos(in, stream, [&](const Region &region) {
+    return distributed_->apply(out.data(), in.data(), extents_,
+                               values_.data(), fields.data(), region, stream);
+  });
 }
 
 Status StencilOperator::apply_dot(Field &out, const Field &in,
@@ -565,14 +622,25 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
   double *partials = nullptr;
-  STENCIL_TRY(reducer.block_partials(blocks, partials));
-  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
-  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  STENCIL_TRY(cleared(in, copy, stream,
-                      info_->apply_dot(out.data(), in.data(), extents_,
-                                       values_.data(), fields.data(),
-                                       partials, stream)));
-  return reducer.sum_block_partials(blocks, result);
+  if (!distributed_) {
+    STENCIL_TRY(reducer.block_partials(blocks, partials));
+    STENCIL_TRY(info_->apply_dot(out.data(), in.data(), extents_,
+                                 values_.data(), fields.data(), partials,
+                                 stream));
+    return reducer.sum_block_partials(blocks, result);
+  }
+  // The interior and the boundary launches write a set of partials each.
+  STENCIL_TRY(reducer.block_partials(2 * blocks, partials));
+  int launch = 0;
+  STENCIL_TRY(with_halos(in, stream, [&](const Region &region) {
+    return distributed_->apply_dot(out.data(), in.data(), extents_,
+                                   values_.data(), fields.data(),
+                                   partials + blocks * launch++, region,
+                                   stream);
+  }));
+  if (launch == 1) // one launch (no overlap): no second set
+    STENCIL_TRY(device_zero(partials + blocks, blocks * sizeof(double)));
+  return reducer.sum_block_partials(2 * blocks, result);
 }
 
 Status StencilOperator::apply_adjoint(Field &out, const Field &in,
@@ -583,11 +651,14 @@ Status StencilOperator::apply_adjoint(Field &out, const Field &in,
       require_same_lattice(lattice_, out.lattice(), "apply_adjoint: out"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
-  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
-  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  return cleared(in, copy, stream,
-                 info_->apply_adjoint(out.data(), in.data(), extents_,
-                                      values_.data(), fields.data(), stream));
+  if (!distributed_)
+    return info_->apply_adjoint(out.data(), in.data(), extents_,
+                                values_.data(), fields.data(), stream);
+  return with_halos(in, stream, [&](const Region &region) {
+    return distributed_->apply_adjoint(out.data(), in.data(), extents_,
+                                       values_.data(), fields.data(), region,
+                                       stream);
+  });
 }
 
 Status StencilOperator::diagonal(Field &out) const {
@@ -668,12 +739,20 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
                                      : kernels->even_to_odd)
                           : (adjoint ? kernels->odd_to_even_adjoint
                                      : kernels->odd_to_even);
-  const BoxCopy copy = distributed_ ? distributed_->copy_field : nullptr;
-  STENCIL_TRY(fill_ghosts(in, copy, true, stream));
-  return cleared(in, copy, stream,
-                 kernel(out.data(), in.data(), same ? same->data() : nullptr,
+  if (!distributed_)
+    return kernel(out.data(), in.data(), same ? same->data() : nullptr, mode,
+                  alpha, beta, extents_, values_.data(), fields.data(),
+                  stream);
+  const RegionHop regionKernel =
+      toOdd ? (adjoint ? distributed_->even_to_odd_adjoint
+                       : distributed_->even_to_odd)
+            : (adjoint ? distributed_->odd_to_even_adjoint
+                       : distributed_->odd_to_even);
+  return with_halos(in, stream, [&](const Region &region) {
+    return regionKernel(out.data(), in.data(), same ? same->data() : nullptr,
                         mode, alpha, beta, extents_, values_.data(),
-                        fields.data(), stream));
+                        fields.data(), region, stream);
+  });
 }
 
 double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -204,6 +205,7 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
       {"t_dist4d_aosoa_c6", {4, 4, 6, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-14},
       {"t_dist_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-13},
       {"t_dist4d_sub_c2", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
+      {"t_dist_eo3d_c2", {8, 12, 16}, {"1,1,1", "1,2,1", "1,1,2", "1,2,2"}, 1e-14},
       // Diagonal taps reading Dirichlet halo values across ghost zones.
       {"t_dist3d_diag_mixed", {8, 10, 12}, {"1,1,1", "1,2,1", "2,1,1", "1,1,2", "2,2,1", "1,2,2", "2,1,2"}, 1e-14},
       // Shipped: spinors site-major, links and clover in blocks of 32
@@ -234,6 +236,15 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
       ASSERT_OK(StencilOperator::create_distributed(
           info, c.extents.data(), world(), grid, dist.A));
       ASSERT_OK(world().agree(attach(dist, inputs)));
+      // mpi.distributed.ranks4.no-overlap runs these checks with
+      // STENCILC_OVERLAP=off: the operator must have taken that path.
+      const char *overlapEnv = std::getenv("STENCILC_OVERLAP");
+      const bool overlapped = !overlapEnv || std::string(overlapEnv) == "on";
+      EXPECT_NE(dist.A.kernel_choice().find(overlapped
+                                                ? "overlapped with the interior"
+                                                : "before the kernels"),
+                std::string::npos)
+          << dist.A.kernel_choice();
       const Decomposition &d = *dist.A.decomposition();
       for (Operation op : ops) {
         SCOPED_TRACE(operationName(op));
@@ -430,6 +441,107 @@ TEST(Distributed, BadProcessGridsAreRefusedClearly) {
                       grid(4, "1,1,2,1"), A),
                   {"leaves 3 sites per rank along z; even/odd storage needs "
                    "an even number"});
+  }
+}
+
+TEST(Distributed, RegionLaunchesShareTheSitesWithoutOverlap) {
+  // The ranks' kernels restricted to the interior and to the boundary
+  // (what an overlapped application launches) write disjoint sets of sites
+  // whose union is every updated site, and the interior ones lie where the
+  // stencil reads no ghost zone; tiles (t_dist4d_sub_c2 along t) stay
+  // whole. Checked on one rank's lattice through DistributedInfo's entries.
+  struct Case {
+    const char *spec;
+    std::vector<int> extents;
+  };
+  const Case cases[] = {{"t_dist4d_aosoa_c6", {4, 4, 6, 8}},
+                        {"t_dist4d_sub_c2", {4, 4, 8, 8}},
+                        {"t_dist3d_diag_mixed", {8, 10, 12}},
+                        {"t_dist_eo3d_c2", {8, 12, 16}}};
+  ProcessGrid one;
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.spec);
+    const KernelInfo &info = kernelNamed(c.spec);
+    ASSERT_OK(parse_process_grid(std::string("1,1,1,1").substr(
+                                     0, 2 * info.shape.dims - 1),
+                                 info.shape.dims, one));
+    // A grid of one rank per job rank is not needed: every rank checks
+    // its own copy, with its own one-rank communicator.
+    StencilOperator A;
+    ASSERT_OK(StencilOperator::create_distributed(info, c.extents.data(),
+                                                  Communicator(), one, A));
+    const DistributedInfo &dist = *info.distributed;
+    const Lattice &lattice = A.lattice();
+    Field in;
+    ASSERT_OK(Field::create(lattice, in));
+    std::vector<double> values = randomValues(lattice.values(), 5);
+    ASSERT_OK(in.upload_values(values.data(),
+                               static_cast<std::int64_t>(values.size())));
+    std::vector<double> params(info.param_defaults,
+                               info.param_defaults + info.num_params);
+    const Decomposition &d = *A.decomposition();
+    Region interior;
+    interior.mode = kInteriorSites;
+    for (int axis = 0; axis < kMaxDims; ++axis) {
+      const int n = axis < d.dims ? d.local[axis] : 1;
+      interior.lo[axis] = axis < d.dims && d.exchanged[axis] ? 2 * d.layer[axis] : 0;
+      interior.hi[axis] = axis < d.dims && d.exchanged[axis] ? n - 2 * d.layer[axis] : n;
+    }
+    Region boundary = interior;
+    boundary.mode = kBoundarySites;
+    // Which sites each launch writes (not NaN afterwards), per operation.
+    auto written = [&](const Region &region, bool hop) {
+      Field out;
+      EXPECT_TRUE(Field::create(lattice, out).ok());
+      EXPECT_TRUE(out.fill(std::nan("")).ok());
+      if (hop) {
+        Field inEven, outOdd;
+        EXPECT_TRUE(in.half(0, inEven).ok());
+        EXPECT_TRUE(out.half(1, outOdd).ok());
+        EXPECT_TRUE(dist.even_to_odd(outOdd.data(), inEven.data(), nullptr,
+                                     kHop, 0.0, 1.0, lattice.extents,
+                                     params.data(), nullptr, region, nullptr)
+                        .ok());
+      } else {
+        EXPECT_TRUE(dist.apply(out.data(), in.data(), lattice.extents,
+                               params.data(), nullptr, region, nullptr)
+                        .ok());
+      }
+      std::vector<double> v = download(out);
+      std::vector<bool> w(lattice.sites());
+      for (std::int64_t s = 0; s < lattice.sites(); ++s)
+        w[s] = !std::isnan(v[s * lattice.components]);
+      return w;
+    };
+    for (bool hop : {false, true}) {
+      if (hop && !dist.even_to_odd)
+        continue;
+      const std::vector<bool> all = written(Region(), hop);
+      const std::vector<bool> in1 = written(interior, hop);
+      const std::vector<bool> in2 = written(boundary, hop);
+      std::int64_t both = 0, missed = 0, extra = 0, inner = 0, outside = 0;
+      for (std::int64_t s = 0; s < lattice.sites(); ++s) {
+        both += in1[s] && in2[s];
+        missed += all[s] && !in1[s] && !in2[s];
+        extra += !all[s] && (in1[s] || in2[s]);
+        inner += in1[s];
+        // Site s (x fastest) of the interior launch lies in the box.
+        std::int64_t rest = s;
+        bool inBox = true;
+        for (int axis = 0; axis < lattice.dims; ++axis) {
+          const int coordinate = static_cast<int>(rest % lattice.extents[axis]);
+          rest /= lattice.extents[axis];
+          inBox &= interior.lo[axis] <= coordinate &&
+                   coordinate < interior.hi[axis];
+        }
+        outside += in1[s] && !inBox;
+      }
+      EXPECT_EQ(both, 0) << (hop ? "hop" : "apply");
+      EXPECT_EQ(missed, 0) << (hop ? "hop" : "apply");
+      EXPECT_EQ(extra, 0) << (hop ? "hop" : "apply");
+      EXPECT_EQ(outside, 0) << (hop ? "hop" : "apply");
+      EXPECT_GT(inner, 0) << (hop ? "hop" : "apply");
+    }
   }
 }
 

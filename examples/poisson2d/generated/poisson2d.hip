@@ -23,11 +23,13 @@ poisson2d_kernel(
     const value_type *STENCIL_RESTRICT in,
     const int nx,
     const int ny,
+    const stencil::Region region,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  if (x >= nx - 1 || y >= ny - 1)
+  if (x >= nx - 1 || y >= ny - 1 ||
+      !stencil::region_takes(region, x, y, 0, 0, 1, 2, 1, 1))
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
   const stencil::index_t site = x + y * sy;
@@ -72,6 +74,7 @@ poisson2d_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const int nx,
     const int ny,
+    const stencil::Region region,
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 2 consecutive sites along y.
@@ -79,7 +82,8 @@ poisson2d_dot_kernel(
   const int y = 1 + 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1)) {
+  if (!(x >= nx - 1 || y >= ny - 1 ||
+      !stencil::region_takes(region, x, y, 0, 0, 1, 2, 1, 1))) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t site = x + y * sy;
     // Farthest row along y inside the array, relative to this tile.
@@ -148,7 +152,8 @@ bool overlaps(const void *a, const void *b, std::int64_t n) {
 
 /// out = A in.
 stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, 1, 1};
   stencil::LaunchConfig config;
@@ -171,6 +176,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       in,
       extents.nx,
       extents.ny,
+      region,
       params);
   return stencil::launch_status("poisson2d_kernel");
 }
@@ -187,12 +193,29 @@ stencil::Status apply_generic(void *out, const void *in,
   typed_params.inv_h2 = static_cast<value_type>(params[0]);
   return apply(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// out = A^T in: A is symmetric, so this is apply().
 stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
+    const Extents &extents, const Params &params, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, 1, 1};
   stencil::LaunchConfig config;
@@ -215,6 +238,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       in,
       extents.nx,
       extents.ny,
+      region,
       params);
   return stencil::launch_status("poisson2d_kernel");
 }
@@ -231,14 +255,31 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
   typed_params.inv_h2 = static_cast<value_type>(params[0]);
   return apply_adjoint(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
+      stream, stencil::Region());
+}
+
+/// apply_adjoint() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_adjoint_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream, region);
 }
 
 /// out = A in, and partials[b] = block b's share of in . out (double).
 /// `partials` is device memory for one double per block of the launch (grid.x
 /// * grid.y * grid.z of make_launch_config); the caller adds them.
 stencil::Status apply_dot(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream,
+        const stencil::Region &region) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, 1, 1};
   stencil::LaunchConfig config;
@@ -261,6 +302,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       in,
       extents.nx,
       extents.ny,
+      region,
       params,
       partials);
   return stencil::launch_status("poisson2d_dot_kernel");
@@ -278,7 +320,23 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   typed_params.inv_h2 = static_cast<value_type>(params[0]);
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
-      partials, stream);
+      partials, stream, stencil::Region());
+}
+
+/// apply_dot() on the tiles of `region` (stencil::DistributedInfo).
+stencil::Status apply_dot_region_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, const stencil::Region &region, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream, region);
 }
 
 /// Copies a box of the sites of fields and site parameter arrays to or from a contiguous

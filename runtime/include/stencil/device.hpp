@@ -49,6 +49,17 @@ Status copy_device_to_device(void *to, const void *from, std::size_t bytes);
 Status device_zero(void *pointer, std::size_t bytes);
 /// Waits for all work on the device.
 Status device_synchronize();
+/// A stream that runs apart from the default one (non-blocking: the halo
+/// exchange's, so that its copies proceed while kernels run); null on the
+/// host backend, whose launches complete before returning.
+Status stream_create(Stream &stream);
+void stream_destroy(Stream stream);
+/// Waits for the work queued on `stream` (null: the default stream).
+Status stream_synchronize(Stream stream);
+/// Copies `bytes` between any two of host, pinned and device memory on
+/// `stream` (asynchronous for pinned and device memory).
+Status copy_async(void *to, const void *from, std::size_t bytes,
+                  Stream stream);
 /// Makes GPU `local_rank` modulo the node's GPUs current (`device` says
 /// which); nothing on the host backend.
 Status select_device_for_local_rank(int local_rank, int &device);

@@ -73,9 +73,13 @@ public:
   /// local lattice or one parity's half of it) with `components` reals per
   /// site placed by `copy`'s layout. `signs`: values crossing an
   /// antiperiodic boundary change sign (fields; not coefficient fields or
-  /// links, which are periodic). Collective over the neighbours.
+  /// links, which are periodic). `data` must be complete when it is called
+  /// (synchronise the stream that wrote it); the exchange runs on a stream
+  /// of its own and returns with the ghost zones filled, while kernels
+  /// launched before on other streams run on. Collective over the
+  /// neighbours.
   Status fill(void *data, const Lattice &lattice, int components,
-              BoxCopy copy, bool signs, Stream stream = nullptr) const;
+              BoxCopy copy, bool signs) const;
   /// Zeroes the ghost zones fill() writes (not the Dirichlet halo of the
   /// lattice's own boundary), so that reductions over the stored values
   /// count each site once.
@@ -108,6 +112,7 @@ private:
   bool corners_ = false;
   ExchangePolicy policy_ = ExchangePolicy::Host;
   std::unique_ptr<Buffers> buffers_;
+  Stream stream_ = nullptr; ///< the exchange's own (null on the host)
   mutable double bytes_sent_ = 0.0;
 };
 

@@ -8,6 +8,7 @@
 #include "stencil/device.hpp"
 #include "stencil/launch_config.hpp"
 #include "stencil/layout.hpp"
+#include "stencil/region.hpp"
 #include "stencil/types.hpp"
 
 namespace stencil {
@@ -141,6 +142,22 @@ struct CloverInfo {
 using BoxCopy = Status (*)(void *field, void *buffer, const BoxCopyArgs &args,
                            Stream stream);
 
+/// The ranks' kernels restricted to a Region (stencil/region.hpp), so that
+/// the interior can run while the halos travel: GenericApply,
+/// GenericApplyDot and HopApply with the region before the stream.
+using RegionApply = Status (*)(void *out, const void *in, const int *extents,
+                               const double *params, const void *const *fields,
+                               const Region &region, Stream stream);
+using RegionApplyDot = Status (*)(void *out, const void *in,
+                                  const int *extents, const double *params,
+                                  const void *const *fields, double *partials,
+                                  const Region &region, Stream stream);
+using RegionHop = Status (*)(void *out, const void *in, const void *same,
+                             int mode, double alpha, double beta,
+                             const int *extents, const double *params,
+                             const void *const *fields, const Region &region,
+                             Stream stream);
+
 /// A stencil whose lattice a process grid may divide among ranks (the
 /// spec's grid.split; docs/distributed.md).
 struct DistributedInfo {
@@ -158,6 +175,16 @@ struct DistributedInfo {
   /// null without links).
   BoxCopy copy_field;
   BoxCopy copy_links;
+  /// The ranks' kernels by region: apply and apply_adjoint; the fused
+  /// stencil-and-dot (null without it); the hops (null without even/odd
+  /// storage), in EvenOddKernels' order.
+  RegionApply apply;
+  RegionApply apply_adjoint;
+  RegionApplyDot apply_dot;
+  RegionHop even_to_odd;
+  RegionHop odd_to_even;
+  RegionHop even_to_odd_adjoint;
+  RegionHop odd_to_even_adjoint;
 };
 
 struct KernelInfo {

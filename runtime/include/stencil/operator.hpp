@@ -62,6 +62,12 @@ public:
   Communicator communicator() const;
   /// The halo exchange, or null for an operator made by create().
   const HaloExchange *exchange() const { return exchange_.get(); }
+  /// Distributed: whether an application computes the sites whose stencil
+  /// reads no ghost zone while the halos travel, then the others (two
+  /// launches; the default, unless STENCILC_OVERLAP=off), or exchanges
+  /// first and launches once.
+  void set_overlap(bool overlap);
+  bool overlap() const { return overlap_; }
 
   /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
@@ -213,6 +219,13 @@ private:
   /// succeeded.
   Status cleared(const Field &in, BoxCopy copy, Stream stream,
                  const Status &launched) const;
+  /// Distributed applications: the halos of `in` exchanged and `launch`
+  /// run on the interior meanwhile and on the boundary after (overlap), or
+  /// once on every site after the exchange; the ghost zone zeroed after.
+  Status with_halos(const Field &in, Stream stream,
+                    const std::function<Status(const Region &)> &launch) const;
+  /// The sites whose stencil reads only this rank's own.
+  Region interior_region() const;
   /// The gauge field of this rank's lattice: `U` itself, or for a
   /// distributed operator given the whole lattice's, its block with the
   /// ghost layers.
@@ -226,6 +239,7 @@ private:
   std::shared_ptr<const Decomposition> decomposition_;
   std::shared_ptr<HaloExchange> exchange_;
   const DistributedInfo *distributed_ = nullptr;
+  bool overlap_ = true;
   std::string choice_;
   Lattice lattice_;
   int extents_[kMaxDims] = {1, 1, 1, 1};
