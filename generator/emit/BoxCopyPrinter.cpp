@@ -17,16 +17,16 @@ std::string printBoxCopyKernels(const std::vector<BoxCopyPlan> &plans) {
               {"threads", std::to_string(plan.threadsPerBlock)}},
              R"(
                /// The halo exchange's box copy for $arrays$ ($order$): one thread per
-               /// site of the box (stencil/box_copy.hpp).
+               /// real of the box (stencil/box_copy.hpp).
                STENCIL_GLOBAL void $kernel$(
                    value_type *STENCIL_RESTRICT field,
                    value_type *STENCIL_RESTRICT buffer,
                    const stencil::BoxCopyArgs args) {
                  constexpr stencil::Layout layout = $layout$;
-                 const std::int64_t site =
+                 const std::int64_t i =
                      static_cast<std::int64_t>(blockIdx.x) * $threads$ + threadIdx.x;
-                 if (site < args.sites)
-                   stencil::copy_box_site(layout, field, buffer, args, site);
+                 if (i < stencil::box_copy_elements(args))
+                   stencil::copy_box_element(layout, field, buffer, args, i);
                }
              )");
     }));
@@ -45,23 +45,26 @@ std::string printBoxCopyLaunchers(const StencilModel &model,
               {"threads", std::to_string(plan.threadsPerBlock)}},
              R"(
                /// Copies a box of the sites of $arrays$ to or from a contiguous
-               /// buffer, or zeroes it (stencil::BoxCopyArgs, from
-               /// stencil::prepare_box): the halo exchange's pack and unpack.
+               /// buffer, from another box of the array, or zeroes it
+               /// (stencil::BoxCopyArgs, from stencil::prepare_box): the halo
+               /// exchange's pack and unpack.
                stencil::Status $function$(void *field, void *buffer,
                                           const stencil::BoxCopyArgs &args,
                                           stencil::Stream stream) {
-                 if (field == nullptr ||
-                     (buffer == nullptr && args.direction != stencil::kZeroBox))
+                 const bool buffered = args.direction == stencil::kPackBox ||
+                                       args.direction == stencil::kUnpackBox;
+                 if (field == nullptr || (buffer == nullptr && buffered))
                    return stencil::Status::failure("$model$: $function$: null pointer");
-                 if (args.sites <= 0)
+                 const std::int64_t elements = stencil::box_copy_elements(args);
+                 if (elements <= 0)
                    return stencil::Status();
-                 if ((args.sites + $threads$ - 1) / $threads$ >= (std::int64_t{1} << 31))
+                 if ((elements + $threads$ - 1) / $threads$ >= (std::int64_t{1} << 31))
                    return stencil::Status::failure(
-                       "$model$: $function$: " + std::to_string(args.sites) +
-                       " sites exceed one launch");
+                       "$model$: $function$: " + std::to_string(elements) +
+                       " reals exceed one launch");
                  stencil::LaunchConfig config;
                  config.block.x = $threads$u;
-                 config.grid.x = static_cast<unsigned>((args.sites + $threads$ - 1) / $threads$);
+                 config.grid.x = static_cast<unsigned>((elements + $threads$ - 1) / $threads$);
                  STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
                      static_cast<value_type *>(field),
                      static_cast<value_type *>(buffer), args);

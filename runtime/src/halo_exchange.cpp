@@ -307,21 +307,26 @@ Status HaloExchange::exchange_axis(void *data, const Lattice &lattice,
                             components * lattice.element_bytes;
   if (bytes == 0)
     return Status();
+  // The rank is its own neighbour along an axis that wraps unsplit: its
+  // low ghost zone takes its high face and the other way round, straight
+  // from the face on the exchange's stream (no buffer).
+  const int me = d.comm.rank();
+  if (d.neighbour[axis][0] == me && d.neighbour[axis][1] == me) {
+    for (int s = 0; s < 2; ++s) {
+      BoxCopyArgs move;
+      STENCIL_TRY(prepare_box_move(
+          lattice.layout, lattice.dims, lattice.extents, f.recv_lo[s],
+          f.recv_hi[s], f.send_lo[1 - s], components, lattice.parity,
+          unpack[s].scale, move));
+      STENCIL_TRY(copy(data, nullptr, move, stream));
+    }
+    return Status();
+  }
   // The buffers are reused axis after axis: the last axis' unpacks must be
   // done with them.
   STENCIL_TRY(stream_synchronize(stream));
   STENCIL_TRY(buffers_for(bytes));
   Buffers &b = *buffers_;
-  const int me = d.comm.rank();
-  // The rank is its own neighbour along an axis that wraps unsplit: its
-  // low ghost zone takes its high face and the other way round.
-  if (d.neighbour[axis][0] == me && d.neighbour[axis][1] == me) {
-    for (int s = 0; s < 2; ++s) {
-      STENCIL_TRY(copy(data, b.send[s], pack[1 - s], stream));
-      STENCIL_TRY(copy(data, b.send[s], unpack[s], stream));
-    }
-    return Status();
-  }
 #if defined(STENCIL_HAVE_MPI)
   // Faces to ranks of this node go by the peer path (when this array fits
   // its buffers); the others through MPI.

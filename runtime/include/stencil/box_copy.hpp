@@ -27,6 +27,9 @@ enum BoxCopyDirection : int {
   kPackBox = 0,   ///< field -> buffer
   kUnpackBox = 1, ///< buffer -> field, times `scale`
   kZeroBox = 2,   ///< field = 0 (the buffer is not read)
+  /// field = scale * field `shift` sites further along each axis: a
+  /// ghost zone filled from the rank's own face (the buffer is not used).
+  kMoveBox = 3,
 };
 
 struct BoxCopyArgs {
@@ -47,60 +50,116 @@ struct BoxCopyArgs {
   std::int64_t field_sites = 0;
   int direction = kPackBox;
   double scale = 1.0;
+  /// kMoveBox: the source's offset from the box, per axis.
+  int shift[kMaxDims] = {0, 0, 0, 0};
 };
 
-/// Copies site number `j` of the box (0 <= j < args.sites) between `field`
-/// (placed by `layout`) and `buffer`.
-template <typename T>
-STENCIL_HOST_DEVICE inline void copy_box_site(const Layout &layout, T *field,
-                                              T *buffer,
-                                              const BoxCopyArgs &a,
-                                              std::int64_t j) {
-  int c[kMaxDims] = {0, 0, 0, 0};
-  std::int64_t rest = j;
-  for (int axis = 0; axis < a.dims; ++axis) {
-    int width = a.hi[axis] - a.lo[axis];
-    if (a.parity >= 0 && axis == a.halved_axis)
-      width /= 2;
-    c[axis] = static_cast<int>(rest % width);
-    rest /= width;
-  }
-  index_t site;
+/// One axis of box_site(): the coordinate within the box along `axis`
+/// (halved for a half field's paired axis), taken off `rest`.
+STENCIL_HOST_DEVICE inline int box_coordinate(const BoxCopyArgs &a, int axis,
+                                              int &rest) {
+  if (axis >= a.dims)
+    return 0;
+  int width = a.hi[axis] - a.lo[axis];
+  if (a.parity >= 0 && axis == a.halved_axis)
+    width /= 2;
+  const int c = rest % width;
+  rest /= width;
+  return c;
+}
+
+/// The stored coordinates of site number `j` of the box, and its index in
+/// the field's array (that of its half for a half field). Every array is
+/// indexed by a constant once inlined (the axes are written out): an index
+/// known only at run time would put the kernel's arguments and `c` in
+/// local memory, which costs a GPU more than the copy itself; and 32-bit
+/// arithmetic, as prepare_box keeps a box's reals below 2^31.
+STENCIL_HOST_DEVICE inline index_t box_site(const Layout &layout,
+                                            const BoxCopyArgs &a, int j,
+                                            int *c) {
+  static_assert(kMaxDims == 4, "box_site writes out four axes");
+  int rest = j;
+  c[0] = box_coordinate(a, 0, rest);
+  c[1] = box_coordinate(a, 1, rest);
+  c[2] = box_coordinate(a, 2, rest);
+  c[3] = box_coordinate(a, 3, rest);
   if (a.parity >= 0) {
-    // The halved axis takes the coordinate of the right parity in its pair.
-    const int k = a.halved_axis;
-    int others = 0;
-    for (int axis = 0; axis < a.dims; ++axis)
-      if (axis != k)
-        others += a.lo[axis] + c[axis];
-    const int first = a.lo[k] + 2 * c[k];
-    c[k] = 2 * c[k] + ((a.parity + others + first) & 1);
-    for (int axis = 0; axis < a.dims; ++axis)
+    // The halved axis takes the coordinate of the right parity in its pair:
+    // the one that makes the stored coordinates' sum have the parity.
+    int sum = 0;
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      if (axis < a.dims)
+        sum += a.lo[axis] + (axis == a.halved_axis ? 2 : 1) * c[axis];
+    const int bit = (a.parity + sum) & 1;
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      if (axis == a.halved_axis)
+        c[axis] = 2 * c[axis] + bit;
+  }
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    if (axis < a.dims)
       c[axis] += a.lo[axis];
-    site = even_odd_site(c[0], c[1], c[2], c[3], a.extents[0], a.extents[1],
+  if (a.parity >= 0)
+    return even_odd_site(c[0], c[1], c[2], c[3], a.extents[0], a.extents[1],
                          a.extents[2]);
-  } else {
-    for (int axis = 0; axis < a.dims; ++axis)
-      c[axis] += a.lo[axis];
-    site = layout_site(layout, c[0], c[1], c[2], c[3], a.extents[0],
-                       a.extents[1], a.extents[2], a.extents[3]);
-  }
+  return layout_site(layout, c[0], c[1], c[2], c[3], a.extents[0],
+                     a.extents[1], a.extents[2], a.extents[3]);
+}
+
+/// The array index of component k of the site stored at index `site`.
+STENCIL_HOST_DEVICE inline index_t box_element(const Layout &layout,
+                                               const BoxCopyArgs &a,
+                                               index_t site, int k) {
+  return a.parity >= 0
+             ? order_element(layout.order, layout.block, layout.vector, site,
+                             k, a.components, a.field_sites)
+             : layout_element(layout, site, k, a.components, a.field_sites);
+}
+
+/// Copies one real of the box: number `i` of box_copy_elements(args). The
+/// threads of a launch run along what the layout keeps adjacent, a site's
+/// components in site-major storage, sites otherwise, and the buffer
+/// follows the same order, so that both sides of the copy coalesce.
+template <typename T>
+STENCIL_HOST_DEVICE inline void copy_box_element(const Layout &layout,
+                                                 T *field, T *buffer,
+                                                 const BoxCopyArgs &a,
+                                                 std::int64_t i) {
   const int count = a.c1 - a.c0;
-  for (int k = a.c0; k < a.c1; ++k) {
-    const index_t e =
-        a.parity >= 0
-            ? order_element(layout.order, layout.block, layout.vector, site, k,
-                            a.components, a.field_sites)
-            : layout_element(layout, site, k, a.components, a.field_sites);
-    T *value = field + e;
-    T *slot = buffer + j * count + (k - a.c0);
-    if (a.direction == kPackBox)
-      *slot = *value;
-    else if (a.direction == kUnpackBox)
-      *value = static_cast<T>(a.scale) * *slot;
-    else
-      *value = T(0);
+  const int sites = static_cast<int>(a.sites);
+  const int n = static_cast<int>(i);
+  const bool componentsAdjacent = layout.order == kSiteMajor;
+  const int j = componentsAdjacent ? n / count : n % sites;
+  const int k = a.c0 + (componentsAdjacent ? n % count
+                                           : n / sites);
+  int c[kMaxDims];
+  T *value = field + box_element(layout, a, box_site(layout, a, j, c), k);
+  if (a.direction == kZeroBox) {
+    *value = T(0);
+    return;
   }
+  if (a.direction == kMoveBox) {
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      c[axis] += a.shift[axis]; // 0 beyond dims
+    const index_t from =
+        a.parity >= 0
+            ? even_odd_site(c[0], c[1], c[2], c[3], a.extents[0],
+                            a.extents[1], a.extents[2])
+            : layout_site(layout, c[0], c[1], c[2], c[3], a.extents[0],
+                          a.extents[1], a.extents[2], a.extents[3]);
+    *value = static_cast<T>(a.scale) * field[box_element(layout, a, from, k)];
+    return;
+  }
+  T *slot = buffer + (componentsAdjacent ? n : (k - a.c0) * sites + j);
+  if (a.direction == kPackBox)
+    *slot = *value;
+  else
+    *value = static_cast<T>(a.scale) * *slot;
+}
+
+/// The number of reals a box copy moves (one thread each).
+STENCIL_HOST_DEVICE inline std::int64_t
+box_copy_elements(const BoxCopyArgs &a) {
+  return a.sites * (a.c1 - a.c0);
 }
 
 /// Arguments for a copy of box [lo, hi) of a field on `extents` (`dims`
@@ -138,6 +197,10 @@ inline Status prepare_box(const Layout &layout, int dims, const int *extents,
     return Status::failure("box copy: components [" + std::to_string(c0) +
                            ", " + std::to_string(c1) + ") of " +
                            std::to_string(components));
+  if (sites * (c1 - c0) >= (std::int64_t{1} << 31))
+    return Status::failure("box copy: a box of " + std::to_string(sites) +
+                           " sites of " + std::to_string(c1 - c0) +
+                           " reals exceeds 2^31 reals");
   if (parity >= 0) {
     if (!layout.even_odd || parity > 1)
       return Status::failure("box copy: a half field needs even/odd storage");
@@ -155,6 +218,38 @@ inline Status prepare_box(const Layout &layout, int dims, const int *extents,
   a.sites = sites;
   a.field_sites = stored;
   out = a;
+  return Status();
+}
+
+/// Arguments for filling box [lo, hi) from the box of the same shape at
+/// `from` of the same array (kMoveBox), times `scale`. A half field's
+/// source must have the parity of its destination: an even shift.
+inline Status prepare_box_move(const Layout &layout, int dims,
+                               const int *extents, const int *lo,
+                               const int *hi, const int *from, int components,
+                               int parity, double scale, BoxCopyArgs &out) {
+  int from_hi[kMaxDims] = {1, 1, 1, 1};
+  int shift = 0;
+  for (int axis = 0; axis < dims; ++axis) {
+    from_hi[axis] = from[axis] + hi[axis] - lo[axis];
+    shift += from[axis] - lo[axis];
+  }
+  BoxCopyArgs source;
+  Status status = prepare_box(layout, dims, extents, from, from_hi,
+                              components, 0, components, parity, kMoveBox,
+                              scale, source);
+  if (!status.ok())
+    return status;
+  if (parity >= 0 && shift % 2 != 0)
+    return Status::failure("box copy: a half field's box moves by an odd "
+                           "number of sites (" +
+                           std::to_string(shift) + "), changing its parity");
+  status = prepare_box(layout, dims, extents, lo, hi, components, 0,
+                       components, parity, kMoveBox, scale, out);
+  if (!status.ok())
+    return status;
+  for (int axis = 0; axis < dims; ++axis)
+    out.shift[axis] = from[axis] - lo[axis];
   return Status();
 }
 
