@@ -374,14 +374,16 @@ inline const stencil::KernelInfo &info() {
   static const stencil::TunedChoice tuned[] = {
       {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_f64_tuned0::info, 2888.49},
       {"NVIDIA H100 80GB HBM3", {256, 256, 256, 1}, &stencilc_kernels::laplacian3d_f64_tuned1::info, 2637.12}};
-  // The ranks' kernels and the halo exchange's box copies (grid.split).
+  // The ranks' kernels, the halo exchange's box copies (grid.split) and its
+  // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
       {false, true, true, false}, false, &info, &copy_box,
       nullptr,
       &apply_region_generic, &apply_adjoint_region_generic,
       &apply_dot_region_generic,
       nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr,
+      {stencil::ExchangeTransport::Auto, true}, 0, nullptr};
   static const stencil::KernelInfo value = {
       "laplacian3d_f64", "laplacian3d_f64.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

@@ -368,14 +368,16 @@ inline const stencil::KernelInfo &info() {
   // From the tuning cache: device, extents, kernels, GB/s when tuned.
   static const stencil::TunedChoice tuned[] = {
       {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_aosoa_tuned0::info, 2593.35}};
-  // The ranks' kernels and the halo exchange's box copies (grid.split).
+  // The ranks' kernels, the halo exchange's box copies (grid.split) and its
+  // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
       {false, false, true, true}, false, &stencilc_kernels::laplacian4d_vec24_aosoa_split::info, &stencilc_kernels::laplacian4d_vec24_aosoa_split::copy_box,
       nullptr,
       &stencilc_kernels::laplacian4d_vec24_aosoa_split::apply_region_generic, &stencilc_kernels::laplacian4d_vec24_aosoa_split::apply_adjoint_region_generic,
       &stencilc_kernels::laplacian4d_vec24_aosoa_split::apply_dot_region_generic,
       nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr,
+      {stencil::ExchangeTransport::Auto, true}, 0, nullptr};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_aosoa", "laplacian4d_vec24_aosoa.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

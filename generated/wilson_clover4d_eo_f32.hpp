@@ -395,14 +395,16 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
       &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 768, 1512, 0};
-  // The ranks' kernels and the halo exchange's box copies (grid.split).
+  // The ranks' kernels, the halo exchange's box copies (grid.split) and its
+  // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
       {false, false, true, true}, false, &stencilc_kernels::wilson_clover4d_eo_f32_split::info, &stencilc_kernels::wilson_clover4d_eo_f32_split::copy_box,
       &stencilc_kernels::wilson_clover4d_eo_f32_split::copy_link_box,
       &stencilc_kernels::wilson_clover4d_eo_f32_split::apply_region_generic, &stencilc_kernels::wilson_clover4d_eo_f32_split::apply_adjoint_region_generic,
       nullptr,
       &stencilc_kernels::wilson_clover4d_eo_f32_split::even_to_odd_region_generic, &stencilc_kernels::wilson_clover4d_eo_f32_split::odd_to_even_region_generic,
-      &stencilc_kernels::wilson_clover4d_eo_f32_split::even_to_odd_adjoint_region_generic, &stencilc_kernels::wilson_clover4d_eo_f32_split::odd_to_even_adjoint_region_generic};
+      &stencilc_kernels::wilson_clover4d_eo_f32_split::even_to_odd_adjoint_region_generic, &stencilc_kernels::wilson_clover4d_eo_f32_split::odd_to_even_adjoint_region_generic,
+      {stencil::ExchangeTransport::Auto, true}, 0, nullptr};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f32", "wilson_clover4d_eo_f32.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -27,7 +27,7 @@ log=$out/mpi-check.log
 : > "$log"
 run() {
   echo "\$ $*" | tee -a "$log"
-  "$@" 2>&1 | grep -E "kernels|ranks|iterations|solution error|compared|error" \
+  "$@" 2>&1 | grep -E "kernels|ranks|policy|iterations|solution error|compared|error" \
     | tee -a "$log"
   return "${PIPESTATUS[0]}"
 }
@@ -53,4 +53,21 @@ check() {
 check laplacian3d_f64 130,130,130 "--tol 1e-10" 1,1,2 1,2,2 1e-12
 check wilson_clover4d_eo_f64 8,8,8,16 "--tol 1e-10 --even-odd" 1,1,1,2 1,1,2,2 1e-9
 check laplacian4d_vec24_aosoa 8,8,16,16 "--tol 1e-8" 1,1,1,2 1,1,2,2 1e-12
+
+# The exchange tuner: every policy timed (peer, staged; overlap on and off),
+# the fastest recorded, then a run that takes it from the cache must still
+# reproduce the single-rank solution.
+tune() {
+  local name=$1 size=$2 opts=$3 ranks=$4 grid=$5 tol=$6
+  local cache=$out/exchange-$name.tsv
+  rm -f "$cache"
+  echo "\$ tune $ranks ranks $name --grid $grid" | tee -a "$log"
+  mpi "$ranks" build-cuda-mpi/solve_$name --size "$size" $opts --grid "$grid" \
+      --tune-exchange "$cache" 2>&1 | grep -E "exchange|fastest" | tee -a "$log"
+  STENCILC_TUNE_CACHE=$cache run mpi "$ranks" build-cuda-mpi/solve_$name \
+      --size "$size" $opts --grid "$grid" --compare "$out/ref-$name.bin" \
+      --compare-tol "$tol"
+}
+tune laplacian3d_f64 130,130,130 "--tol 1e-10" 2 1,1,2 1e-12
+tune wilson_clover4d_eo_f64 8,8,8,16 "--tol 1e-10 --even-odd" 4 1,1,2,2 1e-9
 echo "all distributed runs reproduce the single-rank solutions" | tee -a "$log"

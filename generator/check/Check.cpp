@@ -189,6 +189,38 @@ void Checker::checkSplit() {
   // Split only along Dirichlet axes: the spec's own kernels are the ranks'
   // (their halo is the ghost zone).
   model.rankKernels = model.splittable() && !model.splitAxisWraps();
+  checkExchange();
+}
+
+/// grid.exchange: a transport by name and whether to overlap; only for a
+/// stencil that ranks may divide.
+void Checker::checkExchange() {
+  if (!spec.exchangeRange.isValid())
+    return;
+  if (!model.splittable()) {
+    diags.error(spec.exchangeRange,
+                "'grid.exchange' sets how ranks exchange halos, but the spec "
+                "lists no axis in 'grid.split', so no process grid divides "
+                "its lattice");
+    return;
+  }
+  if (spec.exchangeTransport.present) {
+    const std::string &name = spec.exchangeTransport.value;
+    bool known = false;
+    for (ExchangeTransport t :
+         {ExchangeTransport::Auto, ExchangeTransport::Peer,
+          ExchangeTransport::Staged, ExchangeTransport::GpuAware})
+      if (name == exchangeTransportName(t)) {
+        model.exchange.transport = t;
+        known = true;
+      }
+    if (!known)
+      diags.error(spec.exchangeTransport.range,
+                  "'grid.exchange.transport' is '" + name +
+                      "'; expected auto, peer, staged or gpu-aware");
+  }
+  if (spec.exchangeOverlap.present)
+    model.exchange.overlap = spec.exchangeOverlap.value;
 }
 
 void Checker::checkField() {

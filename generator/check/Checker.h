@@ -37,6 +37,7 @@ private:
   void checkName();
   void checkGrid();
   void checkSplit();
+  void checkExchange();
   void checkField();
   void checkValueShape();
   void checkParameters();

@@ -72,6 +72,20 @@ const char *layoutOrderName(LayoutOrder order) {
   return "?";
 }
 
+const char *exchangeTransportName(ExchangeTransport transport) {
+  switch (transport) {
+  case ExchangeTransport::Auto:
+    return "auto";
+  case ExchangeTransport::Peer:
+    return "peer";
+  case ExchangeTransport::Staged:
+    return "staged";
+  case ExchangeTransport::GpuAware:
+    return "gpu-aware";
+  }
+  return "?";
+}
+
 const char *solverName(Solver solver) {
   switch (solver) {
   case Solver::None:

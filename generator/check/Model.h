@@ -42,6 +42,17 @@ const char *precisionName(Precision precision);
 const char *loadOrderName(LoadOrder order);
 const char *solverName(Solver solver);
 
+/// grid.exchange: how ranks fill their ghost zones unless the tuning cache
+/// or the environment (STENCILC_EXCHANGE, STENCILC_OVERLAP) says otherwise.
+/// Auto: peer copies between GPUs of one node, else MPI on device memory
+/// where the MPI moves it, else staged through pinned host memory.
+enum class ExchangeTransport { Auto, Peer, Staged, GpuAware };
+const char *exchangeTransportName(ExchangeTransport transport);
+struct ExchangeOptions {
+  ExchangeTransport transport = ExchangeTransport::Auto;
+  bool overlap = true; ///< interior computed while the halos travel
+};
+
 struct Parameter {
   std::string name;
   double defaultValue = 0.0;
@@ -254,6 +265,8 @@ struct StencilModel {
   Solver solver = Solver::None;
   /// grid.split: the axes a process grid may divide among ranks.
   std::array<bool, kMaxDims> split{};
+  /// grid.exchange (only with split axes).
+  ExchangeOptions exchange;
   /// Whether these are the kernels ranks run (splitKernelsModel): their
   /// code also holds the halo exchange's box copies.
   bool rankKernels = false;

@@ -152,7 +152,47 @@ bool readsCorners(const StencilModel &model) {
   return false;
 }
 
-Expected<SplitText> splitText(const StencilModel &model) {
+/// `{stencil::ExchangeTransport::Peer, true}`
+std::string exchangeOptionsInitializer(const ExchangeOptions &options) {
+  static const char *const names[] = {"Auto", "Peer", "Staged", "GpuAware"};
+  return std::string("{stencil::ExchangeTransport::") +
+         names[static_cast<int>(options.transport)] + ", " +
+         (options.overlap ? "true" : "false") + "}";
+}
+
+/// The table of recorded exchange policies, and DistributedInfo's
+/// reference to it.
+std::pair<std::string, std::string>
+tunedExchangeText(const std::vector<TunedExchangeChoice> &exchanges) {
+  if (exchanges.empty())
+    return {"", "0, nullptr"};
+  auto padded = [](const std::vector<int> &values) {
+    std::vector<std::string> out;
+    for (int axis = 0; axis < kMaxDims; ++axis)
+      out.push_back(std::to_string(
+          axis < static_cast<int>(values.size()) ? values[axis] : 1));
+    return listOf(out);
+  };
+  std::vector<std::string> rows;
+  for (const TunedExchangeChoice &c : exchanges) {
+    std::string device;
+    for (char ch : c.device)
+      device += ch == '"' || ch == '\\' ? std::string("\\") + ch
+                                          : std::string(1, ch);
+    rows.push_back("{\"" + device + "\", " + padded(c.extents) + ", " +
+                   padded(c.grid) + ", " +
+                   exchangeOptionsInitializer(c.options) + ", " +
+                   shortestNumberText(c.milliseconds) + "}");
+  }
+  return {"// From the tuning cache: device, extents, process grid, halo "
+          "exchange, ms per\n// application when tuned.\nstatic constexpr "
+          "stencil::TunedExchange tuned_exchange[] = {\n    " +
+              join(rows, ",\n    ") + "};\n",
+          std::to_string(rows.size()) + ", tuned_exchange"};
+}
+
+Expected<SplitText> splitText(const StencilModel &model,
+                              const std::vector<TunedExchangeChoice> &exchanges) {
   SplitText text;
   if (!model.splittable())
     return text;
@@ -187,8 +227,11 @@ Expected<SplitText> splitText(const StencilModel &model) {
                   : std::string("nullptr");
   };
   const bool hops = model.layout.evenOdd;
-  text.table = "// The ranks' kernels and the halo exchange's box copies "
-               "(grid.split).\nstatic constexpr stencil::DistributedInfo "
+  const auto [exchangeTable, exchangeReference] = tunedExchangeText(exchanges);
+  text.table = exchangeTable +
+               "// The ranks' kernels, the halo exchange's box copies "
+               "(grid.split) and its\n// policy (grid.exchange).\n"
+               "static constexpr stencil::DistributedInfo "
                "distributed = {\n    " +
                listOf(split) + ", " +
                (readsCorners(model) ? "true" : "false") + ", &" + scope +
@@ -200,7 +243,9 @@ Expected<SplitText> splitText(const StencilModel &model) {
                entry(hasFusedDotKernel(ranks), "apply_dot") + ",\n    " +
                entry(hops, "even_to_odd") + ", " + entry(hops, "odd_to_even") +
                ",\n    " + entry(hops, "even_to_odd_adjoint") + ", " +
-               entry(hops, "odd_to_even_adjoint") + "};";
+               entry(hops, "odd_to_even_adjoint") + ",\n    " +
+               exchangeOptionsInitializer(model.exchange) + ", " +
+               exchangeReference + "};";
   text.reference = "&distributed";
   return text;
 }
@@ -503,7 +548,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
                                      const std::vector<KernelPlan> &plans,
                                      const TunedKernels &tuned) {
   const TunedText tunedCode = tunedText(tuned);
-  Expected<SplitText> splitCode = splitText(model);
+  Expected<SplitText> splitCode = splitText(model, tuned.exchanges);
   if (!splitCode)
     return splitCode.takeError();
   const std::vector<LauncherPlan> launchers = planLaunchers(model, plans);

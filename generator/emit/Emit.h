@@ -34,9 +34,18 @@ struct TunedChoice {
   int variant = -1; ///< index into variants; -1: the spec's own options
   double gbs = 0.0; ///< measured when tuned
 };
+/// A halo-exchange policy the cache recorded for a device, extents and
+/// process grid (stencil::TunedExchange).
+struct TunedExchangeChoice {
+  std::string device;
+  std::vector<int> extents, grid;
+  ExchangeOptions options;
+  double milliseconds = 0.0; ///< per application, when tuned
+};
 struct TunedKernels {
   std::vector<TunedVariant> variants;
   std::vector<TunedChoice> choices;
+  std::vector<TunedExchangeChoice> exchanges;
 };
 
 /// Renders the three files from the model and planKernels(model), with the

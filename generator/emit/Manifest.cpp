@@ -87,6 +87,11 @@ std::string printManifest(const StencilModel &model,
         j.attribute("rank_kernels", model.splitAxisWraps()
                                         ? splitKernelsModel(model).name
                                         : model.name);
+        j.attributeObject("exchange", [&] {
+          j.attribute("transport",
+                      exchangeTransportName(model.exchange.transport));
+          j.attribute("overlap", model.exchange.overlap);
+        });
       });
     if (model.hasCloverTap())
       j.attributeObject("clover", [&] {

@@ -124,6 +124,17 @@ void printOptions(const StencilModel &model, const KernelPlan &plan,
     os << ", split over " << model.componentGroups() << " threads ("
        << model.componentsPerThread() << " components each)";
   os << "\n";
+  if (model.splittable()) {
+    os << "  ranks:       grid.split";
+    for (int axis = 0; axis < model.dims; ++axis)
+      if (model.split[axis])
+        os << " " << axisName(axis);
+    os << "; halo exchange " << exchangeTransportName(model.exchange.transport)
+       << (model.exchange.overlap ? ", overlapped with the interior"
+                                  : ", before the kernels")
+       << " (grid.exchange; the tuning cache and STENCILC_EXCHANGE, "
+          "STENCILC_OVERLAP may choose otherwise)\n";
+  }
   os << "  taps:        " << model.taps.size() << ", reach";
   for (int axis = 0; axis < model.dims; ++axis)
     os << " " << axisName(axis) << ":" << model.reach[axis];

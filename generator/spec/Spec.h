@@ -141,6 +141,12 @@ struct Spec {
   /// grid.split: the axes a process grid may divide among ranks.
   std::vector<Located<std::string>> splitAxes;
   llvm::SMRange splitRange;
+  /// grid.exchange: how ranks fill their ghost zones; `transport` (auto,
+  /// peer, staged, gpu-aware) and `overlap` (the interior computed while
+  /// the halos travel).
+  Located<std::string> exchangeTransport;
+  Located<bool> exchangeOverlap;
+  llvm::SMRange exchangeRange;
   llvm::SMRange gridRange;
 
   Located<std::string> precision;

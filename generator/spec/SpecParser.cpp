@@ -310,7 +310,8 @@ void Parser::parseGrid(const YamlNode *node, Spec &spec) {
   const YamlNode *map = asMapping(node, "'grid'");
   if (!map)
     return;
-  static const StringRef keys[] = {"dimensions", "boundary", "split"};
+  static const StringRef keys[] = {"dimensions", "boundary", "split",
+                                   "exchange"};
   MappingReader reader(map, keys, "'grid'", diags);
   readInteger(reader.require("dimensions", "'grid'"), "'grid.dimensions'",
               spec.dimensions);
@@ -325,6 +326,17 @@ void Parser::parseGrid(const YamlNode *node, Spec &spec) {
         if (readString(&entry, "each entry of 'grid.split'", name))
           spec.splitAxes.push_back(name);
       }
+  }
+  if (const YamlNode *exchange = reader.get("exchange")) {
+    spec.exchangeRange = exchange->range;
+    if (const YamlNode *policy = asMapping(exchange, "'grid.exchange'")) {
+      static const StringRef policyKeys[] = {"transport", "overlap"};
+      MappingReader policyReader(policy, policyKeys, "'grid.exchange'", diags);
+      readString(policyReader.get("transport"), "'grid.exchange.transport'",
+                 spec.exchangeTransport);
+      readBool(policyReader.get("overlap"), "'grid.exchange.overlap'",
+               spec.exchangeOverlap);
+    }
   }
   const YamlNode *boundary = reader.require("boundary", "'grid'");
   if (!boundary || boundary->kind != YamlNode::Sequence) {

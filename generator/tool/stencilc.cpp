@@ -331,6 +331,18 @@ int runGenerate() {
                                        ")")
                << "\n";
       }
+      for (const TunedExchangeChoice &c : tuned.exchanges) {
+        auto text = [](const std::vector<int> &values) {
+          std::string out;
+          for (size_t i = 0; i < values.size(); ++i)
+            out += (i ? "x" : "") + std::to_string(values[i]);
+          return out;
+        };
+        outs() << "  halo exchange tuned for " << c.device << " at "
+               << text(c.extents) << " on grid " << text(c.grid)
+               << ": transport " << exchangeTransportName(c.options.transport)
+               << ", overlap " << (c.options.overlap ? "on" : "off") << "\n";
+      }
     }
   }
   return status;

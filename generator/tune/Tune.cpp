@@ -307,6 +307,7 @@ tunedKernels(const StencilModel &model,
     StencilModel variant;
   };
   std::vector<Standing> standing;
+  std::vector<TunedExchangeChoice> exchanges;
   for (const TuningCacheEntry &entry : entries) {
     if (entry.spec != model.name)
       continue;
@@ -323,6 +324,22 @@ tunedKernels(const StencilModel &model,
                                cachePath.str().c_str(), entry.line,
                                entry.extents.size(), model.dims,
                                model.name.c_str());
+    if (isExchangeEntry(entry.options)) {
+      Expected<ExchangeCacheOptions> policy =
+          parseExchangeOptions(model, entry.options);
+      if (!policy)
+        return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
+                                 cachePath.str().c_str(), entry.line,
+                                 toString(policy.takeError()).c_str());
+      // A later entry for the same device, extents and grid replaces it.
+      llvm::erase_if(exchanges, [&](const TunedExchangeChoice &c) {
+        return c.device == entry.device && c.extents == entry.extents &&
+               c.grid == policy->grid;
+      });
+      exchanges.push_back({entry.device, entry.extents, policy->grid,
+                           policy->options, entry.milliseconds});
+      continue;
+    }
     Expected<StencilModel> variant = withTuningOptions(model, entry.options);
     if (!variant)
       return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
@@ -363,6 +380,7 @@ tunedKernels(const StencilModel &model,
     }
     tuned.choices.push_back(std::move(s.choice));
   }
+  tuned.exchanges = std::move(exchanges);
   return tuned;
 }
 

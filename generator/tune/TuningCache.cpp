@@ -296,6 +296,74 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
   return m;
 }
 
+bool isExchangeEntry(StringRef options) {
+  return options.trim().startswith("grid=");
+}
+
+std::string exchangeOptionsText(const std::vector<int> &grid,
+                                const ExchangeOptions &options) {
+  std::string text = "grid=";
+  for (size_t axis = 0; axis < grid.size(); ++axis)
+    text += (axis ? "x" : "") + std::to_string(grid[axis]);
+  return text + "; transport=" + exchangeTransportName(options.transport) +
+         "; overlap=" + (options.overlap ? "on" : "off");
+}
+
+Expected<ExchangeCacheOptions> parseExchangeOptions(const StencilModel &model,
+                                                    StringRef text) {
+  ExchangeCacheOptions out;
+  bool haveTransport = false, haveOverlap = false;
+  SmallVector<StringRef, 4> items;
+  text.split(items, ';', -1, /*KeepEmpty=*/false);
+  for (StringRef raw : items) {
+    StringRef item = raw.trim();
+    auto [key, value] = item.split('=');
+    key = key.trim();
+    value = value.trim();
+    if (key == "grid") {
+      SmallVector<StringRef, 4> parts;
+      value.split(parts, 'x');
+      if (static_cast<int>(parts.size()) != model.dims)
+        return bad(item, "needs " + Twine(model.dims) + " ranks per axis");
+      out.grid.assign(model.dims, 1);
+      for (int axis = 0; axis < model.dims; ++axis) {
+        if (!parseInt(parts[axis], out.grid[axis]) || out.grid[axis] < 1)
+          return bad(item, "ranks per axis must be positive integers");
+        if (out.grid[axis] > 1 && !model.split[axis])
+          return bad(item, Twine("the grid splits ") + axisName(axis) +
+                               ", which the spec's grid.split does not list");
+      }
+    } else if (key == "transport") {
+      haveTransport = true;
+      bool known = false;
+      for (ExchangeTransport t :
+           {ExchangeTransport::Auto, ExchangeTransport::Peer,
+            ExchangeTransport::Staged, ExchangeTransport::GpuAware})
+        if (value == exchangeTransportName(t)) {
+          out.options.transport = t;
+          known = true;
+        }
+      if (!known)
+        return bad(item, "expected auto, peer, staged or gpu-aware");
+    } else if (key == "overlap") {
+      haveOverlap = true;
+      if (value != "on" && value != "off")
+        return bad(item, "expected on or off");
+      out.options.overlap = value == "on";
+    } else {
+      return bad(item, "unknown item of a halo-exchange entry (grid, "
+                       "transport, overlap)");
+    }
+  }
+  if (out.grid.empty() || !haveTransport || !haveOverlap)
+    return bad(text, "a halo-exchange entry names grid, transport and "
+                     "overlap");
+  if (!model.splittable())
+    return bad(text, "a halo-exchange entry for " + Twine(model.name) +
+                         ", whose spec lists no axis in grid.split");
+  return out;
+}
+
 Expected<std::vector<TuningCacheEntry>> readTuningCache(StringRef path) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> file = MemoryBuffer::getFile(path);
   if (!file)

@@ -40,6 +40,22 @@ std::string tuningOptionsText(const StencilModel &model);
 llvm::Expected<StencilModel> withTuningOptions(const StencilModel &model,
                                                llvm::StringRef text);
 
+/// Halo-exchange entries share the file: their options start with "grid="
+/// and name the process grid they were measured on and the fastest policy,
+///   grid=1x1x2x2; transport=peer; overlap=on
+/// (the solver programs' --tune-exchange writes them; docs/distributed.md).
+struct ExchangeCacheOptions {
+  std::vector<int> grid; ///< ranks per axis
+  ExchangeOptions options;
+};
+bool isExchangeEntry(llvm::StringRef options);
+std::string exchangeOptionsText(const std::vector<int> &grid,
+                                const ExchangeOptions &options);
+/// An error names the item that is malformed or that the model cannot take
+/// (a grid that splits an axis grid.split does not list).
+llvm::Expected<ExchangeCacheOptions>
+parseExchangeOptions(const StencilModel &model, llvm::StringRef text);
+
 struct TuningCacheEntry {
   std::string spec, fingerprint, device, options;
   std::vector<int> extents;

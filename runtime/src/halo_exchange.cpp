@@ -109,6 +109,7 @@ bool HaloExchange::stages() const {
 
 Status HaloExchange::create(std::shared_ptr<const Decomposition> decomposition,
                             bool corners, std::size_t face_bytes,
+                            ExchangeTransport transport,
                             std::unique_ptr<HaloExchange> &out) {
   auto e = std::make_unique<HaloExchange>();
   e->decomposition_ = std::move(decomposition);
@@ -120,24 +121,18 @@ Status HaloExchange::create(std::shared_ptr<const Decomposition> decomposition,
     out = std::move(e);
     return Status();
   }
-  bool peer = e->decomposition_->comm.distributed() && have_ipc();
-  e->policy_ = mpi_gpu_aware() ? ExchangePolicy::GpuAware
-                               : ExchangePolicy::Staged;
-  if (const char *asked = std::getenv("STENCILC_EXCHANGE")) {
-    const std::string value = asked;
-    if (value == "staged") {
-      peer = false;
-    } else if (value == "gpu-aware") {
-      if (!mpi_gpu_aware())
-        return Status::failure("STENCILC_EXCHANGE=gpu-aware, but the MPI "
-                               "library does not move GPU memory "
-                               "(MPIX_Query_cuda_support)");
-      peer = false;
-    } else if (value != "peer") {
-      return Status::failure("STENCILC_EXCHANGE='" + value +
-                             "': expected peer, staged or gpu-aware");
-    }
-  }
+  // Auto and Peer: peer copies to neighbours on this node, MPI (on device
+  // memory where it moves it) to the others; Staged and GpuAware: MPI only.
+  bool peer = e->decomposition_->comm.distributed() && have_ipc() &&
+              (transport == ExchangeTransport::Auto ||
+               transport == ExchangeTransport::Peer);
+  e->policy_ = mpi_gpu_aware() && transport != ExchangeTransport::Staged
+                   ? ExchangePolicy::GpuAware
+                   : ExchangePolicy::Staged;
+  if (transport == ExchangeTransport::GpuAware && !mpi_gpu_aware())
+    return Status::failure("halo exchange: the gpu-aware transport needs an "
+                           "MPI library that moves GPU memory "
+                           "(MPIX_Query_cuda_support)");
   // Collective: every rank takes part whether or not it finds a peer (the
   // failures are agreed on inside).
   if (peer)

@@ -4,6 +4,7 @@
 #include "stencil/clover.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/device.hpp"
+#include "stencil/exchange_choice.hpp"
 #include "stencil/link_algebra.hpp"
 #include "stencil/scatter.hpp"
 #include "stencil/symbol.hpp"
@@ -97,23 +98,34 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
     face = std::max(face, sites * static_cast<std::size_t>(info.components) *
                               info.element_bytes);
   }
+  // The policy: every rank must take the same, or the peer set-up and the
+  // messages would not pair up (ranks on different devices could read
+  // different tuning-cache entries).
+  ExchangeSelection selection;
+  STENCIL_TRY(comm.agree(
+      select_exchange(info, extents, grid.ranks, device_name(), selection)));
+  const double code = static_cast<int>(selection.options.transport) * 2 +
+                      (selection.options.overlap ? 1 : 0);
+  double highest = code, lowest = -code;
+  STENCIL_TRY(comm.max(highest));
+  STENCIL_TRY(comm.max(lowest));
+  if (highest != -lowest)
+    return Status::failure(name + ": the ranks chose different halo-exchange "
+                                  "policies (" +
+                           selection.description +
+                           " on rank " + std::to_string(comm.rank()) +
+                           "); give them the same tuning cache and devices, "
+                           "or set STENCILC_EXCHANGE and STENCILC_OVERLAP");
   std::unique_ptr<HaloExchange> exchange;
   STENCIL_TRY(HaloExchange::create(decomposition, distributed->corners, face,
-                                   exchange));
-  if (const char *overlap = std::getenv("STENCILC_OVERLAP")) {
-    const std::string value = overlap;
-    if (value != "on" && value != "off")
-      return Status::failure("STENCILC_OVERLAP='" + value +
-                             "': expected on or off");
-    op.overlap_ = value == "on";
-  }
-  op.choice_ = "the ranks' kernels (" + std::string(ranks.name) +
-               "), process grid " + grid.text() + ", halo exchange " +
-               exchange_policy_name(exchange->policy()) +
-               (op.overlap_ ? ", overlapped with the interior"
-                            : ", before the kernels");
+                                   selection.options.transport, exchange));
+  op.overlap_ = selection.options.overlap;
+  op.transport_ = selection.options.transport;
+  op.face_bytes_ = face;
+  op.exchange_choice_ = selection.description;
   op.decomposition_ = std::move(decomposition);
   op.exchange_ = std::move(exchange);
+  op.describe_distributed(grid);
   op.distributed_ = distributed;
   op.spec_ = &info;
   out = std::move(op);
@@ -176,7 +188,55 @@ Status StencilOperator::with_halos(
                  !interior.ok() ? interior : !filled.ok() ? filled : boundary);
 }
 
-void StencilOperator::set_overlap(bool overlap) { overlap_ = overlap; }
+void StencilOperator::describe_distributed(const ProcessGrid &grid) {
+  choice_ = "the ranks' kernels (" + std::string(info_->name) +
+            "), process grid " + grid.text() + ", halo exchange " +
+            exchange_policy_name(exchange_->policy()) +
+            (overlap_ ? ", overlapped with the interior"
+                      : ", before the kernels");
+}
+
+void StencilOperator::set_overlap(bool overlap) {
+  overlap_ = overlap;
+  if (exchange_)
+    describe_distributed(decomposition_->grid);
+}
+
+Status StencilOperator::set_exchange(const ExchangeOptions &options,
+                                     const std::string &why) {
+  if (!exchange_)
+    return Status::failure(std::string(info_->name) +
+                           ": set_exchange needs a distributed operator");
+  if (options.transport != transport_) {
+    // The old exchange's peer buffers go first (collective), then the new
+    // one's are set up (collective).
+    exchange_.reset();
+    std::unique_ptr<HaloExchange> exchange;
+    const Status created =
+        HaloExchange::create(decomposition_, distributed_->corners,
+                             face_bytes_, options.transport, exchange);
+    if (!created.ok())
+      return created; // the operator has no exchange until set again
+    exchange_ = std::move(exchange);
+    transport_ = options.transport;
+  }
+  exchange_choice_ = std::string("transport ") +
+                     exchange_transport_name(options.transport) +
+                     ", overlap " + (options.overlap ? "on" : "off") + " (" +
+                     why + ")";
+  set_overlap(options.overlap);
+  return Status();
+}
+
+Status StencilOperator::exchange_halos(const Field &field) const {
+  if (!exchange_)
+    return Status::failure(std::string(info_->name) +
+                           ": exchange_halos needs a distributed operator");
+  const BoxCopy copy = distributed_->copy_field;
+  const Status filled = fill_ghosts(field, copy, true, nullptr);
+  const Status cleared = clear_ghosts(field, copy, nullptr);
+  return filled.ok() ? cleared : filled;
+}
 
 Status StencilOperator::clear_ghosts(const Field &field, BoxCopy copy,
                                      Stream stream) const {

@@ -17,6 +17,11 @@ std::string extents_text(const int *extents, int dims) {
   return text;
 }
 
+bool is_exchange_entry(const std::string &options) {
+  const size_t first = options.find_first_not_of(' ');
+  return first != std::string::npos && options.compare(first, 5, "grid=") == 0;
+}
+
 namespace {
 
 std::vector<std::string> split_tabs(const std::string &line) {
@@ -47,11 +52,42 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
                        const std::string &size, const std::string &device,
                        KernelSelection &out, bool &found) {
   found = false;
+  std::vector<TuningCacheLine> lines;
+  STENCIL_TRY(read_tuning_cache(path, lines));
+  const TuningCacheLine *chosen = nullptr;
+  for (const TuningCacheLine &entry : lines)
+    if (entry.spec == spec.name && entry.fingerprint == spec.fingerprint &&
+        entry.device == device && entry.extents == size &&
+        !is_exchange_entry(entry.options))
+      chosen = &entry; // the last entry wins: later tuning runs append
+  if (!chosen)
+    return Status();
+  found = true;
+  out.info = variant_with(spec, chosen->options);
+  if (!out.info)
+    return Status::failure(
+        path + ":" + std::to_string(chosen->line) +
+        ": the tuning cache chooses '" + chosen->options + "' for " +
+        spec.name + " on " + device + " at " + size +
+        ", but this build has no such variant of " + spec.name +
+        ": regenerate its code with `stencilc generate --tune-cache " + path +
+        "`, or unset STENCILC_TUNE_CACHE");
+  out.description = "tuned: " + chosen->options + " (" + path + ":" +
+                    std::to_string(chosen->line) + ", " + chosen->gb_s +
+                    " GB/s when tuned)";
+  return Status();
+}
+
+} // namespace
+
+Status read_tuning_cache(const std::string &path,
+                         std::vector<TuningCacheLine> &out) {
+  out.clear();
   std::ifstream file(path);
   if (!file)
     return Status::failure("STENCILC_TUNE_CACHE: cannot read '" + path + "'");
-  std::string line, options, gbs;
-  int number = 0, chosen = 0;
+  std::string line;
+  int number = 0;
   while (std::getline(file, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r')
@@ -65,30 +101,11 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
                              "fingerprint, device, extents, options, ms, "
                              "GB/s), found " +
                              std::to_string(fields.size()));
-    if (fields[0] == spec.name && fields[1] == spec.fingerprint &&
-        fields[2] == device && fields[3] == size) {
-      found = true; // the last entry wins: later tuning runs append
-      options = fields[4];
-      gbs = fields[6];
-      chosen = number;
-    }
+    out.push_back({number, fields[0], fields[1], fields[2], fields[3],
+                   fields[4], fields[5], fields[6]});
   }
-  if (!found)
-    return Status();
-  out.info = variant_with(spec, options);
-  if (!out.info)
-    return Status::failure(
-        path + ":" + std::to_string(chosen) + ": the tuning cache chooses '" +
-        options + "' for " + spec.name + " on " + device + " at " + size +
-        ", but this build has no such variant of " + spec.name +
-        ": regenerate its code with `stencilc generate --tune-cache " + path +
-        "`, or unset STENCILC_TUNE_CACHE");
-  out.description = "tuned: " + options + " (" + path + ":" +
-                    std::to_string(chosen) + ", " + gbs + " GB/s when tuned)";
   return Status();
 }
-
-} // namespace
 
 Status select_kernels(const KernelInfo &spec, const int *extents,
                       const std::string &device, KernelSelection &out) {

@@ -8,6 +8,7 @@
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
 //              [--compare-tol T] [--even-odd] [--gauge FILE]
 //              [--save-gauge FILE] [--grid n,n,...]
+//              [--tune-exchange CACHE]
 //
 // Under mpirun (stencilc built with STENCILC_MPI) the ranks divide the
 // lattice: --grid gives the ranks per axis, or the program chooses a grid
@@ -16,6 +17,12 @@
 // single rank would from the seed and takes its block; rank 0 prints,
 // saves and compares (the whole solution, gathered). A rank that fails
 // ends the whole job (MPI_Abort) with its message and rank.
+//
+// --tune-exchange CACHE (distributed runs): before solving, times the
+// operator the solver applies (A, or the Schur complement with --even-odd)
+// under every halo-exchange policy the machine offers, appends the fastest
+// to the tuning cache CACHE (for STENCILC_TUNE_CACHE or `stencilc generate
+// --tune-cache`) and solves with it.
 //
 // --even-odd (stencils stored even/odd): solves through the Schur complement
 // on the even sites, then also on the whole lattice with the same method,
@@ -26,6 +33,9 @@
 #include "stencil/blas.hpp"
 #include "stencil/comm.hpp"
 #include "stencil/device.hpp"
+#include "stencil/even_odd.hpp"
+#include "stencil/exchange_choice.hpp"
+#include "stencil/exchange_tuning.hpp"
 #include "stencil/field.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/operator.hpp"
@@ -38,6 +48,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +70,7 @@ struct Options {
   double compareTolerance = 1e-10;
   bool evenOdd = false;
   std::string grid; ///< --grid: ranks per axis
+  std::string tuneExchange; ///< --tune-exchange: the cache to append to
 };
 
 /// The job's ranks; set once MPI is up.
@@ -78,7 +90,8 @@ stencil::Communicator &job() {
                "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
                "[--time-kernels] [--save FILE] [--compare FILE] "
                "[--compare-tol T] [--even-odd] [--gauge FILE] "
-               "[--save-gauge FILE] [--grid n,n,...]\n",
+               "[--save-gauge FILE] [--grid n,n,...] [--tune-exchange "
+               "CACHE]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -177,6 +190,8 @@ Options parse(int argc, char **argv) {
       options.evenOdd = true;
     } else if (arg == "--grid") {
       options.grid = value(i);
+    } else if (arg == "--tune-exchange") {
+      options.tuneExchange = value(i);
     } else if (arg == "--compare-tol") {
       options.compareTolerance = parse_number(value(i), "tolerance");
     } else if (arg == "--help" || arg == "-h") {
@@ -367,6 +382,66 @@ int main(int argc, char **argv) {
       !(status = A.apply(b, exact)).ok())
     return fail(status);
 
+  if (!options.tuneExchange.empty()) {
+    if (!decomposition)
+      return fail(stencil::Status::failure(
+          "--tune-exchange needs a distributed run (--grid, or mpirun with "
+          "more than one rank)"));
+    // Before the timing: a cache that cannot be written fails at once.
+    stencil::Status writable;
+    if (job().rank() == 0 &&
+        !std::ofstream(options.tuneExchange, std::ios::app))
+      writable = stencil::Status::failure("cannot append to the tuning cache '" +
+                                          options.tuneExchange + "'");
+    if (!(status = job().agree(writable)).ok())
+      return fail(status);
+    // What the solver applies most: A, or the Schur complement.
+    stencil::SchurComplement S;
+    stencil::Field in, out;
+    double bytes = 0.0;
+    std::function<stencil::Status()> apply;
+    if (options.evenOdd) {
+      if (!(status = stencil::SchurComplement::create(
+                A, S, options.solve.clover_placement)).ok() ||
+          !(status = stencil::Field::create(S.lattice(), in)).ok() ||
+          !(status = stencil::Field::create(S.lattice(), out)).ok())
+        return fail(status);
+      std::vector<double> half(in.lattice().values());
+      for (double &v : half)
+        v = random.uniform(-1.0, 1.0);
+      if (!(status = in.upload_values(half.data(), half.size())).ok() ||
+          !(status = stencil::set_halo(in, 0.0)).ok())
+        return fail(status);
+      bytes = S.bytes_per_apply();
+      apply = [&] { return S.apply(out, in); };
+    } else {
+      if (!(status = stencil::Field::create(lattice, out)).ok())
+        return fail(status);
+      bytes = A.bytes_per_apply();
+      apply = [&] { return A.apply(out, exact); };
+    }
+    if (!(status = job().sum(bytes)).ok())
+      return fail(status);
+    std::printf("tuning the halo exchange of %s (process grid %s):\n",
+                options.evenOdd ? "the Schur complement" : "A",
+                grid.text().c_str());
+    std::fflush(stdout);
+    stencil::ExchangeTuneResult tuned;
+    if (!(status = stencil::tune_exchange(A, apply, tuned, stdout,
+                                          options.evenOdd ? &in : &exact))
+             .ok() ||
+        !(status = stencil::record_exchange(
+              info, options.size.data(), grid, stencil::device_name(), tuned,
+              bytes, job(), options.tuneExchange)).ok())
+      return fail(status);
+    const stencil::ExchangeTiming &best = tuned.timings[tuned.best];
+    std::printf("  fastest             transport %s, overlap %s: %.4f ms per "
+                "application (%d per batch); appended to %s\n",
+                stencil::exchange_transport_name(best.options.transport),
+                best.options.overlap ? "on" : "off", best.ms,
+                tuned.repetitions, options.tuneExchange.c_str());
+  }
+
   std::printf("solve_%s: %s on %s\n", info.name,
               stencil::backend_name().c_str(),
               stencil::device_name().c_str());
@@ -393,6 +468,8 @@ int main(int argc, char **argv) {
                 job().size(), grid.text().c_str(),
                 decomposition->describe().c_str(),
                 stencil::exchange_policy_name(A.exchange()->policy()));
+  if (decomposition)
+    std::printf("  exchange policy     %s\n", A.exchange_choice().c_str());
   std::printf("  parameters         ");
   for (int p = 0; p < info.num_params; ++p)
     if (!info.param_is_site[p]) {

@@ -4,6 +4,7 @@
 #include "HostFixtures.h"
 
 #include "stencil/device.hpp"
+#include "stencil/exchange_choice.hpp"
 #include "stencil/tuning.hpp"
 
 #include <gtest/gtest.h>
@@ -146,6 +147,160 @@ TEST(Tuning, CacheFileErrorsSayWhereAndWhy) {
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("cannot read '/nonexistent/cache.tsv'"),
             std::string::npos);
+}
+
+// The halo-exchange policy (stencil/exchange_choice.hpp): the spec's
+// grid.exchange, a compiled-in entry, the cache file, the environment.
+
+/// laplacian3d_f64 (grid.split y, z) with one compiled-in exchange entry:
+/// this device at 20x18x16 on grid 1x1x2 -> staged, no overlap.
+struct TunedExchangeSpec {
+  KernelInfo info = kernelNamed("laplacian3d_f64");
+  DistributedInfo distributed = *kernelNamed("laplacian3d_f64").distributed;
+  TunedExchange table[1] = {{"",
+                             {20, 18, 16, 1},
+                             {1, 1, 2, 1},
+                             {ExchangeTransport::Staged, false},
+                             0.25}};
+  std::string device = device_name();
+  TunedExchangeSpec() {
+    table[0].device = device.c_str();
+    distributed.num_tuned_exchange = 1;
+    distributed.tuned_exchange = table;
+    info.distributed = &distributed;
+  }
+};
+
+TEST(ExchangeChoice, SpecPolicyThenCompiledInEntryForDeviceExtentsAndGrid) {
+  TunedExchangeSpec spec;
+  const int extents[] = {20, 18, 16}, grid[] = {1, 1, 2}, other[] = {1, 2, 1};
+  ExchangeSelection s;
+  ASSERT_OK(select_exchange(spec.info, extents, grid, spec.device, s));
+  EXPECT_EQ(s.options.transport, ExchangeTransport::Staged);
+  EXPECT_FALSE(s.options.overlap);
+  EXPECT_NE(s.description.find("tuned: transport staged, overlap off "
+                               "(compiled-in tuning-cache entry, 0.25 ms"),
+            std::string::npos)
+      << s.description;
+  // Another grid, device or lattice: the spec's grid.exchange (auto, on).
+  for (const auto &[e, g, device] :
+       {std::make_tuple(extents, other, spec.device),
+        std::make_tuple(extents, grid, std::string("another GPU")),
+        std::make_tuple(static_cast<const int *>(other), grid, spec.device)}) {
+    ASSERT_OK(select_exchange(spec.info, e, g, device, s));
+    EXPECT_EQ(s.options.transport, ExchangeTransport::Auto);
+    EXPECT_TRUE(s.options.overlap);
+    EXPECT_NE(s.description.find("the spec's grid.exchange: transport auto, "
+                                 "overlap on"),
+              std::string::npos)
+        << s.description;
+  }
+  ScopedEnv off("STENCILC_TUNING", "off");
+  ASSERT_OK(select_exchange(spec.info, extents, grid, spec.device, s));
+  EXPECT_TRUE(s.options.overlap);
+  EXPECT_NE(s.description.find("STENCILC_TUNING=off"), std::string::npos);
+}
+
+TEST(ExchangeChoice, CacheFileLastEntryForTheGridWinsAndEnvironmentOverrides) {
+  TunedExchangeSpec spec;
+  const int extents[] = {20, 18, 16}, grid[] = {1, 1, 2};
+  const std::string key = std::string("laplacian3d_f64\t") +
+                          spec.info.fingerprint + "\t" + spec.device +
+                          "\t20x18x16\t";
+  const std::string path = writeCache(
+      "exchange.tsv",
+      key + "grid=1x1x2; transport=staged; overlap=on\t0.5\t10\n" +
+          key + "grid=1x1x2; transport=peer; overlap=on\t0.4\t12\n" +
+          key + "grid=1x2x1; transport=staged; overlap=off\t0.3\t13\n");
+  ScopedEnv cache("STENCILC_TUNE_CACHE", path);
+  ExchangeSelection s;
+  ASSERT_OK(select_exchange(spec.info, extents, grid, spec.device, s));
+  EXPECT_EQ(s.options.transport, ExchangeTransport::Peer);
+  EXPECT_TRUE(s.options.overlap);
+  EXPECT_NE(s.description.find("exchange.tsv:2, 0.4 ms"), std::string::npos)
+      << s.description;
+  // The kernels' choice skips exchange entries (no kernel options there).
+  KernelSelection k;
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, k));
+  EXPECT_EQ(k.info, &spec.info);
+  {
+    ScopedEnv overlap("STENCILC_OVERLAP", "off");
+    ScopedEnv transport("STENCILC_EXCHANGE", "staged");
+    ASSERT_OK(select_exchange(spec.info, extents, grid, spec.device, s));
+    EXPECT_EQ(s.options.transport, ExchangeTransport::Staged);
+    EXPECT_FALSE(s.options.overlap);
+    EXPECT_NE(s.description.find("; transport staged (STENCILC_EXCHANGE); "
+                                 "overlap off (STENCILC_OVERLAP)"),
+              std::string::npos)
+        << s.description;
+  }
+  ScopedEnv bad("STENCILC_OVERLAP", "maybe");
+  Status status = select_exchange(spec.info, extents, grid, spec.device, s);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(), "STENCILC_OVERLAP='maybe': expected on or off");
+}
+
+TEST(ExchangeChoice, MalformedEntriesAndRequestsSayWhereAndWhy) {
+  TunedExchangeSpec spec;
+  const int extents[] = {20, 18, 16}, grid[] = {1, 1, 2};
+  const std::string key = std::string("laplacian3d_f64\t") +
+                          spec.info.fingerprint + "\t" + spec.device +
+                          "\t20x18x16\t";
+  struct Case {
+    std::string options, message;
+  } cases[] = {
+      {"grid=1x2; transport=peer; overlap=on",
+       "bad.tsv:1: 'grid=1x2': expected 3 ranks per axis"},
+      {"grid=1x1x0; transport=peer; overlap=on",
+       "bad.tsv:1: 'grid=1x1x0': expected 3 positive ranks per axis"},
+      {"grid=1x1x2; transport=nvlink; overlap=on",
+       "bad.tsv:1: 'transport=nvlink': expected auto, peer, staged or "
+       "gpu-aware"},
+      {"grid=1x1x2; transport=peer; overlap=yes",
+       "bad.tsv:1: 'overlap=yes': expected on or off"},
+      {"grid=1x1x2; transport=peer",
+       "bad.tsv:1: 'grid=1x1x2; transport=peer': a halo-exchange entry "
+       "names grid, transport and overlap"},
+      {"grid=1x1x2; streams=2; transport=peer; overlap=on",
+       "bad.tsv:1: 'streams=2': unknown item of a halo-exchange entry"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.options);
+    ScopedEnv cache("STENCILC_TUNE_CACHE",
+                    writeCache("bad.tsv", key + c.options + "\t1\t2\n"));
+    ExchangeSelection s;
+    Status status = select_exchange(spec.info, extents, grid, spec.device, s);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(c.message), std::string::npos)
+        << status.message();
+  }
+  ScopedEnv transport("STENCILC_EXCHANGE", "fastest");
+  ExchangeSelection s;
+  Status status = select_exchange(spec.info, extents, grid, spec.device, s);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "STENCILC_EXCHANGE='fastest': expected peer, staged or gpu-aware");
+  // A stencil without grid.split has no exchange to choose.
+  const KernelInfo &plain = kernelNamed("laplacian4d_periodic");
+  const int extents4[] = {4, 4, 4, 4}, grid4[] = {1, 1, 1, 1};
+  status = select_exchange(plain, extents4, grid4, spec.device, s);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("does not declare grid.split"),
+            std::string::npos);
+}
+
+TEST(ExchangeChoice, OptionsTextRoundTrips) {
+  const int grid[] = {1, 2, 1, 4};
+  const ExchangeOptions options{ExchangeTransport::GpuAware, false};
+  const std::string text = exchange_options_text(grid, 4, options);
+  EXPECT_EQ(text, "grid=1x2x1x4; transport=gpu-aware; overlap=off");
+  int back[kMaxDims] = {0, 0, 0, 0};
+  ExchangeOptions parsed{ExchangeTransport::Auto, true};
+  ASSERT_OK(parse_exchange_options(text, 4, back, parsed));
+  EXPECT_EQ(parsed.transport, ExchangeTransport::GpuAware);
+  EXPECT_FALSE(parsed.overlap);
+  for (int axis = 0; axis < 4; ++axis)
+    EXPECT_EQ(back[axis], grid[axis]);
 }
 
 } // namespace

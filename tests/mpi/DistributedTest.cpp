@@ -10,6 +10,7 @@
 
 #include "stencil/comm.hpp"
 #include "stencil/even_odd.hpp"
+#include "stencil/exchange_tuning.hpp"
 #include "stencil/scatter.hpp"
 
 #include <gtest/gtest.h>
@@ -543,6 +544,78 @@ TEST(Distributed, RegionLaunchesShareTheSitesWithoutOverlap) {
       EXPECT_GT(inner, 0) << (hop ? "hop" : "apply");
     }
   }
+}
+
+TEST(Distributed, ExchangePoliciesSwitchWithoutChangingTheResult) {
+  // set_exchange() changes the overlap and the transport between
+  // applications: the same bits either way; tune_exchange() times each
+  // policy, counts the halo bytes and leaves the operator with the fastest.
+  const KernelInfo &info = kernelNamed("t_dist4d_aosoa_c6");
+  const std::vector<int> extents = {4, 4, 6, 8};
+  const Inputs inputs = makeInputs(info, extents);
+  for (const ProcessGrid &grid :
+       gridsForThisJob(4, {"1,1,1,1", "1,1,1,2", "1,1,2,2"})) {
+    SCOPED_TRACE(grid.text());
+    Attached dist;
+    ASSERT_OK(StencilOperator::create_distributed(info, extents.data(),
+                                                  world(), grid, dist.A));
+    ASSERT_OK(world().agree(attach(dist, inputs)));
+    StencilOperator &A = dist.A;
+    Field x, y;
+    ASSERT_OK(Field::create(A.lattice(), x));
+    ASSERT_OK(Field::create(A.lattice(), y));
+    const std::vector<double> v =
+        randomValues(A.lattice().values(), 17 + world().rank());
+    ASSERT_OK(x.upload_values(v.data(), static_cast<std::int64_t>(v.size())));
+    ASSERT_OK(set_halo(x, 0.0));
+    std::vector<std::vector<double>> results;
+    for (ExchangeOptions options :
+         {ExchangeOptions{ExchangeTransport::Auto, true},
+          ExchangeOptions{ExchangeTransport::Auto, false},
+          ExchangeOptions{ExchangeTransport::Staged, true}}) {
+      ASSERT_OK(A.set_exchange(options, "test"));
+      EXPECT_EQ(A.overlap(), options.overlap);
+      EXPECT_NE(A.kernel_choice().find(options.overlap
+                                           ? "overlapped with the interior"
+                                           : "before the kernels"),
+                std::string::npos);
+      EXPECT_NE(A.exchange_choice().find("(test)"), std::string::npos);
+      ASSERT_OK(y.fill(std::nan("")));
+      ASSERT_OK(world().agree(A.apply(y, x)));
+      results.push_back(download(y));
+    }
+    double differing = 0.0;
+    for (size_t i = 0; i < results[0].size(); ++i)
+      for (size_t r = 1; r < results.size(); ++r)
+        differing += !(results[r][i] == results[0][i]) &&
+                     !(std::isnan(results[r][i]) && std::isnan(results[0][i]));
+    ASSERT_OK(world().sum(differing));
+    EXPECT_EQ(differing, 0.0);
+
+    ExchangeTuneResult tuned;
+    ASSERT_OK(tune_exchange(A, [&] { return A.apply(y, x); }, tuned));
+    ASSERT_EQ(tuned.timings.size(), 2u); // host: one transport, overlap on/off
+    ASSERT_GE(tuned.best, 0);
+    for (const ExchangeTiming &t : tuned.timings) {
+      EXPECT_GT(t.ms, 0.0);
+      EXPECT_EQ(t.policy, "host");
+      // The ranks send faces only where the grid splits an axis (a rank
+      // that is its own neighbour moves them in place).
+      if (grid.splits())
+        EXPECT_GT(t.halo_bytes, 0.0);
+      else
+        EXPECT_EQ(t.halo_bytes, 0.0);
+    }
+    EXPECT_GE(tuned.repetitions, 3);
+    EXPECT_EQ(A.overlap(), tuned.timings[tuned.best].options.overlap);
+    EXPECT_NE(A.exchange_choice().find("the fastest of 2 policies"),
+              std::string::npos);
+  }
+  // Only a distributed operator has an exchange to set.
+  StencilOperator single;
+  ASSERT_OK(StencilOperator::create(info, extents.data(), single));
+  expectFailure(single.set_exchange({ExchangeTransport::Auto, false}),
+                {"set_exchange needs a distributed operator"});
 }
 
 TEST(Distributed, CgRefusesASingularOperatorOnEveryGrid) {

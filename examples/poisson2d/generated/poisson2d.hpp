@@ -116,14 +116,16 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1};
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {4, -1, -1, -1, -1};
-  // The ranks' kernels and the halo exchange's box copies (grid.split).
+  // The ranks' kernels, the halo exchange's box copies (grid.split) and its
+  // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
       {true, true, false, false}, false, &info, &copy_box,
       nullptr,
       &apply_region_generic, &apply_adjoint_region_generic,
       &apply_dot_region_generic,
       nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr,
+      {stencil::ExchangeTransport::Auto, true}, 0, nullptr};
   static const stencil::KernelInfo value = {
       "poisson2d", "poisson2d.yaml", "double", 8,
       components, shape(), layout(), 5, tap_offsets, tap_constants,

@@ -61,12 +61,14 @@ public:
   /// `face_bytes`: the largest face of the fields exchanged every
   /// application (what the peer path's receive buffers hold; larger arrays,
   /// exchanged once when an operator is given them, go through MPI). On
-  /// GPUs the policy is Peer when some neighbour shares the node, else
-  /// GpuAware where mpi_gpu_aware() says so, else Staged (Host on the host
-  /// backend); STENCILC_EXCHANGE=peer, staged or gpu-aware asks for one
-  /// (gpu-aware fails without such an MPI). Collective.
+  /// GPUs, with `transport` Auto or Peer, the policy is Peer when some
+  /// neighbour shares the node, else GpuAware where mpi_gpu_aware() says
+  /// so, else Staged; Staged and GpuAware ask for that one (GpuAware fails
+  /// without such an MPI). The host backend's policy is Host whatever the
+  /// transport. Collective.
   static Status create(std::shared_ptr<const Decomposition> decomposition,
                        bool corners, std::size_t face_bytes,
+                       ExchangeTransport transport,
                        std::unique_ptr<HaloExchange> &out);
 
   /// Fills the ghost zones of `data`, an array on `lattice` (the rank's

@@ -160,6 +160,25 @@ using RegionHop = Status (*)(void *out, const void *in, const void *same,
 
 /// A stencil whose lattice a process grid may divide among ranks (the
 /// spec's grid.split; docs/distributed.md).
+/// How ranks fill their ghost zones (grid.exchange; stencil/exchange_choice.hpp
+/// chooses). Auto: peer copies between GPUs of one node, else MPI on device
+/// memory where the MPI moves it, else staged through pinned host memory.
+enum class ExchangeTransport { Auto, Peer, Staged, GpuAware };
+struct ExchangeOptions {
+  ExchangeTransport transport;
+  bool overlap; ///< the interior computed while the halos travel
+};
+
+/// A halo-exchange policy the tuning cache recorded: on `device` with these
+/// extents and this process grid (ranks per axis), `options` was fastest.
+struct TunedExchange {
+  const char *device;
+  int extents[kMaxDims];
+  int grid[kMaxDims];
+  ExchangeOptions options;
+  double ms; ///< per application, when tuned
+};
+
 struct DistributedInfo {
   /// The axes a process grid may split.
   bool split[kMaxDims];
@@ -185,6 +204,11 @@ struct DistributedInfo {
   RegionHop odd_to_even;
   RegionHop even_to_odd_adjoint;
   RegionHop odd_to_even_adjoint;
+  /// The spec's policy (grid.exchange), and those `stencilc generate
+  /// --tune-cache` compiled in.
+  ExchangeOptions exchange;
+  int num_tuned_exchange;
+  const TunedExchange *tuned_exchange;
 };
 
 struct KernelInfo {

@@ -64,10 +64,27 @@ public:
   const HaloExchange *exchange() const { return exchange_.get(); }
   /// Distributed: whether an application computes the sites whose stencil
   /// reads no ghost zone while the halos travel, then the others (two
-  /// launches; the default, unless STENCILC_OVERLAP=off), or exchanges
-  /// first and launches once.
+  /// launches), or exchanges first and launches once. create_distributed()
+  /// takes the policy select_exchange() chooses (grid.exchange, the tuning
+  /// cache, STENCILC_EXCHANGE and STENCILC_OVERLAP;
+  /// stencil/exchange_choice.hpp).
   void set_overlap(bool overlap);
   bool overlap() const { return overlap_; }
+  /// Distributed: runs the halo exchange with `options` from now on. A new
+  /// transport sets the exchange up again: collective. For the exchange
+  /// tuner (stencil/exchange_tuning.hpp) and for tests.
+  /// `why` goes into exchange_choice().
+  Status set_exchange(const ExchangeOptions &options,
+                      const std::string &why = "set_exchange");
+  ExchangeOptions exchange_options() const { return {transport_, overlap_}; }
+  /// Distributed: fills the ghost zones of `field` (on lattice() or one
+  /// parity's half of it) from the neighbours and zeroes them again, what
+  /// each application's exchange does, without a kernel: for measuring
+  /// the exchange alone. Collective.
+  Status exchange_halos(const Field &field) const;
+  /// Which exchange policy runs and why (the spec, the tuning cache, the
+  /// environment), for reports; empty for an operator made by create().
+  const std::string &exchange_choice() const { return exchange_choice_; }
 
   /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
@@ -240,7 +257,11 @@ private:
   std::shared_ptr<HaloExchange> exchange_;
   const DistributedInfo *distributed_ = nullptr;
   bool overlap_ = true;
-  std::string choice_;
+  ExchangeTransport transport_ = ExchangeTransport::Auto;
+  std::size_t face_bytes_ = 0; ///< what the peer path's buffers hold
+  std::string choice_, exchange_choice_;
+  /// choice_ for a distributed operator: its kernels, grid and exchange.
+  void describe_distributed(const ProcessGrid &grid);
   Lattice lattice_;
   int extents_[kMaxDims] = {1, 1, 1, 1};
   std::vector<double> values_;

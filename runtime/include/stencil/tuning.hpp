@@ -19,6 +19,7 @@
 #include "stencil/types.hpp"
 
 #include <string>
+#include <vector>
 
 namespace stencil {
 
@@ -35,6 +36,19 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
 
 /// "64x64x64"
 std::string extents_text(const int *extents, int dims);
+
+/// One entry of a tuning-cache file, its fields as written.
+struct TuningCacheLine {
+  int line = 0;
+  std::string spec, fingerprint, device, extents, options, ms, gb_s;
+};
+/// Reads a cache file (blank lines and lines starting with '#' skipped);
+/// a line without 7 tab-separated fields is an error naming path:line.
+Status read_tuning_cache(const std::string &path,
+                         std::vector<TuningCacheLine> &out);
+/// Whether an entry's options record a halo-exchange policy ("grid=...";
+/// stencil/exchange_choice.hpp) rather than kernel options.
+bool is_exchange_entry(const std::string &options);
 
 } // namespace stencil
 
