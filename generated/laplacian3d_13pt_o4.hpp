@@ -111,7 +111,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "23b027d6f1616253",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 

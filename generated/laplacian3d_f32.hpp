@@ -130,7 +130,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "9893a1eb0fd654d4",
       "block=64x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 
@@ -242,7 +242,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "9893a1eb0fd654d4",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 

@@ -128,7 +128,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "e837c0bb0df386b7",
       "block=32x2x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aosoa:32; vector_width=1; components_per_thread=6", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 
@@ -269,7 +269,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "683df209353d138d",
       "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 
@@ -389,7 +389,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "e837c0bb0df386b7",
       "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      &distributed};
+      &distributed, nullptr};
   return value;
 }
 

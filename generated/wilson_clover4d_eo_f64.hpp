@@ -231,7 +231,7 @@ inline const stencil::KernelInfo &info() {
       &even_odd_kernels, nullptr, "b2018a56db70428f",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr};
+      nullptr, nullptr};
   return value;
 }
 
@@ -416,7 +416,7 @@ inline const stencil::KernelInfo &info() {
       &even_odd_kernels, nullptr, "2bb6b0bcff4c0b29",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      &distributed};
+      &distributed, nullptr};
   return value;
 }
 

@@ -78,6 +78,7 @@ std::optional<StencilModel> Checker::run() {
   checkComponentSplit();
   checkSlab();
   checkSolver();
+  checkInnerPrecision();
   for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
        ++i)
     if (!parameterUsed[i] && tapsKnown)
@@ -826,6 +827,34 @@ void Checker::checkSlab() {
     return;
   }
   model.kernel.slab = slices;
+}
+
+/// inner_precision: float kernels beside a double stencil's.
+void Checker::checkInnerPrecision() {
+  if (!spec.innerPrecision.present)
+    return;
+  const std::string &value = spec.innerPrecision.value;
+  if (value == "half" || value == "bf16") {
+    diags.error(spec.innerPrecision.range,
+                "'inner_precision' " + value +
+                    " is not available: the inner iterations run in float "
+                    "(half and bf16 storage are not built yet)");
+    return;
+  }
+  if (value != "float") {
+    diags.error(spec.innerPrecision.range,
+                "'inner_precision' is '" + value + "'; expected 'float'");
+    return;
+  }
+  if (model.precision != Precision::Double) {
+    diags.error(spec.innerPrecision.range,
+                "'inner_precision: float' needs a double stencil (field."
+                "precision: double): the inner iterations run in a lower "
+                "precision than the outer ones");
+    return;
+  }
+  model.hasInner = true;
+  model.innerPrecision = Precision::Float;
 }
 
 void Checker::checkSolver() {

@@ -38,6 +38,7 @@ private:
   void checkGrid();
   void checkSplit();
   void checkExchange();
+  void checkInnerPrecision();
   void checkField();
   void checkValueShape();
   void checkParameters();

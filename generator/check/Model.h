@@ -265,6 +265,10 @@ struct StencilModel {
   Solver solver = Solver::None;
   /// grid.split: the axes a process grid may divide among ranks.
   std::array<bool, kMaxDims> split{};
+  /// inner_precision: the kernels in this precision too (NAME_inner), for
+  /// mixed-precision CG; only for double stencils.
+  bool hasInner = false;
+  Precision innerPrecision = Precision::Float;
   /// grid.exchange (only with split axes).
   ExchangeOptions exchange;
   /// Whether these are the kernels ranks run (splitKernelsModel): their

@@ -250,6 +250,40 @@ Expected<SplitText> splitText(const StencilModel &model,
   return text;
 }
 
+/// The stencil's kernels in the precision of mixed-precision CG's inner
+/// iterations (inner_precision), NAME_inner, inside this stencil's files;
+/// and KernelInfo's reference to them.
+struct InnerText {
+  std::string headers, kernels, reference = "nullptr";
+};
+
+Expected<InnerText> innerText(const StencilModel &model) {
+  InnerText text;
+  if (!model.hasInner)
+    return text;
+  StencilModel inner = model;
+  inner.name = model.name + "_inner";
+  inner.precision = model.innerPrecision;
+  inner.hasInner = false;
+  inner.split.fill(false); // one rank: the inner solve is not distributed
+  inner.rankKernels = false;
+  Expected<EmittedStencil> files = emitStencil(inner, planKernels(inner));
+  if (!files)
+    return files.takeError();
+  text.headers = std::string("\n// The kernels in ") +
+                 precisionName(inner.precision) +
+                 " for mixed-precision CG's inner iterations "
+                 "(inner_precision).\n" +
+                 files->header;
+  std::string kernels = files->kernels;
+  const std::string include = "#include \"" + inner.name + ".hpp\"\n";
+  if (size_t at = kernels.find(include); at != std::string::npos)
+    kernels.erase(at, include.size());
+  text.kernels = "\n" + kernels;
+  text.reference = "&stencilc_kernels::" + inner.name + "::info";
+  return text;
+}
+
 /// One comment line per line of the spec's description.
 std::string commentedDescription(const StencilModel &model) {
   std::string description =
@@ -551,6 +585,9 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   Expected<SplitText> splitCode = splitText(model, tuned.exchanges);
   if (!splitCode)
     return splitCode.takeError();
+  Expected<InnerText> innerCode = innerText(model);
+  if (!innerCode)
+    return innerCode.takeError();
   const std::vector<LauncherPlan> launchers = planLaunchers(model, plans);
   const std::vector<BoxCopyPlan> boxCopies = planBoxCopies(model);
   std::vector<std::string> kernelTexts;
@@ -576,11 +613,14 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
                         (boxCopies.empty()
                              ? std::string()
                              : "\n\n" + printBoxCopyLaunchers(model, boxCopies))},
-      {"tuned_kernels", tunedCode.kernels + splitCode->kernels},
+      {"tuned_kernels",
+       tunedCode.kernels + splitCode->kernels + innerCode->kernels},
   });
   TemplateValues header =
       headerValues(model, plans, launchers, tunedCode, *splitCode);
   header.insert(common.begin(), common.end());
+  header["tuned_headers"] += innerCode->headers;
+  header["inner_ref"] = innerCode->reference;
 
   Expected<std::string> kernels = render("kernels.hip.in", kernelValues);
   if (!kernels)

@@ -75,6 +75,12 @@ std::string printManifest(const StencilModel &model,
         j.attribute("bytes_per_site",
                     findPlan(plans, KernelRole::Apply)->linkBytesPerSite);
       });
+    // inner_precision: the kernels of mixed-precision CG's inner iterations.
+    if (model.hasInner)
+      j.attributeObject("inner", [&] {
+        j.attribute("precision", precisionName(model.innerPrecision));
+        j.attribute("kernels", model.name + "_inner");
+      });
     // grid.split: the axes a process grid may divide, and the kernels the
     // ranks run (docs/distributed.md).
     if (model.splittable())

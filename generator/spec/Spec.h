@@ -164,6 +164,10 @@ struct Spec {
   llvm::SMRange fieldRange;
 
   Located<std::string> solver; ///< "none" (default), "cg" or "cgnr"
+  /// inner_precision: the precision of mixed-precision CG's inner
+  /// iterations ("float"), for which the generator adds the stencil's
+  /// kernels in that precision.
+  Located<std::string> innerPrecision;
 
   std::vector<ParameterSpec> parameters;
   LinksSpec links;

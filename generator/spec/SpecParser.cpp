@@ -284,11 +284,13 @@ void Parser::parseDocument(const YamlNode *root, Spec &spec) {
   static const StringRef keys[] = {"name",  "description", "grid",
                                    "field", "parameters",  "taps",
                                    "kernel", "solver",     "links",
-                                   "clover"};
+                                   "clover", "inner_precision"};
   MappingReader reader(map, keys, "the spec", diags);
   readString(reader.require("name", "the spec"), "'name'", spec.name);
   readString(reader.get("description"), "'description'", spec.description);
   readString(reader.get("solver"), "'solver'", spec.solver);
+  readString(reader.get("inner_precision"), "'inner_precision'",
+             spec.innerPrecision);
   if (const YamlNode *grid = reader.require("grid", "the spec"))
     parseGrid(grid, spec);
   if (const YamlNode *field = reader.require("field", "the spec"))

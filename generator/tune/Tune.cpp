@@ -98,6 +98,7 @@ StencilModel naiveModel(const StencilModel &model) {
   m.kernel.slab = 1; // hopping kernels' threads in storage order
   m.split.fill(false); // one rank
   m.rankKernels = false;
+  m.hasInner = false;
   setLoadOrder(m.kernel, LoadOrder::AsWritten);
   m.description = "Naive baseline of " + model.name +
                   " (no tile, loads as written). " + model.description;
@@ -371,6 +372,7 @@ tunedKernels(const StencilModel &model,
             model.name + "_tuned" + std::to_string(s.choice.variant);
         s.variant.split.fill(false); // ranks run the spec's NAME_split
         s.variant.rankKernels = false;
+        s.variant.hasInner = false; // the spec's NAME_inner serves all
         Expected<EmittedStencil> files =
             emitStencil(s.variant, planKernels(s.variant));
         if (!files)
@@ -395,6 +397,7 @@ Error writeTuningDirectory(const StencilModel &model,
     StencilModel timed = v.model;
     timed.split.fill(false); // the timing program runs one rank
     timed.rankKernels = false;
+    timed.hasInner = false;
     std::vector<KernelPlan> plans = planKernels(timed);
     Expected<EmittedStencil> files = emitStencil(timed, plans);
     if (!files)

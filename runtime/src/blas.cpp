@@ -21,6 +21,17 @@ Status same(const Field &a, const Field &b, const char *what) {
   return require_same_lattice(a.lattice(), b.lattice(), what);
 }
 
+/// The same lattice but perhaps for the precision.
+Status same_sites(const Field &a, const Field &b, const char *what) {
+  Lattice other = b.lattice();
+  other.element_bytes = a.lattice().element_bytes;
+  if (a.lattice() == other)
+    return Status();
+  return Status::failure(std::string(what) + ": field lattice " +
+                         b.lattice().describe() + " does not match " +
+                         a.lattice().describe() + " (but for precision)");
+}
+
 // The elementwise operations, as functors that run unchanged on the host and
 // on the device; for_each_index() runs one over 0..n-1 on the backend.
 template <typename T> struct FillOp {
@@ -33,6 +44,21 @@ template <typename T> struct AxpyOp {
   const T *x;
   T *y;
   STENCIL_HOST_DEVICE void operator()(Index i) const { y[i] += a * x[i]; }
+};
+template <typename X, typename Y> struct MixedAxpyOp {
+  Y a;
+  const X *x;
+  Y *y;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    y[i] += a * static_cast<Y>(x[i]);
+  }
+};
+template <typename From, typename To> struct ConvertOp {
+  const From *from;
+  To *to;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    to[i] = static_cast<To>(from[i]);
+  }
 };
 template <typename T> struct XpayOp {
   const T *x;
@@ -220,12 +246,39 @@ Status fill(Field &x, double value) {
 }
 
 Status axpy(double a, const Field &x, Field &y) {
+  if (x.lattice().element_bytes != y.lattice().element_bytes) {
+    STENCIL_TRY(same_sites(y, x, "axpy"));
+    return dispatch(x, [&](auto xZero) {
+      return dispatch(y, [&](auto yZero) {
+        using X = decltype(xZero);
+        using Y = decltype(yZero);
+        return for_each_index(
+            x.lattice().values(),
+            MixedAxpyOp<X, Y>{static_cast<Y>(a), typed<X>(x), typed<Y>(y)},
+            "axpy (mixed precision)");
+      });
+    });
+  }
   STENCIL_TRY(same(x, y, "axpy"));
   return dispatch(x, [&](auto zero) {
     using T = decltype(zero);
     return for_each_index(
         x.lattice().values(),
         AxpyOp<T>{static_cast<T>(a), typed<T>(x), typed<T>(y)}, "axpy");
+  });
+}
+
+Status convert(const Field &from, Field &to) {
+  STENCIL_TRY(same_sites(to, from, "convert"));
+  return dispatch(from, [&](auto fromZero) {
+    return dispatch(to, [&](auto toZero) {
+      using From = decltype(fromZero);
+      using To = decltype(toZero);
+      return for_each_index(from.lattice().values(),
+                            ConvertOp<From, To>{typed<From>(from),
+                                                typed<To>(to)},
+                            "convert");
+    });
   });
 }
 

@@ -25,6 +25,7 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   const KernelInfo &info = *selection.info;
   StencilOperator op;
   op.info_ = &info;
+  op.declared_ = &spec;
   op.choice_ = selection.description;
   for (int axis = 0; axis < info.shape.dims; ++axis)
     op.extents_[axis] = extents[axis];
@@ -129,6 +130,39 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
   op.distributed_ = distributed;
   op.spec_ = &info;
   out = std::move(op);
+  return Status();
+}
+
+Status StencilOperator::create_inner(StencilOperator &out) const {
+  const KernelInfo &spec = declared_ ? *declared_ : *info_;
+  const std::string name = spec.name;
+  if (!spec.inner)
+    return Status::failure(
+        name + ": its spec does not declare inner_precision, so no "
+               "lower-precision kernels were generated for mixed-precision "
+               "CG; add 'inner_precision: float' to the spec and regenerate");
+  if (decomposition_)
+    return Status::failure(name + ": mixed-precision CG on several ranks is "
+                                  "not built yet; solve in double");
+  if (spec.links || spec.clover)
+    return Status::failure(name + ": mixed-precision CG for stencils with "
+                                  "links or a clover term is not built yet; "
+                                  "solve in double");
+  StencilOperator inner;
+  STENCIL_TRY(create(spec.inner(), extents_, inner));
+  inner.values_ = values_;
+  for (int p = 0; p < info_->num_params; ++p) {
+    if (!site_fields_[p])
+      continue;
+    Lattice lattice;
+    STENCIL_TRY(inner.site_lattice(info_->param_names[p], lattice));
+    auto converted = std::make_shared<Field>();
+    STENCIL_TRY(Field::create(lattice, *converted));
+    STENCIL_TRY(convert(*site_fields_[p], *converted));
+    inner.site_fields_[p] = converted.get();
+    inner.owned_fields_.push_back(std::move(converted));
+  }
+  out = std::move(inner);
   return Status();
 }
 

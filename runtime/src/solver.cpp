@@ -4,6 +4,7 @@
 #include "stencil/device.hpp"
 #include "stencil/even_odd.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
@@ -293,6 +294,141 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   return Status();
 }
 
+/// Mixed-precision CG with reliable updates (SolveOptions::mixed_precision):
+/// CG's recurrences on `inner` (A in lower precision) in lower-precision
+/// fields, from r = rhs - A x; when ||r_inner|| < delta * (the largest
+/// residual since the last update), or when the inner residual says
+/// converged, the inner iterate is added to x and r = rhs - A x is computed
+/// in A's precision (a reliable update), r_inner set from it and CG goes on
+/// from the new residual with the same direction p. Stops when the true
+/// residual of an update meets the tolerance.
+Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
+                     const Field &rhs, Field &x, const SolveOptions &options,
+                     double reference, SolveReport &report) {
+  const Lattice lattice = A.lattice(), low = inner.lattice();
+  Ops ops(A, options.time_kernels), lowOps(inner, options.time_kernels);
+  Field r, q, rLow, pLow, qLow, xLow;
+  for (Field *f : {&r, &q})
+    STENCIL_TRY(Field::create(lattice, *f));
+  for (Field *f : {&rLow, &pLow, &qLow, &xLow})
+    STENCIL_TRY(Field::create(low, *f));
+  report.inner_precision = low.element_bytes == 4 ? "float" : "double";
+  // r = rhs - A x, in A's precision.
+  auto trueResidual = [&](double &norm) {
+    STENCIL_TRY(ops.apply(q, x));
+    STENCIL_TRY(r.copy_from(rhs));
+    STENCIL_TRY(ops.axpy(-1.0, q, r));
+    return ops.norm2(r, norm);
+  };
+  double rNorm = 0.0;
+  STENCIL_TRY(trueResidual(rNorm));
+  report.residual_history.push_back(rNorm / reference);
+
+  STENCIL_TRY(device_synchronize());
+  const double start = now_seconds();
+  ops.bytes = lowOps.bytes = 0.0;
+  ops.stats.clear();
+  lowOps.stats.clear();
+  const bool fused = options.fused && inner.has_apply_dot();
+  report.fused = fused;
+  STENCIL_TRY(convert(r, rLow));
+  STENCIL_TRY(pLow.copy_from(rLow));
+  STENCIL_TRY(fill(xLow, 0.0));
+  double rr = rNorm * rNorm, largest = rNorm;
+  int k = 0;
+  while (rNorm / reference >= options.tolerance &&
+         k < options.max_iterations) {
+    double pq = 0.0;
+    if (fused) {
+      STENCIL_TRY(lowOps.apply_dot(qLow, pLow, pq));
+    } else {
+      STENCIL_TRY(lowOps.apply(qLow, pLow));
+      STENCIL_TRY(lowOps.dot(pLow, qLow, pq));
+    }
+    if (!(pq > 0.0))
+      return Status::failure(
+          "solve: mixed-precision CG broke down at iteration " +
+          std::to_string(k + 1) + " (p^T A p = " + std::to_string(pq) +
+          " in " + report.inner_precision +
+          "): the operator is not positive definite on these values");
+    const double alpha = rr / pq;
+    double rrNew = 0.0;
+    if (fused) {
+      STENCIL_TRY(lowOps.update_and_norm2(alpha, pLow, qLow, xLow, rLow,
+                                          rrNew));
+    } else {
+      STENCIL_TRY(lowOps.axpy(alpha, pLow, xLow));
+      STENCIL_TRY(lowOps.axpy(-alpha, qLow, rLow));
+      STENCIL_TRY(lowOps.dot(rLow, rLow, rrNew));
+    }
+    ++k;
+    rNorm = std::sqrt(rrNew);
+    const bool update = rNorm < options.reliable_delta * largest ||
+                        rNorm / reference < options.tolerance ||
+                        k == options.max_iterations;
+    if (update) {
+      STENCIL_TRY(ops.axpy(1.0, xLow, x));
+      STENCIL_TRY(fill(xLow, 0.0));
+      STENCIL_TRY(trueResidual(rNorm));
+      STENCIL_TRY(convert(r, rLow));
+      rrNew = rNorm * rNorm;
+      largest = rNorm;
+      ++report.reliable_updates;
+    }
+    largest = std::max(largest, rNorm);
+    report.residual_history.push_back(rNorm / reference);
+    if (rNorm / reference < options.tolerance)
+      break;
+    STENCIL_TRY(lowOps.xpay(rLow, rrNew / rr, pLow));
+    rr = rrNew;
+  }
+  STENCIL_TRY(device_synchronize());
+  report.seconds = now_seconds() - start;
+  report.iterations = k;
+  report.converged = rNorm / reference < options.tolerance;
+  if (k > 0) {
+    report.seconds_per_iteration = report.seconds / k;
+    report.bytes_per_iteration = (ops.bytes + lowOps.bytes) / k;
+    report.bandwidth_gbs =
+        report.bytes_per_iteration / report.seconds_per_iteration / 1e9;
+  }
+  for (Ops *o : {&lowOps, &ops})
+    for (auto &entry : o->stats) {
+      KernelStats stats = entry.second;
+      stats.name = (o == &lowOps ? report.inner_precision + " "
+                                 : std::string("outer ")) +
+                   stats.name;
+      report.kernels.push_back(stats);
+    }
+  char tolerance[32];
+  std::snprintf(tolerance, sizeof tolerance, "%.1e", options.tolerance);
+  report.message =
+      report.converged
+          ? std::string("converged: relative residual below ") + tolerance +
+                " (mixed precision, " +
+                std::to_string(report.reliable_updates) + " reliable updates)"
+          : "not converged: iteration cap of " +
+                std::to_string(options.max_iterations) + " reached";
+  return Status();
+}
+
+/// Mixed precision: CG only, no preconditioner, a delta in (0, 1).
+Status check_mixed(const SolveOptions &options) {
+  if (!options.mixed_precision)
+    return Status();
+  if (options.method != Method::CG ||
+      options.preconditioner != Preconditioner::None)
+    return Status::failure("solve: mixed precision is built for CG without a "
+                           "preconditioner only, not " +
+                           std::string(method_name(options.method)) +
+                           " with preconditioner " +
+                           preconditioner_name(options.preconditioner));
+  if (!(options.reliable_delta > 0.0 && options.reliable_delta < 1.0))
+    return Status::failure("solve: reliable_delta must lie in (0, 1), not " +
+                           std::to_string(options.reliable_delta));
+  return Status();
+}
+
 /// The checks and set-up both entry points share: lattices, options, the
 /// operator's definiteness for CG, b's interior (halo zero) and its norm;
 /// x's halo is zeroed.
@@ -310,6 +446,7 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
                            "iteration cap non-negative");
   if (options.method == Method::CG)
     STENCIL_TRY(A.check_spd());
+  STENCIL_TRY(check_mixed(options));
   if (options.method == Method::CGNR &&
       options.preconditioner == Preconditioner::Jacobi)
     return Status::failure("solve: Jacobi preconditioning is implemented for "
@@ -359,6 +496,14 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
   report.unknowns = A.lattice().interior_sites() * A.lattice().components;
   if (bNorm == 0.0)
     return zero_solution(x, report);
+  if (options.mixed_precision) {
+    StencilOperator inner;
+    STENCIL_TRY(A.create_inner(inner));
+    STENCIL_TRY(iterate_mixed(SystemOf<StencilOperator>(A),
+                              SystemOf<StencilOperator>(inner), bInterior, x,
+                              options, bNorm, report));
+    return finish_solve(A, bInterior, x, bNorm, report);
+  }
   Field diag;
   if (options.preconditioner == Preconditioner::Jacobi) {
     STENCIL_TRY(Field::create(A.lattice(), diag));
@@ -393,8 +538,19 @@ Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
   // S's residual is A's residual on the even sites (the odd sites' is zero
   // after reconstruction), so measuring it against ||b|| stops both solvers
   // at the same accuracy of A x = b.
-  STENCIL_TRY(iterate(SystemOf<SchurComplement>(S), rhs, xEven, nullptr,
-                      options, bNorm, report));
+  if (options.mixed_precision) {
+    StencilOperator inner;
+    SchurComplement innerS;
+    STENCIL_TRY(A.create_inner(inner));
+    STENCIL_TRY(SchurComplement::create(inner, innerS,
+                                        options.clover_placement));
+    STENCIL_TRY(iterate_mixed(SystemOf<SchurComplement>(S),
+                              SystemOf<SchurComplement>(innerS), rhs, xEven,
+                              options, bNorm, report));
+  } else {
+    STENCIL_TRY(iterate(SystemOf<SchurComplement>(S), rhs, xEven, nullptr,
+                        options, bNorm, report));
+  }
   STENCIL_TRY(S.reconstruct(bInterior, x));
   return finish_solve(A, bInterior, x, bNorm, report);
 }
@@ -405,6 +561,10 @@ void print_report(const SolveReport &report, std::FILE *out) {
                report.method.c_str(), report.preconditioner.c_str(),
                report.system.c_str(), static_cast<long long>(report.unknowns));
   std::fprintf(out, "  result              %s\n", report.message.c_str());
+  if (!report.inner_precision.empty())
+    std::fprintf(out, "  mixed precision     inner iterations in %s, %d "
+                      "reliable updates in the outer precision\n",
+                 report.inner_precision.c_str(), report.reliable_updates);
   std::fprintf(out, "  iterations          %d\n", report.iterations);
   std::fprintf(out, "  relative residual   %.3e (recurrence), %.3e (true, "
                     "||b - A x|| / ||b||)\n",

@@ -8,7 +8,7 @@
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
 //              [--compare-tol T] [--even-odd] [--gauge FILE]
 //              [--save-gauge FILE] [--grid n,n,...]
-//              [--tune-exchange CACHE]
+//              [--tune-exchange CACHE] [--mixed]
 //
 // Under mpirun (stencilc built with STENCILC_MPI) the ranks divide the
 // lattice: --grid gives the ranks per axis, or the program chooses a grid
@@ -17,6 +17,10 @@
 // single rank would from the seed and takes its block; rank 0 prints,
 // saves and compares (the whole solution, gathered). A rank that fails
 // ends the whole job (MPI_Abort) with its message and rank.
+//
+// --mixed: mixed-precision CG with reliable updates (specs that declare
+// inner_precision): inner iterations on the float kernels, the solution
+// and residual corrected in double.
 //
 // --tune-exchange CACHE (distributed runs): before solving, times the
 // operator the solver applies (A, or the Schur complement with --even-odd)
@@ -91,7 +95,7 @@ stencil::Communicator &job() {
                "[--time-kernels] [--save FILE] [--compare FILE] "
                "[--compare-tol T] [--even-odd] [--gauge FILE] "
                "[--save-gauge FILE] [--grid n,n,...] [--tune-exchange "
-               "CACHE]\n",
+               "CACHE] [--mixed]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -190,6 +194,8 @@ Options parse(int argc, char **argv) {
       options.evenOdd = true;
     } else if (arg == "--grid") {
       options.grid = value(i);
+    } else if (arg == "--mixed") {
+      options.solve.mixed_precision = true;
     } else if (arg == "--tune-exchange") {
       options.tuneExchange = value(i);
     } else if (arg == "--compare-tol") {

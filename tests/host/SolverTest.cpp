@@ -11,11 +11,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
 using namespace stencil;
 using stencilc::testing::attachRandomSiteParameters;
+using stencilc::testing::expectFailure;
 using stencilc::testing::registeredKernels;
 
 namespace {
@@ -251,6 +253,154 @@ TEST(Solver, FloatFieldsConvergeToFloatAccuracy) {
       solveWith(problem, Method::CG, Preconditioner::None, 1e-5);
   EXPECT_TRUE(report.converged);
   EXPECT_LT(problem.error(), 1e-3);
+}
+
+// Mixed-precision CG with reliable updates (SolveOptions::mixed_precision):
+// the float kernels of specs that declare inner_precision, the solution and
+// residual corrected in double.
+
+TEST(MixedPrecision, InnerOperatorIsTheStencilInFloat) {
+  // The generated float kernels with the converted site parameters apply
+  // the same operator to float rounding: checked against the double one on
+  // the same random input (odd extents, poisoned outputs).
+  for (const char *name : {"laplacian3d_f64", "t_eo_mixed3d_site"}) {
+    SCOPED_TRACE(name);
+    Manufactured problem;
+    problem.setUp(kernel(name), {14, 11, 12}, 0.5, 4.0);
+    StencilOperator inner;
+    ASSERT_OK(problem.A.create_inner(inner));
+    EXPECT_EQ(inner.lattice().element_bytes, 4);
+    EXPECT_NE(std::string(inner.info().name).find("_inner"),
+              std::string::npos);
+    Field x32, y32, y64, back;
+    ASSERT_OK(Field::create(inner.lattice(), x32));
+    ASSERT_OK(Field::create(inner.lattice(), y32));
+    ASSERT_OK(Field::create(problem.A.lattice(), y64));
+    ASSERT_OK(Field::create(problem.A.lattice(), back));
+    ASSERT_OK(convert(problem.exact, x32));
+    ASSERT_OK(y32.fill(std::nan("")));
+    ASSERT_OK(y64.fill(std::nan("")));
+    ASSERT_OK(inner.apply(y32, x32));
+    ASSERT_OK(problem.A.apply(y64, problem.exact));
+    ASSERT_OK(convert(y32, back));
+    ASSERT_OK(set_halo(back, 0.0));
+    ASSERT_OK(set_halo(y64, 0.0));
+    std::vector<double> a(y64.lattice().values()), b(a.size());
+    ASSERT_OK(y64.download_values(a.data(), a.size()));
+    ASSERT_OK(back.download_values(b.data(), b.size()));
+    double diff = 0.0, norm = 0.0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
+      diff += (a[i] - b[i]) * (a[i] - b[i]);
+      norm += a[i] * a[i];
+    }
+    EXPECT_GT(norm, 1.0);
+    EXPECT_LT(std::sqrt(diff / norm), 1e-6);
+    EXPECT_GT(std::sqrt(diff / norm), 0.0); // float, not double, arithmetic
+  }
+}
+
+TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
+  struct Case {
+    const char *name;
+    std::vector<int> extents;
+    bool evenOdd;
+  } cases[] = {{"laplacian3d_f64", {23, 19, 17}, false},
+               {"t_eo_mixed3d_site", {14, 11, 12}, false},
+               {"t_eo_mixed3d_site", {14, 11, 12}, true}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.name) + (c.evenOdd ? " even/odd" : ""));
+    Manufactured problem;
+    problem.setUp(kernel(c.name), c.extents, 0.5, 4.0);
+    SolveOptions options;
+    options.tolerance = 1e-10;
+    SolveReport plain, mixed;
+    Field xPlain;
+    ASSERT_OK(Field::create(problem.A.lattice(), xPlain));
+    ASSERT_OK(c.evenOdd ? solve_even_odd(problem.A, problem.b, xPlain,
+                                         options, plain)
+                        : solve(problem.A, problem.b, xPlain, options, plain));
+    options.mixed_precision = true;
+    ASSERT_OK(problem.x.fill(0.0));
+    ASSERT_OK(c.evenOdd
+                  ? solve_even_odd(problem.A, problem.b, problem.x, options,
+                                   mixed)
+                  : solve(problem.A, problem.b, problem.x, options, mixed));
+    EXPECT_TRUE(mixed.converged) << mixed.message;
+    EXPECT_EQ(mixed.inner_precision, "float");
+    EXPECT_GE(mixed.reliable_updates, 2);
+    // The true residual, recomputed in double, meets the tolerance: float
+    // alone would stall near 1e-7.
+    EXPECT_LT(mixed.true_relative_residual, 1e-10);
+    EXPECT_LT(problem.error(), 1e-7);
+    EXPECT_LE(mixed.iterations, plain.iterations * 5 / 4 + 2);
+    EXPECT_EQ(mixed.residual_history.size(),
+              static_cast<size_t>(mixed.iterations) + 1);
+    std::printf("[ info     ] %s%s: %d iterations double, %d mixed (%d "
+                "reliable updates)\n",
+                c.name, c.evenOdd ? " even/odd" : "", plain.iterations,
+                mixed.iterations, mixed.reliable_updates);
+  }
+}
+
+TEST(MixedPrecision, RequestsItCannotServeAreClearErrors) {
+  Manufactured problem;
+  problem.setUp(kernel("laplacian3d_f64"), {9, 8, 7});
+  SolveOptions options;
+  options.mixed_precision = true;
+  SolveReport report;
+  options.method = Method::CGNR;
+  expectFailure(solve(problem.A, problem.b, problem.x, options, report),
+                {"mixed precision is built for CG without a preconditioner "
+                 "only, not cgnr"});
+  options.method = Method::CG;
+  options.preconditioner = Preconditioner::Jacobi;
+  expectFailure(solve(problem.A, problem.b, problem.x, options, report),
+                {"not cg with preconditioner jacobi"});
+  options.preconditioner = Preconditioner::None;
+  options.reliable_delta = 1.0;
+  expectFailure(solve(problem.A, problem.b, problem.x, options, report),
+                {"reliable_delta must lie in (0, 1)"});
+  // A spec without inner_precision has no float kernels.
+  Manufactured other;
+  other.setUp(kernel("laplacian3d_13pt_o4"), {9, 8, 7});
+  options.reliable_delta = 0.1;
+  expectFailure(solve(other.A, other.b, other.x, options, report),
+                {"laplacian3d_13pt_o4: its spec does not declare "
+                 "inner_precision",
+                 "add 'inner_precision: float'"});
+}
+
+TEST(Runtime, ConvertAndMixedAxpyMatchPlainLoops) {
+  const KernelInfo &info = kernel("laplacian3d_f64");
+  StencilOperator A, inner;
+  const int extents[] = {7, 6, 5};
+  ASSERT_OK(StencilOperator::create(info, extents, A));
+  ASSERT_OK(A.create_inner(inner));
+  Field d, f;
+  ASSERT_OK(Field::create(A.lattice(), d));
+  ASSERT_OK(Field::create(inner.lattice(), f));
+  Random random(5);
+  std::vector<double> x(d.lattice().values()), y(x.size());
+  for (double &v : x)
+    v = random.uniform(-3.0, 3.0);
+  ASSERT_OK(d.upload_values(x.data(), x.size()));
+  ASSERT_OK(convert(d, f));
+  ASSERT_OK(f.download_values(y.data(), y.size()));
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_EQ(y[i], static_cast<double>(static_cast<float>(x[i]))) << i;
+  // d += 0.5 f, the float values widened.
+  ASSERT_OK(axpy(0.5, f, d));
+  std::vector<double> z(x.size());
+  ASSERT_OK(d.download_values(z.data(), z.size()));
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_EQ(z[i], x[i] + 0.5 * y[i]) << i;
+  // A lattice that differs in more than the precision is refused.
+  Field other;
+  Lattice wider = inner.lattice();
+  wider.extents[0] += 2;
+  ASSERT_OK(Field::create(wider, other));
+  expectFailure(convert(d, other), {"convert", "but for precision"});
 }
 
 TEST(Solver, IterationCapReportsNonConvergence) {

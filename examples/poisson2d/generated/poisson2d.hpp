@@ -137,7 +137,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, &apply_dot_generic, "37978afbc20bccde",
       "block=64x4; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      &distributed};
+      &distributed, nullptr};
   return value;
 }
 

@@ -14,8 +14,12 @@
 namespace stencil {
 
 Status fill(Field &x, double value);
-/// y = y + a x
+/// y = y + a x. x and y may differ in precision (mixed-precision CG adds
+/// its float iterate into the double one); the sum is taken in y's.
 Status axpy(double a, const Field &x, Field &y);
+/// to = from, value by value, converted to `to`'s precision (the lattices
+/// equal but for it).
+Status convert(const Field &from, Field &to);
 /// y = x + a y
 Status xpay(const Field &x, double a, Field &y);
 /// x = a x

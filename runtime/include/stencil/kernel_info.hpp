@@ -268,6 +268,10 @@ struct KernelInfo {
   /// Stencils whose spec declares grid.split: how ranks run them; null
   /// otherwise.
   const DistributedInfo *distributed;
+  /// Double stencils whose spec declares inner_precision: the same stencil
+  /// in that precision, for mixed-precision CG's inner iterations
+  /// (StencilOperator::create_inner); null otherwise.
+  const KernelInfo &(*inner)();
 };
 
 /// Tap t's coefficient without its field terms: tap_constants[t] plus the

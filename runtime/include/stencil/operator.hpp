@@ -56,6 +56,12 @@ public:
                                    const Communicator &comm,
                                    const ProcessGrid &grid,
                                    StencilOperator &out);
+  /// The same operator in the precision of mixed-precision CG's inner
+  /// iterations (the spec's inner_precision; KernelInfo::inner): the same
+  /// extents and parameter values, site parameters converted (out holds
+  /// the converted arrays). One rank; not yet for stencils with links or a
+  /// clover term (an error says so).
+  Status create_inner(StencilOperator &out) const;
   /// The rank's block, or null for an operator made by create().
   const Decomposition *decomposition() const { return decomposition_.get(); }
   /// The ranks A spans: one without a decomposition.
@@ -266,6 +272,10 @@ private:
   int extents_[kMaxDims] = {1, 1, 1, 1};
   std::vector<double> values_;
   std::vector<const Field *> site_fields_;
+  /// The stencil as created (info_ may be a tuned variant of it).
+  const KernelInfo *declared_ = nullptr;
+  /// create_inner(): the converted site parameter arrays.
+  std::vector<std::shared_ptr<Field>> owned_fields_;
   const Field *links_ = nullptr;
   const CloverArrays *clover_ = nullptr;
 };

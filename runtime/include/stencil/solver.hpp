@@ -39,6 +39,15 @@ struct SolveOptions {
   /// solve_even_odd with a clover term: the clover inverse in the hopping
   /// kernels' epilogue, or the clover kernel between them.
   CloverPlacement clover_placement = CloverPlacement::Epilogue;
+  /// Mixed-precision CG with reliable updates: the iterations run on the
+  /// stencil's lower-precision kernels (the spec's inner_precision;
+  /// StencilOperator::create_inner) on lower-precision fields; the solution
+  /// is accumulated and the residual recomputed in the operator's precision
+  /// whenever the inner residual has dropped by `reliable_delta` since the
+  /// last such update, and before stopping, so that the tolerance holds
+  /// for the true residual. CG without a preconditioner only.
+  bool mixed_precision = false;
+  double reliable_delta = 0.1;
 };
 
 struct KernelStats {
@@ -72,6 +81,10 @@ struct SolveReport {
   double bandwidth_gbs = 0.0;
   /// Whether the fused kernels ran (SolveOptions::fused and available).
   bool fused = false;
+  /// Mixed precision: the inner iterations' precision ("float") and the
+  /// reliable updates made (each one application of A in the outer one).
+  std::string inner_precision;
+  int reliable_updates = 0;
   /// Plain CG only (else 0): the fewest bytes an iteration can move. The two
   /// global sums split it into two passes: before p.q is known, one must
   /// read r and p and write p = r + beta p and q = A p (a stencil over r and

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Mixed-precision CG with reliable updates against double fused CG, to the
+# same tolerance in one run: the 3-D Laplacian (laplacian3d_f64, whose spec
+# declares inner_precision: float) at 256^3 unknowns, each solve twice,
+# alternating. Prints iterations, reliable updates, the true residual and
+# the time to solution. Logs in $OUT (or results/).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/results}
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
+cd "$root"
+nvidia-smi --query-gpu=name --format=csv,noheader | tee "$out/mixed-device.txt"
+cmake -S . -B build-cuda-mixed -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF \
+  -DSTENCILC_PLATFORM=nvidia -DSTENCILC_MPI=OFF >/dev/null
+cmake --build build-cuda-mixed -j "$(nproc)" --target solve_laplacian3d_f64 >/dev/null
+log=$out/mixed.log
+: > "$log"
+size=${MIXED_SIZE:-258,258,258}
+for rep in 1 2; do
+  for mode in double mixed; do
+    flag=""; [ "$mode" = mixed ] && flag=--mixed
+    echo "\$ [$mode, run $rep] solve_laplacian3d_f64 --size $size --tol 1e-10 $flag" | tee -a "$log"
+    build-cuda-mixed/solve_laplacian3d_f64 --size "$size" --tol 1e-10 $flag \
+      2>&1 | tee -a "$log" | grep -E "kernels|result|mixed precision|iterations|relative residual|wall time|solution error"
+  done
+done
