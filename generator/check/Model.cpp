@@ -219,6 +219,16 @@ StencilModel splitKernelsModel(const StencilModel &model) {
   return result;
 }
 
+StencilModel innerKernelsModel(const StencilModel &model) {
+  StencilModel inner = model;
+  inner.name = model.name + "_inner";
+  inner.precision = model.innerPrecision;
+  inner.hasInner = false;
+  inner.split.fill(false); // the inner solve runs on one rank
+  inner.rankKernels = false;
+  return inner;
+}
+
 std::string shiftText(const Offset &shift) {
   std::string text;
   for (int axis = 0; axis < kMaxDims; ++axis) {

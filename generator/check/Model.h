@@ -411,6 +411,10 @@ StencilModel transposedModel(const StencilModel &model);
 /// on the way). Named NAME_split, with rankKernels set and split cleared.
 StencilModel splitKernelsModel(const StencilModel &model);
 
+/// The kernels of mixed-precision CG's inner iterations (inner_precision):
+/// the stencil in that precision, named NAME_inner, for one rank.
+StencilModel innerKernelsModel(const StencilModel &model);
+
 /// The coefficient that A^dagger's tap at `offset` has, from A's tap at
 /// -offset with coefficient `mirror`: its fields read from the neighbour
 /// x + offset, complex ones conjugated.

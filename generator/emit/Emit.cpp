@@ -257,17 +257,14 @@ struct InnerText {
   std::string headers, kernels, reference = "nullptr";
 };
 
-Expected<InnerText> innerText(const StencilModel &model) {
+Expected<InnerText> innerText(const StencilModel &model,
+                              const TunedKernels &tuned) {
   InnerText text;
   if (!model.hasInner)
     return text;
-  StencilModel inner = model;
-  inner.name = model.name + "_inner";
-  inner.precision = model.innerPrecision;
-  inner.hasInner = false;
-  inner.split.fill(false); // one rank: the inner solve is not distributed
-  inner.rankKernels = false;
-  Expected<EmittedStencil> files = emitStencil(inner, planKernels(inner));
+  const StencilModel inner = innerKernelsModel(model);
+  Expected<EmittedStencil> files =
+      emitStencil(inner, planKernels(inner), tuned);
   if (!files)
     return files.takeError();
   text.headers = std::string("\n// The kernels in ") +
@@ -585,7 +582,8 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   Expected<SplitText> splitCode = splitText(model, tuned.exchanges);
   if (!splitCode)
     return splitCode.takeError();
-  Expected<InnerText> innerCode = innerText(model);
+  Expected<InnerText> innerCode =
+      innerText(model, tuned.inner ? *tuned.inner : TunedKernels());
   if (!innerCode)
     return innerCode.takeError();
   const std::vector<LauncherPlan> launchers = planLaunchers(model, plans);

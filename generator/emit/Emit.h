@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 
 namespace stencilc {
@@ -46,6 +47,8 @@ struct TunedKernels {
   std::vector<TunedVariant> variants;
   std::vector<TunedChoice> choices;
   std::vector<TunedExchangeChoice> exchanges;
+  /// The inner kernels' own (inner_precision; entries for NAME_inner).
+  std::shared_ptr<TunedKernels> inner;
 };
 
 /// Renders the three files from the model and planKernels(model), with the

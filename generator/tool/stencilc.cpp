@@ -57,6 +57,11 @@ cl::opt<std::string> tuneVariantsFile(
              "file, one tuning-cache options line per line "
              "(block=...; launch_bounds=...; ...)"),
     cl::value_desc("file"), cl::sub(tuneCommand), cl::cat(category));
+cl::opt<bool> tuneInner(
+    "inner",
+    cl::desc("Tune the kernels of mixed-precision CG's inner iterations "
+             "(NAME_inner; the spec must declare inner_precision)"),
+    cl::sub(tuneCommand), cl::cat(category));
 cl::opt<int> tuneLimit("max-variants", cl::init(200),
                        cl::desc("At most this many variants (default 200)"),
                        cl::sub(tuneCommand), cl::cat(category));
@@ -331,6 +336,22 @@ int runGenerate() {
                                        ")")
                << "\n";
       }
+      if (tuned.inner)
+        for (const TunedChoice &c : tuned.inner->choices) {
+          std::string extents;
+          for (size_t i = 0; i < c.extents.size(); ++i)
+            extents += (i ? "x" : "") + std::to_string(c.extents[i]);
+          const TunedKernels &inner = *tuned.inner;
+          outs() << "  inner kernels tuned for " << c.device << " at "
+                 << extents << ": "
+                 << (c.variant < 0
+                         ? model->name + "_inner (the spec's own options)"
+                         : inner.variants[c.variant].model.name + " (" +
+                               tuningOptionsText(
+                                   inner.variants[c.variant].model) +
+                               ")")
+                 << "\n";
+        }
       for (const TunedExchangeChoice &c : tuned.exchanges) {
         auto text = [](const std::vector<int> &values) {
           std::string out;
@@ -438,6 +459,15 @@ int runTune() {
   std::optional<StencilModel> model = loadModel(tuneSpec, sourceMgr);
   if (!model)
     return 1;
+  if (tuneInner) {
+    if (!model->hasInner) {
+      WithColor::error(errs(), "stencilc")
+          << tuneSpec << ": --inner tunes the kernels of mixed-precision CG, "
+          << "but the spec does not declare inner_precision\n";
+      return 1;
+    }
+    model = innerKernelsModel(*model);
+  }
   std::vector<int> extents;
   SmallVector<StringRef, 4> parts;
   StringRef(tuneSize).split(parts, ',');

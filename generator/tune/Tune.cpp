@@ -383,6 +383,13 @@ tunedKernels(const StencilModel &model,
     tuned.choices.push_back(std::move(s.choice));
   }
   tuned.exchanges = std::move(exchanges);
+  if (model.hasInner) {
+    Expected<TunedKernels> inner =
+        tunedKernels(innerKernelsModel(model), entries, cachePath, warnings);
+    if (!inner)
+      return inner.takeError();
+    tuned.inner = std::make_shared<TunedKernels>(std::move(*inner));
+  }
   return tuned;
 }
 
