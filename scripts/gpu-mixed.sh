@@ -4,8 +4,9 @@
 # declares inner_precision: float) on a 256^3 lattice (MIXED_SIZE; both the
 # double kernels and the float inner ones have tuning-cache entries for the
 # H100 there), each solve twice,
-# alternating. Prints iterations, reliable updates, the true residual and
-# the time to solution. Logs in $OUT (or results/).
+# alternating; then the Wilson-clover even/odd CGNR solve the same way.
+# Prints iterations, reliable updates, the true residual and the time to
+# solution. Logs in $OUT (or results/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/results}
@@ -16,7 +17,8 @@ nvidia-smi --query-gpu=name --format=csv,noheader | tee "$out/mixed-device.txt"
 cmake -S . -B build-cuda-mixed -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF \
   -DSTENCILC_PLATFORM=nvidia -DSTENCILC_MPI=OFF >/dev/null
-cmake --build build-cuda-mixed -j "$(nproc)" --target solve_laplacian3d_f64 >/dev/null
+cmake --build build-cuda-mixed -j "$(nproc)" --target solve_laplacian3d_f64 \
+  solve_wilson_clover4d_eo_f64 >/dev/null
 log=$out/mixed.log
 : > "$log"
 size=${MIXED_SIZE:-256,256,256}
@@ -26,5 +28,17 @@ for rep in 1 2; do
     echo "\$ [$mode, run $rep] solve_laplacian3d_f64 --size $size --tol 1e-10 $flag" | tee -a "$log"
     build-cuda-mixed/solve_laplacian3d_f64 --size "$size" --tol 1e-10 $flag \
       2>&1 | tee -a "$log" | grep -E "kernels|result|mixed precision|iterations|relative residual|wall time|solution error"
+  done
+done
+# The Wilson-clover operator (wilson_clover4d_eo_f64 declares inner_precision
+# too): CGNR on the even/odd Schur complement, random SU(3) links, double
+# against mixed (links and clover converted to float).
+wsize=${MIXED_WILSON_SIZE:-24,24,24,48}
+for rep in 1 2; do
+  for mode in double mixed; do
+    flag=""; [ "$mode" = mixed ] && flag=--mixed
+    echo "\$ [$mode, run $rep] solve_wilson_clover4d_eo_f64 --size $wsize --even-odd --tol 1e-10 $flag" | tee -a "$log"
+    build-cuda-mixed/solve_wilson_clover4d_eo_f64 --size "$wsize" --even-odd \
+      --tol 1e-10 $flag 2>&1 | tee -a "$log" | grep -E "result|mixed precision|iterations  |relative residual|wall time|solution error"
   done
 done

@@ -144,10 +144,6 @@ Status StencilOperator::create_inner(StencilOperator &out) const {
   if (decomposition_)
     return Status::failure(name + ": mixed-precision CG on several ranks is "
                                   "not built yet; solve in double");
-  if (spec.links || spec.clover)
-    return Status::failure(name + ": mixed-precision CG for stencils with "
-                                  "links or a clover term is not built yet; "
-                                  "solve in double");
   StencilOperator inner;
   STENCIL_TRY(create(spec.inner(), extents_, inner));
   inner.values_ = values_;
@@ -161,6 +157,31 @@ Status StencilOperator::create_inner(StencilOperator &out) const {
     STENCIL_TRY(convert(*site_fields_[p], *converted));
     inner.site_fields_[p] = converted.get();
     inner.owned_fields_.push_back(std::move(converted));
+  }
+  // Links and the clover term, value by value in the inner precision (the
+  // same layouts; convert() refuses others). The clover inverse was
+  // computed in this operator's precision and is rounded, not recomputed.
+  if (links_) {
+    auto converted = std::make_shared<Field>();
+    STENCIL_TRY(Field::create(inner.link_lattice(), *converted));
+    STENCIL_TRY(convert(*links_, *converted));
+    STENCIL_TRY(inner.set_links(*converted));
+    inner.owned_fields_.push_back(std::move(converted));
+  }
+  if (clover_) {
+    auto arrays = std::make_shared<CloverArrays>();
+    STENCIL_TRY(Field::create(inner.clover_lattice(), arrays->clover));
+    STENCIL_TRY(convert(clover_->clover, arrays->clover));
+    arrays->inverse_parity = clover_->inverse_parity;
+    if (clover_->inverse_parity >= 0) {
+      STENCIL_TRY(Field::create(
+          inner.clover_lattice().half(clover_->inverse_parity),
+          arrays->inverse));
+      STENCIL_TRY(convert(clover_->inverse, arrays->inverse));
+    }
+    arrays->parameters = clover_->parameters;
+    STENCIL_TRY(inner.set_clover(*arrays));
+    inner.owned_clover_ = std::move(arrays);
   }
   out = std::move(inner);
   return Status();

@@ -58,9 +58,9 @@ public:
                                    StencilOperator &out);
   /// The same operator in the precision of mixed-precision CG's inner
   /// iterations (the spec's inner_precision; KernelInfo::inner): the same
-  /// extents and parameter values, site parameters converted (out holds
-  /// the converted arrays). One rank; not yet for stencils with links or a
-  /// clover term (an error says so).
+  /// extents and parameter values, site parameters, links and clover
+  /// arrays converted (out holds the converted arrays; set them here
+  /// first). One rank only (an error says so).
   Status create_inner(StencilOperator &out) const;
   /// The rank's block, or null for an operator made by create().
   const Decomposition *decomposition() const { return decomposition_.get(); }
@@ -274,8 +274,10 @@ private:
   std::vector<const Field *> site_fields_;
   /// The stencil as created (info_ may be a tuned variant of it).
   const KernelInfo *declared_ = nullptr;
-  /// create_inner(): the converted site parameter arrays.
+  /// create_inner(): the converted site parameter arrays and links, and
+  /// the converted clover arrays.
   std::vector<std::shared_ptr<Field>> owned_fields_;
+  std::shared_ptr<CloverArrays> owned_clover_;
   const Field *links_ = nullptr;
   const CloverArrays *clover_ = nullptr;
 };

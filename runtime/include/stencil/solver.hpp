@@ -45,7 +45,8 @@ struct SolveOptions {
   /// is accumulated and the residual recomputed in the operator's precision
   /// whenever the inner residual has dropped by `reliable_delta` since the
   /// last such update, and before stopping, so that the tolerance holds
-  /// for the true residual. CG without a preconditioner only.
+  /// for the true residual. CG and CGNR (whose A^T r is recomputed in A's
+  /// precision at each update), without a preconditioner.
   bool mixed_precision = false;
   double reliable_delta = 0.1;
 };
