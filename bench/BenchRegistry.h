@@ -1,5 +1,6 @@
-// The benchmark's stencils: each shipped spec's kernels and its naive
-// baseline (no tile, loads as written). Defined by the generated
+// The benchmark's stencils: each shipped spec's kernels, its naive
+// baseline (no tile, loads as written) and the planner's own choice of its
+// kernel options (the spec's kernel section ignored). Defined by the generated
 // BenchRegistry.cpp.
 #ifndef STENCILC_BENCH_REGISTRY_H
 #define STENCILC_BENCH_REGISTRY_H
@@ -11,6 +12,8 @@
 struct BenchPair {
   const stencil::KernelInfo *tuned;
   const stencil::KernelInfo *naive;
+  /// The planner's choice of every kernel option (NAME_auto).
+  const stencil::KernelInfo *automatic;
 };
 
 const std::vector<BenchPair> &benchPairs();

@@ -506,6 +506,31 @@ int main(int argc, char **argv) {
         agrees(chosen);
       }
     }
+    {
+      // The planner's own choice of every kernel option (the spec's kernel
+      // section ignored: `stencilc generate --open-options`).
+      Bench automatic(*pair.automatic, n);
+      Row a = row;
+      a.kernel = pair.automatic->name;
+      a.role = "planner";
+      a.ms = automatic.applyMs(o.runs);
+      a.gbs = a.bytes / (a.ms * 1e6);
+      a.gflops = row.gflops * row.ms / a.ms;
+      a.qudaGbs = row.qudaGbs * row.ms / a.ms;
+      report(a);
+      std::printf("  options: %s\n", pair.automatic->tuning_options);
+      agrees(automatic);
+      if (info.even_odd) {
+        Row hop = a;
+        hop.role = "hop e>o";
+        hop.naiveGbs = hop.gflops = hop.qudaGbs = 0.0;
+        hop.bytes = automatic.A.bytes_per_hop(
+            stencil::StencilOperator::Hop::EvenToOdd, stencil::kHop);
+        hop.ms = automatic.hopMs(o.runs);
+        hop.gbs = hop.bytes / (hop.ms * 1e6);
+        report(hop);
+      }
+    }
     if (info.even_odd) {
       Row hop = row;
       hop.role = "hop e>o";

@@ -3,7 +3,8 @@
 # refreshed (run scripts/regenerate.sh).
 #   cmake -D STENCILC=... -D SOURCE_DIR=... -D WORK_DIR=...
 #         [-D GENERATED_DIR=<dir, default SOURCE_DIR/generated>]
-#         [-D GENERATE_ARGS=<extra arguments, e.g. --naive>]
+#         [-D GENERATE_ARGS=<extra arguments, e.g. --naive; passes apart
+#            by '|': "--naive|--open-options" generates twice>]
 #         -P CheckGenerated.cmake
 cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -12,13 +13,19 @@ if(NOT GENERATED_DIR)
 endif()
 file(GLOB specs "${SOURCE_DIR}/specs/*.yaml")
 list(SORT specs)
-separate_arguments(extra UNIX_COMMAND "${GENERATE_ARGS}")
-execute_process(COMMAND "${STENCILC}" generate --quiet ${extra} -o "${WORK_DIR}"
-                        ${specs}
-                RESULT_VARIABLE status)
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "stencilc generate failed for specs/")
+string(REPLACE "|" ";" passes "${GENERATE_ARGS}")
+if(NOT passes)
+  set(passes " ")
 endif()
+foreach(pass IN LISTS passes)
+  separate_arguments(extra UNIX_COMMAND "${pass}")
+  execute_process(COMMAND "${STENCILC}" generate --quiet ${extra} -o "${WORK_DIR}"
+                          ${specs}
+                  RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "stencilc generate ${pass} failed for specs/")
+  endif()
+endforeach()
 file(GLOB expected RELATIVE "${WORK_DIR}" "${WORK_DIR}/*")
 file(GLOB actual RELATIVE "${GENERATED_DIR}" "${GENERATED_DIR}/*")
 list(SORT expected)

@@ -50,57 +50,100 @@ laplacian4d_vec12_f64_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[12];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type *u0 = in + (x + y_m1 * sy + z * sz + t * st) * 12;
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] = w1 * u0[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u0[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] = w1 * v.v[l];
+    }
   }
-  const value_type *u1 = in + (x + y * sy + z_m1 * sz + t * st) * 12;
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w1 * u1[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u1[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
   }
-  const value_type *u2 = in + (x + y * sy + z * sz + t_m1 * st) * 12;
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w1 * u2[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u2[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
   }
-  const value_type *u3 = in + (x + y_p1 * sy + z * sz + t * st) * 12;
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w1 * u3[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u3[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
   }
-  const value_type *u4 = in + (x + y * sy + z_p1 * sz + t * st) * 12;
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w1 * u4[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u4[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
   }
-  const value_type *u5 = in + (x + y * sy + z * sz + t_p1 * st) * 12;
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w1 * u5[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u5[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
   }
-  const value_type *u6 = in + (x_m1 + y * sy + z * sz + t * st) * 12;
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w1 * u6[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u6[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
   }
-  const value_type *u7 = in + (x_p1 + y * sy + z * sz + t * st) * 12;
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w1 * u7[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u7[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
   }
-  const value_type *u8 = in + (x + y * sy + z * sz + t * st) * 12;
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * u8[c];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u8[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w0 * v.v[l];
+    }
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c)
-    STENCIL_STORE(&out[(site) * 12 + c], acc0[c]);
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 12)[j], r);
+  }
 }
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
@@ -141,57 +184,100 @@ laplacian4d_vec12_f64_dot_kernel(
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
+    // A site's components move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
     value_type acc0[12];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type *u0 = in + (x + y_m1 * sy + z * sz + t * st) * 12;
+    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] = w1 * u0[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u0[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] = w1 * v.v[l];
+      }
     }
-    const value_type *u1 = in + (x + y * sy + z_m1 * sz + t * st) * 12;
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w1 * u1[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u1[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
     }
-    const value_type *u2 = in + (x + y * sy + z * sz + t_m1 * st) * 12;
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w1 * u2[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u2[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
     }
-    const value_type *u3 = in + (x + y_p1 * sy + z * sz + t * st) * 12;
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w1 * u3[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u3[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
     }
-    const value_type *u4 = in + (x + y * sy + z_p1 * sz + t * st) * 12;
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w1 * u4[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u4[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
     }
-    const value_type *u5 = in + (x + y * sy + z * sz + t_p1 * st) * 12;
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w1 * u5[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u5[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
     }
-    const value_type *u6 = in + (x_m1 + y * sy + z * sz + t * st) * 12;
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w1 * u6[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u6[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
     }
-    const value_type *u7 = in + (x_p1 + y * sy + z * sz + t * st) * 12;
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w1 * u7[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u7[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
     }
-    const value_type *u8 = in + (x + y * sy + z * sz + t * st) * 12;
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12);
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c) {
-      acc0[c] += w0 * u8[c];
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u8[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w0 * v.v[l];
+      }
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c)
-      STENCIL_STORE(&out[(site) * 12 + c], acc0[c]);
+    for (int j = 0; j < 6; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[j * 2 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 12)[j], r);
+    }
     STENCIL_UNROLL
     for (int c = 0; c < 12; ++c)
       dot += static_cast<double>(in[(site) * 12 + c]) * static_cast<double>(acc0[c]);
@@ -235,6 +321,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec12_f64: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec12_f64: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec12_f64_kernel, config.grid, config.block, stream,
@@ -287,6 +375,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec12_f64: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec12_f64: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec12_f64_kernel, config.grid, config.block, stream,
@@ -341,6 +431,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec12_f64: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec12_f64: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec12_f64_dot_kernel, config.grid, config.block, stream,

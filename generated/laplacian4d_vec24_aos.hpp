@@ -109,7 +109,7 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "e837c0bb0df386b7",
-      "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;

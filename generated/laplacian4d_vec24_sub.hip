@@ -36,7 +36,6 @@ laplacian4d_vec24_sub_kernel(
     return;
   // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
@@ -50,66 +49,100 @@ laplacian4d_vec24_sub_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
-    acc0[c] = w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u0[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w1 * v.v[l];
+    }
   }
-  const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u1, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u1[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u2, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u2[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u3, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u3[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u4[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u5, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u5[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u6, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u6[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u7, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u7[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u8, c, 24, sites)];
-    acc0[c] += w0 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u8[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+  }
 }
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
@@ -136,7 +169,6 @@ laplacian4d_vec24_sub_dot_kernel(
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
     // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
     constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
-    const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
     const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
     // Neighbours' coordinates, wrapped where the lattice wraps around.
     const int x_m1 = stencil::wrap(x - 1, nx);
@@ -150,69 +182,103 @@ laplacian4d_vec24_sub_dot_kernel(
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
+    // A site's components move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
     value_type acc0[24];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
-      acc0[c] = w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u0[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] = w1 * v.v[l];
+      }
     }
-    const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u1, c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u1[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
     }
-    const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u2, c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u2[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
     }
-    const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u3, c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u3[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
     }
-    const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u4[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
     }
-    const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u5, c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u5[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
     }
-    const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u6, c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u6[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
     }
-    const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u7, c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u7[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
     }
-    const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u8, c, 24, sites)];
-      acc0[c] += w0 * v;
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = u8[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w0 * v.v[l];
+      }
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+    for (int j = 0; j < 6; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[j * 4 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    }
     STENCIL_UNROLL
     for (int c = 0; c < 24; ++c)
-      dot += static_cast<double>(in[stencil::layout_element(layout, site, c, 24, sites)]) * static_cast<double>(acc0[c]);
+      dot += static_cast<double>(in[(site) * 24 + c]) * static_cast<double>(acc0[c]);
   }
   stencil::block_sum(dot, partials);
 }
@@ -253,6 +319,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_sub: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_sub: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_kernel, config.grid, config.block, stream,
@@ -305,6 +373,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_sub: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_sub: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_kernel, config.grid, config.block, stream,
@@ -359,6 +429,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_sub: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_sub: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_dot_kernel, config.grid, config.block, stream,

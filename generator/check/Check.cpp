@@ -463,6 +463,16 @@ void Checker::checkFieldReach() {
 }
 
 void Checker::checkKernel() {
+  const KernelSpec &written = spec.kernel;
+  KernelOptions::Written &wrote = model.kernel.written;
+  wrote.block = written.block.present;
+  wrote.tile = written.tile.present;
+  wrote.loadOrder = written.loadOrder.present;
+  wrote.stores = written.nontemporalStore.present;
+  wrote.launchBounds = written.launchBounds.present;
+  wrote.minBlocksPerSm = written.minBlocksPerSm.present;
+  wrote.vectorWidth = written.vectorWidth.present;
+  wrote.componentsPerThread = written.componentsPerThread.present;
   checkBlock();
   checkTile();
   checkLoadOrder();

@@ -229,6 +229,19 @@ struct KernelOptions {
   int slab = kSlabAuto;
   static constexpr int kSlabAuto = 0;
 
+  /// Which options the spec wrote; the planner's cost model
+  /// (plan/ChooseOptions.h) chooses the others.
+  struct Written {
+    bool block = false;
+    bool tile = false;
+    bool loadOrder = false;
+    bool stores = false;
+    bool launchBounds = false;
+    bool minBlocksPerSm = false;
+    bool vectorWidth = false;
+    bool componentsPerThread = false;
+  } written;
+
   int threadsPerBlock() const {
     return block[0] * block[1] * block[2] * block[3];
   }
@@ -236,6 +249,15 @@ struct KernelOptions {
 
 /// kernel.slab as the spec writes it: "auto" or the number of slices.
 std::string slabText(int slab);
+
+/// How one kernel option got its value: written in the spec, or chosen by
+/// the planner's cost model, and why (`stencilc plan` prints these).
+struct KernelOptionNote {
+  std::string option; ///< "block", "tile", ... as the spec names it
+  std::string value;  ///< "64x4x1", "y x 2", ...
+  bool written = false;
+  std::string reason; ///< one sentence; empty when written
+};
 
 struct StencilModel {
   std::string name;
@@ -262,6 +284,9 @@ struct StencilModel {
   /// interior); along an axis that wraps, the smallest extent it takes.
   Offset reach{};
   KernelOptions kernel;
+  /// How each kernel option was decided (plan/ChooseOptions.h); empty
+  /// until the planner chose the open ones.
+  std::vector<KernelOptionNote> optionNotes;
   Solver solver = Solver::None;
   /// grid.split: the axes a process grid may divide among ranks.
   std::array<bool, kMaxDims> split{};

@@ -652,6 +652,9 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
 
 /// The human-readable listing printed by `stencilc plan`: every node of
 /// the plan.
+/// How each kernel option was decided (StencilModel::optionNotes), one
+/// line each; nothing when the planner has not chosen.
+void printOptionNotes(const StencilModel &model, llvm::raw_ostream &os);
 void printPlan(const StencilModel &model, const KernelPlan &plan,
                llvm::raw_ostream &os);
 

@@ -364,6 +364,16 @@ void printPlansJson(
         j.object([&, &model = model, &plans = plans] {
           j.attribute("name", model.name);
           j.attribute("spec", model.specFileName);
+          j.attributeArray("options", [&] {
+            for (const KernelOptionNote &note : model.optionNotes)
+              j.object([&] {
+                j.attribute("option", note.option);
+                j.attribute("value", note.value);
+                j.attribute("source", note.written ? "spec" : "planner");
+                if (!note.reason.empty())
+                  j.attribute("reason", note.reason);
+              });
+          });
           j.attributeArray("kernels", [&] {
             for (const KernelPlan &p : plans)
               plan(j, p);

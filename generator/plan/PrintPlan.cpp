@@ -344,6 +344,21 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
 
 } // namespace
 
+void printOptionNotes(const StencilModel &model, raw_ostream &os) {
+  if (model.optionNotes.empty())
+    return;
+  os << "options of " << model.name << " (written in the spec, or chosen by "
+     << "the planner's cost model):\n";
+  for (const KernelOptionNote &note : model.optionNotes) {
+    os << "  " << note.option << ": " << note.value;
+    if (note.written)
+      os << " (spec)\n";
+    else
+      os << " (planner: " << note.reason << ")\n";
+  }
+  os << "\n";
+}
+
 void printPlan(const StencilModel &original, const KernelPlan &plan,
                raw_ostream &os) {
   const StencilModel model = modelForRole(original, plan.role);

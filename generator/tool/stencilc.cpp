@@ -14,6 +14,7 @@
 #include "import/Import.h"
 #include "inspect/Inspect.h"
 #include "tune/Tune.h"
+#include "plan/ChooseOptions.h"
 #include "plan/Plan.h"
 #include "support/Diagnostics.h"
 
@@ -177,6 +178,13 @@ cl::opt<bool> naive(
              "order written, name NAME_naive (for benchmarks)"),
     cl::sub(generateCommand), cl::cat(category));
 
+cl::opt<bool> openOptions(
+    "open-options",
+    cl::desc("Generate the planner's own choice instead: every kernel "
+             "option the spec writes ignored and chosen by the cost model, "
+             "name NAME_auto (for benchmarks)"),
+    cl::sub(generateCommand), cl::cat(category));
+
 cl::opt<std::string> tuneCachePath(
     "tune-cache",
     cl::desc("Compile the variants this tuning cache records for each spec "
@@ -196,8 +204,10 @@ cl::opt<bool> warningsAsErrors("Werror", cl::desc("Treat warnings as errors"),
                                cl::sub(inspectCommand), cl::sub(tuneCommand),
                                cl::cat(category));
 
-/// Parses and checks one spec; diagnostics go to stderr.
-std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr) {
+/// Parses and checks one spec, and lets the planner choose the kernel
+/// options it leaves open; diagnostics go to stderr.
+std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr,
+                                      bool chooseOptions = true) {
   DiagnosticEngine diags(sourceMgr, errs());
   diags.setWarningsAsErrors(warningsAsErrors);
   std::optional<StencilModel> model = stencilc::loadModel(path, diags);
@@ -206,6 +216,8 @@ std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr) {
            << (diags.errorCount() == 1 ? " error" : " errors") << " generated.\n";
     return std::nullopt;
   }
+  if (chooseOptions)
+    chooseOpenOptions(*model);
   return model;
 }
 
@@ -256,13 +268,18 @@ int runPlan() {
     return status;
   }
   bool first = true;
-  for (const auto &[model, plans] : specs)
+  for (const auto &[model, plans] : specs) {
+    if (!first)
+      outs() << "\n";
+    printOptionNotes(model, outs());
+    first = true;
     for (const KernelPlan &plan : plans) {
       if (!first)
         outs() << "\n";
       first = false;
       printPlan(model, plan, outs());
     }
+  }
   return status;
 }
 
@@ -281,7 +298,9 @@ int runGenerate() {
   }
   for (const std::string &path : specPaths) {
     SourceMgr sourceMgr;
-    std::optional<StencilModel> model = loadModel(path, sourceMgr);
+    // The naive baseline keeps the checker's fixed defaults for the options
+    // its spec leaves open: no planner choices in it.
+    std::optional<StencilModel> model = loadModel(path, sourceMgr, !naive);
     if (!model) {
       status = 1;
       continue;
@@ -294,11 +313,21 @@ int runGenerate() {
       status = 1;
       continue;
     }
+    if (naive && openOptions) {
+      WithColor::error(errs(), "stencilc")
+          << "--naive and --open-options generate different baselines; "
+             "give one\n";
+      return 1;
+    }
     if (naive)
       model = naiveModel(*model);
+    if (openOptions) {
+      model = withKernelOptionsOpen(*model);
+      chooseOpenOptions(*model);
+    }
     std::vector<KernelPlan> plans = planKernels(*model);
     TunedKernels tuned;
-    if (!naive && !cache.empty()) {
+    if (!naive && !openOptions && !cache.empty()) {
       Expected<TunedKernels> found =
           tunedKernels(*model, cache, tuneCachePath, errs());
       if (!found) {

@@ -8,6 +8,7 @@
 #include "stencil/platform.hpp"
 
 #include "check/Check.h"
+#include "plan/ChooseOptions.h"
 
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -22,6 +23,8 @@ using namespace stencilc::testing;
 
 namespace {
 
+/// The model as `stencilc generate` makes it: checked, then the kernel
+/// options the spec leaves open chosen by the planner.
 StencilModel loadModel(const std::string &path) {
   llvm::SourceMgr sourceMgr;
   std::string output;
@@ -30,7 +33,10 @@ StencilModel loadModel(const std::string &path) {
   std::optional<StencilModel> model = stencilc::loadModel(path, diags);
   os.flush();
   EXPECT_TRUE(model.has_value()) << output;
-  return model ? *model : StencilModel();
+  if (!model)
+    return StencilModel();
+  chooseOpenOptions(*model);
+  return *model;
 }
 
 /// Extents to test for a grid of `dims` dimensions: none a multiple of a

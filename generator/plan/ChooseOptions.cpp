@@ -1,0 +1,278 @@
+//===- ChooseOptions.cpp - The planner's choice of open kernel options ----===//
+
+#include "plan/ChooseOptions.h"
+
+#include "check/Check.h"
+#include "plan/Plan.h"
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace stencilc {
+
+namespace {
+
+/// Block shapes to weigh: 128 and 256 threads, x from 32 to 256 (whole
+/// sectors per row), the rest over the slower axes.
+std::vector<std::array<int, kMaxDims>> blockCandidates(const StencilModel &m) {
+  if (m.layout.evenOdd) // hopping kernels: a 1-D block over the half lattice
+    return {{128, 1, 1, 1}, {64, 1, 1, 1}, {256, 1, 1, 1}};
+  switch (m.dims) {
+  case 1:
+    return {{128, 1, 1, 1}, {256, 1, 1, 1}, {512, 1, 1, 1}};
+  case 2:
+    return {{256, 1, 1, 1}, {128, 2, 1, 1}, {64, 4, 1, 1}, {32, 8, 1, 1},
+            {128, 1, 1, 1}, {64, 2, 1, 1}, {32, 4, 1, 1}};
+  case 3:
+    return {{256, 1, 1, 1}, {128, 2, 1, 1}, {64, 4, 1, 1}, {64, 2, 2, 1},
+            {32, 4, 2, 1},  {32, 8, 1, 1},  {128, 1, 1, 1}, {64, 2, 1, 1},
+            {32, 4, 1, 1},  {32, 2, 2, 1}};
+  default:
+    return {{256, 1, 1, 1}, {128, 2, 1, 1}, {64, 4, 1, 1}, {64, 2, 2, 1},
+            {32, 4, 2, 1},  {32, 2, 2, 2}, {32, 8, 1, 1},  {128, 1, 1, 1},
+            {64, 2, 1, 1},  {32, 4, 1, 1}, {32, 2, 2, 1}, {32, 2, 1, 2}};
+  }
+}
+
+std::string blockText(const StencilModel &m) {
+  std::string text;
+  for (int axis = 0; axis < m.dims; ++axis)
+    text += (axis ? "x" : "") + std::to_string(m.kernel.block[axis]);
+  return text;
+}
+
+std::string tileText(const KernelOptions &k) {
+  if (k.tileFactor == 1)
+    return "none";
+  return std::string(axisName(k.tileAxis)) + " x " +
+         std::to_string(k.tileFactor);
+}
+
+std::string percent(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f%%", 100 * fraction);
+  return text;
+}
+
+KernelPlan timedPlan(const StencilModel &model) {
+  if (model.layout.evenOdd)
+    return planHoppingKernel(model, KernelRole::Apply, Hop::EvenToOdd);
+  return planKernel(model);
+}
+
+struct Candidate {
+  StencilModel model;
+  KernelCost cost;
+};
+
+/// One option as the notes print it, and how to read it from a model;
+/// `fixed` says why the planner has no choice, where it has none.
+struct OptionView {
+  const char *option;
+  bool written;
+  std::function<std::string(const StencilModel &)> value;
+  std::string fixed;
+};
+
+} // namespace
+
+StencilModel withKernelOptionsOpen(const StencilModel &model) {
+  StencilModel m = model;
+  m.name = model.name + "_auto";
+  KernelOptions &k = m.kernel;
+  k.tileAxis = 0;
+  k.tileFactor = 1;
+  k.loadOrder = LoadOrder::Ascending;
+  k.loadOrderText.clear();
+  k.tapOrder.clear();
+  k.nontemporalStore = false;
+  k.vectorWidth = 1;
+  k.componentsPerThread = m.components;
+  k.minBlocksPerSm = 0;
+  k.slab = KernelOptions::kSlabAuto;
+  k.written = KernelOptions::Written();
+  k.launchBounds = k.threadsPerBlock();
+  m.optionNotes.clear();
+  m.description = "The cost model's choice of every kernel option for " +
+                  model.name + ". " + model.description;
+  return m;
+}
+
+OptionSearch chooseOpenOptions(StencilModel &model,
+                               const DeviceModel &device) {
+  const KernelOptions::Written &written = model.kernel.written;
+  const bool evenOdd = model.layout.evenOdd;
+
+  // The values each open option may take; a written one keeps its own.
+  std::vector<std::array<int, kMaxDims>> blocks = {model.kernel.block};
+  if (!written.block)
+    blocks = blockCandidates(model);
+  std::vector<std::pair<int, int>> tiles = {
+      {model.kernel.tileAxis, model.kernel.tileFactor}};
+  if (!written.tile && !evenOdd) {
+    tiles = {{0, 1}}; // no tile: the checker's spelling
+    // Vector fields hold a tile site's components in registers: 2 at most.
+    const std::vector<int> factors =
+        model.components > 1 ? std::vector<int>{2} : std::vector<int>{2, 4};
+    for (int axis = 1; axis < model.dims; ++axis)
+      for (int factor : factors)
+        tiles.push_back({axis, factor});
+  }
+  std::vector<int> widths = {model.kernel.vectorWidth};
+  if (!written.vectorWidth && model.components > 1)
+    for (int width : {2, 4})
+      if (componentVectorProblem(model, width).empty())
+        widths.push_back(width);
+  std::vector<int> shares = {model.componentsPerThread()};
+  if (!written.componentsPerThread && model.components > 1 && !evenOdd)
+    for (int groups : {2, 3, 4})
+      if (model.components % groups == 0)
+        shares.push_back(model.components / groups);
+
+  std::vector<Candidate> candidates;
+  for (int width : widths)
+    for (int share : shares)
+      for (const auto &block : blocks)
+        for (auto [axis, factor] : tiles) {
+          StencilModel m = model;
+          KernelOptions &k = m.kernel;
+          k.block = block;
+          k.tileAxis = axis;
+          k.tileFactor = factor;
+          k.vectorWidth = width;
+          k.componentsPerThread = share;
+          if (!written.launchBounds)
+            k.launchBounds = k.threadsPerBlock();
+          if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
+            continue;
+          if (k.minBlocksPerSm * k.threadsPerBlock() >
+              kMaxThreadsPerMultiprocessor)
+            continue;
+          if (!componentVectorProblem(m, width).empty() && width > 1 &&
+              m.components > 1)
+            continue;
+          if (!componentSplitProblem(m, share).empty())
+            continue;
+          KernelCost cost = estimateCost(m, timedPlan(m), device);
+          candidates.push_back({std::move(m), cost});
+        }
+
+  OptionSearch search;
+  search.candidates = static_cast<int>(candidates.size());
+  if (candidates.empty()) // every option written and nothing to weigh
+    candidates.push_back({model, estimateCost(model, timedPlan(model),
+                                              device)});
+  const Candidate *best = &candidates.front();
+  for (const Candidate &c : candidates)
+    if (c.cost.picosecondsPerSite < best->cost.picosecondsPerSite)
+      best = &c;
+  search.chosen = best->cost;
+
+  // The notes: each option's value, and for a chosen one the best
+  // candidate with another value of it, for comparison.
+  const bool single = model.components == 1;
+  const std::vector<OptionView> views = {
+      {"block", written.block, blockText, ""},
+      {"tile", written.tile,
+       [](const StencilModel &m) { return tileText(m.kernel); },
+       evenOdd ? "even/odd hopping kernels update one site per thread" : ""},
+      {"vector_width", written.vectorWidth,
+       [](const StencilModel &m) { return std::to_string(m.kernel.vectorWidth); },
+       ""},
+      {"components_per_thread", written.componentsPerThread,
+       [](const StencilModel &m) {
+         return std::to_string(m.componentsPerThread());
+       },
+       single ? "one component per site"
+              : (evenOdd ? "even/odd hopping kernels keep a site in one thread"
+                         : "")},
+  };
+  const std::string deviceName = device.name;
+  const std::string predicted =
+      percent(best->cost.predictedFraction()) + " of the copy bandwidth on " +
+      deviceName + " predicted (limit: " + best->cost.limit + ")";
+  std::vector<KernelOptionNote> notes;
+  for (const OptionView &view : views) {
+    KernelOptionNote note;
+    note.option = view.option;
+    note.value = view.value(best->model);
+    note.written = view.written;
+    if (!view.written && !view.fixed.empty()) {
+      note.reason = "fixed: " + view.fixed;
+    } else if (!view.written) {
+      const Candidate *other = nullptr;
+      for (const Candidate &c : candidates)
+        if (view.value(c.model) != note.value &&
+            (!other || c.cost.picosecondsPerSite <
+                           other->cost.picosecondsPerSite))
+          other = &c;
+      note.reason = predicted;
+      if (other)
+        note.reason += "; the best with " + std::string(view.option) + " " +
+                       view.value(other->model) + ": " +
+                       percent(other->cost.predictedFraction());
+    }
+    notes.push_back(std::move(note));
+  }
+  // Single-component fields: groups of sites along x per access change
+  // what sizes the kernel takes (nx a multiple of the width), so the
+  // planner names them instead of choosing them.
+  if (single && !written.vectorWidth && !evenOdd) {
+    KernelOptionNote &note = notes[2];
+    note.written = false;
+    note.value = std::to_string(best->model.kernel.vectorWidth);
+    note.reason = "not chosen: groups of sites along x need nx a multiple "
+                  "of the width";
+    for (int width : {4, 2}) {
+      StencilModel m = best->model;
+      m.kernel.vectorWidth = width;
+      if (!siteVectorProblem(m, width).empty())
+        continue;
+      const KernelCost cost = estimateCost(m, timedPlan(m), device);
+      note.reason += "; 'vector_width: " + std::to_string(width) +
+                     "' predicts " + percent(cost.predictedFraction());
+      break;
+    }
+  }
+  {
+    KernelOptionNote note;
+    note.option = "launch_bounds";
+    note.value = std::to_string(best->model.kernel.launchBounds);
+    note.written = written.launchBounds;
+    if (!note.written)
+      note.reason = "the block's threads, so that the compiler budgets "
+                    "registers for it";
+    notes.push_back(std::move(note));
+  }
+  notes.push_back({"load_order",
+                   best->model.kernel.loadOrder == LoadOrder::Explicit
+                       ? best->model.kernel.loadOrderText
+                       : loadOrderName(best->model.kernel.loadOrder),
+                   written.loadOrder,
+                   written.loadOrder ? ""
+                                     : "memory order: each row once, the "
+                                       "rows in address order"});
+  notes.push_back({"nontemporal_store",
+                   best->model.kernel.nontemporalStore ? "true" : "false",
+                   written.stores,
+                   written.stores ? ""
+                                  : "regular stores: the solver reads the "
+                                    "output again soon"});
+  const std::string searched = std::to_string(search.candidates) +
+                               " candidates weighed";
+  for (KernelOptionNote &note : notes)
+    if (!note.written && note.option != "launch_bounds" &&
+        note.option != "load_order" && note.option != "nontemporal_store" &&
+        note.reason.rfind("not chosen", 0) != 0 &&
+        note.reason.rfind("fixed", 0) != 0)
+      note.reason += " (" + searched + ")";
+
+  StencilModel chosen = best->model;
+  chosen.optionNotes = std::move(notes);
+  model = std::move(chosen);
+  return search;
+}
+
+} // namespace stencilc

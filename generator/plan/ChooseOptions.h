@@ -1,0 +1,38 @@
+//===- ChooseOptions.h - The planner's choice of open kernel options -*- C++ -*-===//
+//
+// A spec may leave any kernel option open (block, tile, vector width,
+// components per thread, launch bounds, load order, stores). The planner
+// fills them with the candidate the cost model (CostModel.h) predicts
+// fastest on the device, keeping every option the spec wrote, and records
+// each decision with its reason in StencilModel::optionNotes, which
+// `stencilc plan` prints and the manifest carries.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_PLAN_CHOOSEOPTIONS_H
+#define STENCILC_PLAN_CHOOSEOPTIONS_H
+
+#include "check/Model.h"
+#include "plan/CostModel.h"
+
+namespace stencilc {
+
+/// What the choice weighed.
+struct OptionSearch {
+  int candidates = 0;
+  KernelCost chosen;
+};
+
+/// Chooses `model`'s open kernel options on `device`, and fills
+/// model.optionNotes for every option, written or chosen.
+OptionSearch chooseOpenOptions(StencilModel &model,
+                               const DeviceModel &device = h100Device());
+
+/// `model` with every kernel option open, as if its spec had no `kernel`
+/// section (the storage, links and clover layouts stay as written): for
+/// comparing the cost model's defaults with the spec's own options. Named
+/// NAME_auto.
+StencilModel withKernelOptionsOpen(const StencilModel &model);
+
+} // namespace stencilc
+
+#endif

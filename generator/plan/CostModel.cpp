@@ -1,0 +1,242 @@
+//===- CostModel.cpp - Predicted time of a planned kernel -----------------===//
+
+#include "plan/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace stencilc {
+
+const DeviceModel &h100Device() {
+  static const DeviceModel device = [] {
+    DeviceModel d;
+    d.name = "NVIDIA H100 80GB HBM3";
+    d.multiprocessors = 132;
+    d.dramGBs = 3011;
+    d.l2GBs = 11060;
+    return d;
+  }();
+  return device;
+}
+
+namespace {
+
+constexpr int kSectorBytes = 32;
+
+/// GB/s as bytes per picosecond.
+double bytesPerPs(double gbs) { return gbs * 1e-3; }
+
+/// The sectors a contiguous run of `bytes` touches, starting `aligned` on a
+/// sector boundary or not (a halo row starts mid-sector).
+double sectors(double bytes, bool aligned) {
+  return std::ceil(bytes / kSectorBytes) + (aligned ? 0 : 1);
+}
+
+/// Bytes a block moves from L2 for one row of `sites` sites of the field,
+/// of which it computes `perThread` of `components` per site.
+double rowBytes(const StencilModel &model, const FieldLayout &layout,
+                int sites, int perThread, bool aligned) {
+  const int b = model.elementBytes();
+  const int nc = model.components;
+  switch (layout.order) {
+  case LayoutOrder::SiteMajor: {
+    // A site's components are adjacent: a block sharing the site with
+    // others still touches the sectors of its share.
+    const double share = std::max<double>(perThread * b,
+                                          std::min(nc * b, kSectorBytes));
+    const double bytes = sites * (perThread == nc ? nc * b : share);
+    return kSectorBytes * sectors(bytes, aligned);
+  }
+  case LayoutOrder::ComponentMajor:
+  case LayoutOrder::Blocked:
+    // One run per component (blocks of sites: the same, a block at a time).
+    return perThread * kSectorBytes * sectors(double(sites) * b, aligned);
+  }
+  return 0;
+}
+
+/// The L2 bytes per site of the field the blocks of a whole-lattice plan
+/// read: the union of the block's box shifted by each load, in rows along
+/// x, over the sites the block updates.
+double fieldL2BytesPerSite(const StencilModel &model, const KernelPlan &plan) {
+  const LatticeThreads &lattice = plan.threads.lattice;
+  std::array<int, kMaxDims> span{1, 1, 1, 1};
+  for (int axis = 0; axis < model.dims; ++axis)
+    span[axis] = lattice.block[axis] * lattice.sitesPerThread[axis];
+  // Rows by their (y, z, t) coordinates: the x intervals read in each.
+  std::map<std::array<int, 3>, std::vector<std::pair<int, int>>> rows;
+  for (const PlannedLoad &load : plan.loads) {
+    const Offset &o = load.offset;
+    const int x0 = o[0], x1 = o[0] + span[0] - 1 + (load.width - 1);
+    std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};
+    for (int axis = 1; axis < model.dims; ++axis) {
+      lo[axis - 1] = o[axis];
+      hi[axis - 1] = o[axis] + span[axis] - 1;
+    }
+    for (int y = lo[0]; y <= hi[0]; ++y)
+      for (int z = lo[1]; z <= hi[1]; ++z)
+        for (int t = lo[2]; t <= hi[2]; ++t)
+          rows[{y, z, t}].push_back({x0, x1});
+  }
+  const int perThread = plan.access.perThread;
+  double bytes = 0;
+  for (auto &[coordinates, intervals] : rows) {
+    std::sort(intervals.begin(), intervals.end());
+    int start = intervals.front().first, end = intervals.front().second;
+    auto flush = [&] {
+      bytes += rowBytes(model, model.layout, end - start + 1, perThread,
+                        start % 4 == 0);
+    };
+    for (const auto &[first, last] : intervals) {
+      if (first > end + 1) {
+        flush();
+        start = first;
+        end = last;
+      } else {
+        end = std::max(end, last);
+      }
+    }
+    flush();
+  }
+  double sites = 1;
+  for (int axis = 0; axis < model.dims; ++axis)
+    sites *= span[axis];
+  // Every group of threads sharing a site reads its own share.
+  return bytes * model.componentGroups() / sites;
+}
+
+/// Registers a thread of `plan` needs: indices, the tile's accumulators and
+/// the loads the compiler keeps in flight before their products.
+int estimateRegisters(const StencilModel &model, const KernelPlan &plan) {
+  const int wordsPerReal = model.elementBytes() / 4;
+  const int perThread = plan.access.perThread;
+  const int accumulators = plan.sitesPerTile() * perThread * wordsPerReal;
+  const int valuesPerLoad =
+      (plan.xWidth > 1 ? plan.xWidth : perThread) * wordsPerReal;
+  // The compiler issues a tile's loads early, as far as registers allow.
+  const int loads = std::min<int>(plan.loadsPerTile() * valuesPerLoad, 64);
+  int links = 0;
+  if (plan.hasLinks)
+    links = std::min<int>(2 * plan.linkStorage.realsPerLink * wordsPerReal,
+                          2 * 18 * wordsPerReal);
+  const int indices = 12 + 2 * model.dims;
+  return std::min(255, indices + accumulators + loads + links);
+}
+
+/// Memory instructions and addresses per site: each load and store moves
+/// `width` values of the thread's components per instruction, a row's
+/// loads from one address; links and clover terms in their own accesses.
+std::pair<double, double> accessesPerSite(const StencilModel &model,
+                                          const KernelPlan &plan,
+                                          const DeviceModel &device) {
+  const FieldAccess &access = plan.access;
+  const double perSite =
+      plan.xWidth > 1 ? 1.0
+                      : std::ceil(double(access.perThread) /
+                                  std::max(1, access.width));
+  // Loads of one row (neighbours along x) share an address and differ by
+  // an immediate offset.
+  std::set<std::array<int, 3>> rows;
+  for (const PlannedLoad &load : plan.loads)
+    rows.insert({load.offset[1], load.offset[2], load.offset[3]});
+  double accesses = (plan.loads.size() + plan.storesPerTile()) * perSite;
+  double addresses = device.threadAddresses + rows.size();
+  if (plan.hasLinks) {
+    accesses += plan.links.size() * double(plan.linkStorage.realsPerLink) /
+                std::max(1, plan.linkStorage.layout.vector);
+    addresses += plan.links.size();
+  }
+  if (plan.hasClover) {
+    accesses += plan.clovers.size() * double(plan.cloverStorage.reals) /
+                std::max(1, plan.cloverStorage.layout.vector);
+    addresses += plan.clovers.size();
+  }
+  const double threadsPerSite =
+      double(model.componentGroups()) / plan.sitesPerTile();
+  return {accesses * threadsPerSite, addresses * threadsPerSite};
+}
+
+/// The distinct rows (y, z, t) that a thread's loads touch.
+int rowsPerThread(const KernelPlan &plan) {
+  std::set<std::array<int, 3>> rows;
+  for (const PlannedLoad &load : plan.loads)
+    rows.insert({load.offset[1], load.offset[2], load.offset[3]});
+  return static_cast<int>(rows.size());
+}
+
+int threadsPerBlock(const KernelPlan &plan) {
+  if (plan.threads.kind == ThreadMappingKind::HalfLattice)
+    return plan.threads.half.threadsPerBlock;
+  const auto &block = plan.threads.lattice.block;
+  return block[0] * block[1] * block[2] * block[3];
+}
+
+} // namespace
+
+KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
+                        const DeviceModel &device) {
+  KernelCost cost;
+  const double bytes = plan.bytesPerSite();
+  cost.dramPs = bytes / bytesPerPs(device.dramGBs);
+
+  // Occupancy: blocks per multiprocessor by threads, blocks and registers
+  // (allocated in groups of 8 per thread); launch bounds with a minimum of
+  // resident blocks cap the registers instead.
+  const int threads = threadsPerBlock(plan);
+  int registers = estimateRegisters(model, plan);
+  if (plan.launchBounds > 0 && plan.minBlocksPerSm > 0)
+    registers = std::min(registers, device.registersPerMultiprocessor /
+                                        (plan.launchBounds *
+                                         plan.minBlocksPerSm));
+  cost.registers = registers;
+  const int allocated = (registers + 7) / 8 * 8;
+  const int blocks = std::max(
+      1, std::min({device.maxBlocksPerMultiprocessor,
+                   device.maxThreadsPerMultiprocessor / threads,
+                   device.registersPerMultiprocessor / (allocated * threads)}));
+  cost.residentThreads = blocks * threads;
+
+  // Little's law: each thread has its tile's new bytes in flight at once.
+  const double threadBytes = double(plan.bytesReadPerSite) *
+                             plan.sitesPerTile() / model.componentGroups();
+  cost.bytesInFlight = cost.residentThreads * threadBytes;
+  const double flight =
+      std::min(1.0, cost.bytesInFlight / device.bytesInFlightPerMultiprocessor);
+  cost.rowsPerThread = rowsPerThread(plan);
+  cost.latencyPs =
+      cost.dramPs * (1 + device.lossPerRow * cost.rowsPerThread) / flight;
+
+  // L2: the field's boxes with their halo, everything else once.
+  const double fieldBytes = double(model.components) * model.elementBytes();
+  double l2Bytes = bytes;
+  if (plan.threads.kind == ThreadMappingKind::Lattice && !plan.loads.empty())
+    l2Bytes += fieldL2BytesPerSite(model, plan) - fieldBytes;
+  cost.l2BytesPerSite = l2Bytes;
+  cost.l2Ps = l2Bytes / bytesPerPs(device.l2GBs);
+
+  std::tie(cost.accessesPerSite, cost.addressesPerSite) =
+      accessesPerSite(model, plan, device);
+  const double issueEfficiency =
+      std::min(1.0, double(cost.residentThreads) / device.threadsToIssue);
+  cost.issuePs = (cost.accessesPerSite * device.picosecondsPerAccess +
+                  cost.addressesPerSite * device.picosecondsPerAddress) /
+                 issueEfficiency;
+
+  const double memory = std::max(cost.latencyPs, cost.l2Ps);
+  const double p = device.overlap;
+  cost.picosecondsPerSite =
+      std::pow(std::pow(memory, p) + std::pow(cost.issuePs, p), 1 / p);
+  if (cost.issuePs > memory)
+    cost.limit = "instructions";
+  else if (cost.l2Ps > cost.latencyPs)
+    cost.limit = "L2";
+  else
+    cost.limit = cost.latencyPs > 1.05 * cost.dramPs ? "latency" : "DRAM";
+  return cost;
+}
+
+} // namespace stencilc

@@ -1,0 +1,102 @@
+//===- CostModel.h - Predicted time of a planned kernel ---------*- C++ -*-===//
+//
+// An analytic model of a planned kernel's time per site on a GPU, from the
+// plan alone, so that the planner can choose the options a spec leaves open
+// (ChooseOptions.h) without running anything. It charges four things, each
+// from a figure of the plan and the device:
+//
+//   - DRAM: the minimal bytes per site (the plan's) at the copy bandwidth;
+//   - latency: a multiprocessor keeps only as many bytes in flight as its
+//     resident threads have independent loads (Little's law), so few sites
+//     per thread or low occupancy (registers from the tile's accumulators
+//     and loads) stretch the DRAM time;
+//   - L2: each block reads its box of sites with the stencil's halo, in
+//     32-byte sectors of the field's layout, from L2;
+//   - issue: memory instructions per site, which wide accesses and tiles
+//     reduce, partly hidden behind the memory time.
+//
+// The constants of a device are measured (the copy and L2 roofs from
+// stencil_bench) or fitted once to the H100 searches recorded under
+// docs/results/tune-*.json; tests/unit/CostModelTest.cpp checks the model's
+// ranking against those measurements.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_PLAN_COSTMODEL_H
+#define STENCILC_PLAN_COSTMODEL_H
+
+#include "check/Model.h"
+#include "plan/Plan.h"
+
+#include <string>
+
+namespace stencilc {
+
+/// What the cost model knows of a GPU.
+struct DeviceModel {
+  std::string name;
+  int multiprocessors = 132;
+  int maxThreadsPerMultiprocessor = 2048;
+  int maxBlocksPerMultiprocessor = 32;
+  int registersPerMultiprocessor = 65536;
+  /// The streaming copy's bandwidth and the L2's (GB/s).
+  double dramGBs = 3000;
+  double l2GBs = 11000;
+  /// Bytes a multiprocessor must keep in flight to reach dramGBs (the
+  /// bandwidth times the memory latency, shared by the multiprocessors).
+  double bytesInFlightPerMultiprocessor = 20000;
+  /// Picoseconds of the whole GPU per thread memory instruction, and per
+  /// address computed (a row of neighbours along x, or a site's components,
+  /// share one). Fitted to the 3-D Laplacian in float at 512^3: 69% of the
+  /// copy with one site per thread (8 accesses, 5 rows a site), 81% with
+  /// four-site tiles along y (6.5 accesses, 3.5 rows), 93% with four sites
+  /// per 16-byte access (2 accesses, 1.25 rows).
+  double picosecondsPerAccess = 0.4;
+  double picosecondsPerAddress = 0.07;
+  /// A thread's fixed work (its coordinates, guard, block index), in
+  /// addresses, shared by its tile's sites.
+  double threadAddresses = 4;
+  /// Resident threads per multiprocessor below which instructions wait on
+  /// each other (too few warps to issue from every cycle).
+  int threadsToIssue = 512;
+  /// How memory time and instruction time overlap: their p-norm (p large:
+  /// the larger alone; p = 1: their sum).
+  double overlap = 4;
+  /// DRAM efficiency lost per row (a distinct y, z, t) a thread's loads
+  /// touch: concurrent address streams, which long tiles multiply (fitted:
+  /// 8-site tiles measured 3-9% slower than 2-site ones in every search).
+  double lossPerRow = 0.006;
+};
+
+/// The H100 SXM (80 GB HBM3), the GPU the shipped tuning entries are for:
+/// 3011 GB/s copy and 11060 GB/s L2 copy measured by stencil_bench
+/// (docs/results/bench-h100-l2.log).
+const DeviceModel &h100Device();
+
+/// The predicted cost of one kernel, per output site: the p-norm of the
+/// memory time (the larger of latency and L2) and the instruction time.
+struct KernelCost {
+  double dramPs = 0;      ///< the minimal bytes at the copy bandwidth
+  double latencyPs = 0;   ///< dramPs stretched by too few bytes in flight
+  double l2Ps = 0;        ///< the blocks' boxes with halo, from L2
+  double issuePs = 0;     ///< memory instructions and their arithmetic
+  double picosecondsPerSite = 0;
+  int registers = 0;      ///< estimated per thread
+  int residentThreads = 0; ///< per multiprocessor
+  double bytesInFlight = 0; ///< per multiprocessor
+  double l2BytesPerSite = 0;
+  int rowsPerThread = 0;
+  double accessesPerSite = 0;  ///< memory instructions
+  double addressesPerSite = 0;
+  /// "DRAM", "latency", "L2" or "instructions": the largest term.
+  std::string limit;
+  /// The share of the copy bandwidth the kernel would reach.
+  double predictedFraction() const { return dramPs / picosecondsPerSite; }
+};
+
+/// The cost of `plan` (a kernel of `model`) on `device`.
+KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
+                        const DeviceModel &device);
+
+} // namespace stencilc
+
+#endif
