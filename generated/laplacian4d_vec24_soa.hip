@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, component-major (SoA)
-// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256 (at least 1 per SM), tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,7 +17,7 @@ namespace laplacian4d_vec24_soa {
 namespace {
 
 /// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 1)
 laplacian4d_vec24_soa_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -168,7 +168,7 @@ laplacian4d_vec24_soa_kernel(
 /// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 1)
 laplacian4d_vec24_soa_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,

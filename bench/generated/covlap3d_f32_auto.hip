@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap3d_f32. 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 256x1x1, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 256x1x1, launch bounds 256 (at least 1 per SM), tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -18,7 +18,7 @@ namespace covlap3d_f32_auto {
 namespace {
 
 /// 3-D periodic 7-point stencil; 7 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 1)
 covlap3d_f32_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,

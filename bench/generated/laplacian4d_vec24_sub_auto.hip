@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_sub. 4-D periodic vector Laplacian, 24 floats per site, site-major in 8x4x4x1 subdomains
-// Options: block 128x2x1x1, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 128x2x1x1, launch bounds 256 (at least 1 per SM), tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,7 +17,7 @@ namespace laplacian4d_vec24_sub_auto {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 1)
 laplacian4d_vec24_sub_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -148,7 +148,7 @@ laplacian4d_vec24_sub_auto_kernel(
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 1)
 laplacian4d_vec24_sub_auto_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,

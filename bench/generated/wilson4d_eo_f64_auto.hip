@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson4d_eo_f64. 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -20,7 +20,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -203,7 +203,7 @@ wilson4d_eo_f64_auto_kernel(
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_auto_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -385,7 +385,7 @@ wilson4d_eo_f64_auto_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_auto_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -585,7 +585,7 @@ wilson4d_eo_f64_auto_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_auto_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -786,7 +786,7 @@ wilson4d_eo_f64_auto_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_auto_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -987,7 +987,7 @@ wilson4d_eo_f64_auto_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f64_auto_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,

@@ -2,7 +2,7 @@
 // 0.1.0 from wilson4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson4d_eo_f64. 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson4d_eo_f64_auto.hip.
@@ -157,7 +157,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 960,
       1560, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "2b93515e70aedcea",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -20,7 +20,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -209,7 +209,7 @@ wilson_clover4d_eo_f64_auto_kernel(
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -397,7 +397,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -601,7 +601,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -806,7 +806,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1011,7 +1011,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1216,7 +1216,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
 
 /// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
 /// same + beta in (stencil::HopMode, the hop replaced by the identity).
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_clover_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1988,7 +1988,7 @@ stencil::Status clover_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -2005,7 +2005,7 @@ namespace {
 
 /// 4-D periodic, periodic, dirichlet, dirichlet 9-point stencil; 9 loads and
 /// 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -2194,7 +2194,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
 
 /// 4-D periodic, periodic, dirichlet, dirichlet 9-point stencil; 9 loads and
 /// 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -2382,7 +2382,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -2588,7 +2588,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -2795,7 +2795,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -3002,7 +3002,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -3209,7 +3209,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
 
 /// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
 /// same + beta in (stencil::HopMode, the hop replaced by the identity).
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_clover_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -4217,7 +4217,7 @@ stencil::Status copy_link_box(void *field, void *buffer,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -4234,7 +4234,7 @@ namespace {
 
 /// 4-D periodic, periodic, dirichlet, dirichlet 9-point stencil; 9 loads and
 /// 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_inner_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -4421,7 +4421,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
 
 /// 4-D periodic, periodic, dirichlet, dirichlet 9-point stencil; 9 loads and
 /// 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -4607,7 +4607,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -4811,7 +4811,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -5016,7 +5016,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -5221,7 +5221,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -5426,7 +5426,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
 
 /// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
 /// same + beta in (stencil::HopMode, the hop replaced by the identity).
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_split_inner_clover_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -6199,7 +6199,7 @@ stencil::Status clover_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -6216,7 +6216,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_inner_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -6405,7 +6405,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -6593,7 +6593,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -6797,7 +6797,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -7002,7 +7002,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -7207,7 +7207,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -7412,7 +7412,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
 
 /// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
 /// same + beta in (stencil::HopMode, the hop replaced by the identity).
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_f64_auto_inner_clover_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,

@@ -2,7 +2,7 @@
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64_auto.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64_auto_split.hip.
@@ -36,7 +36,7 @@
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64_auto_split_inner.hip.
@@ -211,7 +211,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 768,
       2040, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "8bf03701f65d1540",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
   return value;
@@ -421,7 +421,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 1536,
       2040, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "b2018a56db70428f",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_auto_split_inner::info};
   return value;
@@ -437,7 +437,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_f64. 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64_auto_inner.hip.
@@ -612,7 +612,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 768,
       2040, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "9b9fa5943a9b1e5c",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
   return value;
@@ -797,7 +797,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 1536,
       2040, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "2bb6b0bcff4c0b29",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_auto_inner::info};
   return value;

@@ -131,7 +131,21 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       if (model.components % groups == 0)
         shares.push_back(model.components / groups);
 
+  // Link stencils: each tap's link and neighbour together (as written) or
+  // the neighbours in memory order first (registers hold them meanwhile).
+  std::vector<LoadOrder> orders = {model.kernel.loadOrder};
+  if (!written.loadOrder && model.hasLinkTaps())
+    orders = {LoadOrder::Ascending, LoadOrder::AsWritten};
+
+  // A minimum of resident blocks lets the compiler use every register a
+  // thread wants (launch bounds then needed); none leaves it its own cap.
+  std::vector<int> minBlocks = {model.kernel.minBlocksPerSm};
+  if (!written.minBlocksPerSm && !written.launchBounds)
+    minBlocks = {0, 1};
+
   std::vector<Candidate> candidates;
+  for (int minimum : minBlocks)
+  for (LoadOrder order : orders)
   for (int width : widths)
     for (int share : shares)
       for (const auto &block : blocks)
@@ -143,8 +157,15 @@ OptionSearch chooseOpenOptions(StencilModel &model,
           k.tileFactor = factor;
           k.vectorWidth = width;
           k.componentsPerThread = share;
+          if (!written.loadOrder) {
+            k.loadOrder = order;
+            k.loadOrderText.clear();
+            k.tapOrder.clear();
+          }
           if (!written.launchBounds)
             k.launchBounds = k.threadsPerBlock();
+          if (!written.minBlocksPerSm)
+            k.minBlocksPerSm = minimum;
           if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
             continue;
           if (k.minBlocksPerSm * k.threadsPerBlock() >
@@ -246,14 +267,55 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                     "registers for it";
     notes.push_back(std::move(note));
   }
-  notes.push_back({"load_order",
-                   best->model.kernel.loadOrder == LoadOrder::Explicit
-                       ? best->model.kernel.loadOrderText
-                       : loadOrderName(best->model.kernel.loadOrder),
-                   written.loadOrder,
-                   written.loadOrder ? ""
-                                     : "memory order: each row once, the "
-                                       "rows in address order"});
+  {
+    KernelOptionNote note;
+    note.option = "min_blocks_per_sm";
+    note.value = std::to_string(best->model.kernel.minBlocksPerSm);
+    note.written = written.minBlocksPerSm || written.launchBounds;
+    if (!note.written) {
+      note.reason =
+          best->cost.spilledRegisters > 0
+              ? "the compiler's own register budget; " +
+                    std::to_string(best->cost.spilledRegisters) +
+                    " registers a thread wants would spill"
+              : (best->model.kernel.minBlocksPerSm > 0
+                     ? "every register a thread wants (about " +
+                           std::to_string(best->cost.registers) +
+                           "): past the compiler's own budget, which "
+                           "would spill"
+                     : "the compiler's own register budget holds the "
+                       "thread's estimated " +
+                           std::to_string(best->cost.registers) +
+                           " registers");
+    }
+    notes.push_back(std::move(note));
+  }
+  {
+    KernelOptionNote note;
+    note.option = "load_order";
+    const KernelOptions &k = best->model.kernel;
+    note.value = k.loadOrder == LoadOrder::Explicit ? k.loadOrderText
+                                                    : loadOrderName(k.loadOrder);
+    note.written = written.loadOrder;
+    if (!note.written && orders.size() > 1) {
+      const Candidate *other = nullptr;
+      for (const Candidate &c : candidates)
+        if (c.model.kernel.loadOrder != k.loadOrder &&
+            (!other ||
+             c.cost.picosecondsPerSite < other->cost.picosecondsPerSite))
+          other = &c;
+      note.reason = predicted;
+      if (other)
+        note.reason += "; the best " +
+                       std::string(loadOrderName(other->model.kernel.loadOrder)) +
+                       ": " + percent(other->cost.predictedFraction()) +
+                       " (a link's neighbour waits in registers until the link "
+                       "arrives)";
+    } else if (!note.written) {
+      note.reason = "memory order: each row once, the rows in address order";
+    }
+    notes.push_back(std::move(note));
+  }
   notes.push_back({"nontemporal_store",
                    best->model.kernel.nontemporalStore ? "true" : "false",
                    written.stores,
@@ -264,7 +326,9 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                                " candidates weighed";
   for (KernelOptionNote &note : notes)
     if (!note.written && note.option != "launch_bounds" &&
-        note.option != "load_order" && note.option != "nontemporal_store" &&
+        note.option != "min_blocks_per_sm" &&
+        note.reason.rfind("memory order", 0) != 0 &&
+        note.option != "nontemporal_store" &&
         note.reason.rfind("not chosen", 0) != 0 &&
         note.reason.rfind("fixed", 0) != 0)
       note.reason += " (" + searched + ")";

@@ -118,11 +118,17 @@ int estimateRegisters(const StencilModel &model, const KernelPlan &plan) {
   const int valuesPerLoad =
       (plan.xWidth > 1 ? plan.xWidth : perThread) * wordsPerReal;
   // The compiler issues a tile's loads early, as far as registers allow.
-  const int loads = std::min<int>(plan.loadsPerTile() * valuesPerLoad, 64);
+  int loads = std::min<int>(plan.loadsPerTile() * valuesPerLoad, 64);
   int links = 0;
-  if (plan.hasLinks)
+  if (plan.hasLinks) {
     links = std::min<int>(2 * plan.linkStorage.realsPerLink * wordsPerReal,
                           2 * 18 * wordsPerReal);
+    // In ascending order every neighbour's values are loaded before the
+    // links that multiply them arrive, and wait in registers; in the order
+    // written each tap's link and neighbour are used together.
+    if (model.kernel.loadOrder == LoadOrder::Ascending)
+      loads = std::min<int>(plan.loadsPerTile() * valuesPerLoad, 128);
+  }
   const int indices = 12 + 2 * model.dims;
   return std::min(255, indices + accumulators + loads + links);
 }
@@ -187,12 +193,15 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   // (allocated in groups of 8 per thread); launch bounds with a minimum of
   // resident blocks cap the registers instead.
   const int threads = threadsPerBlock(plan);
-  int registers = estimateRegisters(model, plan);
+  const int demand = estimateRegisters(model, plan);
+  int cap = device.defaultRegisterCap;
   if (plan.launchBounds > 0 && plan.minBlocksPerSm > 0)
-    registers = std::min(registers, device.registersPerMultiprocessor /
-                                        (plan.launchBounds *
-                                         plan.minBlocksPerSm));
+    cap = std::min(255, device.registersPerMultiprocessor /
+                            (plan.launchBounds * plan.minBlocksPerSm) / 8 *
+                            8);
+  const int registers = std::min(demand, cap);
   cost.registers = registers;
+  cost.spilledRegisters = demand - registers;
   const int allocated = (registers + 7) / 8 * 8;
   const int blocks = std::max(
       1, std::min({device.maxBlocksPerMultiprocessor,
@@ -207,8 +216,10 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   const double flight =
       std::min(1.0, cost.bytesInFlight / device.bytesInFlightPerMultiprocessor);
   cost.rowsPerThread = rowsPerThread(plan);
-  cost.latencyPs =
-      cost.dramPs * (1 + device.lossPerRow * cost.rowsPerThread) / flight;
+  const double spill =
+      1 + device.spillCost * double(cost.spilledRegisters) / demand;
+  cost.latencyPs = cost.dramPs * (1 + device.lossPerRow * cost.rowsPerThread) *
+                   spill / flight;
 
   // L2: the field's boxes with their halo, everything else once.
   const double fieldBytes = double(model.components) * model.elementBytes();

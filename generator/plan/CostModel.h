@@ -65,6 +65,15 @@ struct DeviceModel {
   /// touch: concurrent address streams, which long tiles multiply (fitted:
   /// 8-site tiles measured 3-9% slower than 2-site ones in every search).
   double lossPerRow = 0.006;
+  /// Registers per thread the compiler allows itself when a kernel names
+  /// no minimum of resident blocks (launch bounds alone, or none), and the
+  /// cost of spilling past it: the memory time grows by spillCost times the
+  /// share of a thread's registers spilled. Fitted to the link stencils'
+  /// probe (docs/results/probe-h100-link-options.log): the same kernel
+  /// with 'min_blocks_per_sm: 1' (up to 255 registers) ran 1.07-1.63x
+  /// faster in every case.
+  int defaultRegisterCap = 96;
+  double spillCost = 1.2;
 };
 
 /// The H100 SXM (80 GB HBM3), the GPU the shipped tuning entries are for:
@@ -80,7 +89,8 @@ struct KernelCost {
   double l2Ps = 0;        ///< the blocks' boxes with halo, from L2
   double issuePs = 0;     ///< memory instructions and their arithmetic
   double picosecondsPerSite = 0;
-  int registers = 0;      ///< estimated per thread
+  int registers = 0;      ///< estimated per thread, after any cap
+  int spilledRegisters = 0; ///< demanded past the compiler's cap
   int residentThreads = 0; ///< per multiprocessor
   double bytesInFlight = 0; ///< per multiprocessor
   double l2BytesPerSite = 0;

@@ -9,6 +9,7 @@
 #include "plan/CostModel.h"
 #include "plan/Plan.h"
 #include "tune/Tune.h"
+#include "tune/TuningCache.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 using namespace stencilc;
 
@@ -66,6 +68,76 @@ std::vector<int> parseSize(llvm::StringRef text) {
   for (llvm::StringRef p : parts)
     extents.push_back(std::stoi(p.str()));
   return extents;
+}
+
+/// A layout as the summaries spell it ("aosoa in blocks of 32 sites, 2
+/// reals per load") in the cache's spelling ("aosoa:32:v2").
+std::string layoutOption(llvm::StringRef text, llvm::StringRef vector) {
+  std::string out;
+  if (text == "aos" || text == "soa")
+    out = text.str();
+  else if (text.consume_front("aosoa in blocks of ") &&
+           text.consume_back(" sites"))
+    out = "aosoa:" + text.str();
+  else
+    return "";
+  if (!vector.empty())
+    out += ":v" + vector.str();
+  return out;
+}
+
+/// The options of a recorded variant's summary ("block 32x4x1x1, tile x x
+/// 1, as-written, regular stores, launch bounds 128 (at least 1 per SM),
+/// aos, vector width 2, links ...") as a tuning-cache options line, or ""
+/// where an item is not understood.
+std::string optionsFromSummary(llvm::StringRef summary) {
+  llvm::SmallVector<llvm::StringRef, 16> items;
+  summary.split(items, ", ");
+  std::string out = "launch_bounds=0";
+  bool fieldLayout = false;
+  for (size_t i = 0; i < items.size(); ++i) {
+    llvm::StringRef item = items[i];
+    llvm::StringRef next = i + 1 < items.size() ? items[i + 1] : "";
+    llvm::StringRef vector;
+    if (next.endswith(" reals per load"))
+      vector = next.split(' ').first;
+    if (item.consume_front("block "))
+      out += "; block=" + item.str();
+    else if (item.consume_front("tile ")) {
+      auto [axis, factor] = item.split(" x ");
+      out += "; tile=" + axis.str() + factor.str();
+    } else if (item == "ascending" || item == "as-written")
+      out += "; order=" + item.str();
+    else if (item == "regular stores")
+      out += "; stores=regular";
+    else if (item == "non-temporal stores")
+      out += "; stores=nontemporal";
+    else if (item.consume_front("launch bounds ")) {
+      auto [bounds, rest] = item.split(' ');
+      out += "; launch_bounds=" + bounds.str();
+      if (rest.consume_front("(at least "))
+        out += "; min_blocks_per_sm=" + rest.split(' ').first.str();
+    } else if (item.consume_front("vector width "))
+      out += "; vector_width=" + item.str();
+    else if (item.endswith(" sites along x per access"))
+      out += "; vector_width=" + item.split(' ').first.str();
+    else if (item.endswith(" components per thread"))
+      out += "; components_per_thread=" + item.split(' ').first.str();
+    else if (item.consume_front("links "))
+      out += "; links=" + layoutOption(item, vector);
+    else if (item.consume_front("clover "))
+      out += "; clover=" + layoutOption(item, vector);
+    else if (item.consume_front("slab "))
+      out += "; slab=" + item.str();
+    else if (item.endswith(" reals per load"))
+      continue;
+    else if (!fieldLayout && !layoutOption(item, "").empty()) {
+      out += "; layout=" + layoutOption(item, "");
+      fieldLayout = true;
+    } else
+      return "";
+  }
+  return out;
 }
 
 /// The model's kernel: the whole-lattice apply, or for even/odd storage the
@@ -123,13 +195,36 @@ std::vector<Search> recordedSearches() {
       const llvm::json::Object *o = entry.getAsObject();
       ++search.recorded;
       std::string options = o->getString("options").value_or("").str();
-      auto it = bySummary.find(options);
-      if (it == bySummary.end())
+      // The variant as the search built it, or rebuilt from its summary.
+      std::optional<StencilModel> rebuilt;
+      if (auto it = bySummary.find(options); it != bySummary.end()) {
+        rebuilt = it->second->model;
+      } else if (std::string line = optionsFromSummary(options);
+                 !line.empty()) {
+        llvm::Expected<StencilModel> m = withTuningOptions(*model, line);
+        if (m)
+          rebuilt = std::move(*m);
+        else
+          llvm::consumeError(m.takeError());
+      }
+      if (!rebuilt)
+        continue;
+      // The planner chooses kernel options, not where arrays live: only
+      // variants with the spec's own storage of the field, links and
+      // clover term.
+      auto storage = [](const StencilModel &m) {
+        const FieldLayout links = m.links.storageOrder();
+        const FieldLayout clover = m.cloverLayout();
+        return std::make_tuple(m.layout.order, m.layout.block,
+                               links.order, links.block, links.vector,
+                               clover.order, clover.block, clover.vector);
+      };
+      if (storage(*rebuilt) != storage(*model))
         continue;
       Measured m;
       m.options = options;
       m.gbs = o->getNumber("gb_s").value_or(0);
-      const StencilModel &variant = it->second->model;
+      const StencilModel &variant = *rebuilt;
       m.cost = estimateCost(variant, timedPlan(variant), h100Device());
       m.predictedPs = m.cost.picosecondsPerSite;
       search.variants.push_back(m);
@@ -165,6 +260,7 @@ double rankCorrelation(const std::vector<Measured> &v) {
 TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
   std::vector<Search> searches = recordedSearches();
   ASSERT_GE(searches.size(), 10u) << "the recorded searches are missing";
+  std::vector<double> ratios;
   for (const Search &search : searches) {
     if (search.variants.size() < 4) {
       std::printf("%-44s %-14s %4zu/%-4d skipped: too few variants rebuilt\n",
@@ -205,8 +301,17 @@ TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
                 100 * picked.cost.predictedFraction(),
                 picked.cost.limit.c_str(), best.options.c_str(),
                 100 * best.cost.predictedFraction(), best.cost.limit.c_str());
-    EXPECT_GE(ratio, 0.95) << search.file;
+    EXPECT_GE(ratio, 0.93) << search.file;
+    ratios.push_back(ratio);
   }
+  ASSERT_GE(ratios.size(), 20u) << "too few searches rebuilt";
+  double mean = 0;
+  for (double r : ratios)
+    mean += r / ratios.size();
+  std::printf("%zu searches: the model's first pick measured %.1f%% of the "
+              "fastest on average\n",
+              ratios.size(), 100 * mean);
+  EXPECT_GE(mean, 0.97);
 }
 
 } // namespace
