@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores
+// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), tile y x 2, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,7 +17,7 @@ namespace stencilc_kernels {
 namespace covlap3d_f32 {
 namespace {
 
-/// 3-D periodic 7-point stencil; 7 loads and 1 stores per thread.
+/// 3-D periodic 7-point stencil; 12 loads and 2 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap3d_f32_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -26,9 +26,9 @@ covlap3d_f32_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
+  // This thread's first site; it updates 2 consecutive sites along y.
   const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   if (x >= nx || y >= ny || z >= nz)
     return;
@@ -41,6 +41,7 @@ covlap3d_f32_kernel(
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
+  const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
   // Links params.U: 3 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
@@ -50,19 +51,29 @@ covlap3d_f32_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[6];
+  value_type acc0[6], acc1[6];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz) * 6);
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] = w0 * v.v[l];
-    }
-  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
+      x + y * sy + z * sz, 1, 3, sites);
+  value_type u0[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u0[j * 2 + l] = v.v[l];
+    }
+  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c) {
+    acc0[c] = w0 * u0[c];
+  }
+  stencil::link_dagger_times<true>(acc1, w1, l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
       x_m1 + y * sy + z * sz, 0, 3, sites);
   value_type u1[6];
   {
@@ -75,9 +86,9 @@ covlap3d_f32_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_dagger_times<false>(acc0, w1, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::link_dagger_times<false>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
       x + y * sy + z * sz, 0, 3, sites);
   value_type u2[6];
   {
@@ -90,9 +101,9 @@ covlap3d_f32_kernel(
         u2[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_times<false>(acc0, w1, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::link_times<false>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
       x + y_m1 * sy + z * sz, 1, 3, sites);
   value_type u3[6];
   {
@@ -105,10 +116,7 @@ covlap3d_f32_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_dagger_times<false>(acc0, w1, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      x + y * sy + z * sz, 1, 3, sites);
+  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
   value_type u4[6];
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz) * 6);
@@ -120,7 +128,11 @@ covlap3d_f32_kernel(
         u4[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_times<false>(acc0, w1, l3, u4);
+  stencil::link_times<false>(acc0, w1, l0, u4);
+  STENCIL_UNROLL
+  for (int c = 0; c < 6; ++c) {
+    acc1[c] += w0 * u4[c];
+  }
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       x + y * sy + z_m1 * sz, 2, 3, sites);
@@ -151,6 +163,81 @@ covlap3d_f32_kernel(
     }
   }
   stencil::link_times<false>(acc0, w1, l5, u6);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 18>(l6, params.U, link_layout,
+      x_m1 + y_p1 * sy + z * sz, 0, 3, sites);
+  value_type u7[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y_p1 * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u7[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_dagger_times<false>(acc1, w1, l6, u7);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 18>(l7, params.U, link_layout,
+      x + y_p1 * sy + z * sz, 0, 3, sites);
+  value_type u8[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y_p1 * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u8[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_times<false>(acc1, w1, l7, u8);
+  stencil::LinkMatrix<value_type, 3> l8;
+  stencil::load_link<3, 18>(l8, params.U, link_layout,
+      x + y_p1 * sy + z * sz, 1, 3, sites);
+  value_type u9[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p2 * sy + z * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u9[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_times<false>(acc1, w1, l8, u9);
+  stencil::LinkMatrix<value_type, 3> l9;
+  stencil::load_link<3, 18>(l9, params.U, link_layout,
+      x + y_p1 * sy + z_m1 * sz, 2, 3, sites);
+  value_type u10[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_m1 * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u10[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_dagger_times<false>(acc1, w1, l9, u10);
+  stencil::LinkMatrix<value_type, 3> l10;
+  stencil::load_link<3, 18>(l10, params.U, link_layout,
+      x + y_p1 * sy + z * sz, 2, 3, sites);
+  value_type u11[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_p1 * sz) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u11[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_times<false>(acc1, w1, l10, u11);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int j = 0; j < 3; ++j) {
@@ -159,6 +246,16 @@ covlap3d_f32_kernel(
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
     STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
+  }
+  if (y + 1 < ny) {
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc1[j * 2 + l];
+      STENCIL_STORE_NT(&reinterpret_cast<vec_t *>(out + (site + sy) * 6)[j], r);
+    }
   }
 }
 

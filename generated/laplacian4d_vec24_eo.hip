@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
+// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -18,7 +18,7 @@ namespace laplacian4d_vec24_eo {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_vec24_eo_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -114,7 +114,7 @@ laplacian4d_vec24_eo_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_vec24_eo_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -223,7 +223,7 @@ laplacian4d_vec24_eo_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_vec24_eo_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
+// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo.hip.
@@ -154,7 +154,7 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "826e51018180f32c",
-      "block=32x4x1x1; tile=x1; order=spec; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x1x1; tile=x1; order=spec; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_f32. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, CG
-// Options: block 256x1x1x1, launch bounds 256 (at least 1 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -18,7 +18,7 @@ namespace covlap4d_f32_auto {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap4d_f32_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -29,7 +29,7 @@ covlap4d_f32_auto_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 256u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
@@ -201,7 +201,7 @@ covlap4d_f32_auto_kernel(
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 covlap4d_f32_auto_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -213,7 +213,7 @@ covlap4d_f32_auto_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 256u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);

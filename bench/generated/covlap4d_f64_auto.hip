@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_f64. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, double, CG
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -58,21 +58,27 @@ covlap4d_f64_auto_kernel(
   using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[6];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 6);
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] = w0 * v.v[l];
-    }
-  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
+      x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
+  value_type u0[6];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        u0[j * 2 + l] = v.v[l];
+    }
+  }
+  stencil::link_dagger_times<true>(acc0, w1, l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
   value_type u1[6];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 6);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 6);
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
       const vec_t v = from[j];
@@ -81,13 +87,13 @@ covlap4d_f64_auto_kernel(
         u1[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_dagger_times<false>(acc0, w1, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      x + y * sy + z * sz + t * st, 0, 4, sites);
+  stencil::link_dagger_times<false>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
   value_type u2[6];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 6);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 6);
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
       const vec_t v = from[j];
@@ -96,13 +102,13 @@ covlap4d_f64_auto_kernel(
         u2[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_times<false>(acc0, w1, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
+  stencil::link_dagger_times<false>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
   value_type u3[6];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 6);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 6);
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
       const vec_t v = from[j];
@@ -111,28 +117,22 @@ covlap4d_f64_auto_kernel(
         u3[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_dagger_times<false>(acc0, w1, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      x + y * sy + z * sz + t * st, 1, 4, sites);
-  value_type u4[6];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 6);
+  stencil::link_dagger_times<false>(acc0, w1, l3, u3);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 6);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = u4[j];
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w0 * v.v[l];
     }
   }
-  stencil::link_times<false>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
+      x + y * sy + z * sz + t * st, 0, 4, sites);
   value_type u5[6];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 6);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 6);
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
       const vec_t v = from[j];
@@ -141,13 +141,13 @@ covlap4d_f64_auto_kernel(
         u5[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_dagger_times<false>(acc0, w1, l4, u5);
+  stencil::link_times<false>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      x + y * sy + z * sz + t * st, 2, 4, sites);
+      x + y * sy + z * sz + t * st, 1, 4, sites);
   value_type u6[6];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 6);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 6);
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
       const vec_t v = from[j];
@@ -159,10 +159,10 @@ covlap4d_f64_auto_kernel(
   stencil::link_times<false>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
+      x + y * sy + z * sz + t * st, 2, 4, sites);
   value_type u7[6];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 6);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 6);
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
       const vec_t v = from[j];
@@ -171,7 +171,7 @@ covlap4d_f64_auto_kernel(
         u7[j * 2 + l] = v.v[l];
     }
   }
-  stencil::link_dagger_times<false>(acc0, w1, l6, u7);
+  stencil::link_times<false>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       x + y * sy + z * sz + t * st, 3, 4, sites);
@@ -243,21 +243,27 @@ covlap4d_f64_auto_dot_kernel(
     using vec_t = stencil::vec<value_type, 2>;
     value_type acc0[6];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 6);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = u0[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l) {
-        acc0[j * 2 + l] = w0 * v.v[l];
-      }
-    }
     stencil::LinkMatrix<value_type, 3> l0;
     stencil::load_link<3, 18>(l0, params.U, link_layout,
-        x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
+        x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
+    value_type u0[6];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 6);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u0[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_dagger_times<true>(acc0, w1, l0, u0);
+    stencil::LinkMatrix<value_type, 3> l1;
+    stencil::load_link<3, 18>(l1, params.U, link_layout,
+        x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
     value_type u1[6];
     {
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 6);
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 6);
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
         const vec_t v = from[j];
@@ -266,13 +272,13 @@ covlap4d_f64_auto_dot_kernel(
           u1[j * 2 + l] = v.v[l];
       }
     }
-    stencil::link_dagger_times<false>(acc0, w1, l0, u1);
-    stencil::LinkMatrix<value_type, 3> l1;
-    stencil::load_link<3, 18>(l1, params.U, link_layout,
-        x + y * sy + z * sz + t * st, 0, 4, sites);
+    stencil::link_dagger_times<false>(acc0, w1, l1, u1);
+    stencil::LinkMatrix<value_type, 3> l2;
+    stencil::load_link<3, 18>(l2, params.U, link_layout,
+        x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
     value_type u2[6];
     {
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 6);
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 6);
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
         const vec_t v = from[j];
@@ -281,13 +287,13 @@ covlap4d_f64_auto_dot_kernel(
           u2[j * 2 + l] = v.v[l];
       }
     }
-    stencil::link_times<false>(acc0, w1, l1, u2);
-    stencil::LinkMatrix<value_type, 3> l2;
-    stencil::load_link<3, 18>(l2, params.U, link_layout,
-        x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
+    stencil::link_dagger_times<false>(acc0, w1, l2, u2);
+    stencil::LinkMatrix<value_type, 3> l3;
+    stencil::load_link<3, 18>(l3, params.U, link_layout,
+        x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
     value_type u3[6];
     {
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 6);
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 6);
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
         const vec_t v = from[j];
@@ -296,28 +302,22 @@ covlap4d_f64_auto_dot_kernel(
           u3[j * 2 + l] = v.v[l];
       }
     }
-    stencil::link_dagger_times<false>(acc0, w1, l2, u3);
-    stencil::LinkMatrix<value_type, 3> l3;
-    stencil::load_link<3, 18>(l3, params.U, link_layout,
-        x + y * sy + z * sz + t * st, 1, 4, sites);
-    value_type u4[6];
-    {
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 6);
+    stencil::link_dagger_times<false>(acc0, w1, l3, u3);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 6);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = u4[j];
       STENCIL_UNROLL
-      for (int j = 0; j < 3; ++j) {
-        const vec_t v = from[j];
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w0 * v.v[l];
       }
     }
-    stencil::link_times<false>(acc0, w1, l3, u4);
     stencil::LinkMatrix<value_type, 3> l4;
     stencil::load_link<3, 18>(l4, params.U, link_layout,
-        x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
+        x + y * sy + z * sz + t * st, 0, 4, sites);
     value_type u5[6];
     {
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 6);
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 6);
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
         const vec_t v = from[j];
@@ -326,13 +326,13 @@ covlap4d_f64_auto_dot_kernel(
           u5[j * 2 + l] = v.v[l];
       }
     }
-    stencil::link_dagger_times<false>(acc0, w1, l4, u5);
+    stencil::link_times<false>(acc0, w1, l4, u5);
     stencil::LinkMatrix<value_type, 3> l5;
     stencil::load_link<3, 18>(l5, params.U, link_layout,
-        x + y * sy + z * sz + t * st, 2, 4, sites);
+        x + y * sy + z * sz + t * st, 1, 4, sites);
     value_type u6[6];
     {
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 6);
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 6);
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
         const vec_t v = from[j];
@@ -344,10 +344,10 @@ covlap4d_f64_auto_dot_kernel(
     stencil::link_times<false>(acc0, w1, l5, u6);
     stencil::LinkMatrix<value_type, 3> l6;
     stencil::load_link<3, 18>(l6, params.U, link_layout,
-        x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
+        x + y * sy + z * sz + t * st, 2, 4, sites);
     value_type u7[6];
     {
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 6);
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 6);
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
         const vec_t v = from[j];
@@ -356,7 +356,7 @@ covlap4d_f64_auto_dot_kernel(
           u7[j * 2 + l] = v.v[l];
       }
     }
-    stencil::link_dagger_times<false>(acc0, w1, l6, u7);
+    stencil::link_times<false>(acc0, w1, l6, u7);
     stencil::LinkMatrix<value_type, 3> l7;
     stencil::load_link<3, 18>(l7, params.U, link_layout,
         x + y * sy + z * sz + t * st, 3, 4, sites);

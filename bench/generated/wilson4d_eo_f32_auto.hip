@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson4d_eo_f32. 4-D Wilson fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 64x1x1x1, launch bounds 64 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -20,7 +20,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f32_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -31,7 +31,7 @@ wilson4d_eo_f32_auto_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
@@ -61,21 +61,27 @@ wilson4d_eo_f32_auto_kernel(
   using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] = w0 * v.v[l];
-    }
-  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w1), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -84,13 +90,13 @@ wilson4d_eo_f32_auto_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -99,13 +105,13 @@ wilson4d_eo_f32_auto_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -114,28 +120,22 @@ wilson4d_eo_f32_auto_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l3, u3);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u4[j];
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -144,13 +144,13 @@ wilson4d_eo_f32_auto_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l4, u5);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -159,13 +159,13 @@ wilson4d_eo_f32_auto_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l5, u6);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -174,13 +174,13 @@ wilson4d_eo_f32_auto_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l6, u7);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -189,7 +189,7 @@ wilson4d_eo_f32_auto_kernel(
         u8[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w1), l7, u8);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
@@ -203,7 +203,7 @@ wilson4d_eo_f32_auto_kernel(
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f32_auto_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -214,7 +214,7 @@ wilson4d_eo_f32_auto_adjoint_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
@@ -244,21 +244,27 @@ wilson4d_eo_f32_auto_adjoint_kernel(
   using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-  STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] = w0 * v.v[l];
-    }
-  }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w1), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -267,13 +273,13 @@ wilson4d_eo_f32_auto_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -282,13 +288,13 @@ wilson4d_eo_f32_auto_adjoint_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -297,28 +303,22 @@ wilson4d_eo_f32_auto_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l3, u3);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = u4[j];
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -327,13 +327,13 @@ wilson4d_eo_f32_auto_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l4, u5);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -342,13 +342,13 @@ wilson4d_eo_f32_auto_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l5, u6);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -357,7 +357,7 @@ wilson4d_eo_f32_auto_adjoint_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w1), l6, u7);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
@@ -385,7 +385,7 @@ wilson4d_eo_f32_auto_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f32_auto_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -403,7 +403,7 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -450,10 +450,10 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -462,13 +462,13 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -477,13 +477,13 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -492,13 +492,13 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -507,13 +507,13 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -522,13 +522,13 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -537,13 +537,13 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -552,13 +552,13 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -567,7 +567,7 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
@@ -585,7 +585,7 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f32_auto_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -603,7 +603,7 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -650,10 +650,10 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -662,13 +662,13 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -677,13 +677,13 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -692,13 +692,13 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -707,13 +707,13 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -722,13 +722,13 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -737,13 +737,13 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -752,13 +752,13 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -767,7 +767,7 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
@@ -786,7 +786,7 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -804,7 +804,7 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -851,10 +851,10 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -863,13 +863,13 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -878,7 +878,7 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -896,10 +896,10 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -908,13 +908,13 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -923,13 +923,13 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -938,13 +938,13 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -953,7 +953,7 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
@@ -987,7 +987,7 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1005,7 +1005,7 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -1052,10 +1052,10 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1064,13 +1064,13 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1079,7 +1079,7 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -1097,10 +1097,10 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1109,13 +1109,13 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1124,13 +1124,13 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1139,13 +1139,13 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1154,7 +1154,7 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
@@ -1365,8 +1365,8 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());
@@ -1463,8 +1463,8 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());
@@ -1561,8 +1561,8 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());
@@ -1659,8 +1659,8 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());

@@ -2,7 +2,7 @@
 // 0.1.0 from wilson4d_eo_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson4d_eo_f32. 4-D Wilson fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 64x1x1x1, launch bounds 64 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson4d_eo_f32_auto.hip.
@@ -41,7 +41,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {64, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
   return value;
 }
 
@@ -97,7 +97,7 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 /// even_to_odd reads even sites and writes odd ones, odd_to_even the
 /// reverse; threads cover one parity's sites only (hopping_threads per
 /// one-dimensional block), and the halo is never written.
-constexpr unsigned hopping_threads = 64;
+constexpr unsigned hopping_threads = 128;
 /// Odd sites from even ones: the block A_oe.
 stencil::Status even_to_odd(value_type *out, const value_type *in,
     const value_type *same, stencil::HopMode mode, double alpha,
@@ -157,7 +157,7 @@ inline const stencil::KernelInfo &info() {
       false, "cgnr", 9, 480,
       1560, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, "4a7e417e658a821f",
-      "block=64x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=64; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr};
   return value;

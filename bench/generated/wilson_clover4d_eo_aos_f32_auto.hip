@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson_clover4d_eo_aos_f32. 4-D Wilson-clover fermions, SU(3), float, even/odd, site-major storage, CGNR
-// Options: block 64x1x1x1, launch bounds 64 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -20,7 +20,7 @@ namespace {
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_aos_f32_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -31,7 +31,7 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
@@ -62,11 +62,12 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
   using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 18>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -75,13 +76,13 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::clover_product<true>(acc0, c0, u0);
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -90,13 +91,13 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -105,13 +106,13 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -120,13 +121,12 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -135,13 +135,13 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u4);
+  stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -150,13 +150,13 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u5);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -165,13 +165,13 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u6);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -180,13 +180,13 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u7);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -195,7 +195,7 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
         u8[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u8);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
@@ -209,7 +209,7 @@ wilson_clover4d_eo_aos_f32_auto_kernel(
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
 /// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -220,7 +220,7 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
@@ -251,11 +251,12 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
   using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 18>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -264,13 +265,13 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::clover_product<true>(acc0, c0, u0);
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 18>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -279,13 +280,13 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l0, u1);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 18>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -294,13 +295,13 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u2);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 18>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -309,13 +310,12 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u3);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -324,13 +324,13 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u4);
+  stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -339,13 +339,13 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u5);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -354,13 +354,13 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u6);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -369,7 +369,7 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u7);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
@@ -397,7 +397,7 @@ wilson_clover4d_eo_aos_f32_auto_adjoint_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -415,7 +415,7 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -464,10 +464,10 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -476,13 +476,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -491,13 +491,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -506,13 +506,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -521,13 +521,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -536,13 +536,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -551,13 +551,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -566,13 +566,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -581,7 +581,7 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
@@ -601,7 +601,7 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -619,7 +619,7 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -668,10 +668,10 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -680,13 +680,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -695,13 +695,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -710,13 +710,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u2[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -725,13 +725,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -740,13 +740,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -755,13 +755,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -770,13 +770,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -785,7 +785,7 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
         u7[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
   // `same`: a half field in aos.
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
@@ -806,7 +806,7 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_kernel(
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -824,7 +824,7 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -873,10 +873,10 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -885,13 +885,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -900,7 +900,7 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -918,10 +918,10 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -930,13 +930,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -945,13 +945,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
+      half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -960,13 +960,13 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -975,7 +975,7 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
@@ -1011,7 +1011,7 @@ wilson_clover4d_eo_aos_f32_auto_even_to_odd_adjoint_kernel(
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
 /// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1029,7 +1029,7 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -1078,10 +1078,10 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1090,13 +1090,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
         u0[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1105,7 +1105,7 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
         u1[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
@@ -1123,10 +1123,10 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1135,13 +1135,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
         u3[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+      site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1150,13 +1150,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
         u4[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
+      site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1165,13 +1165,13 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
         u5[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+      site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
@@ -1180,7 +1180,7 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
         u6[j * 4 + l] = v.v[l];
     }
   }
-  stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
@@ -1216,7 +1216,7 @@ wilson_clover4d_eo_aos_f32_auto_odd_to_even_adjoint_kernel(
 
 /// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
 /// same + beta in (stencil::HopMode, the hop replaced by the identity).
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
 wilson_clover4d_eo_aos_f32_auto_clover_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1228,7 +1228,7 @@ wilson_clover4d_eo_aos_f32_auto_clover_kernel(
     const unsigned half_sites32,
     const Params params) {
   // This thread's site: number `site` of `parity` in storage order.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   if (site32 >= half_sites32)
     return;
   const stencil::index_t site = site32;
@@ -1451,8 +1451,8 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());
@@ -1563,8 +1563,8 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());
@@ -1675,8 +1675,8 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());
@@ -1787,8 +1787,8 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 768,
       stencil::device_l2_bytes());
@@ -1922,8 +1922,8 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
   stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_auto_clover_kernel, config.grid, config.block, stream,
       out, in, same, static_cast<int>(mode), static_cast<value_type>(alpha),
       static_cast<value_type>(beta), parity,

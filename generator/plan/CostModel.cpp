@@ -199,15 +199,20 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
     cap = std::min(255, device.registersPerMultiprocessor /
                             (plan.launchBounds * plan.minBlocksPerSm) / 8 *
                             8);
-  const int registers = std::min(demand, cap);
+  // Given a minimum of resident blocks, the compiler spends the registers
+  // it is allowed (measured: 256-thread link kernels at 1 block a
+  // multiprocessor), else it keeps to its own budget and spills.
+  const bool minimum = plan.launchBounds > 0 && plan.minBlocksPerSm > 0;
+  const int registers = minimum ? cap : std::min(demand, cap);
   cost.registers = registers;
-  cost.spilledRegisters = demand - registers;
+  cost.spilledRegisters = std::max(0, demand - registers);
   const int allocated = (registers + 7) / 8 * 8;
   const int blocks = std::max(
       1, std::min({device.maxBlocksPerMultiprocessor,
                    device.maxThreadsPerMultiprocessor / threads,
                    device.registersPerMultiprocessor / (allocated * threads)}));
   cost.residentThreads = blocks * threads;
+  cost.residentBlocks = blocks;
 
   // Little's law: each thread has its tile's new bytes in flight at once.
   const double threadBytes = double(plan.bytesReadPerSite) *
@@ -218,8 +223,9 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   cost.rowsPerThread = rowsPerThread(plan);
   const double spill =
       1 + device.spillCost * double(cost.spilledRegisters) / demand;
+  const double drain = blocks == 1 ? 1 + device.singleBlockDrain : 1.0;
   cost.latencyPs = cost.dramPs * (1 + device.lossPerRow * cost.rowsPerThread) *
-                   spill / flight;
+                   spill * drain / flight;
 
   // L2: the field's boxes with their halo, everything else once.
   const double fieldBytes = double(model.components) * model.elementBytes();

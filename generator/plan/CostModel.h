@@ -74,6 +74,12 @@ struct DeviceModel {
   /// faster in every case.
   int defaultRegisterCap = 96;
   double spillCost = 1.2;
+  /// A multiprocessor that holds a single block (registers or threads)
+  /// idles while that block's last warps finish before the next starts:
+  /// the memory time grows by this share (the covariant Laplacian in float,
+  /// 256 threads at up to 255 registers each, ran 1.2-1.7x slower than in
+  /// blocks of 128; docs/results/bench-h100-planner-2.log).
+  double singleBlockDrain = 0.4;
 };
 
 /// The H100 SXM (80 GB HBM3), the GPU the shipped tuning entries are for:
@@ -92,6 +98,7 @@ struct KernelCost {
   int registers = 0;      ///< estimated per thread, after any cap
   int spilledRegisters = 0; ///< demanded past the compiler's cap
   int residentThreads = 0; ///< per multiprocessor
+  int residentBlocks = 0;  ///< per multiprocessor
   double bytesInFlight = 0; ///< per multiprocessor
   double l2BytesPerSite = 0;
   int rowsPerThread = 0;
