@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -28,13 +28,10 @@ laplacian4d_vec24_aos_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
-  // the 2 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -55,83 +52,83 @@ laplacian4d_vec24_aos_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[12];
+  value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u7[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -140,12 +137,12 @@ laplacian4d_vec24_aos_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
 
@@ -164,13 +161,10 @@ laplacian4d_vec24_aos_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
-  // the 2 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -192,83 +186,83 @@ laplacian4d_vec24_aos_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[12];
+    value_type acc0[24];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
+    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u7[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -277,16 +271,16 @@ laplacian4d_vec24_aos_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 6; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c)
-      dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
+    for (int c = 0; c < 24; ++c)
+      dot += static_cast<double>(in[(site) * 24 + c]) * static_cast<double>(acc0[c]);
   }
   stencil::block_sum(dot, partials);
 }

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aosoa.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aosoa.hip.
@@ -142,7 +142,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_aosoa.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aosoa_split.hip.
@@ -179,7 +179,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 4};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 2};
   return value;
 }
 
@@ -267,7 +267,7 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "683df209353d138d",
-      "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=6", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;
@@ -304,7 +304,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 4};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 2};
   return value;
 }
 
@@ -387,7 +387,7 @@ inline const stencil::KernelInfo &info() {
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, "e837c0bb0df386b7",
-      "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=6", 1, tuned, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       &distributed, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, component-major (SoA)
-// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -28,13 +28,13 @@ laplacian4d_vec24_soa_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 4u) * 32u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
-  // the 4 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   // Storage: soa (stencil/layout.hpp).
@@ -54,113 +54,113 @@ laplacian4d_vec24_soa_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[6], acc1[6];
+  value_type acc0[12], acc1[12];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u0, c0 + c, 24, sites)];
     acc0[c] = w1 * v;
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u1, c0 + c, 24, sites)];
     acc0[c] += w0 * v;
     acc1[c] = w1 * v;
   }
   const stencil::index_t u2 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u2, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
     acc1[c] += w1 * v;
   }
   const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u4, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u5 = stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
     acc1[c] += w1 * v;
   }
   const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
     acc1[c] += w0 * v;
   }
   const stencil::index_t u7 = stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u7, c0 + c, 24, sites)];
     acc1[c] += w1 * v;
   }
   const stencil::index_t u8 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u9 = stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u9, c0 + c, 24, sites)];
     acc1[c] += w1 * v;
   }
   const stencil::index_t u10 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u10, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u11 = stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u11, c0 + c, 24, sites)];
     acc1[c] += w1 * v;
   }
   const stencil::index_t u12 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u12, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u13 = stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u13, c0 + c, 24, sites)];
     acc1[c] += w1 * v;
   }
   const stencil::index_t u14 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u14, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u15 = stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const value_type v = in[stencil::layout_element(layout, u15, c0 + c, 24, sites)];
     acc1[c] += w1 * v;
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
+  for (int c = 0; c < 12; ++c)
     STENCIL_STORE(&out[stencil::layout_element(layout, site, c0 + c, 24, sites)], acc0[c]);
   if (y + 1 < ny) {
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
+    for (int c = 0; c < 12; ++c)
       STENCIL_STORE(&out[stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites)], acc1[c]);
   }
 }
@@ -180,13 +180,13 @@ laplacian4d_vec24_soa_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 4u) * 32u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
-  // the 4 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -207,119 +207,119 @@ laplacian4d_vec24_soa_dot_kernel(
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
-    value_type acc0[6], acc1[6];
+    value_type acc0[12], acc1[12];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u0, c0 + c, 24, sites)];
       acc0[c] = w1 * v;
     }
     const stencil::index_t u1 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u1, c0 + c, 24, sites)];
       acc0[c] += w0 * v;
       acc1[c] = w1 * v;
     }
     const stencil::index_t u2 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u2, c0 + c, 24, sites)];
       acc0[c] += w1 * v;
     }
     const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
       acc1[c] += w1 * v;
     }
     const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u4, c0 + c, 24, sites)];
       acc0[c] += w1 * v;
     }
     const stencil::index_t u5 = stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
       acc1[c] += w1 * v;
     }
     const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
       acc0[c] += w1 * v;
       acc1[c] += w0 * v;
     }
     const stencil::index_t u7 = stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u7, c0 + c, 24, sites)];
       acc1[c] += w1 * v;
     }
     const stencil::index_t u8 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
       acc0[c] += w1 * v;
     }
     const stencil::index_t u9 = stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u9, c0 + c, 24, sites)];
       acc1[c] += w1 * v;
     }
     const stencil::index_t u10 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u10, c0 + c, 24, sites)];
       acc0[c] += w1 * v;
     }
     const stencil::index_t u11 = stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u11, c0 + c, 24, sites)];
       acc1[c] += w1 * v;
     }
     const stencil::index_t u12 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u12, c0 + c, 24, sites)];
       acc0[c] += w1 * v;
     }
     const stencil::index_t u13 = stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u13, c0 + c, 24, sites)];
       acc1[c] += w1 * v;
     }
     const stencil::index_t u14 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u14, c0 + c, 24, sites)];
       acc0[c] += w1 * v;
     }
     const stencil::index_t u15 = stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 12; ++c) {
       const value_type v = in[stencil::layout_element(layout, u15, c0 + c, 24, sites)];
       acc1[c] += w1 * v;
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
+    for (int c = 0; c < 12; ++c)
       STENCIL_STORE(&out[stencil::layout_element(layout, site, c0 + c, 24, sites)], acc0[c]);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
+    for (int c = 0; c < 12; ++c)
       dot += static_cast<double>(in[stencil::layout_element(layout, site, c0 + c, 24, sites)]) * static_cast<double>(acc0[c]);
     if (y + 1 < ny) {
       STENCIL_UNROLL
-      for (int c = 0; c < 6; ++c)
+      for (int c = 0; c < 12; ++c)
         STENCIL_STORE(&out[stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites)], acc1[c]);
       STENCIL_UNROLL
-      for (int c = 0; c < 6; ++c)
+      for (int c = 0; c < 12; ++c)
         dot += static_cast<double>(in[stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites)]) * static_cast<double>(acc1[c]);
     }
   }

@@ -194,16 +194,17 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   // resident blocks cap the registers instead.
   const int threads = threadsPerBlock(plan);
   const int demand = estimateRegisters(model, plan);
-  int cap = device.defaultRegisterCap;
-  if (plan.launchBounds > 0 && plan.minBlocksPerSm > 0)
-    cap = std::min(255, device.registersPerMultiprocessor /
-                            (plan.launchBounds * plan.minBlocksPerSm) / 8 *
-                            8);
   // Given a minimum of resident blocks, the compiler spends the registers
-  // it is allowed (measured: 256-thread link kernels at 1 block a
-  // multiprocessor), else it keeps to its own budget and spills.
+  // it is allowed (measured: 240 a thread for the covariant Laplacian);
+  // else link kernels keep to its own budget.
   const bool minimum = plan.launchBounds > 0 && plan.minBlocksPerSm > 0;
-  const int registers = minimum ? cap : std::min(demand, cap);
+  int registers = demand;
+  if (minimum)
+    registers = std::min(255, device.registersPerMultiprocessor /
+                                  (plan.launchBounds * plan.minBlocksPerSm) /
+                                  8 * 8);
+  else if (plan.hasLinks)
+    registers = std::min(demand, device.linkRegisterBudget);
   cost.registers = registers;
   cost.spilledRegisters = std::max(0, demand - registers);
   const int allocated = (registers + 7) / 8 * 8;

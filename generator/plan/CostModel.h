@@ -65,20 +65,22 @@ struct DeviceModel {
   /// touch: concurrent address streams, which long tiles multiply (fitted:
   /// 8-site tiles measured 3-9% slower than 2-site ones in every search).
   double lossPerRow = 0.006;
-  /// Registers per thread the compiler allows itself when a kernel names
-  /// no minimum of resident blocks (launch bounds alone, or none), and the
-  /// cost of spilling past it: the memory time grows by spillCost times the
-  /// share of a thread's registers spilled. Fitted to the link stencils'
-  /// probe (docs/results/probe-h100-link-options.log): the same kernel
-  /// with 'min_blocks_per_sm: 1' (up to 255 registers) ran 1.07-1.63x
-  /// faster in every case.
-  int defaultRegisterCap = 96;
+  /// Link stencils: registers per thread the compiler allows itself when a
+  /// kernel names no minimum of resident blocks, and the cost of a thread
+  /// wanting more: the memory time grows by spillCost times the share of
+  /// its registers past the budget. nvcc gives the covariant Laplacian 72
+  /// registers then and 240 with 'min_blocks_per_sm: 1' (no spills either
+  /// way: `stencilc inspect --target sm_90`), and the latter ran 1.07-1.63x
+  /// faster in every case of the probe (docs/results/probe-h100-link-
+  /// options.log): a link tap's product wants its link and its neighbour
+  /// in registers together. Fields without links showed no such effect.
+  int linkRegisterBudget = 96;
   double spillCost = 1.2;
   /// A multiprocessor that holds a single block (registers or threads)
   /// idles while that block's last warps finish before the next starts:
   /// the memory time grows by this share (the covariant Laplacian in float,
   /// 256 threads at up to 255 registers each, ran 1.2-1.7x slower than in
-  /// blocks of 128; docs/results/bench-h100-planner-2.log).
+  /// blocks of 128; docs/results/bench-h100-planner-second.log).
   double singleBlockDrain = 0.4;
 };
 
@@ -96,7 +98,7 @@ struct KernelCost {
   double issuePs = 0;     ///< memory instructions and their arithmetic
   double picosecondsPerSite = 0;
   int registers = 0;      ///< estimated per thread, after any cap
-  int spilledRegisters = 0; ///< demanded past the compiler's cap
+  int spilledRegisters = 0; ///< link kernels: wanted past the budget
   int residentThreads = 0; ///< per multiprocessor
   int residentBlocks = 0;  ///< per multiprocessor
   double bytesInFlight = 0; ///< per multiprocessor
