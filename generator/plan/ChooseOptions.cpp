@@ -273,20 +273,20 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     note.value = std::to_string(best->model.kernel.minBlocksPerSm);
     note.written = written.minBlocksPerSm || written.launchBounds;
     if (!note.written) {
-      note.reason =
-          best->cost.spilledRegisters > 0
-              ? "the compiler's own register budget; " +
-                    std::to_string(best->cost.spilledRegisters) +
-                    " registers a thread wants would spill"
-              : (best->model.kernel.minBlocksPerSm > 0
-                     ? "every register a thread wants (about " +
-                           std::to_string(best->cost.registers) +
-                           "): past the compiler's own budget, which "
-                           "would spill"
-                     : "the compiler's own register budget holds the "
-                       "thread's estimated " +
-                           std::to_string(best->cost.registers) +
-                           " registers");
+      const int minimum = best->model.kernel.minBlocksPerSm;
+      if (minimum > 0)
+        note.reason = "up to " + std::to_string(best->cost.registers) +
+                      " registers a thread: a link tap's product wants its "
+                      "link and its neighbour in registers together, past "
+                      "the compiler's own budget for link stencils";
+      else if (best->cost.spilledRegisters > 0)
+        note.reason = "the compiler's own register budget, " +
+                      std::to_string(best->cost.spilledRegisters) +
+                      " registers short of what a thread wants";
+      else
+        note.reason = "the compiler's own register budget holds the "
+                      "thread's estimated " +
+                      std::to_string(best->cost.registers) + " registers";
     }
     notes.push_back(std::move(note));
   }
