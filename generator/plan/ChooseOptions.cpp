@@ -78,6 +78,11 @@ struct OptionView {
 
 } // namespace
 
+KernelCost predictedCost(const StencilModel &model,
+                         const DeviceModel &device) {
+  return estimateCost(model, timedPlan(model), device);
+}
+
 StencilModel withKernelOptionsOpen(const StencilModel &model) {
   StencilModel m = model;
   m.name = model.name + "_auto";

@@ -27,6 +27,12 @@ struct OptionSearch {
 OptionSearch chooseOpenOptions(StencilModel &model,
                                const DeviceModel &device = h100Device());
 
+/// The predicted cost of `model`'s timed kernel with its options as they
+/// are: the whole-lattice apply, or for even/odd storage the even-to-odd
+/// hop (what the tuner and the benchmark time).
+KernelCost predictedCost(const StencilModel &model,
+                         const DeviceModel &device = h100Device());
+
 /// `model` with every kernel option open, as if its spec had no `kernel`
 /// section (the storage, links and clover layouts stay as written): for
 /// comparing the cost model's defaults with the spec's own options. Named

@@ -63,6 +63,13 @@ cl::opt<bool> tuneInner(
     cl::desc("Tune the kernels of mixed-precision CG's inner iterations "
              "(NAME_inner; the spec must declare inner_precision)"),
     cl::sub(tuneCommand), cl::cat(category));
+cl::opt<bool> tunePredicted(
+    "predicted-first",
+    cl::desc("Order the variants by the planner's cost model, fastest "
+             "predicted first (the spec's own options stay first), so that "
+             "--max-variants keeps the most promising"),
+    cl::sub(tuneCommand), cl::cat(category));
+
 cl::opt<int> tuneLimit("max-variants", cl::init(200),
                        cl::desc("At most this many variants (default 200)"),
                        cl::sub(tuneCommand), cl::cat(category));
@@ -551,6 +558,19 @@ int runTune() {
         tuningVariants(*model, std::numeric_limits<int>::max(), extents);
   }
   const size_t space = variants.size();
+  if (tunePredicted && variants.size() > 2) {
+    std::vector<std::pair<double, size_t>> ranked;
+    for (size_t i = 1; i < variants.size(); ++i)
+      ranked.push_back(
+          {predictedCost(variants[i].model).picosecondsPerSite, i});
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<Variant> ordered;
+    ordered.push_back(std::move(variants.front()));
+    for (const auto &[cost, i] : ranked)
+      ordered.push_back(std::move(variants[i]));
+    variants = std::move(ordered);
+  }
   if (space > static_cast<size_t>(tuneLimit))
     variants.resize(tuneLimit);
   if (Error error =
@@ -563,11 +583,13 @@ int runTune() {
          << tuneOutput << "\n";
   if (variants.size() < space)
     outs() << "  the first " << variants.size() << " of " << space
-           << " in the search order (layout, components per thread, block, "
-              "tile, load order, stores, launch bounds"
-           << (model->hasLinkTaps() ? ", the links' layout" : "")
-           << "); --max-variants "
-           << space << " emits all\n";
+           << (tunePredicted
+                   ? " in the cost model's order (fastest predicted first"
+                   : " in the search order (layout, components per thread, "
+                     "block, tile, load order, stores, launch bounds")
+           << (!tunePredicted && model->hasLinkTaps() ? ", the links' layout"
+                                                      : "")
+           << "); --max-variants " << space << " emits all\n";
   outs()
          << "  on the GPU machine, with stencilc's runtime installed (no LLVM "
             "needed):\n"

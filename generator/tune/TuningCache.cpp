@@ -221,12 +221,17 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       k.minBlocksPerSm = blocks;
     } else if (key == "layout") {
       FieldLayout &l = m.layout;
-      if (l.hasSubdomains())
+      LayoutOrder order = l.order;
+      int block = l.block, vector = 1;
+      if (!parseLayoutOrder(value, order, block, vector) || vector != 1)
+        return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
+      // Entries spell a subdomain layout by its order alone (the timing
+      // program writes what it timed); only a change is refused.
+      if (l.hasSubdomains() && (order != l.order || block != l.block))
         return bad(item, "the spec stores subdomains; the cache cannot "
                          "change its layout");
-      int vector = 1;
-      if (!parseLayoutOrder(value, l.order, l.block, vector) || vector != 1)
-        return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
+      l.order = order;
+      l.block = block;
     } else if (key == "links") {
       if (!m.hasLinkTaps())
         return bad(item, "the stencil has no link taps");

@@ -56,7 +56,11 @@ std::optional<StencilModel> loadShippedSpec(const std::string &stencil) {
   llvm::raw_string_ostream os(ignored);
   DiagnosticEngine diags(sources, os);
   std::optional<StencilModel> model = loadModel(path, diags);
-  if (model && inner)
+  if (!model)
+    return model;
+  // As `stencilc tune` saw it: the open options chosen.
+  chooseOpenOptions(*model);
+  if (inner)
     model = innerKernelsModel(*model);
   return model;
 }
