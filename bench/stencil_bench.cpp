@@ -489,19 +489,36 @@ int main(int argc, char **argv) {
                   100.0 * row.bytes / (single * 1e6) / peak.best(), batch,
                   kBatch, 100.0 * row.bytes / (batch * 1e6) / peak.best());
     }
+    // Another kernel of the same stencil on the same bytes: its time, and
+    // the rates scaled from the spec's own kernel's.
+    auto retimed = [&](const char *kernel, const char *role, double ms) {
+      Row r = row;
+      r.kernel = kernel;
+      r.role = role;
+      r.ms = ms;
+      r.gbs = r.bytes / (r.ms * 1e6);
+      r.gflops = row.gflops * row.ms / r.ms;
+      r.qudaGbs = row.qudaGbs * row.ms / r.ms;
+      return r;
+    };
+    // Even/odd storage: the even-to-odd hop of `b`, what its solves run.
+    auto reportHop = [&](const Row &base, Bench &b) {
+      Row hop = base;
+      hop.role = "hop e>o";
+      hop.naiveGbs = hop.gflops = hop.qudaGbs = 0.0;
+      hop.bytes = b.A.bytes_per_hop(stencil::StencilOperator::Hop::EvenToOdd,
+                                    stencil::kHop);
+      hop.ms = b.hopMs(o.runs);
+      hop.gbs = hop.bytes / (hop.ms * 1e6);
+      report(hop);
+    };
     {
       // The variant the tuning cache chooses for this device and size, if
       // one was compiled in (stencil/tuning.hpp).
       Bench chosen(info, n, stencil::StencilOperator::Kernels::Tuned);
       if (&chosen.A.info() != &info) {
-        Row t = row;
-        t.kernel = chosen.A.info().name;
-        t.role = "tuned";
-        t.ms = chosen.applyMs(o.runs);
-        t.gbs = t.bytes / (t.ms * 1e6);
-        t.gflops = row.gflops * row.ms / t.ms;
-        t.qudaGbs = row.qudaGbs * row.ms / t.ms;
-        report(t);
+        report(retimed(chosen.A.info().name, "tuned",
+                       chosen.applyMs(o.runs)));
         std::printf("  %s\n", chosen.A.kernel_choice().c_str());
         agrees(chosen);
       }
@@ -510,37 +527,16 @@ int main(int argc, char **argv) {
       // The planner's own choice of every kernel option (the spec's kernel
       // section ignored: `stencilc generate --open-options`).
       Bench automatic(*pair.automatic, n);
-      Row a = row;
-      a.kernel = pair.automatic->name;
-      a.role = "planner";
-      a.ms = automatic.applyMs(o.runs);
-      a.gbs = a.bytes / (a.ms * 1e6);
-      a.gflops = row.gflops * row.ms / a.ms;
-      a.qudaGbs = row.qudaGbs * row.ms / a.ms;
+      const Row a = retimed(pair.automatic->name, "planner",
+                            automatic.applyMs(o.runs));
       report(a);
       std::printf("  options: %s\n", pair.automatic->tuning_options);
       agrees(automatic);
-      if (info.even_odd) {
-        Row hop = a;
-        hop.role = "hop e>o";
-        hop.naiveGbs = hop.gflops = hop.qudaGbs = 0.0;
-        hop.bytes = automatic.A.bytes_per_hop(
-            stencil::StencilOperator::Hop::EvenToOdd, stencil::kHop);
-        hop.ms = automatic.hopMs(o.runs);
-        hop.gbs = hop.bytes / (hop.ms * 1e6);
-        report(hop);
-      }
+      if (info.even_odd)
+        reportHop(a, automatic);
     }
-    if (info.even_odd) {
-      Row hop = row;
-      hop.role = "hop e>o";
-      hop.naiveGbs = hop.gflops = hop.qudaGbs = 0.0;
-      hop.bytes = tuned.A.bytes_per_hop(stencil::StencilOperator::Hop::EvenToOdd,
-                                        stencil::kHop);
-      hop.ms = tuned.hopMs(o.runs);
-      hop.gbs = hop.bytes / (hop.ms * 1e6);
-      report(hop);
-    }
+    if (info.even_odd)
+      reportHop(row, tuned);
   }
 
   // Dirac operators (even/odd stencils with spin-projected hops): each

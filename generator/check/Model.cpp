@@ -219,6 +219,13 @@ StencilModel splitKernelsModel(const StencilModel &model) {
   return result;
 }
 
+std::string blockShapeText(const StencilModel &model) {
+  std::string text;
+  for (int axis = 0; axis < model.dims; ++axis)
+    text += (axis ? "x" : "") + std::to_string(model.kernel.block[axis]);
+  return text;
+}
+
 StencilModel innerKernelsModel(const StencilModel &model) {
   StencilModel inner = model;
   inner.name = model.name + "_inner";

@@ -438,6 +438,10 @@ StencilModel splitKernelsModel(const StencilModel &model);
 
 /// The kernels of mixed-precision CG's inner iterations (inner_precision):
 /// the stencil in that precision, named NAME_inner, for one rank.
+/// The kernel's block as the tuning cache and summaries spell it: "64x4x1",
+/// one entry per axis of the grid.
+std::string blockShapeText(const StencilModel &model);
+
 StencilModel innerKernelsModel(const StencilModel &model);
 
 /// The coefficient that A^dagger's tap at `offset` has, from A's tap at

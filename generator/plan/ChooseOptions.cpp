@@ -36,13 +36,6 @@ std::vector<std::array<int, kMaxDims>> blockCandidates(const StencilModel &m) {
   }
 }
 
-std::string blockText(const StencilModel &m) {
-  std::string text;
-  for (int axis = 0; axis < m.dims; ++axis)
-    text += (axis ? "x" : "") + std::to_string(m.kernel.block[axis]);
-  return text;
-}
-
 std::string tileText(const KernelOptions &k) {
   if (k.tileFactor == 1)
     return "none";
@@ -176,20 +169,16 @@ OptionSearch chooseOpenOptions(StencilModel &model,
           if (k.minBlocksPerSm * k.threadsPerBlock() >
               kMaxThreadsPerMultiprocessor)
             continue;
-          if (!componentVectorProblem(m, width).empty() && width > 1 &&
-              m.components > 1)
-            continue;
           if (!componentSplitProblem(m, share).empty())
             continue;
-          KernelCost cost = estimateCost(m, timedPlan(m), device);
+          KernelCost cost = predictedCost(m, device);
           candidates.push_back({std::move(m), cost});
         }
 
   OptionSearch search;
   search.candidates = static_cast<int>(candidates.size());
   if (candidates.empty()) // every option written and nothing to weigh
-    candidates.push_back({model, estimateCost(model, timedPlan(model),
-                                              device)});
+    candidates.push_back({model, predictedCost(model, device)});
   const Candidate *best = &candidates.front();
   for (const Candidate &c : candidates)
     if (c.cost.picosecondsPerSite < best->cost.picosecondsPerSite)
@@ -200,7 +189,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   // candidate with another value of it, for comparison.
   const bool single = model.components == 1;
   const std::vector<OptionView> views = {
-      {"block", written.block, blockText, ""},
+      {"block", written.block, blockShapeText, ""},
       {"tile", written.tile,
        [](const StencilModel &m) { return tileText(m.kernel); },
        evenOdd ? "even/odd hopping kernels update one site per thread" : ""},
@@ -215,10 +204,31 @@ OptionSearch chooseOpenOptions(StencilModel &model,
               : (evenOdd ? "even/odd hopping kernels keep a site in one thread"
                          : "")},
   };
-  const std::string deviceName = device.name;
   const std::string predicted =
       percent(best->cost.predictedFraction()) + " of the copy bandwidth on " +
-      deviceName + " predicted (limit: " + best->cost.limit + ")";
+      device.name + " predicted (limit: " + best->cost.limit + ")";
+  const std::string searched =
+      " (" + std::to_string(search.candidates) + " candidates weighed)";
+  // The cheapest candidate whose `value` differs from the choice's.
+  auto bestOther = [&](auto value) -> const Candidate * {
+    const Candidate *other = nullptr;
+    for (const Candidate &c : candidates)
+      if (value(c.model) != value(best->model) &&
+          (!other ||
+           c.cost.picosecondsPerSite < other->cost.picosecondsPerSite))
+        other = &c;
+    return other;
+  };
+  // The choice's prediction beside the best alternative's ("the best with
+  // tile y x 2: 93%"), and how many candidates were weighed.
+  auto compared = [&](const Candidate *other, const std::string &label,
+                      const std::string &why) {
+    std::string reason = predicted;
+    if (other)
+      reason += "; the best " + label + ": " +
+                percent(other->cost.predictedFraction()) + why;
+    return reason + searched;
+  };
   std::vector<KernelOptionNote> notes;
   for (const OptionView &view : views) {
     KernelOptionNote note;
@@ -228,17 +238,13 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     if (!view.written && !view.fixed.empty()) {
       note.reason = "fixed: " + view.fixed;
     } else if (!view.written) {
-      const Candidate *other = nullptr;
-      for (const Candidate &c : candidates)
-        if (view.value(c.model) != note.value &&
-            (!other || c.cost.picosecondsPerSite <
-                           other->cost.picosecondsPerSite))
-          other = &c;
-      note.reason = predicted;
-      if (other)
-        note.reason += "; the best with " + std::string(view.option) + " " +
-                       view.value(other->model) + ": " +
-                       percent(other->cost.predictedFraction());
+      const Candidate *other = bestOther(view.value);
+      note.reason = compared(
+          other,
+          other ? "with " + std::string(view.option) + " " +
+                      view.value(other->model)
+                : "",
+          "");
     }
     notes.push_back(std::move(note));
   }
@@ -256,7 +262,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       m.kernel.vectorWidth = width;
       if (!siteVectorProblem(m, width).empty())
         continue;
-      const KernelCost cost = estimateCost(m, timedPlan(m), device);
+      const KernelCost cost = predictedCost(m, device);
       note.reason += "; 'vector_width: " + std::to_string(width) +
                      "' predicts " + percent(cost.predictedFraction());
       break;
@@ -303,19 +309,13 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                                                     : loadOrderName(k.loadOrder);
     note.written = written.loadOrder;
     if (!note.written && orders.size() > 1) {
-      const Candidate *other = nullptr;
-      for (const Candidate &c : candidates)
-        if (c.model.kernel.loadOrder != k.loadOrder &&
-            (!other ||
-             c.cost.picosecondsPerSite < other->cost.picosecondsPerSite))
-          other = &c;
-      note.reason = predicted;
-      if (other)
-        note.reason += "; the best " +
-                       std::string(loadOrderName(other->model.kernel.loadOrder)) +
-                       ": " + percent(other->cost.predictedFraction()) +
-                       " (a link's neighbour waits in registers until the link "
-                       "arrives)";
+      const Candidate *other = bestOther([](const StencilModel &m) {
+        return m.kernel.loadOrder;
+      });
+      note.reason = compared(
+          other,
+          other ? loadOrderName(other->model.kernel.loadOrder) : "",
+          " (a link's neighbour waits in registers until the link arrives)");
     } else if (!note.written) {
       note.reason = "memory order: each row once, the rows in address order";
     }
@@ -327,17 +327,6 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                    written.stores ? ""
                                   : "regular stores: the solver reads the "
                                     "output again soon"});
-  const std::string searched = std::to_string(search.candidates) +
-                               " candidates weighed";
-  for (KernelOptionNote &note : notes)
-    if (!note.written && note.option != "launch_bounds" &&
-        note.option != "min_blocks_per_sm" &&
-        note.reason.rfind("memory order", 0) != 0 &&
-        note.option != "nontemporal_store" &&
-        note.reason.rfind("not chosen", 0) != 0 &&
-        note.reason.rfind("fixed", 0) != 0)
-      note.reason += " (" + searched + ")";
-
   StencilModel chosen = best->model;
   chosen.optionNotes = std::move(notes);
   model = std::move(chosen);

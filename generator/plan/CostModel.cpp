@@ -133,11 +133,20 @@ int estimateRegisters(const StencilModel &model, const KernelPlan &plan) {
   return std::min(255, indices + accumulators + loads + links);
 }
 
+/// The distinct rows (y, z, t) that a thread's loads touch.
+int rowsPerThread(const KernelPlan &plan) {
+  std::set<std::array<int, 3>> rows;
+  for (const PlannedLoad &load : plan.loads)
+    rows.insert({load.offset[1], load.offset[2], load.offset[3]});
+  return static_cast<int>(rows.size());
+}
+
 /// Memory instructions and addresses per site: each load and store moves
-/// `width` values of the thread's components per instruction, a row's
-/// loads from one address; links and clover terms in their own accesses.
+/// `width` values of the thread's components per instruction, the loads of
+/// each of a thread's `rows` from one address; links and clover terms in
+/// their own accesses.
 std::pair<double, double> accessesPerSite(const StencilModel &model,
-                                          const KernelPlan &plan,
+                                          const KernelPlan &plan, int rows,
                                           const DeviceModel &device) {
   const FieldAccess &access = plan.access;
   const double perSite =
@@ -146,11 +155,8 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
                                   std::max(1, access.width));
   // Loads of one row (neighbours along x) share an address and differ by
   // an immediate offset.
-  std::set<std::array<int, 3>> rows;
-  for (const PlannedLoad &load : plan.loads)
-    rows.insert({load.offset[1], load.offset[2], load.offset[3]});
   double accesses = (plan.loads.size() + plan.storesPerTile()) * perSite;
-  double addresses = device.threadAddresses + rows.size();
+  double addresses = device.threadAddresses + rows;
   if (plan.hasLinks) {
     accesses += plan.links.size() * double(plan.linkStorage.realsPerLink) /
                 std::max(1, plan.linkStorage.layout.vector);
@@ -164,14 +170,6 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
   const double threadsPerSite =
       double(model.componentGroups()) / plan.sitesPerTile();
   return {accesses * threadsPerSite, addresses * threadsPerSite};
-}
-
-/// The distinct rows (y, z, t) that a thread's loads touch.
-int rowsPerThread(const KernelPlan &plan) {
-  std::set<std::array<int, 3>> rows;
-  for (const PlannedLoad &load : plan.loads)
-    rows.insert({load.offset[1], load.offset[2], load.offset[3]});
-  return static_cast<int>(rows.size());
 }
 
 int threadsPerBlock(const KernelPlan &plan) {
@@ -237,7 +235,7 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   cost.l2Ps = l2Bytes / bytesPerPs(device.l2GBs);
 
   std::tie(cost.accessesPerSite, cost.addressesPerSite) =
-      accessesPerSite(model, plan, device);
+      accessesPerSite(model, plan, cost.rowsPerThread, device);
   const double issueEfficiency =
       std::min(1.0, double(cost.residentThreads) / device.threadsToIssue);
   cost.issuePs = (cost.accessesPerSite * device.picosecondsPerAccess +

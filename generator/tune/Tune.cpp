@@ -24,17 +24,10 @@ namespace stencilc {
 
 namespace {
 
-std::string blockText(const StencilModel &m) {
-  std::string text;
-  for (int axis = 0; axis < m.dims; ++axis)
-    text += (axis ? "x" : "") + std::to_string(m.kernel.block[axis]);
-  return text;
-}
-
 std::string summaryOf(const StencilModel &m) {
   const KernelOptions &k = m.kernel;
   std::string text =
-      "block " + blockText(m) + ", tile " + axisName(k.tileAxis) + " x " +
+      "block " + blockShapeText(m) + ", tile " + axisName(k.tileAxis) + " x " +
       std::to_string(k.tileFactor) + ", " +
       (k.loadOrder == LoadOrder::Explicit ? "'" + k.loadOrderText + "'"
                                           : loadOrderName(k.loadOrder)) +

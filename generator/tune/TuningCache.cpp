@@ -121,9 +121,7 @@ static FieldLayout cloverStorageOrder(const StencilModel &model) {
 
 std::string tuningOptionsText(const StencilModel &model) {
   const KernelOptions &k = model.kernel;
-  std::string block;
-  for (int axis = 0; axis < model.dims; ++axis)
-    block += (axis ? "x" : "") + std::to_string(k.block[axis]);
+  const std::string block = blockShapeText(model);
   std::string order = k.loadOrder == LoadOrder::Explicit
                           ? "spec"
                           : loadOrderName(k.loadOrder);

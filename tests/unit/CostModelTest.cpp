@@ -4,6 +4,7 @@
 // variants it can rebuild from their summaries; the variant it ranks first
 // must have measured within a few percent of the fastest, and the ranking
 // must follow the measurements (rank correlation).
+#include "TestSupport.h"
 #include "check/Check.h"
 #include "plan/ChooseOptions.h"
 #include "plan/CostModel.h"
@@ -144,14 +145,6 @@ std::string optionsFromSummary(llvm::StringRef summary) {
   return out;
 }
 
-/// The model's kernel: the whole-lattice apply, or for even/odd storage the
-/// even-to-odd hopping kernel that the searches timed.
-KernelPlan timedPlan(const StencilModel &model) {
-  if (model.layout.evenOdd)
-    return planHoppingKernel(model, KernelRole::Apply, Hop::EvenToOdd);
-  return planKernel(model);
-}
-
 std::vector<Search> recordedSearches() {
   std::vector<Search> searches;
   llvm::SmallString<256> dir(STENCILC_SOURCE_DIR);
@@ -229,7 +222,8 @@ std::vector<Search> recordedSearches() {
       m.options = options;
       m.gbs = o->getNumber("gb_s").value_or(0);
       const StencilModel &variant = *rebuilt;
-      m.cost = estimateCost(variant, timedPlan(variant), h100Device());
+      // The kernel the searches timed: the apply, or the even-to-odd hop.
+      m.cost = predictedCost(variant);
       m.predictedPs = m.cost.picosecondsPerSite;
       search.variants.push_back(m);
     }
@@ -332,13 +326,7 @@ TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
 namespace {
 
 std::optional<StencilModel> modelFromYaml(const std::string &yaml) {
-  llvm::SourceMgr sources;
-  std::string printed;
-  llvm::raw_string_ostream os(printed);
-  DiagnosticEngine diags(sources, os);
-  unsigned id = sources.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(yaml, "test.yaml"), llvm::SMLoc());
-  return loadModel(id, "test.yaml", diags);
+  return stencilc::testing::checkYaml(yaml).model;
 }
 
 const char *kVectorField = R"(name: vec12
