@@ -734,22 +734,27 @@ int main(int argc, char **argv) {
     const int size =
         std::max(8, static_cast<int>(std::lround(o.cgSize * o.scale)));
     const std::vector<int> n = {size, size, size};
-    // The tuned kernels where the cache has them; unfused, then fused.
+    // The tuned kernels where the cache has them; unfused, fused, then
+    // fused with p = r + beta p folded into the stencil pass.
     Bench bench(*pair.tuned, n, stencil::StencilOperator::Kernels::Tuned);
     std::printf("  CG kernels: %s\n", bench.A.kernel_choice().c_str());
-    for (bool fused : {false, true}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      const bool fused = variant > 0, folded = variant == 2;
       Field x;
       CHECK(Field::create(bench.A.lattice(), x));
       stencil::SolveOptions options;
       options.tolerance = 1e-30; // never reached: time the iterations
       options.max_iterations = o.cgIterations;
       options.fused = fused;
+      options.fold_direction = folded;
       stencil::SolveReport solve;
       CHECK(stencil::solve(bench.A, bench.in, x, options, solve));
-      if (solve.fused != fused)
+      if (solve.fused != fused || solve.folded != folded)
         CHECK(Status::failure("CG: the fused kernels are missing"));
       Row row;
-      row.kernel = fused ? "CG fused (laplacian3d_f64)" : "CG (laplacian3d_f64)";
+      row.kernel = folded  ? "CG fused+fold (laplacian3d_f64)"
+                   : fused ? "CG fused (laplacian3d_f64)"
+                           : "CG (laplacian3d_f64)";
       row.size = sizeText(n);
       row.role = "iter";
       row.ms = solve.seconds_per_iteration * 1e3;
@@ -760,7 +765,8 @@ int main(int argc, char **argv) {
                   "%.1f MB (theoretical: each operation's operands read "
                   "once, results written once); %.1f MB/iteration at the "
                   "peak would take %.4f ms\n",
-                  fused ? " fused" : "", solve.iterations,
+                  folded ? " fused+fold" : fused ? " fused" : "",
+                  solve.iterations,
                   solve.bytes_per_iteration / 1e6,
                   solve.minimal_bytes_per_iteration / 1e6,
                   solve.minimal_bytes_per_iteration / 1e6,

@@ -119,7 +119,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 12, 16,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, nullptr, "1cf7423f8783c6cb",
+      nullptr, nullptr, nullptr,
+      "1cf7423f8783c6cb",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -223,7 +224,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 22, 16,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, nullptr, "1cf7423f8783c6cb",
+      nullptr, nullptr, nullptr,
+      "1cf7423f8783c6cb",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};

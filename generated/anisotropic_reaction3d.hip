@@ -154,6 +154,98 @@ anisotropic_reaction3d_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+anisotropic_reaction3d_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along y.
+  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along y inside the array, relative to this tile.
+    const int room = ny - 1 - y;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.ax
+        + static_cast<value_type>(2) * params.ay
+        + static_cast<value_type>(2) * params.az;
+    const value_type w1 = -params.ax;
+    const value_type w2 = -params.ay;
+    const value_type w3 = -params.az;
+    const value_type w0_s0 = w0 + params.sigma[site];
+    const value_type w0_s1 = w0 + params.sigma[site + sy];
+    value_type acc0, acc1;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w3 * u0;
+    const stencil::index_t at1 = site + sy - sz;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc1 = w3 * u1;
+    const stencil::index_t at2 = site - sy;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w2 * u2;
+    const stencil::index_t at3 = site - 1;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w1 * u3;
+    const stencil::index_t at4 = site;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w0_s0 * u4;
+    acc1 += w2 * u4;
+    const stencil::index_t at5 = site + 1;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w1 * u5;
+    const stencil::index_t at6 = site - 1 + sy;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc1 += w1 * u6;
+    const stencil::index_t at7 = site + sy;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc0 += w2 * u7;
+    acc1 += w0_s1 * u7;
+    const stencil::index_t at8 = site + 1 + sy;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc1 += w1 * u8;
+    const stencil::index_t at9 = site + stencil::clamp_above(2, room) * sy;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc1 += w2 * u9;
+    const stencil::index_t at10 = site + sz;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc0 += w3 * u10;
+    const stencil::index_t at11 = site + sy + sz;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc1 += w3 * u11;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (y + 1 < ny - 1) {
+      STENCIL_STORE(&out[site + sy], acc1);
+      const value_type p1 = in[site + sy] + beta * direction[site + sy];
+      STENCIL_STORE(&next_direction[site + sy], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -334,5 +426,625 @@ stencil::Status apply_dot_generic(void *out, const void *in,
       partials, stream);
 }
 
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("anisotropic_reaction3d: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("anisotropic_reaction3d: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  if (params.sigma == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d: site parameter 'sigma' has no array");
+  if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("anisotropic_reaction3d: 'out' overlaps site parameter 'sigma'");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(anisotropic_reaction3d_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("anisotropic_reaction3d_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.ax = static_cast<value_type>(params[0]);
+  typed_params.ay = static_cast<value_type>(params[1]);
+  typed_params.az = static_cast<value_type>(params[2]);
+  typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
+}
+
 } // namespace anisotropic_reaction3d
 } // namespace stencilc_kernels
+
+// anisotropic_reaction3d_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from anisotropic_reaction3d.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 3-D anisotropic diffusion plus a per-site reaction term, double
+// Options: block 64x4x1, launch bounds 256, tile x x 1, load order as-written, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace anisotropic_reaction3d_tuned0 {
+namespace {
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+anisotropic_reaction3d_tuned0_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along x inside the array, relative to this tile.
+  const int room = nx - 1 - x;
+  // Tap weights.
+  const value_type w0 =
+      static_cast<value_type>(2) * params.ax
+      + static_cast<value_type>(2) * params.ay
+      + static_cast<value_type>(2) * params.az;
+  const value_type w1 = -params.ax;
+  const value_type w2 = -params.ay;
+  const value_type w3 = -params.az;
+  const value_type w0_s0_0 = w0 + params.sigma[site];
+  const value_type w0_s0_1 = w0 + params.sigma[site + 1];
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] = w0_s0_0 * u0.v[0];
+  acc0[0] += w1 * u0.v[1];
+  acc0[1] = w0_s0_1 * u0.v[1];
+  acc0[1] += w1 * u0.v[0];
+  const value_type u1 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u1;
+  const value_type u2 = in[site + stencil::clamp_above(2, room)];
+  acc0[1] += w1 * u2;
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u3.v[0];
+  acc0[1] += w2 * u3.v[1];
+  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u4.v[0];
+  acc0[1] += w2 * u4.v[1];
+  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] += w3 * u5.v[0];
+  acc0[1] += w3 * u5.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u6.v[0];
+  acc0[1] += w3 * u6.v[1];
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+    }
+  }
+}
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+anisotropic_reaction3d_tuned0_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.ax
+        + static_cast<value_type>(2) * params.ay
+        + static_cast<value_type>(2) * params.az;
+    const value_type w1 = -params.ax;
+    const value_type w2 = -params.ay;
+    const value_type w3 = -params.az;
+    const value_type w0_s0_0 = w0 + params.sigma[site];
+    const value_type w0_s0_1 = w0 + params.sigma[site + 1];
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] = w0_s0_0 * u0.v[0];
+    acc0[0] += w1 * u0.v[1];
+    acc0[1] = w0_s0_1 * u0.v[1];
+    acc0[1] += w1 * u0.v[0];
+    const value_type u1 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u1;
+    const value_type u2 = in[site + stencil::clamp_above(2, room)];
+    acc0[1] += w1 * u2;
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u3.v[0];
+    acc0[1] += w2 * u3.v[1];
+    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u4.v[0];
+    acc0[1] += w2 * u4.v[1];
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] += w3 * u5.v[0];
+    acc0[1] += w3 * u5.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+anisotropic_reaction3d_tuned0_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.ax
+        + static_cast<value_type>(2) * params.ay
+        + static_cast<value_type>(2) * params.az;
+    const value_type w1 = -params.ax;
+    const value_type w2 = -params.ay;
+    const value_type w3 = -params.az;
+    const value_type w0_s0_0 = w0 + params.sigma[site];
+    const value_type w0_s0_1 = w0 + params.sigma[site + 1];
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+        reinterpret_cast<const vec_t *>(direction + at0), beta);
+    acc0[0] = w0_s0_0 * u0.v[0];
+    acc0[0] += w1 * u0.v[1];
+    acc0[1] = w0_s0_1 * u0.v[1];
+    acc0[1] += w1 * u0.v[0];
+    const stencil::index_t at1 = site + stencil::clamp_below(-1, -x);
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc0[0] += w1 * u1;
+    const stencil::index_t at2 = site + stencil::clamp_above(2, room);
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0[1] += w1 * u2;
+    const stencil::index_t at3 = site - sy;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+        reinterpret_cast<const vec_t *>(direction + at3), beta);
+    acc0[0] += w2 * u3.v[0];
+    acc0[1] += w2 * u3.v[1];
+    const stencil::index_t at4 = site + sy;
+    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
+        reinterpret_cast<const vec_t *>(direction + at4), beta);
+    acc0[0] += w2 * u4.v[0];
+    acc0[1] += w2 * u4.v[1];
+    const stencil::index_t at5 = site - sz;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+        reinterpret_cast<const vec_t *>(direction + at5), beta);
+    acc0[0] += w3 * u5.v[0];
+    acc0[1] += w3 * u5.v[1];
+    const stencil::index_t at6 = site + sz;
+    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
+        reinterpret_cast<const vec_t *>(direction + at6), beta);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "anisotropic_reaction3d_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.sigma == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: site parameter 'sigma' has no array");
+  if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' overlaps site parameter 'sigma'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(anisotropic_reaction3d_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("anisotropic_reaction3d_tuned0_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.ax = static_cast<value_type>(params[0]);
+  typed_params.ay = static_cast<value_type>(params[1]);
+  typed_params.az = static_cast<value_type>(params[2]);
+  typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "anisotropic_reaction3d_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.sigma == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: site parameter 'sigma' has no array");
+  if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' overlaps site parameter 'sigma'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(anisotropic_reaction3d_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("anisotropic_reaction3d_tuned0_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.ax = static_cast<value_type>(params[0]);
+  typed_params.ay = static_cast<value_type>(params[1]);
+  typed_params.az = static_cast<value_type>(params[2]);
+  typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "anisotropic_reaction3d_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.sigma == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: site parameter 'sigma' has no array");
+  if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' overlaps site parameter 'sigma'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(anisotropic_reaction3d_tuned0_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("anisotropic_reaction3d_tuned0_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.ax = static_cast<value_type>(params[0]);
+  typed_params.ay = static_cast<value_type>(params[1]);
+  typed_params.az = static_cast<value_type>(params[2]);
+  typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("anisotropic_reaction3d_tuned0: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  if (params.sigma == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: site parameter 'sigma' has no array");
+  if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' overlaps site parameter 'sigma'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(anisotropic_reaction3d_tuned0_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("anisotropic_reaction3d_tuned0_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.ax = static_cast<value_type>(params[0]);
+  typed_params.ay = static_cast<value_type>(params[1]);
+  typed_params.az = static_cast<value_type>(params[2]);
+  typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace anisotropic_reaction3d_tuned0
+} // namespace stencilc_kernels
+

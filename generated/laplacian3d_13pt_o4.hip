@@ -292,6 +292,200 @@ laplacian3d_13pt_o4_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_13pt_o4_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 4 consecutive sites along y.
+  const int x = 2 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 2 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 2 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along y inside the array, relative to this tile.
+    const int room = ny - 1 - y;
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(7.5) * params.inv_h2;
+    const value_type w1 =
+        static_cast<value_type>(0.08333333333333333) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(1.3333333333333333) * params.inv_h2;
+    value_type acc0, acc1, acc2, acc3;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - 2 * sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w1 * u0;
+    const stencil::index_t at1 = site + sy - 2 * sz;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc1 = w1 * u1;
+    const stencil::index_t at2 = site + 2 * sy - 2 * sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc2 = w1 * u2;
+    const stencil::index_t at3 = site + stencil::clamp_above(3, room) * sy - 2 * sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc3 = w1 * u3;
+    const stencil::index_t at4 = site - sz;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w2 * u4;
+    const stencil::index_t at5 = site + sy - sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc1 += w2 * u5;
+    const stencil::index_t at6 = site + 2 * sy - sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc2 += w2 * u6;
+    const stencil::index_t at7 = site + stencil::clamp_above(3, room) * sy - sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc3 += w2 * u7;
+    const stencil::index_t at8 = site - 2 * sy;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0 += w1 * u8;
+    const stencil::index_t at9 = site - sy;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc0 += w2 * u9;
+    acc1 += w1 * u9;
+    const stencil::index_t at10 = site - 2;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc0 += w1 * u10;
+    const stencil::index_t at11 = site - 1;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc0 += w2 * u11;
+    const stencil::index_t at12 = site;
+    const value_type u12 = in[at12] + beta * direction[at12];
+    acc0 += w0 * u12;
+    acc1 += w2 * u12;
+    acc2 += w1 * u12;
+    const stencil::index_t at13 = site + 1;
+    const value_type u13 = in[at13] + beta * direction[at13];
+    acc0 += w2 * u13;
+    const stencil::index_t at14 = site + 2;
+    const value_type u14 = in[at14] + beta * direction[at14];
+    acc0 += w1 * u14;
+    const stencil::index_t at15 = site - 2 + sy;
+    const value_type u15 = in[at15] + beta * direction[at15];
+    acc1 += w1 * u15;
+    const stencil::index_t at16 = site - 1 + sy;
+    const value_type u16 = in[at16] + beta * direction[at16];
+    acc1 += w2 * u16;
+    const stencil::index_t at17 = site + sy;
+    const value_type u17 = in[at17] + beta * direction[at17];
+    acc0 += w2 * u17;
+    acc1 += w0 * u17;
+    acc2 += w2 * u17;
+    acc3 += w1 * u17;
+    const stencil::index_t at18 = site + 1 + sy;
+    const value_type u18 = in[at18] + beta * direction[at18];
+    acc1 += w2 * u18;
+    const stencil::index_t at19 = site + 2 + sy;
+    const value_type u19 = in[at19] + beta * direction[at19];
+    acc1 += w1 * u19;
+    const stencil::index_t at20 = site - 2 + 2 * sy;
+    const value_type u20 = in[at20] + beta * direction[at20];
+    acc2 += w1 * u20;
+    const stencil::index_t at21 = site - 1 + 2 * sy;
+    const value_type u21 = in[at21] + beta * direction[at21];
+    acc2 += w2 * u21;
+    const stencil::index_t at22 = site + 2 * sy;
+    const value_type u22 = in[at22] + beta * direction[at22];
+    acc0 += w1 * u22;
+    acc1 += w2 * u22;
+    acc2 += w0 * u22;
+    acc3 += w2 * u22;
+    const stencil::index_t at23 = site + 1 + 2 * sy;
+    const value_type u23 = in[at23] + beta * direction[at23];
+    acc2 += w2 * u23;
+    const stencil::index_t at24 = site + 2 + 2 * sy;
+    const value_type u24 = in[at24] + beta * direction[at24];
+    acc2 += w1 * u24;
+    const stencil::index_t at25 = site - 2 + stencil::clamp_above(3, room) * sy;
+    const value_type u25 = in[at25] + beta * direction[at25];
+    acc3 += w1 * u25;
+    const stencil::index_t at26 = site - 1 + stencil::clamp_above(3, room) * sy;
+    const value_type u26 = in[at26] + beta * direction[at26];
+    acc3 += w2 * u26;
+    const stencil::index_t at27 = site + stencil::clamp_above(3, room) * sy;
+    const value_type u27 = in[at27] + beta * direction[at27];
+    acc1 += w1 * u27;
+    acc2 += w2 * u27;
+    acc3 += w0 * u27;
+    const stencil::index_t at28 = site + 1 + stencil::clamp_above(3, room) * sy;
+    const value_type u28 = in[at28] + beta * direction[at28];
+    acc3 += w2 * u28;
+    const stencil::index_t at29 = site + 2 + stencil::clamp_above(3, room) * sy;
+    const value_type u29 = in[at29] + beta * direction[at29];
+    acc3 += w1 * u29;
+    const stencil::index_t at30 = site + stencil::clamp_above(4, room) * sy;
+    const value_type u30 = in[at30] + beta * direction[at30];
+    acc2 += w1 * u30;
+    acc3 += w2 * u30;
+    const stencil::index_t at31 = site + stencil::clamp_above(5, room) * sy;
+    const value_type u31 = in[at31] + beta * direction[at31];
+    acc3 += w1 * u31;
+    const stencil::index_t at32 = site + sz;
+    const value_type u32 = in[at32] + beta * direction[at32];
+    acc0 += w2 * u32;
+    const stencil::index_t at33 = site + sy + sz;
+    const value_type u33 = in[at33] + beta * direction[at33];
+    acc1 += w2 * u33;
+    const stencil::index_t at34 = site + 2 * sy + sz;
+    const value_type u34 = in[at34] + beta * direction[at34];
+    acc2 += w2 * u34;
+    const stencil::index_t at35 = site + stencil::clamp_above(3, room) * sy + sz;
+    const value_type u35 = in[at35] + beta * direction[at35];
+    acc3 += w2 * u35;
+    const stencil::index_t at36 = site + 2 * sz;
+    const value_type u36 = in[at36] + beta * direction[at36];
+    acc0 += w1 * u36;
+    const stencil::index_t at37 = site + sy + 2 * sz;
+    const value_type u37 = in[at37] + beta * direction[at37];
+    acc1 += w1 * u37;
+    const stencil::index_t at38 = site + 2 * sy + 2 * sz;
+    const value_type u38 = in[at38] + beta * direction[at38];
+    acc2 += w1 * u38;
+    const stencil::index_t at39 = site + stencil::clamp_above(3, room) * sy + 2 * sz;
+    const value_type u39 = in[at39] + beta * direction[at39];
+    acc3 += w1 * u39;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (y + 1 < ny - 2) {
+      STENCIL_STORE(&out[site + sy], acc1);
+      const value_type p1 = in[site + sy] + beta * direction[site + sy];
+      STENCIL_STORE(&next_direction[site + sy], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+    if (y + 2 < ny - 2) {
+      STENCIL_STORE(&out[site + 2 * sy], acc2);
+      const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
+      STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      dot += static_cast<double>(p2) * static_cast<double>(acc2);
+    }
+    if (y + 3 < ny - 2) {
+      STENCIL_STORE(&out[site + 3 * sy], acc3);
+      const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
+      STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      dot += static_cast<double>(p3) * static_cast<double>(acc3);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -449,6 +643,71 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_13pt_o4: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian3d_13pt_o4: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_13pt_o4_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_13pt_o4_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace laplacian3d_13pt_o4
@@ -769,6 +1028,210 @@ laplacian3d_13pt_o4_tuned0_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_13pt_o4_tuned0_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along y, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 2 + 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 2 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along y inside the array, relative to this tile.
+    const int room = ny - 1 - y;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(7.5) * params.inv_h2;
+    const value_type w1 =
+        static_cast<value_type>(0.08333333333333333) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(1.3333333333333333) * params.inv_h2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2], acc1[2];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - 2 * sz;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+        reinterpret_cast<const vec_t *>(direction + at0), beta);
+    acc0[0] = w1 * u0.v[0];
+    acc0[1] = w1 * u0.v[1];
+    const stencil::index_t at1 = site + sy - 2 * sz;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc1[0] = w1 * u1.v[0];
+    acc1[1] = w1 * u1.v[1];
+    const stencil::index_t at2 = site - sz;
+    const vec_t u2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at2),
+        reinterpret_cast<const vec_t *>(direction + at2), beta);
+    acc0[0] += w2 * u2.v[0];
+    acc0[1] += w2 * u2.v[1];
+    const stencil::index_t at3 = site + sy - sz;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+        reinterpret_cast<const vec_t *>(direction + at3), beta);
+    acc1[0] += w2 * u3.v[0];
+    acc1[1] += w2 * u3.v[1];
+    const stencil::index_t at4 = site - 2 * sy;
+    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
+        reinterpret_cast<const vec_t *>(direction + at4), beta);
+    acc0[0] += w1 * u4.v[0];
+    acc0[1] += w1 * u4.v[1];
+    const stencil::index_t at5 = site - sy;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+        reinterpret_cast<const vec_t *>(direction + at5), beta);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    acc1[0] += w1 * u5.v[0];
+    acc1[1] += w1 * u5.v[1];
+    const stencil::index_t at6 = site + stencil::clamp_below(-2, -x);
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc0[0] += w1 * u6;
+    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x);
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc0[0] += w2 * u7;
+    acc0[1] += w1 * u7;
+    const stencil::index_t at8 = site;
+    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
+        reinterpret_cast<const vec_t *>(direction + at8), beta);
+    acc0[0] += w0 * u8.v[0];
+    acc0[0] += w2 * u8.v[1];
+    acc0[1] += w0 * u8.v[1];
+    acc0[1] += w2 * u8.v[0];
+    acc1[0] += w2 * u8.v[0];
+    acc1[1] += w2 * u8.v[1];
+    const stencil::index_t at9 = site + stencil::clamp_above(2, xroom);
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc0[0] += w1 * u9;
+    acc0[1] += w2 * u9;
+    const stencil::index_t at10 = site + stencil::clamp_above(3, xroom);
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc0[1] += w1 * u10;
+    const stencil::index_t at11 = site + stencil::clamp_below(-2, -x) + sy;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc1[0] += w1 * u11;
+    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x) + sy;
+    const value_type u12 = in[at12] + beta * direction[at12];
+    acc1[0] += w2 * u12;
+    acc1[1] += w1 * u12;
+    const stencil::index_t at13 = site + sy;
+    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
+        reinterpret_cast<const vec_t *>(direction + at13), beta);
+    acc0[0] += w2 * u13.v[0];
+    acc0[1] += w2 * u13.v[1];
+    acc1[0] += w0 * u13.v[0];
+    acc1[0] += w2 * u13.v[1];
+    acc1[1] += w0 * u13.v[1];
+    acc1[1] += w2 * u13.v[0];
+    const stencil::index_t at14 = site + stencil::clamp_above(2, xroom) + sy;
+    const value_type u14 = in[at14] + beta * direction[at14];
+    acc1[0] += w1 * u14;
+    acc1[1] += w2 * u14;
+    const stencil::index_t at15 = site + stencil::clamp_above(3, xroom) + sy;
+    const value_type u15 = in[at15] + beta * direction[at15];
+    acc1[1] += w1 * u15;
+    const stencil::index_t at16 = site + 2 * sy;
+    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at16),
+        reinterpret_cast<const vec_t *>(direction + at16), beta);
+    acc0[0] += w1 * u16.v[0];
+    acc0[1] += w1 * u16.v[1];
+    acc1[0] += w2 * u16.v[0];
+    acc1[1] += w2 * u16.v[1];
+    const stencil::index_t at17 = site + stencil::clamp_above(3, room) * sy;
+    const vec_t u17 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at17),
+        reinterpret_cast<const vec_t *>(direction + at17), beta);
+    acc1[0] += w1 * u17.v[0];
+    acc1[1] += w1 * u17.v[1];
+    const stencil::index_t at18 = site + sz;
+    const vec_t u18 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at18),
+        reinterpret_cast<const vec_t *>(direction + at18), beta);
+    acc0[0] += w2 * u18.v[0];
+    acc0[1] += w2 * u18.v[1];
+    const stencil::index_t at19 = site + sy + sz;
+    const vec_t u19 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at19),
+        reinterpret_cast<const vec_t *>(direction + at19), beta);
+    acc1[0] += w2 * u19.v[0];
+    acc1[1] += w2 * u19.v[1];
+    const stencil::index_t at20 = site + 2 * sz;
+    const vec_t u20 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at20),
+        reinterpret_cast<const vec_t *>(direction + at20), beta);
+    acc0[0] += w1 * u20.v[0];
+    acc0[1] += w1 * u20.v[1];
+    const stencil::index_t at21 = site + sy + 2 * sz;
+    const vec_t u21 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at21),
+        reinterpret_cast<const vec_t *>(direction + at21), beta);
+    acc1[0] += w1 * u21.v[0];
+    acc1[1] += w1 * u21.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 2 && x + l < nx - 2) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (y + 1 < ny - 2) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
+            reinterpret_cast<const vec_t *>(direction + site + sy), beta);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 2 && x + l < nx - 2) {
+            STENCIL_STORE(&out[site + sy + l], acc1[l]);
+            const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
+            STENCIL_STORE(&next_direction[site + sy + l], c);
+            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -932,6 +1395,74 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_13pt_o4_tuned0: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian3d_13pt_o4_tuned0: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_13pt_o4_tuned0_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_13pt_o4_tuned0_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace laplacian3d_13pt_o4_tuned0

@@ -110,6 +110,17 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction, out = A p', and partials[b] = block b's
+/// share of p' . out (as apply_dot sums them). Four separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -127,7 +138,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 12, 8,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "9893a1eb0fd654d4",
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
+      "9893a1eb0fd654d4",
       "block=64x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -219,6 +231,17 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction, out = A p', and partials[b] = block b's
+/// share of p' . out (as apply_dot sums them). Four separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -239,7 +262,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 22, 8,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "9893a1eb0fd654d4",
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
+      "9893a1eb0fd654d4",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};

@@ -125,7 +125,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       204, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "9d12595c051b0a5b",
+      nullptr, &apply_dot_generic, nullptr,
+      "9d12595c051b0a5b",
       "block=32x2x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -235,7 +236,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 9, 192,
       204, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "9d12595c051b0a5b",
+      nullptr, &apply_dot_generic, nullptr,
+      "9d12595c051b0a5b",
       "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};

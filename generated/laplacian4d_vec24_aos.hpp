@@ -125,7 +125,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "e837c0bb0df386b7",
+      nullptr, &apply_dot_generic, nullptr,
+      "e837c0bb0df386b7",
       "block=64x2x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -235,7 +236,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "e837c0bb0df386b7",
+      nullptr, &apply_dot_generic, nullptr,
+      "e837c0bb0df386b7",
       "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};

@@ -125,7 +125,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "e837c0bb0df386b7",
+      nullptr, &apply_dot_generic, nullptr,
+      "e837c0bb0df386b7",
       "block=32x2x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aosoa:32; vector_width=1; components_per_thread=6", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -266,7 +267,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "683df209353d138d",
+      nullptr, &apply_dot_generic, nullptr,
+      "683df209353d138d",
       "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -386,7 +388,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "e837c0bb0df386b7",
+      nullptr, &apply_dot_generic, nullptr,
+      "e837c0bb0df386b7",
       "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       &distributed, nullptr};

@@ -167,6 +167,104 @@ poisson3d_channel_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+poisson3d_channel_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z.
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = z - 1;
+    const int z_p1 = z + 1;
+    const int z_p2 = z + stencil::clamp_above(2, room);
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    value_type acc0, acc1;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = x + y * sy + z_m1 * sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w3 * u0;
+    const stencil::index_t at1 = x + y_m1 * sy + z * sz;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc0 += w2 * u1;
+    const stencil::index_t at2 = x_m1 + y * sy + z * sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w1 * u2;
+    const stencil::index_t at3 = x + y * sy + z * sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w0 * u3;
+    acc1 = w3 * u3;
+    const stencil::index_t at4 = x_p1 + y * sy + z * sz;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w1 * u4;
+    const stencil::index_t at5 = x + y_p1 * sy + z * sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w2 * u5;
+    const stencil::index_t at6 = x + y_m1 * sy + z_p1 * sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc1 += w2 * u6;
+    const stencil::index_t at7 = x_m1 + y * sy + z_p1 * sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc1 += w1 * u7;
+    const stencil::index_t at8 = x + y * sy + z_p1 * sz;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0 += w3 * u8;
+    acc1 += w0 * u8;
+    const stencil::index_t at9 = x_p1 + y * sy + z_p1 * sz;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc1 += w1 * u9;
+    const stencil::index_t at10 = x + y_p1 * sy + z_p1 * sz;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc1 += w2 * u10;
+    const stencil::index_t at11 = x + y * sy + z_p2 * sz;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc1 += w3 * u11;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (z + 1 < nz - 1) {
+      STENCIL_STORE(&out[site + sz], acc1);
+      const value_type p1 = in[site + sz] + beta * direction[site + sz];
+      STENCIL_STORE(&next_direction[site + sz], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -332,5 +430,574 @@ stencil::Status apply_dot_generic(void *out, const void *in,
       partials, stream);
 }
 
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("poisson3d_channel: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("poisson3d_channel: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("poisson3d_channel: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(poisson3d_channel_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("poisson3d_channel_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
+}
+
 } // namespace poisson3d_channel
 } // namespace stencilc_kernels
+
+// poisson3d_channel_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from poisson3d_channel.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 3-D 7-point negative Laplacian in a channel, periodic x and y, Dirichlet z, double precision
+// Options: block 64x4x1, launch bounds 256, tile z x 2, load order as-written, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace poisson3d_channel_tuned0 {
+namespace {
+
+/// 3-D periodic, periodic, dirichlet 7-point stencil; 12 loads and 2 stores
+/// per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+poisson3d_channel_tuned0_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 2 consecutive sites along z.
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  if (x >= nx || y >= ny || z >= nz - 1)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along z inside the array, relative to this tile.
+  const int room = nz - 1 - z;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = z - 1;
+  const int z_p1 = z + 1;
+  const int z_p2 = z + stencil::clamp_above(2, room);
+  // Tap weights.
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
+  value_type acc0, acc1;
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const value_type u0 = in[x + y * sy + z * sz];
+  acc0 = w0 * u0;
+  acc1 = w3 * u0;
+  const value_type u1 = in[x_m1 + y * sy + z * sz];
+  acc0 += w1 * u1;
+  const value_type u2 = in[x_p1 + y * sy + z * sz];
+  acc0 += w1 * u2;
+  const value_type u3 = in[x + y_m1 * sy + z * sz];
+  acc0 += w2 * u3;
+  const value_type u4 = in[x + y_p1 * sy + z * sz];
+  acc0 += w2 * u4;
+  const value_type u5 = in[x + y * sy + z_m1 * sz];
+  acc0 += w3 * u5;
+  const value_type u6 = in[x + y * sy + z_p1 * sz];
+  acc0 += w3 * u6;
+  acc1 += w0 * u6;
+  const value_type u7 = in[x_m1 + y * sy + z_p1 * sz];
+  acc1 += w1 * u7;
+  const value_type u8 = in[x_p1 + y * sy + z_p1 * sz];
+  acc1 += w1 * u8;
+  const value_type u9 = in[x + y_m1 * sy + z_p1 * sz];
+  acc1 += w2 * u9;
+  const value_type u10 = in[x + y_p1 * sy + z_p1 * sz];
+  acc1 += w2 * u10;
+  const value_type u11 = in[x + y * sy + z_p2 * sz];
+  acc1 += w3 * u11;
+  // Store the tile's sites that lie inside the update region.
+  STENCIL_STORE(&out[site], acc0);
+  if (z + 1 < nz - 1) {
+    STENCIL_STORE(&out[site + sz], acc1);
+  }
+}
+
+/// 3-D periodic, periodic, dirichlet 7-point stencil; 12 loads and 2 stores
+/// per thread. Also sums in . out over the stored sites: one partial per
+/// block, for CG's p^T A p without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+poisson3d_channel_tuned0_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z.
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = z - 1;
+    const int z_p1 = z + 1;
+    const int z_p2 = z + stencil::clamp_above(2, room);
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    value_type acc0, acc1;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const value_type u0 = in[x + y * sy + z * sz];
+    acc0 = w0 * u0;
+    acc1 = w3 * u0;
+    const value_type u1 = in[x_m1 + y * sy + z * sz];
+    acc0 += w1 * u1;
+    const value_type u2 = in[x_p1 + y * sy + z * sz];
+    acc0 += w1 * u2;
+    const value_type u3 = in[x + y_m1 * sy + z * sz];
+    acc0 += w2 * u3;
+    const value_type u4 = in[x + y_p1 * sy + z * sz];
+    acc0 += w2 * u4;
+    const value_type u5 = in[x + y * sy + z_m1 * sz];
+    acc0 += w3 * u5;
+    const value_type u6 = in[x + y * sy + z_p1 * sz];
+    acc0 += w3 * u6;
+    acc1 += w0 * u6;
+    const value_type u7 = in[x_m1 + y * sy + z_p1 * sz];
+    acc1 += w1 * u7;
+    const value_type u8 = in[x_p1 + y * sy + z_p1 * sz];
+    acc1 += w1 * u8;
+    const value_type u9 = in[x + y_m1 * sy + z_p1 * sz];
+    acc1 += w2 * u9;
+    const value_type u10 = in[x + y_p1 * sy + z_p1 * sz];
+    acc1 += w2 * u10;
+    const value_type u11 = in[x + y * sy + z_p2 * sz];
+    acc1 += w3 * u11;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    dot += static_cast<double>(in[site]) * static_cast<double>(acc0);
+    if (z + 1 < nz - 1) {
+      STENCIL_STORE(&out[site + sz], acc1);
+      dot += static_cast<double>(in[site + sz]) * static_cast<double>(acc1);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+poisson3d_channel_tuned0_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z.
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = z - 1;
+    const int z_p1 = z + 1;
+    const int z_p2 = z + stencil::clamp_above(2, room);
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    value_type acc0, acc1;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = x + y * sy + z * sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w0 * u0;
+    acc1 = w3 * u0;
+    const stencil::index_t at1 = x_m1 + y * sy + z * sz;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc0 += w1 * u1;
+    const stencil::index_t at2 = x_p1 + y * sy + z * sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w1 * u2;
+    const stencil::index_t at3 = x + y_m1 * sy + z * sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w2 * u3;
+    const stencil::index_t at4 = x + y_p1 * sy + z * sz;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w2 * u4;
+    const stencil::index_t at5 = x + y * sy + z_m1 * sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w3 * u5;
+    const stencil::index_t at6 = x + y * sy + z_p1 * sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc0 += w3 * u6;
+    acc1 += w0 * u6;
+    const stencil::index_t at7 = x_m1 + y * sy + z_p1 * sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc1 += w1 * u7;
+    const stencil::index_t at8 = x_p1 + y * sy + z_p1 * sz;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc1 += w1 * u8;
+    const stencil::index_t at9 = x + y_m1 * sy + z_p1 * sz;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc1 += w2 * u9;
+    const stencil::index_t at10 = x + y_p1 * sy + z_p1 * sz;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc1 += w2 * u10;
+    const stencil::index_t at11 = x + y * sy + z_p2 * sz;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc1 += w3 * u11;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (z + 1 < nz - 1) {
+      STENCIL_STORE(&out[site + sz], acc1);
+      const value_type p1 = in[site + sz] + beta * direction[site + sz];
+      STENCIL_STORE(&next_direction[site + sz], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("poisson3d_channel_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("poisson3d_channel_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "poisson3d_channel_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(poisson3d_channel_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("poisson3d_channel_tuned0_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("poisson3d_channel_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("poisson3d_channel_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "poisson3d_channel_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(poisson3d_channel_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("poisson3d_channel_tuned0_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("poisson3d_channel_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("poisson3d_channel_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "poisson3d_channel_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(poisson3d_channel_tuned0_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("poisson3d_channel_tuned0_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("poisson3d_channel_tuned0: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("poisson3d_channel_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("poisson3d_channel_tuned0: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(poisson3d_channel_tuned0_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("poisson3d_channel_tuned0_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace poisson3d_channel_tuned0
+} // namespace stencilc_kernels
+

@@ -278,6 +278,184 @@ stencil3d_27pt_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z.
+  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Tap weights.
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
+    value_type acc0, acc1;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - 1 - sy - sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w0 * u0;
+    const stencil::index_t at1 = site - sy - sz;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc0 += w1 * u1;
+    const stencil::index_t at2 = site + 1 - sy - sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w0 * u2;
+    const stencil::index_t at3 = site - 1 - sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w1 * u3;
+    const stencil::index_t at4 = site - sz;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w2 * u4;
+    const stencil::index_t at5 = site + 1 - sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w1 * u5;
+    const stencil::index_t at6 = site - 1 + sy - sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc0 += w0 * u6;
+    const stencil::index_t at7 = site + sy - sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc0 += w1 * u7;
+    const stencil::index_t at8 = site + 1 + sy - sz;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0 += w0 * u8;
+    const stencil::index_t at9 = site - 1 - sy;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc0 += w1 * u9;
+    acc1 = w0 * u9;
+    const stencil::index_t at10 = site - sy;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc0 += w2 * u10;
+    acc1 += w1 * u10;
+    const stencil::index_t at11 = site + 1 - sy;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc0 += w1 * u11;
+    acc1 += w0 * u11;
+    const stencil::index_t at12 = site - 1;
+    const value_type u12 = in[at12] + beta * direction[at12];
+    acc0 += w2 * u12;
+    acc1 += w1 * u12;
+    const stencil::index_t at13 = site;
+    const value_type u13 = in[at13] + beta * direction[at13];
+    acc0 += w3 * u13;
+    acc1 += w2 * u13;
+    const stencil::index_t at14 = site + 1;
+    const value_type u14 = in[at14] + beta * direction[at14];
+    acc0 += w2 * u14;
+    acc1 += w1 * u14;
+    const stencil::index_t at15 = site - 1 + sy;
+    const value_type u15 = in[at15] + beta * direction[at15];
+    acc0 += w1 * u15;
+    acc1 += w0 * u15;
+    const stencil::index_t at16 = site + sy;
+    const value_type u16 = in[at16] + beta * direction[at16];
+    acc0 += w2 * u16;
+    acc1 += w1 * u16;
+    const stencil::index_t at17 = site + 1 + sy;
+    const value_type u17 = in[at17] + beta * direction[at17];
+    acc0 += w1 * u17;
+    acc1 += w0 * u17;
+    const stencil::index_t at18 = site - 1 - sy + sz;
+    const value_type u18 = in[at18] + beta * direction[at18];
+    acc0 += w0 * u18;
+    acc1 += w1 * u18;
+    const stencil::index_t at19 = site - sy + sz;
+    const value_type u19 = in[at19] + beta * direction[at19];
+    acc0 += w1 * u19;
+    acc1 += w2 * u19;
+    const stencil::index_t at20 = site + 1 - sy + sz;
+    const value_type u20 = in[at20] + beta * direction[at20];
+    acc0 += w0 * u20;
+    acc1 += w1 * u20;
+    const stencil::index_t at21 = site - 1 + sz;
+    const value_type u21 = in[at21] + beta * direction[at21];
+    acc0 += w1 * u21;
+    acc1 += w2 * u21;
+    const stencil::index_t at22 = site + sz;
+    const value_type u22 = in[at22] + beta * direction[at22];
+    acc0 += w2 * u22;
+    acc1 += w3 * u22;
+    const stencil::index_t at23 = site + 1 + sz;
+    const value_type u23 = in[at23] + beta * direction[at23];
+    acc0 += w1 * u23;
+    acc1 += w2 * u23;
+    const stencil::index_t at24 = site - 1 + sy + sz;
+    const value_type u24 = in[at24] + beta * direction[at24];
+    acc0 += w0 * u24;
+    acc1 += w1 * u24;
+    const stencil::index_t at25 = site + sy + sz;
+    const value_type u25 = in[at25] + beta * direction[at25];
+    acc0 += w1 * u25;
+    acc1 += w2 * u25;
+    const stencil::index_t at26 = site + 1 + sy + sz;
+    const value_type u26 = in[at26] + beta * direction[at26];
+    acc0 += w0 * u26;
+    acc1 += w1 * u26;
+    const stencil::index_t at27 = site - 1 - sy + stencil::clamp_above(2, room) * sz;
+    const value_type u27 = in[at27] + beta * direction[at27];
+    acc1 += w0 * u27;
+    const stencil::index_t at28 = site - sy + stencil::clamp_above(2, room) * sz;
+    const value_type u28 = in[at28] + beta * direction[at28];
+    acc1 += w1 * u28;
+    const stencil::index_t at29 = site + 1 - sy + stencil::clamp_above(2, room) * sz;
+    const value_type u29 = in[at29] + beta * direction[at29];
+    acc1 += w0 * u29;
+    const stencil::index_t at30 = site - 1 + stencil::clamp_above(2, room) * sz;
+    const value_type u30 = in[at30] + beta * direction[at30];
+    acc1 += w1 * u30;
+    const stencil::index_t at31 = site + stencil::clamp_above(2, room) * sz;
+    const value_type u31 = in[at31] + beta * direction[at31];
+    acc1 += w2 * u31;
+    const stencil::index_t at32 = site + 1 + stencil::clamp_above(2, room) * sz;
+    const value_type u32 = in[at32] + beta * direction[at32];
+    acc1 += w1 * u32;
+    const stencil::index_t at33 = site - 1 + sy + stencil::clamp_above(2, room) * sz;
+    const value_type u33 = in[at33] + beta * direction[at33];
+    acc1 += w0 * u33;
+    const stencil::index_t at34 = site + sy + stencil::clamp_above(2, room) * sz;
+    const value_type u34 = in[at34] + beta * direction[at34];
+    acc1 += w1 * u34;
+    const stencil::index_t at35 = site + 1 + sy + stencil::clamp_above(2, room) * sz;
+    const value_type u35 = in[at35] + beta * direction[at35];
+    acc1 += w0 * u35;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE_NT(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE_NT(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (z + 1 < nz - 1) {
+      STENCIL_STORE_NT(&out[site + sz], acc1);
+      const value_type p1 = in[site + sz] + beta * direction[site + sz];
+      STENCIL_STORE_NT(&next_direction[site + sz], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -435,6 +613,71 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("stencil3d_27pt: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("stencil3d_27pt: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("stencil3d_27pt: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(stencil3d_27pt_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("stencil3d_27pt_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace stencil3d_27pt
@@ -1653,6 +1896,708 @@ stencil3d_27pt_tuned0_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_tuned0_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 4 consecutive sites along y, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 128u + threadIdx.x);
+  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along y inside the array, relative to this tile.
+    const int room = ny - 1 - y;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[4], acc1[4], acc2[4], acc3[4];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy - sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0[0] = w0 * u0;
+    const stencil::index_t at1 = site - sy - sz;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc0[0] += w1 * u1.v[0];
+    acc0[0] += w0 * u1.v[1];
+    acc0[1] = w0 * u1.v[0];
+    acc0[1] += w1 * u1.v[1];
+    acc0[1] += w0 * u1.v[2];
+    acc0[2] = w0 * u1.v[1];
+    acc0[2] += w1 * u1.v[2];
+    acc0[2] += w0 * u1.v[3];
+    acc0[3] = w0 * u1.v[2];
+    acc0[3] += w1 * u1.v[3];
+    const stencil::index_t at2 = site + stencil::clamp_above(4, xroom) - sy - sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0[3] += w0 * u2;
+    const stencil::index_t at3 = site + stencil::clamp_below(-1, -x) - sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0[0] += w1 * u3;
+    acc1[0] = w0 * u3;
+    const stencil::index_t at4 = site - sz;
+    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
+        reinterpret_cast<const vec_t *>(direction + at4), beta);
+    acc0[0] += w2 * u4.v[0];
+    acc0[0] += w1 * u4.v[1];
+    acc0[1] += w1 * u4.v[0];
+    acc0[1] += w2 * u4.v[1];
+    acc0[1] += w1 * u4.v[2];
+    acc0[2] += w1 * u4.v[1];
+    acc0[2] += w2 * u4.v[2];
+    acc0[2] += w1 * u4.v[3];
+    acc0[3] += w1 * u4.v[2];
+    acc0[3] += w2 * u4.v[3];
+    acc1[0] += w1 * u4.v[0];
+    acc1[0] += w0 * u4.v[1];
+    acc1[1] = w0 * u4.v[0];
+    acc1[1] += w1 * u4.v[1];
+    acc1[1] += w0 * u4.v[2];
+    acc1[2] = w0 * u4.v[1];
+    acc1[2] += w1 * u4.v[2];
+    acc1[2] += w0 * u4.v[3];
+    acc1[3] = w0 * u4.v[2];
+    acc1[3] += w1 * u4.v[3];
+    const stencil::index_t at5 = site + stencil::clamp_above(4, xroom) - sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0[3] += w1 * u5;
+    acc1[3] += w0 * u5;
+    const stencil::index_t at6 = site + stencil::clamp_below(-1, -x) + sy - sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc0[0] += w0 * u6;
+    acc1[0] += w1 * u6;
+    acc2[0] = w0 * u6;
+    const stencil::index_t at7 = site + sy - sz;
+    const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
+        reinterpret_cast<const vec_t *>(direction + at7), beta);
+    acc0[0] += w1 * u7.v[0];
+    acc0[0] += w0 * u7.v[1];
+    acc0[1] += w0 * u7.v[0];
+    acc0[1] += w1 * u7.v[1];
+    acc0[1] += w0 * u7.v[2];
+    acc0[2] += w0 * u7.v[1];
+    acc0[2] += w1 * u7.v[2];
+    acc0[2] += w0 * u7.v[3];
+    acc0[3] += w0 * u7.v[2];
+    acc0[3] += w1 * u7.v[3];
+    acc1[0] += w2 * u7.v[0];
+    acc1[0] += w1 * u7.v[1];
+    acc1[1] += w1 * u7.v[0];
+    acc1[1] += w2 * u7.v[1];
+    acc1[1] += w1 * u7.v[2];
+    acc1[2] += w1 * u7.v[1];
+    acc1[2] += w2 * u7.v[2];
+    acc1[2] += w1 * u7.v[3];
+    acc1[3] += w1 * u7.v[2];
+    acc1[3] += w2 * u7.v[3];
+    acc2[0] += w1 * u7.v[0];
+    acc2[0] += w0 * u7.v[1];
+    acc2[1] = w0 * u7.v[0];
+    acc2[1] += w1 * u7.v[1];
+    acc2[1] += w0 * u7.v[2];
+    acc2[2] = w0 * u7.v[1];
+    acc2[2] += w1 * u7.v[2];
+    acc2[2] += w0 * u7.v[3];
+    acc2[3] = w0 * u7.v[2];
+    acc2[3] += w1 * u7.v[3];
+    const stencil::index_t at8 = site + stencil::clamp_above(4, xroom) + sy - sz;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0[3] += w0 * u8;
+    acc1[3] += w1 * u8;
+    acc2[3] += w0 * u8;
+    const stencil::index_t at9 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy - sz;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc1[0] += w0 * u9;
+    acc2[0] += w1 * u9;
+    acc3[0] = w0 * u9;
+    const stencil::index_t at10 = site + stencil::clamp_above(2, room) * sy - sz;
+    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
+        reinterpret_cast<const vec_t *>(direction + at10), beta);
+    acc1[0] += w1 * u10.v[0];
+    acc1[0] += w0 * u10.v[1];
+    acc1[1] += w0 * u10.v[0];
+    acc1[1] += w1 * u10.v[1];
+    acc1[1] += w0 * u10.v[2];
+    acc1[2] += w0 * u10.v[1];
+    acc1[2] += w1 * u10.v[2];
+    acc1[2] += w0 * u10.v[3];
+    acc1[3] += w0 * u10.v[2];
+    acc1[3] += w1 * u10.v[3];
+    acc2[0] += w2 * u10.v[0];
+    acc2[0] += w1 * u10.v[1];
+    acc2[1] += w1 * u10.v[0];
+    acc2[1] += w2 * u10.v[1];
+    acc2[1] += w1 * u10.v[2];
+    acc2[2] += w1 * u10.v[1];
+    acc2[2] += w2 * u10.v[2];
+    acc2[2] += w1 * u10.v[3];
+    acc2[3] += w1 * u10.v[2];
+    acc2[3] += w2 * u10.v[3];
+    acc3[0] += w1 * u10.v[0];
+    acc3[0] += w0 * u10.v[1];
+    acc3[1] = w0 * u10.v[0];
+    acc3[1] += w1 * u10.v[1];
+    acc3[1] += w0 * u10.v[2];
+    acc3[2] = w0 * u10.v[1];
+    acc3[2] += w1 * u10.v[2];
+    acc3[2] += w0 * u10.v[3];
+    acc3[3] = w0 * u10.v[2];
+    acc3[3] += w1 * u10.v[3];
+    const stencil::index_t at11 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy - sz;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc1[3] += w0 * u11;
+    acc2[3] += w1 * u11;
+    acc3[3] += w0 * u11;
+    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy - sz;
+    const value_type u12 = in[at12] + beta * direction[at12];
+    acc2[0] += w0 * u12;
+    acc3[0] += w1 * u12;
+    const stencil::index_t at13 = site + stencil::clamp_above(3, room) * sy - sz;
+    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
+        reinterpret_cast<const vec_t *>(direction + at13), beta);
+    acc2[0] += w1 * u13.v[0];
+    acc2[0] += w0 * u13.v[1];
+    acc2[1] += w0 * u13.v[0];
+    acc2[1] += w1 * u13.v[1];
+    acc2[1] += w0 * u13.v[2];
+    acc2[2] += w0 * u13.v[1];
+    acc2[2] += w1 * u13.v[2];
+    acc2[2] += w0 * u13.v[3];
+    acc2[3] += w0 * u13.v[2];
+    acc2[3] += w1 * u13.v[3];
+    acc3[0] += w2 * u13.v[0];
+    acc3[0] += w1 * u13.v[1];
+    acc3[1] += w1 * u13.v[0];
+    acc3[1] += w2 * u13.v[1];
+    acc3[1] += w1 * u13.v[2];
+    acc3[2] += w1 * u13.v[1];
+    acc3[2] += w2 * u13.v[2];
+    acc3[2] += w1 * u13.v[3];
+    acc3[3] += w1 * u13.v[2];
+    acc3[3] += w2 * u13.v[3];
+    const stencil::index_t at14 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy - sz;
+    const value_type u14 = in[at14] + beta * direction[at14];
+    acc2[3] += w0 * u14;
+    acc3[3] += w1 * u14;
+    const stencil::index_t at15 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy - sz;
+    const value_type u15 = in[at15] + beta * direction[at15];
+    acc3[0] += w0 * u15;
+    const stencil::index_t at16 = site + stencil::clamp_above(4, room) * sy - sz;
+    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at16),
+        reinterpret_cast<const vec_t *>(direction + at16), beta);
+    acc3[0] += w1 * u16.v[0];
+    acc3[0] += w0 * u16.v[1];
+    acc3[1] += w0 * u16.v[0];
+    acc3[1] += w1 * u16.v[1];
+    acc3[1] += w0 * u16.v[2];
+    acc3[2] += w0 * u16.v[1];
+    acc3[2] += w1 * u16.v[2];
+    acc3[2] += w0 * u16.v[3];
+    acc3[3] += w0 * u16.v[2];
+    acc3[3] += w1 * u16.v[3];
+    const stencil::index_t at17 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy - sz;
+    const value_type u17 = in[at17] + beta * direction[at17];
+    acc3[3] += w0 * u17;
+    const stencil::index_t at18 = site + stencil::clamp_below(-1, -x) - sy;
+    const value_type u18 = in[at18] + beta * direction[at18];
+    acc0[0] += w1 * u18;
+    const stencil::index_t at19 = site - sy;
+    const vec_t u19 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at19),
+        reinterpret_cast<const vec_t *>(direction + at19), beta);
+    acc0[0] += w2 * u19.v[0];
+    acc0[0] += w1 * u19.v[1];
+    acc0[1] += w1 * u19.v[0];
+    acc0[1] += w2 * u19.v[1];
+    acc0[1] += w1 * u19.v[2];
+    acc0[2] += w1 * u19.v[1];
+    acc0[2] += w2 * u19.v[2];
+    acc0[2] += w1 * u19.v[3];
+    acc0[3] += w1 * u19.v[2];
+    acc0[3] += w2 * u19.v[3];
+    const stencil::index_t at20 = site + stencil::clamp_above(4, xroom) - sy;
+    const value_type u20 = in[at20] + beta * direction[at20];
+    acc0[3] += w1 * u20;
+    const stencil::index_t at21 = site + stencil::clamp_below(-1, -x);
+    const value_type u21 = in[at21] + beta * direction[at21];
+    acc0[0] += w2 * u21;
+    acc1[0] += w1 * u21;
+    const stencil::index_t at22 = site;
+    const vec_t u22 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at22),
+        reinterpret_cast<const vec_t *>(direction + at22), beta);
+    acc0[0] += w3 * u22.v[0];
+    acc0[0] += w2 * u22.v[1];
+    acc0[1] += w2 * u22.v[0];
+    acc0[1] += w3 * u22.v[1];
+    acc0[1] += w2 * u22.v[2];
+    acc0[2] += w2 * u22.v[1];
+    acc0[2] += w3 * u22.v[2];
+    acc0[2] += w2 * u22.v[3];
+    acc0[3] += w2 * u22.v[2];
+    acc0[3] += w3 * u22.v[3];
+    acc1[0] += w2 * u22.v[0];
+    acc1[0] += w1 * u22.v[1];
+    acc1[1] += w1 * u22.v[0];
+    acc1[1] += w2 * u22.v[1];
+    acc1[1] += w1 * u22.v[2];
+    acc1[2] += w1 * u22.v[1];
+    acc1[2] += w2 * u22.v[2];
+    acc1[2] += w1 * u22.v[3];
+    acc1[3] += w1 * u22.v[2];
+    acc1[3] += w2 * u22.v[3];
+    const stencil::index_t at23 = site + stencil::clamp_above(4, xroom);
+    const value_type u23 = in[at23] + beta * direction[at23];
+    acc0[3] += w2 * u23;
+    acc1[3] += w1 * u23;
+    const stencil::index_t at24 = site + stencil::clamp_below(-1, -x) + sy;
+    const value_type u24 = in[at24] + beta * direction[at24];
+    acc0[0] += w1 * u24;
+    acc1[0] += w2 * u24;
+    acc2[0] += w1 * u24;
+    const stencil::index_t at25 = site + sy;
+    const vec_t u25 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at25),
+        reinterpret_cast<const vec_t *>(direction + at25), beta);
+    acc0[0] += w2 * u25.v[0];
+    acc0[0] += w1 * u25.v[1];
+    acc0[1] += w1 * u25.v[0];
+    acc0[1] += w2 * u25.v[1];
+    acc0[1] += w1 * u25.v[2];
+    acc0[2] += w1 * u25.v[1];
+    acc0[2] += w2 * u25.v[2];
+    acc0[2] += w1 * u25.v[3];
+    acc0[3] += w1 * u25.v[2];
+    acc0[3] += w2 * u25.v[3];
+    acc1[0] += w3 * u25.v[0];
+    acc1[0] += w2 * u25.v[1];
+    acc1[1] += w2 * u25.v[0];
+    acc1[1] += w3 * u25.v[1];
+    acc1[1] += w2 * u25.v[2];
+    acc1[2] += w2 * u25.v[1];
+    acc1[2] += w3 * u25.v[2];
+    acc1[2] += w2 * u25.v[3];
+    acc1[3] += w2 * u25.v[2];
+    acc1[3] += w3 * u25.v[3];
+    acc2[0] += w2 * u25.v[0];
+    acc2[0] += w1 * u25.v[1];
+    acc2[1] += w1 * u25.v[0];
+    acc2[1] += w2 * u25.v[1];
+    acc2[1] += w1 * u25.v[2];
+    acc2[2] += w1 * u25.v[1];
+    acc2[2] += w2 * u25.v[2];
+    acc2[2] += w1 * u25.v[3];
+    acc2[3] += w1 * u25.v[2];
+    acc2[3] += w2 * u25.v[3];
+    const stencil::index_t at26 = site + stencil::clamp_above(4, xroom) + sy;
+    const value_type u26 = in[at26] + beta * direction[at26];
+    acc0[3] += w1 * u26;
+    acc1[3] += w2 * u26;
+    acc2[3] += w1 * u26;
+    const stencil::index_t at27 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy;
+    const value_type u27 = in[at27] + beta * direction[at27];
+    acc1[0] += w1 * u27;
+    acc2[0] += w2 * u27;
+    acc3[0] += w1 * u27;
+    const stencil::index_t at28 = site + stencil::clamp_above(2, room) * sy;
+    const vec_t u28 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at28),
+        reinterpret_cast<const vec_t *>(direction + at28), beta);
+    acc1[0] += w2 * u28.v[0];
+    acc1[0] += w1 * u28.v[1];
+    acc1[1] += w1 * u28.v[0];
+    acc1[1] += w2 * u28.v[1];
+    acc1[1] += w1 * u28.v[2];
+    acc1[2] += w1 * u28.v[1];
+    acc1[2] += w2 * u28.v[2];
+    acc1[2] += w1 * u28.v[3];
+    acc1[3] += w1 * u28.v[2];
+    acc1[3] += w2 * u28.v[3];
+    acc2[0] += w3 * u28.v[0];
+    acc2[0] += w2 * u28.v[1];
+    acc2[1] += w2 * u28.v[0];
+    acc2[1] += w3 * u28.v[1];
+    acc2[1] += w2 * u28.v[2];
+    acc2[2] += w2 * u28.v[1];
+    acc2[2] += w3 * u28.v[2];
+    acc2[2] += w2 * u28.v[3];
+    acc2[3] += w2 * u28.v[2];
+    acc2[3] += w3 * u28.v[3];
+    acc3[0] += w2 * u28.v[0];
+    acc3[0] += w1 * u28.v[1];
+    acc3[1] += w1 * u28.v[0];
+    acc3[1] += w2 * u28.v[1];
+    acc3[1] += w1 * u28.v[2];
+    acc3[2] += w1 * u28.v[1];
+    acc3[2] += w2 * u28.v[2];
+    acc3[2] += w1 * u28.v[3];
+    acc3[3] += w1 * u28.v[2];
+    acc3[3] += w2 * u28.v[3];
+    const stencil::index_t at29 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy;
+    const value_type u29 = in[at29] + beta * direction[at29];
+    acc1[3] += w1 * u29;
+    acc2[3] += w2 * u29;
+    acc3[3] += w1 * u29;
+    const stencil::index_t at30 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy;
+    const value_type u30 = in[at30] + beta * direction[at30];
+    acc2[0] += w1 * u30;
+    acc3[0] += w2 * u30;
+    const stencil::index_t at31 = site + stencil::clamp_above(3, room) * sy;
+    const vec_t u31 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at31),
+        reinterpret_cast<const vec_t *>(direction + at31), beta);
+    acc2[0] += w2 * u31.v[0];
+    acc2[0] += w1 * u31.v[1];
+    acc2[1] += w1 * u31.v[0];
+    acc2[1] += w2 * u31.v[1];
+    acc2[1] += w1 * u31.v[2];
+    acc2[2] += w1 * u31.v[1];
+    acc2[2] += w2 * u31.v[2];
+    acc2[2] += w1 * u31.v[3];
+    acc2[3] += w1 * u31.v[2];
+    acc2[3] += w2 * u31.v[3];
+    acc3[0] += w3 * u31.v[0];
+    acc3[0] += w2 * u31.v[1];
+    acc3[1] += w2 * u31.v[0];
+    acc3[1] += w3 * u31.v[1];
+    acc3[1] += w2 * u31.v[2];
+    acc3[2] += w2 * u31.v[1];
+    acc3[2] += w3 * u31.v[2];
+    acc3[2] += w2 * u31.v[3];
+    acc3[3] += w2 * u31.v[2];
+    acc3[3] += w3 * u31.v[3];
+    const stencil::index_t at32 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy;
+    const value_type u32 = in[at32] + beta * direction[at32];
+    acc2[3] += w1 * u32;
+    acc3[3] += w2 * u32;
+    const stencil::index_t at33 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy;
+    const value_type u33 = in[at33] + beta * direction[at33];
+    acc3[0] += w1 * u33;
+    const stencil::index_t at34 = site + stencil::clamp_above(4, room) * sy;
+    const vec_t u34 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at34),
+        reinterpret_cast<const vec_t *>(direction + at34), beta);
+    acc3[0] += w2 * u34.v[0];
+    acc3[0] += w1 * u34.v[1];
+    acc3[1] += w1 * u34.v[0];
+    acc3[1] += w2 * u34.v[1];
+    acc3[1] += w1 * u34.v[2];
+    acc3[2] += w1 * u34.v[1];
+    acc3[2] += w2 * u34.v[2];
+    acc3[2] += w1 * u34.v[3];
+    acc3[3] += w1 * u34.v[2];
+    acc3[3] += w2 * u34.v[3];
+    const stencil::index_t at35 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy;
+    const value_type u35 = in[at35] + beta * direction[at35];
+    acc3[3] += w1 * u35;
+    const stencil::index_t at36 = site + stencil::clamp_below(-1, -x) - sy + sz;
+    const value_type u36 = in[at36] + beta * direction[at36];
+    acc0[0] += w0 * u36;
+    const stencil::index_t at37 = site - sy + sz;
+    const vec_t u37 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at37),
+        reinterpret_cast<const vec_t *>(direction + at37), beta);
+    acc0[0] += w1 * u37.v[0];
+    acc0[0] += w0 * u37.v[1];
+    acc0[1] += w0 * u37.v[0];
+    acc0[1] += w1 * u37.v[1];
+    acc0[1] += w0 * u37.v[2];
+    acc0[2] += w0 * u37.v[1];
+    acc0[2] += w1 * u37.v[2];
+    acc0[2] += w0 * u37.v[3];
+    acc0[3] += w0 * u37.v[2];
+    acc0[3] += w1 * u37.v[3];
+    const stencil::index_t at38 = site + stencil::clamp_above(4, xroom) - sy + sz;
+    const value_type u38 = in[at38] + beta * direction[at38];
+    acc0[3] += w0 * u38;
+    const stencil::index_t at39 = site + stencil::clamp_below(-1, -x) + sz;
+    const value_type u39 = in[at39] + beta * direction[at39];
+    acc0[0] += w1 * u39;
+    acc1[0] += w0 * u39;
+    const stencil::index_t at40 = site + sz;
+    const vec_t u40 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at40),
+        reinterpret_cast<const vec_t *>(direction + at40), beta);
+    acc0[0] += w2 * u40.v[0];
+    acc0[0] += w1 * u40.v[1];
+    acc0[1] += w1 * u40.v[0];
+    acc0[1] += w2 * u40.v[1];
+    acc0[1] += w1 * u40.v[2];
+    acc0[2] += w1 * u40.v[1];
+    acc0[2] += w2 * u40.v[2];
+    acc0[2] += w1 * u40.v[3];
+    acc0[3] += w1 * u40.v[2];
+    acc0[3] += w2 * u40.v[3];
+    acc1[0] += w1 * u40.v[0];
+    acc1[0] += w0 * u40.v[1];
+    acc1[1] += w0 * u40.v[0];
+    acc1[1] += w1 * u40.v[1];
+    acc1[1] += w0 * u40.v[2];
+    acc1[2] += w0 * u40.v[1];
+    acc1[2] += w1 * u40.v[2];
+    acc1[2] += w0 * u40.v[3];
+    acc1[3] += w0 * u40.v[2];
+    acc1[3] += w1 * u40.v[3];
+    const stencil::index_t at41 = site + stencil::clamp_above(4, xroom) + sz;
+    const value_type u41 = in[at41] + beta * direction[at41];
+    acc0[3] += w1 * u41;
+    acc1[3] += w0 * u41;
+    const stencil::index_t at42 = site + stencil::clamp_below(-1, -x) + sy + sz;
+    const value_type u42 = in[at42] + beta * direction[at42];
+    acc0[0] += w0 * u42;
+    acc1[0] += w1 * u42;
+    acc2[0] += w0 * u42;
+    const stencil::index_t at43 = site + sy + sz;
+    const vec_t u43 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at43),
+        reinterpret_cast<const vec_t *>(direction + at43), beta);
+    acc0[0] += w1 * u43.v[0];
+    acc0[0] += w0 * u43.v[1];
+    acc0[1] += w0 * u43.v[0];
+    acc0[1] += w1 * u43.v[1];
+    acc0[1] += w0 * u43.v[2];
+    acc0[2] += w0 * u43.v[1];
+    acc0[2] += w1 * u43.v[2];
+    acc0[2] += w0 * u43.v[3];
+    acc0[3] += w0 * u43.v[2];
+    acc0[3] += w1 * u43.v[3];
+    acc1[0] += w2 * u43.v[0];
+    acc1[0] += w1 * u43.v[1];
+    acc1[1] += w1 * u43.v[0];
+    acc1[1] += w2 * u43.v[1];
+    acc1[1] += w1 * u43.v[2];
+    acc1[2] += w1 * u43.v[1];
+    acc1[2] += w2 * u43.v[2];
+    acc1[2] += w1 * u43.v[3];
+    acc1[3] += w1 * u43.v[2];
+    acc1[3] += w2 * u43.v[3];
+    acc2[0] += w1 * u43.v[0];
+    acc2[0] += w0 * u43.v[1];
+    acc2[1] += w0 * u43.v[0];
+    acc2[1] += w1 * u43.v[1];
+    acc2[1] += w0 * u43.v[2];
+    acc2[2] += w0 * u43.v[1];
+    acc2[2] += w1 * u43.v[2];
+    acc2[2] += w0 * u43.v[3];
+    acc2[3] += w0 * u43.v[2];
+    acc2[3] += w1 * u43.v[3];
+    const stencil::index_t at44 = site + stencil::clamp_above(4, xroom) + sy + sz;
+    const value_type u44 = in[at44] + beta * direction[at44];
+    acc0[3] += w0 * u44;
+    acc1[3] += w1 * u44;
+    acc2[3] += w0 * u44;
+    const stencil::index_t at45 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy + sz;
+    const value_type u45 = in[at45] + beta * direction[at45];
+    acc1[0] += w0 * u45;
+    acc2[0] += w1 * u45;
+    acc3[0] += w0 * u45;
+    const stencil::index_t at46 = site + stencil::clamp_above(2, room) * sy + sz;
+    const vec_t u46 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at46),
+        reinterpret_cast<const vec_t *>(direction + at46), beta);
+    acc1[0] += w1 * u46.v[0];
+    acc1[0] += w0 * u46.v[1];
+    acc1[1] += w0 * u46.v[0];
+    acc1[1] += w1 * u46.v[1];
+    acc1[1] += w0 * u46.v[2];
+    acc1[2] += w0 * u46.v[1];
+    acc1[2] += w1 * u46.v[2];
+    acc1[2] += w0 * u46.v[3];
+    acc1[3] += w0 * u46.v[2];
+    acc1[3] += w1 * u46.v[3];
+    acc2[0] += w2 * u46.v[0];
+    acc2[0] += w1 * u46.v[1];
+    acc2[1] += w1 * u46.v[0];
+    acc2[1] += w2 * u46.v[1];
+    acc2[1] += w1 * u46.v[2];
+    acc2[2] += w1 * u46.v[1];
+    acc2[2] += w2 * u46.v[2];
+    acc2[2] += w1 * u46.v[3];
+    acc2[3] += w1 * u46.v[2];
+    acc2[3] += w2 * u46.v[3];
+    acc3[0] += w1 * u46.v[0];
+    acc3[0] += w0 * u46.v[1];
+    acc3[1] += w0 * u46.v[0];
+    acc3[1] += w1 * u46.v[1];
+    acc3[1] += w0 * u46.v[2];
+    acc3[2] += w0 * u46.v[1];
+    acc3[2] += w1 * u46.v[2];
+    acc3[2] += w0 * u46.v[3];
+    acc3[3] += w0 * u46.v[2];
+    acc3[3] += w1 * u46.v[3];
+    const stencil::index_t at47 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy + sz;
+    const value_type u47 = in[at47] + beta * direction[at47];
+    acc1[3] += w0 * u47;
+    acc2[3] += w1 * u47;
+    acc3[3] += w0 * u47;
+    const stencil::index_t at48 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy + sz;
+    const value_type u48 = in[at48] + beta * direction[at48];
+    acc2[0] += w0 * u48;
+    acc3[0] += w1 * u48;
+    const stencil::index_t at49 = site + stencil::clamp_above(3, room) * sy + sz;
+    const vec_t u49 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at49),
+        reinterpret_cast<const vec_t *>(direction + at49), beta);
+    acc2[0] += w1 * u49.v[0];
+    acc2[0] += w0 * u49.v[1];
+    acc2[1] += w0 * u49.v[0];
+    acc2[1] += w1 * u49.v[1];
+    acc2[1] += w0 * u49.v[2];
+    acc2[2] += w0 * u49.v[1];
+    acc2[2] += w1 * u49.v[2];
+    acc2[2] += w0 * u49.v[3];
+    acc2[3] += w0 * u49.v[2];
+    acc2[3] += w1 * u49.v[3];
+    acc3[0] += w2 * u49.v[0];
+    acc3[0] += w1 * u49.v[1];
+    acc3[1] += w1 * u49.v[0];
+    acc3[1] += w2 * u49.v[1];
+    acc3[1] += w1 * u49.v[2];
+    acc3[2] += w1 * u49.v[1];
+    acc3[2] += w2 * u49.v[2];
+    acc3[2] += w1 * u49.v[3];
+    acc3[3] += w1 * u49.v[2];
+    acc3[3] += w2 * u49.v[3];
+    const stencil::index_t at50 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy + sz;
+    const value_type u50 = in[at50] + beta * direction[at50];
+    acc2[3] += w0 * u50;
+    acc3[3] += w1 * u50;
+    const stencil::index_t at51 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy + sz;
+    const value_type u51 = in[at51] + beta * direction[at51];
+    acc3[0] += w0 * u51;
+    const stencil::index_t at52 = site + stencil::clamp_above(4, room) * sy + sz;
+    const vec_t u52 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at52),
+        reinterpret_cast<const vec_t *>(direction + at52), beta);
+    acc3[0] += w1 * u52.v[0];
+    acc3[0] += w0 * u52.v[1];
+    acc3[1] += w0 * u52.v[0];
+    acc3[1] += w1 * u52.v[1];
+    acc3[1] += w0 * u52.v[2];
+    acc3[2] += w0 * u52.v[1];
+    acc3[2] += w1 * u52.v[2];
+    acc3[2] += w0 * u52.v[3];
+    acc3[3] += w0 * u52.v[2];
+    acc3[3] += w1 * u52.v[3];
+    const stencil::index_t at53 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy + sz;
+    const value_type u53 = in[at53] + beta * direction[at53];
+    acc3[3] += w0 * u53;
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (y + 1 < ny - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
+            reinterpret_cast<const vec_t *>(direction + site + sy), beta);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sy + l], acc1[l]);
+            const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
+            STENCIL_STORE(&next_direction[site + sy + l], c);
+            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+    if (y + 2 < ny - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc2[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
+            reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
+            const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
+            STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
+        }
+      }
+    }
+    if (y + 3 < ny - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc3[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
+            reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
+            const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
+            STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -1816,6 +2761,74 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("stencil3d_27pt_tuned0: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("stencil3d_27pt_tuned0: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("stencil3d_27pt_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("stencil3d_27pt_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(stencil3d_27pt_tuned0_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("stencil3d_27pt_tuned0_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace stencil3d_27pt_tuned0

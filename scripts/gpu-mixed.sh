@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Mixed-precision CG with reliable updates against double fused CG, to the
-# same tolerance in one run: the 3-D Laplacian (laplacian3d_f64, whose spec
-# declares inner_precision: float) on a 256^3 lattice (MIXED_SIZE; both the
-# double kernels and the float inner ones have tuning-cache entries for the
-# H100 there), each solve twice,
+# same tolerance in one run: first stencil_bench's CG iterations at 256^3
+# (unfused, fused, fused with p = r + beta p folded into the stencil) with
+# the copy peak of the same run; then the 3-D Laplacian (laplacian3d_f64,
+# whose spec declares inner_precision: float) on a 256^3 lattice
+# (MIXED_SIZE; both the double kernels and the float inner ones have
+# tuning-cache entries for the H100 there), double and mixed, each with the
+# direction update folded and (--no-fold) as its own pass, each solve twice,
 # alternating; then the Wilson-clover even/odd CGNR solve the same way.
 # Prints iterations, reliable updates, the true residual and the time to
 # solution. Logs in $OUT (or results/).
@@ -18,16 +21,23 @@ cmake -S . -B build-cuda-mixed -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF \
   -DSTENCILC_PLATFORM=nvidia -DSTENCILC_MPI=OFF >/dev/null
 cmake --build build-cuda-mixed -j "$(nproc)" --target solve_laplacian3d_f64 \
-  solve_wilson_clover4d_eo_f64 >/dev/null
+  solve_wilson_clover4d_eo_f64 stencil_bench >/dev/null
 log=$out/mixed.log
 : > "$log"
+echo "\$ stencil_bench --only cg" | tee -a "$log"
+build-cuda-mixed/bench/stencil_bench --only cg 2>&1 | tee -a "$log" | grep -E "peak|CG"
 size=${MIXED_SIZE:-256,256,256}
 for rep in 1 2; do
-  for mode in double mixed; do
-    flag=""; [ "$mode" = mixed ] && flag=--mixed
+  for mode in double double-no-fold mixed mixed-no-fold; do
+    case $mode in
+      double) flag="" ;;
+      double-no-fold) flag=--no-fold ;;
+      mixed) flag=--mixed ;;
+      mixed-no-fold) flag="--mixed --no-fold" ;;
+    esac
     echo "\$ [$mode, run $rep] solve_laplacian3d_f64 --size $size --tol 1e-10 $flag" | tee -a "$log"
     build-cuda-mixed/solve_laplacian3d_f64 --size "$size" --tol 1e-10 $flag \
-      2>&1 | tee -a "$log" | grep -E "kernels|result|mixed precision|iterations|relative residual|wall time|solution error"
+      2>&1 | tee -a "$log" | grep -E "kernels|result|mixed precision|iterations|relative residual|wall time|solution error|traffic"
   done
 done
 # The Wilson-clover operator (wilson_clover4d_eo_f64 declares inner_precision

@@ -117,6 +117,72 @@ anisotropic_reaction3d_naive_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+anisotropic_reaction3d_naive_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along y.
+  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.ax
+        + static_cast<value_type>(2) * params.ay
+        + static_cast<value_type>(2) * params.az;
+    const value_type w1 = -params.ax;
+    const value_type w2 = -params.ay;
+    const value_type w3 = -params.az;
+    const value_type w0_s0 = w0 + params.sigma[site];
+    value_type acc0;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w0_s0 * u0;
+    const stencil::index_t at1 = site - 1;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc0 += w1 * u1;
+    const stencil::index_t at2 = site + 1;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w1 * u2;
+    const stencil::index_t at3 = site - sy;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w2 * u3;
+    const stencil::index_t at4 = site + sy;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w2 * u4;
+    const stencil::index_t at5 = site - sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w3 * u5;
+    const stencil::index_t at6 = site + sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc0 += w3 * u6;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -295,6 +361,78 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("anisotropic_reaction3d_naive: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_naive: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("anisotropic_reaction3d_naive: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  if (params.sigma == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_naive: site parameter 'sigma' has no array");
+  if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("anisotropic_reaction3d_naive: 'out' overlaps site parameter 'sigma'");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(anisotropic_reaction3d_naive_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("anisotropic_reaction3d_naive_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.ax = static_cast<value_type>(params[0]);
+  typed_params.ay = static_cast<value_type>(params[1]);
+  typed_params.az = static_cast<value_type>(params[2]);
+  typed_params.sigma = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace anisotropic_reaction3d_naive

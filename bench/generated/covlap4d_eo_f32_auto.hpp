@@ -157,7 +157,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 9, 336,
       630, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr, "42f12408f38d3130",
+      &even_odd_kernels, nullptr, nullptr,
+      "42f12408f38d3130",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr};

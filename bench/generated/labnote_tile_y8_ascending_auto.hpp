@@ -101,7 +101,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "none", 12, 16,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, nullptr, "14b93d98873f701e",
+      nullptr, nullptr, nullptr,
+      "14b93d98873f701e",
       "block=256x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};

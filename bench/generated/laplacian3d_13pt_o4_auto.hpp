@@ -91,6 +91,17 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction, out = A p', and partials[b] = block b's
+/// share of p' . out (as apply_dot sums them). Four separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -108,7 +119,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 40, 16,
       25, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "23b027d6f1616253",
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
+      "23b027d6f1616253",
       "block=64x2x1; tile=z4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};

@@ -110,6 +110,17 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction, out = A p', and partials[b] = block b's
+/// share of p' . out (as apply_dot sums them). Four separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -127,7 +138,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 12, 8,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "9893a1eb0fd654d4",
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
+      "9893a1eb0fd654d4",
       "block=256x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -233,7 +245,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 stencil::Status apply_dot_region_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, const stencil::Region &region,
-    stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+    stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction, out = A p', and partials[b] = block b's
+/// share of p' . out (as apply_dot sums them). Four separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
 stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
     stencil::Stream stream);
 
@@ -263,7 +286,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 12, 16,
       13, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "14b93d98873f701e",
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
+      "14b93d98873f701e",
       "block=256x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       &distributed, &stencilc_kernels::laplacian3d_f64_auto_inner::info};

@@ -262,6 +262,175 @@ laplacian4d_periodic_auto_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian4d_periodic_auto_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 4 consecutive sites along y.
+  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 4 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t st = sz * nz;
+    const stencil::index_t site = x + y * sy + z * sz + t * st;
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int y_p2 = stencil::wrap(y + 2, ny);
+    const int y_p3 = stencil::wrap(y + 3, ny);
+    const int y_p4 = stencil::wrap(y + 4, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    const int t_m1 = stencil::wrap(t - 1, nt);
+    const int t_p1 = stencil::wrap(t + 1, nt);
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(8) + params.mass;
+    const value_type w1 = static_cast<value_type>(-1);
+    value_type acc0, acc1, acc2, acc3;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = x + y * sy + z * sz + t_m1 * st;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w1 * u0;
+    const stencil::index_t at1 = x + y_p1 * sy + z * sz + t_m1 * st;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc1 = w1 * u1;
+    const stencil::index_t at2 = x + y_p2 * sy + z * sz + t_m1 * st;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc2 = w1 * u2;
+    const stencil::index_t at3 = x + y_p3 * sy + z * sz + t_m1 * st;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc3 = w1 * u3;
+    const stencil::index_t at4 = x + y * sy + z_m1 * sz + t * st;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w1 * u4;
+    const stencil::index_t at5 = x + y_p1 * sy + z_m1 * sz + t * st;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc1 += w1 * u5;
+    const stencil::index_t at6 = x + y_p2 * sy + z_m1 * sz + t * st;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc2 += w1 * u6;
+    const stencil::index_t at7 = x + y_p3 * sy + z_m1 * sz + t * st;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc3 += w1 * u7;
+    const stencil::index_t at8 = x + y_m1 * sy + z * sz + t * st;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0 += w1 * u8;
+    const stencil::index_t at9 = x_m1 + y * sy + z * sz + t * st;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc0 += w1 * u9;
+    const stencil::index_t at10 = x + y * sy + z * sz + t * st;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc0 += w0 * u10;
+    acc1 += w1 * u10;
+    const stencil::index_t at11 = x_p1 + y * sy + z * sz + t * st;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc0 += w1 * u11;
+    const stencil::index_t at12 = x_m1 + y_p1 * sy + z * sz + t * st;
+    const value_type u12 = in[at12] + beta * direction[at12];
+    acc1 += w1 * u12;
+    const stencil::index_t at13 = x + y_p1 * sy + z * sz + t * st;
+    const value_type u13 = in[at13] + beta * direction[at13];
+    acc0 += w1 * u13;
+    acc1 += w0 * u13;
+    acc2 += w1 * u13;
+    const stencil::index_t at14 = x_p1 + y_p1 * sy + z * sz + t * st;
+    const value_type u14 = in[at14] + beta * direction[at14];
+    acc1 += w1 * u14;
+    const stencil::index_t at15 = x_m1 + y_p2 * sy + z * sz + t * st;
+    const value_type u15 = in[at15] + beta * direction[at15];
+    acc2 += w1 * u15;
+    const stencil::index_t at16 = x + y_p2 * sy + z * sz + t * st;
+    const value_type u16 = in[at16] + beta * direction[at16];
+    acc1 += w1 * u16;
+    acc2 += w0 * u16;
+    acc3 += w1 * u16;
+    const stencil::index_t at17 = x_p1 + y_p2 * sy + z * sz + t * st;
+    const value_type u17 = in[at17] + beta * direction[at17];
+    acc2 += w1 * u17;
+    const stencil::index_t at18 = x_m1 + y_p3 * sy + z * sz + t * st;
+    const value_type u18 = in[at18] + beta * direction[at18];
+    acc3 += w1 * u18;
+    const stencil::index_t at19 = x + y_p3 * sy + z * sz + t * st;
+    const value_type u19 = in[at19] + beta * direction[at19];
+    acc2 += w1 * u19;
+    acc3 += w0 * u19;
+    const stencil::index_t at20 = x_p1 + y_p3 * sy + z * sz + t * st;
+    const value_type u20 = in[at20] + beta * direction[at20];
+    acc3 += w1 * u20;
+    const stencil::index_t at21 = x + y_p4 * sy + z * sz + t * st;
+    const value_type u21 = in[at21] + beta * direction[at21];
+    acc3 += w1 * u21;
+    const stencil::index_t at22 = x + y * sy + z_p1 * sz + t * st;
+    const value_type u22 = in[at22] + beta * direction[at22];
+    acc0 += w1 * u22;
+    const stencil::index_t at23 = x + y_p1 * sy + z_p1 * sz + t * st;
+    const value_type u23 = in[at23] + beta * direction[at23];
+    acc1 += w1 * u23;
+    const stencil::index_t at24 = x + y_p2 * sy + z_p1 * sz + t * st;
+    const value_type u24 = in[at24] + beta * direction[at24];
+    acc2 += w1 * u24;
+    const stencil::index_t at25 = x + y_p3 * sy + z_p1 * sz + t * st;
+    const value_type u25 = in[at25] + beta * direction[at25];
+    acc3 += w1 * u25;
+    const stencil::index_t at26 = x + y * sy + z * sz + t_p1 * st;
+    const value_type u26 = in[at26] + beta * direction[at26];
+    acc0 += w1 * u26;
+    const stencil::index_t at27 = x + y_p1 * sy + z * sz + t_p1 * st;
+    const value_type u27 = in[at27] + beta * direction[at27];
+    acc1 += w1 * u27;
+    const stencil::index_t at28 = x + y_p2 * sy + z * sz + t_p1 * st;
+    const value_type u28 = in[at28] + beta * direction[at28];
+    acc2 += w1 * u28;
+    const stencil::index_t at29 = x + y_p3 * sy + z * sz + t_p1 * st;
+    const value_type u29 = in[at29] + beta * direction[at29];
+    acc3 += w1 * u29;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (y + 1 < ny) {
+      STENCIL_STORE(&out[site + sy], acc1);
+      const value_type p1 = in[site + sy] + beta * direction[site + sy];
+      STENCIL_STORE(&next_direction[site + sy], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+    if (y + 2 < ny) {
+      STENCIL_STORE(&out[site + 2 * sy], acc2);
+      const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
+      STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      dot += static_cast<double>(p2) * static_cast<double>(acc2);
+    }
+    if (y + 3 < ny) {
+      STENCIL_STORE(&out[site + 3 * sy], acc3);
+      const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
+      STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      dot += static_cast<double>(p3) * static_cast<double>(acc3);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -431,6 +600,75 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_periodic_auto: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_periodic_auto: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian4d_periodic_auto: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_periodic_auto_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_periodic_auto_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace laplacian4d_periodic_auto

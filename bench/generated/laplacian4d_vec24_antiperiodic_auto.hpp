@@ -109,7 +109,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "a28bdee85a608bab",
+      nullptr, &apply_dot_generic, nullptr,
+      "a28bdee85a608bab",
       "block=64x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};

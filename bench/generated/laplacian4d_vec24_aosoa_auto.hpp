@@ -143,7 +143,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "683df209353d138d",
+      nullptr, &apply_dot_generic, nullptr,
+      "683df209353d138d",
       "block=64x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
@@ -260,7 +261,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "e837c0bb0df386b7",
+      nullptr, &apply_dot_generic, nullptr,
+      "e837c0bb0df386b7",
       "block=64x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       &distributed, nullptr};

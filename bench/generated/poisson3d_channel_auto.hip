@@ -163,6 +163,102 @@ poisson3d_channel_auto_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+poisson3d_channel_auto_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along y.
+  const int x = static_cast<int>(blockIdx.x * 256u + threadIdx.x);
+  const int y = 2 * static_cast<int>(blockIdx.y * 1u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int y_p2 = stencil::wrap(y + 2, ny);
+    const int z_m1 = z - 1;
+    const int z_p1 = z + 1;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    value_type acc0, acc1;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = x + y * sy + z_m1 * sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w3 * u0;
+    const stencil::index_t at1 = x + y_p1 * sy + z_m1 * sz;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc1 = w3 * u1;
+    const stencil::index_t at2 = x + y_m1 * sy + z * sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w2 * u2;
+    const stencil::index_t at3 = x_m1 + y * sy + z * sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w1 * u3;
+    const stencil::index_t at4 = x + y * sy + z * sz;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w0 * u4;
+    acc1 += w2 * u4;
+    const stencil::index_t at5 = x_p1 + y * sy + z * sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w1 * u5;
+    const stencil::index_t at6 = x_m1 + y_p1 * sy + z * sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc1 += w1 * u6;
+    const stencil::index_t at7 = x + y_p1 * sy + z * sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc0 += w2 * u7;
+    acc1 += w0 * u7;
+    const stencil::index_t at8 = x_p1 + y_p1 * sy + z * sz;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc1 += w1 * u8;
+    const stencil::index_t at9 = x + y_p2 * sy + z * sz;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc1 += w2 * u9;
+    const stencil::index_t at10 = x + y * sy + z_p1 * sz;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc0 += w3 * u10;
+    const stencil::index_t at11 = x + y_p1 * sy + z_p1 * sz;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc1 += w3 * u11;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (y + 1 < ny) {
+      STENCIL_STORE(&out[site + sy], acc1);
+      const value_type p1 = in[site + sy] + beta * direction[site + sy];
+      STENCIL_STORE(&next_direction[site + sy], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -326,6 +422,73 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("poisson3d_channel_auto: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("poisson3d_channel_auto: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("poisson3d_channel_auto: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(poisson3d_channel_auto_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("poisson3d_channel_auto_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace poisson3d_channel_auto

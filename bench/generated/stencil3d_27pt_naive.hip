@@ -195,6 +195,131 @@ stencil3d_27pt_naive_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_naive_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along z.
+  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Tap weights.
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
+    value_type acc0;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - 1 - sy - sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w0 * u0;
+    const stencil::index_t at1 = site - sy - sz;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc0 += w1 * u1;
+    const stencil::index_t at2 = site + 1 - sy - sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w0 * u2;
+    const stencil::index_t at3 = site - 1 - sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w1 * u3;
+    const stencil::index_t at4 = site - sz;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0 += w2 * u4;
+    const stencil::index_t at5 = site + 1 - sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w1 * u5;
+    const stencil::index_t at6 = site - 1 + sy - sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc0 += w0 * u6;
+    const stencil::index_t at7 = site + sy - sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc0 += w1 * u7;
+    const stencil::index_t at8 = site + 1 + sy - sz;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0 += w0 * u8;
+    const stencil::index_t at9 = site - 1 - sy;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc0 += w1 * u9;
+    const stencil::index_t at10 = site - sy;
+    const value_type u10 = in[at10] + beta * direction[at10];
+    acc0 += w2 * u10;
+    const stencil::index_t at11 = site + 1 - sy;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc0 += w1 * u11;
+    const stencil::index_t at12 = site - 1;
+    const value_type u12 = in[at12] + beta * direction[at12];
+    acc0 += w2 * u12;
+    const stencil::index_t at13 = site;
+    const value_type u13 = in[at13] + beta * direction[at13];
+    acc0 += w3 * u13;
+    const stencil::index_t at14 = site + 1;
+    const value_type u14 = in[at14] + beta * direction[at14];
+    acc0 += w2 * u14;
+    const stencil::index_t at15 = site - 1 + sy;
+    const value_type u15 = in[at15] + beta * direction[at15];
+    acc0 += w1 * u15;
+    const stencil::index_t at16 = site + sy;
+    const value_type u16 = in[at16] + beta * direction[at16];
+    acc0 += w2 * u16;
+    const stencil::index_t at17 = site + 1 + sy;
+    const value_type u17 = in[at17] + beta * direction[at17];
+    acc0 += w1 * u17;
+    const stencil::index_t at18 = site - 1 - sy + sz;
+    const value_type u18 = in[at18] + beta * direction[at18];
+    acc0 += w0 * u18;
+    const stencil::index_t at19 = site - sy + sz;
+    const value_type u19 = in[at19] + beta * direction[at19];
+    acc0 += w1 * u19;
+    const stencil::index_t at20 = site + 1 - sy + sz;
+    const value_type u20 = in[at20] + beta * direction[at20];
+    acc0 += w0 * u20;
+    const stencil::index_t at21 = site - 1 + sz;
+    const value_type u21 = in[at21] + beta * direction[at21];
+    acc0 += w1 * u21;
+    const stencil::index_t at22 = site + sz;
+    const value_type u22 = in[at22] + beta * direction[at22];
+    acc0 += w2 * u22;
+    const stencil::index_t at23 = site + 1 + sz;
+    const value_type u23 = in[at23] + beta * direction[at23];
+    acc0 += w1 * u23;
+    const stencil::index_t at24 = site - 1 + sy + sz;
+    const value_type u24 = in[at24] + beta * direction[at24];
+    acc0 += w0 * u24;
+    const stencil::index_t at25 = site + sy + sz;
+    const value_type u25 = in[at25] + beta * direction[at25];
+    acc0 += w1 * u25;
+    const stencil::index_t at26 = site + 1 + sy + sz;
+    const value_type u26 = in[at26] + beta * direction[at26];
+    acc0 += w0 * u26;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE_NT(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE_NT(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -352,6 +477,71 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("stencil3d_27pt_naive: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_naive: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("stencil3d_27pt_naive: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(stencil3d_27pt_naive_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("stencil3d_27pt_naive_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace stencil3d_27pt_naive

@@ -156,7 +156,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 9, 960,
       1560, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr, "2b93515e70aedcea",
+      &even_odd_kernels, nullptr, nullptr,
+      "2b93515e70aedcea",
       "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr};

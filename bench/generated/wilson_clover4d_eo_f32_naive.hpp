@@ -176,7 +176,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 9, 768,
       2040, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr, "9b9fa5943a9b1e5c",
+      &even_odd_kernels, nullptr, nullptr,
+      "9b9fa5943a9b1e5c",
       "block=128x1x1x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2; clover=aosoa:32:v4; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};

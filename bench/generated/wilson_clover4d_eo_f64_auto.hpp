@@ -210,7 +210,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 9, 768,
       2040, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr, "8bf03701f65d1540",
+      &even_odd_kernels, nullptr, nullptr,
+      "8bf03701f65d1540",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
@@ -420,7 +421,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 9, 1536,
       2040, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr, "b2018a56db70428f",
+      &even_odd_kernels, nullptr, nullptr,
+      "b2018a56db70428f",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_auto_split_inner::info};
@@ -611,7 +613,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 9, 768,
       2040, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr, "9b9fa5943a9b1e5c",
+      &even_odd_kernels, nullptr, nullptr,
+      "9b9fa5943a9b1e5c",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
@@ -796,7 +799,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       false, "cgnr", 9, 1536,
       2040, &apply_generic, &apply_adjoint_generic,
-      &even_odd_kernels, nullptr, "2bb6b0bcff4c0b29",
+      &even_odd_kernels, nullptr, nullptr,
+      "2bb6b0bcff4c0b29",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_auto_inner::info};

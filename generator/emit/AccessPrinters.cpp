@@ -20,6 +20,31 @@ std::string AccessPrinter::accumulate(const PlannedAccumulation &acc,
          (acc.first ? " = " : " += ") + acc.weight + " * " + value + ";";
 }
 
+std::string AccessPrinter::loadIndex(CodePrinter &p,
+                                     const PlanStep &step) const {
+  const std::string at = index.loadIndex(plan.loads[step.load]);
+  if (!foldsDirection())
+    return at;
+  // Two arrays read at the same index: named once.
+  const std::string name = "at" + std::to_string(step.load);
+  p.line("const stencil::index_t " + name + " = " + at + ";");
+  return name;
+}
+
+std::string AccessPrinter::inValue(const std::string &at) const {
+  if (!foldsDirection())
+    return "in[" + at + "]";
+  return "in[" + at + "] + beta * direction[" + at + "]";
+}
+
+std::string AccessPrinter::inVector(const std::string &at) const {
+  if (!foldsDirection())
+    return "*reinterpret_cast<const vec_t *>(in + " + at + ")";
+  return "stencil::fold_direction(reinterpret_cast<const vec_t *>(in + " + at +
+         "),\n    reinterpret_cast<const vec_t *>(direction + " + at +
+         "), beta)";
+}
+
 std::string AccessPrinter::signedValue(const PlannedLoad &load,
                                        const std::string &value) const {
   if (load.signAxes.empty())
@@ -133,8 +158,8 @@ public:
 
   void load(CodePrinter &p, const PlanStep &step) const override {
     const std::string name = "u" + std::to_string(step.load);
-    p.line("const value_type " + name + " = in[" +
-           index.loadIndex(plan.loads[step.load]) + "];");
+    p.line("const value_type " + name + " = " +
+           inValue(loadIndex(p, step)) + ";");
     for (const PlannedAccumulation &acc : step.accumulations)
       p.line(accumulate(acc, "", signedValue(plan.loads[step.load], name)));
   }
@@ -143,9 +168,17 @@ public:
     const std::string at = index.storeIndex(store);
     const std::string acc = "acc" + std::to_string(store.site);
     p.line(std::string(storeMacro()) + "(&out[" + at + "], " + acc + ");");
-    if (store.addsDot)
+    if (foldsDirection()) {
+      const std::string next = "p" + std::to_string(store.site);
+      p.line("const value_type " + next + " = " + inValue(at) + ";");
+      p.line(std::string(storeMacro()) + "(&next_direction[" + at + "], " +
+             next + ");");
+      p.line("dot += static_cast<double>(" + next +
+             ") * static_cast<double>(" + acc + ");");
+    } else if (store.addsDot) {
       p.line("dot += static_cast<double>(in[" + at +
              "]) * static_cast<double>(" + acc + ");");
+    }
   }
 };
 
@@ -159,12 +192,11 @@ public:
   void load(CodePrinter &p, const PlanStep &step) const override {
     const PlannedLoad &load = plan.loads[step.load];
     const std::string name = "u" + std::to_string(step.load);
-    const std::string at = index.loadIndex(load);
+    const std::string at = loadIndex(p, step);
     if (load.width > 1)
-      p.line("const vec_t " + name +
-             " = *reinterpret_cast<const vec_t *>(in + " + at + ");");
+      p.lines("const vec_t " + name + " = " + inVector(at) + ";");
     else
-      p.line("const value_type " + name + " = in[" + at + "];");
+      p.line("const value_type " + name + " = " + inValue(at) + ";");
     for (const PlannedAccumulation &acc : step.accumulations)
       p.line(accumulate(
           acc, "[" + std::to_string(acc.lane) + "]",
@@ -188,11 +220,13 @@ public:
   /// hold halo sites.
   void store(CodePrinter &p, const PlannedStore &store) const override {
     const std::string reach = std::to_string(store.groupReach);
-    CodePrinter::Vars vars = {{"at", index.storeIndex(store)},
+    const std::string at = index.storeIndex(store);
+    CodePrinter::Vars vars = {{"at", at},
                               {"acc", "acc" + std::to_string(store.site)},
                               {"width", std::to_string(access.width)},
                               {"store", storeMacro()},
-                              {"reach", reach}};
+                              {"reach", reach},
+                              {"in_value", inValue(at + " + l")}};
     p.emit(vars, R"(
       if (whole_group) {
         vec_t r;
@@ -203,8 +237,14 @@ public:
     )");
     if (store.addsDot) {
       CodePrinter::Indent indent(p);
+      p.lines("const vec_t c = " + inVector(at) + ";");
+      if (foldsDirection())
+        p.line(std::string(storeMacro()) +
+               "(reinterpret_cast<vec_t *>(next_direction + " + at + "), c);");
+    }
+    if (store.addsDot) {
+      CodePrinter::Indent indent(p);
       p.emit(vars, R"(
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + $at$);
         STENCIL_UNROLL
         for (int l = 0; l < $width$; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -217,7 +257,14 @@ public:
           if (x + l >= $reach$ && x + l < nx - $reach$) {
             $store$(&out[$at$ + l], $acc$[l]);
     )");
-    if (store.addsDot) {
+    if (foldsDirection()) {
+      CodePrinter::Indent indent(p, 6);
+      p.emit(vars, R"(
+        const value_type c = $in_value$;
+        $store$(&next_direction[$at$ + l], c);
+        dot += static_cast<double>(c) * static_cast<double>($acc$[l]);
+      )");
+    } else if (store.addsDot) {
       CodePrinter::Indent indent(p, 6);
       p.emit(vars, R"(
         dot += static_cast<double>(in[$at$ + l]) * static_cast<double>($acc$[l]);

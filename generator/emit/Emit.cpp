@@ -540,6 +540,11 @@ TemplateValues headerValues(const StencilModel &model,
       {"fingerprint", stencilFingerprint(model)},
       {"tuning_options", tuningOptionsText(model)},
       {"apply_dot_ref", fusedDot ? "&apply_dot_generic" : "nullptr"},
+      {"apply_fold_dot_ref",
+       findPlan(plans, KernelRole::Apply, Hop::None,
+                EpilogueKind::DirectionBlockSum)
+           ? "&apply_fold_dot_generic"
+           : "nullptr"},
       {"even_odd_table", printEvenOddTable(plans)},
       {"even_odd_ref", model.layout.evenOdd ? "&even_odd_kernels" : "nullptr"},
       {"value_shape", valueShape},

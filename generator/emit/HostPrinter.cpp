@@ -78,7 +78,12 @@ std::string launchArguments(const LauncherPlan &launcher) {
     case ParameterKind::SameField:
     case ParameterKind::Params:
     case ParameterKind::Partials:
+    case ParameterKind::DirectionField:
+    case ParameterKind::NextDirectionField:
       args.push_back(param.name);
+      break;
+    case ParameterKind::DirectionBeta:
+      args.push_back("static_cast<value_type>(beta)");
       break;
     case ParameterKind::HopMode:
       args.push_back("static_cast<int>(mode)");
@@ -292,6 +297,85 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
             $partials_arg$stream, region);
       }
     )");
+}
+
+/// apply_fold_dot(): the whole-lattice launch of the kernel that folds CG's
+/// direction update into the stencil (whole lattice, one rank).
+void foldLauncher(CodePrinter &p, const StencilModel &model,
+                  const LauncherPlan &launcher, const LauncherText &text) {
+  const std::string bytes = std::to_string(launcher.alignmentBytes);
+  CodePrinter::Vars vars = {
+      {"whole_region", launcher.region
+                           ? "\nconst stencil::Region region; // one rank: "
+                             "every site"
+                           : ""},
+      {"summary", summaryComment(launcher)},
+      {"function", launcher.function},
+      {"model", model.name},
+      {"kernel", launcher.kernelName},
+      {"extent_list", text.extentList},
+      {"value_count", text.valueCount},
+      {"checks", argumentChecks(model, launcher, text)},
+      {"args", launchArguments(launcher)},
+      {"typed", text.typedArguments},
+      {"alignment_check",
+       launcher.alignmentBytes == 0
+           ? std::string()
+           : "if (!stencil::is_aligned(next_direction, " + bytes +
+                 ") || !stencil::is_aligned(direction, " + bytes +
+                 "))\n  return stencil::Status::failure(\"" + model.name +
+                 ": 'next_direction' and 'direction' must be aligned to " +
+                 bytes + " bytes for the " + bytes +
+                 "-byte accesses of kernel.vector_width " +
+                 std::to_string(launcher.vectorWidth) + "\");"},
+  };
+  p.emit(vars, R"(
+    $summary$
+    stencil::Status $function$(value_type *out, value_type *next_direction,
+        const value_type *in, const value_type *direction, double beta,
+        const Extents &extents, const Params &params, double *partials,
+        stencil::Stream stream) {
+      (void)params; // unused when the spec declares no parameters
+      const int n[stencil::kMaxDims] = $extent_list$;
+      stencil::LaunchConfig config;
+      stencil::Status status = stencil::make_launch_config(shape(), n, config);
+      if (status.ok())
+        status = stencil::check_layout(layout(), dims, n, boundary);
+      if (!status.ok())
+        return stencil::Status::failure("$model$: " + status.message());
+      if (out == nullptr || next_direction == nullptr || in == nullptr ||
+          direction == nullptr || partials == nullptr)
+        return stencil::Status::failure("$model$: null field pointer");
+      const std::int64_t values = $value_count$;
+      const void *arrays[] = {out, next_direction, in, direction};
+      const char *names[] = {"out", "next_direction", "in", "direction"};
+      for (int a = 0; a < 4; ++a)
+        for (int b = a + 1; b < 4; ++b)
+          if (overlaps(arrays[a], arrays[b], values))
+            return stencil::Status::failure(std::string("$model$: '") +
+                names[a] + "' and '" + names[b] +
+                "' overlap; the kernel reads and writes four separate fields");
+      $checks$
+      $alignment_check$$whole_region$
+      if (config.empty)
+        return status;
+      STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
+          $args$);
+      return stencil::launch_status("$kernel$");
+    }
+
+    stencil::Status $function$_generic(void *out, void *next_direction,
+        const void *in, const void *direction, double beta, const int *extents,
+        const double *params, const void *const *fields, double *partials,
+        stencil::Stream stream) {
+      $typed$
+      return $function$(static_cast<value_type *>(out),
+          static_cast<value_type *>(next_direction),
+          static_cast<const value_type *>(in),
+          static_cast<const value_type *>(direction), beta, typed_extents,
+          typed_params, partials, stream);
+    }
+  )");
 }
 
 void hoppingLauncher(CodePrinter &p, const StencilModel &model,
@@ -552,6 +636,8 @@ std::string printLaunchers(const StencilModel &model,
       first = false;
       if (launcher.kind == LauncherKind::Hopping)
         hoppingLauncher(p, model, launcher, text);
+      else if (launcher.kind == LauncherKind::LatticeFoldDot)
+        foldLauncher(p, model, launcher, text);
       else
         latticeLauncher(p, model, launcher, text);
     }
@@ -590,6 +676,22 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
                 double *partials, const stencil::Region &region,
                 stencil::Stream stream);
           )");
+        continue;
+      }
+      if (launcher.kind == LauncherKind::LatticeFoldDot) {
+        p.emit({{"function", launcher.function}}, R"(
+          /// CG's direction update folded into the stencil: next_direction =
+          /// p' = in + beta direction, out = A p', and partials[b] = block b's
+          /// share of p' . out (as apply_dot sums them). Four separate fields.
+          stencil::Status $function$(value_type *out, value_type *next_direction,
+              const value_type *in, const value_type *direction, double beta,
+              const Extents &extents, const Params &params, double *partials,
+              stencil::Stream stream = nullptr);
+          stencil::Status $function$_generic(void *out, void *next_direction,
+              const void *in, const void *direction, double beta,
+              const int *extents, const double *params, const void *const *fields,
+              double *partials, stencil::Stream stream);
+        )");
         continue;
       }
       if (launcher.kind == LauncherKind::Lattice) {

@@ -76,6 +76,18 @@ protected:
   /// `value` of `load` times its antiperiodic signs, if any.
   std::string signedValue(const PlannedLoad &load,
                           const std::string &value) const;
+  /// The index of the step's load: the index expression, or when the plan
+  /// folds the direction a local declared for it (two arrays read there).
+  std::string loadIndex(CodePrinter &p, const PlanStep &step) const;
+  /// The value of `in` at element `at`, read as CG's next direction
+  /// `in[at] + beta * direction[at]` when the plan folds it
+  /// (EpilogueKind::DirectionBlockSum).
+  std::string inValue(const std::string &at) const;
+  /// The same for a vector access at `in + at`: a vec_t expression.
+  std::string inVector(const std::string &at) const;
+  bool foldsDirection() const {
+    return plan.epilogue == EpilogueKind::DirectionBlockSum;
+  }
   /// The component index of loop counter `c`: "c" or "c0 + c".
   std::string component() const { return access.split ? "c0 + c" : "c"; }
   /// Declares `name`, this thread's values of the step's load, indexable

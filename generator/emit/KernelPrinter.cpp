@@ -112,7 +112,12 @@ std::string parameterDeclaration(const KernelParameter &param) {
     return "value_type *STENCIL_RESTRICT " + param.name;
   case ParameterKind::InField:
   case ParameterKind::SameField:
+  case ParameterKind::DirectionField:
     return "const value_type *STENCIL_RESTRICT " + param.name;
+  case ParameterKind::NextDirectionField:
+    return "value_type *STENCIL_RESTRICT " + param.name;
+  case ParameterKind::DirectionBeta:
+    return "const value_type " + param.name;
   case ParameterKind::HopMode:
   case ParameterKind::Extent:
   case ParameterKind::Slab:
@@ -574,7 +579,7 @@ void KernelPrinter::print(CodePrinter &p) const {
   else
     halfLatticeThreads(p);
   const std::string outside = disjunction(outsideTerms());
-  if (plan.epilogue == EpilogueKind::BlockSum)
+  if (plan.sumsPerBlock())
     p.line("double dot = 0.0;");
   if (plan.guard.kind == GuardKind::Predicate) {
     p.emit({{"outside", outside}}, R"(
@@ -594,7 +599,7 @@ void KernelPrinter::print(CodePrinter &p) const {
       )");
     body(p);
   }
-  if (plan.epilogue == EpilogueKind::BlockSum)
+  if (plan.sumsPerBlock())
     p.line("stencil::block_sum(dot, partials);");
 }
 

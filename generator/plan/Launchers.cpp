@@ -54,6 +54,13 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
         "(double). `partials` is device memory for one double per block of "
         "the launch (grid.x * grid.y * grid.z of make_launch_config); the "
         "caller adds them.");
+  if (const KernelPlan *fold = findPlan(plans, KernelRole::Apply, Hop::None,
+                                        EpilogueKind::DirectionBlockSum))
+    add(LauncherKind::LatticeFoldDot, "apply_fold_dot", *fold,
+        "CG's direction update folded into the stencil: next_direction = p' "
+        "= in + beta direction, out = A p', and partials[b] = block b's "
+        "share of p' . out (double), as apply_dot() sums them. The four "
+        "fields must not overlap.");
   if (!model.layout.evenOdd)
     return launchers;
   const bool symmetric = adjoint == nullptr;

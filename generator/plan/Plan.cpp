@@ -461,8 +461,15 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
   indexing.roomAxis = plan.tileAxis;
   indexing.declaresRoom = llvm::any_of(
       plan.loads, [](const PlannedLoad &l) { return l.clampTileAxis; });
-  indexing.declaresXRoom = llvm::any_of(
-      plan.loads, [](const PlannedLoad &l) { return l.clampX; });
+  // xroom bounds a group's halo reads to the right (those to the left are
+  // bounded by x itself); along a tile axis x the tile's room serves.
+  auto readsXRoom = [&](bool clampX, bool clampTileAxis, int dx) {
+    return clampX && dx > 0 && !(plan.tileAxis == 0 && clampTileAxis);
+  };
+  indexing.declaresXRoom =
+      llvm::any_of(plan.loads, [&](const PlannedLoad &l) {
+        return readsXRoom(l.clampX, l.clampTileAxis, l.offset[0]);
+      });
 
   std::vector<std::string> tapWeight;
   // The clover array carries its tap's coefficient: no weight.
@@ -504,7 +511,8 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
   for (const SiteWeight &w : plan.siteWeights)
     for (const SiteTerm &term : w.terms) {
       indexing.declaresRoom |= term.at.clampTileAxis;
-      indexing.declaresXRoom |= term.at.clampX;
+      indexing.declaresXRoom |= readsXRoom(
+          term.at.clampX, term.at.clampTileAxis, term.at.offset[0]);
     }
   planLinks(model, plan, /*hopping=*/false, 0);
   planClover(model, plan);
@@ -816,6 +824,38 @@ KernelPlan withBlockSum(const KernelPlan &plan) {
   return fused;
 }
 
+bool canFoldDirection(const KernelPlan &dotPlan) {
+  const AccessKind kind = dotPlan.access.kind;
+  return dotPlan.epilogue == EpilogueKind::BlockSum &&
+         (kind == AccessKind::Scalar || kind == AccessKind::RowGroup);
+}
+
+KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
+  KernelPlan folded = dotPlan;
+  llvm::StringRef name(dotPlan.kernelName);
+  name.consume_back("_dot_kernel");
+  folded.kernelName = name.str() + "_fold_dot_kernel";
+  folded.comment =
+      "out = A p' with p' = in + beta direction (CG's next direction from "
+      "the residual `in` and the last one), p' stored to next_direction, "
+      "and p' . out summed per block: the direction's own pass folded into "
+      "the stencil.";
+  folded.epilogue = EpilogueKind::DirectionBlockSum;
+  auto in = std::find_if(folded.parameters.begin(), folded.parameters.end(),
+                         [](const KernelParameter &p) {
+                           return p.kind == ParameterKind::InField;
+                         });
+  folded.parameters.insert(
+      in + 1, {{ParameterKind::DirectionField, "direction"},
+               {ParameterKind::NextDirectionField, "next_direction"},
+               {ParameterKind::DirectionBeta, "beta"}});
+  // Two fields read and two written where the stencil moves one each.
+  folded.bytesReadPerSite += dotPlan.bytesWrittenPerSite;
+  folded.bytesWrittenPerSite += dotPlan.bytesWrittenPerSite;
+  folded.flopsPerSite += 2 * folded.accumulators.valuesPerSite; // p' itself
+  return folded;
+}
+
 std::vector<KernelPlan> planKernels(const StencilModel &model) {
   std::vector<KernelRole> roles = {KernelRole::Apply};
   if (!isSymmetric(model))
@@ -823,8 +863,15 @@ std::vector<KernelPlan> planKernels(const StencilModel &model) {
   std::vector<KernelPlan> plans;
   for (KernelRole role : roles)
     plans.push_back(planKernel(model, role));
-  if (hasFusedDotKernel(model))
+  if (hasFusedDotKernel(model)) {
     plans.push_back(withBlockSum(plans.front()));
+    // Not for the kernels only ranks run (NAME_split): across ranks both
+    // fields' halos would have to travel. The stencil's own kernels of a
+    // split Dirichlet spec serve one rank too.
+    const bool servesOneRank = !model.rankKernels || model.splittable();
+    if (servesOneRank && canFoldDirection(plans.back()))
+      plans.push_back(withFoldedDirection(plans.back()));
+  }
   if (model.layout.evenOdd)
     for (KernelRole role : roles)
       for (Hop hop : {Hop::EvenToOdd, Hop::OddToEven})

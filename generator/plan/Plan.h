@@ -55,6 +55,10 @@ enum class ParameterKind {
   Region,    ///< const stencil::Region region: the ranks' kernels' sites
   Params,    ///< the spec's parameters, by value (Params of NAME.hpp)
   Partials,  ///< double *partials: one sum per block
+  /// CG's folded direction update (EpilogueKind::DirectionBlockSum):
+  DirectionField,     ///< const value_type *direction: p of the last step
+  NextDirectionField, ///< value_type *next_direction: p' = in + beta p
+  DirectionBeta,      ///< const value_type beta
 };
 
 struct KernelParameter {
@@ -422,6 +426,10 @@ enum class EpilogueKind {
   None,
   /// in . out summed per block into partials[] (stencil::block_sum).
   BlockSum,
+  /// CG's direction update folded into the stencil: every value of `in` is
+  /// read as p' = in + beta direction, p' is stored to next_direction at the
+  /// stored sites, and p' . out summed per block as BlockSum does.
+  DirectionBlockSum,
   /// out = beta H in, beta D^-1 H in or alpha D same + beta H in, chosen
   /// per launch (stencil::HopMode); D is the SiteWeight named "diag", or
   /// with a clover term (KernelPlan::hasClover) the site's clover matrix,
@@ -471,6 +479,12 @@ struct KernelPlan {
   std::vector<PlannedClover> clovers;
 
   int sitesPerTile() const { return tileFactor * xWidth; }
+  /// Whether the kernel ends with stencil::block_sum (BlockSum and
+  /// DirectionBlockSum).
+  bool sumsPerBlock() const {
+    return epilogue == EpilogueKind::BlockSum ||
+           epilogue == EpilogueKind::DirectionBlockSum;
+  }
   /// Load and store instructions (a vector access counts once).
   int loadsPerTile() const { return static_cast<int>(loads.size()); }
   int storesPerTile() const { return tileFactor; }
@@ -572,6 +586,16 @@ KernelPlan withBlockSum(const KernelPlan &plan);
 /// its interior while the halos travel and the rest after.
 KernelPlan withRegion(const KernelPlan &plan);
 
+/// The plan transform for CG's direction update p' = r + beta p: the fused
+/// stencil-and-dot kernel `dotPlan` reading `in` (r) and `direction` (p) as
+/// p', storing p' to next_direction besides out = A p' and summing
+/// p' . out; the 11 field transfers of an iteration become 10.
+KernelPlan withFoldedDirection(const KernelPlan &dotPlan);
+
+/// Whether `dotPlan` (withBlockSum's) can take withFoldedDirection: one value
+/// per site (Scalar and RowGroup accesses).
+bool canFoldDirection(const KernelPlan &dotPlan);
+
 /// Whether the model's CG gets the fused stencil-and-dot kernel: whole-
 /// lattice CG specs whose block is made of whole wavefronts (64 threads on
 /// AMD, 2 warps on NVIDIA), as stencil::block_sum's shuffles need.
@@ -601,6 +625,8 @@ StencilModel modelForRole(const StencilModel &model, KernelRole role);
 enum class LauncherKind {
   Lattice,    ///< apply(), apply_adjoint(): the whole-lattice grid
   LatticeDot, ///< apply_dot(): the same, with partials
+  /// apply_fold_dot(): LatticeDot with CG's direction update folded in
+  LatticeFoldDot,
   Hopping,    ///< even_to_odd(), ...: one parity's sites
 };
 

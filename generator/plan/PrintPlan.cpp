@@ -40,6 +40,12 @@ const char *parameterKindName(ParameterKind kind) {
     return "spec parameters";
   case ParameterKind::Partials:
     return "block partials";
+  case ParameterKind::DirectionField:
+    return "direction field";
+  case ParameterKind::NextDirectionField:
+    return "next direction field";
+  case ParameterKind::DirectionBeta:
+    return "direction beta";
   }
   return "?";
 }
@@ -94,6 +100,8 @@ const char *epilogueName(EpilogueKind kind) {
     return "none";
   case EpilogueKind::BlockSum:
     return "block-sum";
+  case EpilogueKind::DirectionBlockSum:
+    return "direction-block-sum";
   case EpilogueKind::HopModes:
     return "hop-modes";
   }
@@ -387,7 +395,9 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
       os << "]\n";
     }
     const PlannedLoad &load = plan.loads[step.load];
-    os << "    load  u" << step.load << " = in"
+    const bool folds = plan.epilogue == EpilogueKind::DirectionBlockSum;
+    os << "    load  u" << step.load << " = "
+       << (folds ? "(in + beta * direction)" : "in")
        << formatOffset(load.offset, model.dims);
     if (load.width > 1)
       os << " .. +" << load.width - 1 << " along x (one " << load.width
@@ -451,7 +461,10 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
          << " < n" << axisName(store.guardAxis)
          << (store.guardUpper ? " - " + std::to_string(store.guardUpper)
                               : std::string());
-    if (store.addsDot)
+    if (plan.epilogue == EpilogueKind::DirectionBlockSum)
+      os << "; next_direction = p' = in + beta * direction there; dot += p' . "
+            "out";
+    else if (store.addsDot)
       os << "; dot += in . out";
     os << "\n";
   }

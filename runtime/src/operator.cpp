@@ -14,6 +14,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <utility>
 
 namespace stencil {
 
@@ -714,6 +715,44 @@ Status StencilOperator::apply(Field &out, const Field &in,
     return distributed_->apply(out.data(), in.data(), extents_,
                                values_.data(), fields.data(), region, stream);
   });
+}
+
+Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
+                                       const Field &r, const Field &direction,
+                                       double beta, Reducer &reducer,
+                                       double &result, Stream stream) const {
+  if (!info_->apply_fold_dot)
+    return Status::failure(std::string("apply_fold_dot: ") + info_->name +
+                           " has no kernel with CG's direction update folded "
+                           "in (emitted with apply_dot for fields of one "
+                           "value per site)");
+  if (distributed_)
+    return Status::failure("apply_fold_dot: not for operators split over "
+                           "ranks (the halos of both fields would travel); "
+                           "use apply_dot");
+  const std::pair<const Field *, const char *> fields[] = {
+      {&out, "apply_fold_dot: out"},
+      {&next_direction, "apply_fold_dot: next_direction"},
+      {&r, "apply_fold_dot: r"},
+      {&direction, "apply_fold_dot: direction"}};
+  for (const auto &[field, what] : fields)
+    STENCIL_TRY(require_same_lattice(lattice_, field->lattice(), what));
+  LaunchConfig config;
+  STENCIL_TRY(make_launch_config(info_->shape, extents_, config));
+  result = 0.0;
+  if (config.empty)
+    return Status();
+  const std::int64_t blocks = static_cast<std::int64_t>(config.grid.x) *
+                              config.grid.y * config.grid.z;
+  std::vector<const void *> parameters;
+  STENCIL_TRY(gather_parameters(parameters));
+  double *partials = nullptr;
+  STENCIL_TRY(reducer.block_partials(blocks, partials));
+  STENCIL_TRY(info_->apply_fold_dot(out.data(), next_direction.data(),
+                                    r.data(), direction.data(), beta,
+                                    extents_, values_.data(),
+                                    parameters.data(), partials, stream));
+  return reducer.sum_block_partials(blocks, result);
 }
 
 Status StencilOperator::apply_dot(Field &out, const Field &in,

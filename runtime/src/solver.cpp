@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 #include <type_traits>
+#include <utility>
 
 namespace stencil {
 
@@ -40,6 +41,13 @@ public:
                            double &) const {
     return Status::failure("apply_dot: not available for this system");
   }
+  /// The same with CG's direction update folded in
+  /// (StencilOperator::apply_fold_dot).
+  virtual bool has_apply_fold_dot() const { return false; }
+  virtual Status apply_fold_dot(Field &, Field &, const Field &, const Field &,
+                                double, Reducer &, double &) const {
+    return Status::failure("apply_fold_dot: not available for this system");
+  }
 };
 
 /// A LinearSystem over any operator with StencilOperator's interface
@@ -67,10 +75,34 @@ public:
       return A.apply_dot(out, in, reducer, result);
     return LinearSystem::apply_dot(out, in, reducer, result);
   }
+  bool has_apply_fold_dot() const override {
+    if constexpr (std::is_same_v<Operator, StencilOperator>)
+      return A.has_apply_fold_dot();
+    return false;
+  }
+  Status apply_fold_dot(Field &out, Field &next_direction, const Field &r,
+                        const Field &direction, double beta, Reducer &reducer,
+                        double &result) const override {
+    if constexpr (std::is_same_v<Operator, StencilOperator>)
+      return A.apply_fold_dot(out, next_direction, r, direction, beta, reducer,
+                              result);
+    return LinearSystem::apply_fold_dot(out, next_direction, r, direction,
+                                        beta, reducer, result);
+  }
 
 private:
   const Operator &A;
 };
+
+/// The stencil pass that reads r and p and writes p' = r + beta p and
+/// q = A p': the stencil's traffic and a second field read and written on
+/// the interior (coefficient fields and links are read once).
+double bytes_per_fold_apply(const LinearSystem &A) {
+  const Lattice lattice = A.lattice();
+  return A.bytes_per_apply() + 2.0 * static_cast<double>(
+                                         lattice.interior_sites()) *
+                                   lattice.components * lattice.element_bytes;
+}
 
 /// Runs solver operations, timing each kind when asked.
 class Ops {
@@ -109,6 +141,14 @@ public:
   Status apply_dot(Field &out, const Field &in, double &result) {
     return run("stencil apply + dot", A.bytes_per_apply(),
                [&] { return A.apply_dot(out, in, reducer, result); });
+  }
+  Status apply_fold_dot(Field &out, Field &next_direction, const Field &r,
+                        const Field &direction, double beta, double &result) {
+    return run("stencil apply + dot, p = r + beta p folded in",
+               bytes_per_fold_apply(A), [&] {
+                 return A.apply_fold_dot(out, next_direction, r, direction,
+                                         beta, reducer, result);
+               });
   }
   Status update_and_norm2(double alpha, const Field &p, const Field &q,
                           Field &x, Field &r, double &rr) {
@@ -190,6 +230,14 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   const bool fused = options.fused && options.method == Method::CG &&
                      A.has_apply_dot();
   report.fused = fused;
+  // p = r + beta p inside the next stencil pass where the operator has that
+  // kernel (unpreconditioned CG): 10 field transfers an iteration, not 11.
+  const bool folded =
+      fused && options.fold_direction && !diag && A.has_apply_fold_dot();
+  report.folded = folded;
+  Field pNext;
+  if (folded)
+    STENCIL_TRY(Field::create(lattice, pNext));
   auto step = [&](double alpha) {
     if (fused) {
       double rr = 0.0;
@@ -214,10 +262,16 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     STENCIL_TRY(p.copy_from(*zr));
     double rz = 0.0;
     STENCIL_TRY(ops.dot(r, *zr, rz));
+    double beta = 0.0;
+    bool betaPending = false; // folded: p = r + beta p still to be applied
     while (rNorm / reference >= options.tolerance &&
            k < options.max_iterations) {
       double pq = 0.0;
-      if (fused) {
+      if (betaPending) {
+        STENCIL_TRY(ops.apply_fold_dot(q, pNext, r, p, beta, pq));
+        std::swap(p, pNext);
+        betaPending = false;
+      } else if (fused) {
         STENCIL_TRY(ops.apply_dot(q, p, pq));
       } else {
         STENCIL_TRY(ops.apply(q, p));
@@ -239,7 +293,11 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       } else {
         rzNew = rNorm * rNorm;
       }
-      STENCIL_TRY(ops.xpay(*zr, rzNew / rz, p));
+      beta = rzNew / rz;
+      if (folded)
+        betaPending = true;
+      else
+        STENCIL_TRY(ops.xpay(*zr, beta, p));
       rz = rzNew;
     }
   } else {
@@ -278,7 +336,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     report.bytes_per_iteration = ops.bytes / k;
     if (options.method == Method::CG && !diag)
       report.minimal_bytes_per_iteration =
-          2.0 * A.bytes_per_apply() + bytes_update_and_norm2(lattice);
+          bytes_per_fold_apply(A) + bytes_update_and_norm2(lattice);
     report.bandwidth_gbs =
         report.bytes_per_iteration / report.seconds_per_iteration / 1e9;
   }
@@ -332,6 +390,14 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   const bool cgnr = options.method == Method::CGNR;
   const bool fused = !cgnr && options.fused && inner.has_apply_dot();
   report.fused = fused;
+  const bool folded =
+      fused && options.fold_direction && inner.has_apply_fold_dot();
+  report.folded = folded;
+  Field pNextLow;
+  if (folded)
+    STENCIL_TRY(Field::create(low, pNextLow));
+  double beta = 0.0;
+  bool betaPending = false; // folded: p = r + beta p still to be applied
   STENCIL_TRY(convert(r, rLow));
   STENCIL_TRY(fill(xLow, 0.0));
   double rr = rNorm * rNorm, largest = rNorm;
@@ -394,7 +460,11 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   while (!cgnr && rNorm / reference >= options.tolerance &&
          k < options.max_iterations) {
     double pq = 0.0;
-    if (fused) {
+    if (betaPending) {
+      STENCIL_TRY(lowOps.apply_fold_dot(qLow, pNextLow, rLow, pLow, beta, pq));
+      std::swap(pLow, pNextLow);
+      betaPending = false;
+    } else if (fused) {
       STENCIL_TRY(lowOps.apply_dot(qLow, pLow, pq));
     } else {
       STENCIL_TRY(lowOps.apply(qLow, pLow));
@@ -434,7 +504,11 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     report.residual_history.push_back(rNorm / reference);
     if (rNorm / reference < options.tolerance)
       break;
-    STENCIL_TRY(lowOps.xpay(rLow, rrNew / rr, pLow));
+    beta = rrNew / rr;
+    if (folded)
+      betaPending = true;
+    else
+      STENCIL_TRY(lowOps.xpay(rLow, beta, pLow));
     rr = rrNew;
   }
   STENCIL_TRY(device_synchronize());
@@ -637,9 +711,11 @@ void print_report(const SolveReport &report, std::FILE *out) {
                     "theoretical bytes)\n",
                report.bandwidth_gbs, report.bytes_per_iteration / 1e6);
   if (report.minimal_bytes_per_iteration > 0)
-    std::fprintf(out, "  traffic             %s kernels: %.1f MB per "
+    std::fprintf(out, "  traffic             %s: %.1f MB per "
                       "iteration, minimal %.1f MB (%.2fx)\n",
-                 report.fused ? "fused" : "unfused",
+                 report.folded ? "fused kernels, p = r + beta p folded in"
+                 : report.fused ? "fused kernels"
+                                : "unfused kernels",
                  report.bytes_per_iteration / 1e6,
                  report.minimal_bytes_per_iteration / 1e6,
                  report.bytes_per_iteration /

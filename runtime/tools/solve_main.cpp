@@ -8,7 +8,7 @@
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
 //              [--compare-tol T] [--even-odd] [--gauge FILE]
 //              [--save-gauge FILE] [--grid n,n,...]
-//              [--tune-exchange CACHE] [--mixed]
+//              [--tune-exchange CACHE] [--mixed] [--no-fold]
 //
 // Under mpirun (stencilc built with STENCILC_MPI) the ranks divide the
 // lattice: --grid gives the ranks per axis, or the program chooses a grid
@@ -21,6 +21,9 @@
 // --mixed: mixed-precision CG with reliable updates (specs that declare
 // inner_precision): inner iterations on the float kernels, the solution
 // and residual corrected in double.
+//
+// --no-fold: CG's direction update p = r + beta p as a pass of its own
+// rather than inside the fused stencil (for comparing the two).
 //
 // --tune-exchange CACHE (distributed runs): before solving, times the
 // operator the solver applies (A, or the Schur complement with --even-odd)
@@ -95,7 +98,7 @@ stencil::Communicator &job() {
                "[--time-kernels] [--save FILE] [--compare FILE] "
                "[--compare-tol T] [--even-odd] [--gauge FILE] "
                "[--save-gauge FILE] [--grid n,n,...] [--tune-exchange "
-               "CACHE] [--mixed]\n",
+               "CACHE] [--mixed] [--no-fold]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -196,6 +199,8 @@ Options parse(int argc, char **argv) {
       options.grid = value(i);
     } else if (arg == "--mixed") {
       options.solve.mixed_precision = true;
+    } else if (arg == "--no-fold") {
+      options.solve.fold_direction = false;
     } else if (arg == "--tune-exchange") {
       options.tuneExchange = value(i);
     } else if (arg == "--compare-tol") {

@@ -151,39 +151,182 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
   EXPECT_GE(checked, 10);
 }
 
+// The fused kernel with CG's direction update folded in: every kernel that
+// has it computes p' = r + beta p on the interior (the halo of p' is never
+// written), A p' and p' . A p', as the update followed by apply() and a dot
+// product do. Odd sizes, random r and p (halos too), outputs poisoned.
+TEST(FusedCg, ApplyFoldDotEqualsTheUpdateThenApplyDot) {
+  const double poison = 1e30;
+  int checked = 0;
+  for (const auto &entry : registeredKernels()) {
+    const KernelInfo &info = *entry.info;
+    if (!info.apply_fold_dot)
+      continue;
+    SCOPED_TRACE(info.name);
+    ++checked;
+    EXPECT_NE(info.apply_dot, nullptr);
+    EXPECT_EQ(info.components, 1);
+    std::vector<int> extents = info.shape.dims == 4
+                                   ? std::vector<int>{8, 8, 4, 6}
+                                   : std::vector<int>{37, 29, 23};
+    extents.resize(info.shape.dims);
+    extents[0] += (info.shape.x_width - extents[0] % info.shape.x_width) %
+                  info.shape.x_width;
+    StencilOperator A;
+    ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+    ASSERT_TRUE(A.has_apply_fold_dot());
+    Random random(11);
+    std::vector<std::unique_ptr<Field>> sites;
+    ASSERT_OK(attachRandomSiteParameters(A, random, 0.0, 1.0, sites));
+    Field r, p, q, pNext, pRef, qRef;
+    for (Field *f : {&r, &p, &q, &pNext, &pRef, &qRef})
+      ASSERT_OK(Field::create(A.lattice(), *f));
+    std::vector<double> values(A.lattice().values());
+    for (Field *f : {&r, &p}) {
+      for (double &v : values)
+        v = random.uniform(-1.0, 1.0);
+      ASSERT_OK(f->upload_values(values.data(), values.size()));
+    }
+    const double beta = 0.8125;
+    for (Field *f : {&q, &pNext, &qRef})
+      ASSERT_OK(f->fill(poison));
+    // The reference: p' = r + beta p everywhere, then q = A p'.
+    ASSERT_OK(pRef.copy_from(p));
+    ASSERT_OK(xpay(r, beta, pRef));
+    ASSERT_OK(A.apply(qRef, pRef));
+    Reducer reducer;
+    double folded = 0.0;
+    ASSERT_OK(A.apply_fold_dot(q, pNext, r, p, beta, reducer, folded));
+    // p' as stored: the interior, the halo left as it was.
+    ASSERT_OK(set_halo(pRef, poison));
+    const double tolerance = info.element_bytes == 4 ? 1e-5 : 1e-13;
+    std::vector<double> got(values.size()), want(values.size());
+    for (auto [gotField, wantField] :
+         {std::pair<Field *, Field *>{&pNext, &pRef}, {&q, &qRef}}) {
+      ASSERT_OK(gotField->download_values(got.data(), got.size()));
+      ASSERT_OK(wantField->download_values(want.data(), want.size()));
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], tolerance * (1.0 + std::abs(want[i])))
+            << (gotField == &q ? "q" : "p'") << " value " << i;
+    }
+    // p' . q over the interior.
+    ASSERT_OK(set_halo(pRef, 0.0));
+    ASSERT_OK(set_halo(qRef, 0.0));
+    double expected = 0.0;
+    ASSERT_OK(reducer.dot(pRef, qRef, expected));
+    EXPECT_NEAR(folded, expected, tolerance * std::abs(expected));
+    EXPECT_NE(folded, 0.0);
+  }
+  // The single-component CG specs with blocks of whole wavefronts, their
+  // tuned variants and the inner kernels.
+  EXPECT_GE(checked, 8);
+}
+
+TEST(FusedCg, FoldedDirectionRefusalsSayWhy) {
+  // Vector fields keep p = r + beta p as a pass of its own.
+  const KernelInfo &vector = kernel("laplacian4d_vec12_f64");
+  ASSERT_NE(vector.apply_dot, nullptr);
+  ASSERT_EQ(vector.apply_fold_dot, nullptr);
+  StencilOperator A;
+  const int extents[] = {6, 6, 6, 8};
+  ASSERT_OK(StencilOperator::create(vector, extents, A));
+  EXPECT_FALSE(A.has_apply_fold_dot());
+  Field f[4];
+  for (Field &field : f)
+    ASSERT_OK(Field::create(A.lattice(), field));
+  Reducer reducer;
+  double result = 0.0;
+  expectFailure(A.apply_fold_dot(f[0], f[1], f[2], f[3], 0.5, reducer, result),
+                {"laplacian4d_vec12_f64 has no kernel with CG's direction "
+                 "update folded in"});
+  // Fields that overlap: the kernel reads two and writes two.
+  StencilOperator L;
+  const int small[] = {13, 11, 9};
+  ASSERT_OK(StencilOperator::create(kernel("laplacian3d_f64"), small, L));
+  Field g[3];
+  for (Field &field : g)
+    ASSERT_OK(Field::create(L.lattice(), field));
+  expectFailure(L.apply_fold_dot(g[0], g[1], g[2], g[1], 0.5, reducer, result),
+                {"'next_direction' and 'direction' overlap"});
+  Field other;
+  const int wrong[] = {13, 11, 10};
+  StencilOperator M;
+  ASSERT_OK(StencilOperator::create(kernel("laplacian3d_f64"), wrong, M));
+  ASSERT_OK(Field::create(M.lattice(), other));
+  expectFailure(L.apply_fold_dot(g[0], g[1], g[2], other, 0.5, reducer, result),
+                {"apply_fold_dot: direction"});
+}
+
 TEST(FusedCg, SameIteratesAsUnfusedWithFewerBytes) {
-  for (const char *name : {"laplacian3d_f64", "anisotropic_reaction3d",
-                           "laplacian4d_vec12_f64"}) {
-    SCOPED_TRACE(name);
-    const KernelInfo &info = kernel(name);
+  // Single-component fields fold p = r + beta p into the stencil pass (10
+  // field transfers); the vector field keeps it as its own pass (11).
+  struct Case {
+    const char *name;
+    bool folds;
+  } cases[] = {{"laplacian3d_f64", true},
+               {"anisotropic_reaction3d", true},
+               {"laplacian4d_vec12_f64", false}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    const KernelInfo &info = kernel(c.name);
     ASSERT_NE(info.apply_dot, nullptr);
+    EXPECT_EQ(info.apply_fold_dot != nullptr, c.folds);
     std::vector<int> extents = info.shape.dims == 4
                                    ? std::vector<int>{6, 6, 6, 8}
                                    : std::vector<int>{21, 17, 19};
-    Manufactured fusedProblem, plainProblem;
+    Manufactured foldedProblem, fusedProblem, plainProblem;
+    foldedProblem.setUp(info, extents);
     fusedProblem.setUp(info, extents);
     plainProblem.setUp(info, extents);
     SolveOptions options;
     options.tolerance = 1e-11;
-    SolveReport fused, plain;
+    SolveReport folded, fused, plain;
+    ASSERT_OK(solve(foldedProblem.A, foldedProblem.b, foldedProblem.x,
+                    options, folded));
+    options.fold_direction = false;
     ASSERT_OK(solve(fusedProblem.A, fusedProblem.b, fusedProblem.x, options,
                     fused));
     options.fused = false;
     ASSERT_OK(solve(plainProblem.A, plainProblem.b, plainProblem.x, options,
                     plain));
+    EXPECT_TRUE(folded.fused);
+    EXPECT_EQ(folded.folded, c.folds);
     EXPECT_TRUE(fused.fused);
+    EXPECT_FALSE(fused.folded);
     EXPECT_FALSE(plain.fused);
-    EXPECT_TRUE(fused.converged);
-    EXPECT_NEAR(fused.iterations, plain.iterations, 1);
+    for (SolveReport *report : {&folded, &fused}) {
+      EXPECT_TRUE(report->converged);
+      EXPECT_NEAR(report->iterations, plain.iterations, 1);
+      EXPECT_LT(report->true_relative_residual, 1e-10);
+    }
+    EXPECT_LT(foldedProblem.error(), 1e-8);
     EXPECT_LT(fusedProblem.error(), 1e-8);
-    EXPECT_LT(fused.true_relative_residual, 1e-10);
-    // 11 field transfers against 14, the minimal 10 (the stencil's share is
-    // counted on the interior, so the ratios are near, not equal, to these).
-    const double field = fusedProblem.A.lattice().bytes();
-    EXPECT_NEAR(fused.bytes_per_iteration / field, 11.0, 0.6);
-    EXPECT_NEAR(plain.bytes_per_iteration / field, 14.0, 0.6);
-    EXPECT_NEAR(fused.minimal_bytes_per_iteration / field, 10.0, 1.2);
+    // Field transfers: the stencil's pass S (in and out on the interior, a
+    // fraction f of the sites, and any coefficient field), folded S + 2f
+    // + 6, fused S + 6 + 3, unfused S + 12 and the minimal S + 2f + 6, the
+    // vector operations on whole fields. Folded, the first iteration (p = r)
+    // moves 2f fewer; otherwise the last one skips p's update (3).
+    const Lattice &lattice = fusedProblem.A.lattice();
+    const double field = lattice.bytes();
+    const double f = static_cast<double>(lattice.interior_sites()) /
+                     static_cast<double>(lattice.sites());
+    const double S = fusedProblem.A.bytes_per_apply() / field;
+    const double tolerance = 2.0 * f / folded.iterations + 1e-9;
+    EXPECT_NEAR(folded.bytes_per_iteration / field,
+                c.folds ? S + 2.0 * f + 6.0 : S + 9.0,
+                c.folds ? tolerance : 3.0 / folded.iterations + 1e-9);
+    EXPECT_NEAR(fused.bytes_per_iteration / field, S + 9.0,
+                3.0 / fused.iterations + 1e-9);
+    EXPECT_NEAR(plain.bytes_per_iteration / field, S + 12.0,
+                3.0 / plain.iterations + 1e-9);
+    EXPECT_NEAR(fused.minimal_bytes_per_iteration / field, S + 2.0 * f + 6.0,
+                1e-9);
     EXPECT_LT(fused.minimal_bytes_per_iteration, fused.bytes_per_iteration);
+    // Folded, every iteration after the first (p = r) moves the minimum.
+    if (c.folds)
+      EXPECT_NEAR(folded.bytes_per_iteration,
+                  folded.minimal_bytes_per_iteration,
+                  0.01 * folded.minimal_bytes_per_iteration);
     EXPECT_DOUBLE_EQ(fused.minimal_bytes_per_iteration,
                      plain.minimal_bytes_per_iteration);
   }
@@ -328,6 +471,9 @@ TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
                   : solve(problem.A, problem.b, problem.x, options, mixed));
     EXPECT_TRUE(mixed.converged) << mixed.message;
     EXPECT_EQ(mixed.inner_precision, "float");
+    // The Laplacian's float kernels fold p = r + beta p in (one value per
+    // site); the even/odd spec has no fused kernels.
+    EXPECT_EQ(mixed.folded, std::string(c.name) == "laplacian3d_f64");
     EXPECT_GE(mixed.reliable_updates, 2);
     // The true residual, recomputed in double, meets the tolerance: float
     // alone would stall near 1e-7.

@@ -122,6 +122,78 @@ poisson2d_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// out = A p' with p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), p' stored to next_direction, and p' . out
+/// summed per block: the direction's own pass folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+poisson2d_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const value_type beta,
+    const int nx,
+    const int ny,
+    const stencil::Region region,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along y.
+  const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 ||
+      !stencil::region_takes(region, x, y, 0, 0, 1, 2, 1, 1))) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t site = x + y * sy;
+    // Farthest row along y inside the array, relative to this tile.
+    const int room = ny - 1 - y;
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(4) * params.inv_h2;
+    const value_type w1 = -params.inv_h2;
+    value_type acc0, acc1;
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - sy;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0 = w1 * u0;
+    const stencil::index_t at1 = site - 1;
+    const value_type u1 = in[at1] + beta * direction[at1];
+    acc0 += w1 * u1;
+    const stencil::index_t at2 = site;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0 += w0 * u2;
+    acc1 = w1 * u2;
+    const stencil::index_t at3 = site + 1;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0 += w1 * u3;
+    const stencil::index_t at4 = site - 1 + sy;
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc1 += w1 * u4;
+    const stencil::index_t at5 = site + sy;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0 += w1 * u5;
+    acc1 += w0 * u5;
+    const stencil::index_t at6 = site + 1 + sy;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc1 += w1 * u6;
+    const stencil::index_t at7 = site + stencil::clamp_above(2, room) * sy;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc1 += w1 * u7;
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_STORE(&out[site], acc0);
+    const value_type p0 = in[site] + beta * direction[site];
+    STENCIL_STORE(&next_direction[site], p0);
+    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    if (y + 1 < ny - 1) {
+      STENCIL_STORE(&out[site + sy], acc1);
+      const value_type p1 = in[site + sy] + beta * direction[site + sy];
+      STENCIL_STORE(&next_direction[site + sy], p1);
+      dot += static_cast<double>(p1) * static_cast<double>(acc1);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// The halo exchange's box copy for fields and site parameter arrays (aos): one thread per
 /// real of the box (stencil/box_copy.hpp).
 STENCIL_GLOBAL void poisson2d_copy_box_kernel(
@@ -337,6 +409,70 @@ stencil::Status apply_dot_region_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream, region);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction, out = A p', and partials[b] = block b's share of p' . out
+/// (double), as apply_dot() sums them. The four fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, 1, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("poisson2d: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || partials == nullptr)
+    return stencil::Status::failure("poisson2d: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("poisson2d: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+
+  const stencil::Region region; // one rank: every site
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(poisson2d_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      region,
+      params,
+      partials);
+  return stencil::launch_status("poisson2d_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta, typed_extents,
+      typed_params, partials, stream);
 }
 
 /// Copies a box of the sites of fields and site parameter arrays to or from a contiguous

@@ -104,7 +104,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 stencil::Status apply_dot_region_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, const stencil::Region &region,
-    stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+    stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction, out = A p', and partials[b] = block b's
+/// share of p' . out (as apply_dot sums them). Four separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, double beta,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
 stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
     stencil::Stream stream);
 
@@ -134,7 +145,8 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 8, 16,
       9, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, "37978afbc20bccde",
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
+      "37978afbc20bccde",
       "block=64x4; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       &distributed, nullptr};

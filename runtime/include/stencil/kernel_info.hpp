@@ -30,6 +30,15 @@ using GenericApplyDot = Status (*)(void *out, const void *in,
                                    const void *const *fields, double *partials,
                                    Stream stream);
 
+/// GenericApplyDot with CG's direction update folded in: next_direction =
+/// p' = in + beta direction, out = A p', partials of p' . out.
+using GenericApplyFoldDot = Status (*)(void *out, void *next_direction,
+                                       const void *in, const void *direction,
+                                       double beta, const int *extents,
+                                       const double *params,
+                                       const void *const *fields,
+                                       double *partials, Stream stream);
+
 /// The epilogue of an even/odd hopping kernel, chosen per launch. With H
 /// the neighbour block into the output parity and D the centre tap's
 /// coefficient there: kHop out = beta H in; kInverseDiagonalHop out =
@@ -247,6 +256,10 @@ struct KernelInfo {
   /// cg, its storage is not even/odd and its block is a multiple of 64
   /// threads).
   GenericApplyDot apply_dot;
+  /// apply_dot() with CG's direction update p' = r + beta p folded into its
+  /// loads (one value per site, one rank; null otherwise): an iteration of
+  /// fused CG moves 10 fields instead of 11.
+  GenericApplyFoldDot apply_fold_dot;
   /// What the stencil computes, hashed: tuning-cache entries apply only to
   /// stencils with the fingerprint they were recorded for.
   const char *fingerprint;

@@ -178,6 +178,18 @@ public:
   /// has_apply_dot().
   Status apply_dot(Field &out, const Field &in, Reducer &reducer,
                    double &result, Stream stream = nullptr) const;
+  /// True when the generated code has the fused kernel with CG's direction
+  /// update folded in (apply_fold_dot) and the operator spans one rank.
+  bool has_apply_fold_dot() const {
+    return info_->apply_fold_dot != nullptr && !distributed_;
+  }
+  /// CG's next direction and its product in one pass: next_direction =
+  /// p' = r + beta direction on the interior (its halo is not written),
+  /// out = A p', result = p' . out. Four separate fields of A's lattice.
+  /// Fails unless has_apply_fold_dot().
+  Status apply_fold_dot(Field &out, Field &next_direction, const Field &r,
+                        const Field &direction, double beta, Reducer &reducer,
+                        double &result, Stream stream = nullptr) const;
   /// out = A^T in (the transposed stencil; A itself when symmetric).
   Status apply_adjoint(Field &out, const Field &in,
                        Stream stream = nullptr) const;

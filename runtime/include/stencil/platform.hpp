@@ -188,6 +188,19 @@ STENCIL_DEVICE_INLINE int clamp_below(int d, int limit) {
   return d > limit ? d : limit;
 }
 
+/// CG's next direction p' = r + beta p, one vector access of each
+/// (kernels that fold the direction update into the stencil's loads).
+template <typename T, int W>
+STENCIL_DEVICE_INLINE vec<T, W> fold_direction(const vec<T, W> *r,
+                                               const vec<T, W> *p, T beta) {
+  const vec<T, W> a = *r, b = *p;
+  vec<T, W> sum;
+  STENCIL_UNROLL
+  for (int l = 0; l < W; ++l)
+    sum.v[l] = a.v[l] + beta * b.v[l];
+  return sum;
+}
+
 /// Stores the sum of `value` over the block's threads in
 /// partials[linear block index], in a fixed order (the same result on every
 /// run). Every thread of the block must call it: on GPUs it has a barrier,

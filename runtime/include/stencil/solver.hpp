@@ -36,6 +36,11 @@ struct SolveOptions {
   /// and one pass updates x and r and computes ||r||^2. 11 field transfers
   /// per iteration instead of 14; same iterates up to rounding.
   bool fused = true;
+  /// With `fused`, unpreconditioned CG on a field of one value per site on
+  /// one rank: p = r + beta p inside the next stencil pass
+  /// (KernelInfo::apply_fold_dot), 10 field transfers per iteration instead
+  /// of 11. False keeps it a pass of its own (for comparisons).
+  bool fold_direction = true;
   /// solve_even_odd with a clover term: the clover inverse in the hopping
   /// kernels' epilogue, or the clover kernel between them.
   CloverPlacement clover_placement = CloverPlacement::Epilogue;
@@ -82,6 +87,10 @@ struct SolveReport {
   double bandwidth_gbs = 0.0;
   /// Whether the fused kernels ran (SolveOptions::fused and available).
   bool fused = false;
+  /// Whether CG's direction update p = r + beta p ran inside the fused
+  /// stencil pass (StencilOperator::apply_fold_dot): fields of one value per
+  /// site, one rank, no preconditioner.
+  bool folded = false;
   /// Mixed precision: the inner iterations' precision ("float") and the
   /// reliable updates made (each one application of A in the outer one).
   std::string inner_precision;
@@ -90,8 +99,9 @@ struct SolveReport {
   /// global sums split it into two passes: before p.q is known, one must
   /// read r and p and write p = r + beta p and q = A p (a stencil over r and
   /// p: twice the stencil's traffic); after it, one must read x, p, r, q and
-  /// write x and r. 10 fields; the fused kernels move 11 (p = r + beta p is
-  /// its own pass), the unfused 14.
+  /// write x and r. 10 fields, as the fused kernels move them with the
+  /// direction update folded in (SolveReport::folded); 11 without it
+  /// (p = r + beta p its own pass), the unfused 14.
   double minimal_bytes_per_iteration = 0.0;
   std::vector<KernelStats> kernels; ///< with SolveOptions::time_kernels
   std::string message;              ///< why it stopped
