@@ -517,10 +517,13 @@ int main(int argc, char **argv) {
       // one was compiled in (stencil/tuning.hpp).
       Bench chosen(info, n, stencil::StencilOperator::Kernels::Tuned);
       if (&chosen.A.info() != &info) {
-        report(retimed(chosen.A.info().name, "tuned",
-                       chosen.applyMs(o.runs)));
+        const Row t = retimed(chosen.A.info().name, "tuned",
+                              chosen.applyMs(o.runs));
+        report(t);
         std::printf("  %s\n", chosen.A.kernel_choice().c_str());
         agrees(chosen);
+        if (info.even_odd) // what its even/odd solves run
+          reportHop(t, chosen);
       }
     }
     {
