@@ -118,8 +118,8 @@ def main():
     print("Device: %s; peak (streaming copy) %.1f GB/s; GB/s (%% of peak)."
           % (data["device"], peak))
     for number, run in enumerate(runs[1:], start=2):
-        print("Rows marked [%d]: run %d, peak %.1f GB/s, percentages of it."
-              % (number, number, run["peak"]))
+        print("Rows marked [%d]: run %d on %s, peak %.1f GB/s, percentages of "
+              "it." % (number, number, run["device"], run["peak"]))
     print()
     header = "| kernel | size | spec's options | planner | tuned | naive |"
     if specs_dir:

@@ -216,9 +216,13 @@ laplacian3d_f64_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -254,7 +258,7 @@ laplacian3d_f64_fold_dot_kernel(
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;
     value_type acc0, acc1, acc2, acc3;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w3 * u0;
@@ -1091,9 +1095,13 @@ laplacian3d_f64_tuned0_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_tuned0_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1133,7 +1141,7 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
     value_type acc0[2], acc1[2], acc2[2], acc3[2];
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
         reinterpret_cast<const vec_t *>(direction + at0), beta);
@@ -1842,9 +1850,13 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1883,7 +1895,7 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
     value_type acc0[2], acc1[2];
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
         reinterpret_cast<const vec_t *>(direction + at0), beta);
@@ -2454,9 +2466,13 @@ laplacian3d_f64_inner_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_inner_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -2490,7 +2506,7 @@ laplacian3d_f64_inner_fold_dot_kernel(
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;
     value_type acc0, acc1, acc2, acc3;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w3 * u0;
@@ -3130,9 +3146,13 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -3171,7 +3191,7 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
     value_type acc0[4], acc1[4];
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
         reinterpret_cast<const vec_t *>(direction + at0), beta);

@@ -180,9 +180,13 @@ laplacian4d_periodic_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_periodic_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -223,7 +227,7 @@ laplacian4d_periodic_fold_dot_kernel(
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
     value_type acc0, acc1;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = x + y_m1 * sy + z * sz + t * st;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w1 * u0;
@@ -795,9 +799,13 @@ laplacian4d_periodic_tuned0_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 4-D periodic 9-point stencil; 30 loads and 4 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_periodic_tuned0_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -840,7 +848,7 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
     value_type acc0, acc1, acc2, acc3;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = x + y * sy + z * sz + t_m1 * st;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w1 * u0;

@@ -278,9 +278,13 @@ stencil3d_27pt_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 27-point stencil; 36 loads and 2 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields. Each of those loads reads `in`
+/// and `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -314,7 +318,7 @@ stencil3d_27pt_fold_dot_kernel(
     const value_type w3 =
         static_cast<value_type>(4.266666666666667) * params.inv_h2;
     value_type acc0, acc1;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - 1 - sy - sz;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w0 * u0;
@@ -1896,9 +1900,13 @@ stencil3d_27pt_tuned0_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields. Each of those loads reads `in`
+/// and `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_tuned0_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1938,7 +1946,7 @@ stencil3d_27pt_tuned0_fold_dot_kernel(
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
     value_type acc0[4], acc1[4], acc2[4], acc3[4];
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy - sz;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0[0] = w0 * u0;

@@ -292,9 +292,13 @@ laplacian3d_13pt_o4_auto_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 13-point stencil; 40 loads and 4 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields. Each of those loads reads `in`
+/// and `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian3d_13pt_o4_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -326,7 +330,7 @@ laplacian3d_13pt_o4_auto_fold_dot_kernel(
     const value_type w2 =
         -static_cast<value_type>(1.3333333333333333) * params.inv_h2;
     value_type acc0, acc1, acc2, acc3;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - 2 * sz;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w1 * u0;

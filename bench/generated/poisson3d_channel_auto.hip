@@ -163,9 +163,13 @@ poisson3d_channel_auto_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D periodic, periodic, dirichlet 7-point stencil; 12 loads and 2 stores
+/// per thread. Also sums in . out over the stored sites: one partial per
+/// block, for CG's p^T A p without a second pass over the fields. Each of
+/// those loads reads `in` and `direction` as p' = in + beta direction (CG's
+/// next direction from the residual `in` and the last one), each store also
+/// writes p' to next_direction (whose halo is not written), and the sum is p'
+/// . out: the direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 poisson3d_channel_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -205,7 +209,7 @@ poisson3d_channel_auto_fold_dot_kernel(
     const value_type w2 = -params.inv_hy2;
     const value_type w3 = -params.inv_hz2;
     value_type acc0, acc1;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = x + y * sy + z_m1 * sz;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w3 * u0;

@@ -117,9 +117,13 @@ poisson3d_varcoeff_naive_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// out = A p' with p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), p' stored to next_direction, and p' . out
-/// summed per block: the direction's own pass folded into the stencil.
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written), and the sum is p' . out: the
+/// direction's own pass folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 poisson3d_varcoeff_naive_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -152,7 +156,7 @@ poisson3d_varcoeff_naive_fold_dot_kernel(
     const value_type w5_s0 = -params.kz[site - sz];
     const value_type w6_s0 = -params.kz[site];
     value_type acc0;
-    // Each value is loaded once and feeds every site of the tile that needs it.
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site;
     const value_type u0 = in[at0] + beta * direction[at0];
     acc0 = w0_s0 * u0;
@@ -425,6 +429,12 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     return stencil::Status::failure("poisson3d_varcoeff_naive: site parameter 'kz' has no array");
   if (overlaps(out, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_naive: 'out' overlaps site parameter 'kz'");
+  if (overlaps(next_direction, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'kx'");
+  if (overlaps(next_direction, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'ky'");
+  if (overlaps(next_direction, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'kz'");
 
   if (config.empty)
     return status;

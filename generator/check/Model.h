@@ -300,6 +300,11 @@ struct StencilModel {
   /// code also holds the halo exchange's box copies.
   bool rankKernels = false;
 
+  /// Whether these kernels also run on one rank: any but NAME_split's
+  /// (splitKernelsModel), which only ranks run; the stencil's own kernels
+  /// of a split Dirichlet spec are ranks' kernels that serve one rank too.
+  bool servesOneRank() const { return !rankKernels || splittable(); }
+
   bool splittable() const {
     for (int axis = 0; axis < dims; ++axis)
       if (split[axis])

@@ -20,8 +20,8 @@ std::string AccessPrinter::accumulate(const PlannedAccumulation &acc,
          (acc.first ? " = " : " += ") + acc.weight + " * " + value + ";";
 }
 
-std::string AccessPrinter::loadIndex(CodePrinter &p,
-                                     const PlanStep &step) const {
+std::string AccessPrinter::declareLoadIndex(CodePrinter &p,
+                                            const PlanStep &step) const {
   const std::string at = index.loadIndex(plan.loads[step.load]);
   if (!foldsDirection())
     return at;
@@ -159,7 +159,7 @@ public:
   void load(CodePrinter &p, const PlanStep &step) const override {
     const std::string name = "u" + std::to_string(step.load);
     p.line("const value_type " + name + " = " +
-           inValue(loadIndex(p, step)) + ";");
+           inValue(declareLoadIndex(p, step)) + ";");
     for (const PlannedAccumulation &acc : step.accumulations)
       p.line(accumulate(acc, "", signedValue(plan.loads[step.load], name)));
   }
@@ -192,7 +192,7 @@ public:
   void load(CodePrinter &p, const PlanStep &step) const override {
     const PlannedLoad &load = plan.loads[step.load];
     const std::string name = "u" + std::to_string(step.load);
-    const std::string at = loadIndex(p, step);
+    const std::string at = declareLoadIndex(p, step);
     if (load.width > 1)
       p.lines("const vec_t " + name + " = " + inVector(at) + ";");
     else
@@ -235,20 +235,18 @@ public:
           r.v[l] = $acc$[l];
         $store$(reinterpret_cast<vec_t *>(out + $at$), r);
     )");
-    if (store.addsDot) {
+    if (foldsDirection() || store.addsDot) {
       CodePrinter::Indent indent(p);
       p.lines("const vec_t c = " + inVector(at) + ";");
       if (foldsDirection())
         p.line(std::string(storeMacro()) +
                "(reinterpret_cast<vec_t *>(next_direction + " + at + "), c);");
-    }
-    if (store.addsDot) {
-      CodePrinter::Indent indent(p);
-      p.emit(vars, R"(
-        STENCIL_UNROLL
-        for (int l = 0; l < $width$; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      )");
+      if (store.addsDot)
+        p.emit(vars, R"(
+          STENCIL_UNROLL
+          for (int l = 0; l < $width$; ++l)
+            dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        )");
     }
     p.emit(vars, R"(
       } else {

@@ -304,7 +304,23 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
 void foldLauncher(CodePrinter &p, const StencilModel &model,
                   const LauncherPlan &launcher, const LauncherText &text) {
   const std::string bytes = std::to_string(launcher.alignmentBytes);
+  // The kernel writes next_direction too: apart from the site arrays.
+  const std::string nextDirectionChecks = printed([&](CodePrinter &p) {
+    for (const LauncherPlan::SiteArray &array : launcher.siteArrays)
+      p.emit({{"model", model.name},
+              {"param", array.name},
+              {"sites", array.realsPerSite == 1
+                            ? text.siteCount
+                            : std::to_string(array.realsPerSite) + " * " +
+                                  text.siteCount}},
+             R"(
+               if (overlaps(next_direction, params.$param$, $sites$))
+                 return stencil::Status::failure("$model$: 'next_direction' overlaps site parameter '$param$'");
+             )");
+  });
   CodePrinter::Vars vars = {
+      {"next_direction_checks", nextDirectionChecks},
+      {"link_layout_check", linkLayoutCheck(model)},
       {"whole_region", launcher.region
                            ? "\nconst stencil::Region region; // one rank: "
                              "every site"
@@ -341,6 +357,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
       stencil::Status status = stencil::make_launch_config(shape(), n, config);
       if (status.ok())
         status = stencil::check_layout(layout(), dims, n, boundary);
+      $link_layout_check$
       if (!status.ok())
         return stencil::Status::failure("$model$: " + status.message());
       if (out == nullptr || next_direction == nullptr || in == nullptr ||
@@ -356,6 +373,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
                 names[a] + "' and '" + names[b] +
                 "' overlap; the kernel reads and writes four separate fields");
       $checks$
+      $next_direction_checks$
       $alignment_check$$whole_region$
       if (config.empty)
         return status;

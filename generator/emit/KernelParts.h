@@ -77,8 +77,8 @@ protected:
   std::string signedValue(const PlannedLoad &load,
                           const std::string &value) const;
   /// The index of the step's load: the index expression, or when the plan
-  /// folds the direction a local declared for it (two arrays read there).
-  std::string loadIndex(CodePrinter &p, const PlanStep &step) const;
+  /// folds the direction a local it declares first (two arrays read there).
+  std::string declareLoadIndex(CodePrinter &p, const PlanStep &step) const;
   /// The value of `in` at element `at`, read as CG's next direction
   /// `in[at] + beta * direction[at]` when the plan folds it
   /// (EpilogueKind::DirectionBlockSum).

@@ -836,10 +836,14 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
   name.consume_back("_dot_kernel");
   folded.kernelName = name.str() + "_fold_dot_kernel";
   folded.comment =
-      "out = A p' with p' = in + beta direction (CG's next direction from "
-      "the residual `in` and the last one), p' stored to next_direction, "
-      "and p' . out summed per block: the direction's own pass folded into "
-      "the stencil.";
+      dotPlan.comment +
+      " Each of those loads reads `in` and `direction` as p' = in + beta "
+      "direction (CG's next direction from the residual `in` and the last "
+      "one), each store also writes p' to next_direction (whose halo is not "
+      "written), and the sum is p' . out: the direction's own pass folded "
+      "into the stencil.";
+  folded.programComment = "Each value of r and p is loaded once; p' = r + "
+                          "beta p feeds every site of the tile that needs it.";
   folded.epilogue = EpilogueKind::DirectionBlockSum;
   auto in = std::find_if(folded.parameters.begin(), folded.parameters.end(),
                          [](const KernelParameter &p) {
@@ -865,11 +869,9 @@ std::vector<KernelPlan> planKernels(const StencilModel &model) {
     plans.push_back(planKernel(model, role));
   if (hasFusedDotKernel(model)) {
     plans.push_back(withBlockSum(plans.front()));
-    // Not for the kernels only ranks run (NAME_split): across ranks both
-    // fields' halos would have to travel. The stencil's own kernels of a
-    // split Dirichlet spec serve one rank too.
-    const bool servesOneRank = !model.rankKernels || model.splittable();
-    if (servesOneRank && canFoldDirection(plans.back()))
+    // Not for the kernels only ranks run: across ranks both fields' halos
+    // would have to travel.
+    if (model.servesOneRank() && canFoldDirection(plans.back()))
       plans.push_back(withFoldedDirection(plans.back()));
   }
   if (model.layout.evenOdd)

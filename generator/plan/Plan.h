@@ -485,11 +485,19 @@ struct KernelPlan {
     return epilogue == EpilogueKind::BlockSum ||
            epilogue == EpilogueKind::DirectionBlockSum;
   }
+  /// Arrays each planned load reads and each planned store writes: two
+  /// when the kernel folds CG's direction update in (in and direction;
+  /// out and next_direction), else one.
+  int arraysPerAccess() const {
+    return epilogue == EpilogueKind::DirectionBlockSum ? 2 : 1;
+  }
   /// Load and store instructions (a vector access counts once).
-  int loadsPerTile() const { return static_cast<int>(loads.size()); }
-  int storesPerTile() const { return tileFactor; }
+  int loadsPerTile() const {
+    return static_cast<int>(loads.size()) * arraysPerAccess();
+  }
+  int storesPerTile() const { return tileFactor * arraysPerAccess(); }
   double loadsPerSite() const {
-    return static_cast<double>(loads.size()) / sitesPerTile();
+    return static_cast<double>(loadsPerTile()) / sitesPerTile();
   }
   /// Minimal traffic per site: the input, each coefficient field and each
   /// link read once, the output written once, all components.

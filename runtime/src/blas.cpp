@@ -5,6 +5,7 @@
 #include "stencil/blas.hpp"
 
 #include "stencil/device.hpp"
+#include "stencil/launch_config.hpp"
 #include "stencil/layout.hpp"
 #include "stencil/platform.hpp"
 
@@ -92,11 +93,18 @@ template <typename T> struct UpdateTerm {
   const T *q;
   T *x;
   T *r;
-  STENCIL_HOST_DEVICE double operator()(Index i) const {
-    x[i] += alpha * p[i];
-    const T ri = r[i] - alpha * q[i];
-    r[i] = ri;
+  /// One value's update, on values already loaded.
+  STENCIL_HOST_DEVICE double update(T &xi, T &ri, T pi, T qi) const {
+    xi += alpha * pi;
+    ri -= alpha * qi;
     return static_cast<double>(ri) * static_cast<double>(ri);
+  }
+  STENCIL_HOST_DEVICE double operator()(Index i) const {
+    T xi = x[i], ri = r[i];
+    const double term = update(xi, ri, p[i], q[i]);
+    x[i] = xi;
+    r[i] = ri;
+    return term;
   }
 };
 struct SumTerm {
@@ -179,6 +187,8 @@ template <typename Term> double reduce(Index n, Term term) {
 
 constexpr unsigned kThreads = 256;
 constexpr unsigned kMaxBlocks = 1024;
+/// The most blocks along x a launch may have (CUDA's limit, within HIP's).
+constexpr Index kMaxGridX = 2147483647;
 
 unsigned blocks_for(Index n) {
   Index blocks = (n + kThreads - 1) / kThreads;
@@ -243,11 +253,8 @@ __global__ void update_groups_kernel(UpdateTerm<T> term, Index n,
     const V q = reinterpret_cast<const V *>(term.q)[g];
     V x = reinterpret_cast<const V *>(term.x)[g];
     V r = reinterpret_cast<const V *>(term.r)[g];
-    for (int l = 0; l < W; ++l) {
-      x.v[l] += term.alpha * p.v[l];
-      r.v[l] -= term.alpha * q.v[l];
-      sum += static_cast<double>(r.v[l]) * static_cast<double>(r.v[l]);
-    }
+    for (int l = 0; l < W; ++l)
+      sum += term.update(x.v[l], r.v[l], p.v[l], q.v[l]);
     reinterpret_cast<V *>(term.x)[g] = x;
     reinterpret_cast<V *>(term.r)[g] = r;
   } else if (g == groups) {
@@ -255,10 +262,6 @@ __global__ void update_groups_kernel(UpdateTerm<T> term, Index n,
       sum += term(i);
   }
   block_total(sum, partials);
-}
-
-bool aligned16(const void *p) {
-  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
 #endif
@@ -412,11 +415,12 @@ Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
                              typed<T>(x), typed<T>(r)};
     const Index n = p.lattice().values();
 #if !defined(STENCIL_BACKEND_HOST)
-    if (aligned16(term.p) && aligned16(term.q) && aligned16(term.x) &&
-        aligned16(term.r)) {
-      // One thread per 16 bytes of each field, and one for the rest.
-      const Index threads = n / (16 / sizeof(T)) + 1;
-      const Index blocks = (threads + kThreads - 1) / kThreads;
+    // One thread per 16 bytes of each field, and one for the rest.
+    const Index threads = n / (16 / sizeof(T)) + 1;
+    const Index blocks = (threads + kThreads - 1) / kThreads;
+    if (is_aligned(term.p, 16) && is_aligned(term.q, 16) &&
+        is_aligned(term.x, 16) && is_aligned(term.r, 16) &&
+        blocks <= kMaxGridX) {
       double *partials = nullptr;
       STENCIL_TRY(block_partials(blocks, partials));
       STENCIL_LAUNCH(update_groups_kernel<T>,

@@ -717,6 +717,22 @@ Status StencilOperator::apply(Field &out, const Field &in,
   });
 }
 
+namespace {
+
+/// The blocks of the whole-lattice launch over `extents` (0 for an empty
+/// lattice): the block partials a summing kernel writes.
+Status launch_blocks(const KernelInfo &info, const int *extents,
+                     std::int64_t &blocks) {
+  LaunchConfig config;
+  STENCIL_TRY(make_launch_config(info.shape, extents, config));
+  blocks = config.empty ? 0
+                        : static_cast<std::int64_t>(config.grid.x) *
+                              config.grid.y * config.grid.z;
+  return Status();
+}
+
+} // namespace
+
 Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
                                        const Field &r, const Field &direction,
                                        double beta, Reducer &reducer,
@@ -737,13 +753,11 @@ Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
       {&direction, "apply_fold_dot: direction"}};
   for (const auto &[field, what] : fields)
     STENCIL_TRY(require_same_lattice(lattice_, field->lattice(), what));
-  LaunchConfig config;
-  STENCIL_TRY(make_launch_config(info_->shape, extents_, config));
+  std::int64_t blocks = 0;
+  STENCIL_TRY(launch_blocks(*info_, extents_, blocks));
   result = 0.0;
-  if (config.empty)
+  if (blocks == 0)
     return Status();
-  const std::int64_t blocks = static_cast<std::int64_t>(config.grid.x) *
-                              config.grid.y * config.grid.z;
   std::vector<const void *> parameters;
   STENCIL_TRY(gather_parameters(parameters));
   double *partials = nullptr;
@@ -766,13 +780,11 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
   STENCIL_TRY(require_same_lattice(lattice_, in.lattice(), "apply_dot: in"));
   STENCIL_TRY(
       require_same_lattice(lattice_, out.lattice(), "apply_dot: out"));
-  LaunchConfig config;
-  STENCIL_TRY(make_launch_config(info_->shape, extents_, config));
+  std::int64_t blocks = 0;
+  STENCIL_TRY(launch_blocks(*info_, extents_, blocks));
   result = 0.0;
-  if (config.empty)
+  if (blocks == 0)
     return Status();
-  const std::int64_t blocks = static_cast<std::int64_t>(config.grid.x) *
-                              config.grid.y * config.grid.z;
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
   double *partials = nullptr;

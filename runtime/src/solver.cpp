@@ -262,15 +262,13 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     STENCIL_TRY(p.copy_from(*zr));
     double rz = 0.0;
     STENCIL_TRY(ops.dot(r, *zr, rz));
-    double beta = 0.0;
-    bool betaPending = false; // folded: p = r + beta p still to be applied
+    double beta = 0.0; // folded: p = r + beta p waits for the next stencil
     while (rNorm / reference >= options.tolerance &&
            k < options.max_iterations) {
       double pq = 0.0;
-      if (betaPending) {
+      if (folded && k > 0) {
         STENCIL_TRY(ops.apply_fold_dot(q, pNext, r, p, beta, pq));
         std::swap(p, pNext);
-        betaPending = false;
       } else if (fused) {
         STENCIL_TRY(ops.apply_dot(q, p, pq));
       } else {
@@ -294,9 +292,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
         rzNew = rNorm * rNorm;
       }
       beta = rzNew / rz;
-      if (folded)
-        betaPending = true;
-      else
+      if (!folded)
         STENCIL_TRY(ops.xpay(*zr, beta, p));
       rz = rzNew;
     }
@@ -396,8 +392,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   Field pNextLow;
   if (folded)
     STENCIL_TRY(Field::create(low, pNextLow));
-  double beta = 0.0;
-  bool betaPending = false; // folded: p = r + beta p still to be applied
+  double beta = 0.0; // folded: p = r + beta p waits for the next stencil
   STENCIL_TRY(convert(r, rLow));
   STENCIL_TRY(fill(xLow, 0.0));
   double rr = rNorm * rNorm, largest = rNorm;
@@ -460,10 +455,9 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   while (!cgnr && rNorm / reference >= options.tolerance &&
          k < options.max_iterations) {
     double pq = 0.0;
-    if (betaPending) {
+    if (folded && k > 0) {
       STENCIL_TRY(lowOps.apply_fold_dot(qLow, pNextLow, rLow, pLow, beta, pq));
       std::swap(pLow, pNextLow);
-      betaPending = false;
     } else if (fused) {
       STENCIL_TRY(lowOps.apply_dot(qLow, pLow, pq));
     } else {
@@ -505,9 +499,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     if (rNorm / reference < options.tolerance)
       break;
     beta = rrNew / rr;
-    if (folded)
-      betaPending = true;
-    else
+    if (!folded)
       STENCIL_TRY(lowOps.xpay(rLow, beta, pLow));
     rr = rrNew;
   }

@@ -97,8 +97,9 @@ struct SolveReport {
   int reliable_updates = 0;
   /// Plain CG only (else 0): the fewest bytes an iteration can move. The two
   /// global sums split it into two passes: before p.q is known, one must
-  /// read r and p and write p = r + beta p and q = A p (a stencil over r and
-  /// p: twice the stencil's traffic); after it, one must read x, p, r, q and
+  /// read r and p and write p = r + beta p and q = A p (the stencil's traffic
+  /// and r and p' on the interior; coefficient fields are read once); after
+  /// it, one must read x, p, r, q and
   /// write x and r. 10 fields, as the fused kernels move them with the
   /// direction update folded in (SolveReport::folded); 11 without it
   /// (p = r + beta p its own pass), the unfused 14.
