@@ -35,7 +35,8 @@ namespace {
 
 /// What a HIP/CUDA program needs to parse on the host; nothing runs.
 constexpr const char *kGpuStandIn = R"(// stencilc import: stand-in GPU runtime header
-#pragma once
+#ifndef STENCILC_IMPORT_GPU_STAND_IN
+#define STENCILC_IMPORT_GPU_STAND_IN
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -108,6 +109,9 @@ cudaError_t cudaGetLastError();
 const char *cudaGetErrorString(cudaError_t);
 #define hipLaunchKernelGGL(kernel, grid, block, shared, stream, ...) \
   kernel<<<grid, block, shared, stream>>>(__VA_ARGS__)
+__device__ void __syncthreads();
+template <class T> __device__ T __ldg(const T *p) { return *p; }
+#endif
 )";
 
 /// The stand-in headers in a temporary directory (Clang's header search
@@ -230,6 +234,52 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
   return found;
 }
 
+/// Arguments for a template the file never instantiates: --precision for
+/// its type parameters, distinct odd extents (11, 13, 15, ...) for its
+/// integer ones, which the importer then reads by their names (NX), as it
+/// reads constexpr sizes.
+bool templateArguments(const FunctionTemplateDecl &pattern,
+                       const ImportOptions &options, std::string &arguments,
+                       llvm::raw_ostream &diagnostics) {
+  const TemplateParameterList *params = pattern.getTemplateParameters();
+  int nextExtent = 11;
+  for (const NamedDecl *param : *params) {
+    if (!arguments.empty())
+      arguments += ", ";
+    if (isa<TemplateTypeParmDecl>(param)) {
+      if (options.precision.empty()) {
+        diagnostics << "stencilc import: error: '" << options.function
+                    << "' is a template over its element type; pass "
+                       "--precision float or --precision double\n";
+        return false;
+      }
+      arguments += options.precision;
+    } else if (const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
+               value && value->getType()->isIntegerType() &&
+               !value->isParameterPack()) {
+      arguments += std::to_string(nextExtent);
+      nextExtent += 2;
+    } else {
+      diagnostics << "stencilc import: error: '" << options.function
+                  << "' has the template parameter '" << param->getName()
+                  << "', which is neither a type nor an integer; instantiate "
+                     "it in the file (e.g. template void f<double, 4>(...);) "
+                     "and import again\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::nullopt_t reportUninstantiable(const ImportOptions &options,
+                                    llvm::raw_ostream &diagnostics) {
+  diagnostics << "stencilc import: error: '" << options.function
+              << "' is a template that Clang could not instantiate with "
+                 "the importer's arguments; instantiate it in "
+              << options.file << " and import again\n";
+  return std::nullopt;
+}
+
 /// Arguments whose names a spec may not use (C++ keywords, the host API's
 /// own names such as `in` or `params`) become NAME_p, said in a warning
 /// and in the spec's comments.
@@ -283,9 +333,12 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << ec.message() << "\n";
       return std::nullopt;
     }
+    // nvcc and hipcc include their runtime header into every .cu/.hip
+    // file; so does the import (the stand-in is guarded against a second
+    // inclusion).
     args = {"-xcuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
             "-Wno-unknown-cuda-version", "-std=c++17", "-I",
-            standIn->directory()};
+            standIn->directory(), "-include", "cuda_runtime.h"};
   }
   else
     args = {"-xc++", "-std=c++17"};
@@ -379,28 +432,13 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << "' (pass include paths and macros after '--' to "
                      "silence them)\n";
     if (!found.function) {
-      const TemplateParameterList *params =
-          found.pattern->getTemplateParameters();
-      if (attempt == 1 || params->size() != 1 ||
-          !isa<TemplateTypeParmDecl>(params->getParam(0))) {
-        diagnostics << "stencilc import: error: '" << options.function
-                    << "' is a template with no instantiation in "
-                    << options.file
-                    << (params->size() != 1 ||
-                                !isa<TemplateTypeParmDecl>(params->getParam(0))
-                            ? "; instantiate it there (e.g. template void "
-                              "f<double, 4>(...);) and import again\n"
-                            : "\n");
-        return std::nullopt;
-      }
-      if (options.precision.empty()) {
-        diagnostics << "stencilc import: error: '" << options.function
-                    << "' is a template over its element type; pass "
-                       "--precision float or --precision double\n";
-        return std::nullopt;
-      }
+      std::string arguments;
+      if (attempt == 1 ||
+          !templateArguments(*found.pattern, options, arguments, diagnostics))
+        return attempt == 1 ? reportUninstantiable(options, diagnostics)
+                            : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +
-                options.function + "<" + options.precision + ">;\n";
+                options.function + "<" + arguments + ">;\n";
       continue;
     }
     std::optional<ImportedStencil> result =
@@ -450,7 +488,16 @@ std::string importedSpecYaml(const ImportedStencil &s) {
      << (s.periodic ? "periodic" : "dirichlet") << "}"
      << (s.periodic ? "   # every site updated, reads wrap around\n"
                     : "   # the function skips a layer as wide as the reach\n");
-  os << "field: {precision: " << s.precision << ", components: 1}\n";
+  os << "field: {precision: " << s.precision
+     << (s.complexValues ? ", type: complex" : "")
+     << ", components: " << s.components << "}";
+  if (!s.componentAxis.empty())
+    os << "   # " << s.componentAxis << " runs over the site's values";
+  else if (s.components > 1)
+    os << "   # the members of " << s.inputArray << "'s elements";
+  else if (s.complexValues)
+    os << "   # std::complex values";
+  os << "\n";
   if (s.parameters.empty()) {
     os << "parameters: []\n";
   } else {

@@ -16,6 +16,8 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
@@ -67,10 +69,28 @@ std::string Lifter::where(SourceLocation location) const {
 // Values
 // ===--------------------------------------------------------------------===//
 
-int Lifter::arrayRank(const ValueDecl *decl) const {
+QualType Lifter::storageType(const ValueDecl *decl) const {
   QualType type = decl->getType();
   if (auto *param = dyn_cast<ParmVarDecl>(decl))
     type = param->getOriginalType();
+  return type.getNonReferenceType().getCanonicalType();
+}
+
+std::optional<std::pair<QualType, int64_t>>
+Lifter::stdArray(QualType type) const {
+  const auto *record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      type.getCanonicalType()->getAsCXXRecordDecl());
+  if (!record || record->getName() != "array" || !record->isInStdNamespace())
+    return std::nullopt;
+  const TemplateArgumentList &args = record->getTemplateArgs();
+  if (args.size() != 2 || args[0].getKind() != TemplateArgument::Type ||
+      args[1].getKind() != TemplateArgument::Integral)
+    return std::nullopt;
+  return std::pair{args[0].getAsType(), args[1].getAsIntegral().getExtValue()};
+}
+
+int Lifter::arrayRank(const ValueDecl *decl) const {
+  QualType type = storageType(decl);
   int rank = 0;
   while (true) {
     type = type.getCanonicalType();
@@ -80,6 +100,9 @@ int Lifter::arrayRank(const ValueDecl *decl) const {
     } else if (const ArrayType *array = context.getAsArrayType(type)) {
       type = array->getElementType();
       ++rank;
+    } else if (auto inner = stdArray(type)) {
+      type = inner->first;
+      ++rank;
     } else {
       return rank;
     }
@@ -87,35 +110,83 @@ int Lifter::arrayRank(const ValueDecl *decl) const {
 }
 
 QualType Lifter::elementType(const ValueDecl *decl) const {
-  QualType type = decl->getType();
+  QualType type = storageType(decl);
   while (true) {
     type = type.getCanonicalType();
     if (const auto *pointer = type->getAs<PointerType>())
       type = pointer->getPointeeType();
     else if (const ArrayType *array = context.getAsArrayType(type))
       type = array->getElementType();
+    else if (auto inner = stdArray(type))
+      type = inner->first;
     else
-      return type.getUnqualifiedType();
+      return type;
   }
+}
+
+std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
+                                       const std::string &name,
+                                       const std::string &parameterName,
+                                       int depth) {
+  type = type.getNonReferenceType().getCanonicalType();
+  QualType pointee =
+      type->isPointerType() ? type->getPointeeType().getCanonicalType() : type;
+  bool structure = pointee->isRecordType() && !stdArray(pointee);
+  if ((type->isPointerType() && !structure) || type->isArrayType() ||
+      stdArray(type)) {
+    ArrayValue array;
+    array.decl = decl;
+    array.rank = arrayRank(decl);
+    if (type->isPointerType()) {
+      // A pointer points at element 0 of its first dimension.
+      array.subscripts.push_back(Poly::number(0));
+      array.open = true;
+    }
+    QualType level = type;
+    while (std::optional<std::pair<QualType, int64_t>> inner = stdArray(level)) {
+      array.stdExtents.push_back(inner->second);
+      level = inner->first;
+    }
+    return Value::ofArray(array);
+  }
+  if (type->isIntegerType() && !type->isBooleanType()) {
+    if (isa<ParmVarDecl>(decl))
+      return Value::ofInt(Poly::atom(atoms.size(decl, name, {})));
+    Atom atom; // a struct member: one size per argument and member
+    atom.kind = Atom::Kind::Size;
+    atom.name = name;
+    return Value::ofInt(Poly::atom(atoms.intern(atom)));
+  }
+  if (type->isRealFloatingType()) {
+    FloatValue f;
+    f.constant = LinearForm::parameter(parameterName);
+    if (!isa<ParmVarDecl>(decl))
+      memberParameters.push_back(parameterName);
+    return Value::ofFloat(f);
+  }
+  if (structure && depth < 4) {
+    const RecordDecl *record = pointee->getAsRecordDecl()->getDefinition();
+    if (!record)
+      return std::nullopt;
+    RecordValue members;
+    for (const FieldDecl *field : record->fields()) {
+      std::string member = field->getNameAsString();
+      if (std::optional<Value> v =
+              bindValue(field->getType(), field, name + "." + member,
+                        parameterName + "_" + member, depth + 1))
+        members[field] = *v;
+    }
+    return Value::ofRecord(std::move(members));
+  }
+  return std::nullopt;
 }
 
 bool Lifter::bindParameters() {
   for (const ParmVarDecl *param : function.parameters()) {
-    QualType type = param->getType().getCanonicalType();
-    if (type->isPointerType() || type->isArrayType()) {
-      ArrayValue array;
-      array.decl = param;
-      array.rank = arrayRank(param);
-      env[param] = Value::ofArray(array);
-    } else if (type->isIntegerType() && !type->isBooleanType()) {
-      env[param] = Value::ofInt(
-          Poly::atom(atoms.size(param, param->getNameAsString(), {})));
-    } else if (type->isRealFloatingType()) {
-      FloatValue f;
-      f.constant = LinearForm::parameter(param->getNameAsString());
-      env[param] = Value::ofFloat(f);
-    }
+    std::string name = param->getNameAsString();
     // Anything else is reported where it is used.
+    if (std::optional<Value> v = bindValue(param->getType(), param, name, name))
+      env[param] = *v;
   }
   return true;
 }

@@ -8,6 +8,8 @@
 #include "import/Lifter.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
@@ -34,8 +36,16 @@ std::optional<Value> Lifter::eval(const Expr *e) {
     return eval(x->getSubExpr());
   if (const auto *x = dyn_cast<ConstantExpr>(e))
     return eval(x->getSubExpr());
-  if (const auto *x = dyn_cast<SubstNonTypeTemplateParmExpr>(e))
+  if (const auto *x = dyn_cast<SubstNonTypeTemplateParmExpr>(e)) {
+    // A template's extent keeps its name (NX), like a constexpr size.
+    Expr::EvalResult value;
+    const NonTypeTemplateParmDecl *param = x->getParameter();
+    if (x->getType()->isIntegerType() && param &&
+        x->getReplacement()->EvaluateAsInt(value, context))
+      return Value::ofInt(Poly::atom(atoms.size(
+          param, param->getNameAsString(), value.Val.getInt().getExtValue())));
     return eval(x->getReplacement());
+  }
   if (const auto *x = dyn_cast<CXXDefaultArgExpr>(e))
     return eval(x->getExpr());
   if (const auto *literal = dyn_cast<IntegerLiteral>(e))
@@ -58,22 +68,17 @@ std::optional<Value> Lifter::eval(const Expr *e) {
     std::optional<Value> base = eval(subscript->getBase());
     if (!base)
       return std::nullopt;
-    if (base->kind != Value::Kind::Array) {
-      error(subscript->getBase()->getSourceRange(),
-            "subscripts something that is not a parameter array");
-      return std::nullopt;
-    }
     std::optional<Poly> index = evalInt(subscript->getIdx());
     if (!index)
       return std::nullopt;
-    ArrayValue array = base->array;
-    if (static_cast<int>(array.subscripts.size()) >= array.rank) {
-      error(subscript->getSourceRange(), "too many subscripts");
-      return std::nullopt;
-    }
-    array.subscripts.push_back(canonical(*index));
-    return Value::ofArray(array);
+    return this->subscript(*base, *index, subscript);
   }
+  if (isa<LambdaExpr>(e))
+    return Value::ofCallable();
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(e))
+    return evalConstruct(construct);
+  if (const auto *x = dyn_cast<CXXBindTemporaryExpr>(e))
+    return eval(x->getSubExpr());
   if (const auto *op = dyn_cast<BinaryOperator>(e))
     return evalBinary(op);
   if (const auto *op = dyn_cast<UnaryOperator>(e))
@@ -93,18 +98,27 @@ std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
   std::optional<Value> v = eval(sub);
   if (!v)
     return std::nullopt;
-  if (load && v->kind == Value::Kind::Array && !v->array.subscripts.empty()) {
+  if (const auto *cast = dyn_cast<CastExpr>(whole))
+    if (cast->getCastKind() == CK_ArrayToPointerDecay &&
+        v->kind == Value::Kind::Array) {
+      // An array used as a pointer points at its element 0.
+      if (v->array.open || v->array.isElement()) {
+        error(whole->getSourceRange(), "stencilc import cannot follow this "
+                                       "array-to-pointer conversion");
+        return std::nullopt;
+      }
+      v->array.subscripts.push_back(Poly::number(0));
+      v->array.open = true;
+      return v;
+    }
+  if (load && v->kind == Value::Kind::Array && !sub->getType()->isPointerType()) {
     const ArrayValue &array = v->array;
-    if (static_cast<int>(array.subscripts.size()) != array.rank) {
+    if (!array.isElement()) {
       error(whole->getSourceRange(),
             "reads part of a multi-dimensional array; index every dimension");
       return std::nullopt;
     }
-    reads.push_back({array, whole->getSourceRange()});
-    FloatValue f;
-    f.reads.emplace_back(static_cast<int>(reads.size()) - 1,
-                         LinearForm::number(1.0));
-    return Value::ofFloat(f);
+    return Value::ofFloat(readElement(array, whole->getSourceRange()));
   }
   type = type.getCanonicalType();
   if (type->isRealFloatingType()) {
@@ -136,6 +150,77 @@ std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
     return v;
   }
   return v; // pointer decay, qualification: the value is unchanged
+}
+
+std::optional<Value> Lifter::subscript(const Value &base, const Poly &index,
+                                       const Expr *whole) {
+  if (base.kind != Value::Kind::Array) {
+    error(whole->getSourceRange(),
+          "subscripts something that is not an array argument or a pointer "
+          "into one");
+    return std::nullopt;
+  }
+  ArrayValue array = base.array;
+  if (array.open) {
+    // p[k] with p pointing into a dimension: that dimension's subscript + k.
+    array.subscripts.back() = canonical(array.subscripts.back() + index);
+    array.open = false;
+    return Value::ofArray(array);
+  }
+  if (static_cast<int>(array.subscripts.size()) >= array.rank) {
+    error(whole->getSourceRange(), "too many subscripts");
+    return std::nullopt;
+  }
+  array.subscripts.push_back(canonical(index)); // std::array's operator[]
+  return Value::ofArray(array);
+}
+
+std::optional<Value> Lifter::memberOfElement(const Value &element,
+                                             const MemberExpr *member) {
+  const ArrayValue &array = element.array;
+  const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
+  QualType type = elementType(array.decl);
+  const RecordDecl *record = type->getAsRecordDecl();
+  if (!array.isElement() || !field || !record || array.component >= 0) {
+    error(member->getSourceRange(),
+          "reads the member '" + member->getMemberDecl()->getNameAsString() +
+              "' of something that is not one element of an array of structs");
+    return std::nullopt;
+  }
+  // Every field must be a number of the same type: the site's components.
+  int index = 0, found = -1;
+  for (const FieldDecl *f : record->fields()) {
+    if (f->getType().getCanonicalType() !=
+            record->field_begin()->getType().getCanonicalType() ||
+        !f->getType()->isRealFloatingType()) {
+      error(f->getSourceRange(),
+            "the struct '" + record->getNameAsString() +
+                "' is a site's components only if every member is the same "
+                "floating-point type; '" + f->getNameAsString() +
+                "' is not");
+      note(member->getSourceRange(), "its member is used here");
+      return std::nullopt;
+    }
+    if (f == field)
+      found = index;
+    ++index;
+  }
+  ArrayValue result = array;
+  result.component = found;
+  return Value::ofArray(result);
+}
+
+std::optional<Value> Lifter::pointerOffset(const Value &pointer,
+                                           const Poly &delta,
+                                           const Expr *whole) {
+  if (!pointer.array.open) {
+    error(whole->getSourceRange(),
+          "adds to an array element's value as if it were a pointer");
+    return std::nullopt;
+  }
+  ArrayValue array = pointer.array;
+  array.subscripts.back() = canonical(array.subscripts.back() + delta);
+  return Value::ofArray(array);
 }
 
 std::optional<Value> Lifter::evalDeclRef(const DeclRefExpr *ref) {
@@ -198,23 +283,43 @@ std::optional<Value> Lifter::evalMember(const MemberExpr *member) {
   const Expr *base = member->getBase()->IgnoreParenImpCasts();
   const auto *ref = dyn_cast<DeclRefExpr>(base);
   std::string field = member->getMemberDecl()->getNameAsString();
-  if (ref && field.size() == 1 && field[0] >= 'x' && field[0] <= 'z') {
+  if (ref && field.size() == 1 && field[0] >= 'x' && field[0] <= 'z' &&
+      isa<VarDecl>(ref->getDecl()) &&
+      cast<VarDecl>(ref->getDecl())->hasGlobalStorage()) {
     std::string name = ref->getDecl()->getNameAsString();
     int axis = field[0] - 'x';
     int kind = name == "threadIdx" ? 0 : name == "blockIdx" ? 1
-               : name == "blockDim" ? 2 : -1;
-    if (kind >= 0)
-      return Value::ofInt(Poly::atom(atoms.thread(kind, axis)));
-    if (name == "gridDim") {
+               : name == "blockDim" ? 2 : name == "gridDim" ? 3 : -1;
+    if (kind == 3 && !allowGridDim) {
       error(member->getSourceRange(),
-            "uses gridDim: the sites a kernel updates must not depend on "
-            "the launch's grid");
+            "uses gridDim outside a grid-stride loop's step: the sites a "
+            "kernel updates must not depend on the launch's grid");
       return std::nullopt;
     }
+    if (kind >= 0)
+      return Value::ofInt(Poly::atom(atoms.thread(kind, axis)));
   }
+  std::optional<Value> object = eval(member->getBase());
+  if (!object)
+    return std::nullopt;
+  if (object->kind == Value::Kind::Record) {
+    const auto *fieldDecl = dyn_cast<FieldDecl>(member->getMemberDecl());
+    auto it = fieldDecl ? object->record->find(fieldDecl) : object->record->end();
+    if (it != object->record->end())
+      return it->second;
+    error(member->getSourceRange(),
+          "reads the member '" + field + "' of type '" +
+              member->getType().getAsString() +
+              "', which is neither an array, an integer size nor a "
+              "floating-point coefficient");
+    return std::nullopt;
+  }
+  if (object->kind == Value::Kind::Array)
+    return memberOfElement(*object, member);
   error(member->getSourceRange(),
         "reads the member '" + field +
-            "'; stencilc import follows scalars, arrays and thread indices");
+            "' of something that is not an argument; stencilc import "
+            "follows struct arguments, arrays and thread indices");
   return std::nullopt;
 }
 
@@ -233,9 +338,25 @@ std::optional<Poly> Lifter::evalInt(const Expr *e) {
   return v->poly;
 }
 
+FloatValue Lifter::readElement(const ArrayValue &element, SourceRange range) {
+  reads.push_back({element, range});
+  FloatValue f;
+  f.reads.emplace_back(static_cast<int>(reads.size()) - 1,
+                       LinearForm::number(1.0));
+  return f;
+}
+
 std::optional<FloatValue> Lifter::asFloat(const Value &v, const Expr *e) {
   if (v.kind == Value::Kind::Float)
     return v.number;
+  if (v.kind == Value::Kind::Array && v.array.isElement())
+    return readElement(v.array, e->getSourceRange()); // a class-type lvalue
+  if (v.kind == Value::Kind::Array) {
+    error(e->getSourceRange(),
+          "uses the pointer into '" + v.array.decl->getNameAsString() +
+              "' where a number is expected; subscript or dereference it");
+    return std::nullopt;
+  }
   if (v.kind == Value::Kind::Int && v.poly.isNumber()) {
     FloatValue f;
     f.constant = LinearForm::number(static_cast<double>(v.poly.numberValue()));
@@ -276,6 +397,25 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
   if (!rhs)
     return std::nullopt;
 
+  if (lhs->kind == Value::Kind::Array || rhs->kind == Value::Kind::Array) {
+    // Pointer arithmetic: `in + j * nx + i`, `row - nx`, `nx + p`.
+    bool left = lhs->kind == Value::Kind::Array;
+    const Value &offset = left ? *rhs : *lhs;
+    if ((kind == BO_Add || (kind == BO_Sub && left)) &&
+        offset.kind == Value::Kind::Int)
+      return pointerOffset(left ? *lhs : *rhs,
+                           kind == BO_Sub ? -offset.poly : offset.poly, op);
+    const ArrayValue &array = left ? lhs->array : rhs->array;
+    error(op->getSourceRange(),
+          "uses the " + std::string(array.isElement() ? "element of '" : "pointer into '") +
+              array.decl->getNameAsString() + "' with operator '" +
+              BinaryOperator::getOpcodeStr(kind).str() + "'" +
+              (array.isElement()
+                   ? ": index every dimension and read whole elements"
+                   : "; stencilc import follows pointers moved by integer "
+                     "offsets ('p + k', 'p - k', 'p[k]', '*p')"));
+    return std::nullopt;
+  }
   if (kind == BO_LAnd || kind == BO_LOr) {
     std::optional<ConditionRef> a = asCondition(*lhs, op->getLHS());
     if (!a)
@@ -439,6 +579,26 @@ std::optional<Value> Lifter::evalUnary(const UnaryOperator *op) {
   UnaryOperatorKind kind = op->getOpcode();
   if (kind == UO_Plus)
     return eval(op->getSubExpr());
+  if (kind == UO_Deref || kind == UO_AddrOf) {
+    std::optional<Value> v = eval(op->getSubExpr());
+    if (!v)
+      return std::nullopt;
+    if (v->kind == Value::Kind::Array && kind == UO_Deref)
+      return subscript(*v, Poly::number(0), op); // *p is p[0]
+    if (v->kind == Value::Kind::Array && v->array.isElement()) {
+      v->array.open = true; // &u[idx] points at that element
+      return v;
+    }
+    if (v->kind == Value::Kind::Record && kind == UO_AddrOf)
+      return v;
+    error(op->getSourceRange(),
+          kind == UO_Deref
+              ? "dereferences something that is not a pointer into an array "
+                "argument"
+              : "takes the address of something other than an array "
+                "element; point at an element, e.g. '&u[idx]'");
+    return std::nullopt;
+  }
   if (kind == UO_Minus || kind == UO_LNot) {
     std::optional<Value> v = eval(op->getSubExpr());
     if (!v)
@@ -489,11 +649,46 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
   const FunctionDecl *callee = call->getDirectCallee();
   if (!callee) {
     error(call->getSourceRange(),
-          "calls through a pointer or an overloaded operator, which stencilc "
-          "import cannot see into");
+          "calls through a function pointer, which stencilc import cannot "
+          "see into");
     return std::nullopt;
   }
   std::string name = callee->getQualifiedNameAsString();
+  const auto *method = dyn_cast<CXXMethodDecl>(callee);
+  // std::array: u[i] and u.data() are the built-in array's u[i] and u.
+  if (method && stdArray(method->getParent()->getTypeForDecl()
+                             ->getCanonicalTypeInternal())) {
+    const Expr *object = isa<CXXOperatorCallExpr>(call)
+                             ? call->getArg(0)
+                             : cast<CXXMemberCallExpr>(call)
+                                   ->getImplicitObjectArgument();
+    std::optional<Value> base = eval(object);
+    if (!base)
+      return std::nullopt;
+    StringRef member = method->getName();
+    if (method->getOverloadedOperator() == OO_Subscript ||
+        member == "at") {
+      std::optional<Poly> index =
+          evalInt(call->getArg(isa<CXXOperatorCallExpr>(call) ? 1 : 0));
+      if (!index)
+        return std::nullopt;
+      return subscript(*base, *index, call);
+    }
+    if (member == "data" && base->kind == Value::Kind::Array &&
+        !base->array.open && !base->array.isElement()) {
+      base->array.subscripts.push_back(Poly::number(0));
+      base->array.open = true;
+      return base;
+    }
+    error(call->getSourceRange(),
+          "calls std::array's '" + member.str() +
+              "'; stencilc import follows its operator[], at() and data()");
+    return std::nullopt;
+  }
+  if (std::optional<Value> complex = complexArithmetic(call, callee))
+    return complex;
+  if (failed)
+    return std::nullopt;
   if ((name == "fma" || name == "fmaf" || name == "std::fma" ||
        name == "__builtin_fma" || name == "__builtin_fmaf") &&
       call->getNumArgs() == 3) {
@@ -533,40 +728,167 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
     error(call->getSourceRange(), "calls '" + name + "' recursively");
     return std::nullopt;
   }
+  // A helper or a lambda computes a value: locals, assignments to them,
+  // and one `return` at the end, evaluated in place.
   const auto *body = dyn_cast<CompoundStmt>(definition->getBody());
-  const ReturnStmt *result = nullptr;
-  for (const Stmt *s : body->body())
-    if (!isa<DeclStmt>(s))
-      result = dyn_cast<ReturnStmt>(s) && s == body->body_back()
-                   ? cast<ReturnStmt>(s)
-                   : nullptr;
-  if (!result || !result->getRetValue() || body->body_empty()) {
+  const auto *result =
+      body && !body->body_empty() ? dyn_cast<ReturnStmt>(body->body_back())
+                                  : nullptr;
+  if (!result || !result->getRetValue()) {
     error(call->getSourceRange(),
-          "calls '" + name +
-              "', which does more than declare constants and return one "
-              "expression; stencilc import follows only such functions");
+          "calls '" + describeCallee(definition) +
+              "', which does not end in 'return <expression>;'; stencilc "
+              "import follows helpers that compute one value");
     return std::nullopt;
   }
-  std::vector<std::pair<const VarDecl *, Value>> bound;
-  for (unsigned i = 0; i < call->getNumArgs() && i < definition->getNumParams();
-       ++i) {
-    std::optional<Value> arg = eval(call->getArg(i));
-    if (!arg)
-      return std::nullopt;
-    bound.emplace_back(definition->getParamDecl(i), *arg);
-  }
-  for (auto &[param, value] : bound)
-    env[param] = value;
+  if (!bindArguments(call, definition))
+    return std::nullopt;
   ++inlineDepth;
   bool ok = true;
-  for (const Stmt *s : body->body())
+  for (const Stmt *s : body->body()) {
+    if (s == result || !ok)
+      continue;
+    const auto *assignment = dyn_cast_or_null<BinaryOperator>(
+        isa<Expr>(s) ? cast<Expr>(s)->IgnoreParenImpCasts() : nullptr);
     if (const auto *decl = dyn_cast<DeclStmt>(s))
-      ok = ok && walkDecl(decl);
+      ok = walkDecl(decl);
+    else if (assignment && assignment->isAssignmentOp() &&
+             isa<DeclRefExpr>(assignment->getLHS()->IgnoreParenImpCasts()))
+      ok = assign(assignment);
+    else if (!isa<NullStmt>(s))
+      ok = error(s->getSourceRange(),
+                 "stencilc import follows helpers made of declarations, "
+                 "assignments to their locals and one final 'return'; this "
+                 "statement in '" + describeCallee(definition) +
+                     "' is none of them");
+  }
   std::optional<Value> value;
   if (ok)
     value = eval(result->getRetValue());
   --inlineDepth;
+  if (value && value->kind == Value::Kind::Array && value->array.isElement() &&
+      !definition->getReturnType()->isReferenceType()) {
+    // A helper returning an element by value reads it.
+    return Value::ofFloat(readElement(value->array, call->getSourceRange()));
+  }
   return value;
+}
+
+bool Lifter::isComplex(QualType type) const {
+  const auto *record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  return record && record->getName() == "complex" &&
+         record->isInStdNamespace();
+}
+
+std::optional<Value> Lifter::complexArithmetic(const CallExpr *call,
+                                               const FunctionDecl *callee) {
+  OverloadedOperatorKind op = callee->getOverloadedOperator();
+  bool complex = isComplex(call->getType());
+  for (const Expr *arg : call->arguments())
+    complex = complex || isComplex(arg->getType());
+  if (!complex || !callee->isInStdNamespace() ||
+      !(op == OO_Plus || op == OO_Minus || op == OO_Star || op == OO_Slash))
+    return std::nullopt;
+  std::vector<FloatValue> operands;
+  for (const Expr *arg : call->arguments()) {
+    std::optional<Value> v = eval(arg);
+    std::optional<FloatValue> f = v ? asFloat(*v, arg) : std::nullopt;
+    if (!f)
+      return std::nullopt;
+    operands.push_back(*f);
+  }
+  if (operands.size() == 1)
+    return Value::ofFloat(op == OO_Minus
+                              ? operands[0].scaled(LinearForm::number(-1.0))
+                              : operands[0]);
+  const FloatValue &a = operands[0], &b = operands[1];
+  if (op == OO_Plus)
+    return Value::ofFloat(a + b);
+  if (op == OO_Minus)
+    return Value::ofFloat(a + b.scaled(LinearForm::number(-1.0)));
+  if (op == OO_Star) {
+    if (std::optional<FloatValue> product =
+            multiply(a, b, call->getSourceRange()))
+      return Value::ofFloat(*product);
+    return std::nullopt;
+  }
+  if (!b.readsNothing() || !b.constant.isNumber() || b.constant.constant == 0) {
+    error(call->getArg(1)->getSourceRange(),
+          "divides a complex value by something other than a nonzero number");
+    return std::nullopt;
+  }
+  return Value::ofFloat(a.scaled(LinearForm::number(1.0 / b.constant.constant)));
+}
+
+std::optional<Value> Lifter::evalConstruct(const CXXConstructExpr *e) {
+  const CXXConstructorDecl *ctor = e->getConstructor();
+  if (e->getNumArgs() == 1 &&
+      (ctor->isCopyOrMoveConstructor() || isComplex(e->getType())))
+    return eval(e->getArg(0)); // a copy, or std::complex<T>(re)
+  if (isComplex(e->getType()) && e->getNumArgs() == 2) {
+    // std::complex<T>(re, 0) is the real number re.
+    Expr::EvalResult imaginary;
+    if (e->getArg(1)->EvaluateAsRValue(imaginary, context) &&
+        ((imaginary.Val.isFloat() && imaginary.Val.getFloat().isZero()) ||
+         (imaginary.Val.isInt() && imaginary.Val.getInt() == 0)))
+      return eval(e->getArg(0));
+    error(e->getSourceRange(),
+          "constructs a complex number with an imaginary part; a spec's "
+          "coefficients are real (pass a complex field's real operator or "
+          "write the stencil on the real and imaginary parts)");
+    return std::nullopt;
+  }
+  error(e->getSourceRange(),
+        "constructs a '" + e->getType().getAsString() +
+            "', which stencilc import cannot follow");
+  return std::nullopt;
+}
+
+std::string Lifter::describeCallee(const FunctionDecl *f) const {
+  if (const auto *method = dyn_cast<CXXMethodDecl>(f))
+    if (method->getParent()->isLambda())
+      return "the lambda at " + where(method->getParent()->getLocation());
+  return f->getQualifiedNameAsString();
+}
+
+bool Lifter::bindArguments(const CallExpr *call,
+                           const FunctionDecl *definition) {
+  // A lambda's or a member operator's object is argument 0.
+  unsigned first = isa<CXXOperatorCallExpr>(call) &&
+                           isa<CXXMethodDecl>(definition)
+                       ? 1
+                       : 0;
+  if (call->getNumArgs() - first != definition->getNumParams())
+    return error(call->getSourceRange(),
+                 "calls '" + describeCallee(definition) +
+                     "' with default or variadic arguments, which stencilc "
+                     "import does not follow");
+  std::vector<std::pair<const VarDecl *, Value>> bound;
+  for (unsigned i = first; i < call->getNumArgs(); ++i) {
+    std::optional<Value> arg = eval(call->getArg(i));
+    if (!arg)
+      return false;
+    const ParmVarDecl *param = definition->getParamDecl(i - first);
+    if (arg->kind == Value::Kind::Array && arg->array.isElement() &&
+        !param->getType()->isReferenceType()) {
+      std::optional<FloatValue> f = asFloat(*arg, call->getArg(i));
+      if (!f)
+        return false;
+      arg = Value::ofFloat(*f);
+    }
+    QualType type = param->getType().getNonReferenceType().getCanonicalType();
+    if (arg->kind == Value::Kind::Int && type->isRealFloatingType()) {
+      std::optional<FloatValue> f = asFloat(*arg, call->getArg(i));
+      if (!f)
+        return false;
+      arg = Value::ofFloat(*f);
+    }
+    bound.emplace_back(param, *arg);
+  }
+  for (auto &[param, value] : bound)
+    env[param] = value;
+  return true;
 }
 
 } // namespace lift

@@ -11,6 +11,7 @@
 #include "import/Lifter.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Type.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -36,10 +37,11 @@ constexpr int64_t kMaxSites = 50'000'000;
 std::optional<ImportedStencil> Lifter::infer() {
   Inference inference;
   if (!decomposeOutput(inference) || !inferExtents(inference) ||
-      !collectTaps(inference) || !keepTaps(inference) ||
-      !checkUpdatedSites(inference) || !checkBoundary(inference) ||
-      !inferPrecision(inference))
+      !collectTaps(inference) || !checkComponentStores(inference) ||
+      !keepTaps(inference) || !checkUpdatedSites(inference) ||
+      !checkBoundary(inference) || !inferPrecision(inference))
     return std::nullopt;
+  foldComponentAxis(inference);
   return buildResult(inference);
 }
 
@@ -230,6 +232,24 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
   }
   input = read.access.decl;
   inputRange = read.range;
+  if (read.access.component != s.access.component) {
+    auto name = [&](int c) {
+      const RecordDecl *record = elementType(input)->getAsRecordDecl();
+      int index = 0;
+      if (record)
+        for (const FieldDecl *f : record->fields())
+          if (index++ == c)
+            return "'" + f->getNameAsString() + "'";
+      return std::string("the whole element");
+    };
+    error(read.range, "computes component " + name(s.access.component) +
+                          " of '" + outName + "' from component " +
+                          name(read.access.component) + " of '" +
+                          input->getNameAsString() +
+                          "'; a spec applies the same taps to each "
+                          "component, without coupling components");
+    return std::nullopt;
+  }
   std::optional<Decomposed> in = decompose(read.access, read.range);
   if (!in)
     return std::nullopt;
@@ -283,6 +303,102 @@ bool Lifter::checkWrapAtExtent(const Inference &inference, const Read &read,
       return false;
     }
   return true;
+}
+
+bool Lifter::checkComponentStores(Inference &inference) {
+  const Store first = *written;
+  if (first.access.component < 0)
+    return true;
+  const RecordDecl *record = elementType(first.access.decl)->getAsRecordDecl();
+  int fields = static_cast<int>(
+      std::distance(record->field_begin(), record->field_end()));
+  if (static_cast<int>(componentStores.size()) + 1 != fields) {
+    error(first.range, "writes " +
+                           std::to_string(componentStores.size() + 1) +
+                           " of the " + std::to_string(fields) +
+                           " members of '" + record->getNameAsString() +
+                           "'; a stencil computes every component of a site");
+    return false;
+  }
+  auto sameLoops = [](const Store &a, const Store &b) {
+    if (a.loops.size() != b.loops.size() || a.guards.size() != b.guards.size())
+      return false;
+    for (size_t l = 0; l < a.loops.size(); ++l)
+      if (a.loops[l].coordinate != b.loops[l].coordinate ||
+          a.loops[l].low != b.loops[l].low ||
+          a.loops[l].high != b.loops[l].high)
+        return false;
+    for (size_t g = 0; g < a.guards.size(); ++g)
+      if (a.guards[g].condition != b.guards[g].condition ||
+          a.guards[g].skipWhenTrue != b.guards[g].skipWhenTrue)
+        return false;
+    return true;
+  };
+  for (const Store &other : componentStores) {
+    if (!sameLoops(first, other)) {
+      error(other.range, "is written under other conditions than '" +
+                             text(first.range) +
+                             "'; every component of a site is updated "
+                             "together");
+      return false;
+    }
+    Inference own = inference;
+    own.taps.clear();
+    written = other;
+    bool ok = collectTaps(own);
+    written = first;
+    if (!ok)
+      return false;
+    bool same = own.taps.size() == inference.taps.size();
+    for (size_t t = 0; same && t < own.taps.size(); ++t) {
+      const Tap &a = own.taps[t], &b = inference.taps[t];
+      same = a.offset == b.offset && a.wrapped == b.wrapped &&
+             a.coefficient.text() == b.coefficient.text();
+    }
+    if (!same) {
+      error(other.range, "computes '" + text(other.range) +
+                             "' with other taps or coefficients than '" +
+                             text(first.range) +
+                             "'; a spec applies the same taps to every "
+                             "component");
+      note(first.range, "the first component is written here");
+      return false;
+    }
+  }
+  inference.components = fields;
+  return true;
+}
+
+void Lifter::foldComponentAxis(Inference &inference) {
+  if (inference.dims < 2 || inference.components != 1)
+    return;
+  int coordinate = inference.out.axes[0].coordinate;
+  const Loop *loop = nullptr;
+  for (const Loop &l : written->loops)
+    if (l.coordinate == coordinate)
+      loop = &l;
+  int64_t extent = inference.sizes[0][0];
+  if (!loop || loop->low != Poly::number(0) ||
+      inference.samples[0].evaluate(loop->high) != extent ||
+      inference.sizes[1][0] != extent || inference.lowSkip[0] != 0 ||
+      inference.highSkip[0] != 0 || inference.out.axes[0].offset != 0)
+    return;
+  for (const Tap &tap : inference.kept)
+    if (tap.offset[0] != 0)
+      return;
+  // Constant extents only: the loop's bound is a number or a constant.
+  for (const auto &[mono, c] : loop->high.terms())
+    for (int atom : mono)
+      if (!atoms[atom].value)
+        return;
+  inference.components = static_cast<int>(extent);
+  inference.componentAxisName = atoms[coordinate].name;
+  inference.out.axes.erase(inference.out.axes.begin());
+  inference.dims -= 1;
+  for (Tap &tap : inference.kept) {
+    tap.offset.erase(tap.offset.begin());
+    tap.wrapped.erase(tap.wrapped.begin());
+  }
 }
 
 bool Lifter::keepTaps(Inference &inference) {
@@ -511,6 +627,17 @@ bool Lifter::inferPrecision(Inference &inference) {
   const ValueDecl *input = inference.input;
   auto precisionOf = [&](const ValueDecl *decl) -> std::string {
     QualType e = elementType(decl);
+    if (isComplex(e)) {
+      inference.complexValues = true;
+      e = cast<ClassTemplateSpecializationDecl>(e->getAsRecordDecl())
+              ->getTemplateArgs()[0]
+              .getAsType();
+    } else if (const RecordDecl *record = e->getAsRecordDecl()) {
+      if (record->field_empty())
+        return "";
+      e = record->field_begin()->getType(); // checked when read
+    }
+    e = e.getCanonicalType().getUnqualifiedType();
     if (e->isSpecificBuiltinType(BuiltinType::Float))
       return "float";
     if (e->isSpecificBuiltinType(BuiltinType::Double))
@@ -524,7 +651,10 @@ bool Lifter::inferPrecision(Inference &inference) {
               "'; stencil fields are float or double");
     return false;
   }
-  if (precisionOf(input) != precision) {
+  bool complexOutput = inference.complexValues;
+  inference.complexValues = false;
+  if (precisionOf(input) != precision ||
+      inference.complexValues != complexOutput) {
     error(input->getSourceRange(),
           "'" + input->getNameAsString() + "' holds '" +
               elementType(input).getAsString() + "' but '" + outName +
@@ -546,6 +676,9 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
   result.dims = dims;
   result.periodic = !inference.skips;
   result.precision = inference.precision;
+  result.components = inference.components;
+  result.complexValues = inference.complexValues;
+  result.componentAxis = inference.componentAxisName;
   result.outputArray = inference.outName;
   result.inputArray = inference.input->getNameAsString();
   bool anyThread = false, anyLoop = false;
@@ -571,6 +704,14 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
                           [&](const auto &t) { return t.first == name; });
     });
     if (used)
+      result.parameters.push_back(name);
+  }
+  for (const std::string &name : memberParameters) {
+    bool used = llvm::any_of(result.taps, [&](const ImportedTap &tap) {
+      return llvm::any_of(tap.terms,
+                          [&](const auto &t) { return t.first == name; });
+    });
+    if (used && !llvm::is_contained(result.parameters, name))
       result.parameters.push_back(name);
   }
   return result;

@@ -14,11 +14,13 @@
 #include "import/Symbolic.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/OperationKinds.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/Twine.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +34,9 @@ class DeclRefExpr;
 class DeclStmt;
 class DiagnosticsEngine;
 class Expr;
+class FieldDecl;
+class RecordDecl;
+class WhileStmt;
 class ForStmt;
 class IfStmt;
 class MemberExpr;
@@ -46,19 +51,39 @@ namespace stencilc {
 namespace import {
 namespace lift {
 
+/// An array, a pointer into one, or one element. A pointer is `open`: its
+/// last subscript is where it points and still moves with `p + k` or
+/// `p[k]`; `in + j * nx + i` and `&u[k][j][0]` are such pointers.
 struct ArrayValue {
   const clang::ValueDecl *decl = nullptr;
   int rank = 1; ///< subscripts that name one element
   std::vector<Poly> subscripts;
+  bool open = false;
+  /// The extents of a std::array nest, outermost first (built-in arrays
+  /// carry theirs in their type).
+  std::vector<int64_t> stdExtents;
+  /// The member of a struct element (`u[i].y`): its index among the
+  /// struct's fields, which are the site's components; -1 otherwise.
+  int component = -1;
+
+  bool isElement() const {
+    return !open && static_cast<int>(subscripts.size()) == rank;
+  }
 };
 
+struct Value;
+/// A struct's members by field, for parameters such as `const Grid &g`.
+using RecordValue = std::map<const clang::FieldDecl *, Value>;
+
 struct Value {
-  enum class Kind { Unset, Int, Float, Array, Bool };
+  /// Callable: a lambda, whose calls Clang resolves to its operator().
+  enum class Kind { Unset, Int, Float, Array, Bool, Record, Callable };
   Kind kind = Kind::Unset;
   Poly poly;
   FloatValue number;
   ArrayValue array;
   ConditionRef condition;
+  std::shared_ptr<const RecordValue> record;
 
   static Value ofInt(Poly p) {
     Value v;
@@ -76,6 +101,17 @@ struct Value {
     Value v;
     v.kind = Kind::Array;
     v.array = std::move(a);
+    return v;
+  }
+  static Value ofRecord(RecordValue r) {
+    Value v;
+    v.kind = Kind::Record;
+    v.record = std::make_shared<const RecordValue>(std::move(r));
+    return v;
+  }
+  static Value ofCallable() {
+    Value v;
+    v.kind = Kind::Callable;
     return v;
   }
   static Value ofBool(ConditionRef c) {
@@ -155,6 +191,9 @@ struct Inference {
   std::vector<int> lowSkip, highSkip;
   bool skips = false;
   std::string precision;
+  int components = 1;      ///< values per site
+  bool complexValues = false;
+  std::string componentAxisName; ///< the loop over interleaved components
 };
 
 class Lifter {
@@ -175,6 +214,21 @@ private:
 
   // --- evaluation ---------------------------------------------------------
   bool bindParameters();
+  /// The value an argument or a struct member of this type stands for:
+  /// arrays and pointers, integer sizes, floating-point parameters
+  /// (`parameterName`), structs member by member; nullopt for other types.
+  std::optional<Value> bindValue(clang::QualType type,
+                                 const clang::ValueDecl *decl,
+                                 const std::string &name,
+                                 const std::string &parameterName,
+                                 int depth = 0);
+  std::optional<Value> subscript(const Value &base, const Poly &index,
+                                 const clang::Expr *whole);
+  /// `u[i].y` for an array of structs whose fields are the components.
+  std::optional<Value> memberOfElement(const Value &element,
+                                       const clang::MemberExpr *member);
+  std::optional<Value> pointerOffset(const Value &pointer, const Poly &delta,
+                                     const clang::Expr *whole);
   std::optional<Value> eval(const clang::Expr *e);
   std::optional<Value> evalCast(const clang::Expr *sub, clang::QualType type,
                                 bool load, const clang::Expr *whole);
@@ -184,6 +238,15 @@ private:
   std::optional<Value> evalUnary(const clang::UnaryOperator *op);
   std::optional<Value> evalConditional(const clang::ConditionalOperator *op);
   std::optional<Value> evalCall(const clang::CallExpr *call);
+  /// std::complex's +, -, * and / (with real factors): the same linear
+  /// forms as on real values. nullopt without an error: not such a call.
+  std::optional<Value> complexArithmetic(const clang::CallExpr *call,
+                                         const clang::FunctionDecl *callee);
+  std::optional<Value> evalConstruct(const clang::CXXConstructExpr *e);
+  /// Registers the read of one array element.
+  FloatValue readElement(const ArrayValue &element, clang::SourceRange range);
+  std::string describeCallee(const clang::FunctionDecl *f) const;
+  bool isComplex(clang::QualType type) const;
   /// a * b: at most one factor reads data, and the product stays linear in
   /// the parameters.
   std::optional<FloatValue> multiply(const FloatValue &a, const FloatValue &b,
@@ -197,15 +260,46 @@ private:
                                       const Poly &b, const clang::Expr *e);
   int arrayRank(const clang::ValueDecl *decl) const;
   clang::QualType elementType(const clang::ValueDecl *decl) const;
+  /// The declared type without references (`float (&u)[NZ][NY][NX]`).
+  clang::QualType storageType(const clang::ValueDecl *decl) const;
+  /// The element type and extents of a std::array, nullopt otherwise.
+  std::optional<std::pair<clang::QualType, int64_t>>
+  stdArray(clang::QualType type) const;
 
   // --- statements ---------------------------------------------------------
   bool walk(const clang::Stmt *s);
   bool walkCompound(const clang::CompoundStmt *block);
   bool walkIf(const clang::IfStmt *s, bool &addedGuard);
   bool walkFor(const clang::ForStmt *s);
+  bool walkWhile(const clang::WhileStmt *s);
+  /// The end of a loop over `var` from its condition (`c < n`: n).
+  std::optional<Poly> loopEnd(const clang::Expr *condition,
+                              const clang::VarDecl *var,
+                              const llvm::Twine &form);
+  /// Runs the loop body over coordinate `var` in [low, high).
+  bool walkLoopBody(const clang::VarDecl *var, const Poly &low,
+                    const Poly &high, clang::SourceRange range,
+                    const clang::Stmt *body,
+                    const clang::Stmt *skip = nullptr);
+  /// A grid-stride loop's start and step, if `s` is one.
+  std::optional<bool> gridStride(const clang::ForStmt *s,
+                                 const clang::VarDecl *var, const Poly &start,
+                                 Poly &low);
+  /// A call made for its effects: a helper or lambda that writes the output.
+  bool callForEffects(const clang::CallExpr *call);
+  /// Binds a callee's parameters to the call's arguments.
+  bool bindArguments(const clang::CallExpr *call,
+                     const clang::FunctionDecl *definition);
   bool walkDecl(const clang::DeclStmt *s);
+  /// `lhs op rhs`, from a built-in assignment or a class's operator=.
+  struct Assignment {
+    const clang::Expr *lhs, *rhs;
+    clang::BinaryOperatorKind opcode;
+    clang::SourceRange range;
+  };
   bool assign(const clang::BinaryOperator *op);
-  bool store(const clang::BinaryOperator *op, const ArrayValue &target);
+  bool assign(const Assignment &op);
+  bool store(const Assignment &op, const ArrayValue &target);
 
   // --- polynomials --------------------------------------------------------
   Poly canonical(const Poly &p);
@@ -249,6 +343,11 @@ private:
   /// The guard or loop bound that limits axis `a`, to point at.
   clang::SourceRange guardFor(const Inference &inference, int a) const;
   bool inferPrecision(Inference &inference);
+  /// An array of structs: every component computed with the same taps.
+  bool checkComponentStores(Inference &inference);
+  /// An innermost axis that is a full loop over a constant range with no
+  /// taps along it (`u[site * 3 + c]`) is the site's components.
+  void foldComponentAxis(Inference &inference);
   ImportedStencil buildResult(const Inference &inference) const;
 
   clang::ASTContext &context;
@@ -267,13 +366,24 @@ private:
   std::map<const clang::VarDecl *, Scope> declaredAt;
   std::vector<Read> reads;
   std::optional<Store> written;
+  /// The stores of the other components of an array of structs
+  /// (`out[i].y = ...` after `out[i].x = ...`).
+  std::vector<Store> componentStores;
   std::vector<Guard> guards;
   std::vector<Loop> loops;
   int conditionDepth = 0;
   int inlineDepth = 0;
   int threadCoordinates[3] = {-1, -1, -1};
+  /// gridDim may appear only in a grid-stride loop's step.
+  bool allowGridDim = false;
+  /// Floating-point struct members used as parameters (`g.dt` as g_dt).
+  std::vector<std::string> memberParameters;
   const clang::CompoundStmt *functionBody = nullptr;
   std::vector<const clang::Stmt *> loopBodies;
+  const clang::Stmt *skipStatement = nullptr;
+  /// The body of the helper or lambda called for its effects, where
+  /// `if (...) return;` skips the rest of the helper.
+  std::vector<const clang::CompoundStmt *> helperBodies;
 };
 
 } // namespace lift

@@ -147,7 +147,8 @@ int AtomTable::thread(int kind, int axis) {
     if (atoms_[id].kind == Atom::Kind::Thread && atoms_[id].threadKind == kind &&
         atoms_[id].threadAxis == axis)
       return id;
-  static const char *const kinds[] = {"threadIdx", "blockIdx", "blockDim"};
+  static const char *const kinds[] = {"threadIdx", "blockIdx", "blockDim",
+                                      "gridDim"};
   Atom atom;
   atom.kind = Atom::Kind::Thread;
   atom.threadKind = kind;

@@ -70,7 +70,8 @@ struct Atom {
   int64_t offset = 0;           ///< Wrapped: d of (c + d) mod m
   int modulus = -1;             ///< Wrapped: index into AtomTable::moduli
   int threadAxis = -1;          ///< Thread: 0..2 for .x .y .z
-  int threadKind = -1; ///< Thread: 0 threadIdx, 1 blockIdx, 2 blockDim
+  int threadKind = -1; ///< Thread: 0 threadIdx, 1 blockIdx, 2 blockDim,
+                       ///< 3 gridDim
 };
 
 class AtomTable {
