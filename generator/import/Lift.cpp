@@ -22,6 +22,7 @@
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
@@ -124,6 +125,17 @@ QualType Lifter::elementType(const ValueDecl *decl) const {
   }
 }
 
+bool Lifter::isComponentStruct(QualType type) const {
+  const RecordDecl *record = type->getAsRecordDecl();
+  if (!record || !record->getDefinition() || record->field_empty())
+    return false;
+  QualType first = record->field_begin()->getType().getCanonicalType();
+  return first->isRealFloatingType() &&
+         llvm::all_of(record->fields(), [&](const FieldDecl *f) {
+           return f->getType().getCanonicalType() == first;
+         });
+}
+
 std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
                                        const std::string &name,
                                        const std::string &parameterName,
@@ -131,7 +143,12 @@ std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
   type = type.getNonReferenceType().getCanonicalType();
   QualType pointee =
       type->isPointerType() ? type->getPointeeType().getCanonicalType() : type;
-  bool structure = pointee->isRecordType() && !stdArray(pointee);
+  // A pointer to structs whose members are all one floating-point type is
+  // an array of sites (`const Velocity *v`); other structs hold arguments
+  // (`const Grid &g`, `const Grid *g`).
+  bool structure = pointee->isRecordType() && !stdArray(pointee) &&
+                   !isComplex(pointee) &&
+                   !(type->isPointerType() && isComponentStruct(pointee));
   if ((type->isPointerType() && !structure) || type->isArrayType() ||
       stdArray(type)) {
     ArrayValue array;

@@ -13,6 +13,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -309,10 +310,16 @@ std::optional<Value> Lifter::evalMember(const MemberExpr *member) {
       return it->second;
     error(member->getSourceRange(),
           "reads the member '" + field + "' of type '" +
-              member->getType().getAsString() +
+              member->getType().getAsString(context.getPrintingPolicy()) +
               "', which is neither an array, an integer size nor a "
               "floating-point coefficient");
     return std::nullopt;
+  }
+  if (object->kind == Value::Kind::Array && member->isArrow() &&
+      object->array.open) {
+    object = subscript(*object, Poly::number(0), member); // p->u is p[0].u
+    if (!object)
+      return std::nullopt;
   }
   if (object->kind == Value::Kind::Array)
     return memberOfElement(*object, member);
@@ -459,6 +466,17 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
     case BO_Div:
       if (a.isNumber() && b.isNumber() && b.numberValue() != 0)
         return Value::ofInt(Poly::number(a.numberValue() / b.numberValue()));
+      for (const auto &[mono, c] : a.terms())
+        for (int atom : mono)
+          if (isCoordinateLike(atom)) {
+            error(op->getSourceRange(),
+                  "recovers a coordinate by dividing '" + atoms.text(a) +
+                      "' by '" + atoms.text(b) +
+                      "': stencilc import needs one loop variable or thread "
+                      "index per lattice axis (nested loops, or a 2-D/3-D "
+                      "launch) rather than one flattened loop");
+            return std::nullopt;
+          }
       error(op->getSourceRange(),
             "divides '" + atoms.text(a) + "' by '" + atoms.text(b) +
                 "': an index must be affine in the lattice coordinates");
@@ -834,9 +852,9 @@ std::optional<Value> Lifter::evalConstruct(const CXXConstructExpr *e) {
          (imaginary.Val.isInt() && imaginary.Val.getInt() == 0)))
       return eval(e->getArg(0));
     error(e->getSourceRange(),
-          "constructs a complex number with an imaginary part; a spec's "
-          "coefficients are real (pass a complex field's real operator or "
-          "write the stencil on the real and imaginary parts)");
+          "constructs a complex number with an imaginary part: a spec's tap "
+          "coefficients are real, so a stencil with complex coefficients "
+          "cannot be imported; apply the complex factor outside the stencil");
     return std::nullopt;
   }
   error(e->getSourceRange(),
@@ -848,7 +866,9 @@ std::optional<Value> Lifter::evalConstruct(const CXXConstructExpr *e) {
 std::string Lifter::describeCallee(const FunctionDecl *f) const {
   if (const auto *method = dyn_cast<CXXMethodDecl>(f))
     if (method->getParent()->isLambda())
-      return "the lambda at " + where(method->getParent()->getLocation());
+      return "the lambda on line " +
+             std::to_string(sources.getPresumedLineNumber(
+                 sources.getFileLoc(method->getParent()->getLocation())));
   return f->getQualifiedNameAsString();
 }
 

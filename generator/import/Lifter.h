@@ -247,6 +247,8 @@ private:
   FloatValue readElement(const ArrayValue &element, clang::SourceRange range);
   std::string describeCallee(const clang::FunctionDecl *f) const;
   bool isComplex(clang::QualType type) const;
+  /// A struct of one floating-point type throughout: a site's components.
+  bool isComponentStruct(clang::QualType type) const;
   /// a * b: at most one factor reads data, and the product stays linear in
   /// the parameters.
   std::optional<FloatValue> multiply(const FloatValue &a, const FloatValue &b,

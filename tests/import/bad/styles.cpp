@@ -1,0 +1,90 @@
+// Stencil styles that stencilc import refuses, one function per refusal
+// (tests/cli/import-errors.test checks each message and its position).
+#include <complex>
+#include <vector>
+
+void range_for(std::vector<double> &out, const std::vector<double> &in) {
+  for (double &v : out)
+    v = in[0];
+}
+
+void do_while(double *f, const double *u, int n) {
+  int i = 1;
+  do {
+    f[i] = u[i - 1] + u[i + 1];
+    ++i;
+  } while (i < n - 1);
+}
+
+void while_no_step(double *f, const double *u, int n) {
+  int i = 1;
+  while (i < n - 1) {
+    ++i;
+    f[i] = u[i - 1] + u[i + 1];
+  }
+}
+
+void flat_recovered(double *f, const double *u, int nx, int ny) {
+  for (int s = 0; s < nx * ny; ++s) {
+    const int i = s % nx, j = s / nx;
+    f[j * nx + i] = u[j * nx + i];
+  }
+}
+
+void moving_pointer(double *f, const double *u, int n) {
+  const double *p = u;
+  for (int i = 1; i < n - 1; ++i) {
+    p += 1;
+    f[i] = p[-1] + p[1];
+  }
+}
+
+void pointer_difference(double *f, const double *u, int n) {
+  const double *end = u + n;
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1] + (end - u);
+}
+
+struct Vec2 {
+  double x, y;
+};
+
+void coupled_components(Vec2 *f, const Vec2 *u, int n) {
+  for (int i = 1; i < n - 1; ++i) {
+    f[i].x = u[i - 1].x + u[i + 1].x;
+    f[i].y = u[i - 1].x + u[i + 1].y;
+  }
+}
+
+void one_member(Vec2 *f, const Vec2 *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i].x = u[i - 1].x + u[i + 1].x;
+}
+
+void complex_coefficient(std::complex<double> *f,
+                         const std::complex<double> *u, int n) {
+  const std::complex<double> I(0.0, 1.0);
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = I * (u[i - 1] + u[i + 1]);
+}
+
+struct Options {
+  int n;
+  bool periodic;
+};
+
+void bool_member(double *f, const double *u, const Options &o) {
+  for (int i = 1; i < o.n - 1; ++i)
+    f[i] = o.periodic ? u[i] : u[i - 1] + u[i + 1];
+}
+
+void lambda_with_loop(double *f, const double *u, int n) {
+  auto sum = [&](int i) {
+    double s = 0;
+    for (int d = -1; d <= 1; d += 2)
+      s += u[i + d];
+    return s;
+  };
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = sum(i);
+}
