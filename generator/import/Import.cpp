@@ -352,6 +352,7 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
   // the address of NAME<precision> at the end makes Clang instantiate it
   // (the lines above keep their numbers).
   std::string source = contents.get()->getBuffer().str();
+  std::string instanceArguments; // of a template the file never instantiates
   for (int attempt = 0; attempt < 2; ++attempt) {
     tooling::FixedCompilationDatabase database(".", args);
     tooling::ClangTool tool(database, {std::string(absolute)});
@@ -403,6 +404,14 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
         engine.Report(entry.location, id) << entry.message;
       }
     }
+    if (fatal && attempt == 1) {
+      diagnostics << "stencilc import: error: '" << options.function
+                  << "' does not compile when the importer instantiates it as "
+                  << options.function << "<" << instanceArguments
+                  << ">; instantiate it in " << options.file
+                  << " with the arguments it needs and import again\n";
+      return std::nullopt;
+    }
     if (fatal) {
       diagnostics << "stencilc import: error: " << options.file
                   << " does not compile"
@@ -432,13 +441,12 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << "' (pass include paths and macros after '--' to "
                      "silence them)\n";
     if (!found.function) {
-      std::string arguments;
-      if (attempt == 1 ||
-          !templateArguments(*found.pattern, options, arguments, diagnostics))
+      if (attempt == 1 || !templateArguments(*found.pattern, options,
+                                             instanceArguments, diagnostics))
         return attempt == 1 ? reportUninstantiable(options, diagnostics)
                             : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +
-                options.function + "<" + arguments + ">;\n";
+                options.function + "<" + instanceArguments + ">;\n";
       continue;
     }
     std::optional<ImportedStencil> result =

@@ -687,7 +687,8 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
     result.coordinateNames.push_back(c.name);
     (c.threadAxis >= 0 ? anyThread : anyLoop) = true;
   }
-  result.form = std::string(anyThread && anyLoop ? "kernel with loops"
+  result.form = std::string(gridStrideLoops      ? "kernel, grid-stride loops"
+                            : anyThread && anyLoop ? "kernel with loops"
                             : anyThread        ? "kernel"
                                                : "loop nest") +
                 (out.flat ? ", flattened index" : ", multi-dimensional array");

@@ -390,6 +390,7 @@ std::optional<bool> Lifter::gridStride(const ForStmt *s, const VarDecl *var,
       return std::nullopt;
     }
     low = offset;
+    gridStrideLoops = true;
     return true;
   }
   return false;

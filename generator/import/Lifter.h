@@ -378,6 +378,7 @@ private:
   int threadCoordinates[3] = {-1, -1, -1};
   /// gridDim may appear only in a grid-stride loop's step.
   bool allowGridDim = false;
+  bool gridStrideLoops = false; ///< for the spec's header
   /// Floating-point struct members used as parameters (`g.dt` as g_dt).
   std::vector<std::string> memberParameters;
   const clang::CompoundStmt *functionBody = nullptr;
