@@ -499,12 +499,8 @@ std::string importedSpecYaml(const ImportedStencil &s) {
   os << "field: {precision: " << s.precision
      << (s.complexValues ? ", type: complex" : "")
      << ", components: " << s.components << "}";
-  if (!s.componentAxis.empty())
-    os << "   # " << s.componentAxis << " runs over the site's values";
-  else if (s.components > 1)
-    os << "   # the members of " << s.inputArray << "'s elements";
-  else if (s.complexValues)
-    os << "   # std::complex values";
+  if (!s.componentsNote.empty())
+    os << "   # " << s.componentsNote;
   os << "\n";
   if (s.parameters.empty()) {
     os << "parameters: []\n";

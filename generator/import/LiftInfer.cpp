@@ -36,13 +36,78 @@ constexpr int64_t kMaxSites = 50'000'000;
 
 std::optional<ImportedStencil> Lifter::infer() {
   Inference inference;
-  if (!decomposeOutput(inference) || !inferExtents(inference) ||
+  if (!splitInterleavedStores(inference) || !decomposeOutput(inference) || !inferExtents(inference) ||
       !collectTaps(inference) || !checkComponentStores(inference) ||
       !keepTaps(inference) || !checkUpdatedSites(inference) ||
       !checkBoundary(inference) || !inferPrecision(inference))
     return std::nullopt;
   foldComponentAxis(inference);
   return buildResult(inference);
+}
+
+bool Lifter::splitInterleavedStores(Inference &inference) {
+  if (componentStores.empty() || written->access.component >= 0)
+    return true;
+  // K stores to one array: the components of an interleaved site, each
+  // index's constant part modulo K naming its component.
+  const int64_t count = static_cast<int64_t>(componentStores.size()) + 1;
+  Binding first = sample(0), second = sample(2);
+  auto split = [&](ArrayValue &access, SourceRange range) -> bool {
+    Poly rest;
+    for (const auto &[mono, c] : access.subscripts.front().terms())
+      if (llvm::none_of(mono, [&](int atom) { return isCoordinateLike(atom); }))
+        rest = rest + Poly::term(mono, c);
+    auto component = [&](const Binding &b) {
+      int64_t v = b.evaluate(rest) % count;
+      return v < 0 ? v + count : v;
+    };
+    if (component(first) != component(second))
+      return error(range, "cannot tell which of the " + std::to_string(count) +
+                              " interleaved components '" + text(range) +
+                              "' is: its offset (" + atoms.text(rest) +
+                              ") is not a fixed multiple of " +
+                              std::to_string(count) + " plus a constant");
+    access.component = static_cast<int>(component(second));
+    access.subscripts.front() =
+        access.subscripts.front() - Poly::number(access.component);
+    return true;
+  };
+  std::vector<Store *> stores = {&*written};
+  for (Store &other : componentStores)
+    stores.push_back(&other);
+  std::vector<bool> done(reads.size(), false);
+  std::vector<const Store *> byComponent(count, nullptr);
+  for (Store *store : stores) {
+    if (!split(store->access, store->range))
+      return false;
+    const Store *&seen = byComponent[store->access.component];
+    if (seen) {
+      error(store->range, "writes '" + store->access.decl->getNameAsString() +
+                              "' a second time; a stencil writes each site "
+                              "once (or each of its interleaved components "
+                              "once)");
+      note(seen->range, "this store writes the same component");
+      return false;
+    }
+    seen = store;
+    for (const auto &[readId, coefficient] : store->value.reads)
+      if (!done[readId] && reads[readId].access.rank == 1) {
+        done[readId] = true;
+        if (!split(reads[readId].access, reads[readId].range))
+          return false;
+      }
+  }
+  // The first component's store leads.
+  std::stable_sort(stores.begin(), stores.end(), [](Store *a, Store *b) {
+    return a->access.component < b->access.component;
+  });
+  std::vector<Store> ordered;
+  for (Store *store : stores)
+    ordered.push_back(*store);
+  written = ordered.front();
+  componentStores.assign(ordered.begin() + 1, ordered.end());
+  inference.interleaved = count;
+  return true;
 }
 
 bool Lifter::decomposeOutput(Inference &inference) {
@@ -58,10 +123,19 @@ bool Lifter::decomposeOutput(Inference &inference) {
                        "-dimensional index; stencil specs have 1 to 4 axes");
     return false;
   }
-  if (out->flat && out->axes.front().stride != Poly::number(1)) {
-    error(s.range, "no coordinate steps through '" + outName +
-                       "' with stride 1 (the smallest stride is " +
-                       atoms.text(out->axes.front().stride) + ")");
+  if (out->flat && out->axes.front().stride !=
+                       Poly::number(inference.interleaved)) {
+    if (inference.interleaved > 1)
+      error(s.range, "writes " + std::to_string(inference.interleaved) +
+                         " values of '" + outName +
+                         "' per site, but the sites are " +
+                         atoms.text(out->axes.front().stride) +
+                         " apart; interleaved components need a site "
+                         "stride equal to their count");
+    else
+      error(s.range, "no coordinate steps through '" + outName +
+                         "' with stride 1 (the smallest stride is " +
+                         atoms.text(out->axes.front().stride) + ")");
     return false;
   }
   for (const AxisAccess &axis : out->axes)
@@ -95,6 +169,11 @@ bool Lifter::inferExtents(Inference &inference) {
       extents[a] = {out.axes[a + 1].stride, out.axes[a].stride};
     } else if (!out.flat && out.dims[a]) {
       extents[a] = {Poly::number(*out.dims[a])};
+    } else if (std::optional<int64_t> n = flatExtent(s.access);
+               n && a + 1 == dims) {
+      // A flat index into a fixed-size array: its size over the inner
+      // axes' stride.
+      extents[a] = {Poly::number(*n), out.axes[a].stride};
     } else {
       std::optional<Extent> e = topExtent(out.axes[a].coordinate);
       if (!e)
@@ -123,6 +202,17 @@ bool Lifter::inferExtents(Inference &inference) {
   inference.samples = std::move(samples);
   inference.sizes = std::move(sizes);
   return true;
+}
+
+std::optional<int64_t> Lifter::flatExtent(const ArrayValue &access) const {
+  QualType type = storageType(access.decl);
+  if (access.rank != 1)
+    return std::nullopt;
+  if (const auto *array = context.getAsConstantArrayType(type))
+    return array->getSize().getSExtValue();
+  if (auto inner = stdArray(type))
+    return inner->second;
+  return std::nullopt;
 }
 
 std::optional<Extent> Lifter::topExtent(int coordinate) {
@@ -155,6 +245,21 @@ std::optional<Extent> Lifter::topExtent(int coordinate) {
   if (sizes.size() == 1)
     return Extent{Poly::atom(*sizes.begin())};
   std::string name = atoms[coordinate].name;
+  for (const Loop &loop : written->loops)
+    if (sizes.empty() && loop.coordinate == coordinate &&
+        written->loops.size() >= 2 &&
+        written->loops.front().coordinate == coordinate &&
+        loop.low == Poly::number(0) && loop.high.isNumber()) {
+      error(loop.range,
+            "runs " + name + " over the constant range [0, " +
+                std::to_string(loop.high.numberValue()) +
+                ") as the outermost index: several components stored one "
+                "after another (planar storage) cannot be imported; "
+                "interleave them (u[site * " +
+                std::to_string(loop.high.numberValue()) + " + " + name +
+                "]) or import the function of one component");
+      return std::nullopt;
+    }
   if (sizes.empty()) {
     error(written->range,
           "cannot tell the lattice's extent along the outermost axis: no loop "
@@ -240,7 +345,7 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
         for (const FieldDecl *f : record->fields())
           if (index++ == c)
             return "'" + f->getNameAsString() + "'";
-      return std::string("the whole element");
+      return c < 0 ? std::string("the whole element") : std::to_string(c);
     };
     error(read.range, "computes component " + name(s.access.component) +
                           " of '" + outName + "' from component " +
@@ -310,9 +415,10 @@ bool Lifter::checkComponentStores(Inference &inference) {
   if (first.access.component < 0)
     return true;
   const RecordDecl *record = elementType(first.access.decl)->getAsRecordDecl();
-  int fields = static_cast<int>(
-      std::distance(record->field_begin(), record->field_end()));
-  if (static_cast<int>(componentStores.size()) + 1 != fields) {
+  int fields = record ? static_cast<int>(std::distance(record->field_begin(),
+                                                       record->field_end()))
+                      : static_cast<int>(inference.interleaved);
+  if (record && static_cast<int>(componentStores.size()) + 1 != fields) {
     error(first.range, "writes " +
                            std::to_string(componentStores.size() + 1) +
                            " of the " + std::to_string(fields) +
@@ -366,6 +472,9 @@ bool Lifter::checkComponentStores(Inference &inference) {
     }
   }
   inference.components = fields;
+  inference.componentsNote =
+      record ? "the members of a '" + record->getNameAsString() + "'"
+             : "one store per interleaved component";
   return true;
 }
 
@@ -392,7 +501,7 @@ void Lifter::foldComponentAxis(Inference &inference) {
       if (!atoms[atom].value)
         return;
   inference.components = static_cast<int>(extent);
-  inference.componentAxisName = atoms[coordinate].name;
+  inference.componentsNote = atoms[coordinate].name + " runs over the site's values";
   inference.out.axes.erase(inference.out.axes.begin());
   inference.dims -= 1;
   for (Tap &tap : inference.kept) {
@@ -678,7 +787,9 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
   result.precision = inference.precision;
   result.components = inference.components;
   result.complexValues = inference.complexValues;
-  result.componentAxis = inference.componentAxisName;
+  result.componentsNote = inference.componentsNote;
+  if (result.componentsNote.empty() && inference.complexValues)
+    result.componentsNote = "std::complex values";
   result.outputArray = inference.outName;
   result.inputArray = inference.input->getNameAsString();
   bool anyThread = false, anyLoop = false;

@@ -572,6 +572,19 @@ bool Lifter::store(const Assignment &op, const ArrayValue &target) {
         {target, *value, guards, loops, op.lhs->getSourceRange()});
     return true;
   }
+  if (written && target.decl == written->access.decl && target.rank == 1 &&
+      target.component < 0 && written->access.component < 0) {
+    // Perhaps another component of an interleaved site (`out[3 * s + 1]`
+    // after `out[3 * s]`); the inference decides.
+    std::optional<Value> rhs = eval(op.rhs);
+    std::optional<FloatValue> value =
+        rhs ? asFloat(*rhs, op.rhs) : std::nullopt;
+    if (!value)
+      return false;
+    componentStores.push_back(
+        {target, *value, guards, loops, op.lhs->getSourceRange()});
+    return true;
+  }
   if (written) {
     const ArrayValue &first = written->access;
     if (first.decl != target.decl) {

@@ -191,9 +191,10 @@ struct Inference {
   std::vector<int> lowSkip, highSkip;
   bool skips = false;
   std::string precision;
+  int64_t interleaved = 1; ///< stores per site (`out[3 * s + c]`, c = 0..2)
   int components = 1;      ///< values per site
   bool complexValues = false;
-  std::string componentAxisName; ///< the loop over interleaved components
+  std::string componentsNote; ///< how the components were found
 };
 
 class Lifter {
@@ -322,9 +323,14 @@ private:
   std::optional<ImportedStencil> infer();
   // The phases of infer(), in order; each reports what it finds wrong and
   // returns false.
+  /// Several stores to one array, `out[K * s + c]` for c = 0..K-1: the
+  /// components of an interleaved site.
+  bool splitInterleavedStores(Inference &inference);
   bool decomposeOutput(Inference &inference);
   bool inferExtents(Inference &inference);
   std::optional<Extent> topExtent(int coordinate);
+  /// The element count of a one-dimensional array of fixed size.
+  std::optional<int64_t> flatExtent(const ArrayValue &access) const;
   bool collectTaps(Inference &inference);
   /// The tap one read of the input contributes, checked against the output.
   std::optional<Tap> readTap(Inference &inference, int readId,

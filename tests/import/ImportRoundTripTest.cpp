@@ -14,6 +14,7 @@
 #include "imported_lambda_index.hpp"
 #include "imported_noinclude.hpp"
 #include "imported_openmp.hpp"
+#include "imported_rgb_blur.hpp"
 #include "imported_row_pointers.hpp"
 #include "imported_std_array.hpp"
 #include "imported_template_refs.hpp"
@@ -87,6 +88,7 @@ void complex_laplacian(std::complex<double> *out,
 using Plane = std::array<std::array<double, 24>, 18>;
 void plane_blur(Plane &dst, const Plane &src, double centre, double edge);
 void helper_kernel(float *v, const float *w, int n, float c1, float c2);
+void rgb_blur(float *dst, const float *src, int width, int height, float mix);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -446,6 +448,20 @@ TEST(ImportRoundTrip, HipKernelCallingAWritingHelper) {
   runGeneratedPoisoned<float>(stencilc_kernels::imported_helper_kernel::info(),
                               {n}, {{"c1", 0.8}, {"c2", -0.1}}, in, g);
   expectSameUpdates(out, g, 1e-5, size_t(n - 4));
+}
+
+TEST(ImportRoundTrip, HipInterleavedChannelsOneStoreEach) {
+  const int width = 17, height = 12;
+  std::vector<float> in = randomValues<float>(size_t(width) * height * 3, 35);
+  std::vector<float> out = poisoned<float>(in.size()), g;
+  stencil::host::launch(rgb_blur, stencil::LaunchDims{3, 4, 1},
+                        stencil::LaunchDims{8, 4, 1}, out.data(),
+                        static_cast<const float *>(in.data()), width, height,
+                        0.6f);
+  EXPECT_EQ(stencilc_kernels::imported_rgb_blur::info().components, 3);
+  runGeneratedPoisoned<float>(stencilc_kernels::imported_rgb_blur::info(),
+                              {width, height}, {{"mix", 0.6}}, in, g);
+  expectSameUpdates(out, g, 1e-5, size_t(width - 2) * (height - 2) * 3);
 }
 
 } // namespace

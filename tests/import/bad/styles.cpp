@@ -95,3 +95,17 @@ void fixed_width(float (&f)[N], const float (&u)[N]) {
   for (int i = 1; i < N - 1; ++i)
     f[i] = u[i - 1] + u[i + 1];
 }
+
+void interleaved_coupled(float *f, const float *u, int n) {
+  for (int s = 1; s < n - 1; ++s) {
+    f[2 * s] = u[2 * s - 2] + u[2 * s + 2];
+    f[2 * s + 1] = u[2 * s - 2] + u[2 * s + 3];
+  }
+}
+
+void interleaved_different(float *f, const float *u, int n) {
+  for (int s = 1; s < n - 1; ++s) {
+    f[2 * s] = u[2 * s - 2] + u[2 * s + 2];
+    f[2 * s + 1] = u[2 * s - 1] - u[2 * s + 3];
+  }
+}
