@@ -112,6 +112,14 @@ std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
       v->array.open = true;
       return v;
     }
+  if (load && v->kind == Value::Kind::Array && sub->getType()->isPointerType() &&
+      !v->array.open && !v->array.isElement()) {
+    // A pointer loaded from an array of pointers (`double **u`, `u[j]`)
+    // points at element 0 of its row.
+    v->array.subscripts.push_back(Poly::number(0));
+    v->array.open = true;
+    return v;
+  }
   if (load && v->kind == Value::Kind::Array && !sub->getType()->isPointerType()) {
     const ArrayValue &array = v->array;
     if (!array.isElement()) {
@@ -740,6 +748,14 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
           "calls '" + name +
               "', whose body stencilc import cannot see; define it in the "
               "file (inline) or write the expression out");
+    return std::nullopt;
+  }
+  if (sources.isInSystemHeader(definition->getLocation())) {
+    error(call->getSourceRange(),
+          "calls the library function '" + name +
+              "', which stencilc import does not follow; write the "
+              "expression out with +, - and * (it follows fma and "
+              "std::complex's operators)");
     return std::nullopt;
   }
   if (inlineDepth >= 16 || definition == &function) {

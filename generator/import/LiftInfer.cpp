@@ -358,7 +358,17 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
   std::optional<Decomposed> in = decompose(read.access, read.range);
   if (!in)
     return std::nullopt;
-  if (in->flat != out.flat || in->axes.size() != out.axes.size()) {
+  if (in->flat != out.flat) {
+    error(read.range, "'" + input->getNameAsString() + "' is indexed " +
+                          (in->flat ? "with one flattened index"
+                                    : "with one subscript per dimension") +
+                          " but '" + outName + "' " +
+                          (out.flat ? "with one flattened index"
+                                    : "with one subscript per dimension") +
+                          "; stencilc import needs both indexed the same way");
+    return std::nullopt;
+  }
+  if (in->axes.size() != out.axes.size()) {
     error(read.range, "'" + input->getNameAsString() +
                           "' is indexed differently from '" + outName +
                           "' (" + std::to_string(in->axes.size()) +

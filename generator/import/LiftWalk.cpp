@@ -12,6 +12,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/AST/StmtOpenMP.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -87,6 +89,11 @@ bool Lifter::walk(const Stmt *s) {
                  "a range-based for loop over a container has no lattice "
                  "coordinate stencilc import can follow; loop over the index "
                  "instead, 'for (int i = low; i < high; ++i)'");
+  if (isa<OMPExecutableDirective>(s))
+    return error(s->getBeginLoc(),
+                 "an OpenMP directive, parsed because of -fopenmp: stencilc "
+                 "import ignores OpenMP pragmas when the file is parsed "
+                 "without it (drop -fopenmp after '--')");
   if (isa<ReturnStmt>(s))
     return error(s->getSourceRange(),
                  "returns here; stencilc import follows 'if (...) return;' "
@@ -107,6 +114,12 @@ bool Lifter::callForEffects(const CallExpr *call) {
                      "' for its effects, but its body is not in the file; "
                      "stencilc import follows helpers and lambdas defined "
                      "there");
+  if (sources.isInSystemHeader(definition->getLocation()))
+    return error(call->getSourceRange(),
+                 "calls the library function '" +
+                     definition->getQualifiedNameAsString() +
+                     "' for its effects, which stencilc import does not "
+                     "follow");
   if (!definition->getReturnType()->isVoidType())
     return error(call->getSourceRange(),
                  "discards the value of '" + describeCallee(definition) +
