@@ -474,15 +474,20 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
     case BO_Div:
       if (a.isNumber() && b.isNumber() && b.numberValue() != 0)
         return Value::ofInt(Poly::number(a.numberValue() / b.numberValue()));
+      if (std::optional<Poly> part = divideIndex(canonical(a), canonical(b),
+                                                 false, op))
+        return Value::ofInt(*part);
+      if (failed)
+        return std::nullopt;
       for (const auto &[mono, c] : a.terms())
         for (int atom : mono)
           if (isCoordinateLike(atom)) {
             error(op->getSourceRange(),
-                  "recovers a coordinate by dividing '" + atoms.text(a) +
-                      "' by '" + atoms.text(b) +
-                      "': stencilc import needs one loop variable or thread "
-                      "index per lattice axis (nested loops, or a 2-D/3-D "
-                      "launch) rather than one flattened loop");
+                  "divides '" + atoms.text(a) + "' by '" + atoms.text(b) +
+                      "': an index must be affine in the lattice "
+                      "coordinates; stencilc import splits only a flattened "
+                      "index that starts at 0 into coordinates ('i = s % "
+                      "nx; j = s / nx;')");
             return std::nullopt;
           }
       error(op->getSourceRange(),
@@ -490,6 +495,11 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
                 "': an index must be affine in the lattice coordinates");
       return std::nullopt;
     case BO_Rem:
+      if (std::optional<Poly> part = divideIndex(canonical(a), canonical(b),
+                                                 true, op))
+        return Value::ofInt(*part);
+      if (failed)
+        return std::nullopt;
       if (std::optional<Poly> r = modulo(canonical(a), canonical(b), op))
         return Value::ofInt(*r);
       return std::nullopt;

@@ -144,7 +144,7 @@ bool Lifter::decomposeOutput(Inference &inference) {
       return false;
     }
   for (const Loop &loop : s.loops)
-    if (llvm::none_of(out->axes, [&](const AxisAccess &a) {
+    if (!loop.value && llvm::none_of(out->axes, [&](const AxisAccess &a) {
           return a.coordinate == loop.coordinate;
         })) {
       error(loop.range, "the loop over " + atoms[loop.coordinate].name +
@@ -216,6 +216,9 @@ std::optional<int64_t> Lifter::flatExtent(const ArrayValue &access) const {
 }
 
 std::optional<Extent> Lifter::topExtent(int coordinate) {
+  if (llvm::any_of(splits,
+                   [&](const Split &s) { return s.quotient == coordinate; }))
+    return splitExtent(coordinate);
   // The size this coordinate is compared with, in a loop bound or a guard.
   std::set<int> sizes;
   auto collect = [&](const Poly &p) {
@@ -653,8 +656,10 @@ Lifter::countUpdatedSites(Inference &inference, int which,
 bool Lifter::updatesSite(const Binding &b) const {
   const Store &s = *written;
   bool inside = true;
+  if (!splitsAllow(b))
+    return false;
   for (const Loop &loop : s.loops) {
-    int64_t c = b.get(loop.coordinate);
+    int64_t c = loop.value ? b.evaluate(*loop.value) : b.get(loop.coordinate);
     if (c < b.evaluate(loop.low) || c >= b.evaluate(loop.high)) {
       inside = false;
       break;
@@ -806,12 +811,17 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
   for (int a = 0; a < dims; ++a) {
     const Atom &c = atoms[out.axes[a].coordinate];
     result.coordinateNames.push_back(c.name);
-    (c.threadAxis >= 0 ? anyThread : anyLoop) = true;
+    anyThread = anyThread || c.threadAxis >= 0;
   }
-  result.form = std::string(gridStrideLoops      ? "kernel, grid-stride loops"
+  for (const auto &[root, value] : splitRoots)
+    anyThread = anyThread || atoms[root].threadAxis >= 0;
+  for (const Loop &loop : written->loops)
+    anyLoop = anyLoop || !loop.value || atoms[loop.coordinate].threadAxis < 0;
+  result.form = std::string(gridStrideLoops        ? "kernel, grid-stride loops"
                             : anyThread && anyLoop ? "kernel with loops"
                             : anyThread        ? "kernel"
                                                : "loop nest") +
+                (splits.empty() ? "" : ", one index split with / and %") +
                 (out.flat ? ", flattened index" : ", multi-dimensional array");
   for (const Tap &tap : inference.kept) {
     const Read &first = reads[tap.firstRead];

@@ -240,10 +240,12 @@ bool Lifter::walkDecl(const DeclStmt *s) {
       const auto &[mono, c] = *v->poly.terms().begin();
       if (mono.size() == 1 && c == 1) {
         Atom &atom = atoms[mono.front()];
-        if (atom.kind == Atom::Kind::Coordinate && atom.threadAxis >= 0 &&
-            atom.decl == nullptr) {
+        if (atom.kind == Atom::Kind::Coordinate &&
+            ((atom.threadAxis >= 0 && atom.decl == nullptr) ||
+             atom.provisionalName)) {
           atom.name = var->getNameAsString();
           atom.decl = var;
+          atom.provisionalName = false;
         }
       }
     }

@@ -4,7 +4,8 @@
 // shared by the files that implement its phases (Lift.cpp: the entry point
 // and shared helpers; LiftEval.cpp: expressions; LiftWrap.cpp: wrap-around
 // indices; LiftWalk.cpp: statements; LiftAccess.cpp: indices split per axis;
-// LiftInfer.cpp: the lattice and the taps).
+// LiftInfer.cpp: the lattice and the taps; LiftSplit.cpp: coordinates
+// split off a flattened index).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STENCILC_IMPORT_LIFTER_H
@@ -137,6 +138,16 @@ struct Loop {
   int coordinate = -1;
   Poly low, high; ///< the variable runs over [low, high)
   clang::SourceRange range;
+  /// The variable's value once split into coordinates (`q * nx + r`).
+  std::optional<Poly> value;
+};
+
+/// A flattened index split into coordinates: whole = quotient * divisor +
+/// remainder, 0 <= remainder < divisor (`i = idx % nx; j = idx / nx;`).
+struct Split {
+  int whole = -1;
+  Poly divisor;
+  int quotient = -1, remainder = -1;
 };
 
 struct Store {
@@ -304,6 +315,19 @@ private:
   bool assign(const Assignment &op);
   bool store(const Assignment &op, const ArrayValue &target);
 
+  // --- flattened indices (LiftSplit.cpp) ----------------------------------
+  /// `a / b` or `a % b` on a flattened index: the coordinates split off
+  /// it. nullopt without an error: not such a division.
+  std::optional<Poly> divideIndex(const Poly &a, const Poly &b, bool remainder,
+                                  const clang::Expr *e);
+  /// Splits coordinate `whole` by `divisor`; -1 and an error if it cannot.
+  int splitCoordinate(int whole, const Poly &divisor, const clang::Expr *e);
+  void substituteEverywhere(int atom, const Poly &value);
+  /// The constraints of the splits: 0 <= remainder < divisor, indices >= 0.
+  bool splitsAllow(const Binding &b) const;
+  /// The extent of a split quotient that is the outermost axis.
+  std::optional<Extent> splitExtent(int coordinate);
+
   // --- polynomials --------------------------------------------------------
   Poly canonical(const Poly &p);
   int threadCoordinate(int axis);
@@ -389,6 +413,10 @@ private:
   std::vector<std::string> memberParameters;
   const clang::CompoundStmt *functionBody = nullptr;
   std::vector<const clang::Stmt *> loopBodies;
+  std::vector<Split> splits;
+  /// A split thread index or loop variable and its value in the coordinates
+  /// split off it.
+  std::map<int, Poly> splitRoots;
   const clang::Stmt *skipStatement = nullptr;
   /// The body of the helper or lambda called for its effects, where
   /// `if (...) return;` skips the rest of the helper.

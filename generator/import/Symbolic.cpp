@@ -328,6 +328,18 @@ ConditionRef Condition::combine(Kind kind, ConditionRef a, ConditionRef b) {
   return c;
 }
 
+ConditionRef substitute(const ConditionRef &condition, int atom,
+                        const Poly &replacement) {
+  if (!condition)
+    return condition;
+  auto copy = std::make_shared<Condition>(*condition);
+  copy->lhs = condition->lhs.substitute(atom, replacement);
+  copy->rhs = condition->rhs.substitute(atom, replacement);
+  copy->a = substitute(condition->a, atom, replacement);
+  copy->b = substitute(condition->b, atom, replacement);
+  return copy;
+}
+
 bool Condition::evaluate(const Binding &binding) const {
   switch (kind) {
   case Kind::True:

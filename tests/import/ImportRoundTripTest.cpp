@@ -7,6 +7,8 @@
 #include "imported_aos_struct.hpp"
 #include "imported_centre_pointer.hpp"
 #include "imported_complex.hpp"
+#include "imported_flat_gridstride3d.hpp"
+#include "imported_flat_thread.hpp"
 #include "imported_grid_struct.hpp"
 #include "imported_gridstride.hpp"
 #include "imported_helper_kernel.hpp"
@@ -89,6 +91,9 @@ using Plane = std::array<std::array<double, 24>, 18>;
 void plane_blur(Plane &dst, const Plane &src, double centre, double edge);
 void helper_kernel(float *v, const float *w, int n, float c1, float c2);
 void rgb_blur(float *dst, const float *src, int width, int height, float mix);
+void flat_thread_smooth(float *out, const float *in, int nx, int ny, float a);
+void flat_gridstride3d(double *lap, const double *u, int nx, int ny, int nz,
+                       double inv_h2);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -462,6 +467,33 @@ TEST(ImportRoundTrip, HipInterleavedChannelsOneStoreEach) {
   runGeneratedPoisoned<float>(stencilc_kernels::imported_rgb_blur::info(),
                               {width, height}, {{"mix", 0.6}}, in, g);
   expectSameUpdates(out, g, 1e-5, size_t(width - 2) * (height - 2) * 3);
+}
+
+TEST(ImportRoundTrip, CudaOneThreadPerSiteSplitWithDivAndMod) {
+  // 1-D launch over nx * ny threads and more: the coordinates from % and /.
+  const int nx = 19, ny = 13;
+  std::vector<float> in = randomValues<float>(size_t(nx) * ny, 36);
+  std::vector<float> out = poisoned<float>(in.size()), g;
+  stencil::host::launch(flat_thread_smooth, stencil::LaunchDims{8, 1, 1},
+                        stencil::LaunchDims{32, 1, 1}, out.data(),
+                        static_cast<const float *>(in.data()), nx, ny, 0.2f);
+  runGeneratedPoisoned<float>(stencilc_kernels::imported_flat_thread::info(),
+                              {nx, ny}, {{"a", 0.2}}, in, g);
+  expectSameUpdates(out, g, 1e-5, size_t(nx - 2) * (ny - 2));
+}
+
+TEST(ImportRoundTrip, HipGridStrideOverAFlattened3dLattice) {
+  const int nx = 11, ny = 9, nz = 7;
+  std::vector<double> in = randomValues<double>(size_t(nx) * ny * nz, 37);
+  std::vector<double> out = poisoned<double>(in.size()), g;
+  stencil::host::launch(flat_gridstride3d, stencil::LaunchDims{3, 1, 1},
+                        stencil::LaunchDims{32, 1, 1}, out.data(),
+                        static_cast<const double *>(in.data()), nx, ny, nz,
+                        0.8);
+  runGeneratedPoisoned<double>(
+      stencilc_kernels::imported_flat_gridstride3d::info(), {nx, ny, nz},
+      {{"inv_h2", 0.8}}, in, g);
+  expectSameUpdates(out, g, 1e-12, size_t(nx - 2) * (ny - 2) * (nz - 2));
 }
 
 } // namespace
