@@ -77,17 +77,22 @@ QualType Lifter::storageType(const ValueDecl *decl) const {
   return type.getNonReferenceType().getCanonicalType();
 }
 
-std::optional<std::pair<QualType, int64_t>>
-Lifter::stdArray(QualType type) const {
+std::optional<std::pair<QualType, std::optional<int64_t>>>
+Lifter::stdContainer(QualType type) const {
   const auto *record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      type.getCanonicalType()->getAsCXXRecordDecl());
-  if (!record || record->getName() != "array" || !record->isInStdNamespace())
+      type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (!record || !record->isInStdNamespace())
     return std::nullopt;
   const TemplateArgumentList &args = record->getTemplateArgs();
-  if (args.size() != 2 || args[0].getKind() != TemplateArgument::Type ||
-      args[1].getKind() != TemplateArgument::Integral)
+  if (args.size() < 1 || args[0].getKind() != TemplateArgument::Type)
     return std::nullopt;
-  return std::pair{args[0].getAsType(), args[1].getAsIntegral().getExtValue()};
+  std::optional<int64_t> size;
+  if (record->getName() == "array" && args.size() == 2 &&
+      args[1].getKind() == TemplateArgument::Integral)
+    size = args[1].getAsIntegral().getExtValue();
+  else if (record->getName() != "vector")
+    return std::nullopt;
+  return std::pair{args[0].getAsType(), size};
 }
 
 int Lifter::arrayRank(const ValueDecl *decl) const {
@@ -101,7 +106,7 @@ int Lifter::arrayRank(const ValueDecl *decl) const {
     } else if (const ArrayType *array = context.getAsArrayType(type)) {
       type = array->getElementType();
       ++rank;
-    } else if (auto inner = stdArray(type)) {
+    } else if (auto inner = stdContainer(type)) {
       type = inner->first;
       ++rank;
     } else {
@@ -118,7 +123,7 @@ QualType Lifter::elementType(const ValueDecl *decl) const {
       type = pointer->getPointeeType();
     else if (const ArrayType *array = context.getAsArrayType(type))
       type = array->getElementType();
-    else if (auto inner = stdArray(type))
+    else if (auto inner = stdContainer(type))
       type = inner->first;
     else
       return type;
@@ -146,11 +151,11 @@ std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
   // A pointer to structs whose members are all one floating-point type is
   // an array of sites (`const Velocity *v`); other structs hold arguments
   // (`const Grid &g`, `const Grid *g`).
-  bool structure = pointee->isRecordType() && !stdArray(pointee) &&
+  bool structure = pointee->isRecordType() && !stdContainer(pointee) &&
                    !isComplex(pointee) &&
                    !(type->isPointerType() && isComponentStruct(pointee));
   if ((type->isPointerType() && !structure) || type->isArrayType() ||
-      stdArray(type)) {
+      stdContainer(type)) {
     ArrayValue array;
     array.decl = decl;
     array.rank = arrayRank(decl);
@@ -158,11 +163,6 @@ std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
       // A pointer points at element 0 of its first dimension.
       array.subscripts.push_back(Poly::number(0));
       array.open = true;
-    }
-    QualType level = type;
-    while (std::optional<std::pair<QualType, int64_t>> inner = stdArray(level)) {
-      array.stdExtents.push_back(inner->second);
-      level = inner->first;
     }
     return Value::ofArray(array);
   }

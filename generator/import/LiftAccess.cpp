@@ -140,7 +140,7 @@ std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
     } else if (const ArrayType *other = context.getAsArrayType(type)) {
       dims.push_back(std::nullopt);
       type = other->getElementType();
-    } else if (auto inner = stdArray(type)) {
+    } else if (auto inner = stdContainer(type)) {
       dims.push_back(inner->second);
       type = inner->first;
     } else {

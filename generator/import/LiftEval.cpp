@@ -479,6 +479,8 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
         return Value::ofInt(*part);
       if (failed)
         return std::nullopt;
+      if (std::optional<Poly> size = sizeQuotient(a, b))
+        return Value::ofInt(*size);
       for (const auto &[mono, c] : a.terms())
         for (int atom : mono)
           if (isCoordinateLike(atom)) {
@@ -570,6 +572,25 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
               "' on floating-point values; a stencil is a weighted sum");
     return std::nullopt;
   }
+}
+
+std::optional<Poly> Lifter::sizeQuotient(const Poly &a, const Poly &b) {
+  for (const Poly *p : {&a, &b})
+    for (const auto &[mono, c] : p->terms())
+      for (int atom : mono)
+        if (atoms[atom].kind != Atom::Kind::Size)
+          return std::nullopt;
+  // `ny = in.size() / nx`: a size of its own, as the sizes it comes from
+  // are symbols (one atom per quotient written).
+  std::string name = "(" + atoms.text(a) + ") / (" + atoms.text(b) + ")";
+  auto [it, fresh] = quotientSizes.try_emplace(name, -1);
+  if (fresh) {
+    Atom atom;
+    atom.kind = Atom::Kind::Size;
+    atom.name = name;
+    it->second = atoms.intern(atom);
+  }
+  return Poly::atom(it->second);
 }
 
 std::optional<FloatValue> Lifter::multiply(const FloatValue &a,
@@ -691,9 +712,10 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
   }
   std::string name = callee->getQualifiedNameAsString();
   const auto *method = dyn_cast<CXXMethodDecl>(callee);
-  // std::array: u[i] and u.data() are the built-in array's u[i] and u.
-  if (method && stdArray(method->getParent()->getTypeForDecl()
-                             ->getCanonicalTypeInternal())) {
+  // std::array and std::vector: u[i], u.at(i) and u.data() are the
+  // built-in array's u[i] and u; a vector's size() is a size.
+  if (method && stdContainer(method->getParent()->getTypeForDecl()
+                                 ->getCanonicalTypeInternal())) {
     const Expr *object = isa<CXXOperatorCallExpr>(call)
                              ? call->getArg(0)
                              : cast<CXXMemberCallExpr>(call)
@@ -716,9 +738,22 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
       base->array.open = true;
       return base;
     }
+    if (member == "size" && base->kind == Value::Kind::Array &&
+        base->array.subscripts.empty() && base->array.rank == 1) {
+      const ValueDecl *decl = base->array.decl;
+      auto [it, fresh] = containerSizes.try_emplace(decl, -1);
+      if (fresh) {
+        Atom atom;
+        atom.kind = Atom::Kind::Size;
+        atom.name = decl->getNameAsString() + ".size()";
+        it->second = atoms.intern(atom);
+      }
+      return Value::ofInt(Poly::atom(it->second));
+    }
     error(call->getSourceRange(),
-          "calls std::array's '" + member.str() +
-              "'; stencilc import follows its operator[], at() and data()");
+          "calls the container's '" + member.str() +
+              "'; stencilc import follows operator[], at(), data() and, on "
+              "a one-dimensional container, size()");
     return std::nullopt;
   }
   if (std::optional<Value> complex = complexArithmetic(call, callee))

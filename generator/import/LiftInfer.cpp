@@ -210,7 +210,7 @@ std::optional<int64_t> Lifter::flatExtent(const ArrayValue &access) const {
     return std::nullopt;
   if (const auto *array = context.getAsConstantArrayType(type))
     return array->getSize().getSExtValue();
-  if (auto inner = stdArray(type))
+  if (auto inner = stdContainer(type))
     return inner->second;
   return std::nullopt;
 }

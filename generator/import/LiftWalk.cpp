@@ -308,15 +308,32 @@ std::optional<Poly> Lifter::loopEnd(const Expr *condition, const VarDecl *var,
   if (!cond || !cond->isComparisonOp())
     return fail(condition ? condition->getSourceRange() : SourceRange(),
                 "the condition must compare the variable with a bound");
-  bool varOnLeft = referencedVar(cond->getLHS()) == var;
-  if (!varOnLeft && referencedVar(cond->getRHS()) != var)
+  // One side is the variable plus a constant (`i + 1 < n` ends at n - 1).
+  Atom probe;
+  probe.kind = Atom::Kind::Coordinate;
+  probe.name = var->getNameAsString();
+  int probeAtom = atoms.intern(probe);
+  Value saved = env[var];
+  env[var] = Value::ofInt(Poly::atom(probeAtom));
+  std::optional<Poly> lhs = evalInt(cond->getLHS());
+  std::optional<Poly> rhs = lhs ? evalInt(cond->getRHS()) : std::nullopt;
+  env[var] = saved;
+  if (!rhs)
+    return std::nullopt;
+  auto shift = [&](const Poly &side) -> std::optional<Poly> {
+    Poly rest = canonical(side) - Poly::atom(probeAtom);
+    if (rest.isNumber())
+      return rest;
+    return std::nullopt;
+  };
+  std::optional<Poly> leftShift = shift(*lhs), rightShift = shift(*rhs);
+  bool varOnLeft = leftShift && !rhs->mentions(probeAtom);
+  if (!varOnLeft && !(rightShift && !lhs->mentions(probeAtom)))
     return fail(cond->getSourceRange(), "the condition must compare '" +
                                             var->getNameAsString() +
-                                            "' with a bound");
-  std::optional<Poly> bound =
-      evalInt(varOnLeft ? cond->getRHS() : cond->getLHS());
-  if (!bound)
-    return std::nullopt;
+                                            "' (plus a constant) with a "
+                                            "bound");
+  std::optional<Poly> bound = varOnLeft ? *rhs - *leftShift : *lhs - *rightShift;
   BinaryOperatorKind k = cond->getOpcode();
   if (!varOnLeft)
     k = k == BO_GT ? BO_LT : k == BO_GE ? BO_LE : k;

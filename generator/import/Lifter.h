@@ -60,9 +60,6 @@ struct ArrayValue {
   int rank = 1; ///< subscripts that name one element
   std::vector<Poly> subscripts;
   bool open = false;
-  /// The extents of a std::array nest, outermost first (built-in arrays
-  /// carry theirs in their type).
-  std::vector<int64_t> stdExtents;
   /// The member of a struct element (`u[i].y`): its index among the
   /// struct's fields, which are the site's components; -1 otherwise.
   int component = -1;
@@ -263,6 +260,8 @@ private:
   bool isComponentStruct(clang::QualType type) const;
   /// a * b: at most one factor reads data, and the product stays linear in
   /// the parameters.
+  /// A size divided by a size: a size of its own.
+  std::optional<Poly> sizeQuotient(const Poly &a, const Poly &b);
   std::optional<FloatValue> multiply(const FloatValue &a, const FloatValue &b,
                                      clang::SourceRange range);
   std::optional<Poly> evalInt(const clang::Expr *e);
@@ -276,9 +275,10 @@ private:
   clang::QualType elementType(const clang::ValueDecl *decl) const;
   /// The declared type without references (`float (&u)[NZ][NY][NX]`).
   clang::QualType storageType(const clang::ValueDecl *decl) const;
-  /// The element type and extents of a std::array, nullopt otherwise.
-  std::optional<std::pair<clang::QualType, int64_t>>
-  stdArray(clang::QualType type) const;
+  /// The element type and size of a std::array (a std::vector's size is
+  /// not in its type), nullopt for other types.
+  std::optional<std::pair<clang::QualType, std::optional<int64_t>>>
+  stdContainer(clang::QualType type) const;
 
   // --- statements ---------------------------------------------------------
   bool walk(const clang::Stmt *s);
@@ -414,6 +414,10 @@ private:
   const clang::CompoundStmt *functionBody = nullptr;
   std::vector<const clang::Stmt *> loopBodies;
   std::vector<Split> splits;
+  /// The size() of each container argument, one size each.
+  std::map<const clang::ValueDecl *, int> containerSizes;
+  /// Sizes divided by sizes (`in.size() / nx`), by their text.
+  std::map<std::string, int> quotientSizes;
   /// A split thread index or loop variable and its value in the coordinates
   /// split off it.
   std::map<int, Poly> splitRoots;

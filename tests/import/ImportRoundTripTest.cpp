@@ -20,6 +20,7 @@
 #include "imported_row_pointers.hpp"
 #include "imported_std_array.hpp"
 #include "imported_template_refs.hpp"
+#include "imported_vector_rows.hpp"
 #include "imported_while_loops.hpp"
 #include "imported_guards2d.hpp"
 #include "imported_labnote.hpp"
@@ -39,6 +40,7 @@
 #include <complex>
 #include <limits>
 #include <map>
+#include <cstddef>
 #include <random>
 #include <string>
 #include <vector>
@@ -94,6 +96,8 @@ void rgb_blur(float *dst, const float *src, int width, int height, float mix);
 void flat_thread_smooth(float *out, const float *in, int nx, int ny, float a);
 void flat_gridstride3d(double *lap, const double *u, int nx, int ny, int nz,
                        double inv_h2);
+void vector_rows(std::vector<double> &next, const std::vector<double> &cur,
+                 std::size_t nx, double r);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -494,6 +498,16 @@ TEST(ImportRoundTrip, HipGridStrideOverAFlattened3dLattice) {
       stencilc_kernels::imported_flat_gridstride3d::info(), {nx, ny, nz},
       {{"inv_h2", 0.8}}, in, g);
   expectSameUpdates(out, g, 1e-12, size_t(nx - 2) * (ny - 2) * (nz - 2));
+}
+
+TEST(ImportRoundTrip, StdVectorRowsFromItsSize) {
+  const int nx = 16, ny = 11;
+  std::vector<double> in = randomValues<double>(size_t(nx) * ny, 38);
+  std::vector<double> out = poisoned<double>(in.size()), g;
+  vector_rows(out, in, nx, 0.15);
+  runGeneratedPoisoned<double>(stencilc_kernels::imported_vector_rows::info(),
+                               {nx, ny}, {{"r", 0.15}}, in, g);
+  expectSameUpdates(out, g, 1e-12, size_t(nx - 2) * (ny - 2));
 }
 
 } // namespace
