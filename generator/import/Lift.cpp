@@ -144,7 +144,7 @@ bool Lifter::isComponentStruct(QualType type) const {
 std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
                                        const std::string &name,
                                        const std::string &parameterName,
-                                       int depth) {
+                                       const ValueDecl *owner, int depth) {
   type = type.getNonReferenceType().getCanonicalType();
   QualType pointee =
       type->isPointerType() ? type->getPointeeType().getCanonicalType() : type;
@@ -158,6 +158,8 @@ std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
       stdContainer(type)) {
     ArrayValue array;
     array.decl = decl;
+    array.owner = owner;
+    array.name = name;
     array.rank = arrayRank(decl);
     if (type->isPointerType()) {
       // A pointer points at element 0 of its first dimension.
@@ -190,7 +192,8 @@ std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
       std::string member = field->getNameAsString();
       if (std::optional<Value> v =
               bindValue(field->getType(), field, name + "." + member,
-                        parameterName + "_" + member, depth + 1))
+                        parameterName + "_" + member, owner ? owner : decl,
+                        depth + 1))
         members[field] = *v;
     }
     return Value::ofRecord(std::move(members));

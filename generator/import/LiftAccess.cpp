@@ -21,7 +21,7 @@ namespace lift {
 std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
                                             SourceRange range) {
   Decomposed out;
-  std::string array = access.decl->getNameAsString();
+  std::string array = access.name;
   for (const Poly &p : access.subscripts)
     for (const auto &[mono, c] : p.terms())
       for (int atom : mono)

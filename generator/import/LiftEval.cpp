@@ -368,7 +368,7 @@ std::optional<FloatValue> Lifter::asFloat(const Value &v, const Expr *e) {
     return readElement(v.array, e->getSourceRange()); // a class-type lvalue
   if (v.kind == Value::Kind::Array) {
     error(e->getSourceRange(),
-          "uses the pointer into '" + v.array.decl->getNameAsString() +
+          "uses the pointer into '" + v.array.name +
               "' where a number is expected; subscript or dereference it");
     return std::nullopt;
   }
@@ -423,7 +423,7 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
     const ArrayValue &array = left ? lhs->array : rhs->array;
     error(op->getSourceRange(),
           "uses the " + std::string(array.isElement() ? "element of '" : "pointer into '") +
-              array.decl->getNameAsString() + "' with operator '" +
+              array.name + "' with operator '" +
               BinaryOperator::getOpcodeStr(kind).str() + "'" +
               (array.isElement()
                    ? ": index every dimension and read whole elements"

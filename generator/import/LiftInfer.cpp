@@ -75,6 +75,22 @@ bool Lifter::splitInterleavedStores(Inference &inference) {
   std::vector<Store *> stores = {&*written};
   for (Store &other : componentStores)
     stores.push_back(&other);
+  // Components of one site share the index's coordinate terms.
+  auto coordinateTerms = [&](const Store &store) {
+    Poly terms;
+    for (const auto &[mono, c] : store.access.subscripts.front().terms())
+      if (llvm::any_of(mono, [&](int atom) { return isCoordinateLike(atom); }))
+        terms = terms + Poly::term(mono, c);
+    return terms;
+  };
+  for (const Store *store : stores)
+    if (coordinateTerms(*store) != coordinateTerms(*written)) {
+      error(store->range, "writes '" + store->access.name +
+                              "' a second time, at another site; a stencil "
+                              "writes each site once");
+      note(written->range, "'" + written->access.name + "' is written here");
+      return false;
+    }
   std::vector<bool> done(reads.size(), false);
   std::vector<const Store *> byComponent(count, nullptr);
   for (Store *store : stores) {
@@ -82,7 +98,7 @@ bool Lifter::splitInterleavedStores(Inference &inference) {
       return false;
     const Store *&seen = byComponent[store->access.component];
     if (seen) {
-      error(store->range, "writes '" + store->access.decl->getNameAsString() +
+      error(store->range, "writes '" + store->access.name +
                               "' a second time; a stencil writes each site "
                               "once (or each of its interleaved components "
                               "once)");
@@ -117,7 +133,7 @@ bool Lifter::decomposeOutput(Inference &inference) {
   if (!out)
     return false;
   const int dims = static_cast<int>(out->axes.size());
-  std::string outName = s.access.decl->getNameAsString();
+  std::string outName = s.access.name;
   if (dims < 1 || dims > kMaxAxes) {
     error(s.range, "writes a " + std::to_string(dims) +
                        "-dimensional index; stencil specs have 1 to 4 axes");
@@ -324,21 +340,22 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
   const ValueDecl *&input = inference.input;
   SourceRange &inputRange = inference.inputRange;
   const Read &read = reads[readId];
-  if (read.access.decl == s.access.decl) {
+  if (read.access.sameArray(s.access)) {
     error(read.range, "reads the output array '" + outName +
                           "'; a stencil reads one field and writes "
                           "another (out = A in)");
     return std::nullopt;
   }
-  if (input && read.access.decl != input) {
+  if (input && !read.access.sameArray(inference.inputArray)) {
     error(read.range,
-          "reads a second array, '" + read.access.decl->getNameAsString() +
+          "reads a second array, '" + read.access.name +
               "'; a stencil has one input field (coefficients that vary by "
               "site are data-dependent)");
-    note(inputRange, "'" + input->getNameAsString() + "' is read here");
+    note(inputRange, "'" + inference.inputArray.name + "' is read here");
     return std::nullopt;
   }
   input = read.access.decl;
+  inference.inputArray = read.access;
   inputRange = read.range;
   if (read.access.component != s.access.component) {
     auto name = [&](int c) {
@@ -353,7 +370,7 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
     error(read.range, "computes component " + name(s.access.component) +
                           " of '" + outName + "' from component " +
                           name(read.access.component) + " of '" +
-                          input->getNameAsString() +
+                          inference.inputArray.name +
                           "'; a spec applies the same taps to each "
                           "component, without coupling components");
     return std::nullopt;
@@ -362,7 +379,7 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
   if (!in)
     return std::nullopt;
   if (in->flat != out.flat) {
-    error(read.range, "'" + input->getNameAsString() + "' is indexed " +
+    error(read.range, "'" + inference.inputArray.name + "' is indexed " +
                           (in->flat ? "with one flattened index"
                                     : "with one subscript per dimension") +
                           " but '" + outName + "' " +
@@ -372,7 +389,7 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
     return std::nullopt;
   }
   if (in->axes.size() != out.axes.size()) {
-    error(read.range, "'" + input->getNameAsString() +
+    error(read.range, "'" + inference.inputArray.name +
                           "' is indexed differently from '" + outName +
                           "' (" + std::to_string(in->axes.size()) +
                           " coordinates here, " + std::to_string(dims) +
@@ -388,7 +405,7 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
     if (r.coordinate != o.coordinate || !sameStride ||
         (!out.flat && in->dims[a] != out.dims[a])) {
       error(read.range,
-            "'" + input->getNameAsString() + "' is not indexed like '" +
+            "'" + inference.inputArray.name + "' is not indexed like '" +
                 outName + "': along " + kAxisNames[a] + " the output uses " +
                 atoms[o.coordinate].name +
                 (out.flat ? " with stride " + atoms.text(o.stride) : "") +
@@ -780,7 +797,7 @@ bool Lifter::inferPrecision(Inference &inference) {
   if (precisionOf(input) != precision ||
       inference.complexValues != complexOutput) {
     error(input->getSourceRange(),
-          "'" + input->getNameAsString() + "' holds '" +
+          "'" + inference.inputArray.name + "' holds '" +
               elementType(input).getAsString() + "' but '" + outName +
               "' holds " + precision + "; a spec has one precision");
     return false;
@@ -806,7 +823,7 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
   if (result.componentsNote.empty() && inference.complexValues)
     result.componentsNote = "std::complex values";
   result.outputArray = inference.outName;
-  result.inputArray = inference.input->getNameAsString();
+  result.inputArray = inference.inputArray.name;
   bool anyThread = false, anyLoop = false;
   for (int a = 0; a < dims; ++a) {
     const Atom &c = atoms[out.axes[a].coordinate];

@@ -589,7 +589,7 @@ bool Lifter::assign(const Assignment &op) {
 }
 
 bool Lifter::store(const Assignment &op, const ArrayValue &target) {
-  if (written && target.decl == written->access.decl &&
+  if (written && target.sameArray(written->access) &&
       target.component >= 0 && written->access.component >= 0 &&
       llvm::none_of(componentStores, [&](const Store &other) {
         return other.access.component == target.component;
@@ -604,7 +604,7 @@ bool Lifter::store(const Assignment &op, const ArrayValue &target) {
         {target, *value, guards, loops, op.lhs->getSourceRange()});
     return true;
   }
-  if (written && target.decl == written->access.decl && target.rank == 1 &&
+  if (written && target.sameArray(written->access) && target.rank == 1 &&
       target.component < 0 && written->access.component < 0) {
     // Perhaps another component of an interleaved site (`out[3 * s + 1]`
     // after `out[3 * s]`); the inference decides.
@@ -619,16 +619,16 @@ bool Lifter::store(const Assignment &op, const ArrayValue &target) {
   }
   if (written) {
     const ArrayValue &first = written->access;
-    if (first.decl != target.decl) {
+    if (!first.sameArray(target)) {
       error(op.lhs->getSourceRange(),
-            "writes a second array, '" + target.decl->getNameAsString() +
+            "writes a second array, '" + target.name +
                 "'; a stencil has one output field");
     } else {
       error(op.lhs->getSourceRange(),
-            "writes '" + target.decl->getNameAsString() +
+            "writes '" + target.name +
                 "' a second time; a stencil writes each site once");
     }
-    note(written->range, "'" + first.decl->getNameAsString() +
+    note(written->range, "'" + first.name +
                              "' is written here");
     return false;
   }

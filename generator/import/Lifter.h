@@ -60,10 +60,17 @@ struct ArrayValue {
   int rank = 1; ///< subscripts that name one element
   std::vector<Poly> subscripts;
   bool open = false;
+  /// The struct argument whose member this array is (`f.in`), so that the
+  /// same member of two arguments are two arrays.
+  const clang::ValueDecl *owner = nullptr;
+  std::string name; ///< as written: `u`, `f.in`
   /// The member of a struct element (`u[i].y`): its index among the
   /// struct's fields, which are the site's components; -1 otherwise.
   int component = -1;
 
+  bool sameArray(const ArrayValue &other) const {
+    return decl == other.decl && owner == other.owner;
+  }
   bool isElement() const {
     return !open && static_cast<int>(subscripts.size()) == rank;
   }
@@ -194,6 +201,7 @@ struct Inference {
   std::vector<std::vector<int64_t>> sizes; ///< extents on each sample
   std::vector<Tap> taps;
   const clang::ValueDecl *input = nullptr;
+  ArrayValue inputArray; ///< input's identity and name
   clang::SourceRange inputRange;
   std::vector<Tap> kept; ///< the taps of the spec, in source order
   std::vector<int> lowSkip, highSkip;
@@ -230,6 +238,7 @@ private:
                                  const clang::ValueDecl *decl,
                                  const std::string &name,
                                  const std::string &parameterName,
+                                 const clang::ValueDecl *owner = nullptr,
                                  int depth = 0);
   std::optional<Value> subscript(const Value &base, const Poly &index,
                                  const clang::Expr *whole);

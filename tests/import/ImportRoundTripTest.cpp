@@ -19,6 +19,7 @@
 #include "imported_rgb_blur.hpp"
 #include "imported_row_pointers.hpp"
 #include "imported_std_array.hpp"
+#include "imported_struct_fields.hpp"
 #include "imported_template_refs.hpp"
 #include "imported_vector_rows.hpp"
 #include "imported_while_loops.hpp"
@@ -98,6 +99,11 @@ void flat_gridstride3d(double *lap, const double *u, int nx, int ny, int nz,
                        double inv_h2);
 void vector_rows(std::vector<double> &next, const std::vector<double> &cur,
                  std::size_t nx, double r);
+typedef struct {
+  float *data;
+  int nx, ny;
+} field2d;
+void field_smooth(field2d out, const field2d *in, float c);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -508,6 +514,17 @@ TEST(ImportRoundTrip, StdVectorRowsFromItsSize) {
   runGeneratedPoisoned<double>(stencilc_kernels::imported_vector_rows::info(),
                                {nx, ny}, {{"r", 0.15}}, in, g);
   expectSameUpdates(out, g, 1e-12, size_t(nx - 2) * (ny - 2));
+}
+
+TEST(ImportRoundTrip, CStructsCarryingDataAndExtents) {
+  const int nx = 15, ny = 12;
+  std::vector<float> in = randomValues<float>(size_t(nx) * ny, 39);
+  std::vector<float> out = poisoned<float>(in.size()), g;
+  const field2d source{in.data(), nx, ny};
+  field_smooth(field2d{out.data(), nx, ny}, &source, 0.3f);
+  runGeneratedPoisoned<float>(stencilc_kernels::imported_struct_fields::info(),
+                              {nx, ny}, {{"c", 0.3}}, in, g);
+  expectSameUpdates(out, g, 1e-5, size_t(nx - 2) * (ny - 2));
 }
 
 } // namespace
