@@ -472,7 +472,7 @@ bool Lifter::walkLoopBody(const VarDecl *var, const Poly &low,
   env[var] = Value::ofInt(Poly::atom(coordinate));
   if (!declaredAt.count(var))
     declaredAt[var] = {static_cast<int>(loops.size()) + 1, conditionDepth};
-  loops.push_back({coordinate, low, high, range});
+  loops.push_back({coordinate, low, high, range, std::nullopt});
   loopBodies.push_back(body);
   const Stmt *outerSkip = skipStatement;
   skipStatement = skip;

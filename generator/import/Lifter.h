@@ -5,7 +5,8 @@
 // and shared helpers; LiftEval.cpp: expressions; LiftWrap.cpp: wrap-around
 // indices; LiftWalk.cpp: statements; LiftAccess.cpp: indices split per axis;
 // LiftInfer.cpp: the lattice and the taps; LiftSplit.cpp: coordinates
-// split off a flattened index).
+// split off a flattened index; LiftCall.cpp: helpers, lambdas and library
+// types; LiftComponents.cpp: several values per site).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STENCILC_IMPORT_LIFTER_H
