@@ -145,7 +145,8 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
               "import follows helpers that compute one value");
     return std::nullopt;
   }
-  if (!bindArguments(call, definition))
+  Captures saved;
+  if (!bindArguments(call, definition, saved))
     return std::nullopt;
   ++inlineDepth;
   bool ok = true;
@@ -170,6 +171,7 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
   if (ok)
     value = eval(result->getRetValue());
   --inlineDepth;
+  restoreCaptures(saved);
   if (value && value->kind == Value::Kind::Array && value->array.isElement() &&
       !definition->getReturnType()->isReferenceType()) {
     // A helper returning an element by value reads it.
@@ -258,8 +260,13 @@ std::string Lifter::describeCallee(const FunctionDecl *f) const {
   return f->getQualifiedNameAsString();
 }
 
+void Lifter::restoreCaptures(const Captures &saved) {
+  for (const auto &[var, value] : saved)
+    env[var] = value;
+}
+
 bool Lifter::bindArguments(const CallExpr *call,
-                           const FunctionDecl *definition) {
+                           const FunctionDecl *definition, Captures &saved) {
   // A lambda's or a member operator's object is argument 0.
   unsigned first = isa<CXXOperatorCallExpr>(call) &&
                            isa<CXXMethodDecl>(definition)
@@ -294,6 +301,16 @@ bool Lifter::bindArguments(const CallExpr *call,
   }
   for (auto &[param, value] : bound)
     env[param] = value;
+  if (first == 1 && cast<CXXMethodDecl>(definition)->getParent()->isLambda()) {
+    std::optional<Value> object = eval(call->getArg(0));
+    if (!object)
+      return false;
+    if (object->kind == Value::Kind::Callable && object->captures)
+      for (const auto &[var, copy] : *object->captures) {
+        saved.emplace_back(var, env[var]);
+        env[var] = copy;
+      }
+  }
   return true;
 }
 

@@ -74,8 +74,18 @@ std::optional<Value> Lifter::eval(const Expr *e) {
       return std::nullopt;
     return this->subscript(*base, *index, subscript);
   }
-  if (isa<LambdaExpr>(e))
-    return Value::ofCallable();
+  if (const auto *lambda = dyn_cast<LambdaExpr>(e)) {
+    // By-value captures are copies taken now: later assignments to the
+    // variables do not change what the lambda computes.
+    Captures copies;
+    for (const LambdaCapture &capture : lambda->captures())
+      if (capture.capturesVariable() &&
+          capture.getCaptureKind() == LCK_ByCopy)
+        if (const auto *var = dyn_cast<VarDecl>(capture.getCapturedVar()))
+          if (auto it = env.find(var); it != env.end())
+            copies.emplace_back(var, it->second);
+    return Value::ofCallable(std::move(copies));
+  }
   if (const auto *construct = dyn_cast<CXXConstructExpr>(e))
     return evalConstruct(construct);
   if (const auto *x = dyn_cast<CXXBindTemporaryExpr>(e))

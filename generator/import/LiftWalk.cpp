@@ -129,7 +129,8 @@ bool Lifter::callForEffects(const CallExpr *call) {
     return error(call->getSourceRange(),
                  "calls '" + describeCallee(definition) + "' recursively");
   const auto *body = dyn_cast<CompoundStmt>(definition->getBody());
-  if (!body || !bindArguments(call, definition))
+  Captures saved;
+  if (!body || !bindArguments(call, definition, saved))
     return false;
   // The helper's `if (...) return;` skips the rest of the helper.
   ++inlineDepth;
@@ -137,6 +138,7 @@ bool Lifter::callForEffects(const CallExpr *call) {
   bool ok = walk(body);
   helperBodies.pop_back();
   --inlineDepth;
+  restoreCaptures(saved);
   return ok;
 }
 
@@ -156,6 +158,11 @@ bool Lifter::walkCompound(const CompoundStmt *block) {
         const Stmt *exit = branch->getThen();
         if (const auto *c = dyn_cast<CompoundStmt>(exit))
           exit = c->body_front();
+        if (isa<ContinueStmt>(exit) && skipStatement)
+          return error(branch->getSourceRange(),
+                       "continues a while loop before its increment, which "
+                       "would never run again; write the loop as 'for (int "
+                       "c = low; c < high; ++c)'");
         if ((isa<ReturnStmt>(exit) && !atTop) ||
             (isa<ContinueStmt>(exit) && !inLoopBody))
           return error(branch->getSourceRange(),

@@ -80,6 +80,8 @@ struct ArrayValue {
 struct Value;
 /// A struct's members by field, for parameters such as `const Grid &g`.
 using RecordValue = std::map<const clang::FieldDecl *, Value>;
+/// A lambda's copies of the variables it captures by value.
+using Captures = std::vector<std::pair<const clang::VarDecl *, Value>>;
 
 struct Value {
   /// Callable: a lambda, whose calls Clang resolves to its operator().
@@ -90,6 +92,7 @@ struct Value {
   ArrayValue array;
   ConditionRef condition;
   std::shared_ptr<const RecordValue> record;
+  std::shared_ptr<const Captures> captures; ///< Callable
 
   static Value ofInt(Poly p) {
     Value v;
@@ -115,9 +118,10 @@ struct Value {
     v.record = std::make_shared<const RecordValue>(std::move(r));
     return v;
   }
-  static Value ofCallable() {
+  static Value ofCallable(Captures copies) {
     Value v;
     v.kind = Kind::Callable;
+    v.captures = std::make_shared<const Captures>(std::move(copies));
     return v;
   }
   static Value ofBool(ConditionRef c) {
@@ -311,9 +315,12 @@ private:
                                  Poly &low);
   /// A call made for its effects: a helper or lambda that writes the output.
   bool callForEffects(const clang::CallExpr *call);
-  /// Binds a callee's parameters to the call's arguments.
+  /// Binds a callee's parameters to the call's arguments, and a lambda's
+  /// copies of what it captured by value in place of the variables (the
+  /// variables' values now go to `saved`, for restoreCaptures).
   bool bindArguments(const clang::CallExpr *call,
-                     const clang::FunctionDecl *definition);
+                     const clang::FunctionDecl *definition, Captures &saved);
+  void restoreCaptures(const Captures &saved);
   bool walkDecl(const clang::DeclStmt *s);
   /// `lhs op rhs`, from a built-in assignment or a class's operator=.
   struct Assignment {

@@ -13,6 +13,7 @@
 #include "imported_gridstride.hpp"
 #include "imported_helper_kernel.hpp"
 #include "imported_interleaved.hpp"
+#include "imported_lambda_captures.hpp"
 #include "imported_lambda_index.hpp"
 #include "imported_noinclude.hpp"
 #include "imported_openmp.hpp"
@@ -104,6 +105,8 @@ typedef struct {
   int nx, ny;
 } field2d;
 void field_smooth(field2d out, const field2d *in, float c);
+void lambda_captures(double *out, const double *in, int n, double early,
+                     double late);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -525,6 +528,19 @@ TEST(ImportRoundTrip, CStructsCarryingDataAndExtents) {
   runGeneratedPoisoned<float>(stencilc_kernels::imported_struct_fields::info(),
                               {nx, ny}, {{"c", 0.3}}, in, g);
   expectSameUpdates(out, g, 1e-5, size_t(nx - 2) * (ny - 2));
+}
+
+TEST(ImportRoundTrip, LambdaCapturesByValueAndByReference) {
+  // The weight changes after both lambdas exist: the one that copied it
+  // keeps the early value, the one that refers to it sees the late one.
+  const int n = 29;
+  std::vector<double> in = randomValues<double>(n, 40);
+  std::vector<double> out = poisoned<double>(in.size()), g;
+  lambda_captures(out.data(), in.data(), n, 0.7, -1.3);
+  runGeneratedPoisoned<double>(
+      stencilc_kernels::imported_lambda_captures::info(), {n},
+      {{"early", 0.7}, {"late", -1.3}}, in, g);
+  expectSameUpdates(out, g, 1e-12, size_t(n - 2));
 }
 
 } // namespace

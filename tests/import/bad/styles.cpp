@@ -109,3 +109,13 @@ void interleaved_different(float *f, const float *u, int n) {
     f[2 * s + 1] = u[2 * s - 1] - u[2 * s + 3];
   }
 }
+
+void while_continue(double *f, const double *u, int n) {
+  int i = 0;
+  while (i < n) {
+    if (i == 0 || i == n - 1)
+      continue;
+    f[i] = u[i - 1] + u[i + 1];
+    ++i;
+  }
+}
