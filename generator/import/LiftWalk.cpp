@@ -85,10 +85,7 @@ bool Lifter::walk(const Stmt *s) {
                  "write it as 'for (int c = low; c < high; ++c)' or "
                  "'while (c < high) { ...; ++c; }'");
   if (const auto *range = dyn_cast<CXXForRangeStmt>(s))
-    return error(range->getRangeInit()->getSourceRange(),
-                 "a range-based for loop over a container has no lattice "
-                 "coordinate stencilc import can follow; loop over the index "
-                 "instead, 'for (int i = low; i < high; ++i)'");
+    return walkRangeFor(range);
   if (isa<OMPExecutableDirective>(s))
     return error(s->getBeginLoc(),
                  "an OpenMP directive, parsed because of -fopenmp: stencilc "
@@ -433,6 +430,35 @@ std::optional<bool> Lifter::gridStride(const ForStmt *s, const VarDecl *var,
     return true;
   }
   return false;
+}
+
+bool Lifter::walkRangeFor(const CXXForRangeStmt *s) {
+  // `for (int i : std::views::iota(low, high))`: a loop over [low, high).
+  const Expr *init = s->getRangeInit()->IgnoreImplicit();
+  const auto *record = init->getType()->getAsCXXRecordDecl();
+  const VarDecl *var = s->getLoopVariable();
+  if (!record || record->getQualifiedNameAsString() != "std::ranges::iota_view")
+    return error(init->getSourceRange(),
+                 "a range-based for loop over a container has no lattice "
+                 "coordinate stencilc import can follow; loop over the index "
+                 "instead, 'for (int i = low; i < high; ++i)', or over "
+                 "'std::views::iota(low, high)'");
+  std::vector<const Expr *> bounds;
+  if (const auto *call = dyn_cast<CallExpr>(init))
+    bounds.assign(call->arg_begin() + (isa<CXXOperatorCallExpr>(call) ? 1 : 0),
+                  call->arg_end());
+  else if (const auto *construct = dyn_cast<CXXConstructExpr>(init))
+    bounds.assign(construct->arg_begin(), construct->arg_end());
+  if (bounds.size() != 2 || !var->getType()->isIntegerType())
+    return error(init->getSourceRange(),
+                 "stencilc import follows 'for (int c : std::views::iota(low, "
+                 "high))' with both bounds and an integer variable");
+  std::optional<Poly> low = evalInt(bounds[0]);
+  std::optional<Poly> high = low ? evalInt(bounds[1]) : std::nullopt;
+  if (!high)
+    return false;
+  return walkLoopBody(var, canonical(*low), canonical(*high),
+                      init->getSourceRange(), s->getBody());
 }
 
 bool Lifter::walkWhile(const WhileStmt *s) {

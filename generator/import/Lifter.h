@@ -39,6 +39,7 @@ class Expr;
 class FieldDecl;
 class RecordDecl;
 class WhileStmt;
+class CXXForRangeStmt;
 class ForStmt;
 class IfStmt;
 class MemberExpr;
@@ -300,6 +301,7 @@ private:
   bool walkIf(const clang::IfStmt *s, bool &addedGuard);
   bool walkFor(const clang::ForStmt *s);
   bool walkWhile(const clang::WhileStmt *s);
+  bool walkRangeFor(const clang::CXXForRangeStmt *s);
   /// The end of a loop over `var` from its condition (`c < n`: n).
   std::optional<Poly> loopEnd(const clang::Expr *condition,
                               const clang::VarDecl *var,

@@ -17,6 +17,7 @@
 #include "imported_lambda_index.hpp"
 #include "imported_noinclude.hpp"
 #include "imported_openmp.hpp"
+#include "imported_ranges_iota.hpp"
 #include "imported_rgb_blur.hpp"
 #include "imported_row_pointers.hpp"
 #include "imported_std_array.hpp"
@@ -107,6 +108,7 @@ typedef struct {
 void field_smooth(field2d out, const field2d *in, float c);
 void lambda_captures(double *out, const double *in, int n, double early,
                      double late);
+void iota_laplacian(float *out, const float *in, int nx, int ny, float s);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -541,6 +543,16 @@ TEST(ImportRoundTrip, LambdaCapturesByValueAndByReference) {
       stencilc_kernels::imported_lambda_captures::info(), {n},
       {{"early", 0.7}, {"late", -1.3}}, in, g);
   expectSameUpdates(out, g, 1e-12, size_t(n - 2));
+}
+
+TEST(ImportRoundTrip, Cxx20IotaRanges) {
+  const int nx = 18, ny = 13;
+  std::vector<float> in = randomValues<float>(size_t(nx) * ny, 41);
+  std::vector<float> out = poisoned<float>(in.size()), g;
+  iota_laplacian(out.data(), in.data(), nx, ny, 0.45f);
+  runGeneratedPoisoned<float>(stencilc_kernels::imported_ranges_iota::info(),
+                              {nx, ny}, {{"s", 0.45}}, in, g);
+  expectSameUpdates(out, g, 1e-5, size_t(nx - 2) * (ny - 2));
 }
 
 } // namespace
