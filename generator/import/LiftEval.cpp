@@ -88,6 +88,8 @@ std::optional<Value> Lifter::eval(const Expr *e) {
   }
   if (const auto *construct = dyn_cast<CXXConstructExpr>(e))
     return evalConstruct(construct);
+  if (const auto *list = dyn_cast<InitListExpr>(e))
+    return evalInitList(list);
   if (const auto *x = dyn_cast<CXXBindTemporaryExpr>(e))
     return eval(x->getSubExpr());
   if (const auto *op = dyn_cast<BinaryOperator>(e))
@@ -229,6 +231,37 @@ std::optional<Value> Lifter::memberOfElement(const Value &element,
   return Value::ofArray(result);
 }
 
+std::optional<Value> Lifter::evalInitList(const InitListExpr *list) {
+  // A local struct of sizes and coefficients: `const Grid g{nx, ny, 0.5};`.
+  const RecordDecl *record = list->getType()->getAsRecordDecl();
+  if (list->getNumInits() == 1 && !record)
+    return eval(list->getInit(0)); // `int n{nx};`
+  if (!record) {
+    error(list->getSourceRange(), "stencilc import follows braced "
+                                  "initializers of scalars and structs only");
+    return std::nullopt;
+  }
+  RecordValue members;
+  unsigned index = 0;
+  for (const FieldDecl *field : record->fields()) {
+    if (index >= list->getNumInits())
+      break;
+    const Expr *init = list->getInit(index++);
+    QualType type = field->getType().getCanonicalType();
+    std::optional<Value> v = eval(init);
+    if (!v)
+      return std::nullopt;
+    if (type->isRealFloatingType()) {
+      std::optional<FloatValue> f = asFloat(*v, init);
+      if (!f)
+        return std::nullopt;
+      v = Value::ofFloat(*f);
+    }
+    members[field] = *v;
+  }
+  return Value::ofRecord(std::move(members));
+}
+
 std::optional<Value> Lifter::pointerOffset(const Value &pointer,
                                            const Poly &delta,
                                            const Expr *whole) {
@@ -317,6 +350,28 @@ std::optional<Value> Lifter::evalMember(const MemberExpr *member) {
     }
     if (kind >= 0)
       return Value::ofInt(Poly::atom(atoms.thread(kind, axis)));
+  }
+  // A member of a constant struct (`constexpr Grid grid{64, 32};`): an
+  // integer keeps its name, as constexpr sizes do.
+  Expr::EvalResult constant;
+  QualType type = member->getType().getCanonicalType();
+  if ((type->isIntegerType() || type->isRealFloatingType()) &&
+      !member->HasSideEffects(context) &&
+      member->EvaluateAsRValue(constant, context)) {
+    if (constant.Val.isInt()) {
+      std::string name = text(member->getSourceRange());
+      auto [it, fresh] = constantMembers.try_emplace(name, -1);
+      if (fresh)
+        it->second = atoms.size(&it->first, name,
+                                constant.Val.getInt().getExtValue());
+      return Value::ofInt(Poly::atom(it->second));
+    }
+    if (constant.Val.isFloat()) {
+      FloatValue f;
+      f.constant =
+          LinearForm::number(constant.Val.getFloat().convertToDouble());
+      return Value::ofFloat(f);
+    }
   }
   std::optional<Value> object = eval(member->getBase());
   if (!object)

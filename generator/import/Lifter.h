@@ -42,6 +42,7 @@ class WhileStmt;
 class CXXForRangeStmt;
 class ForStmt;
 class IfStmt;
+class InitListExpr;
 class MemberExpr;
 class SourceManager;
 class Stmt;
@@ -267,6 +268,7 @@ private:
   std::optional<Value> complexArithmetic(const clang::CallExpr *call,
                                          const clang::FunctionDecl *callee);
   std::optional<Value> evalConstruct(const clang::CXXConstructExpr *e);
+  std::optional<Value> evalInitList(const clang::InitListExpr *list);
   /// Registers the read of one array element.
   FloatValue readElement(const ArrayValue &element, clang::SourceRange range);
   std::string describeCallee(const clang::FunctionDecl *f) const;
@@ -437,6 +439,8 @@ private:
   std::map<const clang::ValueDecl *, int> containerSizes;
   /// Sizes divided by sizes (`in.size() / nx`), by their text.
   std::map<std::string, int> quotientSizes;
+  /// Integer members of constant structs (`grid.nx`), by their text.
+  std::map<std::string, int> constantMembers;
   /// A split thread index or loop variable and its value in the coordinates
   /// split off it.
   std::map<int, Poly> splitRoots;

@@ -7,6 +7,7 @@
 #include "imported_aos_struct.hpp"
 #include "imported_centre_pointer.hpp"
 #include "imported_complex.hpp"
+#include "imported_constant_structs.hpp"
 #include "imported_flat_gridstride3d.hpp"
 #include "imported_flat_thread.hpp"
 #include "imported_grid_struct.hpp"
@@ -109,6 +110,7 @@ void field_smooth(field2d out, const field2d *in, float c);
 void lambda_captures(double *out, const double *in, int n, double early,
                      double late);
 void iota_laplacian(float *out, const float *in, int nx, int ny, float s);
+void mesh_filter(double *out, const double *in, double gain);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -553,6 +555,17 @@ TEST(ImportRoundTrip, Cxx20IotaRanges) {
   runGeneratedPoisoned<float>(stencilc_kernels::imported_ranges_iota::info(),
                               {nx, ny}, {{"s", 0.45}}, in, g);
   expectSameUpdates(out, g, 1e-5, size_t(nx - 2) * (ny - 2));
+}
+
+TEST(ImportRoundTrip, ConstexprStructsOfExtentsAndWeights) {
+  const int nx = 21, ny = 15; // Mesh::NX, Mesh::NY in the input
+  std::vector<double> in = randomValues<double>(size_t(nx) * ny, 42);
+  std::vector<double> out = poisoned<double>(in.size()), g;
+  mesh_filter(out.data(), in.data(), 1.6);
+  runGeneratedPoisoned<double>(
+      stencilc_kernels::imported_constant_structs::info(), {nx, ny},
+      {{"gain", 1.6}}, in, g);
+  expectSameUpdates(out, g, 1e-12, size_t(nx - 2) * (ny - 2));
 }
 
 } // namespace
