@@ -100,10 +100,41 @@ std::optional<Value> Lifter::eval(const Expr *e) {
     return evalConditional(op);
   if (const auto *call = dyn_cast<CallExpr>(e))
     return evalCall(call);
-  error(e->getSourceRange(), Twine("stencilc import cannot evaluate this "
-                                   "expression (") +
-                                 e->getStmtClassName() + ")");
+  // Constants of other forms: sizeof, character literals, constexpr calls.
+  Expr::EvalResult constant;
+  if (e->getType()->isIntegerType() && !e->HasSideEffects(context) &&
+      e->EvaluateAsInt(constant, context))
+    return Value::ofInt(Poly::number(constant.Val.getInt().getExtValue()));
+  if (e->getType()->isRealFloatingType() && !e->HasSideEffects(context) &&
+      e->EvaluateAsFloat(constant.Val.getFloat(), context)) {
+    FloatValue f;
+    f.constant = LinearForm::number(constant.Val.getFloat().convertToDouble());
+    return Value::ofFloat(f);
+  }
+  error(e->getSourceRange(),
+        "stencilc import cannot follow '" + text(e->getSourceRange()) +
+            "' (" + describeExpression(e) +
+            "); write the value with arithmetic on the arguments, array "
+            "elements and functions defined in the file");
   return std::nullopt;
+}
+
+std::string Lifter::describeExpression(const Expr *e) const {
+  if (isa<CXXThrowExpr>(e))
+    return "a throw";
+  if (isa<CXXNewExpr>(e) || isa<CXXDeleteExpr>(e))
+    return "memory allocation";
+  if (isa<StringLiteral>(e))
+    return "a string";
+  if (isa<CXXNullPtrLiteralExpr>(e) || isa<GNUNullExpr>(e))
+    return "a null pointer";
+  if (isa<StmtExpr>(e))
+    return "a statement expression";
+  if (isa<CXXThisExpr>(e))
+    return "'this': member functions are not followed";
+  if (isa<UnaryExprOrTypeTraitExpr>(e))
+    return "a size or alignment that is not a constant";
+  return std::string("a ") + e->getStmtClassName();
 }
 
 std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,

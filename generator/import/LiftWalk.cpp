@@ -95,9 +95,21 @@ bool Lifter::walk(const Stmt *s) {
     return error(s->getSourceRange(),
                  "returns here; stencilc import follows 'if (...) return;' "
                  "at the top of a kernel only");
+  const char *what = isa<SwitchStmt>(s)    ? "a 'switch'"
+                     : isa<BreakStmt>(s)   ? "a 'break', which ends the loop early"
+                     : isa<GotoStmt>(s)    ? "a 'goto'"
+                     : isa<LabelStmt>(s)   ? "a label"
+                     : isa<CXXTryStmt>(s)  ? "a 'try' block"
+                     : isa<AsmStmt>(s)     ? "inline assembly"
+                     : isa<ContinueStmt>(s) ? "a 'continue' that is not the "
+                                              "whole body of an 'if' at the "
+                                              "top of the loop body"
+                                            : nullptr;
   return error(s->getSourceRange(),
-               Twine("stencilc import cannot follow this statement (") +
-                   s->getStmtClassName() + ")");
+               Twine("stencilc import cannot follow ") +
+                   (what ? Twine(what) : Twine("this ") + s->getStmtClassName()) +
+                   "; it follows declarations, assignments, loops over "
+                   "coordinates and 'if' guards");
 }
 
 bool Lifter::callForEffects(const CallExpr *call) {

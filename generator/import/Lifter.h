@@ -272,6 +272,8 @@ private:
   /// Registers the read of one array element.
   FloatValue readElement(const ArrayValue &element, clang::SourceRange range);
   std::string describeCallee(const clang::FunctionDecl *f) const;
+  /// What an expression the evaluator does not follow is, in words.
+  std::string describeExpression(const clang::Expr *e) const;
   bool isComplex(clang::QualType type) const;
   /// A struct of one floating-point type throughout: a site's components.
   bool isComponentStruct(clang::QualType type) const;
