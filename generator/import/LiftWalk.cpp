@@ -531,8 +531,15 @@ bool Lifter::walkLoopBody(const VarDecl *var, const Poly &low,
 
 bool Lifter::assign(const Assignment &op) {
   const Expr *target = op.lhs->IgnoreParenImpCasts();
-  if (const auto *ref = dyn_cast<DeclRefExpr>(target)) {
-    const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+  const auto *ref = dyn_cast<DeclRefExpr>(target);
+  const auto *refVar = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  // A reference to an element (`double &o = out[i]; o = ...;`) is the
+  // element.
+  bool elementReference = refVar && refVar->getType()->isReferenceType() &&
+                          env.count(refVar) &&
+                          env[refVar].kind == Value::Kind::Array;
+  if (ref && !elementReference) {
+    const auto *var = refVar;
     if (!var || !declaredAt.count(var))
       return error(op.range,
                    "assigns to '" + ref->getDecl()->getNameAsString() +
