@@ -119,3 +119,35 @@ void while_continue(double *f, const double *u, int n) {
     ++i;
   }
 }
+
+void planar_components(double *f, const double *u, int n) {
+  for (int c = 0; c < 3; ++c)
+    for (int s = 1; s < n - 1; ++s)
+      f[c * n + s] = u[c * n + s - 1] + u[c * n + s + 1];
+}
+
+void library_call(std::complex<double> *f, const std::complex<double> *u,
+                  int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = std::conj(u[i - 1]) + u[i + 1];
+}
+
+void omp_parsed(double *f, const double *u, int n) {
+#pragma omp parallel for
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1];
+}
+
+void early_break(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i) {
+    if (i > 8)
+      break;
+    f[i] = u[i - 1] + u[i + 1];
+  }
+}
+
+void second_site(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1];
+  f[0] = 0.0;
+}
