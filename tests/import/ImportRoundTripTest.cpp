@@ -8,6 +8,7 @@
 #include "imported_centre_pointer.hpp"
 #include "imported_complex.hpp"
 #include "imported_constant_structs.hpp"
+#include "imported_deref_reference.hpp"
 #include "imported_flat_gridstride3d.hpp"
 #include "imported_flat_thread.hpp"
 #include "imported_grid_struct.hpp"
@@ -111,6 +112,10 @@ void lambda_captures(double *out, const double *in, int n, double early,
                      double late);
 void iota_laplacian(float *out, const float *in, int nx, int ny, float s);
 void mesh_filter(double *out, const double *in, double gain);
+struct Sizes {
+  int nx, ny;
+};
+void deref_update(float *out, const float *in, const Sizes *sz, float k);
 
 // Never instantiated in its file: instantiated here, with extents other
 // than the importer's.
@@ -566,6 +571,17 @@ TEST(ImportRoundTrip, ConstexprStructsOfExtentsAndWeights) {
       stencilc_kernels::imported_constant_structs::info(), {nx, ny},
       {{"gain", 1.6}}, in, g);
   expectSameUpdates(out, g, 1e-12, size_t(nx - 2) * (ny - 2));
+}
+
+TEST(ImportRoundTrip, DereferencedPointersAndAReferenceToTheOutput) {
+  const Sizes sizes{13, 10};
+  std::vector<float> in = randomValues<float>(size_t(sizes.nx) * sizes.ny, 43);
+  std::vector<float> out = poisoned<float>(in.size()), g;
+  deref_update(out.data(), in.data(), &sizes, 0.2f);
+  runGeneratedPoisoned<float>(
+      stencilc_kernels::imported_deref_reference::info(), {sizes.nx, sizes.ny},
+      {{"k", 0.2}}, in, g);
+  expectSameUpdates(out, g, 1e-5, size_t(sizes.nx - 2) * (sizes.ny - 2));
 }
 
 } // namespace
