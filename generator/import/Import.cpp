@@ -240,13 +240,15 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
 /// reads constexpr sizes.
 bool templateArguments(const FunctionTemplateDecl &pattern,
                        const ImportOptions &options, std::string &arguments,
+                       DiagnosticsEngine &engine,
                        llvm::raw_ostream &diagnostics) {
   const TemplateParameterList *params = pattern.getTemplateParameters();
   int nextExtent = 11;
   for (const NamedDecl *param : *params) {
     if (!arguments.empty())
       arguments += ", ";
-    if (isa<TemplateTypeParmDecl>(param)) {
+    const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
+    if (isa<TemplateTypeParmDecl>(param) && !param->isParameterPack()) {
       if (options.precision.empty()) {
         diagnostics << "stencilc import: error: '" << options.function
                     << "' is a template over its element type; pass "
@@ -254,17 +256,20 @@ bool templateArguments(const FunctionTemplateDecl &pattern,
         return false;
       }
       arguments += options.precision;
-    } else if (const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
-               value && value->getType()->isIntegerType() &&
+    } else if (value && value->getType()->isIntegerType() &&
+               !value->getType()->isBooleanType() &&
+               !value->getType()->isEnumeralType() &&
                !value->isParameterPack()) {
       arguments += std::to_string(nextExtent);
       nextExtent += 2;
     } else {
-      diagnostics << "stencilc import: error: '" << options.function
-                  << "' has the template parameter '" << param->getName()
-                  << "', which is neither a type nor an integer; instantiate "
-                     "it in the file (e.g. template void f<double, 4>(...);) "
-                     "and import again\n";
+      unsigned id = engine.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "the template parameter '%0' is not an extent or an element type, "
+          "so stencilc import cannot choose its value; instantiate '%1' in "
+          "the file (e.g. 'template void %1<...>(...);') and import again");
+      engine.Report(param->getLocation(), id)
+          << param->getName() << options.function;
       return false;
     }
   }
@@ -441,8 +446,9 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << "' (pass include paths and macros after '--' to "
                      "silence them)\n";
     if (!found.function) {
-      if (attempt == 1 || !templateArguments(*found.pattern, options,
-                                             instanceArguments, diagnostics))
+      if (attempt == 1 ||
+          !templateArguments(*found.pattern, options, instanceArguments,
+                             engine, diagnostics))
         return attempt == 1 ? reportUninstantiable(options, diagnostics)
                             : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +

@@ -151,3 +151,9 @@ void second_site(double *f, const double *u, int n) {
     f[i] = u[i - 1] + u[i + 1];
   f[0] = 0.0;
 }
+
+template <bool Periodic>
+void periodic_or_not(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = Periodic ? u[i] : u[i - 1] + u[i + 1];
+}
