@@ -151,10 +151,13 @@ std::optional<int64_t> Lifter::flatExtent(const ArrayValue &access) const {
 }
 
 std::optional<Extent> Lifter::topExtent(int coordinate) {
-  if (llvm::any_of(splits,
-                   [&](const Split &s) { return s.quotient == coordinate; }))
-    return splitExtent(coordinate);
-  // The size this coordinate is compared with, in a loop bound or a guard.
+  bool quotient = llvm::any_of(
+      splits, [&](const Split &s) { return s.quotient == coordinate; });
+  if (quotient)
+    if (std::optional<Extent> e = splitExtent(coordinate, false))
+      return e;
+  // The size this coordinate is compared with, in a loop bound or a guard
+  // (for a split coordinate, only where it stands alone: `j >= ny`).
   std::set<int> sizes;
   auto collect = [&](const Poly &p) {
     for (const auto &[mono, c] : p.terms())
@@ -175,13 +178,22 @@ std::optional<Extent> Lifter::topExtent(int coordinate) {
       stack.push_back(node->a.get());
     if (node->b)
       stack.push_back(node->b.get());
-    if (!node->a && (node->lhs.mentions(coordinate) || node->rhs.mentions(coordinate))) {
+    if (node->a)
+      continue;
+    auto alone = [&](const Poly &p) {
+      return (p - Poly::atom(coordinate)).isNumber();
+    };
+    if (quotient ? alone(node->lhs) || alone(node->rhs)
+                 : node->lhs.mentions(coordinate) ||
+                       node->rhs.mentions(coordinate)) {
       collect(node->lhs);
       collect(node->rhs);
     }
   }
   if (sizes.size() == 1)
     return Extent{Poly::atom(*sizes.begin())};
+  if (quotient)
+    return splitExtent(coordinate, true);
   std::string name = atoms[coordinate].name;
   for (const Loop &loop : written->loops)
     if (sizes.empty() && loop.coordinate == coordinate &&

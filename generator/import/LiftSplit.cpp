@@ -199,7 +199,7 @@ bool Lifter::splitsAllow(const Binding &b) const {
   return true;
 }
 
-std::optional<Extent> Lifter::splitExtent(int coordinate) {
+std::optional<Extent> Lifter::splitExtent(int coordinate, bool report) {
   // Up the chain of splits to the index, multiplying the divisors.
   Poly inner = Poly::number(1);
   int whole = coordinate;
@@ -246,6 +246,8 @@ std::optional<Extent> Lifter::splitExtent(int coordinate) {
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
   if (bounds.size() == 1)
     return Extent{bounds.front(), inner};
+  if (!report)
+    return std::nullopt;
   error(written->range,
         "cannot tell the lattice's extent along the axis of " +
             atoms[coordinate].name + ": compare the flattened index " +

@@ -348,8 +348,9 @@ private:
   void substituteEverywhere(int atom, const Poly &value);
   /// The constraints of the splits: 0 <= remainder < divisor, indices >= 0.
   bool splitsAllow(const Binding &b) const;
-  /// The extent of a split quotient that is the outermost axis.
-  std::optional<Extent> splitExtent(int coordinate);
+  /// The extent of a split quotient that is the outermost axis: the
+  /// index's bound over the inner extents (an error only if `report`).
+  std::optional<Extent> splitExtent(int coordinate, bool report);
 
   // --- polynomials --------------------------------------------------------
   Poly canonical(const Poly &p);
