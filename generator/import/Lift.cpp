@@ -231,7 +231,12 @@ Poly Lifter::canonical(const Poly &p) {
       const Atom &a = atoms[id];
       if (a.kind != Atom::Kind::Thread || a.threadAxis != axis)
         continue;
-      (a.threadKind == 0 ? tid : a.threadKind == 1 ? bid : dim) = id;
+      if (a.threadKind == 0)
+        tid = id;
+      else if (a.threadKind == 1)
+        bid = id;
+      else if (a.threadKind == 2)
+        dim = id; // gridDim (3) is no part of a thread's index
     }
     if (tid < 0 || bid < 0 || dim < 0)
       continue;

@@ -248,7 +248,12 @@ bool Lifter::walkDecl(const DeclStmt *s) {
       env[var] = Value{};
       continue;
     }
+    // A local may hold a grid-stride loop's step (`stride = blockDim.x *
+    // gridDim.x`); store() refuses gridDim anywhere else.
+    bool integerLocal = type->isIntegerType();
+    allowGridDim = integerLocal;
     std::optional<Value> v = eval(var->getInit());
+    allowGridDim = false;
     if (!v)
       return false;
     if (v->kind == Value::Kind::Int && v->poly.terms().size() == 1) {
@@ -640,6 +645,31 @@ bool Lifter::assign(const Assignment &op) {
   return store(op, lhs->array);
 }
 
+bool Lifter::checkNoGridDim() {
+  auto mentionsGridDim = [&](const Poly &p) {
+    for (const auto &[mono, c] : p.terms())
+      for (int atom : mono)
+        if (atoms[atom].kind == Atom::Kind::Thread && atoms[atom].threadKind == 3)
+          return true;
+    return false;
+  };
+  for (const Guard &g : guards) {
+    std::vector<int> mentioned;
+    g.condition->atoms(mentioned);
+    for (int atom : mentioned)
+      if (atoms[atom].kind == Atom::Kind::Thread && atoms[atom].threadKind == 3)
+        return error(g.range, "uses gridDim outside a grid-stride loop's "
+                              "step: the sites a kernel updates must not "
+                              "depend on the launch's grid");
+  }
+  for (const Loop &loop : loops)
+    if (mentionsGridDim(loop.low) || mentionsGridDim(loop.high))
+      return error(loop.range, "uses gridDim outside a grid-stride loop's "
+                               "step: the sites a kernel updates must not "
+                               "depend on the launch's grid");
+  return true;
+}
+
 bool Lifter::store(const Assignment &op, const ArrayValue &target) {
   if (written && target.sameArray(written->access) &&
       target.component >= 0 && written->access.component >= 0 &&
@@ -692,6 +722,8 @@ bool Lifter::store(const Assignment &op, const ArrayValue &target) {
     return false;
   std::optional<FloatValue> value = asFloat(*rhs, op.rhs);
   if (!value)
+    return false;
+  if (!checkNoGridDim())
     return false;
   Store s;
   s.access = target;

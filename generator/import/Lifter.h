@@ -337,6 +337,8 @@ private:
   bool assign(const clang::BinaryOperator *op);
   bool assign(const Assignment &op);
   bool store(const Assignment &op, const ArrayValue &target);
+  /// gridDim, allowed in locals for a grid-stride step, bounds nothing.
+  bool checkNoGridDim();
 
   // --- flattened indices (LiftSplit.cpp) ----------------------------------
   /// `a / b` or `a % b` on a flattened index: the coordinates split off
