@@ -35,7 +35,8 @@ namespace {
 
 /// What a HIP/CUDA program needs to parse on the host; nothing runs.
 constexpr const char *kGpuStandIn = R"(// stencilc import: stand-in GPU runtime header
-#pragma once
+#ifndef STENCILC_IMPORT_GPU_STAND_IN
+#define STENCILC_IMPORT_GPU_STAND_IN
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -108,6 +109,9 @@ cudaError_t cudaGetLastError();
 const char *cudaGetErrorString(cudaError_t);
 #define hipLaunchKernelGGL(kernel, grid, block, shared, stream, ...) \
   kernel<<<grid, block, shared, stream>>>(__VA_ARGS__)
+__device__ void __syncthreads();
+template <class T> __device__ T __ldg(const T *p) { return *p; }
+#endif
 )";
 
 /// The stand-in headers in a temporary directory (Clang's header search
@@ -230,6 +234,57 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
   return found;
 }
 
+/// Arguments for a template the file never instantiates: --precision for
+/// its type parameters, distinct odd extents (11, 13, 15, ...) for its
+/// integer ones, which the importer then reads by their names (NX), as it
+/// reads constexpr sizes.
+bool templateArguments(const FunctionTemplateDecl &pattern,
+                       const ImportOptions &options, std::string &arguments,
+                       DiagnosticsEngine &engine,
+                       llvm::raw_ostream &diagnostics) {
+  const TemplateParameterList *params = pattern.getTemplateParameters();
+  int nextExtent = 11;
+  for (const NamedDecl *param : *params) {
+    if (!arguments.empty())
+      arguments += ", ";
+    const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
+    if (isa<TemplateTypeParmDecl>(param) && !param->isParameterPack()) {
+      if (options.precision.empty()) {
+        diagnostics << "stencilc import: error: '" << options.function
+                    << "' is a template over its element type; pass "
+                       "--precision float or --precision double\n";
+        return false;
+      }
+      arguments += options.precision;
+    } else if (value && value->getType()->isIntegerType() &&
+               !value->getType()->isBooleanType() &&
+               !value->getType()->isEnumeralType() &&
+               !value->isParameterPack()) {
+      arguments += std::to_string(nextExtent);
+      nextExtent += 2;
+    } else {
+      unsigned id = engine.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "the template parameter '%0' is not an extent or an element type, "
+          "so stencilc import cannot choose its value; instantiate '%1' in "
+          "the file (e.g. 'template void %1<...>(...);') and import again");
+      engine.Report(param->getLocation(), id)
+          << param->getName() << options.function;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::nullopt_t reportUninstantiable(const ImportOptions &options,
+                                    llvm::raw_ostream &diagnostics) {
+  diagnostics << "stencilc import: error: '" << options.function
+              << "' is a template that Clang could not instantiate with "
+                 "the importer's arguments; instantiate it in "
+              << options.file << " and import again\n";
+  return std::nullopt;
+}
+
 /// Arguments whose names a spec may not use (C++ keywords, the host API's
 /// own names such as `in` or `params`) become NAME_p, said in a warning
 /// and in the spec's comments.
@@ -283,9 +338,12 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << ec.message() << "\n";
       return std::nullopt;
     }
+    // nvcc and hipcc include their runtime header into every .cu/.hip
+    // file; so does the import (the stand-in is guarded against a second
+    // inclusion).
     args = {"-xcuda", "--cuda-host-only", "-nocudainc", "-nocudalib",
             "-Wno-unknown-cuda-version", "-std=c++17", "-I",
-            standIn->directory()};
+            standIn->directory(), "-include", "cuda_runtime.h"};
   }
   else
     args = {"-xc++", "-std=c++17"};
@@ -299,6 +357,7 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
   // the address of NAME<precision> at the end makes Clang instantiate it
   // (the lines above keep their numbers).
   std::string source = contents.get()->getBuffer().str();
+  std::string instanceArguments; // of a template the file never instantiates
   for (int attempt = 0; attempt < 2; ++attempt) {
     tooling::FixedCompilationDatabase database(".", args);
     tooling::ClangTool tool(database, {std::string(absolute)});
@@ -350,6 +409,14 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
         engine.Report(entry.location, id) << entry.message;
       }
     }
+    if (fatal && attempt == 1) {
+      diagnostics << "stencilc import: error: '" << options.function
+                  << "' does not compile when the importer instantiates it as "
+                  << options.function << "<" << instanceArguments
+                  << ">; instantiate it in " << options.file
+                  << " with the arguments it needs and import again\n";
+      return std::nullopt;
+    }
     if (fatal) {
       diagnostics << "stencilc import: error: " << options.file
                   << " does not compile"
@@ -379,28 +446,13 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << "' (pass include paths and macros after '--' to "
                      "silence them)\n";
     if (!found.function) {
-      const TemplateParameterList *params =
-          found.pattern->getTemplateParameters();
-      if (attempt == 1 || params->size() != 1 ||
-          !isa<TemplateTypeParmDecl>(params->getParam(0))) {
-        diagnostics << "stencilc import: error: '" << options.function
-                    << "' is a template with no instantiation in "
-                    << options.file
-                    << (params->size() != 1 ||
-                                !isa<TemplateTypeParmDecl>(params->getParam(0))
-                            ? "; instantiate it there (e.g. template void "
-                              "f<double, 4>(...);) and import again\n"
-                            : "\n");
-        return std::nullopt;
-      }
-      if (options.precision.empty()) {
-        diagnostics << "stencilc import: error: '" << options.function
-                    << "' is a template over its element type; pass "
-                       "--precision float or --precision double\n";
-        return std::nullopt;
-      }
+      if (attempt == 1 ||
+          !templateArguments(*found.pattern, options, instanceArguments,
+                             engine, diagnostics))
+        return attempt == 1 ? reportUninstantiable(options, diagnostics)
+                            : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +
-                options.function + "<" + options.precision + ">;\n";
+                options.function + "<" + instanceArguments + ">;\n";
       continue;
     }
     std::optional<ImportedStencil> result =
@@ -450,7 +502,12 @@ std::string importedSpecYaml(const ImportedStencil &s) {
      << (s.periodic ? "periodic" : "dirichlet") << "}"
      << (s.periodic ? "   # every site updated, reads wrap around\n"
                     : "   # the function skips a layer as wide as the reach\n");
-  os << "field: {precision: " << s.precision << ", components: 1}\n";
+  os << "field: {precision: " << s.precision
+     << (s.complexValues ? ", type: complex" : "")
+     << ", components: " << s.components << "}";
+  if (!s.componentsNote.empty())
+    os << "   # " << s.componentsNote;
+  os << "\n";
   if (s.parameters.empty()) {
     os << "parameters: []\n";
   } else {

@@ -52,6 +52,10 @@ struct ImportedStencil {
   int dims = 0;
   bool periodic = false;
   std::string precision; ///< "float" or "double"
+  int components = 1;    ///< values per site (interleaved, or struct members)
+  bool complexValues = false; ///< std::complex elements
+  /// How the components were found, for the spec's comment.
+  std::string componentsNote;
   std::vector<std::string> parameters;
   /// Function arguments renamed in the spec (their name is taken by the
   /// generated code): (argument, parameter).

@@ -16,10 +16,13 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
 #include <algorithm>
@@ -67,10 +70,33 @@ std::string Lifter::where(SourceLocation location) const {
 // Values
 // ===--------------------------------------------------------------------===//
 
-int Lifter::arrayRank(const ValueDecl *decl) const {
+QualType Lifter::storageType(const ValueDecl *decl) const {
   QualType type = decl->getType();
   if (auto *param = dyn_cast<ParmVarDecl>(decl))
     type = param->getOriginalType();
+  return type.getNonReferenceType().getCanonicalType();
+}
+
+std::optional<std::pair<QualType, std::optional<int64_t>>>
+Lifter::stdContainer(QualType type) const {
+  const auto *record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (!record || !record->isInStdNamespace())
+    return std::nullopt;
+  const TemplateArgumentList &args = record->getTemplateArgs();
+  if (args.size() < 1 || args[0].getKind() != TemplateArgument::Type)
+    return std::nullopt;
+  std::optional<int64_t> size;
+  if (record->getName() == "array" && args.size() == 2 &&
+      args[1].getKind() == TemplateArgument::Integral)
+    size = args[1].getAsIntegral().getExtValue();
+  else if (record->getName() != "vector")
+    return std::nullopt;
+  return std::pair{args[0].getAsType(), size};
+}
+
+int Lifter::arrayRank(const ValueDecl *decl) const {
+  QualType type = storageType(decl);
   int rank = 0;
   while (true) {
     type = type.getCanonicalType();
@@ -80,6 +106,9 @@ int Lifter::arrayRank(const ValueDecl *decl) const {
     } else if (const ArrayType *array = context.getAsArrayType(type)) {
       type = array->getElementType();
       ++rank;
+    } else if (auto inner = stdContainer(type)) {
+      type = inner->first;
+      ++rank;
     } else {
       return rank;
     }
@@ -87,35 +116,97 @@ int Lifter::arrayRank(const ValueDecl *decl) const {
 }
 
 QualType Lifter::elementType(const ValueDecl *decl) const {
-  QualType type = decl->getType();
+  QualType type = storageType(decl);
   while (true) {
     type = type.getCanonicalType();
     if (const auto *pointer = type->getAs<PointerType>())
       type = pointer->getPointeeType();
     else if (const ArrayType *array = context.getAsArrayType(type))
       type = array->getElementType();
+    else if (auto inner = stdContainer(type))
+      type = inner->first;
     else
-      return type.getUnqualifiedType();
+      return type;
   }
+}
+
+bool Lifter::isComponentStruct(QualType type) const {
+  const RecordDecl *record = type->getAsRecordDecl();
+  if (!record || !record->getDefinition() || record->field_empty())
+    return false;
+  QualType first = record->field_begin()->getType().getCanonicalType();
+  return first->isRealFloatingType() &&
+         llvm::all_of(record->fields(), [&](const FieldDecl *f) {
+           return f->getType().getCanonicalType() == first;
+         });
+}
+
+std::optional<Value> Lifter::bindValue(QualType type, const ValueDecl *decl,
+                                       const std::string &name,
+                                       const std::string &parameterName,
+                                       const ValueDecl *owner, int depth) {
+  type = type.getNonReferenceType().getCanonicalType();
+  QualType pointee =
+      type->isPointerType() ? type->getPointeeType().getCanonicalType() : type;
+  // A pointer to structs whose members are all one floating-point type is
+  // an array of sites (`const Velocity *v`); other structs hold arguments
+  // (`const Grid &g`, `const Grid *g`).
+  bool structure = pointee->isRecordType() && !stdContainer(pointee) &&
+                   !isComplex(pointee) &&
+                   !(type->isPointerType() && isComponentStruct(pointee));
+  if ((type->isPointerType() && !structure) || type->isArrayType() ||
+      stdContainer(type)) {
+    ArrayValue array;
+    array.decl = decl;
+    array.owner = owner;
+    array.name = name;
+    array.rank = arrayRank(decl);
+    if (type->isPointerType()) {
+      // A pointer points at element 0 of its first dimension.
+      array.subscripts.push_back(Poly::number(0));
+      array.open = true;
+    }
+    return Value::ofArray(array);
+  }
+  if (type->isIntegerType() && !type->isBooleanType()) {
+    if (isa<ParmVarDecl>(decl))
+      return Value::ofInt(Poly::atom(atoms.size(decl, name, {})));
+    Atom atom; // a struct member: one size per argument and member
+    atom.kind = Atom::Kind::Size;
+    atom.name = name;
+    return Value::ofInt(Poly::atom(atoms.intern(atom)));
+  }
+  if (type->isRealFloatingType()) {
+    FloatValue f;
+    f.constant = LinearForm::parameter(parameterName);
+    if (!isa<ParmVarDecl>(decl))
+      memberParameters.push_back(parameterName);
+    return Value::ofFloat(f);
+  }
+  if (structure && depth < 4) {
+    const RecordDecl *record = pointee->getAsRecordDecl()->getDefinition();
+    if (!record)
+      return std::nullopt;
+    RecordValue members;
+    for (const FieldDecl *field : record->fields()) {
+      std::string member = field->getNameAsString();
+      if (std::optional<Value> v =
+              bindValue(field->getType(), field, name + "." + member,
+                        parameterName + "_" + member, owner ? owner : decl,
+                        depth + 1))
+        members[field] = *v;
+    }
+    return Value::ofRecord(std::move(members));
+  }
+  return std::nullopt;
 }
 
 bool Lifter::bindParameters() {
   for (const ParmVarDecl *param : function.parameters()) {
-    QualType type = param->getType().getCanonicalType();
-    if (type->isPointerType() || type->isArrayType()) {
-      ArrayValue array;
-      array.decl = param;
-      array.rank = arrayRank(param);
-      env[param] = Value::ofArray(array);
-    } else if (type->isIntegerType() && !type->isBooleanType()) {
-      env[param] = Value::ofInt(
-          Poly::atom(atoms.size(param, param->getNameAsString(), {})));
-    } else if (type->isRealFloatingType()) {
-      FloatValue f;
-      f.constant = LinearForm::parameter(param->getNameAsString());
-      env[param] = Value::ofFloat(f);
-    }
+    std::string name = param->getNameAsString();
     // Anything else is reported where it is used.
+    if (std::optional<Value> v = bindValue(param->getType(), param, name, name))
+      env[param] = *v;
   }
   return true;
 }
@@ -140,7 +231,12 @@ Poly Lifter::canonical(const Poly &p) {
       const Atom &a = atoms[id];
       if (a.kind != Atom::Kind::Thread || a.threadAxis != axis)
         continue;
-      (a.threadKind == 0 ? tid : a.threadKind == 1 ? bid : dim) = id;
+      if (a.threadKind == 0)
+        tid = id;
+      else if (a.threadKind == 1)
+        bid = id;
+      else if (a.threadKind == 2)
+        dim = id; // gridDim (3) is no part of a thread's index
     }
     if (tid < 0 || bid < 0 || dim < 0)
       continue;

@@ -21,7 +21,7 @@ namespace lift {
 std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
                                             SourceRange range) {
   Decomposed out;
-  std::string array = access.decl->getNameAsString();
+  std::string array = access.name;
   for (const Poly &p : access.subscripts)
     for (const auto &[mono, c] : p.terms())
       for (int atom : mono)
@@ -127,9 +127,7 @@ std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
     return out;
   }
   // Multi-dimensional: one coordinate per subscript, the last one x.
-  QualType type = access.decl->getType();
-  if (const auto *param = dyn_cast<ParmVarDecl>(access.decl))
-    type = param->getOriginalType();
+  QualType type = storageType(access.decl);
   std::vector<std::optional<int64_t>> dims;
   while (true) {
     type = type.getCanonicalType();
@@ -142,6 +140,9 @@ std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
     } else if (const ArrayType *other = context.getAsArrayType(type)) {
       dims.push_back(std::nullopt);
       type = other->getElementType();
+    } else if (auto inner = stdContainer(type)) {
+      dims.push_back(inner->second);
+      type = inner->first;
     } else {
       break;
     }

@@ -8,9 +8,12 @@
 #include "import/Lifter.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -34,8 +37,16 @@ std::optional<Value> Lifter::eval(const Expr *e) {
     return eval(x->getSubExpr());
   if (const auto *x = dyn_cast<ConstantExpr>(e))
     return eval(x->getSubExpr());
-  if (const auto *x = dyn_cast<SubstNonTypeTemplateParmExpr>(e))
+  if (const auto *x = dyn_cast<SubstNonTypeTemplateParmExpr>(e)) {
+    // A template's extent keeps its name (NX), like a constexpr size.
+    Expr::EvalResult value;
+    const NonTypeTemplateParmDecl *param = x->getParameter();
+    if (x->getType()->isIntegerType() && param &&
+        x->getReplacement()->EvaluateAsInt(value, context))
+      return Value::ofInt(Poly::atom(atoms.size(
+          param, param->getNameAsString(), value.Val.getInt().getExtValue())));
     return eval(x->getReplacement());
+  }
   if (const auto *x = dyn_cast<CXXDefaultArgExpr>(e))
     return eval(x->getExpr());
   if (const auto *literal = dyn_cast<IntegerLiteral>(e))
@@ -58,22 +69,29 @@ std::optional<Value> Lifter::eval(const Expr *e) {
     std::optional<Value> base = eval(subscript->getBase());
     if (!base)
       return std::nullopt;
-    if (base->kind != Value::Kind::Array) {
-      error(subscript->getBase()->getSourceRange(),
-            "subscripts something that is not a parameter array");
-      return std::nullopt;
-    }
     std::optional<Poly> index = evalInt(subscript->getIdx());
     if (!index)
       return std::nullopt;
-    ArrayValue array = base->array;
-    if (static_cast<int>(array.subscripts.size()) >= array.rank) {
-      error(subscript->getSourceRange(), "too many subscripts");
-      return std::nullopt;
-    }
-    array.subscripts.push_back(canonical(*index));
-    return Value::ofArray(array);
+    return this->subscript(*base, *index, subscript);
   }
+  if (const auto *lambda = dyn_cast<LambdaExpr>(e)) {
+    // By-value captures are copies taken now: later assignments to the
+    // variables do not change what the lambda computes.
+    Captures copies;
+    for (const LambdaCapture &capture : lambda->captures())
+      if (capture.capturesVariable() &&
+          capture.getCaptureKind() == LCK_ByCopy)
+        if (const auto *var = dyn_cast<VarDecl>(capture.getCapturedVar()))
+          if (auto it = env.find(var); it != env.end())
+            copies.emplace_back(var, it->second);
+    return Value::ofCallable(std::move(copies));
+  }
+  if (const auto *construct = dyn_cast<CXXConstructExpr>(e))
+    return evalConstruct(construct);
+  if (const auto *list = dyn_cast<InitListExpr>(e))
+    return evalInitList(list);
+  if (const auto *x = dyn_cast<CXXBindTemporaryExpr>(e))
+    return eval(x->getSubExpr());
   if (const auto *op = dyn_cast<BinaryOperator>(e))
     return evalBinary(op);
   if (const auto *op = dyn_cast<UnaryOperator>(e))
@@ -82,10 +100,41 @@ std::optional<Value> Lifter::eval(const Expr *e) {
     return evalConditional(op);
   if (const auto *call = dyn_cast<CallExpr>(e))
     return evalCall(call);
-  error(e->getSourceRange(), Twine("stencilc import cannot evaluate this "
-                                   "expression (") +
-                                 e->getStmtClassName() + ")");
+  // Constants of other forms: sizeof, character literals, constexpr calls.
+  Expr::EvalResult constant;
+  if (e->getType()->isIntegerType() && !e->HasSideEffects(context) &&
+      e->EvaluateAsInt(constant, context))
+    return Value::ofInt(Poly::number(constant.Val.getInt().getExtValue()));
+  if (e->getType()->isRealFloatingType() && !e->HasSideEffects(context) &&
+      e->EvaluateAsFloat(constant.Val.getFloat(), context)) {
+    FloatValue f;
+    f.constant = LinearForm::number(constant.Val.getFloat().convertToDouble());
+    return Value::ofFloat(f);
+  }
+  error(e->getSourceRange(),
+        "stencilc import cannot follow '" + text(e->getSourceRange()) +
+            "' (" + describeExpression(e) +
+            "); write the value with arithmetic on the arguments, array "
+            "elements and functions defined in the file");
   return std::nullopt;
+}
+
+std::string Lifter::describeExpression(const Expr *e) const {
+  if (isa<CXXThrowExpr>(e))
+    return "a throw";
+  if (isa<CXXNewExpr>(e) || isa<CXXDeleteExpr>(e))
+    return "memory allocation";
+  if (isa<StringLiteral>(e))
+    return "a string";
+  if (isa<CXXNullPtrLiteralExpr>(e) || isa<GNUNullExpr>(e))
+    return "a null pointer";
+  if (isa<StmtExpr>(e))
+    return "a statement expression";
+  if (isa<CXXThisExpr>(e))
+    return "'this': member functions are not followed";
+  if (isa<UnaryExprOrTypeTraitExpr>(e))
+    return "a size or alignment that is not a constant";
+  return std::string("a ") + e->getStmtClassName();
 }
 
 std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
@@ -93,18 +142,35 @@ std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
   std::optional<Value> v = eval(sub);
   if (!v)
     return std::nullopt;
-  if (load && v->kind == Value::Kind::Array && !v->array.subscripts.empty()) {
+  if (const auto *cast = dyn_cast<CastExpr>(whole))
+    if (cast->getCastKind() == CK_ArrayToPointerDecay &&
+        v->kind == Value::Kind::Array) {
+      // An array used as a pointer points at its element 0.
+      if (v->array.open || v->array.isElement()) {
+        error(whole->getSourceRange(), "stencilc import cannot follow this "
+                                       "array-to-pointer conversion");
+        return std::nullopt;
+      }
+      v->array.subscripts.push_back(Poly::number(0));
+      v->array.open = true;
+      return v;
+    }
+  if (load && v->kind == Value::Kind::Array && sub->getType()->isPointerType() &&
+      !v->array.open && !v->array.isElement()) {
+    // A pointer loaded from an array of pointers (`double **u`, `u[j]`)
+    // points at element 0 of its row.
+    v->array.subscripts.push_back(Poly::number(0));
+    v->array.open = true;
+    return v;
+  }
+  if (load && v->kind == Value::Kind::Array && !sub->getType()->isPointerType()) {
     const ArrayValue &array = v->array;
-    if (static_cast<int>(array.subscripts.size()) != array.rank) {
+    if (!array.isElement()) {
       error(whole->getSourceRange(),
             "reads part of a multi-dimensional array; index every dimension");
       return std::nullopt;
     }
-    reads.push_back({array, whole->getSourceRange()});
-    FloatValue f;
-    f.reads.emplace_back(static_cast<int>(reads.size()) - 1,
-                         LinearForm::number(1.0));
-    return Value::ofFloat(f);
+    return Value::ofFloat(readElement(array, whole->getSourceRange()));
   }
   type = type.getCanonicalType();
   if (type->isRealFloatingType()) {
@@ -136,6 +202,108 @@ std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
     return v;
   }
   return v; // pointer decay, qualification: the value is unchanged
+}
+
+std::optional<Value> Lifter::subscript(const Value &base, const Poly &index,
+                                       const Expr *whole) {
+  if (base.kind != Value::Kind::Array) {
+    error(whole->getSourceRange(),
+          "subscripts something that is not an array argument or a pointer "
+          "into one");
+    return std::nullopt;
+  }
+  ArrayValue array = base.array;
+  if (array.open) {
+    // p[k] with p pointing into a dimension: that dimension's subscript + k.
+    array.subscripts.back() = canonical(array.subscripts.back() + index);
+    array.open = false;
+    return Value::ofArray(array);
+  }
+  if (static_cast<int>(array.subscripts.size()) >= array.rank) {
+    error(whole->getSourceRange(), "too many subscripts");
+    return std::nullopt;
+  }
+  array.subscripts.push_back(canonical(index)); // std::array's operator[]
+  return Value::ofArray(array);
+}
+
+std::optional<Value> Lifter::memberOfElement(const Value &element,
+                                             const MemberExpr *member) {
+  const ArrayValue &array = element.array;
+  const auto *field = dyn_cast<FieldDecl>(member->getMemberDecl());
+  QualType type = elementType(array.decl);
+  const RecordDecl *record = type->getAsRecordDecl();
+  if (!array.isElement() || !field || !record || array.component >= 0) {
+    error(member->getSourceRange(),
+          "reads the member '" + member->getMemberDecl()->getNameAsString() +
+              "' of something that is not one element of an array of structs");
+    return std::nullopt;
+  }
+  // Every field must be a number of the same type: the site's components.
+  int index = 0, found = -1;
+  for (const FieldDecl *f : record->fields()) {
+    if (f->getType().getCanonicalType() !=
+            record->field_begin()->getType().getCanonicalType() ||
+        !f->getType()->isRealFloatingType()) {
+      error(f->getSourceRange(),
+            "the struct '" + record->getNameAsString() +
+                "' is a site's components only if every member is the same "
+                "floating-point type; '" + f->getNameAsString() +
+                "' is not");
+      note(member->getSourceRange(), "its member is used here");
+      return std::nullopt;
+    }
+    if (f == field)
+      found = index;
+    ++index;
+  }
+  ArrayValue result = array;
+  result.component = found;
+  return Value::ofArray(result);
+}
+
+std::optional<Value> Lifter::evalInitList(const InitListExpr *list) {
+  // A local struct of sizes and coefficients: `const Grid g{nx, ny, 0.5};`.
+  const RecordDecl *record = list->getType()->getAsRecordDecl();
+  if (list->getNumInits() == 1 && !record)
+    return eval(list->getInit(0)); // `int n{nx};`
+  if (!record) {
+    error(list->getSourceRange(), "stencilc import follows braced "
+                                  "initializers of scalars and structs only");
+    return std::nullopt;
+  }
+  RecordValue members;
+  unsigned index = 0;
+  for (const FieldDecl *field : record->fields()) {
+    if (index >= list->getNumInits())
+      break;
+    const Expr *init = list->getInit(index++);
+    QualType type = field->getType().getCanonicalType();
+    std::optional<Value> v = eval(init);
+    if (!v)
+      return std::nullopt;
+    if (type->isRealFloatingType()) {
+      std::optional<FloatValue> f = asFloat(*v, init);
+      if (!f)
+        return std::nullopt;
+      v = Value::ofFloat(*f);
+    }
+    members[field] = *v;
+  }
+  return Value::ofRecord(std::move(members));
+}
+
+std::optional<Value> Lifter::pointerOffset(const Value &pointer,
+                                           const Poly &delta,
+                                           const Expr *whole) {
+  if (!pointer.array.open) {
+    error(whole->getSourceRange(),
+          "adds to an array element's value as if it were a pointer");
+    return std::nullopt;
+  }
+  ArrayValue array = pointer.array;
+  array.subscripts.back() = canonical(array.subscripts.back() + delta);
+  return Value::ofArray(array);
 }
 
 std::optional<Value> Lifter::evalDeclRef(const DeclRefExpr *ref) {
@@ -198,23 +366,71 @@ std::optional<Value> Lifter::evalMember(const MemberExpr *member) {
   const Expr *base = member->getBase()->IgnoreParenImpCasts();
   const auto *ref = dyn_cast<DeclRefExpr>(base);
   std::string field = member->getMemberDecl()->getNameAsString();
-  if (ref && field.size() == 1 && field[0] >= 'x' && field[0] <= 'z') {
+  if (ref && field.size() == 1 && field[0] >= 'x' && field[0] <= 'z' &&
+      isa<VarDecl>(ref->getDecl()) &&
+      cast<VarDecl>(ref->getDecl())->hasGlobalStorage()) {
     std::string name = ref->getDecl()->getNameAsString();
     int axis = field[0] - 'x';
     int kind = name == "threadIdx" ? 0 : name == "blockIdx" ? 1
-               : name == "blockDim" ? 2 : -1;
-    if (kind >= 0)
-      return Value::ofInt(Poly::atom(atoms.thread(kind, axis)));
-    if (name == "gridDim") {
+               : name == "blockDim" ? 2 : name == "gridDim" ? 3 : -1;
+    if (kind == 3 && !allowGridDim) {
       error(member->getSourceRange(),
-            "uses gridDim: the sites a kernel updates must not depend on "
-            "the launch's grid");
+            "uses gridDim outside a grid-stride loop's step: the sites a "
+            "kernel updates must not depend on the launch's grid");
       return std::nullopt;
     }
+    if (kind >= 0)
+      return Value::ofInt(Poly::atom(atoms.thread(kind, axis)));
   }
+  // A member of a constant struct (`constexpr Grid grid{64, 32};`): an
+  // integer keeps its name, as constexpr sizes do.
+  Expr::EvalResult constant;
+  QualType type = member->getType().getCanonicalType();
+  if ((type->isIntegerType() || type->isRealFloatingType()) &&
+      !member->HasSideEffects(context) &&
+      member->EvaluateAsRValue(constant, context)) {
+    if (constant.Val.isInt()) {
+      std::string name = text(member->getSourceRange());
+      auto [it, fresh] = constantMembers.try_emplace(name, -1);
+      if (fresh)
+        it->second = atoms.size(&it->first, name,
+                                constant.Val.getInt().getExtValue());
+      return Value::ofInt(Poly::atom(it->second));
+    }
+    if (constant.Val.isFloat()) {
+      FloatValue f;
+      f.constant =
+          LinearForm::number(constant.Val.getFloat().convertToDouble());
+      return Value::ofFloat(f);
+    }
+  }
+  std::optional<Value> object = eval(member->getBase());
+  if (!object)
+    return std::nullopt;
+  if (object->kind == Value::Kind::Record) {
+    const auto *fieldDecl = dyn_cast<FieldDecl>(member->getMemberDecl());
+    auto it = fieldDecl ? object->record->find(fieldDecl) : object->record->end();
+    if (it != object->record->end())
+      return it->second;
+    error(member->getSourceRange(),
+          "reads the member '" + field + "' of type '" +
+              member->getType().getAsString(context.getPrintingPolicy()) +
+              "', which is neither an array, an integer size nor a "
+              "floating-point coefficient");
+    return std::nullopt;
+  }
+  if (object->kind == Value::Kind::Array && member->isArrow() &&
+      object->array.open) {
+    object = subscript(*object, Poly::number(0), member); // p->u is p[0].u
+    if (!object)
+      return std::nullopt;
+  }
+  if (object->kind == Value::Kind::Array)
+    return memberOfElement(*object, member);
   error(member->getSourceRange(),
         "reads the member '" + field +
-            "'; stencilc import follows scalars, arrays and thread indices");
+            "' of something that is not an argument; stencilc import "
+            "follows struct arguments, arrays and thread indices");
   return std::nullopt;
 }
 
@@ -233,9 +449,25 @@ std::optional<Poly> Lifter::evalInt(const Expr *e) {
   return v->poly;
 }
 
+FloatValue Lifter::readElement(const ArrayValue &element, SourceRange range) {
+  reads.push_back({element, range});
+  FloatValue f;
+  f.reads.emplace_back(static_cast<int>(reads.size()) - 1,
+                       LinearForm::number(1.0));
+  return f;
+}
+
 std::optional<FloatValue> Lifter::asFloat(const Value &v, const Expr *e) {
   if (v.kind == Value::Kind::Float)
     return v.number;
+  if (v.kind == Value::Kind::Array && v.array.isElement())
+    return readElement(v.array, e->getSourceRange()); // a class-type lvalue
+  if (v.kind == Value::Kind::Array) {
+    error(e->getSourceRange(),
+          "uses the pointer into '" + v.array.name +
+              "' where a number is expected; subscript or dereference it");
+    return std::nullopt;
+  }
   if (v.kind == Value::Kind::Int && v.poly.isNumber()) {
     FloatValue f;
     f.constant = LinearForm::number(static_cast<double>(v.poly.numberValue()));
@@ -276,6 +508,25 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
   if (!rhs)
     return std::nullopt;
 
+  if (lhs->kind == Value::Kind::Array || rhs->kind == Value::Kind::Array) {
+    // Pointer arithmetic: `in + j * nx + i`, `row - nx`, `nx + p`.
+    bool left = lhs->kind == Value::Kind::Array;
+    const Value &offset = left ? *rhs : *lhs;
+    if ((kind == BO_Add || (kind == BO_Sub && left)) &&
+        offset.kind == Value::Kind::Int)
+      return pointerOffset(left ? *lhs : *rhs,
+                           kind == BO_Sub ? -offset.poly : offset.poly, op);
+    const ArrayValue &array = left ? lhs->array : rhs->array;
+    error(op->getSourceRange(),
+          "uses the " + std::string(array.isElement() ? "element of '" : "pointer into '") +
+              array.name + "' with operator '" +
+              BinaryOperator::getOpcodeStr(kind).str() + "'" +
+              (array.isElement()
+                   ? ": index every dimension and read whole elements"
+                   : "; stencilc import follows pointers moved by integer "
+                     "offsets ('p + k', 'p - k', 'p[k]', '*p')"));
+    return std::nullopt;
+  }
   if (kind == BO_LAnd || kind == BO_LOr) {
     std::optional<ConditionRef> a = asCondition(*lhs, op->getLHS());
     if (!a)
@@ -319,11 +570,34 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
     case BO_Div:
       if (a.isNumber() && b.isNumber() && b.numberValue() != 0)
         return Value::ofInt(Poly::number(a.numberValue() / b.numberValue()));
+      if (std::optional<Poly> part = divideIndex(canonical(a), canonical(b),
+                                                 false, op))
+        return Value::ofInt(*part);
+      if (failed)
+        return std::nullopt;
+      if (std::optional<Poly> size = sizeQuotient(a, b))
+        return Value::ofInt(*size);
+      for (const auto &[mono, c] : a.terms())
+        for (int atom : mono)
+          if (isCoordinateLike(atom)) {
+            error(op->getSourceRange(),
+                  "divides '" + atoms.text(a) + "' by '" + atoms.text(b) +
+                      "': an index must be affine in the lattice "
+                      "coordinates; stencilc import splits only a flattened "
+                      "index that starts at 0 into coordinates ('i = s % "
+                      "nx; j = s / nx;')");
+            return std::nullopt;
+          }
       error(op->getSourceRange(),
             "divides '" + atoms.text(a) + "' by '" + atoms.text(b) +
                 "': an index must be affine in the lattice coordinates");
       return std::nullopt;
     case BO_Rem:
+      if (std::optional<Poly> part = divideIndex(canonical(a), canonical(b),
+                                                 true, op))
+        return Value::ofInt(*part);
+      if (failed)
+        return std::nullopt;
       if (std::optional<Poly> r = modulo(canonical(a), canonical(b), op))
         return Value::ofInt(*r);
       return std::nullopt;
@@ -396,6 +670,25 @@ std::optional<Value> Lifter::evalBinary(const BinaryOperator *op) {
   }
 }
 
+std::optional<Poly> Lifter::sizeQuotient(const Poly &a, const Poly &b) {
+  for (const Poly *p : {&a, &b})
+    for (const auto &[mono, c] : p->terms())
+      for (int atom : mono)
+        if (atoms[atom].kind != Atom::Kind::Size)
+          return std::nullopt;
+  // `ny = in.size() / nx`: a size of its own, as the sizes it comes from
+  // are symbols (one atom per quotient written).
+  std::string name = "(" + atoms.text(a) + ") / (" + atoms.text(b) + ")";
+  auto [it, fresh] = quotientSizes.try_emplace(name, -1);
+  if (fresh) {
+    Atom atom;
+    atom.kind = Atom::Kind::Size;
+    atom.name = name;
+    it->second = atoms.intern(atom);
+  }
+  return Poly::atom(it->second);
+}
+
 std::optional<FloatValue> Lifter::multiply(const FloatValue &a,
                                            const FloatValue &b,
                                            SourceRange range) {
@@ -439,6 +732,26 @@ std::optional<Value> Lifter::evalUnary(const UnaryOperator *op) {
   UnaryOperatorKind kind = op->getOpcode();
   if (kind == UO_Plus)
     return eval(op->getSubExpr());
+  if (kind == UO_Deref || kind == UO_AddrOf) {
+    std::optional<Value> v = eval(op->getSubExpr());
+    if (!v)
+      return std::nullopt;
+    if (v->kind == Value::Kind::Array && kind == UO_Deref)
+      return subscript(*v, Poly::number(0), op); // *p is p[0]
+    if (v->kind == Value::Kind::Array && v->array.isElement()) {
+      v->array.open = true; // &u[idx] points at that element
+      return v;
+    }
+    if (v->kind == Value::Kind::Record && kind == UO_AddrOf)
+      return v;
+    error(op->getSourceRange(),
+          kind == UO_Deref
+              ? "dereferences something that is not a pointer into an array "
+                "argument"
+              : "takes the address of something other than an array "
+                "element; point at an element, e.g. '&u[idx]'");
+    return std::nullopt;
+  }
   if (kind == UO_Minus || kind == UO_LNot) {
     std::optional<Value> v = eval(op->getSubExpr());
     if (!v)
@@ -483,90 +796,6 @@ std::optional<Value> Lifter::evalConditional(const ConditionalOperator *op) {
         "chooses a value with a condition; a tap's coefficient must be the "
         "same at every site");
   return std::nullopt;
-}
-
-std::optional<Value> Lifter::evalCall(const CallExpr *call) {
-  const FunctionDecl *callee = call->getDirectCallee();
-  if (!callee) {
-    error(call->getSourceRange(),
-          "calls through a pointer or an overloaded operator, which stencilc "
-          "import cannot see into");
-    return std::nullopt;
-  }
-  std::string name = callee->getQualifiedNameAsString();
-  if ((name == "fma" || name == "fmaf" || name == "std::fma" ||
-       name == "__builtin_fma" || name == "__builtin_fmaf") &&
-      call->getNumArgs() == 3) {
-    std::optional<Value> a = eval(call->getArg(0)), b, c;
-    if (!a || !(b = eval(call->getArg(1))) || !(c = eval(call->getArg(2))))
-      return std::nullopt;
-    // fma(a, b, c) = a * b + c, the product by the operator's rules.
-    std::optional<FloatValue> fa = asFloat(*a, call->getArg(0)),
-                              fb = fa ? asFloat(*b, call->getArg(1))
-                                      : std::nullopt,
-                              fc = fb ? asFloat(*c, call->getArg(2))
-                                      : std::nullopt;
-    if (!fc)
-      return std::nullopt;
-    // A parameter factor is refused here (write a * b + c instead).
-    if ((fa->readsNothing() || fb->readsNothing()) &&
-        !(fa->readsNothing() ? *fa : *fb).constant.isNumber()) {
-      error(call->getSourceRange(),
-            "fma with a parameter factor: write it as a * b + c");
-      return std::nullopt;
-    }
-    std::optional<FloatValue> product =
-        multiply(*fa, *fb, call->getSourceRange());
-    if (!product)
-      return std::nullopt;
-    return Value::ofFloat(*product + *fc);
-  }
-  const FunctionDecl *definition = callee->getDefinition();
-  if (!definition || !definition->hasBody()) {
-    error(call->getSourceRange(),
-          "calls '" + name +
-              "', whose body stencilc import cannot see; define it in the "
-              "file (inline) or write the expression out");
-    return std::nullopt;
-  }
-  if (inlineDepth >= 16 || definition == &function) {
-    error(call->getSourceRange(), "calls '" + name + "' recursively");
-    return std::nullopt;
-  }
-  const auto *body = dyn_cast<CompoundStmt>(definition->getBody());
-  const ReturnStmt *result = nullptr;
-  for (const Stmt *s : body->body())
-    if (!isa<DeclStmt>(s))
-      result = dyn_cast<ReturnStmt>(s) && s == body->body_back()
-                   ? cast<ReturnStmt>(s)
-                   : nullptr;
-  if (!result || !result->getRetValue() || body->body_empty()) {
-    error(call->getSourceRange(),
-          "calls '" + name +
-              "', which does more than declare constants and return one "
-              "expression; stencilc import follows only such functions");
-    return std::nullopt;
-  }
-  std::vector<std::pair<const VarDecl *, Value>> bound;
-  for (unsigned i = 0; i < call->getNumArgs() && i < definition->getNumParams();
-       ++i) {
-    std::optional<Value> arg = eval(call->getArg(i));
-    if (!arg)
-      return std::nullopt;
-    bound.emplace_back(definition->getParamDecl(i), *arg);
-  }
-  for (auto &[param, value] : bound)
-    env[param] = value;
-  ++inlineDepth;
-  bool ok = true;
-  for (const Stmt *s : body->body())
-    if (const auto *decl = dyn_cast<DeclStmt>(s))
-      ok = ok && walkDecl(decl);
-  std::optional<Value> value;
-  if (ok)
-    value = eval(result->getRetValue());
-  --inlineDepth;
-  return value;
 }
 
 } // namespace lift

@@ -11,6 +11,7 @@
 #include "import/Lifter.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Type.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -35,11 +36,12 @@ constexpr int64_t kMaxSites = 50'000'000;
 
 std::optional<ImportedStencil> Lifter::infer() {
   Inference inference;
-  if (!decomposeOutput(inference) || !inferExtents(inference) ||
-      !collectTaps(inference) || !keepTaps(inference) ||
-      !checkUpdatedSites(inference) || !checkBoundary(inference) ||
-      !inferPrecision(inference))
+  if (!splitInterleavedStores(inference) || !decomposeOutput(inference) || !inferExtents(inference) ||
+      !collectTaps(inference) || !checkComponentStores(inference) ||
+      !keepTaps(inference) || !checkUpdatedSites(inference) ||
+      !checkBoundary(inference) || !inferPrecision(inference))
     return std::nullopt;
+  foldComponentAxis(inference);
   return buildResult(inference);
 }
 
@@ -50,16 +52,25 @@ bool Lifter::decomposeOutput(Inference &inference) {
   if (!out)
     return false;
   const int dims = static_cast<int>(out->axes.size());
-  std::string outName = s.access.decl->getNameAsString();
+  std::string outName = s.access.name;
   if (dims < 1 || dims > kMaxAxes) {
     error(s.range, "writes a " + std::to_string(dims) +
                        "-dimensional index; stencil specs have 1 to 4 axes");
     return false;
   }
-  if (out->flat && out->axes.front().stride != Poly::number(1)) {
-    error(s.range, "no coordinate steps through '" + outName +
-                       "' with stride 1 (the smallest stride is " +
-                       atoms.text(out->axes.front().stride) + ")");
+  if (out->flat && out->axes.front().stride !=
+                       Poly::number(inference.interleaved)) {
+    if (inference.interleaved > 1)
+      error(s.range, "writes " + std::to_string(inference.interleaved) +
+                         " values of '" + outName +
+                         "' per site, but the sites are " +
+                         atoms.text(out->axes.front().stride) +
+                         " apart; interleaved components need a site "
+                         "stride equal to their count");
+    else
+      error(s.range, "no coordinate steps through '" + outName +
+                         "' with stride 1 (the smallest stride is " +
+                         atoms.text(out->axes.front().stride) + ")");
     return false;
   }
   for (const AxisAccess &axis : out->axes)
@@ -68,7 +79,7 @@ bool Lifter::decomposeOutput(Inference &inference) {
       return false;
     }
   for (const Loop &loop : s.loops)
-    if (llvm::none_of(out->axes, [&](const AxisAccess &a) {
+    if (!loop.value && llvm::none_of(out->axes, [&](const AxisAccess &a) {
           return a.coordinate == loop.coordinate;
         })) {
       error(loop.range, "the loop over " + atoms[loop.coordinate].name +
@@ -93,6 +104,11 @@ bool Lifter::inferExtents(Inference &inference) {
       extents[a] = {out.axes[a + 1].stride, out.axes[a].stride};
     } else if (!out.flat && out.dims[a]) {
       extents[a] = {Poly::number(*out.dims[a])};
+    } else if (std::optional<int64_t> n = flatExtent(s.access);
+               n && a + 1 == dims) {
+      // A flat index into a fixed-size array: its size over the inner
+      // axes' stride.
+      extents[a] = {Poly::number(*n), out.axes[a].stride};
     } else {
       std::optional<Extent> e = topExtent(out.axes[a].coordinate);
       if (!e)
@@ -123,8 +139,25 @@ bool Lifter::inferExtents(Inference &inference) {
   return true;
 }
 
+std::optional<int64_t> Lifter::flatExtent(const ArrayValue &access) const {
+  QualType type = storageType(access.decl);
+  if (access.rank != 1)
+    return std::nullopt;
+  if (const auto *array = context.getAsConstantArrayType(type))
+    return array->getSize().getSExtValue();
+  if (auto inner = stdContainer(type))
+    return inner->second;
+  return std::nullopt;
+}
+
 std::optional<Extent> Lifter::topExtent(int coordinate) {
-  // The size this coordinate is compared with, in a loop bound or a guard.
+  bool quotient = llvm::any_of(
+      splits, [&](const Split &s) { return s.quotient == coordinate; });
+  if (quotient)
+    if (std::optional<Extent> e = splitExtent(coordinate, false))
+      return e;
+  // The size this coordinate is compared with, in a loop bound or a guard
+  // (for a split coordinate, only where it stands alone: `j >= ny`).
   std::set<int> sizes;
   auto collect = [&](const Poly &p) {
     for (const auto &[mono, c] : p.terms())
@@ -145,14 +178,38 @@ std::optional<Extent> Lifter::topExtent(int coordinate) {
       stack.push_back(node->a.get());
     if (node->b)
       stack.push_back(node->b.get());
-    if (!node->a && (node->lhs.mentions(coordinate) || node->rhs.mentions(coordinate))) {
+    if (node->a)
+      continue;
+    auto alone = [&](const Poly &p) {
+      return (p - Poly::atom(coordinate)).isNumber();
+    };
+    if (quotient ? alone(node->lhs) || alone(node->rhs)
+                 : node->lhs.mentions(coordinate) ||
+                       node->rhs.mentions(coordinate)) {
       collect(node->lhs);
       collect(node->rhs);
     }
   }
   if (sizes.size() == 1)
     return Extent{Poly::atom(*sizes.begin())};
+  if (quotient)
+    return splitExtent(coordinate, true);
   std::string name = atoms[coordinate].name;
+  for (const Loop &loop : written->loops)
+    if (sizes.empty() && loop.coordinate == coordinate &&
+        written->loops.size() >= 2 &&
+        written->loops.front().coordinate == coordinate &&
+        loop.low == Poly::number(0) && loop.high.isNumber()) {
+      error(loop.range,
+            "runs " + name + " over the constant range [0, " +
+                std::to_string(loop.high.numberValue()) +
+                ") as the outermost index: several components stored one "
+                "after another (planar storage) cannot be imported; "
+                "interleave them (u[site * " +
+                std::to_string(loop.high.numberValue()) + " + " + name +
+                "]) or import the function of one component");
+      return std::nullopt;
+    }
   if (sizes.empty()) {
     error(written->range,
           "cannot tell the lattice's extent along the outermost axis: no loop "
@@ -214,27 +271,56 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
   const ValueDecl *&input = inference.input;
   SourceRange &inputRange = inference.inputRange;
   const Read &read = reads[readId];
-  if (read.access.decl == s.access.decl) {
+  if (read.access.sameArray(s.access)) {
     error(read.range, "reads the output array '" + outName +
                           "'; a stencil reads one field and writes "
                           "another (out = A in)");
     return std::nullopt;
   }
-  if (input && read.access.decl != input) {
+  if (input && !read.access.sameArray(inference.inputArray)) {
     error(read.range,
-          "reads a second array, '" + read.access.decl->getNameAsString() +
+          "reads a second array, '" + read.access.name +
               "'; a stencil has one input field (coefficients that vary by "
               "site are data-dependent)");
-    note(inputRange, "'" + input->getNameAsString() + "' is read here");
+    note(inputRange, "'" + inference.inputArray.name + "' is read here");
     return std::nullopt;
   }
   input = read.access.decl;
+  inference.inputArray = read.access;
   inputRange = read.range;
+  if (read.access.component != s.access.component) {
+    auto name = [&](int c) {
+      const RecordDecl *record = elementType(input)->getAsRecordDecl();
+      int index = 0;
+      if (record)
+        for (const FieldDecl *f : record->fields())
+          if (index++ == c)
+            return "'" + f->getNameAsString() + "'";
+      return c < 0 ? std::string("the whole element") : std::to_string(c);
+    };
+    error(read.range, "computes component " + name(s.access.component) +
+                          " of '" + outName + "' from component " +
+                          name(read.access.component) + " of '" +
+                          inference.inputArray.name +
+                          "'; a spec applies the same taps to each "
+                          "component, without coupling components");
+    return std::nullopt;
+  }
   std::optional<Decomposed> in = decompose(read.access, read.range);
   if (!in)
     return std::nullopt;
-  if (in->flat != out.flat || in->axes.size() != out.axes.size()) {
-    error(read.range, "'" + input->getNameAsString() +
+  if (in->flat != out.flat) {
+    error(read.range, "'" + inference.inputArray.name + "' is indexed " +
+                          (in->flat ? "with one flattened index"
+                                    : "with one subscript per dimension") +
+                          " but '" + outName + "' " +
+                          (out.flat ? "with one flattened index"
+                                    : "with one subscript per dimension") +
+                          "; stencilc import needs both indexed the same way");
+    return std::nullopt;
+  }
+  if (in->axes.size() != out.axes.size()) {
+    error(read.range, "'" + inference.inputArray.name +
                           "' is indexed differently from '" + outName +
                           "' (" + std::to_string(in->axes.size()) +
                           " coordinates here, " + std::to_string(dims) +
@@ -250,7 +336,7 @@ std::optional<Tap> Lifter::readTap(Inference &inference, int readId,
     if (r.coordinate != o.coordinate || !sameStride ||
         (!out.flat && in->dims[a] != out.dims[a])) {
       error(read.range,
-            "'" + input->getNameAsString() + "' is not indexed like '" +
+            "'" + inference.inputArray.name + "' is not indexed like '" +
                 outName + "': along " + kAxisNames[a] + " the output uses " +
                 atoms[o.coordinate].name +
                 (out.flat ? " with stride " + atoms.text(o.stride) : "") +
@@ -418,8 +504,10 @@ Lifter::countUpdatedSites(Inference &inference, int which,
 bool Lifter::updatesSite(const Binding &b) const {
   const Store &s = *written;
   bool inside = true;
+  if (!splitsAllow(b))
+    return false;
   for (const Loop &loop : s.loops) {
-    int64_t c = b.get(loop.coordinate);
+    int64_t c = loop.value ? b.evaluate(*loop.value) : b.get(loop.coordinate);
     if (c < b.evaluate(loop.low) || c >= b.evaluate(loop.high)) {
       inside = false;
       break;
@@ -511,6 +599,17 @@ bool Lifter::inferPrecision(Inference &inference) {
   const ValueDecl *input = inference.input;
   auto precisionOf = [&](const ValueDecl *decl) -> std::string {
     QualType e = elementType(decl);
+    if (isComplex(e)) {
+      inference.complexValues = true;
+      e = cast<ClassTemplateSpecializationDecl>(e->getAsRecordDecl())
+              ->getTemplateArgs()[0]
+              .getAsType();
+    } else if (const RecordDecl *record = e->getAsRecordDecl()) {
+      if (record->field_empty())
+        return "";
+      e = record->field_begin()->getType(); // checked when read
+    }
+    e = e.getCanonicalType().getUnqualifiedType();
     if (e->isSpecificBuiltinType(BuiltinType::Float))
       return "float";
     if (e->isSpecificBuiltinType(BuiltinType::Double))
@@ -524,9 +623,12 @@ bool Lifter::inferPrecision(Inference &inference) {
               "'; stencil fields are float or double");
     return false;
   }
-  if (precisionOf(input) != precision) {
+  bool complexOutput = inference.complexValues;
+  inference.complexValues = false;
+  if (precisionOf(input) != precision ||
+      inference.complexValues != complexOutput) {
     error(input->getSourceRange(),
-          "'" + input->getNameAsString() + "' holds '" +
+          "'" + inference.inputArray.name + "' holds '" +
               elementType(input).getAsString() + "' but '" + outName +
               "' holds " + precision + "; a spec has one precision");
     return false;
@@ -546,17 +648,28 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
   result.dims = dims;
   result.periodic = !inference.skips;
   result.precision = inference.precision;
+  result.components = inference.components;
+  result.complexValues = inference.complexValues;
+  result.componentsNote = inference.componentsNote;
+  if (result.componentsNote.empty() && inference.complexValues)
+    result.componentsNote = "std::complex values";
   result.outputArray = inference.outName;
-  result.inputArray = inference.input->getNameAsString();
+  result.inputArray = inference.inputArray.name;
   bool anyThread = false, anyLoop = false;
   for (int a = 0; a < dims; ++a) {
     const Atom &c = atoms[out.axes[a].coordinate];
     result.coordinateNames.push_back(c.name);
-    (c.threadAxis >= 0 ? anyThread : anyLoop) = true;
+    anyThread = anyThread || c.threadAxis >= 0;
   }
-  result.form = std::string(anyThread && anyLoop ? "kernel with loops"
+  for (const auto &[root, value] : splitRoots)
+    anyThread = anyThread || atoms[root].threadAxis >= 0;
+  for (const Loop &loop : written->loops)
+    anyLoop = anyLoop || !loop.value || atoms[loop.coordinate].threadAxis < 0;
+  result.form = std::string(gridStrideLoops        ? "kernel, grid-stride loops"
+                            : anyThread && anyLoop ? "kernel with loops"
                             : anyThread        ? "kernel"
                                                : "loop nest") +
+                (splits.empty() ? "" : ", one index split with / and %") +
                 (out.flat ? ", flattened index" : ", multi-dimensional array");
   for (const Tap &tap : inference.kept) {
     const Read &first = reads[tap.firstRead];
@@ -571,6 +684,14 @@ ImportedStencil Lifter::buildResult(const Inference &inference) const {
                           [&](const auto &t) { return t.first == name; });
     });
     if (used)
+      result.parameters.push_back(name);
+  }
+  for (const std::string &name : memberParameters) {
+    bool used = llvm::any_of(result.taps, [&](const ImportedTap &tap) {
+      return llvm::any_of(tap.terms,
+                          [&](const auto &t) { return t.first == name; });
+    });
+    if (used && !llvm::is_contained(result.parameters, name))
       result.parameters.push_back(name);
   }
   return result;

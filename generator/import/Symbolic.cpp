@@ -147,7 +147,8 @@ int AtomTable::thread(int kind, int axis) {
     if (atoms_[id].kind == Atom::Kind::Thread && atoms_[id].threadKind == kind &&
         atoms_[id].threadAxis == axis)
       return id;
-  static const char *const kinds[] = {"threadIdx", "blockIdx", "blockDim"};
+  static const char *const kinds[] = {"threadIdx", "blockIdx", "blockDim",
+                                      "gridDim"};
   Atom atom;
   atom.kind = Atom::Kind::Thread;
   atom.threadKind = kind;
@@ -325,6 +326,18 @@ ConditionRef Condition::combine(Kind kind, ConditionRef a, ConditionRef b) {
   c->a = std::move(a);
   c->b = std::move(b);
   return c;
+}
+
+ConditionRef substitute(const ConditionRef &condition, int atom,
+                        const Poly &replacement) {
+  if (!condition)
+    return condition;
+  auto copy = std::make_shared<Condition>(*condition);
+  copy->lhs = condition->lhs.substitute(atom, replacement);
+  copy->rhs = condition->rhs.substitute(atom, replacement);
+  copy->a = substitute(condition->a, atom, replacement);
+  copy->b = substitute(condition->b, atom, replacement);
+  return copy;
 }
 
 bool Condition::evaluate(const Binding &binding) const {

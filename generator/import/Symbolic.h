@@ -70,7 +70,11 @@ struct Atom {
   int64_t offset = 0;           ///< Wrapped: d of (c + d) mod m
   int modulus = -1;             ///< Wrapped: index into AtomTable::moduli
   int threadAxis = -1;          ///< Thread: 0..2 for .x .y .z
-  int threadKind = -1; ///< Thread: 0 threadIdx, 1 blockIdx, 2 blockDim
+  /// A Coordinate split off a flattened index (`idx / nx`, `idx % nx`):
+  /// named after the variable that first holds it.
+  bool provisionalName = false;
+  int threadKind = -1; ///< Thread: 0 threadIdx, 1 blockIdx, 2 blockDim,
+                       ///< 3 gridDim
 };
 
 class AtomTable {
@@ -148,6 +152,10 @@ struct Condition {
   void atoms(std::vector<int> &out) const;
 };
 using ConditionRef = std::shared_ptr<const Condition>;
+
+/// `condition` with every term of `atom` replaced by `replacement`.
+ConditionRef substitute(const ConditionRef &condition, int atom,
+                        const Poly &replacement);
 
 /// Formats a double so that it reads back exactly (%.17g, shortest form).
 std::string formatNumber(double value);

@@ -112,4 +112,33 @@ TEST(ImportSymbolic, ConditionsEvaluateOnBindings) {
   EXPECT_NE(std::find(mentioned.begin(), mentioned.end(), n), mentioned.end());
 }
 
+TEST(ImportSymbolic, ConditionsTakeASplitIndexApart) {
+  // idx >= nx * ny with idx = j * nx + i: the same sites as j >= ny.
+  AtomTable atoms;
+  int nx = atoms.size(&atoms, "nx", std::nullopt);
+  int ny = atoms.size(&nx, "ny", std::nullopt);
+  Atom coordinate;
+  coordinate.kind = Atom::Kind::Coordinate;
+  int idx = atoms.intern(coordinate);
+  int i = atoms.intern(coordinate);
+  int j = atoms.intern(coordinate);
+  ConditionRef outside = Condition::combine(
+      Condition::Kind::Not,
+      Condition::compare(Condition::Kind::GreaterEqual, Poly::atom(idx),
+                         Poly::atom(nx) * Poly::atom(ny)),
+      nullptr);
+  ConditionRef split = substitute(outside, idx,
+                                  Poly::atom(j) * Poly::atom(nx) + Poly::atom(i));
+  EXPECT_EQ(outside->a->lhs, Poly::atom(idx)); // the original is unchanged
+  Binding b(atoms);
+  b.set(nx, 7);
+  b.set(ny, 5);
+  for (int jv = 0; jv < 8; ++jv)
+    for (int iv = 0; iv < 7; ++iv) {
+      b.set(i, iv);
+      b.set(j, jv);
+      EXPECT_EQ(split->evaluate(b), jv < 5) << "i = " << iv << ", j = " << jv;
+    }
+}
+
 } // namespace

@@ -13,6 +13,7 @@
 #define __global__
 #define __device__
 #define __host__
+#define __forceinline__ inline
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
 #define hipThreadIdx_z (threadIdx.z)

@@ -1,0 +1,159 @@
+// Stencil styles that stencilc import refuses, one function per refusal
+// (tests/cli/import-errors.test checks each message and its position).
+#include <complex>
+#include <vector>
+
+void range_for(std::vector<double> &out, const std::vector<double> &in) {
+  for (double &v : out)
+    v = in[0];
+}
+
+void do_while(double *f, const double *u, int n) {
+  int i = 1;
+  do {
+    f[i] = u[i - 1] + u[i + 1];
+    ++i;
+  } while (i < n - 1);
+}
+
+void while_no_step(double *f, const double *u, int n) {
+  int i = 1;
+  while (i < n - 1) {
+    ++i;
+    f[i] = u[i - 1] + u[i + 1];
+  }
+}
+
+void prolongation(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i) {
+    const int half = i / 2;
+    f[i] = 0.5 * (u[half] + u[(i + 1) / 2]);
+  }
+}
+
+void moving_pointer(double *f, const double *u, int n) {
+  const double *p = u;
+  for (int i = 1; i < n - 1; ++i) {
+    p += 1;
+    f[i] = p[-1] + p[1];
+  }
+}
+
+void pointer_difference(double *f, const double *u, int n) {
+  const double *end = u + n;
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1] + (end - u);
+}
+
+struct Vec2 {
+  double x, y;
+};
+
+void coupled_components(Vec2 *f, const Vec2 *u, int n) {
+  for (int i = 1; i < n - 1; ++i) {
+    f[i].x = u[i - 1].x + u[i + 1].x;
+    f[i].y = u[i - 1].x + u[i + 1].y;
+  }
+}
+
+void one_member(Vec2 *f, const Vec2 *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i].x = u[i - 1].x + u[i + 1].x;
+}
+
+void complex_coefficient(std::complex<double> *f,
+                         const std::complex<double> *u, int n) {
+  const std::complex<double> I(0.0, 1.0);
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = I * (u[i - 1] + u[i + 1]);
+}
+
+struct Options {
+  int n;
+  bool periodic;
+};
+
+void bool_member(double *f, const double *u, const Options &o) {
+  for (int i = 1; i < o.n - 1; ++i)
+    f[i] = o.periodic ? u[i] : u[i - 1] + u[i + 1];
+}
+
+void lambda_with_loop(double *f, const double *u, int n) {
+  auto sum = [&](int i) {
+    double s = 0;
+    for (int d = -1; d <= 1; d += 2)
+      s += u[i + d];
+    return s;
+  };
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = sum(i);
+}
+
+template <int N>
+void fixed_width(float (&f)[N], const float (&u)[N]) {
+  static_assert(N % 32 == 0, "N must be a multiple of the warp size");
+  for (int i = 1; i < N - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1];
+}
+
+void interleaved_coupled(float *f, const float *u, int n) {
+  for (int s = 1; s < n - 1; ++s) {
+    f[2 * s] = u[2 * s - 2] + u[2 * s + 2];
+    f[2 * s + 1] = u[2 * s - 2] + u[2 * s + 3];
+  }
+}
+
+void interleaved_different(float *f, const float *u, int n) {
+  for (int s = 1; s < n - 1; ++s) {
+    f[2 * s] = u[2 * s - 2] + u[2 * s + 2];
+    f[2 * s + 1] = u[2 * s - 1] - u[2 * s + 3];
+  }
+}
+
+void while_continue(double *f, const double *u, int n) {
+  int i = 0;
+  while (i < n) {
+    if (i == 0 || i == n - 1)
+      continue;
+    f[i] = u[i - 1] + u[i + 1];
+    ++i;
+  }
+}
+
+void planar_components(double *f, const double *u, int n) {
+  for (int c = 0; c < 3; ++c)
+    for (int s = 1; s < n - 1; ++s)
+      f[c * n + s] = u[c * n + s - 1] + u[c * n + s + 1];
+}
+
+void library_call(std::complex<double> *f, const std::complex<double> *u,
+                  int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = std::conj(u[i - 1]) + u[i + 1];
+}
+
+void omp_parsed(double *f, const double *u, int n) {
+#pragma omp parallel for
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1];
+}
+
+void early_break(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i) {
+    if (i > 8)
+      break;
+    f[i] = u[i - 1] + u[i + 1];
+  }
+}
+
+void second_site(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = u[i - 1] + u[i + 1];
+  f[0] = 0.0;
+}
+
+template <bool Periodic>
+void periodic_or_not(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = Periodic ? u[i] : u[i - 1] + u[i + 1];
+}
