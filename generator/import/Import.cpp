@@ -234,16 +234,32 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
   return found;
 }
 
+/// The integer template parameters the importer chooses (the extents).
+std::vector<const NonTypeTemplateParmDecl *>
+extentParameters(const FunctionTemplateDecl &pattern) {
+  std::vector<const NonTypeTemplateParmDecl *> extents;
+  for (const NamedDecl *param : *pattern.getTemplateParameters()) {
+    const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
+    if (value && value->getType()->isIntegerType() &&
+        !value->getType()->isBooleanType() &&
+        !value->getType()->isEnumeralType() && !value->isParameterPack())
+      extents.push_back(value);
+  }
+  return extents;
+}
+
 /// Arguments for a template the file never instantiates: --precision for
-/// its type parameters, distinct odd extents (11, 13, 15, ...) for its
-/// integer ones, which the importer then reads by their names (NX), as it
-/// reads constexpr sizes.
+/// its type parameters, distinct odd extents (firstExtent, firstExtent +
+/// step, ...) for its integer ones, which the importer then reads by their
+/// names (NX), as it reads constexpr sizes.
 bool templateArguments(const FunctionTemplateDecl &pattern,
-                       const ImportOptions &options, std::string &arguments,
+                       const ImportOptions &options, int firstExtent,
+                       int step, std::string &arguments,
                        DiagnosticsEngine &engine,
                        llvm::raw_ostream &diagnostics) {
   const TemplateParameterList *params = pattern.getTemplateParameters();
-  int nextExtent = 11;
+  int nextExtent = firstExtent;
+  arguments.clear();
   for (const NamedDecl *param : *params) {
     if (!arguments.empty())
       arguments += ", ";
@@ -261,7 +277,7 @@ bool templateArguments(const FunctionTemplateDecl &pattern,
                !value->getType()->isEnumeralType() &&
                !value->isParameterPack()) {
       arguments += std::to_string(nextExtent);
-      nextExtent += 2;
+      nextExtent += step;
     } else {
       unsigned id = engine.getCustomDiagID(
           DiagnosticsEngine::Error,
@@ -283,6 +299,29 @@ std::nullopt_t reportUninstantiable(const ImportOptions &options,
                  "the importer's arguments; instantiate it in "
               << options.file << " and import again\n";
   return std::nullopt;
+}
+
+/// A template over extents that imports to another spec (or to none) at
+/// other extents: its stencil depends on the values Clang folded in.
+void reportExtentDependent(const FunctionTemplateDecl &pattern,
+                           const ImportOptions &options,
+                           const std::string &firstArguments,
+                           const std::string &secondArguments,
+                           DiagnosticsEngine &engine) {
+  std::vector<const NonTypeTemplateParmDecl *> extents =
+      extentParameters(pattern);
+  std::string names;
+  for (const NonTypeTemplateParmDecl *extent : extents)
+    names += (names.empty() ? "" : ", ") + extent->getNameAsString();
+  unsigned id = engine.getCustomDiagID(
+      DiagnosticsEngine::Error,
+      "the stencil of '%0' depends on the values of its extents (%1): "
+      "instantiated as %0<%2> and as %0<%3> it computes different stencils "
+      "(a constant bound or stride, such as 10 or 143, fits one size only); "
+      "instantiate it in the file (e.g. 'template void %0<...>(...);') or "
+      "take the sizes at run time, and import again");
+  engine.Report(extents.front()->getLocation(), id)
+      << options.function << names << firstArguments << secondArguments;
 }
 
 /// Arguments whose names a spec may not use (C++ keywords, the host API's
@@ -355,10 +394,18 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
 
   // Parse, twice for a template with no instantiation in the file: taking
   // the address of NAME<precision> at the end makes Clang instantiate it
-  // (the lines above keep their numbers).
-  std::string source = contents.get()->getBuffer().str();
+  // (the lines above keep their numbers). A template over extents is then
+  // instantiated a third time at other extents: the importer reads NX as
+  // a size but Clang folds it into constants (10 for NX - 1, 143 for
+  // NX * NY) it cannot tell from the literals, so a spec valid at one size
+  // only must differ from the first.
+  const std::string original = contents.get()->getBuffer().str();
+  std::string source = original;
   std::string instanceArguments; // of a template the file never instantiates
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  std::string firstArguments;    // those of the first instantiation
+  std::optional<ImportedStencil> first; // before renaming and relabelling
+  std::optional<ImportedStencil> firstShown;
+  for (int attempt = 0; attempt < 3; ++attempt) {
     tooling::FixedCompilationDatabase database(".", args);
     tooling::ClangTool tool(database, {std::string(absolute)});
     tool.mapVirtualFile(absolute, source);
@@ -402,14 +449,14 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
         ++fatal;
         unsigned id = engine.getCustomDiagID(DiagnosticsEngine::Error, "%0");
         engine.Report(entry.location, id) << entry.message;
-      } else {
+      } else if (attempt < 2) { // the third parse repeats the first's
         ++ignored;
         unsigned id = engine.getCustomDiagID(DiagnosticsEngine::Warning,
                                              "%0 (outside the function)");
         engine.Report(entry.location, id) << entry.message;
       }
     }
-    if (fatal && attempt == 1) {
+    if (fatal && attempt >= 1) {
       diagnostics << "stencilc import: error: '" << options.function
                   << "' does not compile when the importer instantiates it as "
                   << options.function << "<" << instanceArguments
@@ -440,20 +487,36 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << options.function << "'; rename the one to import\n";
       return std::nullopt;
     }
-    if (ignored)
+    if (ignored && attempt < 2)
       diagnostics << "stencilc import: warning: ignored " << ignored
                   << " Clang error(s) outside '" << options.function
                   << "' (pass include paths and macros after '--' to "
                      "silence them)\n";
     if (!found.function) {
       if (attempt == 1 ||
-          !templateArguments(*found.pattern, options, instanceArguments,
-                             engine, diagnostics))
+          !templateArguments(*found.pattern, options, 11, 2,
+                             instanceArguments, engine, diagnostics))
         return attempt == 1 ? reportUninstantiable(options, diagnostics)
                             : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +
                 options.function + "<" + instanceArguments + ">;\n";
       continue;
+    }
+    if (attempt == 2) {
+      // Lift quietly: only whether the spec is the same matters here.
+      llvm::raw_null_ostream nothing;
+      TextDiagnosticPrinter quiet(nothing, &engine.getDiagnosticOptions());
+      quiet.BeginSourceFile(unit.getLangOpts(), &unit.getPreprocessor());
+      engine.setClient(&quiet, false);
+      std::optional<ImportedStencil> second =
+          import::liftStencil(context, *found.function, options);
+      quiet.EndSourceFile();
+      engine.setClient(&printer, false);
+      if (second && importedSpecYaml(*second) == importedSpecYaml(*first))
+        return firstShown;
+      reportExtentDependent(*found.function->getPrimaryTemplate(), options,
+                            firstArguments, instanceArguments, engine);
+      return std::nullopt;
     }
     std::optional<ImportedStencil> result =
         import::liftStencil(context, *found.function, options);
@@ -465,6 +528,8 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << ", not the --precision " << options.precision << "\n";
       return std::nullopt;
     }
+    if (result && attempt == 1)
+      first = result;
     if (result) {
       renameParameters(*result, diagnostics);
       // Name the file as the user did, not by its absolute path.
@@ -476,7 +541,17 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
       for (ImportedTap &tap : result->taps)
         relabel(tap.source);
     }
-    return result;
+    const FunctionTemplateDecl *pattern =
+        found.function->getPrimaryTemplate();
+    if (!result || attempt != 1 || extentParameters(*pattern).empty())
+      return result;
+    firstShown = std::move(result);
+    firstArguments = instanceArguments;
+    if (!templateArguments(*pattern, options, 23, 4, instanceArguments,
+                           engine, diagnostics))
+      return std::nullopt;
+    source = original + "\nstatic auto *const stencilc_import_instance = &" +
+             options.function + "<" + instanceArguments + ">;\n";
   }
   return std::nullopt;
 }
