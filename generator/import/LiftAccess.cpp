@@ -18,10 +18,54 @@ namespace stencilc {
 namespace import {
 namespace lift {
 
+int Lifter::rootCoordinate(int atom) const {
+  atom = coordinateOf(atom);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const Split &s : splits)
+      if (s.quotient == atom || s.remainder == atom) {
+        atom = s.whole;
+        moved = true;
+      }
+  }
+  return atom;
+}
+
+bool Lifter::checkThreadAxes(const Poly &index, SourceRange range) {
+  for (const auto &[mono, c] : index.terms())
+    for (int atom : mono) {
+      if (!isCoordinateLike(atom))
+        continue;
+      int root = rootCoordinate(atom);
+      int axis = atoms[root].threadAxis;
+      if (axis < 0 || root != threadCoordinates[axis] ||
+          !gridStrideAxes[axis].var)
+        continue;
+      const VarDecl *loop = gridStrideAxes[axis].var;
+      // Unnamed, the atom is "the global thread index along x".
+      std::string other = atoms[root].decl ? "'" + atoms[root].name + "'"
+                                           : atoms[root].name;
+      error(range, other + " and the grid-stride loop over '" +
+                       loop->getNameAsString() +
+                       "' both run along the thread axis " +
+                       "xyz"[axis] +
+                       ": on a launch they visit other sites than the loop "
+                       "nest written; take one of them along another axis "
+                       "(y, z) or use one flattened index");
+      note(gridStrideAxes[axis].start,
+           "the loop over '" + loop->getNameAsString() + "' starts here");
+      return false;
+    }
+  return true;
+}
+
 std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
                                             SourceRange range) {
   Decomposed out;
   std::string array = access.name;
+  for (const Poly &p : access.subscripts)
+    if (!checkThreadAxes(p, range))
+      return std::nullopt;
   for (const Poly &p : access.subscripts)
     for (const auto &[mono, c] : p.terms())
       for (int atom : mono)

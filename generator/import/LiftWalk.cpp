@@ -442,6 +442,21 @@ std::optional<bool> Lifter::gridStride(const ForStmt *s, const VarDecl *var,
                 " + threadIdx." + "xyz"[axis] + "') plus a constant");
       return std::nullopt;
     }
+    const AxisClaim &taken = gridStrideAxes[axis];
+    if (taken.var) {
+      std::string a(1, "xyz"[axis]);
+      error(s->getInit()->getSourceRange(),
+            "the grid-stride loops over '" + taken.var->getNameAsString() +
+                "' and '" + var->getNameAsString() +
+                "' both run along the thread axis " + a +
+                ": on a launch they visit other sites than the loop nest "
+                "written; run one along another axis (y, z) or loop over "
+                "one flattened index");
+      note(taken.start, "the loop over '" + taken.var->getNameAsString() +
+                            "' starts here");
+      return std::nullopt;
+    }
+    gridStrideAxes[axis] = {var, s->getInit()->getSourceRange()};
     low = offset;
     gridStrideLoops = true;
     return true;
