@@ -243,6 +243,14 @@ bool Lifter::walkDecl(const DeclStmt *s) {
       return error(var->getSourceRange(),
                    "declares the local array '" + var->getNameAsString() +
                        "'; stencilc import follows scalar locals only");
+    // Its initializer runs once per program, and what a call stores in it
+    // the next call reads: no fresh local, and no function of the site.
+    if (var->isStaticLocal() && !var->getType().isConstQualified())
+      return error(var->getLocation(),
+                   "the static local '" + var->getNameAsString() +
+                       "' keeps its value between calls, so what one call "
+                       "stores in it changes what the next computes; make "
+                       "it const or a parameter");
     declaredAt[var] = {static_cast<int>(loops.size()), conditionDepth};
     if (!var->getInit()) {
       env[var] = Value{};
