@@ -211,12 +211,16 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
         if (!spec->hasBody())
           continue;
         const TemplateArgumentList *args = spec->getTemplateSpecializationArgs();
-        bool matches = precision.empty();
+        // A template over extents only has one precision: lifting it
+        // checks --precision.
+        bool matches = precision.empty(), overTypes = false;
         if (args)
           for (const TemplateArgument &arg : args->asArray())
-            if (arg.getKind() == TemplateArgument::Type &&
-                arg.getAsType().getAsString() == precision)
-              matches = true;
+            if (arg.getKind() == TemplateArgument::Type) {
+              overTypes = true;
+              matches = matches || arg.getAsType().getAsString() == precision;
+            }
+        matches = matches || !overTypes;
         if (matches) {
           found.function = spec;
           break;
@@ -266,9 +270,12 @@ bool templateArguments(const FunctionTemplateDecl &pattern,
     const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
     if (isa<TemplateTypeParmDecl>(param) && !param->isParameterPack()) {
       if (options.precision.empty()) {
-        diagnostics << "stencilc import: error: '" << options.function
-                    << "' is a template over its element type; pass "
-                       "--precision float or --precision double\n";
+        unsigned id = engine.getCustomDiagID(
+            DiagnosticsEngine::Error,
+            "'%0' is a template over its element type '%1'; pass "
+            "--precision float or --precision double");
+        engine.Report(param->getLocation(), id)
+            << options.function << param->getName();
         return false;
       }
       arguments += options.precision;
@@ -292,12 +299,16 @@ bool templateArguments(const FunctionTemplateDecl &pattern,
   return true;
 }
 
-std::nullopt_t reportUninstantiable(const ImportOptions &options,
-                                    llvm::raw_ostream &diagnostics) {
-  diagnostics << "stencilc import: error: '" << options.function
-              << "' is a template that Clang could not instantiate with "
-                 "the importer's arguments; instantiate it in "
-              << options.file << " and import again\n";
+std::nullopt_t reportUninstantiable(const FunctionTemplateDecl &pattern,
+                                    const ImportOptions &options,
+                                    const std::string &arguments,
+                                    DiagnosticsEngine &engine) {
+  unsigned id = engine.getCustomDiagID(
+      DiagnosticsEngine::Error,
+      "'%0' is a template that Clang could not instantiate as %0<%1>; "
+      "instantiate it in the file (e.g. 'template void %0<...>(...);') and "
+      "import again");
+  engine.Report(pattern.getLocation(), id) << options.function << arguments;
   return std::nullopt;
 }
 
@@ -457,11 +468,13 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
       }
     }
     if (fatal && attempt >= 1) {
-      diagnostics << "stencilc import: error: '" << options.function
-                  << "' does not compile when the importer instantiates it as "
-                  << options.function << "<" << instanceArguments
-                  << ">; instantiate it in " << options.file
-                  << " with the arguments it needs and import again\n";
+      unsigned id = engine.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "'%0' does not compile when the importer instantiates it as "
+          "%0<%1>; instantiate it in the file with the arguments it needs "
+          "(e.g. 'template void %0<...>(...);') and import again");
+      engine.Report(target->getLocation(), id)
+          << options.function << instanceArguments;
       return std::nullopt;
     }
     if (fatal) {
@@ -496,7 +509,8 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
       if (attempt == 1 ||
           !templateArguments(*found.pattern, options, 11, 2,
                              instanceArguments, engine, diagnostics))
-        return attempt == 1 ? reportUninstantiable(options, diagnostics)
+        return attempt == 1 ? reportUninstantiable(*found.pattern, options,
+                                                   instanceArguments, engine)
                             : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +
                 options.function + "<" + instanceArguments + ">;\n";
@@ -520,14 +534,16 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
     }
     std::optional<ImportedStencil> result =
         import::liftStencil(context, *found.function, options);
-    printer.EndSourceFile();
     if (result && !options.precision.empty() &&
         result->precision != options.precision) {
-      diagnostics << "stencilc import: error: '" << options.function
-                  << "' computes in " << result->precision
-                  << ", not the --precision " << options.precision << "\n";
+      unsigned id = engine.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "'%0' computes in %1, not the --precision %2");
+      engine.Report(found.function->getLocation(), id)
+          << options.function << result->precision << options.precision;
       return std::nullopt;
     }
+    printer.EndSourceFile();
     if (result && attempt == 1)
       first = result;
     if (result) {
