@@ -1,12 +1,14 @@
 //===- LiftAccess.cpp - Array indices split per axis ----------------------===//
 //
-// An index, flattened (one polynomial) or multi-dimensional (one subscript
-// per axis), becomes one coordinate, offset and stride per lattice axis.
+// Subscripts and pointer offsets build an index; an index, flattened (one
+// polynomial) or multi-dimensional (one subscript per axis), becomes one
+// coordinate, offset and stride per lattice axis.
 //
 //===----------------------------------------------------------------------===//
 #include "import/Lifter.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -17,6 +19,42 @@ using namespace clang;
 namespace stencilc {
 namespace import {
 namespace lift {
+
+std::optional<Value> Lifter::subscript(const Value &base, const Poly &index,
+                                       const Expr *whole) {
+  if (base.kind != Value::Kind::Array) {
+    error(whole->getSourceRange(),
+          "subscripts something that is not an array argument or a pointer "
+          "into one");
+    return std::nullopt;
+  }
+  ArrayValue array = base.array;
+  if (array.open) {
+    // p[k] with p pointing into a dimension: that dimension's subscript + k.
+    array.subscripts.back() = canonical(array.subscripts.back() + index);
+    array.open = false;
+    return Value::ofArray(array);
+  }
+  if (static_cast<int>(array.subscripts.size()) >= array.rank) {
+    error(whole->getSourceRange(), "too many subscripts");
+    return std::nullopt;
+  }
+  array.subscripts.push_back(canonical(index)); // std::array's operator[]
+  return Value::ofArray(array);
+}
+
+std::optional<Value> Lifter::pointerOffset(const Value &pointer,
+                                           const Poly &delta,
+                                           const Expr *whole) {
+  if (!pointer.array.open) {
+    error(whole->getSourceRange(),
+          "adds to an array element's value as if it were a pointer");
+    return std::nullopt;
+  }
+  ArrayValue array = pointer.array;
+  array.subscripts.back() = canonical(array.subscripts.back() + delta);
+  return Value::ofArray(array);
+}
 
 int Lifter::rootCoordinate(int atom) const {
   atom = coordinateOf(atom);
