@@ -238,6 +238,11 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
   return found;
 }
 
+/// The extents of the importer's two instantiations of a template:
+/// 11, 13, 15, ... and 23, 27, 31, ... (distinct, none shared).
+constexpr int kFirstExtent = 11, kFirstStep = 2;
+constexpr int kSecondExtent = 23, kSecondStep = 4;
+
 /// The integer template parameters the importer chooses (the extents).
 std::vector<const NonTypeTemplateParmDecl *>
 extentParameters(const FunctionTemplateDecl &pattern) {
@@ -328,11 +333,12 @@ void reportExtentDependent(const FunctionTemplateDecl &pattern,
       DiagnosticsEngine::Error,
       "the stencil of '%0' depends on the values of its extents (%1): "
       "instantiated as %0<%2> and as %0<%3> it computes different stencils "
-      "(a constant bound or stride, such as 10 or 143, fits one size only); "
-      "instantiate it in the file (e.g. 'template void %0<...>(...);') or "
-      "take the sizes at run time, and import again");
+      "(a constant bound or stride fits one size only, e.g. %5 for %4 - 1 "
+      "with %4 = %6); instantiate it in the file (e.g. 'template void "
+      "%0<...>(...);') or take the sizes at run time, and import again");
   engine.Report(extents.front()->getLocation(), id)
-      << options.function << names << firstArguments << secondArguments;
+      << options.function << names << firstArguments << secondArguments
+      << extents.front()->getName() << kFirstExtent - 1 << kFirstExtent;
 }
 
 /// Arguments whose names a spec may not use (C++ keywords, the host API's
@@ -506,10 +512,10 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << "' (pass include paths and macros after '--' to "
                      "silence them)\n";
     if (!found.function) {
-      if (attempt == 1 ||
-          !templateArguments(*found.pattern, options, 11, 2,
+      if (attempt >= 1 ||
+          !templateArguments(*found.pattern, options, kFirstExtent, kFirstStep,
                              instanceArguments, engine, diagnostics))
-        return attempt == 1 ? reportUninstantiable(*found.pattern, options,
+        return attempt >= 1 ? reportUninstantiable(*found.pattern, options,
                                                    instanceArguments, engine)
                             : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +
@@ -563,8 +569,8 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
       return result;
     firstShown = std::move(result);
     firstArguments = instanceArguments;
-    if (!templateArguments(*pattern, options, 23, 4, instanceArguments,
-                           engine, diagnostics))
+    if (!templateArguments(*pattern, options, kSecondExtent, kSecondStep,
+                           instanceArguments, engine, diagnostics))
       return std::nullopt;
     source = original + "\nstatic auto *const stencilc_import_instance = &" +
              options.function + "<" + instanceArguments + ">;\n";
