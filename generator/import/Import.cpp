@@ -211,12 +211,16 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
         if (!spec->hasBody())
           continue;
         const TemplateArgumentList *args = spec->getTemplateSpecializationArgs();
-        bool matches = precision.empty();
+        // A template over extents only has one precision: lifting it
+        // checks --precision.
+        bool matches = precision.empty(), overTypes = false;
         if (args)
           for (const TemplateArgument &arg : args->asArray())
-            if (arg.getKind() == TemplateArgument::Type &&
-                arg.getAsType().getAsString() == precision)
-              matches = true;
+            if (arg.getKind() == TemplateArgument::Type) {
+              overTypes = true;
+              matches = matches || arg.getAsType().getAsString() == precision;
+            }
+        matches = matches || !overTypes;
         if (matches) {
           found.function = spec;
           break;
@@ -234,25 +238,49 @@ FoundFunction findFunction(ASTContext &context, StringRef name,
   return found;
 }
 
+/// The extents of the importer's two instantiations of a template:
+/// 11, 13, 15, ... and 23, 27, 31, ... (distinct, none shared).
+constexpr int kFirstExtent = 11, kFirstStep = 2;
+constexpr int kSecondExtent = 23, kSecondStep = 4;
+
+/// The integer template parameters the importer chooses (the extents).
+std::vector<const NonTypeTemplateParmDecl *>
+extentParameters(const FunctionTemplateDecl &pattern) {
+  std::vector<const NonTypeTemplateParmDecl *> extents;
+  for (const NamedDecl *param : *pattern.getTemplateParameters()) {
+    const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
+    if (value && value->getType()->isIntegerType() &&
+        !value->getType()->isBooleanType() &&
+        !value->getType()->isEnumeralType() && !value->isParameterPack())
+      extents.push_back(value);
+  }
+  return extents;
+}
+
 /// Arguments for a template the file never instantiates: --precision for
-/// its type parameters, distinct odd extents (11, 13, 15, ...) for its
-/// integer ones, which the importer then reads by their names (NX), as it
-/// reads constexpr sizes.
+/// its type parameters, distinct odd extents (firstExtent, firstExtent +
+/// step, ...) for its integer ones, which the importer then reads by their
+/// names (NX), as it reads constexpr sizes.
 bool templateArguments(const FunctionTemplateDecl &pattern,
-                       const ImportOptions &options, std::string &arguments,
+                       const ImportOptions &options, int firstExtent,
+                       int step, std::string &arguments,
                        DiagnosticsEngine &engine,
                        llvm::raw_ostream &diagnostics) {
   const TemplateParameterList *params = pattern.getTemplateParameters();
-  int nextExtent = 11;
+  int nextExtent = firstExtent;
+  arguments.clear();
   for (const NamedDecl *param : *params) {
     if (!arguments.empty())
       arguments += ", ";
     const auto *value = dyn_cast<NonTypeTemplateParmDecl>(param);
     if (isa<TemplateTypeParmDecl>(param) && !param->isParameterPack()) {
       if (options.precision.empty()) {
-        diagnostics << "stencilc import: error: '" << options.function
-                    << "' is a template over its element type; pass "
-                       "--precision float or --precision double\n";
+        unsigned id = engine.getCustomDiagID(
+            DiagnosticsEngine::Error,
+            "'%0' is a template over its element type '%1'; pass "
+            "--precision float or --precision double");
+        engine.Report(param->getLocation(), id)
+            << options.function << param->getName();
         return false;
       }
       arguments += options.precision;
@@ -261,7 +289,7 @@ bool templateArguments(const FunctionTemplateDecl &pattern,
                !value->getType()->isEnumeralType() &&
                !value->isParameterPack()) {
       arguments += std::to_string(nextExtent);
-      nextExtent += 2;
+      nextExtent += step;
     } else {
       unsigned id = engine.getCustomDiagID(
           DiagnosticsEngine::Error,
@@ -276,13 +304,41 @@ bool templateArguments(const FunctionTemplateDecl &pattern,
   return true;
 }
 
-std::nullopt_t reportUninstantiable(const ImportOptions &options,
-                                    llvm::raw_ostream &diagnostics) {
-  diagnostics << "stencilc import: error: '" << options.function
-              << "' is a template that Clang could not instantiate with "
-                 "the importer's arguments; instantiate it in "
-              << options.file << " and import again\n";
+std::nullopt_t reportUninstantiable(const FunctionTemplateDecl &pattern,
+                                    const ImportOptions &options,
+                                    const std::string &arguments,
+                                    DiagnosticsEngine &engine) {
+  unsigned id = engine.getCustomDiagID(
+      DiagnosticsEngine::Error,
+      "'%0' is a template that Clang could not instantiate as %0<%1>; "
+      "instantiate it in the file (e.g. 'template void %0<...>(...);') and "
+      "import again");
+  engine.Report(pattern.getLocation(), id) << options.function << arguments;
   return std::nullopt;
+}
+
+/// A template over extents that imports to another spec (or to none) at
+/// other extents: its stencil depends on the values Clang folded in.
+void reportExtentDependent(const FunctionTemplateDecl &pattern,
+                           const ImportOptions &options,
+                           const std::string &firstArguments,
+                           const std::string &secondArguments,
+                           DiagnosticsEngine &engine) {
+  std::vector<const NonTypeTemplateParmDecl *> extents =
+      extentParameters(pattern);
+  std::string names;
+  for (const NonTypeTemplateParmDecl *extent : extents)
+    names += (names.empty() ? "" : ", ") + extent->getNameAsString();
+  unsigned id = engine.getCustomDiagID(
+      DiagnosticsEngine::Error,
+      "the stencil of '%0' depends on the values of its extents (%1): "
+      "instantiated as %0<%2> and as %0<%3> it computes different stencils "
+      "(a constant bound or stride fits one size only, e.g. %5 for %4 - 1 "
+      "with %4 = %6); instantiate it in the file (e.g. 'template void "
+      "%0<...>(...);') or take the sizes at run time, and import again");
+  engine.Report(extents.front()->getLocation(), id)
+      << options.function << names << firstArguments << secondArguments
+      << extents.front()->getName() << kFirstExtent - 1 << kFirstExtent;
 }
 
 /// Arguments whose names a spec may not use (C++ keywords, the host API's
@@ -355,10 +411,18 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
 
   // Parse, twice for a template with no instantiation in the file: taking
   // the address of NAME<precision> at the end makes Clang instantiate it
-  // (the lines above keep their numbers).
-  std::string source = contents.get()->getBuffer().str();
+  // (the lines above keep their numbers). A template over extents is then
+  // instantiated a third time at other extents: the importer reads NX as
+  // a size but Clang folds it into constants (10 for NX - 1, 143 for
+  // NX * NY) it cannot tell from the literals, so a spec valid at one size
+  // only must differ from the first.
+  const std::string original = contents.get()->getBuffer().str();
+  std::string source = original;
   std::string instanceArguments; // of a template the file never instantiates
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  std::string firstArguments;    // those of the first instantiation
+  std::optional<ImportedStencil> first; // before renaming and relabelling
+  std::optional<ImportedStencil> firstShown;
+  for (int attempt = 0; attempt < 3; ++attempt) {
     tooling::FixedCompilationDatabase database(".", args);
     tooling::ClangTool tool(database, {std::string(absolute)});
     tool.mapVirtualFile(absolute, source);
@@ -402,19 +466,21 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
         ++fatal;
         unsigned id = engine.getCustomDiagID(DiagnosticsEngine::Error, "%0");
         engine.Report(entry.location, id) << entry.message;
-      } else {
+      } else if (attempt < 2) { // the third parse repeats the first's
         ++ignored;
         unsigned id = engine.getCustomDiagID(DiagnosticsEngine::Warning,
                                              "%0 (outside the function)");
         engine.Report(entry.location, id) << entry.message;
       }
     }
-    if (fatal && attempt == 1) {
-      diagnostics << "stencilc import: error: '" << options.function
-                  << "' does not compile when the importer instantiates it as "
-                  << options.function << "<" << instanceArguments
-                  << ">; instantiate it in " << options.file
-                  << " with the arguments it needs and import again\n";
+    if (fatal && attempt >= 1) {
+      unsigned id = engine.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "'%0' does not compile when the importer instantiates it as "
+          "%0<%1>; instantiate it in the file with the arguments it needs "
+          "(e.g. 'template void %0<...>(...);') and import again");
+      engine.Report(target->getLocation(), id)
+          << options.function << instanceArguments;
       return std::nullopt;
     }
     if (fatal) {
@@ -440,31 +506,52 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
                   << options.function << "'; rename the one to import\n";
       return std::nullopt;
     }
-    if (ignored)
+    if (ignored && attempt < 2)
       diagnostics << "stencilc import: warning: ignored " << ignored
                   << " Clang error(s) outside '" << options.function
                   << "' (pass include paths and macros after '--' to "
                      "silence them)\n";
     if (!found.function) {
-      if (attempt == 1 ||
-          !templateArguments(*found.pattern, options, instanceArguments,
-                             engine, diagnostics))
-        return attempt == 1 ? reportUninstantiable(options, diagnostics)
+      if (attempt >= 1 ||
+          !templateArguments(*found.pattern, options, kFirstExtent, kFirstStep,
+                             instanceArguments, engine, diagnostics))
+        return attempt >= 1 ? reportUninstantiable(*found.pattern, options,
+                                                   instanceArguments, engine)
                             : std::nullopt;
       source += "\nstatic auto *const stencilc_import_instance = &" +
                 options.function + "<" + instanceArguments + ">;\n";
       continue;
     }
-    std::optional<ImportedStencil> result =
-        import::liftStencil(context, *found.function, options);
-    printer.EndSourceFile();
-    if (result && !options.precision.empty() &&
-        result->precision != options.precision) {
-      diagnostics << "stencilc import: error: '" << options.function
-                  << "' computes in " << result->precision
-                  << ", not the --precision " << options.precision << "\n";
+    if (attempt == 2) {
+      // Lift quietly: only whether the spec is the same matters here.
+      llvm::raw_null_ostream nothing;
+      TextDiagnosticPrinter quiet(nothing, &engine.getDiagnosticOptions());
+      quiet.BeginSourceFile(unit.getLangOpts(), &unit.getPreprocessor());
+      engine.setClient(&quiet, false);
+      std::optional<ImportedStencil> second =
+          import::liftStencil(context, *found.function, options);
+      quiet.EndSourceFile();
+      engine.setClient(&printer, false);
+      if (second && importedSpecYaml(*second) == importedSpecYaml(*first))
+        return firstShown;
+      reportExtentDependent(*found.function->getPrimaryTemplate(), options,
+                            firstArguments, instanceArguments, engine);
       return std::nullopt;
     }
+    std::optional<ImportedStencil> result =
+        import::liftStencil(context, *found.function, options);
+    if (result && !options.precision.empty() &&
+        result->precision != options.precision) {
+      unsigned id = engine.getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "'%0' computes in %1, not the --precision %2");
+      engine.Report(found.function->getLocation(), id)
+          << options.function << result->precision << options.precision;
+      return std::nullopt;
+    }
+    printer.EndSourceFile();
+    if (result && attempt == 1)
+      first = result;
     if (result) {
       renameParameters(*result, diagnostics);
       // Name the file as the user did, not by its absolute path.
@@ -476,7 +563,17 @@ std::optional<ImportedStencil> importStencil(const ImportOptions &options,
       for (ImportedTap &tap : result->taps)
         relabel(tap.source);
     }
-    return result;
+    const FunctionTemplateDecl *pattern =
+        found.function->getPrimaryTemplate();
+    if (!result || attempt != 1 || extentParameters(*pattern).empty())
+      return result;
+    firstShown = std::move(result);
+    firstArguments = instanceArguments;
+    if (!templateArguments(*pattern, options, kSecondExtent, kSecondStep,
+                           instanceArguments, engine, diagnostics))
+      return std::nullopt;
+    source = original + "\nstatic auto *const stencilc_import_instance = &" +
+             options.function + "<" + instanceArguments + ">;\n";
   }
   return std::nullopt;
 }

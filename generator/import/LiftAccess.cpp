@@ -1,12 +1,14 @@
 //===- LiftAccess.cpp - Array indices split per axis ----------------------===//
 //
-// An index, flattened (one polynomial) or multi-dimensional (one subscript
-// per axis), becomes one coordinate, offset and stride per lattice axis.
+// Subscripts and pointer offsets build an index; an index, flattened (one
+// polynomial) or multi-dimensional (one subscript per axis), becomes one
+// coordinate, offset and stride per lattice axis.
 //
 //===----------------------------------------------------------------------===//
 #include "import/Lifter.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -18,10 +20,90 @@ namespace stencilc {
 namespace import {
 namespace lift {
 
+std::optional<Value> Lifter::subscript(const Value &base, const Poly &index,
+                                       const Expr *whole) {
+  if (base.kind != Value::Kind::Array) {
+    error(whole->getSourceRange(),
+          "subscripts something that is not an array argument or a pointer "
+          "into one");
+    return std::nullopt;
+  }
+  ArrayValue array = base.array;
+  if (array.open) {
+    // p[k] with p pointing into a dimension: that dimension's subscript + k.
+    array.subscripts.back() = canonical(array.subscripts.back() + index);
+    array.open = false;
+    return Value::ofArray(array);
+  }
+  if (static_cast<int>(array.subscripts.size()) >= array.rank) {
+    error(whole->getSourceRange(), "too many subscripts");
+    return std::nullopt;
+  }
+  array.subscripts.push_back(canonical(index)); // std::array's operator[]
+  return Value::ofArray(array);
+}
+
+std::optional<Value> Lifter::pointerOffset(const Value &pointer,
+                                           const Poly &delta,
+                                           const Expr *whole) {
+  if (!pointer.array.open) {
+    error(whole->getSourceRange(),
+          "adds to an array element's value as if it were a pointer");
+    return std::nullopt;
+  }
+  ArrayValue array = pointer.array;
+  array.subscripts.back() = canonical(array.subscripts.back() + delta);
+  return Value::ofArray(array);
+}
+
+int Lifter::rootCoordinate(int atom) const {
+  atom = coordinateOf(atom);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const Split &s : splits)
+      if (s.quotient == atom || s.remainder == atom) {
+        atom = s.whole;
+        moved = true;
+      }
+  }
+  return atom;
+}
+
+bool Lifter::checkThreadAxes(const Poly &index, SourceRange range) {
+  for (const auto &[mono, c] : index.terms())
+    for (int atom : mono) {
+      if (!isCoordinateLike(atom))
+        continue;
+      int root = rootCoordinate(atom);
+      int axis = atoms[root].threadAxis;
+      if (axis < 0 || root != threadCoordinates[axis] ||
+          !gridStrideAxes[axis].var)
+        continue;
+      const VarDecl *loop = gridStrideAxes[axis].var;
+      // Unnamed, the atom is "the global thread index along x".
+      std::string other = atoms[root].decl ? "'" + atoms[root].name + "'"
+                                           : atoms[root].name;
+      error(range, other + " and the grid-stride loop over '" +
+                       loop->getNameAsString() +
+                       "' both run along the thread axis " +
+                       "xyz"[axis] +
+                       ": on a launch they visit other sites than the loop "
+                       "nest written; take one of them along another axis "
+                       "(y, z) or use one flattened index");
+      note(gridStrideAxes[axis].start,
+           "the loop over '" + loop->getNameAsString() + "' starts here");
+      return false;
+    }
+  return true;
+}
+
 std::optional<Decomposed> Lifter::decompose(const ArrayValue &access,
                                             SourceRange range) {
   Decomposed out;
   std::string array = access.name;
+  for (const Poly &p : access.subscripts)
+    if (!checkThreadAxes(p, range))
+      return std::nullopt;
   for (const Poly &p : access.subscripts)
     for (const auto &[mono, c] : p.terms())
       for (int atom : mono)

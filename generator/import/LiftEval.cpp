@@ -204,29 +204,6 @@ std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
   return v; // pointer decay, qualification: the value is unchanged
 }
 
-std::optional<Value> Lifter::subscript(const Value &base, const Poly &index,
-                                       const Expr *whole) {
-  if (base.kind != Value::Kind::Array) {
-    error(whole->getSourceRange(),
-          "subscripts something that is not an array argument or a pointer "
-          "into one");
-    return std::nullopt;
-  }
-  ArrayValue array = base.array;
-  if (array.open) {
-    // p[k] with p pointing into a dimension: that dimension's subscript + k.
-    array.subscripts.back() = canonical(array.subscripts.back() + index);
-    array.open = false;
-    return Value::ofArray(array);
-  }
-  if (static_cast<int>(array.subscripts.size()) >= array.rank) {
-    error(whole->getSourceRange(), "too many subscripts");
-    return std::nullopt;
-  }
-  array.subscripts.push_back(canonical(index)); // std::array's operator[]
-  return Value::ofArray(array);
-}
-
 std::optional<Value> Lifter::memberOfElement(const Value &element,
                                              const MemberExpr *member) {
   const ArrayValue &array = element.array;
@@ -291,19 +268,6 @@ std::optional<Value> Lifter::evalInitList(const InitListExpr *list) {
     members[field] = *v;
   }
   return Value::ofRecord(std::move(members));
-}
-
-std::optional<Value> Lifter::pointerOffset(const Value &pointer,
-                                           const Poly &delta,
-                                           const Expr *whole) {
-  if (!pointer.array.open) {
-    error(whole->getSourceRange(),
-          "adds to an array element's value as if it were a pointer");
-    return std::nullopt;
-  }
-  ArrayValue array = pointer.array;
-  array.subscripts.back() = canonical(array.subscripts.back() + delta);
-  return Value::ofArray(array);
 }
 
 std::optional<Value> Lifter::evalDeclRef(const DeclRefExpr *ref) {

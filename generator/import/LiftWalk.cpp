@@ -243,6 +243,14 @@ bool Lifter::walkDecl(const DeclStmt *s) {
       return error(var->getSourceRange(),
                    "declares the local array '" + var->getNameAsString() +
                        "'; stencilc import follows scalar locals only");
+    // Its initializer runs once per program, and what a call stores in it
+    // the next call reads: no fresh local, and no function of the site.
+    if (var->isStaticLocal() && !var->getType().isConstQualified())
+      return error(var->getLocation(),
+                   "the static local '" + var->getNameAsString() +
+                       "' keeps its value between calls, so what one call "
+                       "stores in it changes what the next computes; make "
+                       "it const or a parameter");
     declaredAt[var] = {static_cast<int>(loops.size()), conditionDepth};
     if (!var->getInit()) {
       env[var] = Value{};
@@ -442,6 +450,21 @@ std::optional<bool> Lifter::gridStride(const ForStmt *s, const VarDecl *var,
                 " + threadIdx." + "xyz"[axis] + "') plus a constant");
       return std::nullopt;
     }
+    const AxisClaim &taken = gridStrideAxes[axis];
+    if (taken.var) {
+      std::string a(1, "xyz"[axis]);
+      error(s->getInit()->getSourceRange(),
+            "the grid-stride loops over '" + taken.var->getNameAsString() +
+                "' and '" + var->getNameAsString() +
+                "' both run along the thread axis " + a +
+                ": on a launch they visit other sites than the loop nest "
+                "written; run one along another axis (y, z) or loop over "
+                "one flattened index");
+      note(taken.start, "the loop over '" + taken.var->getNameAsString() +
+                            "' starts here");
+      return std::nullopt;
+    }
+    gridStrideAxes[axis] = {var, s->getInit()->getSourceRange()};
     low = offset;
     gridStrideLoops = true;
     return true;

@@ -366,6 +366,11 @@ private:
                                                     : atom;
   }
   Binding sample(int which) const;
+  /// The coordinate a wrapped or split coordinate comes from.
+  int rootCoordinate(int atom) const;
+  /// Refuses an index using the thread index along an axis that a
+  /// grid-stride loop already runs along.
+  bool checkThreadAxes(const Poly &index, clang::SourceRange range);
 
   // --- inference ----------------------------------------------------------
   std::optional<Decomposed> decompose(const ArrayValue &access,
@@ -435,6 +440,14 @@ private:
   /// gridDim may appear only in a grid-stride loop's step.
   bool allowGridDim = false;
   bool gridStrideLoops = false; ///< for the spec's header
+  /// The grid-stride loop that took each thread axis (its variable and
+  /// start): a launch gives one global index per axis, so a second
+  /// coordinate along it computes other sites than the loop nest written.
+  struct AxisClaim {
+    const clang::VarDecl *var = nullptr;
+    clang::SourceRange start;
+  };
+  AxisClaim gridStrideAxes[3];
   /// Floating-point struct members used as parameters (`g.dt` as g_dt).
   std::vector<std::string> memberParameters;
   const clang::CompoundStmt *functionBody = nullptr;

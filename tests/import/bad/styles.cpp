@@ -157,3 +157,48 @@ void periodic_or_not(double *f, const double *u, int n) {
   for (int i = 1; i < n - 1; ++i)
     f[i] = Periodic ? u[i] : u[i - 1] + u[i + 1];
 }
+
+// Right at the importer's own extents only: the bound 10 and the plane
+// stride 143 (= 11 * 13) are constants, not NX - 1 and NX * NY.
+template <int NX, int NY>
+void constant_bound(const double *in, double *out) {
+  for (int j = 1; j < NY - 1; ++j)
+    for (int i = 1; i < 10; ++i)
+      out[j * NX + i] = in[j * NX + i - 1] + in[j * NX + i + 1] +
+                        in[(j - 1) * NX + i] + in[(j + 1) * NX + i];
+}
+
+template <int NX, int NY, int NZ>
+void constant_stride(const double *in, double *out) {
+  for (int k = 1; k < NZ - 1; ++k)
+    for (int j = 1; j < NY - 1; ++j)
+      for (int i = 1; i < NX - 1; ++i) {
+        int s = k * 143 + j * NX + i;
+        out[s] = in[s - 1] + in[s + 1] + in[s - NX] + in[s + NX] +
+                 in[s - 143] + in[s + 143];
+      }
+}
+
+// A static local keeps its value between calls: the factor doubles with
+// every site. Const ones are constants (static_const imports).
+inline double doubling(const double *c) {
+  static double s = 1.0;
+  s = s * 2.0;
+  return s * (c[-1] + c[1]);
+}
+
+void static_factor(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = doubling(&u[i]);
+}
+
+inline double weighted(const double *c) {
+  static const double w = 0.5;
+  static constexpr double v = 0.25;
+  return w * c[-1] + v * c[1];
+}
+
+void static_const(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = weighted(&u[i]);
+}
