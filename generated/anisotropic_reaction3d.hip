@@ -1013,10 +1013,10 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     return stencil::Status::failure("anisotropic_reaction3d_tuned0: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' overlaps site parameter 'sigma'");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (overlaps(next_direction, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'next_direction' overlaps site parameter 'sigma'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("anisotropic_reaction3d_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)

@@ -508,18 +508,18 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     return stencil::Status::failure("poisson3d_varcoeff: site parameter 'kx' has no array");
   if (overlaps(out, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff: 'out' overlaps site parameter 'kx'");
+  if (overlaps(next_direction, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff: 'next_direction' overlaps site parameter 'kx'");
   if (params.ky == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff: site parameter 'ky' has no array");
   if (overlaps(out, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff: 'out' overlaps site parameter 'ky'");
+  if (overlaps(next_direction, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff: 'next_direction' overlaps site parameter 'ky'");
   if (params.kz == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff: site parameter 'kz' has no array");
   if (overlaps(out, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff: 'out' overlaps site parameter 'kz'");
-  if (overlaps(next_direction, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("poisson3d_varcoeff: 'next_direction' overlaps site parameter 'kx'");
-  if (overlaps(next_direction, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("poisson3d_varcoeff: 'next_direction' overlaps site parameter 'ky'");
   if (overlaps(next_direction, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff: 'next_direction' overlaps site parameter 'kz'");
 
@@ -1120,22 +1120,22 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: site parameter 'kx' has no array");
   if (overlaps(out, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'out' overlaps site parameter 'kx'");
+  if (overlaps(next_direction, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'next_direction' overlaps site parameter 'kx'");
   if (params.ky == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: site parameter 'ky' has no array");
   if (overlaps(out, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'out' overlaps site parameter 'ky'");
+  if (overlaps(next_direction, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'next_direction' overlaps site parameter 'ky'");
   if (params.kz == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: site parameter 'kz' has no array");
   if (overlaps(out, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'out' overlaps site parameter 'kz'");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (overlaps(next_direction, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'next_direction' overlaps site parameter 'kx'");
-  if (overlaps(next_direction, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'next_direction' overlaps site parameter 'ky'");
   if (overlaps(next_direction, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'next_direction' overlaps site parameter 'kz'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)

@@ -421,18 +421,18 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     return stencil::Status::failure("poisson3d_varcoeff_naive: site parameter 'kx' has no array");
   if (overlaps(out, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_naive: 'out' overlaps site parameter 'kx'");
+  if (overlaps(next_direction, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'kx'");
   if (params.ky == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_naive: site parameter 'ky' has no array");
   if (overlaps(out, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_naive: 'out' overlaps site parameter 'ky'");
+  if (overlaps(next_direction, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
+    return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'ky'");
   if (params.kz == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_naive: site parameter 'kz' has no array");
   if (overlaps(out, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_naive: 'out' overlaps site parameter 'kz'");
-  if (overlaps(next_direction, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'kx'");
-  if (overlaps(next_direction, params.ky, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'ky'");
   if (overlaps(next_direction, params.kz, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
     return stencil::Status::failure("poisson3d_varcoeff_naive: 'next_direction' overlaps site parameter 'kz'");
 

@@ -143,28 +143,40 @@ void cloverChecks(CodePrinter &p, const StencilModel &model,
     )");
 }
 
-/// Site-parameter arrays present and apart from `out` (a hopping kernel's
-/// `out` is one half; the arrays are whole); fields aligned for vector
-/// accesses.
+/// Site-parameter arrays present and apart from the fields the kernel
+/// writes (`out`, and next_direction for the fold; a hopping kernel's `out`
+/// is one half, the arrays are whole); fields aligned for vector accesses.
 std::string argumentChecks(const StencilModel &model,
                            const LauncherPlan &launcher,
                            const LauncherText &text) {
   const bool hopping = launcher.kind == LauncherKind::Hopping;
+  std::vector<std::pair<std::string, std::string>> written = {
+      {"out", hopping ? "out, values" : "out"}};
+  if (launcher.kind == LauncherKind::LatticeFoldDot)
+    written.push_back({"next_direction", "next_direction"});
   std::string checks = printed([&](CodePrinter &p) {
-    for (const LauncherPlan::SiteArray &array : launcher.siteArrays)
-      p.emit({{"model", model.name},
-              {"param", array.name},
-              {"out", hopping ? "out, values" : "out"},
-              {"sites", array.realsPerSite == 1
-                            ? text.siteCount
-                            : std::to_string(array.realsPerSite) + " * " +
-                                  text.siteCount}},
-             R"(
-               if (params.$param$ == nullptr)
-                 return stencil::Status::failure("$model$: site parameter '$param$' has no array");
-               if (overlaps($out$, params.$param$, $sites$))
-                 return stencil::Status::failure("$model$: 'out' overlaps site parameter '$param$'");
-             )");
+    for (const LauncherPlan::SiteArray &array : launcher.siteArrays) {
+      CodePrinter::Vars vars = {
+          {"model", model.name},
+          {"param", array.name},
+          {"sites", array.realsPerSite == 1
+                        ? text.siteCount
+                        : std::to_string(array.realsPerSite) + " * " +
+                              text.siteCount}};
+      p.emit(vars, R"(
+        if (params.$param$ == nullptr)
+          return stencil::Status::failure("$model$: site parameter '$param$' has no array");
+      )");
+      for (const auto &[name, pointer] : written) {
+        CodePrinter::Vars overlap = vars;
+        overlap.push_back({"name", name});
+        overlap.push_back({"pointer", pointer});
+        p.emit(overlap, R"(
+          if (overlaps($pointer$, params.$param$, $sites$))
+            return stencil::Status::failure("$model$: '$name$' overlaps site parameter '$param$'");
+        )");
+      }
+    }
     if (!launcher.linkArray.empty())
       p.emit({{"model", model.name},
               {"links", launcher.linkArray},
@@ -304,22 +316,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
 void foldLauncher(CodePrinter &p, const StencilModel &model,
                   const LauncherPlan &launcher, const LauncherText &text) {
   const std::string bytes = std::to_string(launcher.alignmentBytes);
-  // The kernel writes next_direction too: apart from the site arrays.
-  const std::string nextDirectionChecks = printed([&](CodePrinter &p) {
-    for (const LauncherPlan::SiteArray &array : launcher.siteArrays)
-      p.emit({{"model", model.name},
-              {"param", array.name},
-              {"sites", array.realsPerSite == 1
-                            ? text.siteCount
-                            : std::to_string(array.realsPerSite) + " * " +
-                                  text.siteCount}},
-             R"(
-               if (overlaps(next_direction, params.$param$, $sites$))
-                 return stencil::Status::failure("$model$: 'next_direction' overlaps site parameter '$param$'");
-             )");
-  });
   CodePrinter::Vars vars = {
-      {"next_direction_checks", nextDirectionChecks},
       {"link_layout_check", linkLayoutCheck(model)},
       {"whole_region", launcher.region
                            ? "\nconst stencil::Region region; // one rank: "
@@ -373,7 +370,6 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
                 names[a] + "' and '" + names[b] +
                 "' overlap; the kernel reads and writes four separate fields");
       $checks$
-      $next_direction_checks$
       $alignment_check$$whole_region$
       if (config.empty)
         return status;

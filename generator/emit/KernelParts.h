@@ -85,9 +85,7 @@ protected:
   std::string inValue(const std::string &at) const;
   /// The same for a vector access at `in + at`: a vec_t expression.
   std::string inVector(const std::string &at) const;
-  bool foldsDirection() const {
-    return plan.epilogue == EpilogueKind::DirectionBlockSum;
-  }
+  bool foldsDirection() const { return plan.foldsDirection(); }
   /// The component index of loop counter `c`: "c" or "c0 + c".
   std::string component() const { return access.split ? "c0 + c" : "c"; }
   /// Declares `name`, this thread's values of the step's load, indexable

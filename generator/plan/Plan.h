@@ -485,12 +485,14 @@ struct KernelPlan {
     return epilogue == EpilogueKind::BlockSum ||
            epilogue == EpilogueKind::DirectionBlockSum;
   }
+  /// Whether the kernel folds CG's direction update in (withFoldedDirection).
+  bool foldsDirection() const {
+    return epilogue == EpilogueKind::DirectionBlockSum;
+  }
   /// Arrays each planned load reads and each planned store writes: two
   /// when the kernel folds CG's direction update in (in and direction;
   /// out and next_direction), else one.
-  int arraysPerAccess() const {
-    return epilogue == EpilogueKind::DirectionBlockSum ? 2 : 1;
-  }
+  int arraysPerAccess() const { return foldsDirection() ? 2 : 1; }
   /// Load and store instructions (a vector access counts once).
   int loadsPerTile() const {
     return static_cast<int>(loads.size()) * arraysPerAccess();

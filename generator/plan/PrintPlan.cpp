@@ -395,9 +395,8 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
       os << "]\n";
     }
     const PlannedLoad &load = plan.loads[step.load];
-    const bool folds = plan.epilogue == EpilogueKind::DirectionBlockSum;
     os << "    load  u" << step.load << " = "
-       << (folds ? "(in + beta * direction)" : "in")
+       << (plan.foldsDirection() ? "(in + beta * direction)" : "in")
        << formatOffset(load.offset, model.dims);
     if (load.width > 1)
       os << " .. +" << load.width - 1 << " along x (one " << load.width
@@ -461,7 +460,7 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
          << " < n" << axisName(store.guardAxis)
          << (store.guardUpper ? " - " + std::to_string(store.guardUpper)
                               : std::string());
-    if (plan.epilogue == EpilogueKind::DirectionBlockSum)
+    if (plan.foldsDirection())
       os << "; next_direction = p' = in + beta * direction there; dot += p' . "
             "out";
     else if (store.addsDot)

@@ -150,6 +150,22 @@ public:
                                          beta, reducer, result);
                });
   }
+  /// CG's q = A p and p . q with the kernels the loop chose: with `fold`,
+  /// the pending p = r + beta p inside the same pass (p' written to `spare`,
+  /// which then becomes p); fused, the stencil also sums p . q; else apply
+  /// then dot.
+  Status direction_product(Field &q, Field &p, Field &spare, const Field &r,
+                           double beta, bool fold, bool fused, double &pq) {
+    if (fold) {
+      STENCIL_TRY(apply_fold_dot(q, spare, r, p, beta, pq));
+      std::swap(p, spare);
+      return Status();
+    }
+    if (fused)
+      return apply_dot(q, p, pq);
+    STENCIL_TRY(apply(q, p));
+    return dot(p, q, pq);
+  }
   Status update_and_norm2(double alpha, const Field &p, const Field &q,
                           Field &x, Field &r, double &rr) {
     return run("update + norm2", bytes_update_and_norm2(x.lattice()), [&] {
@@ -266,15 +282,8 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     while (rNorm / reference >= options.tolerance &&
            k < options.max_iterations) {
       double pq = 0.0;
-      if (folded && k > 0) {
-        STENCIL_TRY(ops.apply_fold_dot(q, pNext, r, p, beta, pq));
-        std::swap(p, pNext);
-      } else if (fused) {
-        STENCIL_TRY(ops.apply_dot(q, p, pq));
-      } else {
-        STENCIL_TRY(ops.apply(q, p));
-        STENCIL_TRY(ops.dot(p, q, pq));
-      }
+      STENCIL_TRY(ops.direction_product(q, p, pNext, r, beta,
+                                        folded && k > 0, fused, pq));
       if (!(pq > 0.0))
         return Status::failure(
             "solve: CG broke down at iteration " + std::to_string(k + 1) +
@@ -455,15 +464,8 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   while (!cgnr && rNorm / reference >= options.tolerance &&
          k < options.max_iterations) {
     double pq = 0.0;
-    if (folded && k > 0) {
-      STENCIL_TRY(lowOps.apply_fold_dot(qLow, pNextLow, rLow, pLow, beta, pq));
-      std::swap(pLow, pNextLow);
-    } else if (fused) {
-      STENCIL_TRY(lowOps.apply_dot(qLow, pLow, pq));
-    } else {
-      STENCIL_TRY(lowOps.apply(qLow, pLow));
-      STENCIL_TRY(lowOps.dot(pLow, qLow, pq));
-    }
+    STENCIL_TRY(lowOps.direction_product(qLow, pLow, pNextLow, rLow, beta,
+                                         folded && k > 0, fused, pq));
     if (!(pq > 0.0))
       return Status::failure(
           "solve: mixed-precision CG broke down at iteration " +
