@@ -229,7 +229,7 @@ laplacian3d_f64_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -249,6 +249,8 @@ laplacian3d_f64_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -600,10 +602,11 @@ stencil::Status apply_dot_region_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -615,7 +618,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -637,7 +640,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -648,9 +651,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1108,7 +1111,7 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1130,6 +1133,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
     const int room = ny - 1 - y;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -1529,10 +1534,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -1544,7 +1550,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned0: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_tuned0: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -1568,7 +1574,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1578,9 +1584,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1862,7 +1868,7 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1884,6 +1890,8 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
     const int room = nz - 1 - z;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -2181,10 +2189,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -2196,7 +2205,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_tuned1: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_tuned1: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -2220,7 +2229,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2230,9 +2239,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2479,7 +2488,7 @@ laplacian3d_f64_inner_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -2497,6 +2506,8 @@ laplacian3d_f64_inner_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -2772,10 +2783,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -2787,7 +2799,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_inner: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_inner: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -2808,7 +2820,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2818,9 +2830,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -3158,7 +3170,7 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -3180,6 +3192,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
     const int room = nz - 1 - z;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -3505,10 +3519,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -3520,7 +3535,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("laplacian3d_f64_inner_tuned0: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_inner_tuned0: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -3544,7 +3559,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -3554,9 +3569,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;

@@ -183,7 +183,7 @@ poisson3d_varcoeff_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -201,6 +201,8 @@ poisson3d_varcoeff_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     const value_type w0_s0 =
         params.kx[site] + params.kx[site - 1] + params.ky[site]
         + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
@@ -476,10 +478,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -491,7 +494,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("poisson3d_varcoeff: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -530,7 +533,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -540,9 +543,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -774,7 +777,7 @@ poisson3d_varcoeff_tuned0_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -794,6 +797,8 @@ poisson3d_varcoeff_tuned0_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along x inside the array, relative to this tile.
     const int room = nx - 1 - x;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     const value_type w0_s0_0 =
         params.kx[site] + params.kx[site + stencil::clamp_below(-1, -x)]
         + params.ky[site] + params.ky[site - sy] + params.kz[site]
@@ -1088,10 +1093,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -1103,7 +1109,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_tuned0: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -1145,7 +1151,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1155,9 +1161,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;

@@ -291,7 +291,7 @@ stencil3d_27pt_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -309,6 +309,8 @@ stencil3d_27pt_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along z inside the array, relative to this tile.
     const int room = nz - 1 - z;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -620,10 +622,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -635,7 +638,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("stencil3d_27pt: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -656,7 +659,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -666,9 +669,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1913,7 +1916,7 @@ stencil3d_27pt_tuned0_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1935,6 +1938,8 @@ stencil3d_27pt_tuned0_fold_dot_kernel(
     const int room = ny - 1 - y;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -2772,10 +2777,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -2787,7 +2793,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("stencil3d_27pt_tuned0: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_tuned0: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -2811,7 +2817,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2821,9 +2827,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;

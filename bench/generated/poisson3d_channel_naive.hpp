@@ -94,14 +94,15 @@ stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 /// CG's direction update folded into the stencil: next_direction =
-/// p' = in + beta direction, out = A p', and partials[b] = block b's
-/// share of p' . out (as apply_dot sums them). Four separate fields.
+/// p' = in + beta direction (beta: device memory, where CG keeps
+/// its scalars), out = A p', and partials[b] = block b's share of
+/// p' . out (as apply_dot sums them). Four separate fields.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream = nullptr);
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta,
+    const void *in, const void *direction, const double *beta,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 

@@ -449,7 +449,7 @@ stencil3d_27pt_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
-    const value_type beta,
+    const double *STENCIL_RESTRICT beta_source,
     const int nx,
     const int ny,
     const int nz,
@@ -467,6 +467,8 @@ stencil3d_27pt_auto_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
+    // CG's beta: the solver keeps its scalars in device memory.
+    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -880,10 +882,11 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction, out = A p', and partials[b] = block b's share of p' . out
-/// (double), as apply_dot() sums them. The four fields must not overlap.
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them. The four
+/// fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, double beta,
+    const value_type *in, const value_type *direction, const double *beta,
     const Extents &extents, const Params &params, double *partials,
     stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
@@ -895,7 +898,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!status.ok())
     return stencil::Status::failure("stencil3d_27pt_auto: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || partials == nullptr)
+      direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_auto: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
@@ -916,7 +919,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       in,
       direction,
       next_direction,
-      static_cast<value_type>(beta),
+      beta,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -926,9 +929,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, double beta, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
+    const void *in, const void *direction, const double *beta,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;

@@ -83,7 +83,7 @@ std::string launchArguments(const LauncherPlan &launcher) {
       args.push_back(param.name);
       break;
     case ParameterKind::DirectionBeta:
-      args.push_back("static_cast<value_type>(beta)");
+      args.push_back("beta");
       break;
     case ParameterKind::HopMode:
       args.push_back("static_cast<int>(mode)");
@@ -345,7 +345,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
   p.emit(vars, R"(
     $summary$
     stencil::Status $function$(value_type *out, value_type *next_direction,
-        const value_type *in, const value_type *direction, double beta,
+        const value_type *in, const value_type *direction, const double *beta,
         const Extents &extents, const Params &params, double *partials,
         stencil::Stream stream) {
       (void)params; // unused when the spec declares no parameters
@@ -358,7 +358,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
       if (!status.ok())
         return stencil::Status::failure("$model$: " + status.message());
       if (out == nullptr || next_direction == nullptr || in == nullptr ||
-          direction == nullptr || partials == nullptr)
+          direction == nullptr || beta == nullptr || partials == nullptr)
         return stencil::Status::failure("$model$: null field pointer");
       const std::int64_t values = $value_count$;
       const void *arrays[] = {out, next_direction, in, direction};
@@ -379,9 +379,9 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
     }
 
     stencil::Status $function$_generic(void *out, void *next_direction,
-        const void *in, const void *direction, double beta, const int *extents,
-        const double *params, const void *const *fields, double *partials,
-        stencil::Stream stream) {
+        const void *in, const void *direction, const double *beta,
+        const int *extents, const double *params, const void *const *fields,
+        double *partials, stencil::Stream stream) {
       $typed$
       return $function$(static_cast<value_type *>(out),
           static_cast<value_type *>(next_direction),
@@ -695,14 +695,15 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
       if (launcher.kind == LauncherKind::LatticeFoldDot) {
         p.emit({{"function", launcher.function}}, R"(
           /// CG's direction update folded into the stencil: next_direction =
-          /// p' = in + beta direction, out = A p', and partials[b] = block b's
-          /// share of p' . out (as apply_dot sums them). Four separate fields.
+          /// p' = in + beta direction (beta: device memory, where CG keeps
+          /// its scalars), out = A p', and partials[b] = block b's share of
+          /// p' . out (as apply_dot sums them). Four separate fields.
           stencil::Status $function$(value_type *out, value_type *next_direction,
-              const value_type *in, const value_type *direction, double beta,
+              const value_type *in, const value_type *direction, const double *beta,
               const Extents &extents, const Params &params, double *partials,
               stencil::Stream stream = nullptr);
           stencil::Status $function$_generic(void *out, void *next_direction,
-              const void *in, const void *direction, double beta,
+              const void *in, const void *direction, const double *beta,
               const int *extents, const double *params, const void *const *fields,
               double *partials, stencil::Stream stream);
         )");

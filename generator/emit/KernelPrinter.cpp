@@ -117,7 +117,7 @@ std::string parameterDeclaration(const KernelParameter &param) {
   case ParameterKind::NextDirectionField:
     return "value_type *STENCIL_RESTRICT " + param.name;
   case ParameterKind::DirectionBeta:
-    return "const value_type " + param.name;
+    return "const double *STENCIL_RESTRICT " + param.name;
   case ParameterKind::HopMode:
   case ParameterKind::Extent:
   case ParameterKind::Slab:
@@ -168,6 +168,7 @@ private:
   std::vector<std::string> outsideTerms() const;
   void body(CodePrinter &p) const;
   void weights(CodePrinter &p) const;
+  void directionBeta(CodePrinter &p) const;
   void accumulators(CodePrinter &p) const;
   void linkLayout(CodePrinter &p) const;
   void loadLink(CodePrinter &p, int link) const;
@@ -348,6 +349,17 @@ std::vector<std::string> KernelPrinter::outsideTerms() const {
     terms.push_back("!stencil::region_takes(" + join(args, ", ") + ")");
   }
   return terms;
+}
+
+/// The folded direction update's beta, read once from the device memory
+/// where the solver keeps it.
+void KernelPrinter::directionBeta(CodePrinter &p) const {
+  for (const KernelParameter &param : plan.parameters)
+    if (param.kind == ParameterKind::DirectionBeta) {
+      p.line("// CG's beta: the solver keeps its scalars in device memory.");
+      p.line("const value_type beta = static_cast<value_type>(*" + param.name +
+             ");");
+    }
 }
 
 void KernelPrinter::weights(CodePrinter &p) const {
@@ -563,6 +575,7 @@ void KernelPrinter::stores(CodePrinter &p) const {
 
 void KernelPrinter::body(CodePrinter &p) const {
   index->declarations(p);
+  directionBeta(p);
   linkLayout(p);
   cloverLayout(p);
   weights(p);

@@ -58,7 +58,8 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
                                         EpilogueKind::DirectionBlockSum))
     add(LauncherKind::LatticeFoldDot, "apply_fold_dot", *fold,
         "CG's direction update folded into the stencil: next_direction = p' "
-        "= in + beta direction, out = A p', and partials[b] = block b's "
+        "= in + beta direction (beta read from device memory), out = A p', "
+        "and partials[b] = block b's "
         "share of p' . out (double), as apply_dot() sums them. The four "
         "fields must not overlap.");
   if (!model.layout.evenOdd)

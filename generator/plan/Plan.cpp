@@ -852,7 +852,7 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
   folded.parameters.insert(
       in + 1, {{ParameterKind::DirectionField, "direction"},
                {ParameterKind::NextDirectionField, "next_direction"},
-               {ParameterKind::DirectionBeta, "beta"}});
+               {ParameterKind::DirectionBeta, "beta_source"}});
   // Two fields read and two written where the stencil moves one each.
   folded.bytesReadPerSite += dotPlan.bytesWrittenPerSite;
   folded.bytesWrittenPerSite += dotPlan.bytesWrittenPerSite;

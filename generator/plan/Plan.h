@@ -58,7 +58,9 @@ enum class ParameterKind {
   /// CG's folded direction update (EpilogueKind::DirectionBlockSum):
   DirectionField,     ///< const value_type *direction: p of the last step
   NextDirectionField, ///< value_type *next_direction: p' = in + beta p
-  DirectionBeta,      ///< const value_type beta
+  /// const double *beta_source: beta in device memory, where CG keeps its
+  /// scalars so that an iteration needs no round trip to the host.
+  DirectionBeta,
 };
 
 struct KernelParameter {

@@ -316,6 +316,41 @@ Status select_device_for_local_rank(int local_rank, int &device) {
 #endif
 }
 
+DeviceEvent::~DeviceEvent() {
+#if !defined(STENCIL_BACKEND_HOST)
+  if (event_)
+    (void)STENCIL_API(EventDestroy)(static_cast<STENCIL_API(Event_t)>(event_));
+#endif
+}
+
+Status DeviceEvent::record(Stream stream) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
+  return Status();
+#else
+  if (!event_) {
+    STENCIL_API(Event_t) event;
+    STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(EventCreateWithFlags)(
+        &event, STENCIL_API(EventDisableTiming))));
+    event_ = event;
+  }
+  return STENCIL_CHECKED(STENCIL_API(EventRecord)(
+      static_cast<STENCIL_API(Event_t)>(event_),
+      static_cast<STENCIL_API(Stream_t)>(stream)));
+#endif
+}
+
+Status DeviceEvent::synchronize() {
+#if defined(STENCIL_BACKEND_HOST)
+  return Status();
+#else
+  if (!event_)
+    return Status::failure("DeviceEvent::synchronize() called before record()");
+  return STENCIL_CHECKED(STENCIL_API(EventSynchronize)(
+      static_cast<STENCIL_API(Event_t)>(event_)));
+#endif
+}
+
 DeviceTimer::DeviceTimer() = default;
 
 DeviceTimer::~DeviceTimer() {

@@ -737,6 +737,24 @@ Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
                                        const Field &r, const Field &direction,
                                        double beta, Reducer &reducer,
                                        double &result, Stream stream) const {
+  const double *betaOnDevice = nullptr;
+  STENCIL_TRY(reducer.device_scalar(beta, betaOnDevice));
+  std::int64_t blocks = 0;
+  STENCIL_TRY(apply_fold_partials(out, next_direction, r, direction,
+                                  betaOnDevice, reducer, blocks, stream));
+  result = 0.0;
+  if (blocks == 0)
+    return Status();
+  return reducer.sum_block_partials(blocks, result);
+}
+
+Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
+                                            const Field &r,
+                                            const Field &direction,
+                                            const double *beta,
+                                            Reducer &reducer,
+                                            std::int64_t &blocks,
+                                            Stream stream) const {
   if (!info_->apply_fold_dot)
     return Status::failure(std::string("apply_fold_dot: ") + info_->name +
                            " has no kernel with CG's direction update folded "
@@ -753,20 +771,18 @@ Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
       {&direction, "apply_fold_dot: direction"}};
   for (const auto &[field, what] : fields)
     STENCIL_TRY(require_same_lattice(lattice_, field->lattice(), what));
-  std::int64_t blocks = 0;
+  blocks = 0;
   STENCIL_TRY(launch_blocks(*info_, extents_, blocks));
-  result = 0.0;
   if (blocks == 0)
     return Status();
   std::vector<const void *> parameters;
   STENCIL_TRY(gather_parameters(parameters));
   double *partials = nullptr;
   STENCIL_TRY(reducer.block_partials(blocks, partials));
-  STENCIL_TRY(info_->apply_fold_dot(out.data(), next_direction.data(),
-                                    r.data(), direction.data(), beta,
-                                    extents_, values_.data(),
-                                    parameters.data(), partials, stream));
-  return reducer.sum_block_partials(blocks, result);
+  return info_->apply_fold_dot(out.data(), next_direction.data(), r.data(),
+                               direction.data(), beta, extents_,
+                               values_.data(), parameters.data(), partials,
+                               stream);
 }
 
 Status StencilOperator::apply_dot(Field &out, const Field &in,

@@ -1,5 +1,6 @@
 #include "stencil/solver.hpp"
 
+#include "cg_scalars.hpp"
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 #include "stencil/even_odd.hpp"
@@ -11,6 +12,7 @@
 #include <map>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace stencil {
 
@@ -41,11 +43,13 @@ public:
                            double &) const {
     return Status::failure("apply_dot: not available for this system");
   }
-  /// The same with CG's direction update folded in
-  /// (StencilOperator::apply_fold_dot).
+  /// The same with CG's direction update folded in, beta read from the
+  /// device and the sum left as block partials
+  /// (StencilOperator::apply_fold_partials).
   virtual bool has_apply_fold_dot() const { return false; }
-  virtual Status apply_fold_dot(Field &, Field &, const Field &, const Field &,
-                                double, Reducer &, double &) const {
+  virtual Status apply_fold_partials(Field &, Field &, const Field &,
+                                     const Field &, const double *, Reducer &,
+                                     std::int64_t &) const {
     return Status::failure("apply_fold_dot: not available for this system");
   }
 };
@@ -80,14 +84,15 @@ public:
       return A.has_apply_fold_dot();
     return false;
   }
-  Status apply_fold_dot(Field &out, Field &next_direction, const Field &r,
-                        const Field &direction, double beta, Reducer &reducer,
-                        double &result) const override {
+  Status apply_fold_partials(Field &out, Field &next_direction,
+                             const Field &r, const Field &direction,
+                             const double *beta, Reducer &reducer,
+                             std::int64_t &blocks) const override {
     if constexpr (std::is_same_v<Operator, StencilOperator>)
-      return A.apply_fold_dot(out, next_direction, r, direction, beta, reducer,
-                              result);
-    return LinearSystem::apply_fold_dot(out, next_direction, r, direction,
-                                        beta, reducer, result);
+      return A.apply_fold_partials(out, next_direction, r, direction, beta,
+                                   reducer, blocks);
+    return LinearSystem::apply_fold_partials(out, next_direction, r,
+                                             direction, beta, reducer, blocks);
   }
 
 private:
@@ -142,29 +147,48 @@ public:
     return run("stencil apply + dot", A.bytes_per_apply(),
                [&] { return A.apply_dot(out, in, reducer, result); });
   }
-  Status apply_fold_dot(Field &out, Field &next_direction, const Field &r,
-                        const Field &direction, double beta, double &result) {
-    return run("stencil apply + dot, p = r + beta p folded in",
-               bytes_per_fold_apply(A), [&] {
-                 return A.apply_fold_dot(out, next_direction, r, direction,
-                                         beta, reducer, result);
-               });
-  }
-  /// CG's q = A p and p . q with the kernels the loop chose: with `fold`,
-  /// the pending p = r + beta p inside the same pass (p' written to `spare`,
-  /// which then becomes p); fused, the stencil also sums p . q; else apply
-  /// then dot.
-  Status direction_product(Field &q, Field &p, Field &spare, const Field &r,
-                           double beta, bool fold, bool fused, double &pq) {
-    if (fold) {
-      STENCIL_TRY(apply_fold_dot(q, spare, r, p, beta, pq));
-      std::swap(p, spare);
-      return Status();
-    }
+  /// CG's q = A p and p . q: fused, the stencil also sums p . q; else
+  /// apply then dot.
+  Status direction_product(Field &q, const Field &p, bool fused, double &pq) {
     if (fused)
       return apply_dot(q, p, pq);
     STENCIL_TRY(apply(q, p));
     return dot(p, q, pq);
+  }
+  /// CG's pipelined stencil pass: p' = r + beta p (beta on the device)
+  /// written to `spare`, which then becomes p; q = A p'; alpha = rr / p'.q
+  /// finished on the device.
+  Status fold_pass(Field &q, Field &p, Field &spare, const Field &r,
+                   CgScalars &scalars) {
+    STENCIL_TRY(run("stencil apply + dot, p = r + beta p folded in",
+                    bytes_per_fold_apply(A), [&]() -> Status {
+                      std::int64_t blocks = 0;
+                      STENCIL_TRY(A.apply_fold_partials(
+                          q, spare, r, p, scalars.beta(), reducer, blocks));
+                      if (blocks == 0)
+                        return Status::failure("solve: the lattice has no "
+                                               "sites to update");
+                      double *partials = nullptr;
+                      STENCIL_TRY(reducer.block_partials(blocks, partials));
+                      return scalars.finish_alpha(partials, blocks);
+                    }));
+    std::swap(p, spare);
+    return Status();
+  }
+  /// CG's pipelined update: x += alpha p, r -= alpha q (alpha on the
+  /// device), then ||r||^2 and beta finished on the device and queued for
+  /// the host as iteration `iteration`'s sums.
+  Status update_pass(const Field &p, const Field &q, Field &x, Field &r,
+                     CgScalars &scalars, int iteration) {
+    return run("update + norm2", bytes_update_and_norm2(x.lattice()),
+               [&]() -> Status {
+                 std::int64_t count = 0;
+                 STENCIL_TRY(reducer.update_partials(scalars.alpha(), p, q, x,
+                                                     r, count));
+                 double *partials = nullptr;
+                 STENCIL_TRY(reducer.block_partials(count, partials));
+                 return scalars.finish_beta(partials, count, iteration);
+               });
   }
   Status update_and_norm2(double alpha, const Field &p, const Field &q,
                           Field &x, Field &r, double &rr) {
@@ -200,6 +224,67 @@ private:
   const LinearSystem &A;
   bool timed;
   Reducer reducer;
+};
+
+/// CG with its scalars on the device (the folded kernels): each iteration
+/// is queued whole, the fold pass then the update, and the host reads
+/// iteration j's sums while iteration j + 1 runs, so that the GPU never
+/// waits for the host. An iteration queued past convergence is a valid CG
+/// step (or, if its p.Ap is not positive, changes neither x nor r: alpha is
+/// 0 then).
+class CgPipeline {
+public:
+  CgPipeline(Ops &ops, Field &x, Field &r, Field &p, Field &q, Field &spare,
+             int maxIterations)
+      : ops(ops), x(x), r(r), p(p), q(q), spare(spare),
+        maxIterations(maxIterations) {}
+
+  /// p = r, ||r||^2 = rr, beta = 0: the first pass's p' is r.
+  Status start(double rr) {
+    STENCIL_TRY(p.copy_from(r));
+    return scalars.start(rr);
+  }
+  /// After a reliable update replaced r (all queued iterations read).
+  Status restart(double rr, double beta) {
+    if (queued_ != read_)
+      return Status::failure("CgPipeline: restart with iterations queued");
+    return scalars.restart(rr, beta);
+  }
+  /// Queues iterations until `depth` are ahead of the host (or the cap).
+  Status fill(int depth) {
+    while (queued_ < std::min(read_ + depth, maxIterations)) {
+      ++queued_;
+      STENCIL_TRY(ops.fold_pass(q, p, spare, r, scalars));
+      STENCIL_TRY(ops.update_pass(p, q, x, r, scalars, queued_));
+    }
+    return Status();
+  }
+  /// Waits for the next queued iteration's sums.
+  Status next(CgSums &sums) {
+    if (read_ == queued_)
+      return Status::failure("CgPipeline: no iteration queued");
+    return scalars.sums(++read_, sums);
+  }
+  bool ahead() const { return queued_ > read_; }
+
+  /// How many iterations to keep ahead of the host: two (the GPU never
+  /// waits), or one when the residual, falling as it did in the last
+  /// iteration, would meet `target` at the next one, so that the loop does
+  /// not run an iteration past convergence.
+  static int depth(const std::vector<double> &history, double target) {
+    const size_t n = history.size();
+    if (n < 2 || !(history[n - 2] > 0.0))
+      return 2;
+    const double next = history[n - 1] * (history[n - 1] / history[n - 2]);
+    return next < 2.0 * target ? 1 : 2;
+  }
+
+private:
+  Ops &ops;
+  Field &x, &r, &p, &q, &spare;
+  int maxIterations;
+  CgScalars scalars;
+  int queued_ = 0, read_ = 0;
 };
 
 double now_seconds() {
@@ -268,7 +353,37 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     report.residual_history.push_back(rNorm / reference);
     return Status();
   };
-  if (options.method == Method::CG) {
+  auto breakdown = [&](double pq) {
+    return Status::failure(
+        "solve: CG broke down at iteration " + std::to_string(k + 1) +
+        " (p^T A p = " + std::to_string(pq) +
+        "): the operator is not positive definite on these values; use "
+        "CGNR");
+  };
+  if (folded) {
+    // CG, its scalars on the device.
+    CgPipeline pipeline(ops, x, r, p, q, pNext, options.max_iterations);
+    STENCIL_TRY(pipeline.start(rNorm * rNorm));
+    while (true) {
+      const bool done = rNorm / reference < options.tolerance ||
+                        k >= options.max_iterations;
+      if (done && !pipeline.ahead())
+        break;
+      if (!done)
+        STENCIL_TRY(pipeline.fill(
+            CgPipeline::depth(report.residual_history, options.tolerance)));
+      CgSums sums;
+      STENCIL_TRY(pipeline.next(sums));
+      if (!(sums.pq > 0.0)) {
+        if (done)
+          break; // queued past convergence: x and r as they were
+        return breakdown(sums.pq);
+      }
+      ++k;
+      rNorm = std::sqrt(sums.rr);
+      report.residual_history.push_back(rNorm / reference);
+    }
+  } else if (options.method == Method::CG) {
     // Preconditioned CG; z = r without a preconditioner.
     const Field *zr = &r;
     if (diag) {
@@ -278,18 +393,12 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     STENCIL_TRY(p.copy_from(*zr));
     double rz = 0.0;
     STENCIL_TRY(ops.dot(r, *zr, rz));
-    double beta = 0.0; // folded: p = r + beta p waits for the next stencil
     while (rNorm / reference >= options.tolerance &&
            k < options.max_iterations) {
       double pq = 0.0;
-      STENCIL_TRY(ops.direction_product(q, p, pNext, r, beta,
-                                        folded && k > 0, fused, pq));
+      STENCIL_TRY(ops.direction_product(q, p, fused, pq));
       if (!(pq > 0.0))
-        return Status::failure(
-            "solve: CG broke down at iteration " + std::to_string(k + 1) +
-            " (p^T A p = " + std::to_string(pq) +
-            "): the operator is not positive definite on these values; use "
-            "CGNR");
+        return breakdown(pq);
       STENCIL_TRY(step(rz / pq));
       if (rNorm / reference < options.tolerance)
         break;
@@ -300,9 +409,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       } else {
         rzNew = rNorm * rNorm;
       }
-      beta = rzNew / rz;
-      if (!folded)
-        STENCIL_TRY(ops.xpay(*zr, beta, p));
+      STENCIL_TRY(ops.xpay(*zr, rzNew / rz, p));
       rz = rzNew;
     }
   } else {
@@ -401,7 +508,6 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   Field pNextLow;
   if (folded)
     STENCIL_TRY(Field::create(low, pNextLow));
-  double beta = 0.0; // folded: p = r + beta p waits for the next stencil
   STENCIL_TRY(convert(r, rLow));
   STENCIL_TRY(fill(xLow, 0.0));
   double rr = rNorm * rNorm, largest = rNorm;
@@ -461,17 +567,72 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     STENCIL_TRY(lowOps.xpay(sLow, ssNew / ss, pLow));
     ss = ssNew;
   }
-  while (!cgnr && rNorm / reference >= options.tolerance &&
+  auto innerBreakdown = [&](double pq) {
+    return Status::failure(
+        "solve: mixed-precision CG broke down at iteration " +
+        std::to_string(k + 1) + " (p^T A p = " + std::to_string(pq) + " in " +
+        report.inner_precision +
+        "): the operator is not positive definite on these values");
+  };
+  // The inner iterate into x, and the residual recomputed in A's precision.
+  auto reliableUpdate = [&]() -> Status {
+    STENCIL_TRY(ops.axpy(1.0, xLow, x));
+    STENCIL_TRY(fill(xLow, 0.0));
+    STENCIL_TRY(trueResidual(rNorm));
+    STENCIL_TRY(convert(r, rLow));
+    largest = rNorm;
+    ++report.reliable_updates;
+    return Status();
+  };
+  auto wantsUpdate = [&] {
+    return rNorm < options.reliable_delta * largest ||
+           rNorm / reference < options.tolerance ||
+           k == options.max_iterations;
+  };
+  if (!cgnr && folded) {
+    // The inner CG with its scalars on the device (CgPipeline).
+    CgPipeline pipeline(lowOps, xLow, rLow, pLow, qLow, pNextLow,
+                        options.max_iterations);
+    STENCIL_TRY(pipeline.start(rr));
+    double rrBefore = rr; // ||r||^2 before the last iteration read
+    auto take = [&](const CgSums &sums) {
+      ++k;
+      rrBefore = rr;
+      rr = sums.rr;
+      rNorm = std::sqrt(rr);
+    };
+    while (rNorm / reference >= options.tolerance &&
+           k < options.max_iterations) {
+      STENCIL_TRY(pipeline.fill(
+          CgPipeline::depth(report.residual_history, options.tolerance)));
+      CgSums sums;
+      STENCIL_TRY(pipeline.next(sums));
+      if (!(sums.pq > 0.0))
+        return innerBreakdown(sums.pq);
+      take(sums);
+      if (wantsUpdate()) {
+        // The iteration queued behind this one joins the update (one that
+        // broke down left x and r as they were: its alpha was 0).
+        while (pipeline.ahead()) {
+          report.residual_history.push_back(rNorm / reference);
+          STENCIL_TRY(pipeline.next(sums));
+          if (sums.pq > 0.0)
+            take(sums);
+        }
+        STENCIL_TRY(reliableUpdate());
+        rr = rNorm * rNorm;
+        STENCIL_TRY(pipeline.restart(rr, rr / rrBefore));
+      }
+      largest = std::max(largest, rNorm);
+      report.residual_history.push_back(rNorm / reference);
+    }
+  }
+  while (!cgnr && !folded && rNorm / reference >= options.tolerance &&
          k < options.max_iterations) {
     double pq = 0.0;
-    STENCIL_TRY(lowOps.direction_product(qLow, pLow, pNextLow, rLow, beta,
-                                         folded && k > 0, fused, pq));
+    STENCIL_TRY(lowOps.direction_product(qLow, pLow, fused, pq));
     if (!(pq > 0.0))
-      return Status::failure(
-          "solve: mixed-precision CG broke down at iteration " +
-          std::to_string(k + 1) + " (p^T A p = " + std::to_string(pq) +
-          " in " + report.inner_precision +
-          "): the operator is not positive definite on these values");
+      return innerBreakdown(pq);
     const double alpha = rr / pq;
     double rrNew = 0.0;
     if (fused) {
@@ -484,25 +645,15 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     }
     ++k;
     rNorm = std::sqrt(rrNew);
-    const bool update = rNorm < options.reliable_delta * largest ||
-                        rNorm / reference < options.tolerance ||
-                        k == options.max_iterations;
-    if (update) {
-      STENCIL_TRY(ops.axpy(1.0, xLow, x));
-      STENCIL_TRY(fill(xLow, 0.0));
-      STENCIL_TRY(trueResidual(rNorm));
-      STENCIL_TRY(convert(r, rLow));
+    if (wantsUpdate()) {
+      STENCIL_TRY(reliableUpdate());
       rrNew = rNorm * rNorm;
-      largest = rNorm;
-      ++report.reliable_updates;
     }
     largest = std::max(largest, rNorm);
     report.residual_history.push_back(rNorm / reference);
     if (rNorm / reference < options.tolerance)
       break;
-    beta = rrNew / rr;
-    if (!folded)
-      STENCIL_TRY(lowOps.xpay(rLow, beta, pLow));
+    STENCIL_TRY(lowOps.xpay(rLow, rrNew / rr, pLow));
     rr = rrNew;
   }
   STENCIL_TRY(device_synchronize());

@@ -55,6 +55,16 @@ public:
   Status update_and_norm2(double alpha, const Field &p, const Field &q,
                           Field &x, Field &r, double &rr);
 
+  /// The same update with alpha read from device memory (CG's pipelined
+  /// loop), leaving the sum of r_i^2 as `count` partials in
+  /// block_partials() for a device-side finish (sum_block_partials() or
+  /// CgScalars); returns without waiting for the device.
+  Status update_partials(const double *alpha, const Field &p, const Field &q,
+                         Field &x, Field &r, std::int64_t &count);
+  /// `value` in device memory kept by this reducer until the next call (for
+  /// entry points that read a scalar from the device).
+  Status device_scalar(double value, const double *&pointer);
+
   /// Device memory for `count` doubles, one per block of a kernel that
   /// reduces into per-block partials (KernelInfo::apply_dot); kept for the
   /// next call.
@@ -70,6 +80,7 @@ private:
   Communicator comm_;
   void *partials_ = nullptr; ///< device doubles, one per reduction block
   void *blocks_ = nullptr;   ///< block_partials()
+  void *scalar_ = nullptr;   ///< device_scalar()
   std::int64_t block_capacity_ = 0;
 };
 

@@ -64,6 +64,25 @@ Status copy_async(void *to, const void *from, std::size_t bytes,
 /// which); nothing on the host backend.
 Status select_device_for_local_rank(int local_rank, int &device);
 
+/// A point in a stream's work that the host can wait for (a GPU event;
+/// nothing to wait for on the host backend, whose work completes as it is
+/// queued). CG's pipelined loop waits for an iteration's sums this way while
+/// the next iteration runs.
+class DeviceEvent {
+public:
+  DeviceEvent() = default;
+  ~DeviceEvent();
+  DeviceEvent(const DeviceEvent &) = delete;
+  DeviceEvent &operator=(const DeviceEvent &) = delete;
+  /// Marks the work queued on `stream` so far.
+  Status record(Stream stream = nullptr);
+  /// Waits until the work before the last record() has run.
+  Status synchronize();
+
+private:
+  void *event_ = nullptr;
+};
+
 /// Elapsed time of device work: events on GPUs, the host clock on the host
 /// backend (whose launches complete before returning).
 class DeviceTimer {

@@ -31,10 +31,11 @@ using GenericApplyDot = Status (*)(void *out, const void *in,
                                    Stream stream);
 
 /// GenericApplyDot with CG's direction update folded in: next_direction =
-/// p' = in + beta direction, out = A p', partials of p' . out.
+/// p' = in + beta direction, out = A p', partials of p' . out; beta is read
+/// from device memory (*beta), where CG keeps its scalars.
 using GenericApplyFoldDot = Status (*)(void *out, void *next_direction,
                                        const void *in, const void *direction,
-                                       double beta, const int *extents,
+                                       const double *beta, const int *extents,
                                        const double *params,
                                        const void *const *fields,
                                        double *partials, Stream stream);

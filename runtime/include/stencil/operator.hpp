@@ -190,6 +190,14 @@ public:
   Status apply_fold_dot(Field &out, Field &next_direction, const Field &r,
                         const Field &direction, double beta, Reducer &reducer,
                         double &result, Stream stream = nullptr) const;
+  /// The same pass as CG's pipelined loop runs it: beta read from device
+  /// memory, and p' . out left as `blocks` partials in `reducer`'s
+  /// block_partials() for a device-side finish; returns without waiting.
+  Status apply_fold_partials(Field &out, Field &next_direction,
+                             const Field &r, const Field &direction,
+                             const double *beta, Reducer &reducer,
+                             std::int64_t &blocks,
+                             Stream stream = nullptr) const;
   /// out = A^T in (the transposed stencil; A itself when symmetric).
   Status apply_adjoint(Field &out, const Field &in,
                        Stream stream = nullptr) const;

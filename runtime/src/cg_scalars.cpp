@@ -1,0 +1,161 @@
+// CG's scalars on the device: one-block kernels finish the block partials
+// of the stencil pass and of the update into alpha and beta, in a fixed
+// order (the same result on every run); the host backend does the same in
+// place.
+#include "cg_scalars.hpp"
+
+#include "stencil/platform.hpp"
+
+namespace stencil {
+namespace {
+
+/// The recurrence's state in device memory, and the last iteration's sums
+/// for the copy to the host.
+struct DeviceState {
+  double rr;    ///< ||r||^2 of the current residual
+  double alpha; ///< rr / pq of the last stencil pass
+  double beta;  ///< the next direction's rr' / rr
+  CgSums sums;  ///< of the last finished iteration
+};
+
+/// alpha from pq, beta from rr': the finishing steps on known sums.
+STENCIL_HOST_DEVICE void take_pq(DeviceState &s, double pq) {
+  s.sums.pq = pq;
+  s.alpha = pq > 0.0 ? s.rr / pq : 0.0;
+}
+STENCIL_HOST_DEVICE void take_rr(DeviceState &s, double rr) {
+  s.sums.rr = rr;
+  s.beta = s.rr > 0.0 ? rr / s.rr : 0.0;
+  s.rr = rr;
+}
+
+#if defined(STENCIL_BACKEND_HOST)
+
+double sum(const double *partials, std::int64_t count) {
+  double total = 0.0;
+  for (std::int64_t i = 0; i < count; ++i)
+    total += partials[i];
+  return total;
+}
+
+#else
+
+constexpr unsigned kThreads = 256;
+
+/// Thread t adds partials t, t + 256, ...; then a tree over the threads.
+__device__ double block_sum_of(const double *partials, std::int64_t count) {
+  __shared__ double shared[kThreads];
+  double total = 0.0;
+  for (std::int64_t i = threadIdx.x; i < count; i += kThreads)
+    total += partials[i];
+  shared[threadIdx.x] = total;
+  __syncthreads();
+  for (unsigned half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half)
+      shared[threadIdx.x] += shared[threadIdx.x + half];
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+__global__ void finish_alpha_kernel(const double *partials,
+                                    std::int64_t count, DeviceState *state) {
+  const double pq = block_sum_of(partials, count);
+  if (threadIdx.x == 0)
+    take_pq(*state, pq);
+}
+
+__global__ void finish_beta_kernel(const double *partials, std::int64_t count,
+                                   DeviceState *state) {
+  const double rr = block_sum_of(partials, count);
+  if (threadIdx.x == 0)
+    take_rr(*state, rr);
+}
+
+#endif
+
+} // namespace
+
+CgScalars::~CgScalars() {
+  device_free(device_);
+  host_free_pinned(host_);
+}
+
+Status CgScalars::allocate() {
+  if (device_)
+    return Status();
+  STENCIL_TRY(device_allocate(&device_, sizeof(DeviceState)));
+  void *host = nullptr;
+  STENCIL_TRY(host_allocate_pinned(&host, kSlots * sizeof(CgSums)));
+  host_ = static_cast<CgSums *>(host);
+  return Status();
+}
+
+Status CgScalars::start(double rr) { return restart(rr, 0.0); }
+
+Status CgScalars::restart(double rr, double beta) {
+  STENCIL_TRY(allocate());
+  STENCIL_TRY(device_synchronize());
+  DeviceState state{};
+  state.rr = rr;
+  state.beta = beta;
+  state.sums.rr = rr;
+  return copy_to_device(device_, &state, sizeof state);
+}
+
+const double *CgScalars::alpha() const {
+  return &static_cast<const DeviceState *>(device_)->alpha;
+}
+
+const double *CgScalars::beta() const {
+  return &static_cast<const DeviceState *>(device_)->beta;
+}
+
+Status CgScalars::finish_alpha(const double *partials, std::int64_t count) {
+  if (!device_)
+    return Status::failure("CgScalars: finish_alpha() before start()");
+  auto *state = static_cast<DeviceState *>(device_);
+#if defined(STENCIL_BACKEND_HOST)
+  take_pq(*state, sum(partials, count));
+  return Status();
+#else
+  STENCIL_LAUNCH(finish_alpha_kernel, (LaunchDims{1, 1, 1}),
+                 (LaunchDims{kThreads, 1, 1}), nullptr, partials, count,
+                 state);
+  return launch_status("CG alpha");
+#endif
+}
+
+Status CgScalars::finish_beta(const double *partials, std::int64_t count,
+                              int iteration) {
+  if (!device_)
+    return Status::failure("CgScalars: finish_beta() before start()");
+  auto *state = static_cast<DeviceState *>(device_);
+#if defined(STENCIL_BACKEND_HOST)
+  take_rr(*state, sum(partials, count));
+#else
+  STENCIL_LAUNCH(finish_beta_kernel, (LaunchDims{1, 1, 1}),
+                 (LaunchDims{kThreads, 1, 1}), nullptr, partials, count,
+                 state);
+  STENCIL_TRY(launch_status("CG beta"));
+#endif
+  const int slot = iteration % kSlots;
+  STENCIL_TRY(copy_async(&host_[slot], &state->sums, sizeof(CgSums),
+                         nullptr));
+  STENCIL_TRY(copied_[slot].record());
+  slotIteration_[slot] = iteration;
+  return Status();
+}
+
+Status CgScalars::sums(int iteration, CgSums &out) {
+  const int slot = iteration % kSlots;
+  if (iteration < 0 || slotIteration_[slot] != iteration)
+    return Status::failure("CgScalars: the sums of iteration " +
+                           std::to_string(iteration) +
+                           " are not queued (or were overwritten)");
+  STENCIL_TRY(copied_[slot].synchronize());
+  out = host_[slot];
+  return Status();
+}
+
+} // namespace stencil

@@ -1,0 +1,121 @@
+// CG with its scalars on the device (runtime/src/cg_scalars.hpp and the
+// solvers' pipelined loop): the finishing steps on known partial sums, the
+// host's view of queued iterations, and solves that stop at the cap.
+#include "HostFixtures.h"
+
+#include "../../runtime/src/cg_scalars.hpp"
+#include "stencil/blas.hpp"
+#include "stencil/operator.hpp"
+#include "stencil/random.hpp"
+#include "stencil/solver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+using namespace stencil;
+using stencilc::testing::attachRandomSiteParameters;
+using stencilc::testing::expectFailure;
+
+namespace {
+
+TEST(CgScalars, AlphaAndBetaFromThePartials) {
+  CgScalars scalars;
+  ASSERT_OK(scalars.start(6.0));
+  EXPECT_EQ(*scalars.beta(), 0.0); // the first pass's p' is r
+  const double pq[] = {1.5, 0.25, 1.25};   // p.Ap = 3
+  ASSERT_OK(scalars.finish_alpha(pq, 3));
+  EXPECT_DOUBLE_EQ(*scalars.alpha(), 2.0); // 6 / 3
+  const double rr[] = {0.5, 1.0};          // ||r'||^2 = 1.5
+  ASSERT_OK(scalars.finish_beta(rr, 2, 1));
+  EXPECT_DOUBLE_EQ(*scalars.beta(), 0.25); // 1.5 / 6
+  CgSums sums;
+  ASSERT_OK(scalars.sums(1, sums));
+  EXPECT_DOUBLE_EQ(sums.pq, 3.0);
+  EXPECT_DOUBLE_EQ(sums.rr, 1.5);
+  // The next iteration's alpha uses the new ||r||^2.
+  const double pq2[] = {0.75};
+  ASSERT_OK(scalars.finish_alpha(pq2, 1));
+  EXPECT_DOUBLE_EQ(*scalars.alpha(), 2.0); // 1.5 / 0.75
+}
+
+TEST(CgScalars, ABrokenDownIterationHasAlphaZero) {
+  CgScalars scalars;
+  ASSERT_OK(scalars.start(2.0));
+  const double negative[] = {-1.0, 0.5};
+  ASSERT_OK(scalars.finish_alpha(negative, 2));
+  EXPECT_EQ(*scalars.alpha(), 0.0); // x and r stay as they were
+  const double rr[] = {2.0};
+  ASSERT_OK(scalars.finish_beta(rr, 1, 1));
+  CgSums sums;
+  ASSERT_OK(scalars.sums(1, sums));
+  EXPECT_DOUBLE_EQ(sums.pq, -0.5); // the host sees the breakdown
+}
+
+TEST(CgScalars, TheHostReadsOnlyQueuedIterations) {
+  CgScalars scalars;
+  CgSums sums;
+  expectFailure(scalars.finish_alpha(nullptr, 0), {"before start()"});
+  ASSERT_OK(scalars.start(1.0));
+  expectFailure(scalars.sums(1, sums), {"iteration 1", "not queued"});
+  const double one[] = {1.0};
+  for (int iteration = 1; iteration <= 3; ++iteration) {
+    ASSERT_OK(scalars.finish_alpha(one, 1));
+    ASSERT_OK(scalars.finish_beta(one, 1, iteration));
+  }
+  // Two slots: iteration 3 took iteration 1's.
+  expectFailure(scalars.sums(1, sums), {"iteration 1", "overwritten"});
+  ASSERT_OK(scalars.sums(2, sums));
+  ASSERT_OK(scalars.sums(3, sums));
+  // A reliable update's restart sets ||r||^2 and beta.
+  ASSERT_OK(scalars.restart(9.0, 0.5));
+  EXPECT_DOUBLE_EQ(*scalars.beta(), 0.5);
+  const double three[] = {3.0};
+  ASSERT_OK(scalars.finish_alpha(three, 1));
+  EXPECT_DOUBLE_EQ(*scalars.alpha(), 3.0);
+}
+
+/// The pipelined loop keeps up to two iterations queued ahead of the host;
+/// at the iteration cap it stops exactly there, in double and in the inner
+/// loop of mixed precision, with one residual per iteration.
+TEST(CgPipeline, StopsAtTheIterationCap) {
+  const KernelInfo &info = stencilc::testing::kernelNamed("laplacian3d_f64");
+  const std::vector<int> extents{19, 17, 21};
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+  Random random(7);
+  std::vector<std::unique_ptr<Field>> sites;
+  ASSERT_OK(attachRandomSiteParameters(A, random, 0.0, 1000.0, sites));
+  Field b;
+  ASSERT_OK(Field::create(A.lattice(), b));
+  std::vector<double> values(A.lattice().values());
+  for (double &v : values)
+    v = random.uniform(-1.0, 1.0);
+  ASSERT_OK(b.upload_values(values.data(), values.size()));
+  ASSERT_OK(set_halo(b, 0.0));
+  for (bool mixed : {false, true})
+    for (int cap : {1, 2, 5}) {
+      SCOPED_TRACE(std::string(mixed ? "mixed" : "double") + ", cap " +
+                   std::to_string(cap));
+      Field x;
+      ASSERT_OK(Field::create(A.lattice(), x));
+      ASSERT_OK(fill(x, 0.0));
+      SolveOptions options;
+      options.tolerance = 1e-12;
+      options.max_iterations = cap;
+      options.mixed_precision = mixed;
+      SolveReport report;
+      ASSERT_OK(solve(A, b, x, options, report));
+      EXPECT_TRUE(report.folded);
+      EXPECT_FALSE(report.converged);
+      EXPECT_EQ(report.iterations, cap);
+      EXPECT_EQ(report.residual_history.size(),
+                static_cast<size_t>(cap) + 1);
+      // CG's residual falls on this operator from the first iteration.
+      EXPECT_LT(report.residual_history.back(),
+                report.residual_history.front());
+    }
+}
+
+} // namespace
