@@ -9,8 +9,8 @@
 //   by SGPRs (GFX9: 800 per SIMD, granule 16): 10 up to 80, 9 up to 88,
 //     8 up to 100, else 7;
 //   by LDS: work-groups per CU (64 KiB / LDS per group) x waves per group /
-//     SIMDs per CU (LLVM 15's own figure leaves out the division by the
-//     SIMDs: amdCompilerOccupancy);
+//     SIMDs per CU, at least 1 where a group fits (LLVM 15's own figure
+//     leaves out the division by the SIMDs: amdCompilerOccupancy);
 //   capped by the wave slots (10 on gfx908, 8 on gfx90a).
 // NVIDIA sm_90: warps per SM limited by registers (allocated per warp in
 // units of 256), threads (2048), blocks (32) and shared memory (228 KiB,
@@ -98,8 +98,11 @@ Occupancy amdOccupancy(const TargetInfo &t, const KernelResources &r,
   if (r.ldsBytes > 0) {
     int wavesPerGroup = (threads + t.waveSize - 1) / t.waveSize;
     int groups = t.ldsPerCU / r.ldsBytes;
+    // A group smaller than the SIMDs still puts a wave on some of them.
+    const int waves = groups * wavesPerGroup;
     o.limits.push_back(
-        {"LDS", std::min(o.maximum, groups * wavesPerGroup / t.simdsPerCU)});
+        {"LDS", std::min(o.maximum, waves == 0 ? 0
+                                    : std::max(1, waves / t.simdsPerCU))});
   }
   settle(o);
   return o;

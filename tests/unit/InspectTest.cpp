@@ -163,6 +163,8 @@ TEST(Inspect, AmdOccupancyFollowsTheRegisterFiles) {
   EXPECT_EQ(amdCompilerOccupancy(mi100, amd(34, 41, 0, 34560), 256), 4);
   EXPECT_EQ(amdCompilerOccupancy(mi250x, amd(31, 64, 0, 34560), 256), 4);
   EXPECT_EQ(amdCompilerOccupancy(mi100, amd(47, 25), 256), 5);
+  // One 128-thread group of 2 waves per CU: a wave on 2 of the 4 SIMDs.
+  EXPECT_EQ(amdOccupancy(mi100, amd(34, 41, 0, 39168), 128).value, 1);
 }
 
 TEST(Inspect, NvidiaOccupancyCountsWholeBlocks) {
