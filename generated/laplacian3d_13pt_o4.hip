@@ -315,6 +315,8 @@ laplacian3d_13pt_o4_fold_dot_kernel(
   const int x = 2 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 2 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 2 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
@@ -323,8 +325,6 @@ laplacian3d_13pt_o4_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(7.5) * params.inv_h2;
     const value_type w1 =
@@ -1060,6 +1060,8 @@ laplacian3d_13pt_o4_tuned0_fold_dot_kernel(
   const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 2 + 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = 2 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
@@ -1070,8 +1072,6 @@ laplacian3d_13pt_o4_tuned0_fold_dot_kernel(
     const int room = ny - 1 - y;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(7.5) * params.inv_h2;
     const value_type w1 =

@@ -240,6 +240,8 @@ laplacian3d_f64_fold_dot_kernel(
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1 ||
@@ -249,8 +251,6 @@ laplacian3d_f64_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -1123,6 +1123,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1133,8 +1135,6 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
     const int room = ny - 1 - y;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -1880,6 +1880,8 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
   const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1890,8 +1892,6 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
     const int room = nz - 1 - z;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -2498,6 +2498,8 @@ laplacian3d_f64_inner_fold_dot_kernel(
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -2506,8 +2508,6 @@ laplacian3d_f64_inner_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -3182,6 +3182,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
   const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -3192,8 +3194,6 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
     const int room = nz - 1 - z;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2

@@ -206,6 +206,8 @@ laplacian4d_periodic_fold_dot_kernel(
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = 2 * static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -223,8 +225,6 @@ laplacian4d_periodic_fold_dot_kernel(
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
     const int t_p2 = stencil::wrap(t + 2, nt);
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
@@ -828,6 +828,8 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 4 * static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -847,8 +849,6 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
     const int z_p4 = stencil::wrap(z + 4, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);

@@ -190,6 +190,8 @@ poisson3d_channel_fold_dot_kernel(
   const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz - 1)) {
@@ -206,8 +208,6 @@ poisson3d_channel_fold_dot_kernel(
     const int z_m1 = z - 1;
     const int z_p1 = z + 1;
     const int z_p2 = z + stencil::clamp_above(2, room);
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -698,6 +698,8 @@ poisson3d_channel_tuned0_fold_dot_kernel(
   const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz - 1)) {
@@ -714,8 +716,6 @@ poisson3d_channel_tuned0_fold_dot_kernel(
     const int z_m1 = z - 1;
     const int z_p1 = z + 1;
     const int z_p2 = z + stencil::clamp_above(2, room);
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2

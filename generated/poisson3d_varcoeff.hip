@@ -193,6 +193,8 @@ poisson3d_varcoeff_fold_dot_kernel(
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -201,8 +203,6 @@ poisson3d_varcoeff_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     const value_type w0_s0 =
         params.kx[site] + params.kx[site - 1] + params.ky[site]
         + params.ky[site - sy] + params.kz[site] + params.kz[site - sz];
@@ -789,6 +789,8 @@ poisson3d_varcoeff_tuned0_fold_dot_kernel(
   const int x = 2 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -797,8 +799,6 @@ poisson3d_varcoeff_tuned0_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along x inside the array, relative to this tile.
     const int room = nx - 1 - x;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     const value_type w0_s0_0 =
         params.kx[site] + params.kx[site + stencil::clamp_below(-1, -x)]
         + params.ky[site] + params.ky[site - sy] + params.kz[site]

@@ -301,6 +301,8 @@ stencil3d_27pt_fold_dot_kernel(
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -309,8 +311,6 @@ stencil3d_27pt_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along z inside the array, relative to this tile.
     const int room = nz - 1 - z;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -1928,6 +1928,8 @@ stencil3d_27pt_tuned0_fold_dot_kernel(
   const int x = 4 * static_cast<int>(blockIdx.x * 128u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1938,8 +1940,6 @@ stencil3d_27pt_tuned0_fold_dot_kernel(
     const int room = ny - 1 - y;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;

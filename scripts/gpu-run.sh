@@ -9,7 +9,9 @@
 #      with per-kernel timing; Jacobi-PCG and CGNR runs of the other specs.
 #   5. the 24-float 4-D vector Laplacian's kernel in each layout at 16^3x32
 #      and 32^3x64, and in even/odd storage: the Schur complement's two
-#      hopping kernels and the whole-lattice kernel;
+#      hopping kernels and the whole-lattice kernel; the 27-point stencil at
+#      512^3 and the vector Laplacian at 32^3x64 with and without
+#      shared-memory staging;
 #   6. even/odd CG (Schur complement) against whole-lattice CG for that
 #      field, host and GPU at 16^3x32 (same solution), GPU at 32^3x64;
 #   7. CG on the covariant Laplacian (random SU(3) links), host and GPU on
@@ -75,6 +77,16 @@ for size in 16,16,16,32 32,32,32,64; do
   done
   run build-cuda/solve_laplacian4d_vec24_eo --size $size --tol 1e-30 \
       --max-iterations 50 --time-kernels --even-odd
+done
+# Shared-memory staging against registers (docs/staging.md): the same
+# operators with kernel.staging: shared, their kernels inside CG.
+for spec in stencil3d_27pt stencil3d_27pt_lds; do
+  run build-cuda/solve_$spec --size 512,512,512 --tol 1e-30 \
+      --max-iterations 50 --time-kernels
+done
+for spec in laplacian4d_vec24_aos laplacian4d_vec24_aos_lds; do
+  run build-cuda/solve_$spec --size 32,32,32,64 --tol 1e-30 \
+      --max-iterations 50 --time-kernels
 done
 # Even/odd CG on the Schur complement against CG on the whole lattice.
 run build-host/solve_laplacian4d_vec24_eo --size 16,16,16,32 --tol 1e-6 --even-odd --save "$out/host_eo.bin"

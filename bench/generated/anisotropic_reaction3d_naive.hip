@@ -140,14 +140,14 @@ anisotropic_reaction3d_naive_fold_dot_kernel(
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.ax

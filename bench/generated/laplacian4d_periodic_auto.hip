@@ -288,6 +288,8 @@ laplacian4d_periodic_auto_fold_dot_kernel(
   const int y = 4 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -307,8 +309,6 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);

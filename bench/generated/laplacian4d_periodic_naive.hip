@@ -165,6 +165,8 @@ laplacian4d_periodic_naive_fold_dot_kernel(
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -181,8 +183,6 @@ laplacian4d_periodic_naive_fold_dot_kernel(
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);

@@ -186,6 +186,8 @@ poisson3d_channel_auto_fold_dot_kernel(
   const int x = static_cast<int>(blockIdx.x * 256u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz - 1)) {
@@ -200,8 +202,6 @@ poisson3d_channel_auto_fold_dot_kernel(
     const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = z - 1;
     const int z_p1 = z + 1;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2

@@ -153,6 +153,8 @@ poisson3d_channel_naive_fold_dot_kernel(
   const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz - 1)) {
@@ -166,8 +168,6 @@ poisson3d_channel_naive_fold_dot_kernel(
     const int y_p1 = stencil::wrap(y + 1, ny);
     const int z_m1 = z - 1;
     const int z_p1 = z + 1;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2

@@ -459,6 +459,8 @@ stencil3d_27pt_auto_fold_dot_kernel(
   const int x = 1 + static_cast<int>(blockIdx.x * 256u + threadIdx.x);
   const int y = 1 + 4 * static_cast<int>(blockIdx.y * 1u + threadIdx.y);
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -467,8 +469,6 @@ stencil3d_27pt_auto_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;

@@ -77,6 +77,7 @@ std::optional<StencilModel> Checker::run() {
   checkLayout();
   checkComponentSplit();
   checkSlab();
+  checkStaging();
   checkSolver();
   checkInnerPrecision();
   for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
@@ -473,6 +474,7 @@ void Checker::checkKernel() {
   wrote.minBlocksPerSm = written.minBlocksPerSm.present;
   wrote.vectorWidth = written.vectorWidth.present;
   wrote.componentsPerThread = written.componentsPerThread.present;
+  wrote.staging = written.staging.present;
   checkBlock();
   checkTile();
   checkLoadOrder();
@@ -808,6 +810,26 @@ void Checker::checkComponentSplit() {
                 "'kernel.components_per_thread' " + Twine(k) + " " + problem);
   else
     model.kernel.componentsPerThread = k;
+}
+
+/// kernel.staging: 'registers' (the default) or 'shared', for the kernels
+/// that can stage their block's box within the static shared-memory limit.
+void Checker::checkStaging() {
+  const Located<std::string> &staging = spec.kernel.staging;
+  if (!staging.present)
+    return;
+  if (staging.value != "registers" && staging.value != "shared") {
+    diags.error(staging.range, "'kernel.staging' must be 'registers' or "
+                               "'shared', not '" +
+                                   staging.value + "'");
+    return;
+  }
+  model.kernel.staging =
+      staging.value == "shared" ? Staging::Shared : Staging::Registers;
+  if (std::string problem = stagingProblem(model); !problem.empty()) {
+    diags.error(staging.range, "'kernel.staging: shared' " + problem);
+    model.kernel.staging = Staging::Registers;
+  }
 }
 
 /// kernel.slab: 'auto' (the default; the launch decides) or a number of

@@ -56,6 +56,20 @@ std::string componentSplitProblem(const StencilModel &model, int perThread);
 std::string slabProblem(const StencilModel &model, int slab);
 constexpr int kMaxSlab = 64;
 
+/// kernel.staging: shared. The box a block of `model`'s whole-lattice
+/// kernels stages: per axis its threads times the tile plus the taps' halo
+/// below and above (tapHalo); its sites, and its bytes with this thread
+/// group's components (the same for A and A^T, whose halos mirror).
+long long stagedSites(const StencilModel &model);
+long long stagedBytes(const StencilModel &model);
+/// The most shared memory a kernel may declare statically (CUDA's limit;
+/// AMD allows 64 KiB).
+constexpr int kMaxStaticSharedBytes = 48 * 1024;
+/// Why `model`'s kernels cannot stage their blocks in shared memory as its
+/// options stand (block, tile, storage and split final), as the end of a
+/// sentence, or "" when they can or do not stage.
+std::string stagingProblem(const StencilModel &model);
+
 /// The threads per block that a wavefront of this size fills exactly; blocks
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;

@@ -75,6 +75,7 @@ private:
   void checkEvenOdd();
   void checkComponentSplit();
   void checkSlab();
+  void checkStaging();
 
   const Spec &spec;
   DiagnosticEngine &diags;

@@ -379,6 +379,20 @@ void computeReach(StencilModel &model) {
       model.reach[axis] = std::max(model.reach[axis], std::abs(tap.offset[axis]));
 }
 
+void tapHalo(const StencilModel &model, Offset &below, Offset &above) {
+  below.fill(0);
+  above.fill(0);
+  for (const Tap &tap : model.taps)
+    for (int axis = 0; axis < model.dims; ++axis) {
+      below[axis] = std::max(below[axis], -tap.offset[axis]);
+      above[axis] = std::max(above[axis], tap.offset[axis]);
+    }
+}
+
+const char *stagingName(Staging staging) {
+  return staging == Staging::Shared ? "shared" : "registers";
+}
+
 std::string slabText(int slab) {
   return slab == KernelOptions::kSlabAuto ? "auto" : std::to_string(slab);
 }

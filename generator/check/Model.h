@@ -198,6 +198,13 @@ struct CloverTerm {
   bool present() const { return !name.empty(); }
 };
 
+/// Where a whole-lattice kernel's threads read their neighbours: straight
+/// from global memory through the caches, into registers (the default), or
+/// from the block's box of sites with its halo, which the block's threads
+/// first stage together in shared memory (LDS) and then compute from.
+enum class Staging { Registers, Shared };
+const char *stagingName(Staging staging);
+
 struct KernelOptions {
   std::array<int, kMaxDims> block{1, 1, 1, 1}; ///< threads per axis
   int launchBounds = 0;                         ///< 0: no attribute
@@ -228,6 +235,8 @@ struct KernelOptions {
   /// from the extents and the device's L2.
   int slab = kSlabAuto;
   static constexpr int kSlabAuto = 0;
+  /// kernel.staging: registers, or the block's box in shared memory.
+  Staging staging = Staging::Registers;
 
   /// Which options the spec wrote; the planner's cost model
   /// (plan/ChooseOptions.h) chooses the others.
@@ -240,6 +249,7 @@ struct KernelOptions {
     bool minBlocksPerSm = false;
     bool vectorWidth = false;
     bool componentsPerThread = false;
+    bool staging = false;
   } written;
 
   int threadsPerBlock() const {
@@ -416,6 +426,11 @@ std::string boundaryText(const StencilModel &model);
 
 /// Recomputes `reach` from the taps.
 void computeReach(StencilModel &model);
+
+/// The taps' largest step below (-offset) and above (+offset) the output
+/// site along each axis, 0 where none steps that way: the halo a block's
+/// box of sites needs on each side (kernel.staging: shared).
+void tapHalo(const StencilModel &model, Offset &below, Offset &above);
 
 /// The tap at `offset`, or null when the stencil has none there.
 const Tap *findTap(const StencilModel &model, const Offset &offset);

@@ -13,11 +13,17 @@ const char *AccessPrinter::storeMacro() const {
                                                   : "STENCIL_STORE";
 }
 
+std::string accumulationText(const PlannedAccumulation &acc,
+                             const std::string &index,
+                             const std::string &value) {
+  return "acc" + std::to_string(acc.site) + index +
+         (acc.first ? " = " : " += ") + acc.weight + " * " + value + ";";
+}
+
 std::string AccessPrinter::accumulate(const PlannedAccumulation &acc,
                                       const std::string &index,
                                       const std::string &value) const {
-  return "acc" + std::to_string(acc.site) + index +
-         (acc.first ? " = " : " += ") + acc.weight + " * " + value + ";";
+  return accumulationText(acc, index, value);
 }
 
 std::string AccessPrinter::declareLoadIndex(CodePrinter &p,

@@ -39,6 +39,8 @@ public:
   void line(llvm::StringRef text);
   /// Each line of `text` verbatim at the current indentation.
   void lines(llvm::StringRef text);
+  /// The current indentation in columns (for printers that wrap lines).
+  int indentation() const { return indent; }
 
   /// Indents everything printed while it lives by `spaces` more.
   class Indent {

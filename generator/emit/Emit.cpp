@@ -64,6 +64,8 @@ std::string optionsSummary(const StencilModel &model) {
             std::to_string(model.components) + " components per thread";
   if (model.layout.evenOdd && model.dims >= 3)
     text += ", slab " + slabText(k.slab);
+  if (k.staging == Staging::Shared)
+    text += ", staged in shared memory";
   return text;
 }
 

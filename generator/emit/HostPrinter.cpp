@@ -239,6 +239,15 @@ std::string summaryComment(const LauncherPlan &launcher) {
   });
 }
 
+/// The launch macro and its leading arguments: a kernel in phases
+/// (SharedStaging) launches with STENCIL_LAUNCH_PHASED.
+std::string launchCall(const LauncherPlan &launcher) {
+  if (launcher.phases > 1)
+    return "STENCIL_LAUNCH_PHASED(" + launcher.kernelName + ", " +
+           std::to_string(launcher.phases);
+  return "STENCIL_LAUNCH(" + launcher.kernelName;
+}
+
 void latticeLauncher(CodePrinter &p, const StencilModel &model,
                      const LauncherPlan &launcher, const LauncherText &text) {
   const bool dot = launcher.kind == LauncherKind::LatticeDot;
@@ -247,6 +256,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       {"function", launcher.function},
       {"model", model.name},
       {"kernel", launcher.kernelName},
+      {"launch", launchCall(launcher)},
       {"extent_list", text.extentList},
       {"value_count", text.valueCount},
       {"checks", argumentChecks(model, launcher, text)},
@@ -282,7 +292,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       $checks$
       if (config.empty)
         return status;
-      STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
+      $launch$, config.grid, config.block, stream,
           $args$);
       return stencil::launch_status("$kernel$");
     }
@@ -326,6 +336,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
       {"function", launcher.function},
       {"model", model.name},
       {"kernel", launcher.kernelName},
+      {"launch", launchCall(launcher)},
       {"extent_list", text.extentList},
       {"value_count", text.valueCount},
       {"checks", argumentChecks(model, launcher, text)},
@@ -373,7 +384,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
       $alignment_check$$whole_region$
       if (config.empty)
         return status;
-      STENCIL_LAUNCH($kernel$, config.grid, config.block, stream,
+      $launch$, config.grid, config.block, stream,
           $args$);
       return stencil::launch_status("$kernel$");
     }

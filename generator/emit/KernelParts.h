@@ -101,6 +101,34 @@ protected:
 std::unique_ptr<AccessPrinter>
 makeAccessPrinter(const KernelPlan &plan, const SiteIndexPrinter &index);
 
+/// `acc<site>[index] (+)= weight * value;`: an accumulation's statement.
+std::string accumulationText(const PlannedAccumulation &acc,
+                             const std::string &index,
+                             const std::string &value);
+
+/// A plan's SharedStaging node (StagingPrinter.cpp): the shared array, the
+/// stage phase's cooperative load, the thread's first site in the box, and
+/// the loads that read it (LoadSource::SharedBox).
+class StagingPrinter {
+public:
+  explicit StagingPrinter(const KernelPlan &plan)
+      : plan(plan), staging(*plan.staging) {}
+  /// Before the phases: the array and its constexpr strides.
+  void declarations(CodePrinter &p) const;
+  /// The stage phase's body.
+  void cooperativeLoad(CodePrinter &p) const;
+  /// Inside its loop: element `e` from global memory into the box.
+  void elementCopy(CodePrinter &p) const;
+  /// In the compute phase: `box_site`, the thread's first site in the box.
+  void boxSite(CodePrinter &p) const;
+  /// A step whose load reads the box, and its accumulations.
+  void load(CodePrinter &p, const PlanStep &step) const;
+
+private:
+  const KernelPlan &plan;
+  const SharedStaging &staging;
+};
+
 /// `static_cast<value_type>(2)`: a constant in the kernel's precision.
 std::string literal(double value);
 /// A linear form over the scalar parameters, e.g. `-params.h`.

@@ -157,7 +157,10 @@ class KernelPrinter {
 public:
   explicit KernelPrinter(const KernelPlan &plan)
       : plan(plan), index(makeSiteIndexPrinter(plan)),
-        access(makeAccessPrinter(plan, *index)) {}
+        access(makeAccessPrinter(plan, *index)) {
+    if (plan.staging)
+      staging = std::make_unique<StagingPrinter>(plan);
+  }
 
   void print(CodePrinter &p) const;
 
@@ -178,10 +181,13 @@ private:
   void cloverEpilogue(CodePrinter &p) const;
   void program(CodePrinter &p) const;
   void stores(CodePrinter &p) const;
+  void guardedBody(CodePrinter &p) const;
+  void stagedPhases(CodePrinter &p) const;
 
   const KernelPlan &plan;
   std::unique_ptr<SiteIndexPrinter> index;
   std::unique_ptr<AccessPrinter> access;
+  std::unique_ptr<StagingPrinter> staging; ///< plans with a SharedStaging
 };
 
 void KernelPrinter::signature(CodePrinter &p) const {
@@ -541,7 +547,9 @@ void KernelPrinter::program(CodePrinter &p) const {
       loadLink(p, link);
     for (int clover : step.clovers)
       loadClover(p, clover);
-    if (step.pairsValues())
+    if (plan.loads[step.load].source == LoadSource::SharedBox)
+      staging->load(p, step);
+    else if (step.pairsValues())
       access->pairStep(p, step);
     else
       access->load(p, step);
@@ -575,7 +583,8 @@ void KernelPrinter::stores(CodePrinter &p) const {
 
 void KernelPrinter::body(CodePrinter &p) const {
   index->declarations(p);
-  directionBeta(p);
+  if (staging)
+    staging->boxSite(p);
   linkLayout(p);
   cloverLayout(p);
   weights(p);
@@ -591,14 +600,28 @@ void KernelPrinter::print(CodePrinter &p) const {
     latticeThreads(p);
   else
     halfLatticeThreads(p);
+  // Before the phases: a staged fold kernel forms p' = r + beta p as it
+  // stages.
+  directionBeta(p);
+  if (staging) {
+    stagedPhases(p);
+    return;
+  }
+  guardedBody(p);
+}
+
+/// The guard, the body, and the block's sum when the plan has one.
+void KernelPrinter::guardedBody(CodePrinter &p) const {
   const std::string outside = disjunction(outsideTerms());
   if (plan.sumsPerBlock())
     p.line("double dot = 0.0;");
   if (plan.guard.kind == GuardKind::Predicate) {
-    p.emit({{"outside", outside}}, R"(
-      // No early return: every thread of the block takes part in the sum.
-      if (!($outside$)) {
-    )");
+    p.emit({{"outside", outside},
+            {"why", plan.sumsPerBlock() ? "the sum" : "the staging"}},
+           R"(
+             // No early return: every thread of the block takes part in $why$.
+             if (!($outside$)) {
+           )");
     {
       CodePrinter::Indent inner(p);
       body(p);
@@ -614,6 +637,27 @@ void KernelPrinter::print(CodePrinter &p) const {
   }
   if (plan.sumsPerBlock())
     p.line("stencil::block_sum(dot, partials);");
+}
+
+/// A staged kernel: the stage phase, the barrier, the compute phase (on
+/// GPUs both phases run; the host backend runs them one after the other
+/// for all of a block's threads, stencil/platform.hpp).
+void KernelPrinter::stagedPhases(CodePrinter &p) const {
+  const SharedStaging &s = *plan.staging;
+  staging->declarations(p);
+  p.line("if (STENCIL_PHASE(" + std::to_string(s.stagePhase) + ")) {");
+  {
+    CodePrinter::Indent inner(p);
+    staging->cooperativeLoad(p);
+  }
+  p.line("}");
+  p.line("STENCIL_BARRIER();");
+  p.line("if (STENCIL_PHASE(" + std::to_string(s.computePhase) + ")) {");
+  {
+    CodePrinter::Indent inner(p);
+    guardedBody(p);
+  }
+  p.line("}");
 }
 
 } // namespace

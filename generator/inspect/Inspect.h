@@ -109,6 +109,13 @@ Occupancy amdOccupancy(const TargetInfo &target, const KernelResources &r,
                        int threads);
 Occupancy nvidiaOccupancy(const TargetInfo &target, const KernelResources &r,
                           int threads);
+/// The figure hipcc prints (LLVM's AMDGPU back end): the same, except that
+/// its LDS limit counts the work-groups' waves per CU without dividing by
+/// the SIMDs (AMDGPUSubtarget::getOccupancyWithLocalMemSize), so that it
+/// overstates LDS-limited kernels four times; `inspect --check` compares
+/// the compiler with this, the report gives the model's.
+int amdCompilerOccupancy(const TargetInfo &target, const KernelResources &r,
+                         int threads);
 
 /// Attainable GFLOP/s: min(peak compute, intensity x peak bandwidth).
 struct Roofline {
@@ -127,6 +134,9 @@ struct KernelFigures {
   bool adjoint = false;
   double loadsPerSite = 0.0, storesPerSite = 0.0;
   int bytesPerSite = 0, flopsPerSite = 0;
+  /// kernel.staging: shared: the loads read the block's box, this many
+  /// bytes of shared memory per block (0: they read global memory).
+  long long stagedBytes = 0;
   /// Link taps: links read per tile and per site, their storage and share.
   bool hasLinks = false;
   int linksPerTile = 0;

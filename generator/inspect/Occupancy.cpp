@@ -9,7 +9,8 @@
 //   by SGPRs (GFX9: 800 per SIMD, granule 16): 10 up to 80, 9 up to 88,
 //     8 up to 100, else 7;
 //   by LDS: work-groups per CU (64 KiB / LDS per group) x waves per group /
-//     SIMDs per CU;
+//     SIMDs per CU, at least 1 where a group fits (LLVM 15's own figure
+//     leaves out the division by the SIMDs: amdCompilerOccupancy);
 //   capped by the wave slots (10 on gfx908, 8 on gfx90a).
 // NVIDIA sm_90: warps per SM limited by registers (allocated per warp in
 // units of 256), threads (2048), blocks (32) and shared memory (228 KiB,
@@ -97,11 +98,29 @@ Occupancy amdOccupancy(const TargetInfo &t, const KernelResources &r,
   if (r.ldsBytes > 0) {
     int wavesPerGroup = (threads + t.waveSize - 1) / t.waveSize;
     int groups = t.ldsPerCU / r.ldsBytes;
+    // A group smaller than the SIMDs still puts a wave on some of them.
+    const int waves = groups * wavesPerGroup;
     o.limits.push_back(
-        {"LDS", std::min(o.maximum, groups * wavesPerGroup / t.simdsPerCU)});
+        {"LDS", std::min(o.maximum, waves == 0 ? 0
+                                    : std::max(1, waves / t.simdsPerCU))});
   }
   settle(o);
   return o;
+}
+
+int amdCompilerOccupancy(const TargetInfo &t, const KernelResources &r,
+                         int threads) {
+  Occupancy o = amdOccupancy(t, r, threads);
+  int value = o.maximum;
+  for (auto &[resource, limit] : o.limits) {
+    if (resource == "LDS") {
+      const int wavesPerGroup = (threads + t.waveSize - 1) / t.waveSize;
+      const int groups = t.ldsPerCU / r.ldsBytes;
+      limit = groups == 0 ? 1 : std::min(o.maximum, groups * wavesPerGroup);
+    }
+    value = std::min(value, limit);
+  }
+  return value;
 }
 
 Occupancy nvidiaOccupancy(const TargetInfo &t, const KernelResources &r,
@@ -138,6 +157,7 @@ KernelFigures figuresOf(const KernelPlan &plan) {
     k.hop = hopName(plan.hop);
   }
   k.loadsPerSite = plan.loadsPerSite();
+  k.stagedBytes = plan.staging ? plan.staging->bytes() : 0;
   k.storesPerSite =
       static_cast<double>(plan.storesPerTile()) / plan.tileFactor;
   k.bytesPerSite = plan.bytesPerSite();

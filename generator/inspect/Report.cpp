@@ -68,6 +68,10 @@ void printText(const std::vector<SpecReport> &reports,
                    "bytes and %d flops per site, %.3f flop/byte\n",
                    k.loadsPerSite, k.storesPerSite, k.bytesPerSite,
                    k.flopsPerSite, k.intensity());
+      if (k.stagedBytes > 0)
+        os << "    staging      the loads read the block's box in shared "
+              "memory, "
+           << k.stagedBytes << " bytes per block\n";
       if (k.hasLinks) {
         const std::string perLoad =
             k.linkVector > 1 ? ", " + std::to_string(k.linkVector) + " per load"
@@ -98,6 +102,9 @@ void printText(const std::vector<SpecReport> &reports,
                        o.value * target.simdsPerCU,
                        o.maximum * target.simdsPerCU,
                        100.0 * o.value / o.maximum);
+          if (o.limitedBy == "LDS" && r.compilerOccupancy > o.value)
+            os << "                   (the compiler's LDS limit counts a "
+                  "CU's waves, not a SIMD's)\n";
         } else {
           os << format("      registers    %d per thread; spill stores %d, "
                        "loads %d bytes; stack %d bytes; shared %d "
@@ -162,6 +169,8 @@ void printJson(const std::vector<SpecReport> &reports,
                 j.attributeObject("plan", [&] {
                   j.attribute("loads_per_site", k.loadsPerSite);
                   j.attribute("stores_per_site", k.storesPerSite);
+                  if (k.stagedBytes > 0)
+                    j.attribute("staged_bytes", k.stagedBytes);
                   j.attribute("bytes_per_site", k.bytesPerSite);
                   if (k.hasLinks) {
                     j.attribute("links_per_tile", k.linksPerTile);
@@ -342,11 +351,16 @@ std::vector<std::string> findProblems(const std::vector<SpecReport> &reports) {
             problems.push_back(where + ": uses " +
                                std::to_string(r.scratchBytesPerLane) +
                                " bytes of scratch per lane");
-          Occupancy o = amdOccupancy(*t, r, spec.model.kernel.threadsPerBlock());
-          if (r.compilerOccupancy != o.value)
+          const int threads = spec.model.kernel.threadsPerBlock();
+          Occupancy o = amdOccupancy(*t, r, threads);
+          // The compiler's LDS limit counts waves per CU (Inspect.h).
+          const int compilerModel = amdCompilerOccupancy(*t, r, threads);
+          if (r.compilerOccupancy != compilerModel)
             problems.push_back(where + ": the occupancy model gives " +
                                std::to_string(o.value) +
-                               " waves/SIMD, the compiler " +
+                               " waves/SIMD (the compiler's formula " +
+                               std::to_string(compilerModel) +
+                               "), the compiler " +
                                std::to_string(r.compilerOccupancy));
         } else if (r.spillStoreBytes || r.spillLoadBytes) {
           problems.push_back(where + ": spills (" +

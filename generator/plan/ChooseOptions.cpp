@@ -171,6 +171,9 @@ OptionSearch chooseOpenOptions(StencilModel &model,
             continue;
           if (!componentSplitProblem(m, share).empty())
             continue;
+          // A staged block's box must fit the static shared-memory limit.
+          if (!stagingProblem(m).empty())
+            continue;
           KernelCost cost = predictedCost(m, device);
           candidates.push_back({std::move(m), cost});
         }
@@ -327,6 +330,14 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                    written.stores ? ""
                                   : "regular stores: the solver reads the "
                                     "output again soon"});
+  // Named only where the spec writes it or stages: the cost model does not
+  // weigh shared memory, so the planner never chooses it.
+  if (written.staging || model.kernel.staging == Staging::Shared)
+    notes.push_back(
+        {"staging", stagingName(model.kernel.staging), written.staging,
+         written.staging ? ""
+                         : "registers, the default: the cost model does not "
+                           "weigh shared-memory staging"});
   StencilModel chosen = best->model;
   chosen.optionNotes = std::move(notes);
   model = std::move(chosen);

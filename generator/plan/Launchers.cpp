@@ -27,6 +27,7 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
     l.alignmentBytes = kind == LauncherKind::Hopping ? 0 : alignment;
     l.vectorWidth = width;
     l.threadsPerBlock = model.kernel.threadsPerBlock();
+    l.phases = plan.staging ? plan.staging->phases() : 1;
     l.region = model.rankKernels;
     l.siteArrays = siteArrays;
     if (model.hasLinkTaps()) {

@@ -93,6 +93,8 @@ ThreadMapping latticeThreads(const StencilModel &model) {
   return mapping;
 }
 
+} // namespace
+
 /// Coordinates of the (axis, delta) rows that `offsets` touch, for the
 /// indexings that compute addresses from coordinates.
 std::vector<Coordinate>
@@ -116,6 +118,8 @@ neighbourCoordinates(const StencilModel &model,
   }
   return coordinates;
 }
+
+namespace {
 
 /// The part of a coefficient every site shares: constant and scalar terms.
 LinearForm scalarPart(const StencilModel &model, const Coefficient &c) {
@@ -655,6 +659,8 @@ KernelPlan planKernel(const StencilModel &original, KernelRole role) {
     plan = vectorizeComponents(plan, model.kernel.vectorWidth);
   if (model.sitesPerThreadX() > 1)
     plan = groupSitesAlongX(original, plan, model.sitesPerThreadX());
+  if (model.kernel.staging == Staging::Shared)
+    plan = withSharedStaging(model, plan);
   return plan;
 }
 
@@ -845,6 +851,11 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
   folded.programComment = "Each value of r and p is loaded once; p' = r + "
                           "beta p feeds every site of the tile that needs it.";
   folded.epilogue = EpilogueKind::DirectionBlockSum;
+  if (folded.staging) {
+    folded.staging->foldsDirection = true;
+    folded.programComment = "p' = r + beta p, staged once per element, "
+                            "feeds the tile's sites.";
+  }
   auto in = std::find_if(folded.parameters.begin(), folded.parameters.end(),
                          [](const KernelParameter &p) {
                            return p.kind == ParameterKind::InField;

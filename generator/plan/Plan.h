@@ -24,6 +24,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -312,7 +313,85 @@ struct FieldAccess {
   FieldLayout layout;  ///< LayoutElement, HalfOrder
 };
 
+// --- Shared-memory staging ---------------------------------------------------
+
+/// How the cooperative load treats a box coordinate outside [0, n).
+enum class StagingEdge {
+  /// Dirichlet: threads start past the halo, so coordinates stay >= 0;
+  /// elements past the array's end are not read and hold 0 (only sites that
+  /// are never stored consume them).
+  SkipPastEnd,
+  Wrap,       ///< periodic: stencil::wrap(c, n)
+  WrapNegate, ///< antiperiodic: wrapped, negated when it crossed the wrap
+};
+
+/// One axis of the box a block stages: the block's sites (threads x sites
+/// per thread) and the halo the taps reach below and above.
+struct StagingAxis {
+  int threads = 1;
+  int sitesPerThread = 1;
+  int below = 0;
+  int above = 0;
+  StagingEdge edge = StagingEdge::SkipPastEnd;
+  int extent() const { return threads * sitesPerThread + below + above; }
+};
+
+/// Which index of a box element varies fastest in the cooperative load:
+/// the one that is contiguous in the field's storage, so that consecutive
+/// threads read consecutive addresses.
+enum class StagingOrder {
+  ComponentsFastest, ///< site-major (aos) storage
+  SitesFastest,      ///< one value per site, soa, aosoa, subdomains
+};
+
+/// How the cooperative load addresses an element in global memory.
+enum class StagingAddress {
+  PlainSite,  ///< x + nx (y + ny z ...), times the components
+  LayoutSite, ///< stencil::layout_site() and layout_element() of `layout`
+};
+
+/// kernel.staging: shared. The block's threads first copy its box of sites
+/// (with the halo every tap reaches) from `in` into the shared array
+/// `array`, component-major (box_sites values per component, x fastest),
+/// each thread taking elements thread, thread + threadsPerBlock, ... in
+/// `order`; then a barrier; then the program's loads (LoadSource::SharedBox)
+/// read the array. On the host backend the kernel runs in phases:
+/// `stagePhase` for every thread of the block, then `computePhase`.
+struct SharedStaging {
+  std::string array = "box";
+  int dims = 1;
+  std::array<StagingAxis, kMaxDims> axes{};
+  int threadsPerBlock = 1;
+  /// Values staged per site: this thread group's share of the components
+  /// (from c0 when `split`); the field stores `fieldComponents`.
+  int components = 1;
+  int fieldComponents = 1;
+  bool split = false;
+  int elementBytes = 4;
+  StagingOrder order = StagingOrder::SitesFastest;
+  StagingAddress address = StagingAddress::PlainSite;
+  FieldLayout layout; ///< LayoutSite
+  /// CG's folded direction (EpilogueKind::DirectionBlockSum): the box holds
+  /// p' = in + beta direction, computed once per element.
+  bool foldsDirection = false;
+  int stagePhase = 0;
+  int computePhase = 1;
+  int phases() const { return computePhase + 1; }
+  long long sites() const {
+    long long n = 1;
+    for (int axis = 0; axis < dims; ++axis)
+      n *= axes[axis].extent();
+    return n;
+  }
+  long long elements() const { return sites() * components; }
+  long long bytes() const { return elements() * elementBytes; }
+};
+
 // --- The program ------------------------------------------------------------
+
+/// Where a planned load reads: global memory (through the caches), or the
+/// block's staged box in shared memory.
+enum class LoadSource { Global, SharedBox };
 
 struct PlannedLoad {
   /// Lattice offset from the tile's first site.
@@ -332,6 +411,9 @@ struct PlannedLoad {
   /// Antiperiodic axes along which this load may cross the wrap: its value
   /// is multiplied by those coordinates' signs (Coordinate::flipsSign).
   std::vector<int> signAxes;
+  /// SharedBox: read at `offset` from the thread's first site in the box
+  /// (clamps and signs were the cooperative load's).
+  LoadSource source = LoadSource::Global;
 };
 
 /// acc[site] (+)= weight * load.
@@ -479,6 +561,10 @@ struct KernelPlan {
   bool hasClover = false;
   CloverStorage cloverStorage;
   std::vector<PlannedClover> clovers;
+  /// kernel.staging: shared: the block's box staged in shared memory before
+  /// the program runs (the guard is then a predicate: every thread takes
+  /// part in the staging and reaches the barrier).
+  std::optional<SharedStaging> staging;
 
   int sitesPerTile() const { return tileFactor * xWidth; }
   /// Whether the kernel ends with stencil::block_sum (BlockSum and
@@ -588,6 +674,12 @@ KernelPlan vectorizeComponents(const KernelPlan &plan, int width);
 KernelPlan groupSitesAlongX(const StencilModel &model, const KernelPlan &plan,
                             int width);
 
+/// The plan transform for kernel.staging: shared (whole-lattice kernels;
+/// the checker's stagingProblem refuses the rest): the block's box staged
+/// in shared memory, every load reading it, the guard a predicate, and the
+/// indexing left with what still reads global memory (the stores).
+KernelPlan withSharedStaging(const StencilModel &model, const KernelPlan &plan);
+
 /// The plan transform for CG: the same kernel that also sums in . out over
 /// the sites it stores, one partial per block. Every thread reaches the
 /// block's sum, so the guard becomes a predicate.
@@ -654,6 +746,9 @@ struct LauncherPlan {
   int alignmentBytes = 0;
   int vectorWidth = 1;
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
+  /// Phases between barriers of the kernel (SharedStaging): more than one
+  /// launches with STENCIL_LAUNCH_PHASED, which the host backend needs.
+  int phases = 1;
   /// Hopping: the kernel's walk (HalfLatticeThreads::slab) and the bytes
   /// per site stencil::hop_slab() weighs for auto, those of the even-to-odd
   /// hop of A, so that every hop of a launch geometry walks alike and
@@ -708,6 +803,9 @@ const char *siteIndexingName(SiteIndexingKind kind);
 const char *coordinateKindName(CoordinateKind kind);
 const char *accessKindName(AccessKind kind);
 const char *epilogueName(EpilogueKind kind);
+const char *stagingEdgeName(StagingEdge edge);
+const char *stagingOrderName(StagingOrder order);
+const char *stagingAddressName(StagingAddress address);
 /// A linear form as the spec writes it: "2 * h + 1", "-h".
 std::string linearFormSpelling(const LinearForm &form);
 

@@ -216,6 +216,38 @@ void clovers(json::OStream &j, const KernelPlan &p) {
   });
 }
 
+/// The SharedStaging node (present only in staged plans).
+void staging(json::OStream &j, const SharedStaging &s) {
+  j.attributeObject("staging", [&] {
+    j.attribute("array", s.array);
+    j.attributeArray("axes", [&] {
+      for (int axis = 0; axis < s.dims; ++axis)
+        j.object([&] {
+          const StagingAxis &a = s.axes[axis];
+          j.attribute("axis", axisName(axis));
+          j.attribute("threads", a.threads);
+          j.attribute("sites_per_thread", a.sitesPerThread);
+          j.attribute("below", a.below);
+          j.attribute("above", a.above);
+          j.attribute("extent", a.extent());
+          j.attribute("edge", stagingEdgeName(a.edge));
+        });
+    });
+    j.attribute("components", s.components);
+    j.attribute("field_components", s.fieldComponents);
+    j.attribute("split", s.split);
+    j.attribute("order", stagingOrderName(s.order));
+    j.attribute("address", stagingAddressName(s.address));
+    j.attribute("folds_direction", s.foldsDirection);
+    j.attribute("threads_per_block", s.threadsPerBlock);
+    j.attribute("sites", static_cast<int64_t>(s.sites()));
+    j.attribute("elements", static_cast<int64_t>(s.elements()));
+    j.attribute("bytes", static_cast<int64_t>(s.bytes()));
+    j.attribute("stage_phase", s.stagePhase);
+    j.attribute("compute_phase", s.computePhase);
+  });
+}
+
 /// Each load with its accumulations.
 void program(json::OStream &j, const KernelPlan &p) {
   const int dims = p.threads.dims;
@@ -230,6 +262,8 @@ void program(json::OStream &j, const KernelPlan &p) {
         j.attribute("width", load.width);
         j.attribute("clamp_tile_axis", load.clampTileAxis);
         j.attribute("clamp_x", load.clampX);
+        if (load.source == LoadSource::SharedBox)
+          j.attribute("source", "shared_box");
         j.attributeArray("sign_axes", [&] {
           for (int axis : load.signAxes)
             j.value(axisName(axis));
@@ -331,6 +365,8 @@ void plan(json::OStream &j, const KernelPlan &p) {
       j.attribute("split", p.access.split);
       j.attribute("width", p.access.width);
     });
+    if (p.staging)
+      staging(j, *p.staging);
     weights(j, p);
     links(j, p);
     clovers(j, p);

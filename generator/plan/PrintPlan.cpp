@@ -207,6 +207,28 @@ std::string boundsText(const KernelPlan &plan) {
   return text.empty() ? "every thread's site is updated" : text;
 }
 
+/// The SharedStaging node: the box, the cooperative load, the phases.
+void printStaging(const SharedStaging &s, raw_ostream &os) {
+  os << "  staging:     shared array " << s.array << ", ";
+  for (int axis = 0; axis < s.dims; ++axis)
+    os << (axis ? " x " : "") << s.axes[axis].extent();
+  os << " sites (halo";
+  for (int axis = 0; axis < s.dims; ++axis)
+    os << " " << axisName(axis) << " -" << s.axes[axis].below << "/+"
+       << s.axes[axis].above;
+  os << "), " << s.components << " of " << s.fieldComponents
+     << (s.fieldComponents == 1 ? " component" : " components")
+     << (s.split ? " from c0" : "") << " per site; " << s.elements()
+     << " elements, " << s.bytes() << " bytes per block\n";
+  os << "  stage:       phase " << s.stagePhase << ": " << s.threadsPerBlock
+     << " threads copy " << (s.foldsDirection ? "in + beta * direction" : "in")
+     << ", " << stagingOrderName(s.order) << ", "
+     << stagingAddressName(s.address) << "; edges";
+  for (int axis = 0; axis < s.dims; ++axis)
+    os << " " << axisName(axis) << ":" << stagingEdgeName(s.axes[axis].edge);
+  os << "; barrier; compute phase " << s.computePhase << "\n";
+}
+
 void printNodes(const KernelPlan &plan, raw_ostream &os) {
   os << "  parameters: ";
   for (const KernelParameter &param : plan.parameters)
@@ -277,6 +299,8 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
   if (a.width > 1)
     os << ", " << a.width << " values per access";
   os << "\n";
+  if (plan.staging)
+    printStaging(*plan.staging, os);
   os << "  weights:    ";
   for (const Weight &w : plan.weights)
     os << " " << w.name << " = " << linearFormSpelling(w.value) << ";";
@@ -396,7 +420,9 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
     }
     const PlannedLoad &load = plan.loads[step.load];
     os << "    load  u" << step.load << " = "
-       << (plan.foldsDirection() ? "(in + beta * direction)" : "in")
+       << (load.source == LoadSource::SharedBox ? plan.staging->array
+           : plan.foldsDirection()             ? "(in + beta * direction)"
+                                               : "in")
        << formatOffset(load.offset, model.dims);
     if (load.width > 1)
       os << " .. +" << load.width - 1 << " along x (one " << load.width

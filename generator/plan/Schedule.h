@@ -25,6 +25,12 @@ struct LoadSchedule {
 LoadSchedule scheduleLoads(const StencilModel &model, int factor, int xWidth,
                            bool skipCentre);
 
+/// Coordinates of the (axis, delta) rows that `offsets` touch, for the
+/// indexings that compute addresses from coordinates (Plan.cpp).
+std::vector<Coordinate>
+neighbourCoordinates(const StencilModel &model,
+                     const std::vector<Offset> &offsets, int tileAxis);
+
 } // namespace stencilc
 
 #endif

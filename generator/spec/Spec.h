@@ -124,6 +124,8 @@ struct KernelSpec {
   Located<long long> componentsPerThread;
   /// kernel.slab: "auto" or a number of slices (checked by the checker).
   Located<std::string> slab;
+  /// kernel.staging: "registers" (default) or "shared".
+  Located<std::string> staging;
   llvm::SMRange range;
   bool present = false;
 };

@@ -667,7 +667,8 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
                                    "min_blocks_per_sm",
                                    "tile",       "load_order",
                                    "nontemporal_store", "vector_width",
-                                   "components_per_thread", "slab"};
+                                   "components_per_thread", "slab",
+                                   "staging"};
   MappingReader reader(map, keys, "'kernel'", diags);
   readIntegerList(reader.get("block"), "'kernel.block'", kernel.block);
   readInteger(reader.get("launch_bounds"), "'kernel.launch_bounds'",
@@ -683,6 +684,7 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
   readInteger(reader.get("components_per_thread"),
               "'kernel.components_per_thread'", kernel.componentsPerThread);
   readString(reader.get("slab"), "'kernel.slab'", kernel.slab);
+  readString(reader.get("staging"), "'kernel.staging'", kernel.staging);
   if (const YamlNode *tileNode = reader.get("tile")) {
     kernel.tile.range = tileNode->range;
     if (const YamlNode *tileMap = asMapping(tileNode, "'kernel.tile'")) {

@@ -585,7 +585,7 @@ int runTune() {
     outs() << "  the first " << variants.size() << " of " << space
            << (tunePredicted
                    ? " in the cost model's order (fastest predicted first"
-                   : " in the search order (layout, components per thread, "
+                   : " in the search order (staging, layout, components per thread, "
                      "block, tile, load order, stores, launch bounds")
            << (!tunePredicted && model->hasLinkTaps() ? ", the links' layout"
                                                       : "")

@@ -53,6 +53,8 @@ std::string summaryOf(const StencilModel &m) {
     text += ", clover " + orderDescription(m.cloverLayout());
   if (m.layout.evenOdd && m.dims >= 3)
     text += ", slab " + slabText(k.slab);
+  if (k.staging == Staging::Shared)
+    text += ", staged in shared memory";
   return text;
 }
 
@@ -89,6 +91,7 @@ StencilModel naiveModel(const StencilModel &model) {
     m.kernel.vectorWidth = 1; // one site per thread
   m.kernel.componentsPerThread = m.components; // a site per thread
   m.kernel.slab = 1; // hopping kernels' threads in storage order
+  m.kernel.staging = Staging::Registers; // straight from global memory
   m.split.fill(false); // one rank
   m.rankKernels = false;
   m.hasInner = false;
@@ -210,9 +213,25 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   const std::vector<int> slabs = model.layout.evenOdd && model.dims >= 3
                                      ? std::vector<int>{1, 8}
                                      : std::vector<int>{model.kernel.slab};
+  // Where the neighbours are read: the spec's choice, then the other where
+  // the stencil can stage (kernel.staging; each variant's box must fit).
+  std::vector<Staging> stagings = {model.kernel.staging};
+  {
+    StencilModel other = model;
+    other.kernel.staging = model.kernel.staging == Staging::Shared
+                               ? Staging::Registers
+                               : Staging::Shared;
+    other.kernel.block = {1, 1, 1, 1}; // the size is checked per variant
+    other.kernel.tileFactor = 1;
+    if (other.sitesPerThreadX() > 1)
+      other.kernel.vectorWidth = 1;
+    if (stagingProblem(other).empty())
+      stagings.push_back(other.kernel.staging);
+  }
   // Most influential first, so that --max-variants keeps what matters.
   // The links' layout varies fastest: it moves most of a covariant
   // stencil's bytes, so every combination below is tried with each.
+  for (Staging staging : stagings)
   for (const auto &[layout, width] : layouts)
     for (int perThread : shares)
       for (const auto &block : blockShapes(model.dims))
@@ -245,12 +264,16 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                 setLoadOrder(m.kernel, order);
                 m.kernel.nontemporalStore = nontemporal;
                 m.kernel.componentsPerThread = perThread;
-                // The checker's rules for groups along x (no tile along x)
-                // and for component splits (whole vector accesses).
+                m.kernel.staging = staging;
+                // The checker's rules for groups along x (no tile along x),
+                // for component splits (whole vector accesses) and for
+                // staging (a box within the shared-memory limit).
                 if (m.sitesPerThreadX() > 1 &&
                     !siteVectorProblem(m, width).empty())
                   continue;
                 if (!componentSplitProblem(m, perThread).empty())
+                  continue;
+                if (!stagingProblem(m).empty())
                   continue;
                 add(std::move(m));
               }

@@ -150,7 +150,11 @@ std::string tuningOptionsText(const StencilModel &model) {
          // the option read back as auto).
          (model.layout.evenOdd && model.kernel.slab != KernelOptions::kSlabAuto
               ? "; slab=" + slabText(model.kernel.slab)
-              : std::string());
+              : std::string()) +
+         // Last, and only when shared: entries from before the option read
+         // back as registers.
+         (model.kernel.staging == Staging::Shared ? "; staging=shared"
+                                                  : std::string());
 }
 
 Expected<StencilModel> withTuningOptions(const StencilModel &model,
@@ -160,6 +164,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
   k.componentsPerThread = m.components;
   k.minBlocksPerSm = 0; // absent: the compiler's choice
   k.slab = KernelOptions::kSlabAuto; // absent: chosen at launch
+  k.staging = Staging::Registers;     // absent: registers
   SmallVector<StringRef, 8> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
   for (StringRef raw : items) {
@@ -259,6 +264,10 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
           !problem.empty())
         return bad(item, "slab " + value + " " + problem);
       k.slab = slab;
+    } else if (key == "staging") {
+      if (value != "registers" && value != "shared")
+        return bad(item, "expected registers or shared");
+      k.staging = value == "shared" ? Staging::Shared : Staging::Registers;
     } else if (key == "vector_width") {
       int width = 0;
       if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
@@ -274,7 +283,8 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
     } else {
       return bad(item, "unknown option (expected block, tile, order, stores, "
                        "launch_bounds, min_blocks_per_sm, layout, vector_width, "
-                       "components_per_thread, links, clover, slab)");
+                       "components_per_thread, links, clover, slab, "
+                       "staging)");
     }
   }
   if (k.minBlocksPerSm && !k.launchBounds)
@@ -296,6 +306,8 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       !problem.empty())
     return bad(text, "components_per_thread " +
                          Twine(k.componentsPerThread) + " " + problem);
+  if (std::string problem = stagingProblem(m); !problem.empty())
+    return bad(text, "staging=shared " + problem);
   return m;
 }
 

@@ -156,6 +156,15 @@ TEST(Inspect, AmdOccupancyFollowsTheRegisterFiles) {
   Occupancy lds = amdOccupancy(mi100, amd(16, 20, 0, 32768), 256);
   EXPECT_EQ(lds.value, 2); // 2 groups of 4 waves on 4 SIMDs
   EXPECT_EQ(lds.limitedBy, "LDS");
+  // hipcc's own figure for an LDS-limited kernel counts the CU's waves
+  // (laplacian4d_vec24_aos_lds: 34560 bytes, one block of 4 waves per CU,
+  // which hipcc reports as 4 waves/SIMD); registers limit both alike.
+  EXPECT_EQ(amdOccupancy(mi100, amd(34, 41, 0, 34560), 256).value, 1);
+  EXPECT_EQ(amdCompilerOccupancy(mi100, amd(34, 41, 0, 34560), 256), 4);
+  EXPECT_EQ(amdCompilerOccupancy(mi250x, amd(31, 64, 0, 34560), 256), 4);
+  EXPECT_EQ(amdCompilerOccupancy(mi100, amd(47, 25), 256), 5);
+  // One 128-thread group of 2 waves per CU: a wave on 2 of the 4 SIMDs.
+  EXPECT_EQ(amdOccupancy(mi100, amd(34, 41, 0, 39168), 128).value, 1);
 }
 
 TEST(Inspect, NvidiaOccupancyCountsWholeBlocks) {

@@ -144,6 +144,8 @@ poisson2d_fold_dot_kernel(
   // This thread's first site; it updates 2 consecutive sites along y.
   const int x = 1 + static_cast<int>(blockIdx.x * 64u + threadIdx.x);
   const int y = 1 + 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 ||
@@ -152,8 +154,6 @@ poisson2d_fold_dot_kernel(
     const stencil::index_t site = x + y * sy;
     // Farthest row along y inside the array, relative to this tile.
     const int room = ny - 1 - y;
-    // CG's beta: the solver keeps its scalars in device memory.
-    const value_type beta = static_cast<value_type>(*beta_source);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(4) * params.inv_h2;
     const value_type w1 = -params.inv_h2;

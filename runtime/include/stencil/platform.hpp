@@ -7,9 +7,13 @@
 //   host    any C++17 compiler        : the grid runs on the CPU, blocks in
 //                                       parallel (OpenMP when enabled),
 //                                       threads of a block in sequence.
-// The host backend is exact only for barrier-free kernels, which is what the
-// generator emits (registers, not LDS). Platform builtins live here and only
-// here, so generated code carries no #ifdefs.
+// Kernels that stage a block's sites in shared memory (kernel.staging:
+// shared) are written in phases between barriers, each under
+// `if (STENCIL_PHASE(k))`, and launched with STENCIL_LAUNCH_PHASED: on GPUs
+// every phase runs and the barrier synchronises the block; on the host each
+// phase runs for all of a block's threads before the next starts, which is
+// what the barrier guarantees. Platform builtins live here and only here, so
+// generated code carries no #ifdefs.
 #ifndef STENCIL_PLATFORM_HPP
 #define STENCIL_PLATFORM_HPP
 
@@ -49,6 +53,11 @@
 #endif
 #define STENCIL_UNROLL _Pragma("unroll")
 #define STENCIL_STORE(pointer, value) (*(pointer) = (value))
+// A block's shared (LDS) array, its barrier, and the phases between
+// barriers: every phase runs on every thread.
+#define STENCIL_SHARED_ARRAY(type, name, count) __shared__ type name[count]
+#define STENCIL_BARRIER() __syncthreads()
+#define STENCIL_PHASE(k) true
 
 #if defined(STENCIL_BACKEND_HIP)
 // Bypasses the caches on the way out: results are not read again soon.
@@ -96,6 +105,9 @@ __device__ __forceinline__ void store_nt(vec<double, 2> *p,
              dim3((block).x, (block).y, (block).z), 0,                         \
              static_cast<cudaStream_t>(stream)>>>(__VA_ARGS__)
 #endif
+// A kernel in phases is one launch: its barriers order the phases.
+#define STENCIL_LAUNCH_PHASED(kernel, phases, grid, block, stream, ...)        \
+  STENCIL_LAUNCH(kernel, grid, block, stream, __VA_ARGS__)
 
 #else // host backend
 
@@ -129,9 +141,39 @@ inline thread_local stencil::host::Dim3 gridDim;
 #endif
 #define STENCIL_STORE(pointer, value) (*(pointer) = (value))
 #define STENCIL_STORE_NT(pointer, value) (*(pointer) = (value))
+// A block runs wholly on one CPU thread, so a thread_local array is the
+// block's own; the phases replace the barrier (host::launch_phased).
+#define STENCIL_SHARED_ARRAY(type, name, count)                                \
+  static thread_local type name[count]
+#define STENCIL_BARRIER() ((void)0)
+#define STENCIL_PHASE(k) (::stencil::host::phase == (k))
 
 namespace stencil {
 namespace host {
+
+/// The phase a phased launch runs (STENCIL_PHASE); 0 outside one.
+inline thread_local int phase = 0;
+
+/// Sets the built-in variables of block `b` of `grid`.
+inline void enter_block(long long b, LaunchDims grid, LaunchDims block) {
+  gridDim = {grid.x, grid.y, grid.z};
+  blockDim = {block.x, block.y, block.z};
+  blockIdx.x = static_cast<unsigned>(b % grid.x);
+  blockIdx.y = static_cast<unsigned>((b / grid.x) % grid.y);
+  blockIdx.z =
+      static_cast<unsigned>(b / (static_cast<long long>(grid.x) * grid.y));
+}
+
+/// Runs every thread of the current block once.
+template <typename Kernel, typename... Args>
+void run_block(LaunchDims block, Kernel kernel, Args... args) {
+  for (unsigned tz = 0; tz < block.z; ++tz)
+    for (unsigned ty = 0; ty < block.y; ++ty)
+      for (unsigned tx = 0; tx < block.x; ++tx) {
+        threadIdx = {tx, ty, tz};
+        kernel(args...);
+      }
+}
 
 /// Runs every thread of the grid: blocks in parallel, each block's threads
 /// in order. The stream is ignored: host launches complete before returning.
@@ -142,18 +184,29 @@ void launch(Kernel kernel, LaunchDims grid, LaunchDims block, Args... args) {
 #pragma omp parallel for schedule(static)
 #endif
   for (long long b = 0; b < blocks; ++b) {
-    gridDim = {grid.x, grid.y, grid.z};
-    blockDim = {block.x, block.y, block.z};
-    blockIdx.x = static_cast<unsigned>(b % grid.x);
-    blockIdx.y = static_cast<unsigned>((b / grid.x) % grid.y);
-    blockIdx.z = static_cast<unsigned>(b / (static_cast<long long>(grid.x) *
-                                            grid.y));
-    for (unsigned tz = 0; tz < block.z; ++tz)
-      for (unsigned ty = 0; ty < block.y; ++ty)
-        for (unsigned tx = 0; tx < block.x; ++tx) {
-          threadIdx = {tx, ty, tz};
-          kernel(args...);
-        }
+    enter_block(b, grid, block);
+    run_block(block, kernel, args...);
+  }
+}
+
+/// The same for a kernel in `phases` phases between barriers: each block
+/// runs all its threads through phase 0, then all through phase 1, ... on
+/// one CPU thread, so that a phase sees everything the block's threads
+/// wrote to its shared arrays in the phases before.
+template <typename Kernel, typename... Args>
+void launch_phased(Kernel kernel, int phases, LaunchDims grid,
+                   LaunchDims block, Args... args) {
+  const long long blocks = static_cast<long long>(grid.x) * grid.y * grid.z;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static)
+#endif
+  for (long long b = 0; b < blocks; ++b) {
+    enter_block(b, grid, block);
+    for (int k = 0; k < phases; ++k) {
+      phase = k;
+      run_block(block, kernel, args...);
+    }
+    phase = 0;
   }
 }
 
@@ -163,6 +216,9 @@ void launch(Kernel kernel, LaunchDims grid, LaunchDims block, Args... args) {
 #define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
   ((void)(stream), ::stencil::host::launch((kernel), (grid), (block),          \
                                            __VA_ARGS__))
+#define STENCIL_LAUNCH_PHASED(kernel, phases, grid, block, stream, ...)        \
+  ((void)(stream), ::stencil::host::launch_phased((kernel), (phases), (grid),  \
+                                                  (block), __VA_ARGS__))
 
 #endif // backends
 
