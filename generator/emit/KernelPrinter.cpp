@@ -418,7 +418,7 @@ void KernelPrinter::accumulators(CodePrinter &p) const {
   std::vector<std::string> names;
   for (int site = 0; site < a.sites; ++site)
     names.push_back("acc" + std::to_string(site) +
-                    (a.valuesPerSite > 1
+                    (a.declaredAsArrays()
                          ? "[" + std::to_string(a.valuesPerSite) + "]"
                          : ""));
   p.line("value_type " + join(names, ", ") + ";");
@@ -504,7 +504,7 @@ void KernelPrinter::hopModes(CodePrinter &p) const {
   }
   // A single value's accumulator is a scalar.
   const std::string acc =
-      plan.accumulators.valuesPerSite > 1 ? "acc0" : "&acc0";
+      plan.accumulators.declaredAsArrays() ? "acc0" : "&acc0";
   p.emit({{"nc", std::to_string(nc)},
           {"width", std::to_string(width)},
           {"acc", acc}},

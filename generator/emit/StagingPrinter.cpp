@@ -331,9 +331,12 @@ void StagingPrinter::load(CodePrinter &p, const PlanStep &step) const {
   const std::string pointer =
       at.find(' ') == std::string::npos ? at : "(" + at + ")";
   if (s.components == 1) {
+    // A split site's one component still has array accumulators.
+    const std::string index =
+        plan.accumulators.declaredAsArrays() ? "[0]" : "";
     p.line("const value_type " + name + " = " + s.array + "[" + at + "];");
     for (const PlannedAccumulation &acc : step.accumulations)
-      p.line(accumulationText(acc, "", name));
+      p.line(accumulationText(acc, index, name));
     return;
   }
   p.emit({{"name", name},

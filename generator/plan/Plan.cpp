@@ -617,6 +617,7 @@ KernelPlan splitComponents(const KernelPlan &plan, int perThread) {
   split.access.perThread = perThread;
   split.access.split = true;
   split.accumulators.valuesPerSite = perThread;
+  split.accumulators.indexed = true;
   return split;
 }
 

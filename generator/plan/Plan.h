@@ -475,6 +475,10 @@ struct PlanStep {
 struct Accumulators {
   int sites = 1;
   int valuesPerSite = 1;
+  /// Arrays even of one value: the per-component loops of a split site
+  /// index them (components_per_thread: 1).
+  bool indexed = false;
+  bool declaredAsArrays() const { return valuesPerSite > 1 || indexed; }
   /// > 1: declares vec_t, the `vectorWidth`-wide access type.
   int vectorWidth = 1;
   std::string vectorComment;
