@@ -287,6 +287,26 @@ __global__ void update_groups_kernel(UpdateTerm<T> source, Index n,
   block_total(sum, partials);
 }
 
+/// The blocks of update_groups_kernel for `n` values, or 0 when it cannot
+/// run (a field not 16-byte aligned, or a grid too long).
+template <typename T> Index update_groups(const UpdateTerm<T> &term, Index n) {
+  // One thread per 16 bytes of each field, and one for the rest.
+  const Index threads = n / (16 / sizeof(T)) + 1;
+  const Index blocks = (threads + kThreads - 1) / kThreads;
+  const bool aligned = is_aligned(term.p, 16) && is_aligned(term.q, 16) &&
+                       is_aligned(term.x, 16) && is_aligned(term.r, 16);
+  return aligned && blocks <= kMaxGridX ? blocks : 0;
+}
+
+template <typename T>
+Status launch_update_groups(const UpdateTerm<T> &term, Index n, Index blocks,
+                            double *partials, const char *name) {
+  STENCIL_LAUNCH(update_groups_kernel<T>,
+                 (LaunchDims{static_cast<unsigned>(blocks), 1, 1}), kBlock,
+                 nullptr, term, n, partials);
+  return launch_status(name);
+}
+
 #endif
 
 template <typename T> T *typed(Field &f) { return static_cast<T *>(f.data()); }
@@ -439,18 +459,11 @@ Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
                              typed<T>(x), typed<T>(r)};
     const Index n = p.lattice().values();
 #if !defined(STENCIL_BACKEND_HOST)
-    // One thread per 16 bytes of each field, and one for the rest.
-    const Index threads = n / (16 / sizeof(T)) + 1;
-    const Index blocks = (threads + kThreads - 1) / kThreads;
-    if (is_aligned(term.p, 16) && is_aligned(term.q, 16) &&
-        is_aligned(term.x, 16) && is_aligned(term.r, 16) &&
-        blocks <= kMaxGridX) {
+    if (const Index blocks = update_groups(term, n)) {
       double *partials = nullptr;
       STENCIL_TRY(block_partials(blocks, partials));
-      STENCIL_LAUNCH(update_groups_kernel<T>,
-                     (LaunchDims{static_cast<unsigned>(blocks), 1, 1}),
-                     kBlock, nullptr, term, n, partials);
-      STENCIL_TRY(launch_status("update_and_norm2"));
+      STENCIL_TRY(launch_update_groups(term, n, blocks, partials,
+                                       "update_and_norm2"));
       return sum_block_partials(blocks, rr);
     }
 #endif
@@ -480,17 +493,10 @@ Status Reducer::update_partials(const double *alpha, const Field &p,
     partials[0] = reduce(n, term.resolved());
     return Status();
 #else
-    const Index threads = n / (16 / sizeof(T)) + 1;
-    const Index groups = (threads + kThreads - 1) / kThreads;
-    if (is_aligned(term.p, 16) && is_aligned(term.q, 16) &&
-        is_aligned(term.x, 16) && is_aligned(term.r, 16) &&
-        groups <= kMaxGridX) {
-      count = groups;
+    if ((count = update_groups(term, n))) {
       STENCIL_TRY(block_partials(count, partials));
-      STENCIL_LAUNCH(update_groups_kernel<T>,
-                     (LaunchDims{static_cast<unsigned>(count), 1, 1}), kBlock,
-                     nullptr, term, n, partials);
-      return launch_status("update_partials");
+      return launch_update_groups(term, n, count, partials,
+                                  "update_partials");
     }
     count = blocks_for(n);
     STENCIL_TRY(block_partials(count, partials));
