@@ -3,6 +3,8 @@
 #include "stencil/device.hpp"
 #include "stencil/host_matrix.hpp"
 
+#include "host_parallel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -90,6 +92,28 @@ double deviation(const HostMatrix &u, bool special) {
   if (u.n >= 2 && special)
     worst = std::max(worst, std::abs(determinant(u) - 1.0));
   return worst;
+}
+
+/// Re tr(a b c^dagger d^dagger) of n x n matrices stored as (re, im) pairs,
+/// row-major: tr(X Y^dagger) = sum_ij X_ij conj(Y_ij) with X = a b and
+/// Y = d c, on the stack (the plaquette of a production lattice is 10^8 of
+/// these).
+double plaquetteTrace(const double *a, const double *b, const double *c,
+                      const double *d, int n) {
+  auto entry = [](const double *m, int n, int i, int j) {
+    return Complex(m[2 * (i * n + j)], m[2 * (i * n + j) + 1]);
+  };
+  double trace = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      Complex ab = 0, dc = 0;
+      for (int k = 0; k < n; ++k) {
+        ab += entry(a, n, i, k) * entry(b, n, k, j);
+        dc += entry(d, n, i, k) * entry(c, n, k, j);
+      }
+      trace += (ab * std::conj(dc)).real();
+    }
+  return trace;
 }
 
 } // namespace
@@ -187,9 +211,21 @@ void GaugeField::set_unit() {
 }
 
 void GaugeField::set_random(Random &random) {
-  for (std::int64_t s = 0; s < sites(); ++s)
-    for (int mu = 0; mu < dims_; ++mu)
-      randomSpecialUnitary(colours_, random).store(link(s, mu));
+  // Each link takes 4 N^2 draws (N^2 complex Gaussians, two uniforms each),
+  // so a piece of the lattice starts its draws where the sequence stands at
+  // its first site: the same links for any number of threads.
+  const std::uint64_t perSite =
+      static_cast<std::uint64_t>(dims_) * 4 * colours_ * colours_;
+  parallel_ranges(
+      sites(),
+      [&](std::int64_t begin, std::int64_t end) {
+        Random piece = random.ahead(static_cast<std::uint64_t>(begin) * perSite);
+        for (std::int64_t s = begin; s < end; ++s)
+          for (int mu = 0; mu < dims_; ++mu)
+            randomSpecialUnitary(colours_, piece).store(link(s, mu));
+      },
+      256);
+  random.skip(static_cast<std::uint64_t>(sites()) * perSite);
 }
 
 void GaugeField::set_near_unit(Random &random, double epsilon) {
@@ -217,26 +253,33 @@ void GaugeField::reunitarise() {
 double GaugeField::plaquette() const {
   if (dims_ < 2)
     return 0.0;
+  // Partial sums over fixed chunks of sites, added in chunk order: the
+  // same value for any number of threads.
+  constexpr std::int64_t kChunk = 1024;
+  const std::int64_t chunks = (sites() + kChunk - 1) / kChunk;
+  std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+  parallel_ranges(
+      chunks,
+      [&](std::int64_t first, std::int64_t last) {
+        for (std::int64_t chunk = first; chunk < last; ++chunk) {
+          double sum = 0;
+          const std::int64_t end = std::min(sites(), (chunk + 1) * kChunk);
+          for (std::int64_t s = chunk * kChunk; s < end; ++s)
+            for (int mu = 0; mu < dims_; ++mu)
+              for (int nu = mu + 1; nu < dims_; ++nu)
+                sum += plaquetteTrace(link(s, mu), link(neighbour(s, mu, 1), nu),
+                                      link(neighbour(s, nu, 1), mu),
+                                      link(s, nu), colours_) /
+                       colours_;
+          partial[static_cast<std::size_t>(chunk)] = sum;
+        }
+      },
+      4);
   double sum = 0;
-  std::int64_t count = 0;
-  for (std::int64_t s = 0; s < sites(); ++s)
-    for (int mu = 0; mu < dims_; ++mu)
-      for (int nu = mu + 1; nu < dims_; ++nu) {
-        const HostMatrix a = HostMatrix::load(link(s, mu), colours_);
-        const HostMatrix b =
-            HostMatrix::load(link(neighbour(s, mu, 1), nu), colours_);
-        const HostMatrix c =
-            HostMatrix::load(link(neighbour(s, nu, 1), mu), colours_);
-        const HostMatrix d = HostMatrix::load(link(s, nu), colours_);
-        const HostMatrix p =
-            multiply(multiply(a, b), multiply(dagger(c), dagger(d)));
-        Complex trace = 0;
-        for (int i = 0; i < colours_; ++i)
-          trace += p(i, i);
-        sum += trace.real() / colours_;
-        ++count;
-      }
-  return sum / static_cast<double>(count);
+  for (double chunkSum : partial)
+    sum += chunkSum;
+  const std::int64_t planes = dims_ * (dims_ - 1) / 2;
+  return sum / static_cast<double>(sites() * planes);
 }
 
 double GaugeField::worst_link(std::int64_t &site, int &mu,

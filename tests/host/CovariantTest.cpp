@@ -11,6 +11,7 @@
 #include "stencil/device.hpp"
 #include "stencil/field.hpp"
 #include "stencil/gauge.hpp"
+#include "stencil/host_matrix.hpp"
 #include "stencil/link_algebra.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/random.hpp"
@@ -447,6 +448,46 @@ TEST(Covariant, GaugeFieldPlaquetteAndUnitarity) {
   EXPECT_LT(U.unitarity_deviation(), 1e-13);
   std::printf("[ info     ] plaquette: random %.4f, near unit (0.05) %.4f\n",
               random_plaquette, smooth);
+}
+
+TEST(Covariant, RandomLinksAreTheSequentialDrawsInSiteOrder) {
+  // set_random draws pieces of the lattice on separate threads, each from
+  // its place in the sequence: the links must be those of one sequential
+  // walk over sites and directions (here the SU(3) matrices of a 1-D
+  // "transformation" with one site per link), and the sequence must end
+  // where that walk leaves it. 1890 sites: several pieces on any machine
+  // with more than one core.
+  const int extents[4] = {9, 7, 5, 6};
+  GaugeField U, flat;
+  ASSERT_OK(GaugeField::create(4, extents, 3, U));
+  const int links[1] = {static_cast<int>(U.sites()) * 4};
+  ASSERT_OK(GaugeField::create(1, links, 3, flat));
+  Random parallel(2027), sequential(2027);
+  U.set_random(parallel);
+  const std::vector<double> walk = random_gauge_transform(flat, sequential);
+  ASSERT_EQ(U.data().size(), walk.size());
+  EXPECT_EQ(U.data(), walk);
+  EXPECT_EQ(parallel.next(), sequential.next());
+  // The plaquette (summed in chunks on the host's threads) against the
+  // definition, product by product.
+  double sum = 0;
+  for (std::int64_t s = 0; s < U.sites(); ++s)
+    for (int mu = 0; mu < 4; ++mu)
+      for (int nu = mu + 1; nu < 4; ++nu) {
+        const HostMatrix p = multiply(
+            multiply(HostMatrix::load(U.link(s, mu), 3),
+                     HostMatrix::load(U.link(U.neighbour(s, mu, 1), nu), 3)),
+            multiply(
+                dagger(HostMatrix::load(U.link(U.neighbour(s, nu, 1), mu), 3)),
+                dagger(HostMatrix::load(U.link(s, nu), 3))));
+        sum += (p(0, 0) + p(1, 1) + p(2, 2)).real() / 3;
+      }
+  EXPECT_NEAR(U.plaquette(), sum / (U.sites() * 6.0), 1e-15);
+  // Random::ahead is the same as drawing.
+  Random drawn(5), jumped = Random(5).ahead(1000);
+  for (int i = 0; i < 1000; ++i)
+    drawn.next();
+  EXPECT_EQ(drawn.next(), jumped.next());
 }
 
 // --- 6. Gauge files

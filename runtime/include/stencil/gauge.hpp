@@ -70,7 +70,9 @@ public:
   /// Independent random links: complex Gaussian matrices made unitary by
   /// Gram-Schmidt over the rows, then the last row turned by the conjugate
   /// phase of the determinant so that det U = 1 (SU(N); for N = 1 a random
-  /// U(1) phase). Drawn site by site, direction by direction, from `random`.
+  /// U(1) phase). Drawn site by site, direction by direction, from `random`
+  /// (pieces of the lattice on the host's threads, each from its place in
+  /// the sequence: the same links as one sequential walk).
   void set_random(Random &random);
   /// Each link moved towards the identity: U -> reunitarised (1 + eps R)
   /// with R a random complex Gaussian matrix, for smooth ("cold-ish")
@@ -111,14 +113,14 @@ private:
   std::vector<double> data_;
 };
 
-/// A random SU(N) matrix per site (as GaugeField::set_random draws links):
-/// `sites` * 2 N^2 doubles.
 /// The links of the sites first + [0, extents) of U, coordinates wrapped
 /// onto U's torus (`first` may be negative): a rank's block with its ghost
 /// layers, or a box with margins around it.
 Status gauge_box(const GaugeField &U, const int *first, const int *extents,
                  GaugeField &out);
 
+/// A random SU(N) matrix per site (as GaugeField::set_random draws links):
+/// `sites` * 2 N^2 doubles.
 std::vector<double> random_gauge_transform(const GaugeField &like,
                                            Random &random);
 
