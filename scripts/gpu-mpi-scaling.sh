@@ -15,7 +15,9 @@
 # plain single-rank solver.
 #
 #   SCALING_GPUS="1 2 4"   GPU counts (default: 1, 2, 4, 8 up to the node's)
-#   SCALING_PARTS="operators big"   which parts, in this order
+#   SCALING_PARTS="check operators big"   which parts, in this order
+#                          (check: each operator on N GPUs, every transport,
+#                          against its single-rank solution)
 #   SCALING_BUDGET=540     seconds; cases that would start later are listed
 #                          as skipped, so the table comes back whole
 #   SCALING_BIN=DIR        prebuilt solve_* programs (else built here)
@@ -148,6 +150,48 @@ run_operators() {
     done
   done
 }
+# Correctness on separate GPUs first: each operator on one rank (--save),
+# then on N ranks with the peer and the staged transport, the overlap on
+# for one and off for the other (swapped past 2 GPUs), each compared
+# against it (--compare); the table says whether each matched.
+check_one() { # label ranks size policy program args...
+  local label=$1 ranks=$2 size=$3 policy=$4; shift 4
+  local text status=0
+  echo "\$ [$label check] ranks=$ranks $policy $*" >> "$log"
+  if [ "$ranks" = 1 ]; then
+    text=$(timeout -k 5 120 "$@" 2>&1) || status=$?
+  else
+    text=$(timeout -k 5 120 mpirun --oversubscribe --bind-to none -np "$ranks" "$@" 2>&1) || status=$?
+  fi
+  echo "$text" >> "$log"
+  local verdict=FAILED
+  [ "$status" = 0 ] && verdict=match
+  echo "$text" | grep -q "NOT within" && verdict=MISMATCH
+  printf '%-26s %-6s %-5s %-14s %-12s %10s %6s\n' "$label" check "$ranks" "$size" "$policy" "$verdict" "-" | tee -a "$table"
+  [ "$verdict" = match ] || failures=$((failures + 1))
+}
+failures=0
+run_check() {
+  local name program size opts dims ref n
+  for spec in "laplacian3d_f64 solve_laplacian3d_f64 130,130,130 3 --tol 1e-10" \
+              "vec24_aosoa solve_laplacian4d_vec24_aosoa 8,8,16,16 4 --tol 1e-8" \
+              "wilson_clover_f64 solve_wilson_clover4d_eo_f64 8,8,8,16 4 --tol 1e-10 --even-odd"; do
+    read -r name program size dims opts <<<"$spec"
+    ref=$caches/ref-$name.bin
+    check_one "$name" 1 "$size" single "$bin/$program" --size "$size" $opts --save "$ref"
+    for n in $multi; do
+      # Each transport with each overlap setting over the GPU counts.
+      local policies="peer,on staged,off" policy
+      [ "$n" -gt 2 ] && policies="peer,off staged,on"
+      for policy in $policies; do
+        STENCILC_EXCHANGE=${policy%,*} STENCILC_OVERLAP=${policy#*,} \
+          check_one "$name" "$n" "$size" "${policy/,//}" "$bin/$program" \
+          --size "$size" $opts --grid "$(last_axis "$dims" "$n")" \
+          --compare "$ref" --compare-tol 1e-9
+      done
+    done
+  done
+}
 # The Wilson-clover operator in float on 64^3 x 128 (even/odd, Schur
 # complement only: the whole-lattice comparison's fields would not fit one
 # 80 GB GPU beside it), 1 to N GPUs split along t.
@@ -160,11 +204,12 @@ run_big() {
       solve_wilson_clover4d_eo_f32 $opts
   done
 }
-for part in ${SCALING_PARTS:-operators big}; do
+for part in ${SCALING_PARTS:-check operators big}; do
   case $part in
+    check) run_check ;;
     operators) run_operators ;;
     big) run_big ;;
-    *) echo "error: unknown part '$part' (operators, big)" >&2; exit 1 ;;
+    *) echo "error: unknown part '$part' (check, operators, big)" >&2; exit 1 ;;
   esac
 done
 
@@ -183,3 +228,7 @@ awk 'NR > 1 && $6 ~ /^[0-9.]+$/ {
 echo "total $(( $(date +%s) - start )) s" >> "$table"
 echo
 cat "$table"
+if [ "$failures" -gt 0 ]; then
+  echo "error: $failures distributed check(s) did not reproduce the single-rank solution" >&2
+  exit 1
+fi
