@@ -259,9 +259,17 @@ Status stream_create(Stream &stream) {
 #if defined(STENCIL_BACKEND_HOST)
   return Status();
 #else
-  STENCIL_API(Stream_t) s = nullptr;
+  // The greatest priority the device offers: the exchange's pack and
+  // unpack kernels are queued while a rank's interior kernel fills the GPU,
+  // and at equal priority their blocks would start only as the interior's
+  // last ones retire, so the halos would travel after the interior rather
+  // than beside it.
+  int least = 0, greatest = 0;
   STENCIL_TRY(STENCIL_CHECKED(
-      STENCIL_API(StreamCreateWithFlags)(&s, STENCIL_API(StreamNonBlocking))));
+      STENCIL_API(DeviceGetStreamPriorityRange)(&least, &greatest)));
+  STENCIL_API(Stream_t) s = nullptr;
+  STENCIL_TRY(STENCIL_CHECKED(STENCIL_API(StreamCreateWithPriority)(
+      &s, STENCIL_API(StreamNonBlocking), greatest)));
   stream = s;
   return Status();
 #endif

@@ -50,8 +50,10 @@ Status device_zero(void *pointer, std::size_t bytes);
 /// Waits for all work on the device.
 Status device_synchronize();
 /// A stream that runs apart from the default one (non-blocking: the halo
-/// exchange's, so that its copies proceed while kernels run); null on the
-/// host backend, whose launches complete before returning.
+/// exchange's, so that its copies proceed while kernels run), at the
+/// device's greatest priority (its kernels start ahead of blocks queued on
+/// other streams); null on the host backend, whose launches complete before
+/// returning.
 Status stream_create(Stream &stream);
 void stream_destroy(Stream stream);
 /// Waits for the work queued on `stream` (null: the default stream).
