@@ -192,14 +192,16 @@ std::int64_t GaugeField::site_of(const int *c) const {
 }
 
 std::int64_t GaugeField::neighbour(std::int64_t site, int mu, int step) const {
-  int c[4] = {0, 0, 0, 0};
-  std::int64_t rest = site;
-  for (int axis = 0; axis < dims_; ++axis) {
-    c[axis] = static_cast<int>(rest % extents_[axis]);
-    rest /= extents_[axis];
-  }
-  c[mu] += step;
-  return site_of(c);
+  // Only the coordinate along mu moves (and wraps).
+  std::int64_t stride = 1;
+  for (int axis = 0; axis < mu; ++axis)
+    stride *= extents_[axis];
+  const int n = extents_[mu];
+  const int from = static_cast<int>((site / stride) % n);
+  int to = (from + step) % n;
+  if (to < 0)
+    to += n;
+  return site + (static_cast<std::int64_t>(to) - from) * stride;
 }
 
 void GaugeField::set_unit() {

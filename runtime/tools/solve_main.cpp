@@ -52,6 +52,7 @@
 #include "stencil/scatter.hpp"
 #include "stencil/solver.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -238,6 +239,28 @@ Options parse(int argc, char **argv) {
   return options;
 }
 
+/// How long each step of preparing a large problem took, on stderr (rank
+/// 0): a production lattice spends minutes on the host before its first
+/// iteration (links drawn for the whole lattice, the clover term), and the
+/// user should see where. Lattices under 2^22 sites stay quiet.
+class SetupReport {
+public:
+  SetupReport(std::int64_t sites, bool speaks)
+      : on_(speaks && sites >= (std::int64_t(1) << 22)),
+        last_(std::chrono::steady_clock::now()) {}
+  void done(const std::string &step) {
+    const auto now = std::chrono::steady_clock::now();
+    if (on_)
+      std::fprintf(stderr, "setup: %s: %.1f s\n", step.c_str(),
+                   std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+private:
+  bool on_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 /// Reports `status` and ends: with several ranks, the whole job (a rank
 /// that returned while the others wait in a collective would hang it).
 int fail(const stencil::Status &status) {
@@ -297,6 +320,9 @@ int main(int argc, char **argv) {
     return fail(status);
   if (distributed && !(status = stencil::use_local_device(job())).ok())
     return fail(status);
+  SetupReport setup(
+      stencil::lattice_for(info, options.size.data()).interior_sites(),
+      job().rank() == 0);
   stencil::StencilOperator A;
   status = distributed
                ? stencil::StencilOperator::create_distributed(
@@ -327,6 +353,7 @@ int main(int argc, char **argv) {
                                                      siteFields))
            .ok())
     return fail(status);
+  setup.done("the operator and its site parameters");
   std::string siteText;
   for (int p = 0; p < info.num_params; ++p)
     if (info.param_is_site[p]) {
@@ -356,6 +383,7 @@ int main(int argc, char **argv) {
       if (!(status = stencil::GaugeField::load(options.gauge, U)).ok())
         return fail(status);
       gaugeText = "from " + options.gauge;
+      setup.done("links read from " + options.gauge);
     } else {
       stencil::Random linkRandom(options.seed ^ 0x9e3779b97f4a7c15ull);
       if (!(status = stencil::GaugeField::create(
@@ -364,15 +392,19 @@ int main(int argc, char **argv) {
       U.set_random(linkRandom);
       gaugeText = "random SU(" + std::to_string(info.links->colours) +
                   ") (seed " + std::to_string(options.seed) + ")";
+      setup.done("random links for the whole lattice");
     }
     if (info.clover)
       std::fprintf(stderr, "computing the clover term of the links\n");
     if (!(status = stencil::set_gauge_field(A, U, links, &clover)).ok())
       return fail(status);
+    setup.done(info.clover ? "links and the clover term onto the device"
+                           : "links onto the device");
     char plaquette[64];
     std::snprintf(plaquette, sizeof plaquette, ", plaquette %.6f",
                   U.plaquette());
     gaugeText += plaquette;
+    setup.done("plaquette");
     if (!options.saveGauge.empty()) {
       if (job().rank() == 0 && !(status = U.write(options.saveGauge)).ok())
         return fail(status);
@@ -400,6 +432,7 @@ int main(int argc, char **argv) {
   if (!status.ok() || !(status = stencil::set_halo(exact, 0.0)).ok() ||
       !(status = A.apply(b, exact)).ok())
     return fail(status);
+  setup.done("manufactured solution u* and b = A u*");
 
   if (!options.tuneExchange.empty()) {
     if (!decomposition)
