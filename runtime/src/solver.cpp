@@ -529,6 +529,21 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     STENCIL_TRY(pLow.copy_from(rLow));
   }
   int k = 0;
+  // The inner iterate into x, and the residual recomputed in A's precision.
+  auto reliableUpdate = [&]() -> Status {
+    STENCIL_TRY(ops.axpy(1.0, xLow, x));
+    STENCIL_TRY(fill(xLow, 0.0));
+    STENCIL_TRY(trueResidual(rNorm));
+    STENCIL_TRY(convert(r, rLow));
+    largest = rNorm;
+    ++report.reliable_updates;
+    return Status();
+  };
+  auto wantsUpdate = [&] {
+    return rNorm < options.reliable_delta * largest ||
+           rNorm / reference < options.tolerance ||
+           k == options.max_iterations;
+  };
   while (cgnr && rNorm / reference >= options.tolerance &&
          k < options.max_iterations) {
     STENCIL_TRY(lowOps.apply(qLow, pLow)); // q = A p
@@ -545,17 +560,9 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     STENCIL_TRY(lowOps.norm2(rLow, rNorm));
     ++k;
     double ssNew = 0.0;
-    const bool update = rNorm < options.reliable_delta * largest ||
-                        rNorm / reference < options.tolerance ||
-                        k == options.max_iterations;
-    if (update) {
-      STENCIL_TRY(ops.axpy(1.0, xLow, x));
-      STENCIL_TRY(fill(xLow, 0.0));
-      STENCIL_TRY(trueResidual(rNorm));
-      STENCIL_TRY(convert(r, rLow));
+    if (wantsUpdate()) {
+      STENCIL_TRY(reliableUpdate());
       STENCIL_TRY(normalResidual(ssNew));
-      largest = rNorm;
-      ++report.reliable_updates;
     } else {
       STENCIL_TRY(lowOps.apply_adjoint(sLow, rLow));
       STENCIL_TRY(lowOps.dot(sLow, sLow, ssNew));
@@ -573,21 +580,6 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
         std::to_string(k + 1) + " (p^T A p = " + std::to_string(pq) + " in " +
         report.inner_precision +
         "): the operator is not positive definite on these values");
-  };
-  // The inner iterate into x, and the residual recomputed in A's precision.
-  auto reliableUpdate = [&]() -> Status {
-    STENCIL_TRY(ops.axpy(1.0, xLow, x));
-    STENCIL_TRY(fill(xLow, 0.0));
-    STENCIL_TRY(trueResidual(rNorm));
-    STENCIL_TRY(convert(r, rLow));
-    largest = rNorm;
-    ++report.reliable_updates;
-    return Status();
-  };
-  auto wantsUpdate = [&] {
-    return rNorm < options.reliable_delta * largest ||
-           rNorm / reference < options.tolerance ||
-           k == options.max_iterations;
   };
   if (!cgnr && folded) {
     // The inner CG with its scalars on the device (CgPipeline).
