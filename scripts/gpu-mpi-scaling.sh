@@ -16,10 +16,12 @@
 #
 #   SCALING_GPUS="1 2 4"   GPU counts (default: 1, 2, 4, 8 up to the node's)
 #   SCALING_PARTS="check operators big"   which parts, in this order
-#                          (check: each operator on N GPUs, every transport,
-#                          against its single-rank solution)
-#   SCALING_BUDGET=540     seconds; cases that would start later are listed
-#                          as skipped, so the table comes back whole
+#                          (check: each operator on N GPUs, the peer and
+#                          the staged transport, against its single-rank
+#                          solution)
+#   SCALING_BUDGET=540     seconds; cases (checks too) that would start
+#                          later are listed as skipped, so the table comes
+#                          back whole
 #   SCALING_BIN=DIR        prebuilt solve_* programs (else built here)
 #   SCALING_SHARED=1       let ranks share one GPU: a dry run of the script,
 #                          whose figures mean nothing
@@ -40,7 +42,7 @@ budget=${SCALING_BUDGET:-540}
 gpus=$(nvidia-smi -L | wc -l)
 { nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader
   nvidia-smi topo -m 2>&1 || true
-  mpirun --version 2>&1 | head -1
+  { mpirun --version 2>&1 || true; } | head -1 || true
   echo "cores: $(nproc)"; } | tee "$out/scaling-device.txt"
 if [ -n "${SCALING_GPUS:-}" ]; then
   counts=$SCALING_GPUS
@@ -62,7 +64,10 @@ bin=${SCALING_BIN:-build-cuda-mpi}
 programs="solve_laplacian3d_f64 solve_laplacian4d_vec24_aosoa solve_wilson_clover4d_eo_f64 solve_wilson_clover4d_eo_f32"
 usable=1
 for p in $programs; do
-  if [ ! -x "$bin/$p" ] || ldd "$bin/$p" | grep -q "not found"; then usable=0; fi
+  # ldd's whole output first: grep -q quitting early would fail the pipe.
+  if [ ! -x "$bin/$p" ] || [[ "$(ldd "$bin/$p" 2>&1)" == *"not found"* ]]; then
+    usable=0
+  fi
 done
 if [ "$usable" = 0 ]; then
   echo "building the solvers here (${SCALING_BIN:+$SCALING_BIN not usable; }CUDA, MPI)"
@@ -156,12 +161,17 @@ run_operators() {
 # against it (--compare); the table says whether each matched.
 check_one() { # label ranks size policy program args...
   local label=$1 ranks=$2 size=$3 policy=$4; shift 4
-  local text status=0
+  local text status=0 left=$(( budget - ($(date +%s) - start) ))
+  if [ "$left" -lt 20 ]; then
+    printf '%-26s %-6s %-5s %-14s %-12s %10s %6s\n' "$label" check "$ranks" "$size" "$policy" "skipped" "-" | tee -a "$table"
+    return
+  fi
+  [ "$left" -gt 120 ] && left=120
   echo "\$ [$label check] ranks=$ranks $policy $*" >> "$log"
   if [ "$ranks" = 1 ]; then
-    text=$(timeout -k 5 120 "$@" 2>&1) || status=$?
+    text=$(timeout -k 5 "$left" "$@" 2>&1) || status=$?
   else
-    text=$(timeout -k 5 120 mpirun --oversubscribe --bind-to none -np "$ranks" "$@" 2>&1) || status=$?
+    text=$(timeout -k 5 "$left" mpirun --oversubscribe --bind-to none -np "$ranks" "$@" 2>&1) || status=$?
   fi
   echo "$text" >> "$log"
   local verdict=FAILED
