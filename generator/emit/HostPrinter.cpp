@@ -248,6 +248,44 @@ std::string launchCall(const LauncherPlan &launcher) {
   return "STENCIL_LAUNCH(" + launcher.kernelName;
 }
 
+/// A launcher's opening: the launch configuration and the layout checks of
+/// the field (and of its links and clover term), each failure named.
+std::string launchConfiguration(const StencilModel &model,
+                                const LauncherText &text) {
+  return printed([&](CodePrinter &p) {
+    p.emit({{"model", model.name},
+            {"extent_list", text.extentList},
+            {"link_layout_check", linkLayoutCheck(model)}},
+           R"(
+             const int n[stencil::kMaxDims] = $extent_list$;
+             stencil::LaunchConfig config;
+             stencil::Status status = stencil::make_launch_config(shape(), n, config);
+             if (status.ok())
+               status = stencil::check_layout(layout(), dims, n, boundary);
+             $link_layout_check$
+             if (!status.ok())
+               return stencil::Status::failure("$model$: " + status.message());
+           )");
+  });
+}
+
+/// A launcher's close: nothing to launch on an empty lattice, else the
+/// launch and its status.
+std::string launchAndStatus(const LauncherPlan &launcher) {
+  return printed([&](CodePrinter &p) {
+    p.emit({{"kernel", launcher.kernelName},
+            {"launch", launchCall(launcher)},
+            {"args", launchArguments(launcher)}},
+           R"(
+             if (config.empty)
+               return status;
+             $launch$, config.grid, config.block, stream,
+                 $args$);
+             return stencil::launch_status("$kernel$");
+           )");
+  });
+}
+
 void latticeLauncher(CodePrinter &p, const StencilModel &model,
                      const LauncherPlan &launcher, const LauncherText &text) {
   const bool dot = launcher.kind == LauncherKind::LatticeDot;
@@ -255,17 +293,14 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       {"summary", summaryComment(launcher)},
       {"function", launcher.function},
       {"model", model.name},
-      {"kernel", launcher.kernelName},
-      {"launch", launchCall(launcher)},
-      {"extent_list", text.extentList},
+      {"configure", launchConfiguration(model, text)},
+      {"launch_and_status", launchAndStatus(launcher)},
       {"value_count", text.valueCount},
       {"checks", argumentChecks(model, launcher, text)},
-      {"args", launchArguments(launcher)},
       {"typed", text.typedArguments},
       {"partials", dot ? "double *partials, " : ""},
       {"partials_arg", dot ? "partials, " : ""},
       {"partials_null", dot ? " || partials == nullptr" : ""},
-      {"link_layout_check", linkLayoutCheck(model)},
       {"region_param", launcher.region ? ",\n    const stencil::Region &region"
                                        : ""},
       {"region_all", launcher.region ? ", stencil::Region()" : ""},
@@ -275,14 +310,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
     stencil::Status $function$(value_type *out, const value_type *in,
         const Extents &extents, const Params &params, $partials$stencil::Stream stream$region_param$) {
       (void)params; // unused when the spec declares no parameters
-      const int n[stencil::kMaxDims] = $extent_list$;
-      stencil::LaunchConfig config;
-      stencil::Status status = stencil::make_launch_config(shape(), n, config);
-      if (status.ok())
-        status = stencil::check_layout(layout(), dims, n, boundary);
-      $link_layout_check$
-      if (!status.ok())
-        return stencil::Status::failure("$model$: " + status.message());
+      $configure$
       if (out == nullptr || in == nullptr$partials_null$)
         return stencil::Status::failure("$model$: null field pointer");
       const std::int64_t values = $value_count$;
@@ -290,11 +318,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
         return stencil::Status::failure(
             "$model$: 'out' and 'in' overlap; the kernel cannot run in place");
       $checks$
-      if (config.empty)
-        return status;
-      $launch$, config.grid, config.block, stream,
-          $args$);
-      return stencil::launch_status("$kernel$");
+      $launch_and_status$
     }
 
     stencil::Status $function$_generic(void *out, const void *in,
@@ -327,7 +351,6 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
                   const LauncherPlan &launcher, const LauncherText &text) {
   const std::string bytes = std::to_string(launcher.alignmentBytes);
   CodePrinter::Vars vars = {
-      {"link_layout_check", linkLayoutCheck(model)},
       {"whole_region", launcher.region
                            ? "\nconst stencil::Region region; // one rank: "
                              "every site"
@@ -335,12 +358,10 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
       {"summary", summaryComment(launcher)},
       {"function", launcher.function},
       {"model", model.name},
-      {"kernel", launcher.kernelName},
-      {"launch", launchCall(launcher)},
-      {"extent_list", text.extentList},
+      {"configure", launchConfiguration(model, text)},
+      {"launch_and_status", launchAndStatus(launcher)},
       {"value_count", text.valueCount},
       {"checks", argumentChecks(model, launcher, text)},
-      {"args", launchArguments(launcher)},
       {"typed", text.typedArguments},
       {"alignment_check",
        launcher.alignmentBytes == 0
@@ -360,14 +381,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
         const Extents &extents, const Params &params, double *partials,
         stencil::Stream stream) {
       (void)params; // unused when the spec declares no parameters
-      const int n[stencil::kMaxDims] = $extent_list$;
-      stencil::LaunchConfig config;
-      stencil::Status status = stencil::make_launch_config(shape(), n, config);
-      if (status.ok())
-        status = stencil::check_layout(layout(), dims, n, boundary);
-      $link_layout_check$
-      if (!status.ok())
-        return stencil::Status::failure("$model$: " + status.message());
+      $configure$
       if (out == nullptr || next_direction == nullptr || in == nullptr ||
           direction == nullptr || beta == nullptr || partials == nullptr)
         return stencil::Status::failure("$model$: null field pointer");
@@ -382,11 +396,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
                 "' overlap; the kernel reads and writes four separate fields");
       $checks$
       $alignment_check$$whole_region$
-      if (config.empty)
-        return status;
-      $launch$, config.grid, config.block, stream,
-          $args$);
-      return stencil::launch_status("$kernel$");
+      $launch_and_status$
     }
 
     stencil::Status $function$_generic(void *out, void *next_direction,
