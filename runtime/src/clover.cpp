@@ -4,6 +4,7 @@
 #include "stencil/host_matrix.hpp"
 
 #include "host_parallel.hpp"
+#include "link_products.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,96 +17,43 @@ namespace {
 
 using Complex = std::complex<double>;
 
-/// An N x N link product on the stack: the clover leaves of a production
-/// lattice are 10^9 matrix products, too many for heap matrices. Products
-/// keep HostMatrix's order of operations (and complex products written
-/// out as std::complex computes finite ones), so the clover term has the
-/// same bits as one built from HostMatrix.
-template <int N> struct LinkMatrix {
-  double re[N][N] = {}, im[N][N] = {};
-};
-
-/// U_mu(site), or its conjugate transpose.
-template <int N>
-LinkMatrix<N> link(const GaugeField &U, std::int64_t site, int mu,
-                   bool daggered = false) {
-  LinkMatrix<N> m;
-  const double *v = U.link(site, mu);
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j) {
-      const double *z = v + 2 * (i * N + j);
-      if (daggered) {
-        m.re[j][i] = z[0];
-        m.im[j][i] = -z[1];
-      } else {
-        m.re[i][j] = z[0];
-        m.im[i][j] = z[1];
-      }
-    }
-  return m;
-}
-
-template <int N>
-LinkMatrix<N> operator*(const LinkMatrix<N> &x, const LinkMatrix<N> &y) {
-  LinkMatrix<N> c;
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j) {
-      double re = 0, im = 0;
-      for (int k = 0; k < N; ++k) {
-        re += x.re[i][k] * y.re[k][j] - x.im[i][k] * y.im[k][j];
-        im += x.re[i][k] * y.im[k][j] + x.im[i][k] * y.re[k][j];
-      }
-      c.re[i][j] = re;
-      c.im[i][j] = im;
-    }
-  return c;
-}
-
 /// Fhat_mu,nu(x) = (Q - Q^dagger) / 8 from the four clover leaves at x.
-template <int N>
 HostMatrix fieldStrength(const GaugeField &U, std::int64_t x, int mu, int nu) {
-  auto step = [&](std::int64_t s, int axis, int by) {
-    return U.neighbour(s, axis, by);
-  };
-  auto u = [&](std::int64_t s, int axis, bool daggered = false) {
-    return link<N>(U, s, axis, daggered);
-  };
-  constexpr bool dag = true;
-  const std::int64_t xpm = step(x, mu, 1), xmm = step(x, mu, -1);
-  const std::int64_t xpn = step(x, nu, 1), xmn = step(x, nu, -1);
-  const std::int64_t xmmpn = step(xmm, nu, 1), xmmmn = step(xmm, nu, -1);
-  const std::int64_t xpmmn = step(xpm, nu, -1);
-  const LinkMatrix<N> leaves[4] = {
-      (u(x, mu) * u(xpm, nu)) * (u(xpn, mu, dag) * u(x, nu, dag)),
-      (u(x, nu) * u(xmmpn, mu, dag)) * (u(xmm, nu, dag) * u(xmm, mu)),
-      (u(xmm, mu, dag) * u(xmmmn, nu, dag)) * (u(xmmmn, mu) * u(xmn, nu)),
-      (u(xmn, nu, dag) * u(xmn, mu)) * (u(xpmmn, nu) * u(x, mu, dag))};
-  // Q = l1 + (l2 + l3 + l4), summed as complex values in that order.
-  auto q = [&](int i, int j) {
-    const Complex rest =
-        Complex(leaves[1].re[i][j], leaves[1].im[i][j]) +
-        Complex(leaves[2].re[i][j], leaves[2].im[i][j]) +
-        Complex(leaves[3].re[i][j], leaves[3].im[i][j]);
-    return Complex(leaves[0].re[i][j], leaves[0].im[i][j]) + rest;
-  };
-  HostMatrix f(N);
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j)
-      f(i, j) = (q(i, j) - std::conj(q(j, i))) / 8.0;
-  return f;
-}
-
-HostMatrix fieldStrength(const GaugeField &U, std::int64_t x, int mu, int nu) {
-  switch (U.colours()) {
-  case 1:
-    return fieldStrength<1>(U, x, mu, nu);
-  case 2:
-    return fieldStrength<2>(U, x, mu, nu);
-  case 3:
-    return fieldStrength<3>(U, x, mu, nu);
-  default:
-    return fieldStrength<4>(U, x, mu, nu);
-  }
+  return with_colours(U.colours(), [&](auto colours) {
+    constexpr int N = decltype(colours)::value;
+    auto step = [&](std::int64_t s, int axis, int by) {
+      return U.neighbour(s, axis, by);
+    };
+    auto u = [&](std::int64_t s, int axis, bool daggered = false) {
+      return host_link<N>(U, s, axis, daggered);
+    };
+    auto times = [](const auto &a, const auto &b) { return link_product(a, b); };
+    constexpr bool dag = true;
+    const std::int64_t xpm = step(x, mu, 1), xmm = step(x, mu, -1);
+    const std::int64_t xpn = step(x, nu, 1), xmn = step(x, nu, -1);
+    const std::int64_t xmmpn = step(xmm, nu, 1), xmmmn = step(xmm, nu, -1);
+    const std::int64_t xpmmn = step(xpm, nu, -1);
+    const LinkMatrix<double, N> leaves[4] = {
+        times(times(u(x, mu), u(xpm, nu)), times(u(xpn, mu, dag), u(x, nu, dag))),
+        times(times(u(x, nu), u(xmmpn, mu, dag)), times(u(xmm, nu, dag), u(xmm, mu))),
+        times(times(u(xmm, mu, dag), u(xmmmn, nu, dag)),
+              times(u(xmmmn, mu), u(xmn, nu))),
+        times(times(u(xmn, nu, dag), u(xmn, mu)),
+              times(u(xpmmn, nu), u(x, mu, dag)))};
+    // Q = l1 + (l2 + l3 + l4), summed as complex values in that order.
+    auto entry = [&](int leaf, int i, int j) {
+      const double *z = leaves[leaf].v + 2 * (i * N + j);
+      return Complex(z[0], z[1]);
+    };
+    auto q = [&](int i, int j) {
+      return entry(0, i, j) + (entry(1, i, j) + entry(2, i, j) + entry(3, i, j));
+    };
+    HostMatrix f(N);
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < N; ++j)
+        f(i, j) = (q(i, j) - std::conj(q(j, i))) / 8.0;
+    return f;
+  });
 }
 
 /// gamma_mu as a dense 4 x 4 matrix (stencil/dirac.hpp's entries).

@@ -4,6 +4,7 @@
 #include "stencil/host_matrix.hpp"
 
 #include "host_parallel.hpp"
+#include "link_products.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -92,28 +93,6 @@ double deviation(const HostMatrix &u, bool special) {
   if (u.n >= 2 && special)
     worst = std::max(worst, std::abs(determinant(u) - 1.0));
   return worst;
-}
-
-/// Re tr(a b c^dagger d^dagger) of n x n matrices stored as (re, im) pairs,
-/// row-major: tr(X Y^dagger) = sum_ij X_ij conj(Y_ij) with X = a b and
-/// Y = d c, on the stack (the plaquette of a production lattice is 10^8 of
-/// these).
-double plaquetteTrace(const double *a, const double *b, const double *c,
-                      const double *d, int n) {
-  auto entry = [](const double *m, int n, int i, int j) {
-    return Complex(m[2 * (i * n + j)], m[2 * (i * n + j) + 1]);
-  };
-  double trace = 0;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      Complex ab = 0, dc = 0;
-      for (int k = 0; k < n; ++k) {
-        ab += entry(a, n, i, k) * entry(b, n, k, j);
-        dc += entry(d, n, i, k) * entry(c, n, k, j);
-      }
-      trace += (ab * std::conj(dc)).real();
-    }
-  return trace;
 }
 
 } // namespace
@@ -260,23 +239,38 @@ double GaugeField::plaquette() const {
   constexpr std::int64_t kChunk = 1024;
   const std::int64_t chunks = (sites() + kChunk - 1) / kChunk;
   std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
-  parallel_ranges(
-      chunks,
-      [&](std::int64_t first, std::int64_t last) {
-        for (std::int64_t chunk = first; chunk < last; ++chunk) {
-          double sum = 0;
-          const std::int64_t end = std::min(sites(), (chunk + 1) * kChunk);
-          for (std::int64_t s = chunk * kChunk; s < end; ++s)
-            for (int mu = 0; mu < dims_; ++mu)
-              for (int nu = mu + 1; nu < dims_; ++nu)
-                sum += plaquetteTrace(link(s, mu), link(neighbour(s, mu, 1), nu),
-                                      link(neighbour(s, nu, 1), mu),
-                                      link(s, nu), colours_) /
-                       colours_;
-          partial[static_cast<std::size_t>(chunk)] = sum;
+  with_colours(colours_, [&](auto colours) {
+    constexpr int N = decltype(colours)::value;
+    // Re tr(X Y^dagger) = sum_ij Re X_ij conj(Y_ij), with
+    // X = U_mu(s) U_nu(s + mu) and Y = U_nu(s) U_mu(s + nu).
+    auto addPlaquettes = [&](std::int64_t s, double &sum) {
+      for (int mu = 0; mu < dims_; ++mu)
+        for (int nu = mu + 1; nu < dims_; ++nu) {
+          const LinkMatrix<double, N> x =
+              link_product(host_link<N>(*this, s, mu),
+                           host_link<N>(*this, neighbour(s, mu, 1), nu));
+          const LinkMatrix<double, N> y =
+              link_product(host_link<N>(*this, s, nu),
+                           host_link<N>(*this, neighbour(s, nu, 1), mu));
+          double trace = 0;
+          for (int k = 0; k < N * N; ++k)
+            trace += x.v[2 * k] * y.v[2 * k] + x.v[2 * k + 1] * y.v[2 * k + 1];
+          sum += trace / N;
         }
-      },
-      4);
+    };
+    parallel_ranges(
+        chunks,
+        [&](std::int64_t first, std::int64_t last) {
+          for (std::int64_t chunk = first; chunk < last; ++chunk) {
+            double sum = 0;
+            const std::int64_t end = std::min(sites(), (chunk + 1) * kChunk);
+            for (std::int64_t s = chunk * kChunk; s < end; ++s)
+              addPlaquettes(s, sum);
+            partial[static_cast<std::size_t>(chunk)] = sum;
+          }
+        },
+        4);
+  });
   double sum = 0;
   for (double chunkSum : partial)
     sum += chunkSum;

@@ -320,9 +320,10 @@ int main(int argc, char **argv) {
     return fail(status);
   if (distributed && !(status = stencil::use_local_device(job())).ok())
     return fail(status);
-  SetupReport setup(
-      stencil::lattice_for(info, options.size.data()).interior_sites(),
-      job().rank() == 0);
+  // The whole lattice, as one rank stores it: what u*, --save and
+  // --compare are in.
+  const stencil::Lattice whole = stencil::lattice_for(info, options.size.data());
+  SetupReport setup(whole.interior_sites(), job().rank() == 0);
   stencil::StencilOperator A;
   status = distributed
                ? stencil::StencilOperator::create_distributed(
@@ -332,9 +333,6 @@ int main(int argc, char **argv) {
   if (!status.ok())
     return fail(status);
   const stencil::Decomposition *decomposition = A.decomposition();
-  // The whole lattice, as one rank stores it: what u*, --save and
-  // --compare are in.
-  const stencil::Lattice whole = stencil::lattice_for(info, options.size.data());
   for (const auto &[name, v] : options.params)
     if (!(status = A.set_parameter(name, v)).ok())
       return fail(status);
