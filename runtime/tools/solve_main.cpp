@@ -398,11 +398,14 @@ int main(int argc, char **argv) {
       return fail(status);
     setup.done(info.clover ? "links and the clover term onto the device"
                            : "links onto the device");
-    char plaquette[64];
-    std::snprintf(plaquette, sizeof plaquette, ", plaquette %.6f",
-                  U.plaquette());
-    gaugeText += plaquette;
-    setup.done("plaquette");
+    // For rank 0's report alone: the other ranks' cores stay free for it.
+    if (job().rank() == 0) {
+      char plaquette[64];
+      std::snprintf(plaquette, sizeof plaquette, ", plaquette %.6f",
+                    U.plaquette());
+      gaugeText += plaquette;
+      setup.done("plaquette");
+    }
     if (!options.saveGauge.empty()) {
       if (job().rank() == 0 && !(status = U.write(options.saveGauge)).ok())
         return fail(status);
