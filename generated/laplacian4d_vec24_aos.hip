@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores
+// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -28,10 +28,16 @@ laplacian4d_vec24_aos_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  // The 2 blocks of the same sites share them side by side: their
+  // thread k takes share k % 2 of site k / 2, so that a warp reads
+  // adjacent sites' components as one run.
+  const unsigned share_thread = (blockIdx.x % 2u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + share_thread / 2u);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 12 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 2u) * 12;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -52,83 +58,83 @@ laplacian4d_vec24_aos_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[24];
+  value_type acc0[12];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u7[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -137,12 +143,12 @@ laplacian4d_vec24_aos_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
   }
 }
 
@@ -161,10 +167,16 @@ laplacian4d_vec24_aos_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  // The 2 blocks of the same sites share them side by side: their
+  // thread k takes share k % 2 of site k / 2, so that a warp reads
+  // adjacent sites' components as one run.
+  const unsigned share_thread = (blockIdx.x % 2u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + share_thread / 2u);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 12 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 2u) * 12;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -186,83 +198,83 @@ laplacian4d_vec24_aos_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[24];
+    value_type acc0[12];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
+    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u7[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -271,16 +283,16 @@ laplacian4d_vec24_aos_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 3; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      dot += static_cast<double>(in[(site) * 24 + c]) * static_cast<double>(acc0[c]);
+    for (int c = 0; c < 12; ++c)
+      dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
   }
   stencil::block_sum(dot, partials);
 }
@@ -472,7 +484,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS)
-// Options: block 64x2x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores
+// Options: block 32x2x4x1, launch bounds none, tile y x 2, load order ascending, regular stores, 4 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -486,8 +498,7 @@ namespace laplacian4d_vec24_aos_tuned0 {
 namespace {
 
 /// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian4d_vec24_aos_tuned0_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_aos_tuned0_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -497,10 +508,16 @@ laplacian4d_vec24_aos_tuned0_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
+  // adjacent sites' components as one run.
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
   const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 4u);
+  // This thread's 4 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 4;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -522,65 +539,65 @@ laplacian4d_vec24_aos_tuned0_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[24], acc1[24];
+  value_type acc0[4], acc1[4];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_m1 * st) * 24);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_m1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc1[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_m1 * sz + t * st) * 24);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_m1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -588,27 +605,27 @@ laplacian4d_vec24_aos_tuned0_kernel(
       acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u7[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x_m1 + y_p1 * sy + z * sz + t * st) * 24);
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x_m1 + y_p1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
+  const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u9[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -616,54 +633,54 @@ laplacian4d_vec24_aos_tuned0_kernel(
       acc1[j * 4 + l] += w0 * v.v[l];
     }
   }
-  const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (x_p1 + y_p1 * sy + z * sz + t * st) * 24);
+  const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (x_p1 + y_p1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u10[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (x + y_p2 * sy + z * sz + t * st) * 24);
+  const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (x + y_p2 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u11[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
+  const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u12[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_p1 * sz + t * st) * 24);
+  const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_p1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u13[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
+  const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u14[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_p1 * st) * 24);
+  const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_p1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u15[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -672,21 +689,21 @@ laplacian4d_vec24_aos_tuned0_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 1; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
   }
   if (y + 1 < ny) {
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc1[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site + sy) * 24)[j], r);
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site + sy) * 24 + c0)[j], r);
     }
   }
 }
@@ -694,8 +711,7 @@ laplacian4d_vec24_aos_tuned0_kernel(
 /// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian4d_vec24_aos_tuned0_dot_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_aos_tuned0_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -706,10 +722,16 @@ laplacian4d_vec24_aos_tuned0_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
+  // adjacent sites' components as one run.
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
   const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 4u);
+  // This thread's 4 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 4;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -732,65 +754,65 @@ laplacian4d_vec24_aos_tuned0_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[24], acc1[24];
+    value_type acc0[4], acc1[4];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
+    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_m1 * st) * 24);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_m1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_m1 * sz + t * st) * 24);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_m1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -798,27 +820,27 @@ laplacian4d_vec24_aos_tuned0_dot_kernel(
         acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u7[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x_m1 + y_p1 * sy + z * sz + t * st) * 24);
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x_m1 + y_p1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
+    const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u9[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -826,54 +848,54 @@ laplacian4d_vec24_aos_tuned0_dot_kernel(
         acc1[j * 4 + l] += w0 * v.v[l];
       }
     }
-    const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (x_p1 + y_p1 * sy + z * sz + t * st) * 24);
+    const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (x_p1 + y_p1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u10[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (x + y_p2 * sy + z * sz + t * st) * 24);
+    const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (x + y_p2 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u11[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
+    const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u12[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_p1 * sz + t * st) * 24);
+    const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_p1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u13[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
+    const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u14[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_p1 * st) * 24);
+    const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_p1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u15[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -882,28 +904,28 @@ laplacian4d_vec24_aos_tuned0_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 1; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      dot += static_cast<double>(in[(site) * 24 + c]) * static_cast<double>(acc0[c]);
+    for (int c = 0; c < 4; ++c)
+      dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
     if (y + 1 < ny) {
       STENCIL_UNROLL
-      for (int j = 0; j < 6; ++j) {
+      for (int j = 0; j < 1; ++j) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[j * 4 + l];
-        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site + sy) * 24)[j], r);
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site + sy) * 24 + c0)[j], r);
       }
       STENCIL_UNROLL
-      for (int c = 0; c < 24; ++c)
-        dot += static_cast<double>(in[(site + sy) * 24 + c]) * static_cast<double>(acc1[c]);
+      for (int c = 0; c < 4; ++c)
+        dot += static_cast<double>(in[(site + sy) * 24 + c0 + c]) * static_cast<double>(acc1[c]);
     }
   }
   stencil::block_sum(dot, partials);

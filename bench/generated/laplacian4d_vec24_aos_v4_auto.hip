@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aos_v4. 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), 16-byte vector loads
-// Options: block 128x2x1x1, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 8 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,7 +17,7 @@ namespace laplacian4d_vec24_aos_v4_auto {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_vec24_aos_v4_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -28,10 +28,16 @@ laplacian4d_vec24_aos_v4_auto_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
+  // The 3 blocks of the same sites share them side by side: their
+  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // adjacent sites' components as one run.
+  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
   const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  // This thread's 8 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 3u) * 8;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -52,83 +58,83 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[24];
+  value_type acc0[8];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
+  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w0 * v.v[l];
     }
   }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u7[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -137,19 +143,19 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 2; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
   }
 }
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_vec24_aos_v4_auto_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -161,10 +167,16 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
+  // The 3 blocks of the same sites share them side by side: their
+  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // adjacent sites' components as one run.
+  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
   const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  // This thread's 8 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 3u) * 8;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -186,83 +198,83 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[24];
+    value_type acc0[8];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24);
+    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w0 * v.v[l];
       }
     }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u7[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24);
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -271,16 +283,16 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
+    for (int j = 0; j < 2; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 24; ++c)
-      dot += static_cast<double>(in[(site) * 24 + c]) * static_cast<double>(acc0[c]);
+    for (int c = 0; c < 8; ++c)
+      dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
   }
   stencil::block_sum(dot, partials);
 }

@@ -221,7 +221,10 @@ std::string threadPosition(const LatticeThreads &t, int axis) {
     // With a component split, blockIdx.x also counts the component share.
     if (t.componentGroups > 1)
       return "(blockIdx.x / " + std::to_string(t.componentGroups) + "u) * " +
-             std::to_string(block[0]) + "u + threadIdx.x";
+             std::to_string(block[0]) + "u + " +
+             (t.shareOrder == ComponentShareOrder::ByLane
+                  ? "share_thread / " + std::to_string(t.componentGroups) + "u"
+                  : std::string("threadIdx.x"));
     return "blockIdx.x * " + std::to_string(block[0]) + "u + threadIdx.x";
   case 1:
     return "blockIdx.y * " + std::to_string(block[1]) + "u + threadIdx.y";
@@ -248,6 +251,17 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
             " sites of an aligned group along x (halo sites among them are "
             "not stored)";
   wrappedComment(p, "//", text + ".");
+  const bool byLane = t.componentGroups > 1 &&
+                      t.shareOrder == ComponentShareOrder::ByLane;
+  if (byLane)
+    p.emit({{"groups", std::to_string(t.componentGroups)},
+            {"block", std::to_string(t.block[0])}},
+           R"(
+             // The $groups$ blocks of the same sites share them side by side: their
+             // thread k takes share k % $groups$ of site k / $groups$, so that a warp reads
+             // adjacent sites' components as one run.
+             const unsigned share_thread = (blockIdx.x % $groups$u) * $block$u + threadIdx.x;
+           )");
   for (int axis = 0; axis < plan.threads.dims; ++axis) {
     std::string value =
         "static_cast<int>(" + threadPosition(t, axis) + ")";
@@ -257,7 +271,16 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
       value = std::to_string(t.origin[axis]) + " + " + value;
     p.line("const int " + std::string(axisName(axis)) + " = " + value + ";");
   }
-  if (t.componentGroups > 1)
+  if (byLane)
+    p.emit({{"count", std::to_string(t.componentsPerThread)},
+            {"total", std::to_string(t.componentsPerThread *
+                                     t.componentGroups)},
+            {"groups", std::to_string(t.componentGroups)}},
+           R"(
+             // This thread's $count$ of the site's $total$ components, from c0.
+             const int c0 = static_cast<int>(share_thread % $groups$u) * $count$;
+           )");
+  else if (t.componentGroups > 1)
     p.emit({{"count", std::to_string(t.componentsPerThread)},
             {"total", std::to_string(t.componentsPerThread *
                                      t.componentGroups)},

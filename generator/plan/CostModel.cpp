@@ -67,6 +67,16 @@ double fieldL2BytesPerSite(const StencilModel &model, const KernelPlan &plan) {
   std::array<int, kMaxDims> span{1, 1, 1, 1};
   for (int axis = 0; axis < model.dims; ++axis)
     span[axis] = lattice.block[axis] * lattice.sitesPerThread[axis];
+  // Shares side by side: a block reads whole sites, block x / groups of
+  // them along x (rounded up for the rows it touches).
+  const int groups = std::max(1, lattice.componentGroups);
+  const bool byLane =
+      groups > 1 && lattice.shareOrder == ComponentShareOrder::ByLane;
+  double xSites = span[0];
+  if (byLane) {
+    xSites = double(span[0]) / groups;
+    span[0] = static_cast<int>(std::ceil(xSites));
+  }
   // Rows by their (y, z, t) coordinates: the x intervals read in each.
   std::map<std::array<int, 3>, std::vector<std::pair<int, int>>> rows;
   for (const PlannedLoad &load : plan.loads) {
@@ -82,7 +92,7 @@ double fieldL2BytesPerSite(const StencilModel &model, const KernelPlan &plan) {
         for (int t = lo[2]; t <= hi[2]; ++t)
           rows[{y, z, t}].push_back({x0, x1});
   }
-  const int perThread = plan.access.perThread;
+  const int perThread = byLane ? model.components : plan.access.perThread;
   double bytes = 0;
   for (auto &[coordinates, intervals] : rows) {
     std::sort(intervals.begin(), intervals.end());
@@ -102,11 +112,11 @@ double fieldL2BytesPerSite(const StencilModel &model, const KernelPlan &plan) {
     }
     flush();
   }
-  double sites = 1;
-  for (int axis = 0; axis < model.dims; ++axis)
+  double sites = xSites;
+  for (int axis = 1; axis < model.dims; ++axis)
     sites *= span[axis];
-  // Every group of threads sharing a site reads its own share.
-  return bytes * model.componentGroups() / sites;
+  // Shares by block: every group of threads sharing a site reads its own.
+  return bytes * (byLane ? 1 : groups) / sites;
 }
 
 /// Registers a thread of `plan` needs: indices, the tile's accumulators and
@@ -172,6 +182,70 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
   return {accesses * threadsPerSite, addresses * threadsPerSite};
 }
 
+/// L1 wavefronts per site of the field's loads and stores: each warp
+/// instruction passes once per 128-byte line its lanes touch. A warp holds
+/// min(32, block x) lanes of a row; adjacent lanes' accesses lie `stride`
+/// bytes apart: one value or group (single-component fields, a component's
+/// row in soa and aosoa), a share (site-major, shares side by side), or a
+/// whole site (site-major, a site or a share by block per thread).
+double fieldWavefrontsPerSite(const StencilModel &model,
+                              const KernelPlan &plan) {
+  constexpr double kLine = 128;
+  const FieldAccess &access = plan.access;
+  const LatticeThreads &lattice = plan.threads.lattice;
+  const int b = model.elementBytes();
+  double bytes = b, stride = b; // per lane and instruction, and apart
+  switch (access.kind) {
+  case AccessKind::RowGroup:
+    bytes = stride = double(access.width) * b;
+    break;
+  case AccessKind::SiteMajor:
+  case AccessKind::SiteMajorVector: {
+    bytes = double(std::max(1, access.width)) * b;
+    const bool byLane = lattice.componentGroups > 1 &&
+                        lattice.shareOrder == ComponentShareOrder::ByLane;
+    stride = byLane ? double(access.perThread) * b
+                    : double(model.components) * b;
+    break;
+  }
+  case AccessKind::LayoutElement:
+    // Subdomains keep a site's components together; soa and aosoa keep a
+    // component's row together.
+    if (model.layout.order == LayoutOrder::SiteMajor) {
+      const bool byLane = lattice.componentGroups > 1 &&
+                          lattice.shareOrder == ComponentShareOrder::ByLane;
+      stride = byLane ? double(access.perThread) * b
+                      : double(model.components) * b;
+    }
+    break;
+  default:
+    break;
+  }
+  const int lanesPerRow =
+      plan.threads.kind == ThreadMappingKind::Lattice
+          ? std::max(1, std::min(32, lattice.block[0]))
+          : 32;
+  const double rowsPerWarp = 32.0 / lanesPerRow;
+  const double span = (lanesPerRow - 1) * stride + bytes;
+  // Lanes further apart than a line touch a line each; a run of adjacent
+  // ones its lines, and one more half the time (it starts anywhere).
+  const double linesPerRow =
+      stride >= kLine ? lanesPerRow * std::ceil(bytes / kLine)
+                      : std::ceil(span / kLine) + 0.5;
+  const double perInstruction = rowsPerWarp * linesPerRow;
+  const double perThreadInstructions =
+      plan.xWidth > 1 ? 1.0
+                      : std::ceil(double(access.perThread) /
+                                  std::max(1, access.width));
+  const double instructions =
+      double(plan.loads.size() + plan.storesPerTile()) * perThreadInstructions;
+  // Per site: a warp's 32 threads cover 32 tiles' sites, shared by the
+  // threads of a site's component groups.
+  const double sitesPerWarp =
+      32.0 * plan.sitesPerTile() / std::max(1, lattice.componentGroups);
+  return instructions * perInstruction / sitesPerWarp;
+}
+
 int threadsPerBlock(const KernelPlan &plan) {
   if (plan.threads.kind == ThreadMappingKind::HalfLattice)
     return plan.threads.half.threadsPerBlock;
@@ -234,6 +308,10 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   cost.l2BytesPerSite = l2Bytes;
   cost.l2Ps = l2Bytes / bytesPerPs(device.l2GBs);
 
+  if (plan.threads.kind == ThreadMappingKind::Lattice && !plan.loads.empty())
+    cost.wavefrontsPerSite = fieldWavefrontsPerSite(model, plan);
+  cost.l1Ps = cost.wavefrontsPerSite * device.picosecondsPerWavefront;
+
   std::tie(cost.accessesPerSite, cost.addressesPerSite) =
       accessesPerSite(model, plan, cost.rowsPerThread, device);
   const double issueEfficiency =
@@ -242,12 +320,14 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
                   cost.addressesPerSite * device.picosecondsPerAddress) /
                  issueEfficiency;
 
-  const double memory = std::max(cost.latencyPs, cost.l2Ps);
+  const double memory = std::max({cost.latencyPs, cost.l2Ps, cost.l1Ps});
   const double p = device.overlap;
   cost.picosecondsPerSite =
       std::pow(std::pow(memory, p) + std::pow(cost.issuePs, p), 1 / p);
   if (cost.issuePs > memory)
     cost.limit = "instructions";
+  else if (cost.l1Ps > std::max(cost.latencyPs, cost.l2Ps))
+    cost.limit = "L1";
   else if (cost.l2Ps > cost.latencyPs)
     cost.limit = "L2";
   else

@@ -12,6 +12,9 @@
 //     and loads) stretch the DRAM time;
 //   - L2: each block reads its box of sites with the stencil's halo, in
 //     32-byte sectors of the field's layout, from L2;
+//   - L1: each warp's memory instruction costs one pass (wavefront) per
+//     128-byte line its lanes touch: lanes a whole site apart (site-major
+//     storage, a site or a share by block per thread) touch a line each;
 //   - issue: memory instructions per site, which wide accesses and tiles
 //     reduce, partly hidden behind the memory time.
 //
@@ -75,6 +78,14 @@ struct DeviceModel {
   /// options.log): a link tap's product wants its link and its neighbour
   /// in registers together. Fields without links showed no such effect.
   int linkRegisterBudget = 96;
+  /// Picoseconds of the whole GPU per L1 wavefront (a 128-byte line one
+  /// warp instruction touches). Fitted to the 4-D vector fields in
+  /// site-major storage at 32^3 x 64, where lanes a 96-byte site apart
+  /// touch 24 lines per instruction: a site per thread ran at 57-61% of
+  /// the copy, with 2.8-3.0 ps per wavefront; the same fields with a
+  /// site's shares side by side in a warp (4-5 lines) at 92-93%
+  /// (docs/results/tune-laplacian4d_*-shares-h100.json).
+  double picosecondsPerWavefront = 2.9;
   double spillCost = 1.2;
   /// A multiprocessor that holds a single block (registers or threads)
   /// idles while that block's last warps finish before the next starts:
@@ -90,11 +101,13 @@ struct DeviceModel {
 const DeviceModel &h100Device();
 
 /// The predicted cost of one kernel, per output site: the p-norm of the
-/// memory time (the larger of latency and L2) and the instruction time.
+/// memory time (the largest of latency, L2 and L1) and the instruction
+/// time.
 struct KernelCost {
   double dramPs = 0;      ///< the minimal bytes at the copy bandwidth
   double latencyPs = 0;   ///< dramPs stretched by too few bytes in flight
   double l2Ps = 0;        ///< the blocks' boxes with halo, from L2
+  double l1Ps = 0;        ///< warp instructions' lines through L1
   double issuePs = 0;     ///< memory instructions and their arithmetic
   double picosecondsPerSite = 0;
   int registers = 0;      ///< estimated per thread, after any cap
@@ -105,8 +118,9 @@ struct KernelCost {
   double l2BytesPerSite = 0;
   int rowsPerThread = 0;
   double accessesPerSite = 0;  ///< memory instructions
+  double wavefrontsPerSite = 0; ///< of the field's accesses, per warp
   double addressesPerSite = 0;
-  /// "DRAM", "latency", "L2" or "instructions": the largest term.
+  /// "DRAM", "latency", "L2", "L1" or "instructions": the largest term.
   std::string limit;
   /// The share of the copy bandwidth the kernel would reach.
   double predictedFraction() const { return dramPs / picosecondsPerSite; }

@@ -610,10 +610,12 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
 
 } // namespace
 
-KernelPlan splitComponents(const KernelPlan &plan, int perThread) {
+KernelPlan splitComponents(const KernelPlan &plan, int perThread,
+                           ComponentShareOrder order) {
   KernelPlan split = plan;
   split.threads.lattice.componentGroups = plan.access.components / perThread;
   split.threads.lattice.componentsPerThread = perThread;
+  split.threads.lattice.shareOrder = order;
   split.access.perThread = perThread;
   split.access.split = true;
   split.accumulators.valuesPerSite = perThread;
@@ -651,11 +653,23 @@ KernelPlan groupSitesAlongX(const StencilModel &original,
   return grouped;
 }
 
+/// Shares side by side where a site's components are adjacent (site-major,
+/// with or without subdomains), so that a warp's accesses form one run; by
+/// block where they lie apart and for a staged box, which stages whole
+/// rows of the block's sites.
+static ComponentShareOrder componentShareOrder(const StencilModel &model) {
+  return model.layout.order == LayoutOrder::SiteMajor &&
+                 model.kernel.staging == Staging::Registers
+             ? ComponentShareOrder::ByLane
+             : ComponentShareOrder::ByBlock;
+}
+
 KernelPlan planKernel(const StencilModel &original, KernelRole role) {
   const StencilModel model = modelForRole(original, role);
   KernelPlan plan = planSiteKernel(model, role);
   if (model.componentGroups() > 1)
-    plan = splitComponents(plan, model.componentsPerThread());
+    plan = splitComponents(plan, model.componentsPerThread(),
+                           componentShareOrder(model));
   if (model.components > 1 && model.kernel.vectorWidth > 1)
     plan = vectorizeComponents(plan, model.kernel.vectorWidth);
   if (model.sitesPerThreadX() > 1)

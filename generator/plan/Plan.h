@@ -71,6 +71,21 @@ struct KernelParameter {
 
 // --- Threads and sites ------------------------------------------------------
 
+/// Where the threads that share a site's components (components_per_thread)
+/// find their share among the blocks of the same sites.
+enum class ComponentShareOrder {
+  /// Block b takes share b % groups of every site of the block: a warp
+  /// reads a run of consecutive sites of one share. Coalesced where a
+  /// site's components are stored apart (soa, aosoa), and the only order a
+  /// staged box (kernel.staging: shared) knows.
+  ByBlock,
+  /// Thread k of the blocks of the same sites, counted across them, takes
+  /// share k % groups of site k / groups: a warp reads its sites' shares
+  /// side by side. Coalesced where a site's components are adjacent (aos),
+  /// where by block a warp's accesses lie a whole site apart.
+  ByLane,
+};
+
 /// One thread per tile of sites of the whole lattice, on the launch grid of
 /// stencil/launch_config.hpp.
 struct LatticeThreads {
@@ -81,10 +96,13 @@ struct LatticeThreads {
   std::array<int, kMaxDims> sitesPerThread{1, 1, 1, 1};
   /// Axes z and t share the launch's z dimension (4-D grids).
   bool zSharesWithT = false;
-  /// Threads that share a site's components; blockIdx.x counts the share
-  /// fastest, and `c0` is this thread's first component.
+  /// Threads that share a site's components, `c0` this thread's first
+  /// component. blockIdx.x counts the share fastest: the `componentGroups`
+  /// blocks of the same sites are neighbours in launch order (the grid of
+  /// stencil/launch_config.hpp). Within them `shareOrder` places a share.
   int componentGroups = 1;
   int componentsPerThread = 1;
+  ComponentShareOrder shareOrder = ComponentShareOrder::ByBlock;
 };
 
 /// One thread per site of one parity, on a one-dimensional grid. Thread v
@@ -668,8 +686,9 @@ KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
 /// Plan transforms of whole-lattice kernels, applied by planKernel as the
 /// model's options ask (kernel.components_per_thread, kernel.vector_width):
 /// a site's components shared by components / perThread threads (blockIdx.x
-/// counts the share, c0 is this thread's first component);
-KernelPlan splitComponents(const KernelPlan &plan, int perThread);
+/// counts the share, c0 is this thread's first component), in `order`;
+KernelPlan splitComponents(const KernelPlan &plan, int perThread,
+                           ComponentShareOrder order);
 /// a site-major site's components moved `width` at a time;
 KernelPlan vectorizeComponents(const KernelPlan &plan, int width);
 /// each thread an aligned group of `width` sites along x, each row moved

@@ -59,6 +59,11 @@ void threads(json::OStream &j, const ThreadMapping &t) {
     j.attribute("z_shares_with_t", t.lattice.zSharesWithT);
     j.attribute("component_groups", t.lattice.componentGroups);
     j.attribute("components_per_thread", t.lattice.componentsPerThread);
+    if (t.lattice.componentGroups > 1)
+      j.attribute("share_order", t.lattice.shareOrder ==
+                                         ComponentShareOrder::ByLane
+                                     ? "lane"
+                                     : "block");
   });
 }
 

@@ -248,7 +248,10 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
     }
     if (t.lattice.componentGroups > 1)
       os << "; " << t.lattice.componentGroups << " threads per site, "
-         << t.lattice.componentsPerThread << " components each from c0";
+         << t.lattice.componentsPerThread << " components each from c0, "
+         << (t.lattice.shareOrder == ComponentShareOrder::ByLane
+                 ? "shares side by side in a warp"
+                 : "a share per block");
   } else {
     os << "one per site of parity " << t.half.parity;
     if (t.half.walksSlabs())

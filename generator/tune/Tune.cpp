@@ -160,10 +160,16 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   }
   // Vector fields: a site's components whole, then split over 2, 3 and 4
   // threads (fewer accumulators per thread, a smaller cache footprint per
-  // block), where the split is even and keeps whole vector accesses.
+  // block), where the split is even and keeps whole vector accesses. Where
+  // a site's components are adjacent the shares sit side by side in a warp
+  // (Plan.h, ComponentShareOrder): there also 6 and 8 threads a site, down
+  // to one 16-byte access each for 24 floats.
   std::vector<int> shares = {model.componentsPerThread()};
+  std::vector<int> groupCounts = {1, 2, 3, 4};
+  if (model.layout.order == LayoutOrder::SiteMajor)
+    groupCounts.insert(groupCounts.end(), {6, 8});
   if (model.components > 1 && !model.layout.evenOdd)
-    for (int groups : {1, 2, 3, 4})
+    for (int groups : groupCounts)
       if (model.components % groups == 0 &&
           model.components / groups != shares.front())
         shares.push_back(model.components / groups);

@@ -145,6 +145,14 @@ std::string optionsFromSummary(llvm::StringRef summary) {
   return out;
 }
 
+/// The searches of site-major fields with component splits recorded while
+/// the shares of a site were placed a block each.
+bool recordedBeforeSharesByLane(const std::string &file) {
+  return file == "tune-laplacian4d_vec12_f64-h100.json" ||
+         file == "tune-laplacian4d_vec24_aos-h100.json" ||
+         file == "tune-laplacian4d_vec24_aos_lds-staging-h100.json";
+}
+
 std::vector<Search> recordedSearches() {
   std::vector<Search> searches;
   llvm::SmallString<256> dir(STENCILC_SOURCE_DIR);
@@ -173,6 +181,10 @@ std::vector<Search> recordedSearches() {
     // The model predicts the stencil kernel; searches that timed CG's fold
     // pass (tune_NAME --kernel fold) rank another kernel.
     if (root->getString("kernel").value_or("apply") != "apply")
+      continue;
+    // The model is the H100's (h100Device()); searches on other GPUs are
+    // records, not its fit.
+    if (root->getString("device").value_or("") != h100Device().name)
       continue;
     Search search;
     search.file = llvm::sys::path::filename(file).str();
@@ -221,6 +233,14 @@ std::vector<Search> recordedSearches() {
                                clover.order, clover.block, clover.vector);
       };
       if (storage(*rebuilt) != storage(*model))
+        continue;
+      // Searches recorded before a site-major site's shares sat side by
+      // side in a warp (ComponentShareOrder::ByLane) timed those splits by
+      // block, a kernel the planner no longer makes.
+      if (recordedBeforeSharesByLane(search.file) &&
+          rebuilt->layout.order == LayoutOrder::SiteMajor &&
+          rebuilt->componentGroups() > 1 &&
+          rebuilt->kernel.staging == Staging::Registers)
         continue;
       Measured m;
       m.options = options;
@@ -303,14 +323,7 @@ TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
                 100 * picked.cost.predictedFraction(),
                 picked.cost.limit.c_str(), best.options.c_str(),
                 100 * best.cost.predictedFraction(), best.cost.limit.c_str());
-    // Known miss: 4-D vector fields in site-major storage (a 96- or
-    // 192-byte site per thread) run at 33-57% of the copy, which the model
-    // does not explain; it predicts them DRAM-bound and so ranks their
-    // tiles and blocks poorly (docs/performance.md).
-    const bool knownMiss =
-        search.stencil == "laplacian4d_vec24_aos" ||
-        search.stencil == "laplacian4d_vec12_f64";
-    EXPECT_GE(ratio, knownMiss ? 0.85 : 0.93) << search.file;
+    EXPECT_GE(ratio, 0.92) << search.file;
     ratios.push_back(ratio);
   }
   ASSERT_GE(ratios.size(), 20u) << "too few searches rebuilt";

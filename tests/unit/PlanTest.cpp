@@ -398,13 +398,25 @@ TEST(PlanIR, SplitsAndGroupsArePlanTransforms) {
   StencilModel whole = modelWith("periodic", "components: 6, layout: soa");
   StencilModel split = whole;
   split.kernel.componentsPerThread = 2;
-  KernelPlan transformed = splitComponents(planKernel(whole), 2);
+  KernelPlan transformed =
+      splitComponents(planKernel(whole), 2, ComponentShareOrder::ByBlock);
   KernelPlan planned = planKernel(split);
   EXPECT_EQ(transformed.threads.lattice.componentGroups, 3);
   EXPECT_EQ(planned.threads.lattice.componentGroups, 3);
   EXPECT_TRUE(planned.access.split);
   EXPECT_EQ(planned.accumulators.valuesPerSite, 2);
   EXPECT_EQ(transformed.loads.size(), planned.loads.size());
+  // Component-major storage keeps a share per block (each block reads rows
+  // of one component); site-major storage puts a site's shares side by side
+  // in a warp, unless a staged box needs whole rows per block.
+  EXPECT_EQ(planned.threads.lattice.shareOrder, ComponentShareOrder::ByBlock);
+  StencilModel siteMajor = modelWith("periodic", "components: 6, layout: aos");
+  siteMajor.kernel.componentsPerThread = 2;
+  EXPECT_EQ(planKernel(siteMajor).threads.lattice.shareOrder,
+            ComponentShareOrder::ByLane);
+  siteMajor.kernel.staging = Staging::Shared;
+  EXPECT_EQ(planKernel(siteMajor).threads.lattice.shareOrder,
+            ComponentShareOrder::ByBlock);
   // Groups along x: the schedule is made again for the wider tile.
   StencilModel rows = modelWith("dirichlet", "components: 1",
                                 "  tile: {axis: y, factor: 2}\n");

@@ -9,8 +9,10 @@
 //   - with `x_width` > 1, each thread owns an aligned group of that many
 //     sites along x, from x = 0 (groups may hold halo sites, never stored);
 //   - with `component_groups` G > 1, a site's components are split over G
-//     threads: blockIdx.x = G * (block along x) + group, so the G blocks
-//     of the same sites are neighbours in launch order;
+//     threads: blockIdx.x = G * (block along x) + g, so the G blocks of the
+//     same sites are neighbours in launch order; the kernel places a share
+//     either by block (share g) or by lane (share k % G of site k / G, k
+//     counting those blocks' threads), as the plan says;
 //   - along a Dirichlet axis threads map to interior sites only (the halo,
 //     `reach` sites wide on both sides, is never written); along a periodic
 //     or antiperiodic axis to every site.
