@@ -34,9 +34,9 @@ std::string componentSplitProblem(const StencilModel &model, int perThread) {
   if (nc % perThread != 0)
     return "does not divide the " + std::to_string(nc) +
            " components per site; each thread of a site needs the same share";
-  if (model.layout.evenOdd)
-    return "is not available with even/odd storage: its hopping kernels "
-           "keep a site's components in one thread";
+  if (model.hasCloverTap())
+    return "splits a site that its clover term mixes as a whole; keep "
+           "whole sites";
   if (const int spinor = 8 * model.links.colours;
       hasSpinTaps(model) && perThread % spinor != 0)
     return "splits a spinor (" + std::to_string(spinor) +

@@ -527,7 +527,7 @@ public:
         p.line(accumulate(
             acc, "[c]",
             signedValue(plan.loads[step.load],
-                        "in[" + element(name, "c") + "]")));
+                        "in[" + element(name, component()) + "]")));
     }
     p.line("}");
   }

@@ -424,6 +424,15 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       {"kernel", launcher.kernelName},
       {"extent_list", text.extentList},
       {"threads", threads},
+      {"grid_x", launcher.componentGroups > 1
+                     ? "// A site's components shared by " +
+                           std::to_string(launcher.componentGroups) +
+                           " threads: as many blocks per block of sites.\n"
+                           "config.grid.x = static_cast<unsigned>((half_sites + " +
+                           threads + " - 1) / " + threads + " * " +
+                           std::to_string(launcher.componentGroups) + ");"
+                     : "config.grid.x = static_cast<unsigned>((half_sites + " +
+                           threads + " - 1) / " + threads + ");"},
       {"half_value_count", text.valueCount + " / 2"},
       {"checks", argumentChecks(model, launcher, text)},
       {"args", launchArguments(launcher)},
@@ -474,7 +483,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
         return status;
       stencil::LaunchConfig config;
       config.block.x = $threads$u;
-      config.grid.x = static_cast<unsigned>((half_sites + $threads$ - 1) / $threads$);
+      $grid_x$
       $slab$
       if (out == nullptr || in == nullptr)
         return stencil::Status::failure("$model$: null field pointer");

@@ -314,9 +314,32 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
                      second + ", and the slab (the last one may be thinner)"
                : " in storage order (x fastest, x halved)") +
           "; the launcher checks that a parity has fewer than 2^31 sites.");
-  p.emit({{"threads", std::to_string(h.threadsPerBlock)}}, R"(
-    const unsigned site32 = blockIdx.x * $threads$u + threadIdx.x;
-  )");
+  CodePrinter::Vars shares = {
+      {"threads", std::to_string(h.threadsPerBlock)},
+      {"groups", std::to_string(h.componentGroups)},
+      {"count", std::to_string(h.componentsPerThread)},
+      {"total", std::to_string(h.componentsPerThread * h.componentGroups)}};
+  if (h.componentGroups == 1)
+    p.emit(shares, R"(
+      const unsigned site32 = blockIdx.x * $threads$u + threadIdx.x;
+    )");
+  else if (h.shareOrder == ComponentShareOrder::ByLane)
+    p.emit(shares, R"(
+      // The $groups$ blocks of the same sites share them side by side: their
+      // thread k takes share k % $groups$ of site k / $groups$, so that a warp reads
+      // adjacent sites' components as one run.
+      const unsigned share_thread = (blockIdx.x % $groups$u) * $threads$u + threadIdx.x;
+      const unsigned site32 = (blockIdx.x / $groups$u) * $threads$u + share_thread / $groups$u;
+      // This thread's $count$ of the site's $total$ components, from c0.
+      const int c0 = static_cast<int>(share_thread % $groups$u) * $count$;
+    )");
+  else
+    p.emit(shares, R"(
+      const unsigned site32 = (blockIdx.x / $groups$u) * $threads$u + threadIdx.x;
+      // This thread's $count$ of the site's $total$ components, from c0; blockIdx.x counts
+      // the $groups$ shares of a block's sites fastest.
+      const int c0 = static_cast<int>(blockIdx.x % $groups$u) * $count$;
+    )");
   std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
   for (int axis = 1; axis < dims; ++axis)
     extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
@@ -528,6 +551,20 @@ void KernelPrinter::hopModes(CodePrinter &p) const {
   // A single value's accumulator is a scalar.
   const std::string acc =
       plan.accumulators.declaredAsArrays() ? "acc0" : "&acc0";
+  if (plan.access.split) {
+    p.emit({{"nc", std::to_string(nc)},
+            {"width", std::to_string(width)},
+            {"count", std::to_string(plan.access.perThread)},
+            {"acc", acc}},
+           R"(
+             // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
+             // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
+             // $count$ components from c0.
+             stencil::diagonal_hop_mode<$nc$, $width$, $count$>($acc$, hop_mode, hop_alpha,
+                 hop_beta, diag, same, field_half_layout, site, half_sites, c0);
+           )");
+    return;
+  }
   p.emit({{"nc", std::to_string(nc)},
           {"width", std::to_string(width)},
           {"acc", acc}},

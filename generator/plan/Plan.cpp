@@ -791,6 +791,18 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
 
   plan.access = halfAccess(model);
   plan.accumulators.valuesPerSite = model.components;
+  if (model.componentGroups() > 1) {
+    // A site's components shared by threads: as splitComponents does for
+    // the whole lattice, on the half lattice's one-dimensional grid.
+    HalfLatticeThreads &half = plan.threads.half;
+    half.componentGroups = model.componentGroups();
+    half.componentsPerThread = model.componentsPerThread();
+    half.shareOrder = componentShareOrder(model);
+    plan.access.perThread = model.componentsPerThread();
+    plan.access.split = true;
+    plan.accumulators.valuesPerSite = model.componentsPerThread();
+    plan.accumulators.indexed = true;
+  }
   if (model.kernel.vectorWidth > 1) {
     plan.accumulators.vectorWidth = model.kernel.vectorWidth;
     plan.accumulators.vectorComment = "A site's components";

@@ -119,6 +119,11 @@ struct HalfLatticeThreads {
   /// stencil::hop_slab() resolves it.
   int slab = 1;
   bool walksSlabs() const { return slab != 1; }
+  /// Threads sharing a site's components, as LatticeThreads: blockIdx.x
+  /// counts the share fastest, `c0` is this thread's first component.
+  int componentGroups = 1;
+  int componentsPerThread = 1;
+  ComponentShareOrder shareOrder = ComponentShareOrder::ByBlock;
 };
 
 enum class ThreadMappingKind { Lattice, HalfLattice };
@@ -769,6 +774,9 @@ struct LauncherPlan {
   int alignmentBytes = 0;
   int vectorWidth = 1;
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
+  /// Hopping: threads sharing a site's components; the grid holds that
+  /// many blocks per block of sites (HalfLatticeThreads).
+  int componentGroups = 1;
   /// Phases between barriers of the kernel (SharedStaging): more than one
   /// launches with STENCIL_LAUNCH_PHASED, which the host backend needs.
   int phases = 1;

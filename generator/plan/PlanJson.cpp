@@ -44,6 +44,14 @@ void threads(json::OStream &j, const ThreadMapping &t) {
       // "storage" order, or the slab walk's slices: "auto" or a number.
       j.attribute("walk", t.half.walksSlabs() ? slabText(t.half.slab)
                                               : std::string("storage"));
+      if (t.half.componentGroups > 1) {
+        j.attribute("component_groups", t.half.componentGroups);
+        j.attribute("components_per_thread", t.half.componentsPerThread);
+        j.attribute("share_order", t.half.shareOrder ==
+                                           ComponentShareOrder::ByLane
+                                       ? "lane"
+                                       : "block");
+      }
       return;
     }
     j.attribute("kind", "lattice");

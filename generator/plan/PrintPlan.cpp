@@ -266,6 +266,12 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
     else
       os << " in storage order";
     os << ", " << t.half.threadsPerBlock << " per block";
+    if (t.half.componentGroups > 1)
+      os << "; " << t.half.componentGroups << " threads per site, "
+         << t.half.componentsPerThread << " components each from c0, "
+         << (t.half.shareOrder == ComponentShareOrder::ByLane
+                 ? "shares side by side in a warp"
+                 : "a share per block");
   }
   os << "\n";
   os << "  guard:       "

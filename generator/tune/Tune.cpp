@@ -168,7 +168,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   std::vector<int> groupCounts = {1, 2, 3, 4};
   if (model.layout.order == LayoutOrder::SiteMajor)
     groupCounts.insert(groupCounts.end(), {6, 8});
-  if (model.components > 1 && !model.layout.evenOdd)
+  if (model.components > 1)
     for (int groups : groupCounts)
       if (model.components % groups == 0 &&
           model.components / groups != shares.front())

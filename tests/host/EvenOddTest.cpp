@@ -355,6 +355,10 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
       {"t_eo_cov4d_two_rows_cg", {6, 4, 7, 6}, 1e-11, 1e-9},
       {"laplacian4d_vec24_eo", {6, 4, 8, 10}, 1e-6, 1e-4},
       {"laplacian4d_vec24_eo", {8, 8, 8, 16}, 1e-6, 1e-4},
+      // A site's components shared by threads: by block in aosoa halves,
+      // side by side in site-major ones.
+      {"t_eo_split_aosoa4d_c6", {6, 4, 7, 6}, 1e-11, 1e-9},
+      {"t_eo_split_site_w2_c12", {10, 9, 6}, 1e-6, 1e-4},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.name);

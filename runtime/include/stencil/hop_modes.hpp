@@ -19,25 +19,37 @@
 
 namespace stencil {
 
-/// The NC values of the site stored at `site` of one parity's half field
-/// (`sites` sites, placed by layout.order and layout.block): V at a time
-/// from site-major storage (the field aligned to V values), else one by one.
-template <int NC, int V, typename T>
-STENCIL_HOST_DEVICE inline void load_half_site(T *dst, const T *half,
-                                               const Layout &layout,
-                                               index_t site, index_t sites) {
+/// K of the NC values of the site stored at `site` of one parity's half
+/// field (`sites` sites, placed by layout.order and layout.block), from
+/// component c0 (a thread's share of a split site): V at a time from
+/// site-major storage (the field aligned to V values), else one by one.
+template <int NC, int V, int K, typename T>
+STENCIL_HOST_DEVICE inline void load_half_share(T *dst, const T *half,
+                                                const Layout &layout,
+                                                index_t site, index_t sites,
+                                                int c0) {
   if (layout.order == kSiteMajor && V > 1) {
-    const vec<T, V> *from = reinterpret_cast<const vec<T, V> *>(half + site * NC);
-    for (int j = 0; j < NC / V; ++j) {
+    const vec<T, V> *from =
+        reinterpret_cast<const vec<T, V> *>(half + site * NC + c0);
+    for (int j = 0; j < K / V; ++j) {
       const vec<T, V> g = from[j];
       for (int l = 0; l < V; ++l)
         dst[j * V + l] = g.v[l];
     }
   } else {
-    for (int c = 0; c < NC; ++c)
-      dst[c] = half[order_element(layout.order, layout.block, site, c, NC,
-                                  sites)];
+    for (int c = 0; c < K; ++c)
+      dst[c] = half[order_element(layout.order, layout.block, site, c0 + c,
+                                  NC, sites)];
   }
+}
+
+/// The NC values of the site stored at `site` of one parity's half field,
+/// as load_half_share reads a share.
+template <int NC, int V, typename T>
+STENCIL_HOST_DEVICE inline void load_half_site(T *dst, const T *half,
+                                               const Layout &layout,
+                                               index_t site, index_t sites) {
+  load_half_share<NC, V, NC>(dst, half, layout, site, sites, 0);
 }
 
 /// The NC values `src` into the site stored at `site` of a half field, as
@@ -62,24 +74,26 @@ STENCIL_HOST_DEVICE inline void store_half_site(T *half, const T *src,
 }
 
 /// The hop modes with a diagonal `diag` (the centre tap's coefficient at
-/// this site), on one site's NC values `acc` = H in: kHop acc = beta acc;
+/// this site), on a thread's K of a site's NC values `acc` = H in, from
+/// component c0 (K = NC, c0 = 0: the whole site): kHop acc = beta acc;
 /// kInverseDiagonalHop acc = (beta / diag) acc; kDiagonalPlusHop acc =
 /// beta acc + (alpha diag) same, `same` read at `site` of its half field
 /// (V values per access).
-template <int NC, int V, typename T>
+template <int NC, int V, int K = NC, typename T>
 STENCIL_HOST_DEVICE inline void diagonal_hop_mode(T *acc, int mode, T alpha,
                                                   T beta, T diag, const T *same,
                                                   const Layout &field_layout,
                                                   index_t site,
-                                                  index_t half_sites) {
+                                                  index_t half_sites,
+                                                  int c0 = 0) {
   const T scale = mode == kInverseDiagonalHop ? beta / diag : beta;
-  for (int c = 0; c < NC; ++c)
+  for (int c = 0; c < K; ++c)
     acc[c] *= scale;
   if (mode == kDiagonalPlusHop) {
-    T s[NC];
-    load_half_site<NC, V>(s, same, field_layout, site, half_sites);
+    T s[K];
+    load_half_share<NC, V, K>(s, same, field_layout, site, half_sites, c0);
     const T same_scale = alpha * diag;
-    for (int c = 0; c < NC; ++c)
+    for (int c = 0; c < K; ++c)
       acc[c] += same_scale * s[c];
   }
 }
