@@ -1271,7 +1271,12 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned0: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned0: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -1354,7 +1359,12 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned0: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned0: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -1438,7 +1448,12 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned0: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned0: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -1522,7 +1537,12 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned0: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned0: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -2051,7 +2071,12 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned1: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned1: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -2134,7 +2159,12 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned1: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned1: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -2218,7 +2248,12 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned1: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned1: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -2302,7 +2337,12 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   stencil::LaunchConfig config;
   config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256 * 2);
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned1: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned1: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aos_lds. 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), staged in shared memory
-// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 6 of 24 components per thread, staged in shared memory
+// Options: block 32x2x2x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 6 of 24 components per thread, staged in shared memory
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,7 +17,7 @@ namespace laplacian4d_vec24_aos_lds_auto {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. The loads
-/// read the block's 34x6x3x3-site box, staged in shared memory (44064 bytes).
+/// read the block's 34x4x4x3-site box, staged in shared memory (39168 bytes).
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_vec24_aos_lds_auto_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -30,39 +30,39 @@ laplacian4d_vec24_aos_lds_auto_kernel(
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>((blockIdx.x / 4u) * 32u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
   // the 4 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
   // The block's box in shared memory: its sites and the halo its taps reach, 34
-  // x 6 x 3 x 3 sites, 6 components each, component by component (44064 bytes).
+  // x 4 x 4 x 3 sites, 6 components each, component by component (39168 bytes).
   // Every thread stages part of it, then all compute from it.
-  STENCIL_SHARED_ARRAY(value_type, box, 11016);
+  STENCIL_SHARED_ARRAY(value_type, box, 9792);
   constexpr int box_sy = 34;
-  constexpr int box_sz = 204;
-  constexpr int box_st = 612;
-  constexpr int box_sites = 1836;
+  constexpr int box_sz = 136;
+  constexpr int box_st = 544;
+  constexpr int box_sites = 1632;
   if (STENCIL_PHASE(0)) {
     // The block's threads copy the box together, consecutive threads consecutive
     // components of a site of `in`.
     const int box_x = -1 + static_cast<int>((blockIdx.x / 4u) * 32u);
-    const int box_y = -1 + static_cast<int>(blockIdx.y * 4u);
-    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 1u);
+    const int box_y = -1 + static_cast<int>(blockIdx.y * 2u);
+    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 2u);
     const int box_t = -1 + static_cast<int>((blockIdx.z / blocks_z) * 1u);
     const int thread = static_cast<int>(threadIdx.x + 32u * (threadIdx.y +
-        4u * threadIdx.z));
+        2u * threadIdx.z));
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t st = sz * nz;
-    for (int e = thread; e < 11016; e += 128) {
+    for (int e = thread; e < 9792; e += 128) {
       const int c = e % 6;
       const int b = e / 6;
       const int gx = stencil::wrap(box_x + b % 34, nx);
-      const int gy = stencil::wrap(box_y + b / 34 % 6, ny);
-      const int gz = stencil::wrap(box_z + b / 204 % 3, nz);
-      const int gt = stencil::wrap(box_t + b / 612, nt);
+      const int gy = stencil::wrap(box_y + b / 34 % 4, ny);
+      const int gz = stencil::wrap(box_z + b / 136 % 4, nz);
+      const int gt = stencil::wrap(box_t + b / 544, nt);
       const stencil::index_t at =
           (gx + gy * sy + gz * sz + gt * st) * 24 + c0 + c;
       const value_type v = in[at];
@@ -80,8 +80,8 @@ laplacian4d_vec24_aos_lds_auto_kernel(
       // This thread's first site in the box.
       const int box_site = 1 + static_cast<int>(threadIdx.x) +
           box_sy * (1 + static_cast<int>(threadIdx.y)) +
-          box_sz * (1 + static_cast<int>(threadIdx.z % 1u)) +
-          box_st * (1 + static_cast<int>(threadIdx.z / 1u));
+          box_sz * (1 + static_cast<int>(threadIdx.z % 2u)) +
+          box_st * (1 + static_cast<int>(threadIdx.z / 2u));
       // Tap weights.
       const value_type w0 = static_cast<value_type>(8) + params.mass;
       const value_type w1 = static_cast<value_type>(-1);
@@ -148,7 +148,7 @@ laplacian4d_vec24_aos_lds_auto_kernel(
 }
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. The loads
-/// read the block's 34x6x3x3-site box, staged in shared memory (44064 bytes).
+/// read the block's 34x4x4x3-site box, staged in shared memory (39168 bytes).
 /// Also sums in . out over the stored sites: one partial per block, for CG's
 /// p^T A p without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
@@ -164,39 +164,39 @@ laplacian4d_vec24_aos_lds_auto_dot_kernel(
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
   const int x = static_cast<int>((blockIdx.x / 4u) * 32u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
   // the 4 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
   // The block's box in shared memory: its sites and the halo its taps reach, 34
-  // x 6 x 3 x 3 sites, 6 components each, component by component (44064 bytes).
+  // x 4 x 4 x 3 sites, 6 components each, component by component (39168 bytes).
   // Every thread stages part of it, then all compute from it.
-  STENCIL_SHARED_ARRAY(value_type, box, 11016);
+  STENCIL_SHARED_ARRAY(value_type, box, 9792);
   constexpr int box_sy = 34;
-  constexpr int box_sz = 204;
-  constexpr int box_st = 612;
-  constexpr int box_sites = 1836;
+  constexpr int box_sz = 136;
+  constexpr int box_st = 544;
+  constexpr int box_sites = 1632;
   if (STENCIL_PHASE(0)) {
     // The block's threads copy the box together, consecutive threads consecutive
     // components of a site of `in`.
     const int box_x = -1 + static_cast<int>((blockIdx.x / 4u) * 32u);
-    const int box_y = -1 + static_cast<int>(blockIdx.y * 4u);
-    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 1u);
+    const int box_y = -1 + static_cast<int>(blockIdx.y * 2u);
+    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 2u);
     const int box_t = -1 + static_cast<int>((blockIdx.z / blocks_z) * 1u);
     const int thread = static_cast<int>(threadIdx.x + 32u * (threadIdx.y +
-        4u * threadIdx.z));
+        2u * threadIdx.z));
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t st = sz * nz;
-    for (int e = thread; e < 11016; e += 128) {
+    for (int e = thread; e < 9792; e += 128) {
       const int c = e % 6;
       const int b = e / 6;
       const int gx = stencil::wrap(box_x + b % 34, nx);
-      const int gy = stencil::wrap(box_y + b / 34 % 6, ny);
-      const int gz = stencil::wrap(box_z + b / 204 % 3, nz);
-      const int gt = stencil::wrap(box_t + b / 612, nt);
+      const int gy = stencil::wrap(box_y + b / 34 % 4, ny);
+      const int gz = stencil::wrap(box_z + b / 136 % 4, nz);
+      const int gt = stencil::wrap(box_t + b / 544, nt);
       const stencil::index_t at =
           (gx + gy * sy + gz * sz + gt * st) * 24 + c0 + c;
       const value_type v = in[at];
@@ -215,8 +215,8 @@ laplacian4d_vec24_aos_lds_auto_dot_kernel(
       // This thread's first site in the box.
       const int box_site = 1 + static_cast<int>(threadIdx.x) +
           box_sy * (1 + static_cast<int>(threadIdx.y)) +
-          box_sz * (1 + static_cast<int>(threadIdx.z % 1u)) +
-          box_st * (1 + static_cast<int>(threadIdx.z / 1u));
+          box_sz * (1 + static_cast<int>(threadIdx.z % 2u)) +
+          box_st * (1 + static_cast<int>(threadIdx.z / 2u));
       // Tap weights.
       const value_type w0 = static_cast<value_type>(8) + params.mass;
       const value_type w1 = static_cast<value_type>(-1);

@@ -424,15 +424,22 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       {"kernel", launcher.kernelName},
       {"extent_list", text.extentList},
       {"threads", threads},
-      {"grid_x", launcher.componentGroups > 1
-                     ? "// A site's components shared by " +
-                           std::to_string(launcher.componentGroups) +
-                           " threads: as many blocks per block of sites.\n"
-                           "config.grid.x = static_cast<unsigned>((half_sites + " +
-                           threads + " - 1) / " + threads + " * " +
-                           std::to_string(launcher.componentGroups) + ");"
-                     : "config.grid.x = static_cast<unsigned>((half_sites + " +
-                           threads + " - 1) / " + threads + ");"},
+      {"grid_x",
+       launcher.componentGroups > 1
+           ? "// A site's components shared by " +
+                 std::to_string(launcher.componentGroups) +
+                 " threads: as many blocks per block of sites.\n"
+                 "const std::int64_t blocks = (half_sites + " +
+                 threads + " - 1) / " + threads + " * " +
+                 std::to_string(launcher.componentGroups) +
+                 ";\n"
+                 "if (blocks > 2147483647)\n"
+                 "  return stencil::Status::failure(\n"
+                 "      \"" + model.name + ": \" + std::to_string(blocks) +\n"
+                 "      \" blocks exceed the GPU's 2^31 - 1 along x\");\n"
+                 "config.grid.x = static_cast<unsigned>(blocks);"
+           : "config.grid.x = static_cast<unsigned>((half_sites + " +
+                 threads + " - 1) / " + threads + ");"},
       {"half_value_count", text.valueCount + " / 2"},
       {"checks", argumentChecks(model, launcher, text)},
       {"args", launchArguments(launcher)},

@@ -7,6 +7,7 @@
 #include "emit/EmitText.h"
 #include "emit/KernelParts.h"
 
+#include <cassert>
 #include <cstdlib>
 
 namespace stencilc {
@@ -54,6 +55,9 @@ std::string affine(int base, int k, const std::string &value) {
 /// The position of this thread's block along `axis` in the launch grid
 /// (stencil/launch_config.hpp), unsigned, threads from the block's first.
 std::string blockPosition(const LatticeThreads &t, int axis) {
+  // A block's box holds whole rows of its sites: one share per block.
+  assert(t.shareOrder == ComponentShareOrder::ByBlock &&
+         "a staged box needs ComponentShareOrder::ByBlock");
   const std::string threads = std::to_string(t.block[axis]) + "u";
   switch (axis) {
   case 0:

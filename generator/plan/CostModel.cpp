@@ -237,8 +237,13 @@ double fieldWavefrontsPerSite(const StencilModel &model,
       plan.xWidth > 1 ? 1.0
                       : std::ceil(double(access.perThread) /
                                   std::max(1, access.width));
+  // Loads from a staged box read shared memory, not L1.
+  const auto global = std::count_if(
+      plan.loads.begin(), plan.loads.end(), [](const PlannedLoad &load) {
+        return load.source != LoadSource::SharedBox;
+      });
   const double instructions =
-      double(plan.loads.size() + plan.storesPerTile()) * perThreadInstructions;
+      double(global + plan.storesPerTile()) * perThreadInstructions;
   // Per site: a warp's 32 threads cover 32 tiles' sites, shared by the
   // threads of a site's component groups.
   const double sitesPerWarp =

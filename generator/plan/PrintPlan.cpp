@@ -208,6 +208,14 @@ std::string boundsText(const KernelPlan &plan) {
 }
 
 /// The SharedStaging node: the box, the cooperative load, the phases.
+/// "; G threads per site, K components each from c0, ..." for a split site.
+std::string sharesText(int groups, int perThread, ComponentShareOrder order) {
+  return "; " + std::to_string(groups) + " threads per site, " +
+         std::to_string(perThread) + " components each from c0, " +
+         (order == ComponentShareOrder::ByLane ? "shares side by side in a warp"
+                                               : "a share per block");
+}
+
 void printStaging(const SharedStaging &s, raw_ostream &os) {
   os << "  staging:     shared array " << s.array << ", ";
   for (int axis = 0; axis < s.dims; ++axis)
@@ -247,11 +255,8 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
       os << "thread." << axisName(axis);
     }
     if (t.lattice.componentGroups > 1)
-      os << "; " << t.lattice.componentGroups << " threads per site, "
-         << t.lattice.componentsPerThread << " components each from c0, "
-         << (t.lattice.shareOrder == ComponentShareOrder::ByLane
-                 ? "shares side by side in a warp"
-                 : "a share per block");
+      os << sharesText(t.lattice.componentGroups,
+                       t.lattice.componentsPerThread, t.lattice.shareOrder);
   } else {
     os << "one per site of parity " << t.half.parity;
     if (t.half.walksSlabs())
@@ -267,11 +272,8 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
       os << " in storage order";
     os << ", " << t.half.threadsPerBlock << " per block";
     if (t.half.componentGroups > 1)
-      os << "; " << t.half.componentGroups << " threads per site, "
-         << t.half.componentsPerThread << " components each from c0, "
-         << (t.half.shareOrder == ComponentShareOrder::ByLane
-                 ? "shares side by side in a warp"
-                 : "a share per block");
+      os << sharesText(t.half.componentGroups, t.half.componentsPerThread,
+                       t.half.shareOrder);
   }
   os << "\n";
   os << "  guard:       "

@@ -163,13 +163,11 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   // block), where the split is even and keeps whole vector accesses. Where
   // a site's components are adjacent the shares sit side by side in a warp
   // (Plan.h, ComponentShareOrder): there also 6 and 8 threads a site, down
-  // to one 16-byte access each for 24 floats.
+  // to one 16-byte access each for 24 floats (kept to site-major variants
+  // below).
   std::vector<int> shares = {model.componentsPerThread()};
-  std::vector<int> groupCounts = {1, 2, 3, 4};
-  if (model.layout.order == LayoutOrder::SiteMajor)
-    groupCounts.insert(groupCounts.end(), {6, 8});
   if (model.components > 1)
-    for (int groups : groupCounts)
+    for (int groups : {1, 2, 3, 4, 6, 8})
       if (model.components % groups == 0 &&
           model.components / groups != shares.front())
         shares.push_back(model.components / groups);
@@ -278,6 +276,10 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                     !siteVectorProblem(m, width).empty())
                   continue;
                 if (!componentSplitProblem(m, perThread).empty())
+                  continue;
+                if (m.componentGroups() > 4 &&
+                    m.layout.order != LayoutOrder::SiteMajor &&
+                    perThread != model.componentsPerThread())
                   continue;
                 if (!stagingProblem(m).empty())
                   continue;

@@ -207,6 +207,9 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
       {"t_dist_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-13},
       {"t_dist4d_sub_c2", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
       {"t_dist_eo3d_c2", {8, 12, 16}, {"1,1,1", "1,2,1", "1,1,2", "1,2,2"}, 1e-14},
+      // A site shared by threads side by side: subdomains, even/odd hops.
+      {"t_dist4d_sub_split_c6", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
+      {"t_dist_eo3d_split_c4", {8, 12, 16}, {"1,1,1", "1,2,1", "1,2,2"}, 1e-14},
       // Diagonal taps reading Dirichlet halo values across ghost zones.
       {"t_dist3d_diag_mixed", {8, 10, 12}, {"1,1,1", "1,2,1", "2,1,1", "1,1,2", "2,2,1", "1,2,2", "2,1,2"}, 1e-14},
       // Shipped: spinors site-major, links and clover in blocks of 32

@@ -344,6 +344,36 @@ TEST(PlanIR, BlockSumIsAPlanTransform) {
     EXPECT_FALSE(store.addsDot);
 }
 
+TEST(PlanIR, HoppingKernelsShareASiteAsTheWholeLatticeDoes) {
+  // A share per block in component-major halves, side by side in
+  // site-major ones; the launcher's grid holds a block per share.
+  for (const char *layout : {"soa", "aos"}) {
+    SCOPED_TRACE(layout);
+    StencilModel model = modelWith(
+        "periodic", std::string("components: 6, layout: ") + layout +
+                        ", even_odd: true");
+    model.kernel.componentsPerThread = 2;
+    KernelPlan hop =
+        planHoppingKernel(model, KernelRole::Apply, Hop::EvenToOdd);
+    EXPECT_EQ(hop.threads.half.componentGroups, 3);
+    EXPECT_EQ(hop.threads.half.componentsPerThread, 2);
+    EXPECT_EQ(hop.threads.half.shareOrder,
+              std::string(layout) == "aos" ? ComponentShareOrder::ByLane
+                                           : ComponentShareOrder::ByBlock);
+    EXPECT_TRUE(hop.access.split);
+    EXPECT_EQ(hop.access.perThread, 2);
+    EXPECT_EQ(hop.accumulators.valuesPerSite, 2);
+    bool sawHop = false;
+    for (const LauncherPlan &launcher :
+         planLaunchers(model, planKernels(model)))
+      if (launcher.kind == LauncherKind::Hopping) {
+        sawHop = true;
+        EXPECT_EQ(launcher.componentGroups, 3);
+      }
+    EXPECT_TRUE(sawHop);
+  }
+}
+
 TEST(PlanIR, HoppingKernelsMapThreadsToOneParity) {
   StencilModel model = modelWith("[periodic, periodic, antiperiodic]",
                                  "components: 3, layout: soa, even_odd: true");
