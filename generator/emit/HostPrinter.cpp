@@ -413,6 +413,34 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
   )");
 }
 
+/// The hopping launch's blocks along x: a block of `threadsPerBlock` sites,
+/// times the threads a split site takes (then checked against the GPU's
+/// limit, which a parity under 2^31 sites no longer guarantees).
+std::string hoppingGridX(const StencilModel &model,
+                         const LauncherPlan &launcher) {
+  return printed([&](CodePrinter &p) {
+    CodePrinter::Vars vars = {
+        {"model", model.name},
+        {"threads", std::to_string(launcher.threadsPerBlock)},
+        {"groups", std::to_string(launcher.componentGroups)}};
+    if (launcher.componentGroups == 1) {
+      p.emit(vars, R"(
+        config.grid.x = static_cast<unsigned>((half_sites + $threads$ - 1) / $threads$);
+      )");
+      return;
+    }
+    p.emit(vars, R"(
+      // A site's components shared by $groups$ threads: as many blocks per block of sites.
+      const std::int64_t blocks = (half_sites + $threads$ - 1) / $threads$ * $groups$;
+      if (blocks > 2147483647)
+        return stencil::Status::failure(
+            "$model$: " + std::to_string(blocks) +
+            " blocks exceed the GPU's 2^31 - 1 along x");
+      config.grid.x = static_cast<unsigned>(blocks);
+    )");
+  });
+}
+
 void hoppingLauncher(CodePrinter &p, const StencilModel &model,
                      const LauncherPlan &launcher, const LauncherText &text) {
   const std::string threads = std::to_string(launcher.threadsPerBlock);
@@ -424,22 +452,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       {"kernel", launcher.kernelName},
       {"extent_list", text.extentList},
       {"threads", threads},
-      {"grid_x",
-       launcher.componentGroups > 1
-           ? "// A site's components shared by " +
-                 std::to_string(launcher.componentGroups) +
-                 " threads: as many blocks per block of sites.\n"
-                 "const std::int64_t blocks = (half_sites + " +
-                 threads + " - 1) / " + threads + " * " +
-                 std::to_string(launcher.componentGroups) +
-                 ";\n"
-                 "if (blocks > 2147483647)\n"
-                 "  return stencil::Status::failure(\n"
-                 "      \"" + model.name + ": \" + std::to_string(blocks) +\n"
-                 "      \" blocks exceed the GPU's 2^31 - 1 along x\");\n"
-                 "config.grid.x = static_cast<unsigned>(blocks);"
-           : "config.grid.x = static_cast<unsigned>((half_sites + " +
-                 threads + " - 1) / " + threads + ");"},
+      {"grid_x", hoppingGridX(model, launcher)},
       {"half_value_count", text.valueCount + " / 2"},
       {"checks", argumentChecks(model, launcher, text)},
       {"args", launchArguments(launcher)},

@@ -211,6 +211,56 @@ void KernelPrinter::signature(CodePrinter &p) const {
   p.lines(join(params, ",\n") + ") {");
 }
 
+/// This thread's position along the launch's x in blocks of `threads`
+/// (unsigned): with a split site, blockIdx.x also counts the share, and
+/// shares side by side take their position from `share_thread`.
+std::string positionAlongX(const ComponentShares &s, int threads) {
+  const std::string block = std::to_string(threads) + "u";
+  if (!s.split())
+    return "blockIdx.x * " + block + " + threadIdx.x";
+  const std::string groups = std::to_string(s.groups) + "u";
+  return "(blockIdx.x / " + groups + ") * " + block + " + " +
+         (s.byLane() ? "share_thread / " + groups
+                     : std::string("threadIdx.x"));
+}
+
+/// `share_thread`, the thread's number among the blocks of the same sites,
+/// where their shares sit side by side.
+void printShareThread(CodePrinter &p, const ComponentShares &s,
+                      int threads) {
+  if (!s.byLane())
+    return;
+  p.emit({{"groups", std::to_string(s.groups)},
+          {"block", std::to_string(threads)}},
+         R"(
+           // The $groups$ blocks of the same sites share them side by side: their
+           // thread k takes share k % $groups$ of site k / $groups$, so that a warp reads
+           // adjacent sites' components as one run.
+           const unsigned share_thread = (blockIdx.x % $groups$u) * $block$u + threadIdx.x;
+         )");
+}
+
+/// `c0`, the first of this thread's components of a split site.
+void printFirstComponent(CodePrinter &p, const ComponentShares &s) {
+  if (!s.split())
+    return;
+  CodePrinter::Vars vars = {
+      {"count", std::to_string(s.perThread)},
+      {"total", std::to_string(s.perThread * s.groups)},
+      {"groups", std::to_string(s.groups)}};
+  if (s.byLane())
+    p.emit(vars, R"(
+      // This thread's $count$ of the site's $total$ components, from c0.
+      const int c0 = static_cast<int>(share_thread % $groups$u) * $count$;
+    )");
+  else
+    p.emit(vars, R"(
+      // This thread's $count$ of the site's $total$ components, from c0; blockIdx.x counts
+      // the $groups$ shares of a block's sites fastest.
+      const int c0 = static_cast<int>(blockIdx.x % $groups$u) * $count$;
+    )");
+}
+
 /// This thread's position along `axis` in the launch grid of
 /// stencil/launch_config.hpp (unsigned arithmetic, before any tile or halo
 /// offset).
@@ -218,14 +268,7 @@ std::string threadPosition(const LatticeThreads &t, int axis) {
   const std::array<int, kMaxDims> &block = t.block;
   switch (axis) {
   case 0:
-    // With a component split, blockIdx.x also counts the component share.
-    if (t.componentGroups > 1)
-      return "(blockIdx.x / " + std::to_string(t.componentGroups) + "u) * " +
-             std::to_string(block[0]) + "u + " +
-             (t.shareOrder == ComponentShareOrder::ByLane
-                  ? "share_thread / " + std::to_string(t.componentGroups) + "u"
-                  : std::string("threadIdx.x"));
-    return "blockIdx.x * " + std::to_string(block[0]) + "u + threadIdx.x";
+    return positionAlongX(t.shares, block[0]);
   case 1:
     return "blockIdx.y * " + std::to_string(block[1]) + "u + threadIdx.y";
   case 2:
@@ -251,17 +294,7 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
             " sites of an aligned group along x (halo sites among them are "
             "not stored)";
   wrappedComment(p, "//", text + ".");
-  const bool byLane = t.componentGroups > 1 &&
-                      t.shareOrder == ComponentShareOrder::ByLane;
-  if (byLane)
-    p.emit({{"groups", std::to_string(t.componentGroups)},
-            {"block", std::to_string(t.block[0])}},
-           R"(
-             // The $groups$ blocks of the same sites share them side by side: their
-             // thread k takes share k % $groups$ of site k / $groups$, so that a warp reads
-             // adjacent sites' components as one run.
-             const unsigned share_thread = (blockIdx.x % $groups$u) * $block$u + threadIdx.x;
-           )");
+  printShareThread(p, t.shares, t.block[0]);
   for (int axis = 0; axis < plan.threads.dims; ++axis) {
     std::string value =
         "static_cast<int>(" + threadPosition(t, axis) + ")";
@@ -271,25 +304,7 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
       value = std::to_string(t.origin[axis]) + " + " + value;
     p.line("const int " + std::string(axisName(axis)) + " = " + value + ";");
   }
-  if (byLane)
-    p.emit({{"count", std::to_string(t.componentsPerThread)},
-            {"total", std::to_string(t.componentsPerThread *
-                                     t.componentGroups)},
-            {"groups", std::to_string(t.componentGroups)}},
-           R"(
-             // This thread's $count$ of the site's $total$ components, from c0.
-             const int c0 = static_cast<int>(share_thread % $groups$u) * $count$;
-           )");
-  else if (t.componentGroups > 1)
-    p.emit({{"count", std::to_string(t.componentsPerThread)},
-            {"total", std::to_string(t.componentsPerThread *
-                                     t.componentGroups)},
-            {"groups", std::to_string(t.componentGroups)}},
-           R"(
-             // This thread's $count$ of the site's $total$ components, from c0; blockIdx.x counts
-             // the $groups$ shares of a block's sites fastest.
-             const int c0 = static_cast<int>(blockIdx.x % $groups$u) * $count$;
-           )");
+  printFirstComponent(p, t.shares);
 }
 
 void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
@@ -314,32 +329,10 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
                      second + ", and the slab (the last one may be thinner)"
                : " in storage order (x fastest, x halved)") +
           "; the launcher checks that a parity has fewer than 2^31 sites.");
-  CodePrinter::Vars shares = {
-      {"threads", std::to_string(h.threadsPerBlock)},
-      {"groups", std::to_string(h.componentGroups)},
-      {"count", std::to_string(h.componentsPerThread)},
-      {"total", std::to_string(h.componentsPerThread * h.componentGroups)}};
-  if (h.componentGroups == 1)
-    p.emit(shares, R"(
-      const unsigned site32 = blockIdx.x * $threads$u + threadIdx.x;
-    )");
-  else if (h.shareOrder == ComponentShareOrder::ByLane)
-    p.emit(shares, R"(
-      // The $groups$ blocks of the same sites share them side by side: their
-      // thread k takes share k % $groups$ of site k / $groups$, so that a warp reads
-      // adjacent sites' components as one run.
-      const unsigned share_thread = (blockIdx.x % $groups$u) * $threads$u + threadIdx.x;
-      const unsigned site32 = (blockIdx.x / $groups$u) * $threads$u + share_thread / $groups$u;
-      // This thread's $count$ of the site's $total$ components, from c0.
-      const int c0 = static_cast<int>(share_thread % $groups$u) * $count$;
-    )");
-  else
-    p.emit(shares, R"(
-      const unsigned site32 = (blockIdx.x / $groups$u) * $threads$u + threadIdx.x;
-      // This thread's $count$ of the site's $total$ components, from c0; blockIdx.x counts
-      // the $groups$ shares of a block's sites fastest.
-      const int c0 = static_cast<int>(blockIdx.x % $groups$u) * $count$;
-    )");
+  printShareThread(p, h.shares, h.threadsPerBlock);
+  p.line("const unsigned site32 = " +
+         positionAlongX(h.shares, h.threadsPerBlock) + ";");
+  printFirstComponent(p, h.shares);
   std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
   for (int axis = 1; axis < dims; ++axis)
     extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");

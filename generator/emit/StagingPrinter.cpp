@@ -56,13 +56,12 @@ std::string affine(int base, int k, const std::string &value) {
 /// (stencil/launch_config.hpp), unsigned, threads from the block's first.
 std::string blockPosition(const LatticeThreads &t, int axis) {
   // A block's box holds whole rows of its sites: one share per block.
-  assert(t.shareOrder == ComponentShareOrder::ByBlock &&
-         "a staged box needs ComponentShareOrder::ByBlock");
+  assert(!t.shares.byLane() && "a staged box needs a share per block");
   const std::string threads = std::to_string(t.block[axis]) + "u";
   switch (axis) {
   case 0:
-    if (t.componentGroups > 1)
-      return "(blockIdx.x / " + std::to_string(t.componentGroups) + "u) * " +
+    if (t.shares.split())
+      return "(blockIdx.x / " + std::to_string(t.shares.groups) + "u) * " +
              threads;
     return "blockIdx.x * " + threads;
   case 1:

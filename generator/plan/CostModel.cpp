@@ -69,9 +69,8 @@ double fieldL2BytesPerSite(const StencilModel &model, const KernelPlan &plan) {
     span[axis] = lattice.block[axis] * lattice.sitesPerThread[axis];
   // Shares side by side: a block reads whole sites, block x / groups of
   // them along x (rounded up for the rows it touches).
-  const int groups = std::max(1, lattice.componentGroups);
-  const bool byLane =
-      groups > 1 && lattice.shareOrder == ComponentShareOrder::ByLane;
+  const int groups = lattice.shares.groups;
+  const bool byLane = lattice.shares.byLane();
   double xSites = span[0];
   if (byLane) {
     xSites = double(span[0]) / groups;
@@ -182,6 +181,15 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
   return {accesses * threadsPerSite, addresses * threadsPerSite};
 }
 
+/// The bytes between adjacent lanes' accesses to a site-major field: a
+/// share where shares sit side by side, else a whole site.
+double siteMajorStride(const StencilModel &model, const KernelPlan &plan) {
+  return double(plan.threads.lattice.shares.byLane()
+                    ? plan.access.perThread
+                    : model.components) *
+         model.elementBytes();
+}
+
 /// L1 wavefronts per site of the field's loads and stores: each warp
 /// instruction passes once per 128-byte line its lanes touch. A warp holds
 /// min(32, block x) lanes of a row; adjacent lanes' accesses lie `stride`
@@ -200,23 +208,15 @@ double fieldWavefrontsPerSite(const StencilModel &model,
     bytes = stride = double(access.width) * b;
     break;
   case AccessKind::SiteMajor:
-  case AccessKind::SiteMajorVector: {
+  case AccessKind::SiteMajorVector:
     bytes = double(std::max(1, access.width)) * b;
-    const bool byLane = lattice.componentGroups > 1 &&
-                        lattice.shareOrder == ComponentShareOrder::ByLane;
-    stride = byLane ? double(access.perThread) * b
-                    : double(model.components) * b;
+    stride = siteMajorStride(model, plan);
     break;
-  }
   case AccessKind::LayoutElement:
     // Subdomains keep a site's components together; soa and aosoa keep a
     // component's row together.
-    if (model.layout.order == LayoutOrder::SiteMajor) {
-      const bool byLane = lattice.componentGroups > 1 &&
-                          lattice.shareOrder == ComponentShareOrder::ByLane;
-      stride = byLane ? double(access.perThread) * b
-                      : double(model.components) * b;
-    }
+    if (model.layout.order == LayoutOrder::SiteMajor)
+      stride = siteMajorStride(model, plan);
     break;
   default:
     break;
@@ -247,7 +247,7 @@ double fieldWavefrontsPerSite(const StencilModel &model,
   // Per site: a warp's 32 threads cover 32 tiles' sites, shared by the
   // threads of a site's component groups.
   const double sitesPerWarp =
-      32.0 * plan.sitesPerTile() / std::max(1, lattice.componentGroups);
+      32.0 * plan.sitesPerTile() / lattice.shares.groups;
   return instructions * perInstruction / sitesPerWarp;
 }
 

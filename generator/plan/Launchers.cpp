@@ -87,7 +87,7 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
           ".";
       add(LauncherKind::Hopping, function, *plan, summary);
       launchers.back().slab = plan->threads.half.slab;
-      launchers.back().componentGroups = plan->threads.half.componentGroups;
+      launchers.back().componentGroups = plan->threads.half.shares.groups;
       launchers.back().slabBytesPerSite =
           findPlan(plans, KernelRole::Apply, Hop::EvenToOdd)->bytesPerSite();
     }

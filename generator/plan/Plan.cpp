@@ -83,7 +83,7 @@ ThreadMapping latticeThreads(const StencilModel &model) {
   LatticeThreads &t = mapping.lattice;
   t.block = model.kernel.block;
   t.zSharesWithT = model.dims == 4;
-  t.componentsPerThread = model.components;
+  t.shares.perThread = model.components;
   for (int axis = 0; axis < model.dims; ++axis) {
     if (axis == model.kernel.tileAxis)
       t.sitesPerThread[axis] *= model.kernel.tileFactor;
@@ -613,9 +613,10 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
 KernelPlan splitComponents(const KernelPlan &plan, int perThread,
                            ComponentShareOrder order) {
   KernelPlan split = plan;
-  split.threads.lattice.componentGroups = plan.access.components / perThread;
-  split.threads.lattice.componentsPerThread = perThread;
-  split.threads.lattice.shareOrder = order;
+  ComponentShares &shares = split.threads.shares();
+  shares.groups = plan.access.components / perThread;
+  shares.perThread = perThread;
+  shares.order = order;
   split.access.perThread = perThread;
   split.access.split = true;
   split.accumulators.valuesPerSite = perThread;
@@ -791,18 +792,9 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
 
   plan.access = halfAccess(model);
   plan.accumulators.valuesPerSite = model.components;
-  if (model.componentGroups() > 1) {
-    // A site's components shared by threads: as splitComponents does for
-    // the whole lattice, on the half lattice's one-dimensional grid.
-    HalfLatticeThreads &half = plan.threads.half;
-    half.componentGroups = model.componentGroups();
-    half.componentsPerThread = model.componentsPerThread();
-    half.shareOrder = componentShareOrder(model);
-    plan.access.perThread = model.componentsPerThread();
-    plan.access.split = true;
-    plan.accumulators.valuesPerSite = model.componentsPerThread();
-    plan.accumulators.indexed = true;
-  }
+  if (model.componentGroups() > 1)
+    plan = splitComponents(plan, model.componentsPerThread(),
+                           componentShareOrder(model));
   if (model.kernel.vectorWidth > 1) {
     plan.accumulators.vectorWidth = model.kernel.vectorWidth;
     plan.accumulators.vectorComment = "A site's components";

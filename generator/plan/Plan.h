@@ -86,6 +86,20 @@ enum class ComponentShareOrder {
   ByLane,
 };
 
+/// A site's components shared by `groups` threads, `perThread` each from
+/// `c0`, placed by `order` (components_per_thread; groups 1: a site whole).
+/// blockIdx.x counts the share fastest: the `groups` blocks of the same
+/// sites are neighbours in launch order (stencil/launch_config.hpp).
+struct ComponentShares {
+  int groups = 1;
+  int perThread = 1;
+  ComponentShareOrder order = ComponentShareOrder::ByBlock;
+  bool split() const { return groups > 1; }
+  bool byLane() const {
+    return split() && order == ComponentShareOrder::ByLane;
+  }
+};
+
 /// One thread per tile of sites of the whole lattice, on the launch grid of
 /// stencil/launch_config.hpp.
 struct LatticeThreads {
@@ -96,13 +110,7 @@ struct LatticeThreads {
   std::array<int, kMaxDims> sitesPerThread{1, 1, 1, 1};
   /// Axes z and t share the launch's z dimension (4-D grids).
   bool zSharesWithT = false;
-  /// Threads that share a site's components, `c0` this thread's first
-  /// component. blockIdx.x counts the share fastest: the `componentGroups`
-  /// blocks of the same sites are neighbours in launch order (the grid of
-  /// stencil/launch_config.hpp). Within them `shareOrder` places a share.
-  int componentGroups = 1;
-  int componentsPerThread = 1;
-  ComponentShareOrder shareOrder = ComponentShareOrder::ByBlock;
+  ComponentShares shares;
 };
 
 /// One thread per site of one parity, on a one-dimensional grid. Thread v
@@ -119,11 +127,7 @@ struct HalfLatticeThreads {
   /// stencil::hop_slab() resolves it.
   int slab = 1;
   bool walksSlabs() const { return slab != 1; }
-  /// Threads sharing a site's components, as LatticeThreads: blockIdx.x
-  /// counts the share fastest, `c0` is this thread's first component.
-  int componentGroups = 1;
-  int componentsPerThread = 1;
-  ComponentShareOrder shareOrder = ComponentShareOrder::ByBlock;
+  ComponentShares shares;
 };
 
 enum class ThreadMappingKind { Lattice, HalfLattice };
@@ -133,6 +137,15 @@ struct ThreadMapping {
   int dims = 1;
   LatticeThreads lattice;
   HalfLatticeThreads half;
+  /// The mapping's split of a site (its kind's).
+  const ComponentShares &shares() const {
+    return kind == ThreadMappingKind::HalfLattice ? half.shares
+                                                  : lattice.shares;
+  }
+  ComponentShares &shares() {
+    return kind == ThreadMappingKind::HalfLattice ? half.shares
+                                                  : lattice.shares;
+  }
 };
 
 /// The update region: a site is updated when, along every axis,
@@ -691,7 +704,8 @@ KernelPlan planHoppingKernel(const StencilModel &model, KernelRole role,
 /// Plan transforms of whole-lattice kernels, applied by planKernel as the
 /// model's options ask (kernel.components_per_thread, kernel.vector_width):
 /// a site's components shared by components / perThread threads (blockIdx.x
-/// counts the share, c0 is this thread's first component), in `order`;
+/// counts the share, c0 is this thread's first component), in `order`
+/// (whole-lattice and hopping plans alike);
 KernelPlan splitComponents(const KernelPlan &plan, int perThread,
                            ComponentShareOrder order);
 /// a site-major site's components moved `width` at a time;

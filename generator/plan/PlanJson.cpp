@@ -36,6 +36,16 @@ void linearForm(json::OStream &j, const LinearForm &form) {
 }
 
 void threads(json::OStream &j, const ThreadMapping &t) {
+  // A site's split: the whole-lattice mapping always names its groups, the
+  // half-lattice one only when a site is split.
+  auto shares = [&](const ComponentShares &s, bool always) {
+    if (!always && !s.split())
+      return;
+    j.attribute("component_groups", s.groups);
+    j.attribute("components_per_thread", s.perThread);
+    if (s.split())
+      j.attribute("share_order", s.byLane() ? "lane" : "block");
+  };
   j.object([&] {
     if (t.kind == ThreadMappingKind::HalfLattice) {
       j.attribute("kind", "half-lattice");
@@ -44,14 +54,7 @@ void threads(json::OStream &j, const ThreadMapping &t) {
       // "storage" order, or the slab walk's slices: "auto" or a number.
       j.attribute("walk", t.half.walksSlabs() ? slabText(t.half.slab)
                                               : std::string("storage"));
-      if (t.half.componentGroups > 1) {
-        j.attribute("component_groups", t.half.componentGroups);
-        j.attribute("components_per_thread", t.half.componentsPerThread);
-        j.attribute("share_order", t.half.shareOrder ==
-                                           ComponentShareOrder::ByLane
-                                       ? "lane"
-                                       : "block");
-      }
+      shares(t.half.shares, /*always=*/false);
       return;
     }
     j.attribute("kind", "lattice");
@@ -65,13 +68,7 @@ void threads(json::OStream &j, const ThreadMapping &t) {
     perAxis("origin", t.lattice.origin);
     perAxis("sites_per_thread", t.lattice.sitesPerThread);
     j.attribute("z_shares_with_t", t.lattice.zSharesWithT);
-    j.attribute("component_groups", t.lattice.componentGroups);
-    j.attribute("components_per_thread", t.lattice.componentsPerThread);
-    if (t.lattice.componentGroups > 1)
-      j.attribute("share_order", t.lattice.shareOrder ==
-                                         ComponentShareOrder::ByLane
-                                     ? "lane"
-                                     : "block");
+    shares(t.lattice.shares, /*always=*/true);
   });
 }
 

@@ -207,15 +207,17 @@ std::string boundsText(const KernelPlan &plan) {
   return text.empty() ? "every thread's site is updated" : text;
 }
 
-/// The SharedStaging node: the box, the cooperative load, the phases.
-/// "; G threads per site, K components each from c0, ..." for a split site.
-std::string sharesText(int groups, int perThread, ComponentShareOrder order) {
-  return "; " + std::to_string(groups) + " threads per site, " +
-         std::to_string(perThread) + " components each from c0, " +
-         (order == ComponentShareOrder::ByLane ? "shares side by side in a warp"
-                                               : "a share per block");
+/// "; G threads per site, K components each from c0, ..." for a split site,
+/// nothing for a whole one.
+std::string sharesText(const ComponentShares &s) {
+  if (!s.split())
+    return "";
+  return "; " + std::to_string(s.groups) + " threads per site, " +
+         std::to_string(s.perThread) + " components each from c0, " +
+         (s.byLane() ? "shares side by side in a warp" : "a share per block");
 }
 
+/// The SharedStaging node: the box, the cooperative load, the phases.
 void printStaging(const SharedStaging &s, raw_ostream &os) {
   os << "  staging:     shared array " << s.array << ", ";
   for (int axis = 0; axis < s.dims; ++axis)
@@ -254,9 +256,7 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
         os << t.lattice.sitesPerThread[axis] << " * ";
       os << "thread." << axisName(axis);
     }
-    if (t.lattice.componentGroups > 1)
-      os << sharesText(t.lattice.componentGroups,
-                       t.lattice.componentsPerThread, t.lattice.shareOrder);
+    os << sharesText(t.lattice.shares);
   } else {
     os << "one per site of parity " << t.half.parity;
     if (t.half.walksSlabs())
@@ -271,9 +271,7 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
     else
       os << " in storage order";
     os << ", " << t.half.threadsPerBlock << " per block";
-    if (t.half.componentGroups > 1)
-      os << sharesText(t.half.componentGroups, t.half.componentsPerThread,
-                       t.half.shareOrder);
+    os << sharesText(t.half.shares);
   }
   os << "\n";
   os << "  guard:       "

@@ -355,9 +355,9 @@ TEST(PlanIR, HoppingKernelsShareASiteAsTheWholeLatticeDoes) {
     model.kernel.componentsPerThread = 2;
     KernelPlan hop =
         planHoppingKernel(model, KernelRole::Apply, Hop::EvenToOdd);
-    EXPECT_EQ(hop.threads.half.componentGroups, 3);
-    EXPECT_EQ(hop.threads.half.componentsPerThread, 2);
-    EXPECT_EQ(hop.threads.half.shareOrder,
+    EXPECT_EQ(hop.threads.half.shares.groups, 3);
+    EXPECT_EQ(hop.threads.half.shares.perThread, 2);
+    EXPECT_EQ(hop.threads.half.shares.order,
               std::string(layout) == "aos" ? ComponentShareOrder::ByLane
                                            : ComponentShareOrder::ByBlock);
     EXPECT_TRUE(hop.access.split);
@@ -431,21 +431,21 @@ TEST(PlanIR, SplitsAndGroupsArePlanTransforms) {
   KernelPlan transformed =
       splitComponents(planKernel(whole), 2, ComponentShareOrder::ByBlock);
   KernelPlan planned = planKernel(split);
-  EXPECT_EQ(transformed.threads.lattice.componentGroups, 3);
-  EXPECT_EQ(planned.threads.lattice.componentGroups, 3);
+  EXPECT_EQ(transformed.threads.lattice.shares.groups, 3);
+  EXPECT_EQ(planned.threads.lattice.shares.groups, 3);
   EXPECT_TRUE(planned.access.split);
   EXPECT_EQ(planned.accumulators.valuesPerSite, 2);
   EXPECT_EQ(transformed.loads.size(), planned.loads.size());
   // Component-major storage keeps a share per block (each block reads rows
   // of one component); site-major storage puts a site's shares side by side
   // in a warp, unless a staged box needs whole rows per block.
-  EXPECT_EQ(planned.threads.lattice.shareOrder, ComponentShareOrder::ByBlock);
+  EXPECT_EQ(planned.threads.lattice.shares.order, ComponentShareOrder::ByBlock);
   StencilModel siteMajor = modelWith("periodic", "components: 6, layout: aos");
   siteMajor.kernel.componentsPerThread = 2;
-  EXPECT_EQ(planKernel(siteMajor).threads.lattice.shareOrder,
+  EXPECT_EQ(planKernel(siteMajor).threads.lattice.shares.order,
             ComponentShareOrder::ByLane);
   siteMajor.kernel.staging = Staging::Shared;
-  EXPECT_EQ(planKernel(siteMajor).threads.lattice.shareOrder,
+  EXPECT_EQ(planKernel(siteMajor).threads.lattice.shares.order,
             ComponentShareOrder::ByBlock);
   // Groups along x: the schedule is made again for the wider tile.
   StencilModel rows = modelWith("dirichlet", "components: 1",
