@@ -76,6 +76,8 @@ def main():
                 found[last_spec]["tuned"] = row["gb_s"]
             elif role == "planner":
                 found[last_spec]["planner"] = row["gb_s"]
+            elif role == "along x":
+                found[last_spec]["along_x"] = row["gb_s"]
             elif role == "hop e>o":
                 key = ("planner_hop" if name.endswith("_auto") else
                        "tuned_hop" if re.search(r"_tuned\d+$", name) else
@@ -121,7 +123,8 @@ def main():
         print("Rows marked [%d]: run %d on %s, peak %.1f GB/s, percentages of "
               "it." % (number, number, run["device"], run["peak"]))
     print()
-    header = "| kernel | size | spec's options | planner | tuned | naive |"
+    header = ("| kernel | size | spec's options | spec's, groups along x | "
+              "planner | tuned | naive |")
     if specs_dir:
         header += " options the spec writes |"
     print(header)
@@ -129,15 +132,16 @@ def main():
     for name in order:
         r = table[name]
         mark = " [%d]" % r["run"] if r["run"] > 1 else ""
-        line = "| %s%s | %s | %s | %s | %s | %s |" % (
+        line = "| %s%s | %s | %s | %s | %s | %s | %s |" % (
             name, mark, r["size"], cell(r.get("spec"), r),
+            cell(r.get("along_x"), r),
             cell(r.get("planner"), r), cell(r.get("tuned"), r),
             cell(r.get("naive"), r))
         if specs_dir:
             line += " %s |" % written(name)
         print(line)
         if "spec_hop" in r or "planner_hop" in r:
-            hop = "| %s hop e>o%s | %s | %s | %s | %s | - |" % (
+            hop = "| %s hop e>o%s | %s | %s | - | %s | %s | - |" % (
                 name, mark, r["size"], cell(r.get("spec_hop"), r),
                 cell(r.get("planner_hop"), r), cell(r.get("tuned_hop"), r))
             if specs_dir:

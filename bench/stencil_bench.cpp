@@ -514,9 +514,11 @@ int main(int argc, char **argv) {
     };
     {
       // The variant the tuning cache chooses for this device and size, if
-      // one was compiled in (stencil/tuning.hpp).
+      // one was compiled in (stencil/tuning.hpp); the planner's groups
+      // along x have their own row below.
       Bench chosen(info, n, stencil::StencilOperator::Kernels::Tuned);
-      if (&chosen.A.info() != &info) {
+      if (&chosen.A.info() != &info &&
+          chosen.A.kernel_choice().rfind("tuned", 0) == 0) {
         const Row t = retimed(chosen.A.info().name, "tuned",
                               chosen.applyMs(o.runs));
         report(t);
@@ -526,14 +528,30 @@ int main(int argc, char **argv) {
           reportHop(t, chosen);
       }
     }
+    // The planner's groups of sites along x beside the spec's kernels
+    // (stencil::TunedChoice::x_multiple), which the runtime picks where no
+    // tuning-cache entry matches and nx allows them.
+    for (int i = 0; i < info.num_tuned; ++i) {
+      const stencil::TunedChoice &choice = info.tuned[i];
+      if (choice.x_multiple < 1 || n[0] % choice.x_multiple != 0)
+        continue;
+      Bench grouped(choice.info(), n);
+      const Row g = retimed(choice.info().name, "along x",
+                            grouped.applyMs(o.runs));
+      report(g);
+      std::printf("  options: %s\n", choice.info().tuning_options);
+      agrees(grouped);
+    }
     {
       // The planner's own choice of every kernel option (the spec's kernel
-      // section ignored: `stencilc generate --open-options`).
-      Bench automatic(*pair.automatic, n);
-      const Row a = retimed(pair.automatic->name, "planner",
+      // section ignored: `stencilc generate --open-options`), with its
+      // groups along x where nx allows them.
+      Bench automatic(*pair.automatic, n,
+                      stencil::StencilOperator::Kernels::Tuned);
+      const Row a = retimed(automatic.A.info().name, "planner",
                             automatic.applyMs(o.runs));
       report(a);
-      std::printf("  options: %s\n", pair.automatic->tuning_options);
+      std::printf("  options: %s\n", automatic.A.info().tuning_options);
       agrees(automatic);
       if (info.even_odd)
         reportHop(a, automatic);

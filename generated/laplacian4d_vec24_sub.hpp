@@ -225,9 +225,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {0.1};
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
-  // From the tuning cache: device, extents, kernels, GB/s when tuned.
+  // From the tuning cache: device, extents, kernels, GB/s when tuned,
+  // nx a multiple of (0: any).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_sub_tuned0::info, 2503.1}};
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_sub_tuned0::info, 2503.1, 0}};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_sub", "laplacian4d_vec24_sub.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -253,9 +253,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1, 1, 1};
   static constexpr bool param_is_site[] = {false, false, false};
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
-  // From the tuning cache: device, extents, kernels, GB/s when tuned.
+  // From the tuning cache: device, extents, kernels, GB/s when tuned,
+  // nx a multiple of (0: any).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::poisson3d_channel_tuned0::info, 2819.94}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::poisson3d_channel_tuned0::info, 2819.94, 0}};
   static const stencil::KernelInfo value = {
       "poisson3d_channel", "poisson3d_channel.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

@@ -236,6 +236,18 @@ StencilModel innerKernelsModel(const StencilModel &model) {
   return inner;
 }
 
+StencilModel alongXVariantModel(const StencilModel &model) {
+  StencilModel variant = model;
+  variant.kernel = *model.alongX;
+  variant.alongX.reset();
+  variant.name =
+      model.name + "_x" + std::to_string(variant.kernel.vectorWidth);
+  variant.hasInner = false;
+  variant.split.fill(false);
+  variant.rankKernels = false;
+  return variant;
+}
+
 std::string shiftText(const Offset &shift) {
   std::string text;
   for (int axis = 0; axis < kMaxDims; ++axis) {

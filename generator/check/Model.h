@@ -10,6 +10,7 @@
 #define STENCILC_CHECK_MODEL_H
 
 #include <array>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -297,6 +298,12 @@ struct StencilModel {
   /// How each kernel option was decided (plan/ChooseOptions.h); empty
   /// until the planner chose the open ones.
   std::vector<KernelOptionNote> optionNotes;
+  /// The planner's options for lattices whose nx is a multiple of their
+  /// vector width: set where a single-component spec leaves vector_width
+  /// open and groups of sites along x predict a faster kernel than one site
+  /// per thread, which every nx needs. Compiled beside the spec's kernels
+  /// as NAME_xW (alongXVariantModel); the runtime picks it by nx.
+  std::optional<KernelOptions> alongX;
   Solver solver = Solver::None;
   /// grid.split: the axes a process grid may divide among ranks.
   std::array<bool, kMaxDims> split{};
@@ -456,13 +463,18 @@ StencilModel transposedModel(const StencilModel &model);
 /// on the way). Named NAME_split, with rankKernels set and split cleared.
 StencilModel splitKernelsModel(const StencilModel &model);
 
-/// The kernels of mixed-precision CG's inner iterations (inner_precision):
-/// the stencil in that precision, named NAME_inner, for one rank.
 /// The kernel's block as the tuning cache and summaries spell it: "64x4x1",
 /// one entry per axis of the grid.
 std::string blockShapeText(const StencilModel &model);
 
+/// The kernels of mixed-precision CG's inner iterations (inner_precision):
+/// the stencil in that precision, named NAME_inner, for one rank.
 StencilModel innerKernelsModel(const StencilModel &model);
+
+/// The kernels of `model.alongX` (which must be set): the stencil with
+/// those options, named NAME_xW for its W sites along x, for one rank and
+/// without inner kernels (the spec's own serve every nx).
+StencilModel alongXVariantModel(const StencilModel &model);
 
 /// The coefficient that A^dagger's tap at `offset` has, from A's tap at
 /// -offset with coefficient `mirror`: its fields read from the neighbour

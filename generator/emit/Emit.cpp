@@ -81,8 +81,10 @@ struct TunedText {
 TunedText tunedText(const TunedKernels &tuned) {
   TunedText text;
   for (const TunedVariant &v : tuned.variants) {
-    text.headers += "\n// Tuned variant " + v.model.name + " (" +
-                    tuningOptionsText(v.model) + ").\n" + v.files.header;
+    text.headers += std::string(v.planned ? "\n// The planner's variant "
+                                          : "\n// Tuned variant ") +
+                    v.model.name + " (" + tuningOptionsText(v.model) + ").\n" +
+                    v.files.header;
     // Its header is already part of this stencil's header.
     std::string kernels = v.files.kernels;
     std::string include = "#include \"" + v.model.name + ".hpp\"\n";
@@ -94,24 +96,36 @@ TunedText tunedText(const TunedKernels &tuned) {
   if (tuned.choices.empty())
     return text;
   std::vector<std::string> rows;
+  bool planned = false;
   for (const TunedChoice &c : tuned.choices) {
     std::vector<std::string> extents;
     for (int axis = 0; axis < kMaxDims; ++axis)
       extents.push_back(std::to_string(
-          axis < static_cast<int>(c.extents.size()) ? c.extents[axis] : 1));
+          c.extents.empty()
+              ? 0
+              : (axis < static_cast<int>(c.extents.size()) ? c.extents[axis]
+                                                            : 1)));
     std::string device;
     for (char ch : c.device)
       device += ch == '"' || ch == '\\' ? std::string("\\") + ch
                                           : std::string(1, ch);
-    rows.push_back("{\"" + device + "\", " + listOf(extents) + ", &" +
+    planned = planned || c.xMultiple > 0;
+    rows.push_back((c.device.empty() ? std::string("{nullptr, ")
+                                     : "{\"" + device + "\", ") +
+                   listOf(extents) + ", &" +
                    (c.variant < 0
                         ? std::string("info")
                         : "stencilc_kernels::" +
                               tuned.variants[c.variant].model.name + "::info") +
-                   ", " + shortestNumberText(c.gbs) + "}");
+                   ", " + shortestNumberText(c.gbs) + ", " +
+                   std::to_string(c.xMultiple) + "}");
   }
-  text.table = "// From the tuning cache: device, extents, kernels, GB/s "
-               "when tuned.\nstatic const stencil::TunedChoice tuned[] = {\n    " +
+  text.table = std::string(planned ? "// Compiled-in variants: device (null: any), extents (0: any),\n"
+                                     "// kernels, GB/s when tuned, nx a multiple of (the planner's\n"
+                                     "// groups of sites along x)."
+                                   : "// From the tuning cache: device, extents, kernels, GB/s when "
+                                     "tuned,\n// nx a multiple of (0: any).") +
+               "\nstatic const stencil::TunedChoice tuned[] = {\n    " +
                join(rows, ",\n    ") + "};";
   text.reference = std::to_string(rows.size()) + ", tuned";
   return text;

@@ -22,18 +22,23 @@ struct EmittedStencil {
   std::string manifest; ///< NAME.json
 };
 
-/// Kernel variants from the tuning cache (tune/TuningCache.h), compiled
-/// into the stencil's files beside its own kernels, and which of them the
-/// runtime picks for which device and extents.
+/// Kernel variants compiled into the stencil's files beside its own
+/// kernels: from the tuning cache (tune/TuningCache.h), and the planner's
+/// groups of sites along x (StencilModel::alongX); and which of them the
+/// runtime picks for which device and extents (stencil::TunedChoice).
 struct TunedVariant {
-  StencilModel model; ///< named NAME_tunedK
+  StencilModel model; ///< named NAME_tunedK or NAME_xW
   EmittedStencil files;
+  bool planned = false; ///< the planner's NAME_xW, not a cache entry's
 };
 struct TunedChoice {
-  std::string device;
-  std::vector<int> extents;
+  std::string device;       ///< empty: any device
+  std::vector<int> extents; ///< empty: any extents
   int variant = -1; ///< index into variants; -1: the spec's own options
-  double gbs = 0.0; ///< measured when tuned
+  double gbs = 0.0; ///< measured when tuned; 0 for the planner's choice
+  /// The planner's choice for every nx that is a multiple of it; 0 for a
+  /// tuning-cache entry.
+  int xMultiple = 0;
 };
 /// A halo-exchange policy the cache recorded for a device, extents and
 /// process grid (stencil::TunedExchange).

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ KernelPlan timedPlan(const StencilModel &model) {
   return planKernel(model);
 }
 
+/// Groups of sites along x get their own kernels (model.alongX) when they
+/// predict at most this fraction of the time of one site per thread.
+constexpr double kAlongXGain = 1.0;
+/// The widest row of sites a block of groups along x may cover, where the
+/// planner chooses the block.
+constexpr int kAlongXRowSites = 256;
+
 struct Candidate {
   StencilModel model;
   KernelCost cost;
@@ -76,6 +84,23 @@ KernelCost predictedCost(const StencilModel &model,
   return estimateCost(model, timedPlan(model), device);
 }
 
+void reweighAlongXWidth(StencilModel &model, const DeviceModel &device) {
+  if (!model.alongX)
+    return;
+  StencilModel best = alongXVariantModel(model);
+  double fastest = predictedCost(best, device).picosecondsPerSite;
+  for (int width : {2, 4}) {
+    StencilModel m = best;
+    m.kernel.vectorWidth = width;
+    if (!siteVectorProblem(m, width).empty())
+      continue;
+    if (double ps = predictedCost(m, device).picosecondsPerSite; ps < fastest) {
+      fastest = ps;
+      model.alongX->vectorWidth = width;
+    }
+  }
+}
+
 StencilModel withKernelOptionsOpen(const StencilModel &model) {
   StencilModel m = model;
   m.name = model.name + "_auto";
@@ -93,6 +118,7 @@ StencilModel withKernelOptionsOpen(const StencilModel &model) {
   k.written = KernelOptions::Written();
   k.launchBounds = k.threadsPerBlock();
   m.optionNotes.clear();
+  m.alongX.reset();
   m.description = "The cost model's choice of every kernel option for " +
                   model.name + ". " + model.description;
   return m;
@@ -251,24 +277,65 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     }
     notes.push_back(std::move(note));
   }
-  // Single-component fields: groups of sites along x per access change
-  // what sizes the kernel takes (nx a multiple of the width), so the
-  // planner names them instead of choosing them.
+  // Single-component fields: groups of sites along x per access need nx a
+  // multiple of the width (rows start aligned), which the spec's kernels
+  // must not ask of every lattice. Where groups predict a faster kernel the
+  // planner chooses a second set of options for the lattices that allow
+  // them (model.alongX), compiled beside the spec's; the runtime picks by nx.
+  std::optional<KernelOptions> alongX;
   if (single && !written.vectorWidth && !evenOdd) {
+    const Candidate *grouped = nullptr;
+    std::vector<Candidate> widened;
+    auto groupsProblem = [](const StencilModel &m, int width) {
+      StencilModel w = m;
+      w.kernel.vectorWidth = width;
+      std::string problem = siteVectorProblem(w, width);
+      return problem.empty() ? stagingProblem(w) : problem;
+    };
+    for (int width : {2, 4})
+      for (const Candidate &c : candidates) {
+        StencilModel m = c.model;
+        m.kernel.vectorWidth = width;
+        // The model does not know nx: rows of at most kAlongXRowSites
+        // sites a block keep lattices that wide from idle threads.
+        if (!written.block && m.kernel.block[0] * width > kAlongXRowSites)
+          continue;
+        if (groupsProblem(m, width).empty())
+          widened.push_back({m, predictedCost(m, device)});
+      }
+    for (const Candidate &c : widened)
+      if (!grouped ||
+          c.cost.picosecondsPerSite < grouped->cost.picosecondsPerSite)
+        grouped = &c;
     KernelOptionNote &note = notes[2];
-    note.written = false;
-    note.value = std::to_string(best->model.kernel.vectorWidth);
-    note.reason = "not chosen: groups of sites along x need nx a multiple "
-                  "of the width";
-    for (int width : {4, 2}) {
-      StencilModel m = best->model;
-      m.kernel.vectorWidth = width;
-      if (!siteVectorProblem(m, width).empty())
-        continue;
-      const KernelCost cost = predictedCost(m, device);
-      note.reason += "; 'vector_width: " + std::to_string(width) +
-                     "' predicts " + percent(cost.predictedFraction());
-      break;
+    note.value = "1";
+    if (!grouped) {
+      const std::string problem = groupsProblem(best->model, 2);
+      note.reason = "one site per thread; groups of sites along x: " +
+                    (problem.empty()
+                         ? "no candidate block spans at most " +
+                               std::to_string(kAlongXRowSites) +
+                               " sites along x with them"
+                         : problem);
+    } else if (grouped->cost.picosecondsPerSite >
+               kAlongXGain * best->cost.picosecondsPerSite) {
+      note.reason = "one site per thread: groups of " +
+                    std::to_string(grouped->model.kernel.vectorWidth) +
+                    " sites along x predict " +
+                    percent(grouped->cost.predictedFraction()) +
+                    ", too little gain for a second kernel (one site per thread: " + percent(best->cost.predictedFraction()) + ")";
+    } else {
+      const KernelOptions &k = grouped->model.kernel;
+      const std::string w = std::to_string(k.vectorWidth);
+      alongX = k;
+      note.reason = "1 for every nx; " + w + " where nx is a multiple of " +
+                    w + " (" + model.name + "_x" + w + ": block " +
+                    blockShapeText(grouped->model) + ", tile " + tileText(k) +
+                    ", vector_width " + w + "; the runtime picks it by nx): " +
+                    percent(grouped->cost.predictedFraction()) +
+                    " predicted against " +
+                    percent(best->cost.predictedFraction()) + " (" +
+                    std::to_string(widened.size()) + " candidates weighed)";
     }
   }
   {
@@ -340,6 +407,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                            "weigh shared-memory staging"});
   StencilModel chosen = best->model;
   chosen.optionNotes = std::move(notes);
+  chosen.alongX = alongX;
   model = std::move(chosen);
   return search;
 }

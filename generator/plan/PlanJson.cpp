@@ -420,6 +420,17 @@ void printPlansJson(
                   j.attribute("reason", note.reason);
               });
           });
+          // The planner's second kernels, for nx a multiple of their width.
+          if (model.alongX) {
+            const StencilModel variant = alongXVariantModel(model);
+            j.attributeObject("along_x", [&] {
+              j.attribute("name", variant.name);
+              j.attribute("nx_multiple_of", variant.kernel.vectorWidth);
+              j.attribute("block", blockShapeText(variant));
+              j.attribute("tile_axis", axisName(variant.kernel.tileAxis));
+              j.attribute("tile_factor", variant.kernel.tileFactor);
+            });
+          }
           j.attributeArray("kernels", [&] {
             for (const KernelPlan &p : plans)
               plan(j, p);

@@ -345,6 +345,14 @@ int runGenerate() {
       }
       tuned = std::move(*found);
     }
+    if (!naive) {
+      if (Error error = addAlongXVariant(*model, tuned)) {
+        WithColor::error(errs(), "stencilc")
+            << path << ": " << toString(std::move(error)) << "\n";
+        status = 1;
+        continue;
+      }
+    }
     Expected<EmittedStencil> files = emitStencil(*model, plans, tuned);
     if (!files) {
       WithColor::error(errs(), "stencilc")
@@ -364,6 +372,12 @@ int runGenerate() {
         std::string extents;
         for (size_t i = 0; i < c.extents.size(); ++i)
           extents += (i ? "x" : "") + std::to_string(c.extents[i]);
+        if (c.xMultiple > 0) {
+          const StencilModel &v = tuned.variants[c.variant].model;
+          outs() << "  planner's kernels for nx a multiple of " << c.xMultiple
+                 << ": " << v.name << " (" << tuningOptionsText(v) << ")\n";
+          continue;
+        }
         outs() << "  tuned for " << c.device << " at " << extents << ": "
                << (c.variant < 0 ? model->name + " (the spec's own options)"
                                  : tuned.variants[c.variant].model.name + " (" +
@@ -374,6 +388,13 @@ int runGenerate() {
       }
       if (tuned.inner)
         for (const TunedChoice &c : tuned.inner->choices) {
+          if (c.xMultiple > 0) {
+            const StencilModel &v = tuned.inner->variants[c.variant].model;
+            outs() << "  planner's inner kernels for nx a multiple of "
+                   << c.xMultiple << ": " << v.name << " ("
+                   << tuningOptionsText(v) << ")\n";
+            continue;
+          }
           std::string extents;
           for (size_t i = 0; i < c.extents.size(); ++i)
             extents += (i ? "x" : "") + std::to_string(c.extents[i]);

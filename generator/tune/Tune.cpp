@@ -6,6 +6,7 @@
 #include "emit/Emit.h"
 #include "emit/EmitText.h"
 #include "emit/TemplateEngine.h"
+#include "plan/ChooseOptions.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -415,6 +416,29 @@ tunedKernels(const StencilModel &model,
     tuned.inner = std::make_shared<TunedKernels>(std::move(*inner));
   }
   return tuned;
+}
+
+Error addAlongXVariant(const StencilModel &model, TunedKernels &tuned) {
+  if (model.hasInner) {
+    if (!tuned.inner)
+      tuned.inner = std::make_shared<TunedKernels>();
+    StencilModel inner = innerKernelsModel(model);
+    reweighAlongXWidth(inner);
+    if (Error error = addAlongXVariant(inner, *tuned.inner))
+      return error;
+  }
+  if (!model.alongX)
+    return Error::success();
+  StencilModel variant = alongXVariantModel(model);
+  Expected<EmittedStencil> files = emitStencil(variant, planKernels(variant));
+  if (!files)
+    return files.takeError();
+  TunedChoice choice;
+  choice.variant = static_cast<int>(tuned.variants.size());
+  choice.xMultiple = variant.sitesPerThreadX();
+  tuned.variants.push_back({std::move(variant), std::move(*files), true});
+  tuned.choices.push_back(std::move(choice));
+  return Error::success();
 }
 
 Error writeTuningDirectory(const StencilModel &model,

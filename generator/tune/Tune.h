@@ -63,6 +63,12 @@ tunedKernels(const StencilModel &model,
              const std::vector<TuningCacheEntry> &entries,
              llvm::StringRef cachePath, llvm::raw_ostream &warnings);
 
+/// Adds the planner's groups of sites along x (model.alongX, when set; for
+/// NAME_inner too) to `tuned`: the variant NAME_xW, emitted, chosen on any
+/// device for every nx that is a multiple of W, after the cache's entries
+/// for exact extents.
+llvm::Error addAlongXVariant(const StencilModel &model, TunedKernels &tuned);
+
 /// Writes the variants' generated sources, the timing program and its
 /// CMakeLists.txt into `directory`.
 llvm::Error writeTuningDirectory(const StencilModel &model,

@@ -261,7 +261,7 @@ void StencilOperator::set_overlap(bool overlap) {
 Status StencilOperator::set_exchange(const ExchangeOptions &options,
                                      const std::string &why) {
   if (!exchange_)
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            ": set_exchange needs a distributed operator");
   if (options.transport != transport_) {
     // The old exchange's peer buffers go first (collective), then the new
@@ -286,7 +286,7 @@ Status StencilOperator::set_exchange(const ExchangeOptions &options,
 
 Status StencilOperator::exchange_halos(const Field &field) const {
   if (!exchange_)
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            ": exchange_halos needs a distributed operator");
   const BoxCopy copy = distributed_->copy_field;
   const Status filled = fill_ghosts(field, copy, true, nullptr);
@@ -319,7 +319,7 @@ Status StencilOperator::local_gauge(const GaugeField &U,
   for (int axis = 0; axis < d.dims; ++axis)
     if (U.dims() != d.dims || U.extents()[axis] != d.global[axis])
       return Status::failure(
-          std::string(info_->name) + ": a distributed operator takes the "
+          std::string(stencil_name()) + ": a distributed operator takes the "
           "whole lattice's gauge field; its extent along axis " +
           std::to_string(axis) + " is " +
           std::to_string(U.dims() == d.dims ? U.extents()[axis] : 0) +
@@ -342,7 +342,7 @@ Status StencilOperator::site_lattice(const std::string &name,
                                      Lattice &out) const {
   const int p = parameter_index(name);
   if (p < 0 || !info_->param_is_site[p])
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            " has no site parameter named '" + name + "'");
   out = site_lattice();
   out.components = site_parameter_reals(*info_, p);
@@ -365,10 +365,10 @@ int StencilOperator::parameter_index(const std::string &name) const {
 Status StencilOperator::set_parameter(const std::string &name, double value) {
   int p = parameter_index(name);
   if (p < 0)
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            " has no parameter named '" + name + "'");
   if (info_->param_is_site[p])
-    return Status::failure("parameter '" + name + "' of " + info_->name +
+    return Status::failure("parameter '" + name + "' of " + stencil_name() +
                            " is a site parameter: set it with an array");
   if (!std::isfinite(value))
     return Status::failure("parameter '" + name + "' must be finite");
@@ -380,10 +380,10 @@ Status StencilOperator::set_site_parameter(const std::string &name,
                                            const Field &values) {
   int p = parameter_index(name);
   if (p < 0)
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            " has no parameter named '" + name + "'");
   if (!info_->param_is_site[p])
-    return Status::failure("parameter '" + name + "' of " + info_->name +
+    return Status::failure("parameter '" + name + "' of " + stencil_name() +
                            " is a scalar: set it with a value");
   Lattice expected;
   STENCIL_TRY(site_lattice(name, expected));
@@ -408,7 +408,7 @@ Lattice StencilOperator::link_lattice() const {
 
 Status StencilOperator::check_gauge(const GaugeField &U) const {
   const LinkInfo *links = info_->links;
-  const std::string name = info_->name;
+  const std::string name = stencil_name();
   if (!links)
     return Status::failure(name + " has no link taps, so it takes no links");
   if (U.dims() != lattice_.dims || U.colours() != links->colours)
@@ -434,7 +434,7 @@ Status StencilOperator::upload_links(const GaugeField &whole,
   const GaugeField &U = *local;
   STENCIL_TRY(check_gauge(U));
   const LinkInfo *links = info_->links;
-  const std::string name = info_->name;
+  const std::string name = stencil_name();
   const int n = links->colours;
   const int stored = links->reals_per_link;
   if (stored != 2 * n * n) {
@@ -475,7 +475,7 @@ Status StencilOperator::upload_links(const GaugeField &whole,
 
 Status StencilOperator::set_links(const Field &links) {
   if (!info_->links)
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            " has no link taps, so it takes no links");
   STENCIL_TRY(require_same_lattice(link_lattice(), links.lattice(), "links"));
   // Backward taps read U_mu(x - mu) in the ghost zone: filled once, here
@@ -528,7 +528,7 @@ Status StencilOperator::upload_clover(const GaugeField &U, CloverArrays &out,
 Status StencilOperator::compute_clover(const GaugeField &U,
                                        CloverField &out) const {
   if (!info_->clover)
-    return Status::failure(std::string(info_->name) + " has no clover term");
+    return Status::failure(std::string(stencil_name()) + " has no clover term");
   const double diagonal = clover_diagonal(*info_, values_.data());
   const double csw = clover_csw(*info_, values_.data());
   if (!decomposition_) {
@@ -565,7 +565,7 @@ Status StencilOperator::upload_clover(const CloverField &A, CloverArrays &out,
 Status StencilOperator::upload_clover_on_rank(const CloverField &A,
                                               CloverArrays &out,
                                               int inverse_parity) const {
-  const std::string name = info_->name;
+  const std::string name = stencil_name();
   if (!info_->clover)
     return Status::failure(name + " has no clover term");
   if (inverse_parity < -1 || inverse_parity > 1)
@@ -636,7 +636,7 @@ Status StencilOperator::require_clover_inverse(int parity) const {
     return std::string(p == 1 ? "odd" : "even") + " sites";
   };
   return Status::failure(
-      std::string(info_->name) + ": applying A^-1 on the " + sites(parity) +
+      std::string(stencil_name()) + ": applying A^-1 on the " + sites(parity) +
       " needs the clover inverse there; " +
       (clover_->inverse_parity < 0
            ? std::string("none was computed")
@@ -646,7 +646,7 @@ Status StencilOperator::require_clover_inverse(int parity) const {
 
 Status StencilOperator::set_clover(const CloverArrays &arrays) {
   if (!info_->clover)
-    return Status::failure(std::string(info_->name) + " has no clover term");
+    return Status::failure(std::string(stencil_name()) + " has no clover term");
   STENCIL_TRY(require_same_lattice(clover_lattice(), arrays.clover.lattice(),
                                    "clover"));
   if (arrays.inverse_parity >= 0)
@@ -654,7 +654,7 @@ Status StencilOperator::set_clover(const CloverArrays &arrays) {
         clover_lattice().half(arrays.inverse_parity), arrays.inverse.lattice(),
         "clover inverse"));
   if (arrays.parameters.size() != values_.size())
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            ": clover arrays of another stencil");
   clover_ = &arrays;
   return Status();
@@ -666,7 +666,7 @@ Status StencilOperator::gather_parameters(
                     (info_->clover ? 2 : 0),
                 nullptr);
   if (info_->clover) {
-    const std::string name = info_->name;
+    const std::string name = stencil_name();
     if (!clover_)
       return Status::failure(name + ": clover term '" + info_->clover->name +
                              "' has no arrays; call upload_clover() and "
@@ -685,7 +685,7 @@ Status StencilOperator::gather_parameters(
   }
   if (info_->links) {
     if (!links_)
-      return Status::failure(std::string(info_->name) + ": link field '" +
+      return Status::failure(std::string(stencil_name()) + ": link field '" +
                              info_->links->name + "' has no array; call "
                              "set_links()");
     fields[info_->num_params] = links_->data();
@@ -694,7 +694,7 @@ Status StencilOperator::gather_parameters(
     if (!info_->param_is_site[p])
       continue;
     if (!site_fields_[p])
-      return Status::failure(std::string(info_->name) + ": site parameter '" +
+      return Status::failure(std::string(stencil_name()) + ": site parameter '" +
                              info_->param_names[p] + "' has no array; call "
                              "set_site_parameter()");
     fields[p] = site_fields_[p]->data();
@@ -756,7 +756,7 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
                                             std::int64_t &blocks,
                                             Stream stream) const {
   if (!info_->apply_fold_dot)
-    return Status::failure(std::string("apply_fold_dot: ") + info_->name +
+    return Status::failure(std::string("apply_fold_dot: ") + stencil_name() +
                            " has no kernel with CG's direction update folded "
                            "in (emitted with apply_dot for fields of one "
                            "value per site)");
@@ -789,7 +789,7 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
                                   Reducer &reducer, double &result,
                                   Stream stream) const {
   if (!info_->apply_dot)
-    return Status::failure(std::string("apply_dot: ") + info_->name +
+    return Status::failure(std::string("apply_dot: ") + stencil_name() +
                            " has no fused stencil-and-dot kernel (emitted "
                            "for solver: cg, storage not even/odd, blocks of "
                            "a multiple of 64 threads)");
@@ -852,7 +852,7 @@ Status StencilOperator::diagonal(Field &out) const {
 Status StencilOperator::diagonal_on_rank(Field &out) const {
   STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "diagonal"));
   if (info_->clover)
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            ": the diagonal is the clover term, a matrix per "
                            "site, not one value per component (Jacobi does "
                            "not apply; the Schur complement inverts it)");
@@ -873,7 +873,7 @@ Status StencilOperator::diagonal_on_rank(Field &out) const {
       const std::complex<double> d = coefficients.complex_at(centre, x);
       if (d.imag() != 0.0)
         return Status::failure(
-            std::string(info_->name) + ": the diagonal at site " +
+            std::string(stencil_name()) + ": the diagonal at site " +
             std::to_string(s) + " (host order) is complex (imaginary part " +
             std::to_string(d.imag()) + "); Jacobi preconditioning divides by "
             "a real diagonal only");
@@ -891,7 +891,7 @@ Status StencilOperator::diagonal_on_rank(Field &out) const {
   STENCIL_TRY(out.download_values(check.data(), count * nc));
   for (double d : check)
     if (d == 0.0 || !std::isfinite(d))
-      return Status::failure(std::string(info_->name) +
+      return Status::failure(std::string(stencil_name()) +
                              ": the diagonal has a zero or non-finite entry; "
                              "Jacobi preconditioning is undefined");
   return Status();
@@ -903,7 +903,7 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
                             Stream stream) const {
   const EvenOddKernels *kernels = info_->even_odd;
   if (!kernels)
-    return Status::failure(std::string(info_->name) +
+    return Status::failure(std::string(stencil_name()) +
                            " does not store its fields even/odd "
                            "(field.even_odd), so it has no hopping kernels");
   const bool toOdd = direction == Hop::EvenToOdd;
@@ -954,7 +954,7 @@ double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
 Status StencilOperator::apply_clover(int parity, Field &out, const Field &in,
                                      HopMode mode, double alpha, double beta,
                                      const Field *same, Stream stream) const {
-  const std::string name = info_->name;
+  const std::string name = stencil_name();
   if (!info_->clover || !info_->clover->apply)
     return Status::failure(name + " has no clover kernel (a clover term "
                                   "with even/odd storage)");
@@ -995,7 +995,7 @@ Status StencilOperator::host_coefficients(HostCoefficients &out) const {
   for (int p = 0; p < info_->num_params; ++p)
     if (info_->param_is_site[p]) {
       if (!site_fields_[p])
-        return Status::failure(std::string(info_->name) +
+        return Status::failure(std::string(stencil_name()) +
                                ": site parameter '" + info_->param_names[p] +
                                "' has no array; call set_site_parameter()");
       fields[p] = site_fields_[p];
@@ -1011,7 +1011,7 @@ Status StencilOperator::check_spd() const {
 }
 
 Status StencilOperator::check_spd_on_rank() const {
-  const std::string name = info_->name;
+  const std::string name = stencil_name();
   if (!info_->symmetric)
     return Status::failure(name + " is not symmetric (some tap's mirror has a "
                                   "different coefficient), so CG does not "
@@ -1024,7 +1024,7 @@ Status StencilOperator::check_spd_on_rank() const {
   // judge the matrix itself from the fields' values. Complex fields have
   // no sign to check either, wherever they are.
   if (coefficients.off_diagonal_fields() || has_complex_parameters(*info_))
-    return check_chained_dominance(*info_, coefficients);
+    return check_chained_dominance(declared(), coefficients);
   // Fields on the diagonal only must add a non-negative term.
   for (int i = 0; i < info_->num_field_terms; ++i) {
     const FieldTerm &term = info_->field_terms[i];
@@ -1082,7 +1082,7 @@ Status StencilOperator::check_spd_on_rank() const {
 
 Status StencilOperator::check_unitary_links() const {
   if (!links_)
-    return Status::failure(std::string(info_->name) + ": link field '" +
+    return Status::failure(std::string(stencil_name()) + ": link field '" +
                            info_->links->name + "' has no array; call "
                            "set_links()");
   // The links as the kernels see them: rounded to the field's precision,
@@ -1118,7 +1118,7 @@ Status StencilOperator::check_unitary_links() const {
   if (worst <= tolerance)
     return Status();
   return Status::failure(
-      std::string(info_->name) + ": CG needs unitary links (definiteness "
+      std::string(stencil_name()) + ": CG needs unitary links (definiteness "
       "rests on them), but U_" + std::to_string(mu) + " at site " +
       std::to_string(site) + " is " + std::to_string(worst) +
       " from unitary (tolerance " + std::to_string(tolerance) +

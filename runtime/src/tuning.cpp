@@ -125,8 +125,12 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     if (found)
       return Status();
   }
+  bool cached = false;
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
+    if (!choice.device)
+      continue;
+    cached = true;
     bool same = device == choice.device;
     for (int axis = 0; axis < spec.shape.dims; ++axis)
       same = same && choice.extents[axis] == extents[axis];
@@ -138,9 +142,23 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
                       std::to_string(choice.gb_s) + " GB/s when tuned)";
     return Status();
   }
-  if (spec.num_tuned > 0)
-    out.description += " (no tuning-cache entry for " + device + " at " +
-                       size + ")";
+  const std::string why =
+      cached ? " (no tuning-cache entry for " + device + " at " + size + ")"
+             : "";
+  // Step 4: the planner's groups of sites along x, where nx allows them.
+  for (int i = 0; i < spec.num_tuned; ++i) {
+    const TunedChoice &choice = spec.tuned[i];
+    if (choice.device || choice.x_multiple < 1 ||
+        extents[0] % choice.x_multiple != 0)
+      continue;
+    out.info = &choice.info();
+    out.description = std::string("the planner's: ") +
+                      out.info->tuning_options + " (nx = " +
+                      std::to_string(extents[0]) + " a multiple of " +
+                      std::to_string(choice.x_multiple) + ")" + why;
+    return Status();
+  }
+  out.description += why;
   return Status();
 }
 

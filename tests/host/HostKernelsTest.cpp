@@ -39,6 +39,16 @@ StencilModel loadModel(const std::string &path) {
   return *model;
 }
 
+/// The model of a registered kernel: its spec's, or for the planner's
+/// groups along x their own.
+StencilModel loadModel(const RegisteredKernel &kernel) {
+  StencilModel model = loadModel(kernel.specPath);
+  if (!kernel.alongX)
+    return model;
+  EXPECT_TRUE(model.alongX) << kernel.specPath;
+  return model.alongX ? alongXVariantModel(model) : model;
+}
+
 /// Extents to test for a grid of `dims` dimensions: none a multiple of a
 /// block or a tile, plus small ones where the halo is most of the grid.
 std::vector<Extents> testExtents(int dims) {
@@ -66,7 +76,7 @@ std::string describe(const Extents &extents, int dims) {
 class HostKernel : public ::testing::TestWithParam<size_t> {
 protected:
   const RegisteredKernel &kernel() const {
-    return registeredKernels()[GetParam()];
+    return kernelsWithAlongXVariants()[GetParam()];
   }
 };
 
@@ -75,8 +85,8 @@ class HostKernelRole
 
 TEST_P(HostKernelRole, MatchesTheNaiveReference) {
   const auto [index, adjoint] = GetParam();
-  const stencil::KernelInfo &info = *registeredKernels()[index].info;
-  StencilModel model = loadModel(registeredKernels()[index].specPath);
+  const stencil::KernelInfo &info = *kernelsWithAlongXVariants()[index].info;
+  StencilModel model = loadModel(kernelsWithAlongXVariants()[index]);
   // Kernels with aligned groups of sites along x take only nx that are
   // multiples of the group: others are refused with the reason, and the
   // size is tried again rounded up.
@@ -164,7 +174,7 @@ TEST_P(HostKernelRole, MatchesTheNaiveReference) {
 
 TEST_P(HostKernel, DescriptorAgreesWithTheSpec) {
   const stencil::KernelInfo &info = *kernel().info;
-  StencilModel model = loadModel(kernel().specPath);
+  StencilModel model = loadModel(kernel());
   EXPECT_EQ(info.name, model.name);
   EXPECT_EQ(info.spec_file, llvm::sys::path::filename(kernel().specPath).str());
   EXPECT_EQ(info.shape.dims, model.dims);
@@ -254,22 +264,22 @@ TEST_P(HostKernel, RejectsAliasedAndBadArguments) {
 }
 
 std::string kernelName(const ::testing::TestParamInfo<size_t> &info) {
-  return registeredKernels()[info.param].info->name;
+  return kernelsWithAlongXVariants()[info.param].info->name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllSpecs, HostKernel,
-    ::testing::Range<size_t>(0, registeredKernels().size()), kernelName);
+    ::testing::Range<size_t>(0, kernelsWithAlongXVariants().size()), kernelName);
 
 std::string kernelRoleName(
     const ::testing::TestParamInfo<std::tuple<size_t, bool>> &info) {
-  return std::string(registeredKernels()[std::get<0>(info.param)].info->name) +
+  return std::string(kernelsWithAlongXVariants()[std::get<0>(info.param)].info->name) +
          (std::get<1>(info.param) ? "_adjoint" : "_apply");
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllSpecs, HostKernelRole,
-    ::testing::Combine(::testing::Range<size_t>(0, registeredKernels().size()),
+    ::testing::Combine(::testing::Range<size_t>(0, kernelsWithAlongXVariants().size()),
                        ::testing::Bool()),
     kernelRoleName);
 

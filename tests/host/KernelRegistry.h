@@ -14,9 +14,15 @@ namespace testing {
 struct RegisteredKernel {
   const stencil::KernelInfo *info;
   std::string specPath;
+  /// The planner's groups of sites along x compiled into the spec's code
+  /// (stencil::TunedChoice::x_multiple), not the spec's own kernels.
+  bool alongX = false;
 };
 
 const std::vector<RegisteredKernel> &registeredKernels();
+
+/// registeredKernels(), then the planner's groups along x of each.
+const std::vector<RegisteredKernel> &kernelsWithAlongXVariants();
 
 } // namespace testing
 } // namespace stencilc

@@ -25,7 +25,7 @@ const KernelInfo &variant() { return kernelNamed("laplacian3d_f32"); }
 /// A spec with one compiled-in entry: this device at 20x18x16 -> variant().
 struct TunedSpec {
   KernelInfo info = kernelNamed("laplacian3d_f64");
-  TunedChoice table[1] = {{"", {20, 18, 16, 1}, &variant, 1234.5}};
+  TunedChoice table[1] = {{"", {20, 18, 16, 1}, &variant, 1234.5, 0}};
   std::string device = device_name();
   TunedSpec() {
     table[0].device = device.c_str();
@@ -80,6 +80,48 @@ TEST(Tuning, OperatorRunsTheChosenKernels) {
   ASSERT_OK(StencilOperator::create(spec.info, tuned, A));
   EXPECT_STREQ(A.info().name, "laplacian3d_f64");
   EXPECT_NE(A.kernel_choice().find("STENCILC_TUNING=off"), std::string::npos);
+}
+
+/// Groups of sites along x: a variant for nx a multiple of 4 on any
+/// device, after an exact entry for this device at 20x18x16.
+const KernelInfo &grouped() { return kernelNamed("laplacian3d_13pt_o4"); }
+struct PlannedSpec {
+  KernelInfo info = kernelNamed("laplacian3d_f64");
+  TunedChoice table[2] = {{"", {20, 18, 16, 1}, &variant, 1234.5, 0},
+                          {nullptr, {0, 0, 0, 0}, &grouped, 0.0, 4}};
+  std::string device = device_name();
+  PlannedSpec() {
+    table[0].device = device.c_str();
+    info.num_tuned = 2;
+    info.tuned = table;
+  }
+};
+
+TEST(Tuning, PlannerGroupsAlongXWhereNxAllowsThem) {
+  PlannedSpec spec;
+  KernelSelection s;
+  // The exact entry first, then the planner's groups where 4 divides nx.
+  const int tuned[] = {20, 18, 16}, multiple[] = {24, 18, 16},
+            odd[] = {22, 18, 16};
+  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, s));
+  EXPECT_EQ(s.info, &variant());
+  for (const std::string &device : {spec.device, std::string("another GPU")}) {
+    ASSERT_OK(select_kernels(spec.info, multiple, device, s));
+    EXPECT_EQ(s.info, &grouped());
+    EXPECT_NE(s.description.find("the planner's: "), std::string::npos);
+    EXPECT_NE(s.description.find("(nx = 24 a multiple of 4)"),
+              std::string::npos)
+        << s.description;
+  }
+  EXPECT_NE(s.description.find("no tuning-cache entry for another GPU"),
+            std::string::npos)
+      << s.description;
+  ASSERT_OK(select_kernels(spec.info, odd, spec.device, s));
+  EXPECT_EQ(s.info, &spec.info);
+  EXPECT_EQ(s.description.find("planner"), std::string::npos);
+  ScopedEnv off("STENCILC_TUNING", "off");
+  ASSERT_OK(select_kernels(spec.info, multiple, spec.device, s));
+  EXPECT_EQ(s.info, &spec.info);
 }
 
 TEST(Tuning, CacheFileChoosesAmongCompiledVariants) {
@@ -168,6 +210,10 @@ struct TunedExchangeSpec {
     distributed.num_tuned_exchange = 1;
     distributed.tuned_exchange = table;
     info.distributed = &distributed;
+    // Its own kernel variants (the planner's groups along x) are not what
+    // these tests choose.
+    info.num_tuned = 0;
+    info.tuned = nullptr;
   }
 };
 

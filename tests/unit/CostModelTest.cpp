@@ -425,8 +425,7 @@ TEST(ChooseOptions, KeepsEveryOptionTheSpecWrites) {
   EXPECT_FALSE(note(*model, "nontemporal_store")->written);
 }
 
-TEST(ChooseOptions, NamesSiteVectorsInsteadOfChoosingThem) {
-  std::optional<StencilModel> model = modelFromYaml(R"(name: lap
+constexpr const char *kLaplacian3d = R"(name: lap
 grid: {dimensions: 3, boundary: dirichlet}
 field: {precision: float}
 taps:
@@ -437,18 +436,64 @@ taps:
   - {offset: [0, 1, 0], coefficient: -1}
   - {offset: [0, 0, -1], coefficient: -1}
   - {offset: [0, 0, 1], coefficient: -1}
-)");
+)";
+
+TEST(ChooseOptions, ChoosesGroupsAlongXAsSecondKernels) {
+  std::optional<StencilModel> model = modelFromYaml(kLaplacian3d);
   ASSERT_TRUE(model);
   chooseOpenOptions(*model);
-  // Any nx still works: no groups of sites along x.
+  // The spec's kernels take any nx: one site per thread, with a tile (one
+  // site per thread untiled measured 69% of the copy for this kernel).
   EXPECT_EQ(model->kernel.vectorWidth, 1);
-  const KernelOptionNote *width = note(*model, "vector_width");
-  EXPECT_NE(width->reason.find("'vector_width: 4' predicts"),
-            std::string::npos)
-      << width->reason;
-  // One site per thread measured at 69% of the copy for this kernel; the
-  // planner takes a tile.
   EXPECT_GT(model->kernel.tileFactor, 1);
+  // Groups along x for the nx that allow them, predicted faster.
+  ASSERT_TRUE(model->alongX);
+  const StencilModel grouped = alongXVariantModel(*model);
+  const int width = grouped.kernel.vectorWidth;
+  EXPECT_TRUE(width == 2 || width == 4) << width;
+  EXPECT_EQ(grouped.name, "lap_x" + std::to_string(width));
+  EXPECT_FALSE(grouped.alongX);
+  EXPECT_LT(predictedCost(grouped).picosecondsPerSite,
+            predictedCost(*model).picosecondsPerSite);
+  const KernelOptionNote *note_ = note(*model, "vector_width");
+  EXPECT_EQ(note_->value, "1");
+  EXPECT_NE(note_->reason.find("where nx is a multiple of " +
+                               std::to_string(width) + " (lap_x"),
+            std::string::npos)
+      << note_->reason;
+  // withKernelOptionsOpen starts again from nothing.
+  EXPECT_FALSE(withKernelOptionsOpen(*model).alongX);
+}
+
+TEST(ChooseOptions, NoGroupsAlongXWhereTheSpecOrItsAxesForbidThem) {
+  // Written: the spec's one site per thread stands alone.
+  std::optional<StencilModel> written =
+      modelFromYaml(std::string(kLaplacian3d) + "kernel: {vector_width: 1}\n");
+  ASSERT_TRUE(written);
+  chooseOpenOptions(*written);
+  EXPECT_FALSE(written->alongX);
+  EXPECT_TRUE(note(*written, "vector_width")->written);
+  // Shared-memory staging reads a group from the box value by value.
+  std::optional<StencilModel> staged = modelFromYaml(
+      std::string(kLaplacian3d) + "kernel: {staging: shared}\n");
+  ASSERT_TRUE(staged);
+  chooseOpenOptions(*staged);
+  EXPECT_FALSE(staged->alongX);
+  EXPECT_NE(note(*staged, "vector_width")
+                ->reason.find("is not available with groups of sites along x"),
+            std::string::npos)
+      << note(*staged, "vector_width")->reason;
+  // Periodic axes: groups are addressed as offsets from the site.
+  std::string periodic = kLaplacian3d;
+  periodic.replace(periodic.find("dirichlet"), 9, "periodic");
+  std::optional<StencilModel> wraps = modelFromYaml(periodic);
+  ASSERT_TRUE(wraps);
+  chooseOpenOptions(*wraps);
+  EXPECT_FALSE(wraps->alongX);
+  EXPECT_NE(note(*wraps, "vector_width")
+                ->reason.find("groups of sites along x: needs Dirichlet"),
+            std::string::npos)
+      << note(*wraps, "vector_width")->reason;
 }
 
 TEST(ChooseOptions, OpenOptionsForgetTheKernelSection) {

@@ -83,14 +83,17 @@ struct FieldTerm {
   bool conjugate;
 };
 
-/// A tuning-cache entry compiled into a stencil's code: on `device` (the
-/// name stencil::device_name() gives) with these extents, run `info()`'s
-/// kernels (stencil/tuning.hpp).
+/// A kernel variant compiled into a stencil's code, and when to run it
+/// (stencil/tuning.hpp): a tuning-cache entry, on `device` (the name
+/// stencil::device_name() gives) with exactly these extents; or the
+/// planner's groups of sites along x, on any device (`device` null,
+/// extents 0) for every nx that is a multiple of `x_multiple`.
 struct TunedChoice {
   const char *device;
   int extents[kMaxDims];
   const KernelInfo &(*info)();
-  double gb_s; ///< measured when tuned
+  double gb_s;    ///< measured when tuned; 0 for the planner's choice
+  int x_multiple; ///< the planner's choice: nx a multiple of it; else 0
 };
 
 /// How a site's values are organised: real, or complex (re, im adjacent),

@@ -292,8 +292,11 @@ private:
   int extents_[kMaxDims] = {1, 1, 1, 1};
   std::vector<double> values_;
   std::vector<const Field *> site_fields_;
-  /// The stencil as created (info_ may be a tuned variant of it).
+  /// The stencil as created (info_ may be a tuned variant of it, or the
+  /// planner's groups along x): what messages name.
   const KernelInfo *declared_ = nullptr;
+  const KernelInfo &declared() const { return declared_ ? *declared_ : *info_; }
+  const char *stencil_name() const { return declared().name; }
   /// create_inner(): the converted site parameter arrays and links, and
   /// the converted clover arrays.
   std::vector<std::shared_ptr<Field>> owned_fields_;

@@ -11,7 +11,11 @@
 //      and fingerprint), device and extents, which must name a variant that
 //      was compiled in (else an error says to regenerate);
 //   3. the compiled-in entry for exactly this device and these extents;
-//   4. otherwise the spec's own options.
+//   4. the planner's groups of sites along x (NAME_xW, compiled in where a
+//      single-component spec leaves vector_width open), when nx is a
+//      multiple of W: one site per thread serves every nx, groups only
+//      those whose rows start aligned;
+//   5. otherwise the spec's own options.
 #ifndef STENCIL_TUNING_HPP
 #define STENCIL_TUNING_HPP
 
