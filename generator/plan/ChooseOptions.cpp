@@ -57,8 +57,11 @@ KernelPlan timedPlan(const StencilModel &model) {
 }
 
 /// Groups of sites along x get their own kernels (model.alongX) when they
-/// predict at most this fraction of the time of one site per thread.
-constexpr double kAlongXGain = 1.0;
+/// predict at most this fraction of the time of one site per thread. Below
+/// a 1% predicted gain the H100 measured either way (anisotropic_reaction3d
+/// 2.6% slower with groups, poisson3d_varcoeff 2% faster; both predicted
+/// within 0.5%: docs/performance.md), so no second kernel set there.
+constexpr double kAlongXGain = 0.99;
 /// The widest row of sites a block of groups along x may cover, where the
 /// planner chooses the block.
 constexpr int kAlongXRowSites = 256;
