@@ -103,10 +103,6 @@ std::string siteVectorProblem(const StencilModel &model, int width) {
   if (!model.layout.isPlain())
     return "needs plain site-major storage; subdomains and even/odd storage "
            "break rows into pieces";
-  if (model.anyWraps())
-    return "needs Dirichlet boundaries on every axis (groups along x are "
-           "addressed as offsets from the site, which no axis that wraps "
-           "allows)";
   if (model.kernel.tileAxis == 0 && model.kernel.tileFactor > 1)
     return "cannot be combined with tiling along x; tile along another axis";
   return "";

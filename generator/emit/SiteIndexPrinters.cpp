@@ -48,6 +48,13 @@ void SiteIndexPrinter::coordinateDeclarations(CodePrinter &p) const {
       value = axis + " + stencil::clamp_above(" + std::to_string(c.delta) +
               ", room)";
       break;
+    case CoordinateKind::ClampXAbove:
+      value = "x + stencil::clamp_above(" + std::to_string(c.delta) +
+              ", xroom)";
+      break;
+    case CoordinateKind::ClampXBelow:
+      value = "x + stencil::clamp_below(" + std::to_string(c.delta) + ", -x)";
+      break;
     }
     p.line("const int " + wrappedName(c.axis, c.delta) + " = " + value + ";");
     if (c.flipsSign)

@@ -99,7 +99,8 @@ ThreadMapping latticeThreads(const StencilModel &model) {
 /// indexings that compute addresses from coordinates.
 std::vector<Coordinate>
 neighbourCoordinates(const StencilModel &model,
-                     const std::vector<Offset> &offsets, int tileAxis) {
+                     const std::vector<Offset> &offsets, int tileAxis,
+                     int xWidth) {
   std::set<std::pair<int, int>> deltas;
   for (const Offset &offset : offsets)
     for (int axis = 0; axis < model.dims; ++axis)
@@ -110,10 +111,15 @@ neighbourCoordinates(const StencilModel &model,
     Coordinate c;
     c.axis = axis;
     c.delta = delta;
-    if (model.wraps(axis))
+    const bool inGroup = axis == 0 && delta > 0 && delta < xWidth;
+    const bool besideGroup = axis == 0 && xWidth > 1 && !inGroup;
+    if (model.wraps(axis) && !inGroup)
       c.kind = CoordinateKind::Wrap;
     else if (axis == tileAxis && delta > model.reach[axis])
       c.kind = CoordinateKind::ClampAbove;
+    else if (besideGroup)
+      c.kind = delta < 0 ? CoordinateKind::ClampXBelow
+                         : CoordinateKind::ClampXAbove;
     coordinates.push_back(c);
   }
   return coordinates;
@@ -505,8 +511,9 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
           const int along = term.at.offset[plan.tileAxis];
           term.at.clampTileAxis =
               !tileWraps && along > model.reach[plan.tileAxis];
-          term.at.clampX = plan.xWidth > 1 && (term.at.offset[0] < 0 ||
-                                               term.at.offset[0] >= plan.xWidth);
+          term.at.clampX = !model.wraps(0) && plan.xWidth > 1 &&
+                           (term.at.offset[0] < 0 ||
+                            term.at.offset[0] >= plan.xWidth);
         }
         plan.siteWeights.push_back(std::move(w));
       }
@@ -542,7 +549,7 @@ void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
       for (const PlannedStore &store : plan.stores)
         offsets.push_back(store.offset);
     indexing.coordinates =
-        neighbourCoordinates(model, offsets, plan.tileAxis);
+        neighbourCoordinates(model, offsets, plan.tileAxis, plan.xWidth);
   }
   markSignFlips(model, plan);
   plan.comment = std::to_string(model.dims) + "-D " + boundaryText(model) +
@@ -600,7 +607,8 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
     store.guarded = site > 0;
     store.guardAxis = plan.tileAxis;
     store.guardUpper = tileWraps ? 0 : model.reach[plan.tileAxis];
-    store.groupReach = model.reach[0];
+    // Along a wrapping x every site is updated: whole groups throughout.
+    store.groupReach = model.wraps(0) ? 0 : model.reach[0];
     plan.stores.push_back(store);
   }
   scheduleTile(model, plan);

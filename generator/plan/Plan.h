@@ -192,6 +192,11 @@ enum class CoordinateKind {
   Shift,      ///< axis + delta
   Wrap,       ///< periodic: stencil::wrap(axis + delta, n)
   ClampAbove, ///< axis + stencil::clamp_above(delta, room): past the array
+  /// Groups along a Dirichlet x (rows of a lattice that wraps elsewhere):
+  /// the halo beside the first and last groups, whose values only halo
+  /// sites use, is read inside the row instead of past it.
+  ClampXAbove, ///< x + stencil::clamp_above(delta, xroom)
+  ClampXBelow, ///< x + stencil::clamp_below(delta, -x)
 };
 
 struct Coordinate {

@@ -72,6 +72,10 @@ const char *coordinateKindName(CoordinateKind kind) {
     return "wrap";
   case CoordinateKind::ClampAbove:
     return "clamp-above";
+  case CoordinateKind::ClampXAbove:
+    return "clamp-x-above";
+  case CoordinateKind::ClampXBelow:
+    return "clamp-x-below";
   }
   return "?";
 }

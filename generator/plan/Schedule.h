@@ -26,10 +26,13 @@ LoadSchedule scheduleLoads(const StencilModel &model, int factor, int xWidth,
                            bool skipCentre);
 
 /// Coordinates of the (axis, delta) rows that `offsets` touch, for the
-/// indexings that compute addresses from coordinates (Plan.cpp).
+/// indexings that compute addresses from coordinates (Plan.cpp). With
+/// groups of `xWidth` sites along x, x + 1 .. x + xWidth - 1 stay inside
+/// the thread's aligned group and never wrap.
 std::vector<Coordinate>
 neighbourCoordinates(const StencilModel &model,
-                     const std::vector<Offset> &offsets, int tileAxis);
+                     const std::vector<Offset> &offsets, int tileAxis,
+                     int xWidth = 1);
 
 } // namespace stencilc
 

@@ -308,6 +308,40 @@ TEST(PlanIR, ThreadsGuardAndIndexingFollowEachAxisBoundary) {
   EXPECT_EQ(plan.stores[1].guardUpper, 0);
 }
 
+TEST(PlanIR, GroupsAlongXOnLatticesThatWrap) {
+  // x wraps: the group's halo wraps (and flips sign if antiperiodic), the
+  // sites inside the group never do, and every group is stored whole.
+  KernelPlan wrapped =
+      planKernel(modelWith("[antiperiodic, periodic, dirichlet]",
+                           "components: 1", "  vector_width: 2\n"));
+  EXPECT_EQ(wrapped.xWidth, 2);
+  EXPECT_EQ(wrapped.stores.front().groupReach, 0);
+  for (const Coordinate &c : wrapped.indexing.coordinates)
+    if (c.axis == 0)
+      EXPECT_EQ(c.kind, c.delta == 1 ? CoordinateKind::Shift
+                                     : CoordinateKind::Wrap)
+          << c.delta;
+  // Dirichlet x on a lattice that wraps along y: addresses come from
+  // coordinates, and those beside the first and last groups are clamped
+  // inside the row (only halo sites use them) instead of reading past it.
+  KernelPlan walled = planKernel(modelWith(
+      "[dirichlet, periodic, dirichlet]", "components: 1",
+      "  vector_width: 2\n  tile: {axis: z, factor: 2}\n"));
+  EXPECT_EQ(walled.indexing.kind, SiteIndexingKind::PlainCoordinates);
+  EXPECT_TRUE(walled.indexing.declaresXRoom);
+  EXPECT_EQ(walled.stores.front().groupReach, 1);
+  int clamped = 0;
+  for (const Coordinate &c : walled.indexing.coordinates)
+    if (c.axis == 0) {
+      EXPECT_EQ(c.kind, c.delta < 0   ? CoordinateKind::ClampXBelow
+                        : c.delta < 2 ? CoordinateKind::Shift
+                                      : CoordinateKind::ClampXAbove)
+          << c.delta;
+      clamped += c.kind != CoordinateKind::Shift;
+    }
+  EXPECT_EQ(clamped, 2); // x - 1 and x + 2
+}
+
 TEST(PlanIR, AccessKindsFollowLayoutAndWidth) {
   auto kindOf = [](const std::string &field, const std::string &kernel = "") {
     return planKernel(modelWith("dirichlet", field, kernel)).access.kind;

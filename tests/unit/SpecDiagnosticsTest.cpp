@@ -939,19 +939,15 @@ TEST(LayoutChecks, SitesAlongXOfAScalarField) {
                                "boundary: dirichlet", "precision: double")),
       what + "of double makes 32-byte accesses; GPUs load at most 16 bytes "
              "per instruction"));
-  EXPECT_TRUE(hasDiagnostic(
-      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
-                               "boundary: periodic")),
-      what + "needs Dirichlet boundaries on every axis (groups along x are "
-             "addressed as offsets from the site, which no axis that wraps "
-             "allows)"));
-  EXPECT_TRUE(hasDiagnostic(
-      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
-                               "boundary: [dirichlet, dirichlet, "
-                               "antiperiodic]")),
-      what + "needs Dirichlet boundaries on every axis (groups along x are "
-             "addressed as offsets from the site, which no axis that wraps "
-             "allows)"));
+  // Axes that wrap: the group's halo values wrap, the group never does.
+  for (const char *boundary :
+       {"boundary: periodic", "boundary: [dirichlet, dirichlet, antiperiodic]",
+        "boundary: [antiperiodic, periodic, dirichlet]"}) {
+    CheckResult wraps = checkYaml(
+        scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}", boundary));
+    ASSERT_TRUE(wraps.model.has_value()) << boundary << "\n" << wraps.output;
+    EXPECT_EQ(wraps.model->sitesPerThreadX(), 4) << boundary;
+  }
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4, "
                                "tile: {axis: x, factor: 2}}")),

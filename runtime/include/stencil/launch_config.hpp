@@ -130,10 +130,19 @@ inline Status make_launch_config(const StencilShape &shape,
             std::to_string(shape.x_width) +
             ", the sites each thread updates along x with one vector access "
             "(kernel.vector_width); rows would not start aligned");
-      // Groups from x = 0 up to the last one that holds an updated site.
-      sites = n - shape.reach[0];
-      if (n - 2LL * shape.reach[0] <= 0)
-        config.empty = true;
+      if (wraps(shape.boundary[0])) {
+        if (n < shape.reach[0])
+          return Status::failure(
+              std::string(boundary_name(shape.boundary[0])) + " extent nx = " +
+              std::to_string(n) + " is smaller than the stencil's reach of " +
+              std::to_string(shape.reach[0]) + " along x");
+        sites = n; // every group holds updated sites
+      } else {
+        // Groups from x = 0 up to the last one that holds an updated site.
+        sites = n - shape.reach[0];
+        if (n - 2LL * shape.reach[0] <= 0)
+          config.empty = true;
+      }
     } else if (wraps(shape.boundary[axis])) {
       const int reach = shape.reach[axis];
       if (n < reach)
