@@ -543,7 +543,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D 9-point periodic negative Laplacian with mass, double precision
-// Options: block 32x4x1x1, launch bounds 128, tile z x 4, load order ascending, regular stores
+// Options: block 32x4x1x1, launch bounds 128, tile z x 2, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -556,7 +556,7 @@ namespace stencilc_kernels {
 namespace laplacian4d_periodic_tuned0 {
 namespace {
 
-/// 4-D periodic 9-point stencil; 30 loads and 4 stores per thread.
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_periodic_tuned0_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -567,10 +567,12 @@ laplacian4d_periodic_tuned0_kernel(
     const int nt,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 4 consecutive sites along z.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 4 * static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int z = 2 * static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
@@ -580,101 +582,107 @@ laplacian4d_periodic_tuned0_kernel(
   const stencil::index_t site = x + y * sy + z * sz + t * st;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int x_p2 = stencil::wrap(x + 2, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int z_p2 = stencil::wrap(z + 2, nz);
-  const int z_p3 = stencil::wrap(z + 3, nz);
-  const int z_p4 = stencil::wrap(z + 4, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
   const int t_p1 = stencil::wrap(t + 1, nt);
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0, acc1, acc2, acc3;
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2], acc1[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type u0 = in[x + y * sy + z * sz + t_m1 * st];
-  acc0 = w1 * u0;
-  const value_type u1 = in[x + y * sy + z_p1 * sz + t_m1 * st];
-  acc1 = w1 * u1;
-  const value_type u2 = in[x + y * sy + z_p2 * sz + t_m1 * st];
-  acc2 = w1 * u2;
-  const value_type u3 = in[x + y * sy + z_p3 * sz + t_m1 * st];
-  acc3 = w1 * u3;
-  const value_type u4 = in[x + y * sy + z_m1 * sz + t * st];
-  acc0 += w1 * u4;
-  const value_type u5 = in[x + y_m1 * sy + z * sz + t * st];
-  acc0 += w1 * u5;
-  const value_type u6 = in[x_m1 + y * sy + z * sz + t * st];
-  acc0 += w1 * u6;
-  const value_type u7 = in[x + y * sy + z * sz + t * st];
-  acc0 += w0 * u7;
-  acc1 += w1 * u7;
-  const value_type u8 = in[x_p1 + y * sy + z * sz + t * st];
-  acc0 += w1 * u8;
-  const value_type u9 = in[x + y_p1 * sy + z * sz + t * st];
-  acc0 += w1 * u9;
-  const value_type u10 = in[x + y_m1 * sy + z_p1 * sz + t * st];
-  acc1 += w1 * u10;
-  const value_type u11 = in[x_m1 + y * sy + z_p1 * sz + t * st];
-  acc1 += w1 * u11;
-  const value_type u12 = in[x + y * sy + z_p1 * sz + t * st];
-  acc0 += w1 * u12;
-  acc1 += w0 * u12;
-  acc2 += w1 * u12;
-  const value_type u13 = in[x_p1 + y * sy + z_p1 * sz + t * st];
-  acc1 += w1 * u13;
-  const value_type u14 = in[x + y_p1 * sy + z_p1 * sz + t * st];
-  acc1 += w1 * u14;
-  const value_type u15 = in[x + y_m1 * sy + z_p2 * sz + t * st];
-  acc2 += w1 * u15;
-  const value_type u16 = in[x_m1 + y * sy + z_p2 * sz + t * st];
-  acc2 += w1 * u16;
-  const value_type u17 = in[x + y * sy + z_p2 * sz + t * st];
-  acc1 += w1 * u17;
-  acc2 += w0 * u17;
-  acc3 += w1 * u17;
-  const value_type u18 = in[x_p1 + y * sy + z_p2 * sz + t * st];
-  acc2 += w1 * u18;
-  const value_type u19 = in[x + y_p1 * sy + z_p2 * sz + t * st];
-  acc2 += w1 * u19;
-  const value_type u20 = in[x + y_m1 * sy + z_p3 * sz + t * st];
-  acc3 += w1 * u20;
-  const value_type u21 = in[x_m1 + y * sy + z_p3 * sz + t * st];
-  acc3 += w1 * u21;
-  const value_type u22 = in[x + y * sy + z_p3 * sz + t * st];
-  acc2 += w1 * u22;
-  acc3 += w0 * u22;
-  const value_type u23 = in[x_p1 + y * sy + z_p3 * sz + t * st];
-  acc3 += w1 * u23;
-  const value_type u24 = in[x + y_p1 * sy + z_p3 * sz + t * st];
-  acc3 += w1 * u24;
-  const value_type u25 = in[x + y * sy + z_p4 * sz + t * st];
-  acc3 += w1 * u25;
-  const value_type u26 = in[x + y * sy + z * sz + t_p1 * st];
-  acc0 += w1 * u26;
-  const value_type u27 = in[x + y * sy + z_p1 * sz + t_p1 * st];
-  acc1 += w1 * u27;
-  const value_type u28 = in[x + y * sy + z_p2 * sz + t_p1 * st];
-  acc2 += w1 * u28;
-  const value_type u29 = in[x + y * sy + z_p3 * sz + t_p1 * st];
-  acc3 += w1 * u29;
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_m1 * st);
+  acc0[0] = w1 * u0.v[0];
+  acc0[1] = w1 * u0.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t_m1 * st);
+  acc1[0] = w1 * u1.v[0];
+  acc1[1] = w1 * u1.v[1];
+  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
+  acc0[0] += w1 * u2.v[0];
+  acc0[1] += w1 * u2.v[1];
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
+  acc0[0] += w1 * u3.v[0];
+  acc0[1] += w1 * u3.v[1];
+  const value_type u4 = in[x_m1 + y * sy + z * sz + t * st];
+  acc0[0] += w1 * u4;
+  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
+  acc0[0] += w0 * u5.v[0];
+  acc0[0] += w1 * u5.v[1];
+  acc0[1] += w0 * u5.v[1];
+  acc0[1] += w1 * u5.v[0];
+  acc1[0] += w1 * u5.v[0];
+  acc1[1] += w1 * u5.v[1];
+  const value_type u6 = in[x_p2 + y * sy + z * sz + t * st];
+  acc0[1] += w1 * u6;
+  const vec_t u7 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
+  acc0[0] += w1 * u7.v[0];
+  acc0[1] += w1 * u7.v[1];
+  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z_p1 * sz + t * st);
+  acc1[0] += w1 * u8.v[0];
+  acc1[1] += w1 * u8.v[1];
+  const value_type u9 = in[x_m1 + y * sy + z_p1 * sz + t * st];
+  acc1[0] += w1 * u9;
+  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
+  acc0[0] += w1 * u10.v[0];
+  acc0[1] += w1 * u10.v[1];
+  acc1[0] += w0 * u10.v[0];
+  acc1[0] += w1 * u10.v[1];
+  acc1[1] += w0 * u10.v[1];
+  acc1[1] += w1 * u10.v[0];
+  const value_type u11 = in[x_p2 + y * sy + z_p1 * sz + t * st];
+  acc1[1] += w1 * u11;
+  const vec_t u12 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_p1 * sz + t * st);
+  acc1[0] += w1 * u12.v[0];
+  acc1[1] += w1 * u12.v[1];
+  const vec_t u13 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p2 * sz + t * st);
+  acc1[0] += w1 * u13.v[0];
+  acc1[1] += w1 * u13.v[1];
+  const vec_t u14 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
+  acc0[0] += w1 * u14.v[0];
+  acc0[1] += w1 * u14.v[1];
+  const vec_t u15 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t_p1 * st);
+  acc1[0] += w1 * u15.v[0];
+  acc1[1] += w1 * u15.v[1];
   // Store the tile's sites that lie inside the update region.
-  STENCIL_STORE(&out[site], acc0);
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 0 && x + l < nx - 0) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+    }
+  }
   if (z + 1 < nz) {
-    STENCIL_STORE(&out[site + sz], acc1);
-  }
-  if (z + 2 < nz) {
-    STENCIL_STORE(&out[site + 2 * sz], acc2);
-  }
-  if (z + 3 < nz) {
-    STENCIL_STORE(&out[site + 3 * sz], acc3);
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 0 && x + l < nx - 0) {
+          STENCIL_STORE(&out[site + sz + l], acc1[l]);
+      }
+    }
   }
 }
 
-/// 4-D periodic 9-point stencil; 30 loads and 4 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
@@ -688,10 +696,12 @@ laplacian4d_periodic_tuned0_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along z.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 4 * static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int z = 2 * static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
@@ -702,107 +712,119 @@ laplacian4d_periodic_tuned0_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz + t * st;
     // Neighbours' coordinates, wrapped where the lattice wraps around.
     const int x_m1 = stencil::wrap(x - 1, nx);
-    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int x_p2 = stencil::wrap(x + 2, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int z_p2 = stencil::wrap(z + 2, nz);
-    const int z_p3 = stencil::wrap(z + 3, nz);
-    const int z_p4 = stencil::wrap(z + 4, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
-    value_type acc0, acc1, acc2, acc3;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2], acc1[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type u0 = in[x + y * sy + z * sz + t_m1 * st];
-    acc0 = w1 * u0;
-    const value_type u1 = in[x + y * sy + z_p1 * sz + t_m1 * st];
-    acc1 = w1 * u1;
-    const value_type u2 = in[x + y * sy + z_p2 * sz + t_m1 * st];
-    acc2 = w1 * u2;
-    const value_type u3 = in[x + y * sy + z_p3 * sz + t_m1 * st];
-    acc3 = w1 * u3;
-    const value_type u4 = in[x + y * sy + z_m1 * sz + t * st];
-    acc0 += w1 * u4;
-    const value_type u5 = in[x + y_m1 * sy + z * sz + t * st];
-    acc0 += w1 * u5;
-    const value_type u6 = in[x_m1 + y * sy + z * sz + t * st];
-    acc0 += w1 * u6;
-    const value_type u7 = in[x + y * sy + z * sz + t * st];
-    acc0 += w0 * u7;
-    acc1 += w1 * u7;
-    const value_type u8 = in[x_p1 + y * sy + z * sz + t * st];
-    acc0 += w1 * u8;
-    const value_type u9 = in[x + y_p1 * sy + z * sz + t * st];
-    acc0 += w1 * u9;
-    const value_type u10 = in[x + y_m1 * sy + z_p1 * sz + t * st];
-    acc1 += w1 * u10;
-    const value_type u11 = in[x_m1 + y * sy + z_p1 * sz + t * st];
-    acc1 += w1 * u11;
-    const value_type u12 = in[x + y * sy + z_p1 * sz + t * st];
-    acc0 += w1 * u12;
-    acc1 += w0 * u12;
-    acc2 += w1 * u12;
-    const value_type u13 = in[x_p1 + y * sy + z_p1 * sz + t * st];
-    acc1 += w1 * u13;
-    const value_type u14 = in[x + y_p1 * sy + z_p1 * sz + t * st];
-    acc1 += w1 * u14;
-    const value_type u15 = in[x + y_m1 * sy + z_p2 * sz + t * st];
-    acc2 += w1 * u15;
-    const value_type u16 = in[x_m1 + y * sy + z_p2 * sz + t * st];
-    acc2 += w1 * u16;
-    const value_type u17 = in[x + y * sy + z_p2 * sz + t * st];
-    acc1 += w1 * u17;
-    acc2 += w0 * u17;
-    acc3 += w1 * u17;
-    const value_type u18 = in[x_p1 + y * sy + z_p2 * sz + t * st];
-    acc2 += w1 * u18;
-    const value_type u19 = in[x + y_p1 * sy + z_p2 * sz + t * st];
-    acc2 += w1 * u19;
-    const value_type u20 = in[x + y_m1 * sy + z_p3 * sz + t * st];
-    acc3 += w1 * u20;
-    const value_type u21 = in[x_m1 + y * sy + z_p3 * sz + t * st];
-    acc3 += w1 * u21;
-    const value_type u22 = in[x + y * sy + z_p3 * sz + t * st];
-    acc2 += w1 * u22;
-    acc3 += w0 * u22;
-    const value_type u23 = in[x_p1 + y * sy + z_p3 * sz + t * st];
-    acc3 += w1 * u23;
-    const value_type u24 = in[x + y_p1 * sy + z_p3 * sz + t * st];
-    acc3 += w1 * u24;
-    const value_type u25 = in[x + y * sy + z_p4 * sz + t * st];
-    acc3 += w1 * u25;
-    const value_type u26 = in[x + y * sy + z * sz + t_p1 * st];
-    acc0 += w1 * u26;
-    const value_type u27 = in[x + y * sy + z_p1 * sz + t_p1 * st];
-    acc1 += w1 * u27;
-    const value_type u28 = in[x + y * sy + z_p2 * sz + t_p1 * st];
-    acc2 += w1 * u28;
-    const value_type u29 = in[x + y * sy + z_p3 * sz + t_p1 * st];
-    acc3 += w1 * u29;
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_m1 * st);
+    acc0[0] = w1 * u0.v[0];
+    acc0[1] = w1 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t_m1 * st);
+    acc1[0] = w1 * u1.v[0];
+    acc1[1] = w1 * u1.v[1];
+    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
+    acc0[0] += w1 * u2.v[0];
+    acc0[1] += w1 * u2.v[1];
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
+    acc0[0] += w1 * u3.v[0];
+    acc0[1] += w1 * u3.v[1];
+    const value_type u4 = in[x_m1 + y * sy + z * sz + t * st];
+    acc0[0] += w1 * u4;
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
+    acc0[0] += w0 * u5.v[0];
+    acc0[0] += w1 * u5.v[1];
+    acc0[1] += w0 * u5.v[1];
+    acc0[1] += w1 * u5.v[0];
+    acc1[0] += w1 * u5.v[0];
+    acc1[1] += w1 * u5.v[1];
+    const value_type u6 = in[x_p2 + y * sy + z * sz + t * st];
+    acc0[1] += w1 * u6;
+    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
+    acc0[0] += w1 * u7.v[0];
+    acc0[1] += w1 * u7.v[1];
+    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z_p1 * sz + t * st);
+    acc1[0] += w1 * u8.v[0];
+    acc1[1] += w1 * u8.v[1];
+    const value_type u9 = in[x_m1 + y * sy + z_p1 * sz + t * st];
+    acc1[0] += w1 * u9;
+    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
+    acc0[0] += w1 * u10.v[0];
+    acc0[1] += w1 * u10.v[1];
+    acc1[0] += w0 * u10.v[0];
+    acc1[0] += w1 * u10.v[1];
+    acc1[1] += w0 * u10.v[1];
+    acc1[1] += w1 * u10.v[0];
+    const value_type u11 = in[x_p2 + y * sy + z_p1 * sz + t * st];
+    acc1[1] += w1 * u11;
+    const vec_t u12 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_p1 * sz + t * st);
+    acc1[0] += w1 * u12.v[0];
+    acc1[1] += w1 * u12.v[1];
+    const vec_t u13 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p2 * sz + t * st);
+    acc1[0] += w1 * u13.v[0];
+    acc1[1] += w1 * u13.v[1];
+    const vec_t u14 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
+    acc0[0] += w1 * u14.v[0];
+    acc0[1] += w1 * u14.v[1];
+    const vec_t u15 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t_p1 * st);
+    acc1[0] += w1 * u15.v[0];
+    acc1[1] += w1 * u15.v[1];
     // Store the tile's sites that lie inside the update region.
-    STENCIL_STORE(&out[site], acc0);
-    dot += static_cast<double>(in[site]) * static_cast<double>(acc0);
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 0 && x + l < nx - 0) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
     if (z + 1 < nz) {
-      STENCIL_STORE(&out[site + sz], acc1);
-      dot += static_cast<double>(in[site + sz]) * static_cast<double>(acc1);
-    }
-    if (z + 2 < nz) {
-      STENCIL_STORE(&out[site + 2 * sz], acc2);
-      dot += static_cast<double>(in[site + 2 * sz]) * static_cast<double>(acc2);
-    }
-    if (z + 3 < nz) {
-      STENCIL_STORE(&out[site + 3 * sz], acc3);
-      dot += static_cast<double>(in[site + 3 * sz]) * static_cast<double>(acc3);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 0 && x + l < nx - 0) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
+        }
+      }
     }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 4-D periodic 9-point stencil; 30 loads and 4 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
@@ -823,10 +845,12 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along z.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 4 * static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int z = 2 * static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
@@ -839,139 +863,149 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
     const stencil::index_t site = x + y * sy + z * sz + t * st;
     // Neighbours' coordinates, wrapped where the lattice wraps around.
     const int x_m1 = stencil::wrap(x - 1, nx);
-    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int x_p2 = stencil::wrap(x + 2, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int z_p2 = stencil::wrap(z + 2, nz);
-    const int z_p3 = stencil::wrap(z + 3, nz);
-    const int z_p4 = stencil::wrap(z + 4, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
-    value_type acc0, acc1, acc2, acc3;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2], acc1[2];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = x + y * sy + z * sz + t_m1 * st;
-    const value_type u0 = in[at0] + beta * direction[at0];
-    acc0 = w1 * u0;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+        reinterpret_cast<const vec_t *>(direction + at0), beta);
+    acc0[0] = w1 * u0.v[0];
+    acc0[1] = w1 * u0.v[1];
     const stencil::index_t at1 = x + y * sy + z_p1 * sz + t_m1 * st;
-    const value_type u1 = in[at1] + beta * direction[at1];
-    acc1 = w1 * u1;
-    const stencil::index_t at2 = x + y * sy + z_p2 * sz + t_m1 * st;
-    const value_type u2 = in[at2] + beta * direction[at2];
-    acc2 = w1 * u2;
-    const stencil::index_t at3 = x + y * sy + z_p3 * sz + t_m1 * st;
-    const value_type u3 = in[at3] + beta * direction[at3];
-    acc3 = w1 * u3;
-    const stencil::index_t at4 = x + y * sy + z_m1 * sz + t * st;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc1[0] = w1 * u1.v[0];
+    acc1[1] = w1 * u1.v[1];
+    const stencil::index_t at2 = x + y * sy + z_m1 * sz + t * st;
+    const vec_t u2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at2),
+        reinterpret_cast<const vec_t *>(direction + at2), beta);
+    acc0[0] += w1 * u2.v[0];
+    acc0[1] += w1 * u2.v[1];
+    const stencil::index_t at3 = x + y_m1 * sy + z * sz + t * st;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+        reinterpret_cast<const vec_t *>(direction + at3), beta);
+    acc0[0] += w1 * u3.v[0];
+    acc0[1] += w1 * u3.v[1];
+    const stencil::index_t at4 = x_m1 + y * sy + z * sz + t * st;
     const value_type u4 = in[at4] + beta * direction[at4];
-    acc0 += w1 * u4;
-    const stencil::index_t at5 = x + y_m1 * sy + z * sz + t * st;
-    const value_type u5 = in[at5] + beta * direction[at5];
-    acc0 += w1 * u5;
-    const stencil::index_t at6 = x_m1 + y * sy + z * sz + t * st;
+    acc0[0] += w1 * u4;
+    const stencil::index_t at5 = x + y * sy + z * sz + t * st;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+        reinterpret_cast<const vec_t *>(direction + at5), beta);
+    acc0[0] += w0 * u5.v[0];
+    acc0[0] += w1 * u5.v[1];
+    acc0[1] += w0 * u5.v[1];
+    acc0[1] += w1 * u5.v[0];
+    acc1[0] += w1 * u5.v[0];
+    acc1[1] += w1 * u5.v[1];
+    const stencil::index_t at6 = x_p2 + y * sy + z * sz + t * st;
     const value_type u6 = in[at6] + beta * direction[at6];
-    acc0 += w1 * u6;
-    const stencil::index_t at7 = x + y * sy + z * sz + t * st;
-    const value_type u7 = in[at7] + beta * direction[at7];
-    acc0 += w0 * u7;
-    acc1 += w1 * u7;
-    const stencil::index_t at8 = x_p1 + y * sy + z * sz + t * st;
-    const value_type u8 = in[at8] + beta * direction[at8];
-    acc0 += w1 * u8;
-    const stencil::index_t at9 = x + y_p1 * sy + z * sz + t * st;
+    acc0[1] += w1 * u6;
+    const stencil::index_t at7 = x + y_p1 * sy + z * sz + t * st;
+    const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
+        reinterpret_cast<const vec_t *>(direction + at7), beta);
+    acc0[0] += w1 * u7.v[0];
+    acc0[1] += w1 * u7.v[1];
+    const stencil::index_t at8 = x + y_m1 * sy + z_p1 * sz + t * st;
+    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
+        reinterpret_cast<const vec_t *>(direction + at8), beta);
+    acc1[0] += w1 * u8.v[0];
+    acc1[1] += w1 * u8.v[1];
+    const stencil::index_t at9 = x_m1 + y * sy + z_p1 * sz + t * st;
     const value_type u9 = in[at9] + beta * direction[at9];
-    acc0 += w1 * u9;
-    const stencil::index_t at10 = x + y_m1 * sy + z_p1 * sz + t * st;
-    const value_type u10 = in[at10] + beta * direction[at10];
-    acc1 += w1 * u10;
-    const stencil::index_t at11 = x_m1 + y * sy + z_p1 * sz + t * st;
+    acc1[0] += w1 * u9;
+    const stencil::index_t at10 = x + y * sy + z_p1 * sz + t * st;
+    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
+        reinterpret_cast<const vec_t *>(direction + at10), beta);
+    acc0[0] += w1 * u10.v[0];
+    acc0[1] += w1 * u10.v[1];
+    acc1[0] += w0 * u10.v[0];
+    acc1[0] += w1 * u10.v[1];
+    acc1[1] += w0 * u10.v[1];
+    acc1[1] += w1 * u10.v[0];
+    const stencil::index_t at11 = x_p2 + y * sy + z_p1 * sz + t * st;
     const value_type u11 = in[at11] + beta * direction[at11];
-    acc1 += w1 * u11;
-    const stencil::index_t at12 = x + y * sy + z_p1 * sz + t * st;
-    const value_type u12 = in[at12] + beta * direction[at12];
-    acc0 += w1 * u12;
-    acc1 += w0 * u12;
-    acc2 += w1 * u12;
-    const stencil::index_t at13 = x_p1 + y * sy + z_p1 * sz + t * st;
-    const value_type u13 = in[at13] + beta * direction[at13];
-    acc1 += w1 * u13;
-    const stencil::index_t at14 = x + y_p1 * sy + z_p1 * sz + t * st;
-    const value_type u14 = in[at14] + beta * direction[at14];
-    acc1 += w1 * u14;
-    const stencil::index_t at15 = x + y_m1 * sy + z_p2 * sz + t * st;
-    const value_type u15 = in[at15] + beta * direction[at15];
-    acc2 += w1 * u15;
-    const stencil::index_t at16 = x_m1 + y * sy + z_p2 * sz + t * st;
-    const value_type u16 = in[at16] + beta * direction[at16];
-    acc2 += w1 * u16;
-    const stencil::index_t at17 = x + y * sy + z_p2 * sz + t * st;
-    const value_type u17 = in[at17] + beta * direction[at17];
-    acc1 += w1 * u17;
-    acc2 += w0 * u17;
-    acc3 += w1 * u17;
-    const stencil::index_t at18 = x_p1 + y * sy + z_p2 * sz + t * st;
-    const value_type u18 = in[at18] + beta * direction[at18];
-    acc2 += w1 * u18;
-    const stencil::index_t at19 = x + y_p1 * sy + z_p2 * sz + t * st;
-    const value_type u19 = in[at19] + beta * direction[at19];
-    acc2 += w1 * u19;
-    const stencil::index_t at20 = x + y_m1 * sy + z_p3 * sz + t * st;
-    const value_type u20 = in[at20] + beta * direction[at20];
-    acc3 += w1 * u20;
-    const stencil::index_t at21 = x_m1 + y * sy + z_p3 * sz + t * st;
-    const value_type u21 = in[at21] + beta * direction[at21];
-    acc3 += w1 * u21;
-    const stencil::index_t at22 = x + y * sy + z_p3 * sz + t * st;
-    const value_type u22 = in[at22] + beta * direction[at22];
-    acc2 += w1 * u22;
-    acc3 += w0 * u22;
-    const stencil::index_t at23 = x_p1 + y * sy + z_p3 * sz + t * st;
-    const value_type u23 = in[at23] + beta * direction[at23];
-    acc3 += w1 * u23;
-    const stencil::index_t at24 = x + y_p1 * sy + z_p3 * sz + t * st;
-    const value_type u24 = in[at24] + beta * direction[at24];
-    acc3 += w1 * u24;
-    const stencil::index_t at25 = x + y * sy + z_p4 * sz + t * st;
-    const value_type u25 = in[at25] + beta * direction[at25];
-    acc3 += w1 * u25;
-    const stencil::index_t at26 = x + y * sy + z * sz + t_p1 * st;
-    const value_type u26 = in[at26] + beta * direction[at26];
-    acc0 += w1 * u26;
-    const stencil::index_t at27 = x + y * sy + z_p1 * sz + t_p1 * st;
-    const value_type u27 = in[at27] + beta * direction[at27];
-    acc1 += w1 * u27;
-    const stencil::index_t at28 = x + y * sy + z_p2 * sz + t_p1 * st;
-    const value_type u28 = in[at28] + beta * direction[at28];
-    acc2 += w1 * u28;
-    const stencil::index_t at29 = x + y * sy + z_p3 * sz + t_p1 * st;
-    const value_type u29 = in[at29] + beta * direction[at29];
-    acc3 += w1 * u29;
+    acc1[1] += w1 * u11;
+    const stencil::index_t at12 = x + y_p1 * sy + z_p1 * sz + t * st;
+    const vec_t u12 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at12),
+        reinterpret_cast<const vec_t *>(direction + at12), beta);
+    acc1[0] += w1 * u12.v[0];
+    acc1[1] += w1 * u12.v[1];
+    const stencil::index_t at13 = x + y * sy + z_p2 * sz + t * st;
+    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
+        reinterpret_cast<const vec_t *>(direction + at13), beta);
+    acc1[0] += w1 * u13.v[0];
+    acc1[1] += w1 * u13.v[1];
+    const stencil::index_t at14 = x + y * sy + z * sz + t_p1 * st;
+    const vec_t u14 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at14),
+        reinterpret_cast<const vec_t *>(direction + at14), beta);
+    acc0[0] += w1 * u14.v[0];
+    acc0[1] += w1 * u14.v[1];
+    const stencil::index_t at15 = x + y * sy + z_p1 * sz + t_p1 * st;
+    const vec_t u15 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at15),
+        reinterpret_cast<const vec_t *>(direction + at15), beta);
+    acc1[0] += w1 * u15.v[0];
+    acc1[1] += w1 * u15.v[1];
     // Store the tile's sites that lie inside the update region.
-    STENCIL_STORE(&out[site], acc0);
-    const value_type p0 = in[site] + beta * direction[site];
-    STENCIL_STORE(&next_direction[site], p0);
-    dot += static_cast<double>(p0) * static_cast<double>(acc0);
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 0 && x + l < nx - 0) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
     if (z + 1 < nz) {
-      STENCIL_STORE(&out[site + sz], acc1);
-      const value_type p1 = in[site + sz] + beta * direction[site + sz];
-      STENCIL_STORE(&next_direction[site + sz], p1);
-      dot += static_cast<double>(p1) * static_cast<double>(acc1);
-    }
-    if (z + 2 < nz) {
-      STENCIL_STORE(&out[site + 2 * sz], acc2);
-      const value_type p2 = in[site + 2 * sz] + beta * direction[site + 2 * sz];
-      STENCIL_STORE(&next_direction[site + 2 * sz], p2);
-      dot += static_cast<double>(p2) * static_cast<double>(acc2);
-    }
-    if (z + 3 < nz) {
-      STENCIL_STORE(&out[site + 3 * sz], acc3);
-      const value_type p3 = in[site + 3 * sz] + beta * direction[site + 3 * sz];
-      STENCIL_STORE(&next_direction[site + 3 * sz], p3);
-      dot += static_cast<double>(p3) * static_cast<double>(acc3);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 0 && x + l < nx - 0) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
+            STENCIL_STORE(&next_direction[site + sz + l], c);
+            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
+        }
+      }
     }
   }
   stencil::block_sum(dot, partials);
@@ -1012,6 +1046,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_periodic_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_periodic_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_periodic_tuned0_kernel, config.grid, config.block, stream,
@@ -1063,6 +1099,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_periodic_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_periodic_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_periodic_tuned0_kernel, config.grid, config.block, stream,
@@ -1116,6 +1154,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_periodic_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_periodic_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_periodic_tuned0_dot_kernel, config.grid, config.block, stream,
@@ -1179,7 +1219,10 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian4d_periodic_tuned0: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
-
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_periodic_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian4d_periodic_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_periodic_tuned0_fold_dot_kernel, config.grid, config.block, stream,
