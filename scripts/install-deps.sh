@@ -2,14 +2,15 @@
 # Installs the Debian 12 packages stencilc builds and tests with, when they
 # are missing: LLVM/Clang 15 (YAML I/O, CLI, FileCheck), HIP/ROCm 5.2
 # (hipcc for gfx908/gfx90a), GoogleTest, CMake, Ninja, gnuplot (the
-# roofline charts of stencilc inspect) and Open MPI (distributed runs and
-# their tests under mpirun). CUDA's nvcc is not
-# a Debian package: it is used from /usr/local/cuda/bin when present.
+# roofline charts of stencilc inspect), Open MPI (distributed runs and
+# their tests under mpirun) and Valgrind (a memory check of the kernels).
+# CUDA's nvcc is not a Debian package: it is used from /usr/local/cuda/bin
+# when present.
 set -euo pipefail
 packages=(cmake ninja-build g++ googletest libgtest-dev
           llvm-15-dev libclang-15-dev llvm-15-tools
           hipcc libamdhip64-dev rocm-device-libs
-          gnuplot-nox libopenmpi-dev openmpi-bin)
+          gnuplot-nox libopenmpi-dev openmpi-bin valgrind)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
