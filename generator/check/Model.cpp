@@ -233,6 +233,8 @@ StencilModel innerKernelsModel(const StencilModel &model) {
   inner.hasInner = false;
   inner.split.fill(false); // the inner solve runs on one rank
   inner.rankKernels = false;
+  inner.alongX = model.innerAlongX;
+  inner.innerAlongX.reset();
   return inner;
 }
 
@@ -240,6 +242,7 @@ StencilModel alongXVariantModel(const StencilModel &model) {
   StencilModel variant = model;
   variant.kernel = *model.alongX;
   variant.alongX.reset();
+  variant.innerAlongX.reset();
   variant.name =
       model.name + "_x" + std::to_string(variant.kernel.vectorWidth);
   variant.hasInner = false;

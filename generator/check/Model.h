@@ -304,6 +304,9 @@ struct StencilModel {
   /// per thread, which every nx needs. Compiled beside the spec's kernels
   /// as NAME_xW (alongXVariantModel); the runtime picks it by nx.
   std::optional<KernelOptions> alongX;
+  /// The same for the inner precision's kernels (NAME_inner_xW), where the
+  /// spec declares inner_precision: the width weighed again there.
+  std::optional<KernelOptions> innerAlongX;
   Solver solver = Solver::None;
   /// grid.split: the axes a process grid may divide among ranks.
   std::array<bool, kMaxDims> split{};

@@ -104,11 +104,11 @@ TunedText tunedText(const TunedKernels &tuned) {
           c.extents.empty()
               ? 0
               : (axis < static_cast<int>(c.extents.size()) ? c.extents[axis]
-                                                            : 1)));
+                                                           : 1)));
     std::string device;
     for (char ch : c.device)
-      device += ch == '"' || ch == '\\' ? std::string("\\") + ch
-                                          : std::string(1, ch);
+      device +=
+          ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
     planned = planned || c.xMultiple > 0;
     rows.push_back((c.device.empty() ? std::string("{nullptr, ")
                                      : "{\"" + device + "\", ") +
@@ -120,13 +120,17 @@ TunedText tunedText(const TunedKernels &tuned) {
                    ", " + shortestNumberText(c.gbs) + ", " +
                    std::to_string(c.xMultiple) + "}");
   }
-  text.table = std::string(planned ? "// Compiled-in variants: device (null: any), extents (0: any),\n"
-                                     "// kernels, GB/s when tuned, nx a multiple of (the planner's\n"
-                                     "// groups of sites along x)."
-                                   : "// From the tuning cache: device, extents, kernels, GB/s when "
-                                     "tuned,\n// nx a multiple of (0: any).") +
-               "\nstatic const stencil::TunedChoice tuned[] = {\n    " +
-               join(rows, ",\n    ") + "};";
+  text.table =
+      std::string(
+          planned
+              ? "// Compiled-in variants: device (null: any), extents (0: "
+                "any),\n"
+                "// kernels, GB/s when tuned, nx a multiple of (the planner's\n"
+                "// groups of sites along x)."
+              : "// From the tuning cache: device, extents, kernels, GB/s when "
+                "tuned,\n// nx a multiple of (0: any).") +
+      "\nstatic const stencil::TunedChoice tuned[] = {\n    " +
+      join(rows, ",\n    ") + "};";
   text.reference = std::to_string(rows.size()) + ", tuned";
   return text;
 }

@@ -66,6 +66,44 @@ constexpr double kAlongXGain = 0.99;
 /// planner chooses the block.
 constexpr int kAlongXRowSites = 256;
 
+/// Why `m` cannot take groups of `width` sites along x; empty if it can.
+std::string groupsProblem(const StencilModel &m, int width) {
+  StencilModel w = m;
+  w.kernel.vectorWidth = width;
+  std::string problem = siteVectorProblem(w, width);
+  return problem.empty() ? stagingProblem(w) : problem;
+}
+
+/// The inner precision's groups along x (NAME_inner_xW): `alongX`'s block
+/// and tile with the width the cost model predicts fastest in that
+/// precision, under the same rules as the spec's (rows of at most
+/// kAlongXRowSites where the planner chose the block, at least a
+/// kAlongXGain gain over the inner kernels' one site per thread); none if
+/// no width qualifies.
+std::optional<KernelOptions> innerAlongX(const StencilModel &model,
+                                         const KernelOptions &alongX,
+                                         const DeviceModel &device) {
+  StencilModel inner = innerKernelsModel(model);
+  const double single = predictedCost(inner, device).picosecondsPerSite;
+  std::optional<KernelOptions> best;
+  double fastest = kAlongXGain * single;
+  for (int width : {2, 4}) {
+    StencilModel m = inner;
+    m.kernel = alongX;
+    m.kernel.vectorWidth = width;
+    if (!groupsProblem(m, width).empty() ||
+        (!model.kernel.written.block &&
+         m.kernel.block[0] * width > kAlongXRowSites))
+      continue;
+    if (double ps = predictedCost(m, device).picosecondsPerSite;
+        ps <= fastest) {
+      fastest = ps;
+      best = m.kernel;
+    }
+  }
+  return best;
+}
+
 struct Candidate {
   StencilModel model;
   KernelCost cost;
@@ -87,23 +125,6 @@ KernelCost predictedCost(const StencilModel &model,
   return estimateCost(model, timedPlan(model), device);
 }
 
-void reweighAlongXWidth(StencilModel &model, const DeviceModel &device) {
-  if (!model.alongX)
-    return;
-  StencilModel best = alongXVariantModel(model);
-  double fastest = predictedCost(best, device).picosecondsPerSite;
-  for (int width : {2, 4}) {
-    StencilModel m = best;
-    m.kernel.vectorWidth = width;
-    if (!siteVectorProblem(m, width).empty())
-      continue;
-    if (double ps = predictedCost(m, device).picosecondsPerSite; ps < fastest) {
-      fastest = ps;
-      model.alongX->vectorWidth = width;
-    }
-  }
-}
-
 StencilModel withKernelOptionsOpen(const StencilModel &model) {
   StencilModel m = model;
   m.name = model.name + "_auto";
@@ -122,6 +143,7 @@ StencilModel withKernelOptionsOpen(const StencilModel &model) {
   k.launchBounds = k.threadsPerBlock();
   m.optionNotes.clear();
   m.alongX.reset();
+  m.innerAlongX.reset();
   m.description = "The cost model's choice of every kernel option for " +
                   model.name + ". " + model.description;
   return m;
@@ -271,12 +293,11 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       note.reason = "fixed: " + view.fixed;
     } else if (!view.written) {
       const Candidate *other = bestOther(view.value);
-      note.reason = compared(
-          other,
-          other ? "with " + std::string(view.option) + " " +
-                      view.value(other->model)
-                : "",
-          "");
+      note.reason = compared(other,
+                             other ? "with " + std::string(view.option) + " " +
+                                         view.value(other->model)
+                                   : "",
+                             "");
     }
     notes.push_back(std::move(note));
   }
@@ -285,16 +306,10 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   // must not ask of every lattice. Where groups predict a faster kernel the
   // planner chooses a second set of options for the lattices that allow
   // them (model.alongX), compiled beside the spec's; the runtime picks by nx.
-  std::optional<KernelOptions> alongX;
+  std::optional<KernelOptions> alongX, innerGroups;
   if (single && !written.vectorWidth && !evenOdd) {
     const Candidate *grouped = nullptr;
     std::vector<Candidate> widened;
-    auto groupsProblem = [](const StencilModel &m, int width) {
-      StencilModel w = m;
-      w.kernel.vectorWidth = width;
-      std::string problem = siteVectorProblem(w, width);
-      return problem.empty() ? stagingProblem(w) : problem;
-    };
     for (int width : {2, 4})
       for (const Candidate &c : candidates) {
         StencilModel m = c.model;
@@ -315,30 +330,40 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     if (!grouped) {
       const std::string problem = groupsProblem(best->model, 2);
       note.reason = "one site per thread; groups of sites along x: " +
-                    (problem.empty()
-                         ? "no candidate block spans at most " +
-                               std::to_string(kAlongXRowSites) +
-                               " sites along x with them"
-                         : problem);
+                    (problem.empty() ? "no candidate block spans at most " +
+                                           std::to_string(kAlongXRowSites) +
+                                           " sites along x with them"
+                                     : problem);
     } else if (grouped->cost.picosecondsPerSite >
                kAlongXGain * best->cost.picosecondsPerSite) {
-      note.reason = "one site per thread: groups of " +
-                    std::to_string(grouped->model.kernel.vectorWidth) +
-                    " sites along x predict " +
-                    percent(grouped->cost.predictedFraction()) +
-                    ", too little gain for a second kernel (one site per thread: " + percent(best->cost.predictedFraction()) + ")";
+      note.reason =
+          "one site per thread: groups of " +
+          std::to_string(grouped->model.kernel.vectorWidth) +
+          " sites along x predict " +
+          percent(grouped->cost.predictedFraction()) +
+          ", too little gain for a second kernel (one site per thread: " +
+          percent(best->cost.predictedFraction()) + ")";
     } else {
       const KernelOptions &k = grouped->model.kernel;
       const std::string w = std::to_string(k.vectorWidth);
       alongX = k;
-      note.reason = "1 for every nx; " + w + " where nx is a multiple of " +
-                    w + " (" + model.name + "_x" + w + ": block " +
+      note.reason = "1 for every nx; " + w + " where nx is a multiple of " + w +
+                    " (" + model.name + "_x" + w + ": block " +
                     blockShapeText(grouped->model) + ", tile " + tileText(k) +
                     ", vector_width " + w + "; the runtime picks it by nx): " +
                     percent(grouped->cost.predictedFraction()) +
                     " predicted against " +
                     percent(best->cost.predictedFraction()) + " (" +
                     std::to_string(widened.size()) + " candidates weighed)";
+      if (model.hasInner) {
+        innerGroups = innerAlongX(best->model, k, device);
+        note.reason +=
+            innerGroups
+                ? "; the inner precision's kernels " + model.name + "_inner_x" +
+                      std::to_string(innerGroups->vectorWidth)
+                : std::string("; the inner precision's kernels: one site per "
+                              "thread (groups predict no gain there)");
+      }
     }
   }
   {
@@ -411,6 +436,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   StencilModel chosen = best->model;
   chosen.optionNotes = std::move(notes);
   chosen.alongX = alongX;
+  chosen.innerAlongX = innerGroups;
   model = std::move(chosen);
   return search;
 }

@@ -27,13 +27,6 @@ struct OptionSearch {
 OptionSearch chooseOpenOptions(StencilModel &model,
                                const DeviceModel &device = h100Device());
 
-/// For a model whose precision differs from the one its planner weighed
-/// (innerKernelsModel's NAME_inner): model.alongX's width of sites along x
-/// that the cost model predicts fastest in this precision, its other
-/// options kept.
-void reweighAlongXWidth(StencilModel &model,
-                        const DeviceModel &device = h100Device());
-
 /// The predicted cost of `model`'s timed kernel with its options as they
 /// are: the whole-lattice apply, or for even/odd storage the even-to-odd
 /// hop (what the tuner and the benchmark time).

@@ -97,10 +97,9 @@ ThreadMapping latticeThreads(const StencilModel &model) {
 
 /// Coordinates of the (axis, delta) rows that `offsets` touch, for the
 /// indexings that compute addresses from coordinates.
-std::vector<Coordinate>
-neighbourCoordinates(const StencilModel &model,
-                     const std::vector<Offset> &offsets, int tileAxis,
-                     int xWidth) {
+std::vector<Coordinate> neighbourCoordinates(const StencilModel &model,
+                                             const std::vector<Offset> &offsets,
+                                             int tileAxis, int xWidth) {
   std::set<std::pair<int, int>> deltas;
   for (const Offset &offset : offsets)
     for (int axis = 0; axis < model.dims; ++axis)
@@ -111,15 +110,18 @@ neighbourCoordinates(const StencilModel &model,
     Coordinate c;
     c.axis = axis;
     c.delta = delta;
+    // Inside the thread's aligned group (nx a multiple of its width) a
+    // site never leaves the row: no wrap, no clamp.
     const bool inGroup = axis == 0 && delta > 0 && delta < xWidth;
-    const bool besideGroup = axis == 0 && xWidth > 1 && !inGroup;
-    if (model.wraps(axis) && !inGroup)
+    if (inGroup)
+      c.kind = CoordinateKind::Shift;
+    else if (model.wraps(axis))
       c.kind = CoordinateKind::Wrap;
     else if (axis == tileAxis && delta > model.reach[axis])
       c.kind = CoordinateKind::ClampAbove;
-    else if (besideGroup)
-      c.kind = delta < 0 ? CoordinateKind::ClampXBelow
-                         : CoordinateKind::ClampXAbove;
+    else if (axis == 0 && xWidth > 1)
+      c.kind =
+          delta < 0 ? CoordinateKind::ClampXBelow : CoordinateKind::ClampXAbove;
     coordinates.push_back(c);
   }
   return coordinates;

@@ -6,7 +6,6 @@
 #include "emit/Emit.h"
 #include "emit/EmitText.h"
 #include "emit/TemplateEngine.h"
-#include "plan/ChooseOptions.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -422,9 +421,8 @@ Error addAlongXVariant(const StencilModel &model, TunedKernels &tuned) {
   if (model.hasInner) {
     if (!tuned.inner)
       tuned.inner = std::make_shared<TunedKernels>();
-    StencilModel inner = innerKernelsModel(model);
-    reweighAlongXWidth(inner);
-    if (Error error = addAlongXVariant(inner, *tuned.inner))
+    if (Error error =
+            addAlongXVariant(innerKernelsModel(model), *tuned.inner))
       return error;
   }
   if (!model.alongX)

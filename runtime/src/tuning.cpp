@@ -145,12 +145,22 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   const std::string why =
       cached ? " (no tuning-cache entry for " + device + " at " + size + ")"
              : "";
-  // Step 4: the planner's groups of sites along x, where nx allows them.
+  // Step 4: the planner's groups of sites along x, where nx allows them
+  // and their launch fits (their block may differ from the spec's).
+  std::string refused;
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
     if (choice.device || choice.x_multiple < 1 ||
         extents[0] % choice.x_multiple != 0)
       continue;
+    LaunchConfig config;
+    if (Status fits = make_launch_config(choice.info().shape, extents, config);
+        !fits.ok()) {
+      refused = " (the planner's groups along x, " +
+                std::string(choice.info().name) + ", do not fit: " +
+                fits.message() + ")";
+      continue;
+    }
     out.info = &choice.info();
     out.description = std::string("the planner's: ") +
                       out.info->tuning_options + " (nx = " +
@@ -158,7 +168,7 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
                       std::to_string(choice.x_multiple) + ")" + why;
     return Status();
   }
-  out.description += why;
+  out.description += why + refused;
   return Status();
 }
 

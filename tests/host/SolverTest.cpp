@@ -19,7 +19,7 @@
 using namespace stencil;
 using stencilc::testing::attachRandomSiteParameters;
 using stencilc::testing::expectFailure;
-using stencilc::testing::registeredKernels;
+using stencilc::testing::kernelsWithAlongXVariants;
 
 namespace {
 
@@ -97,7 +97,7 @@ TEST(Solver, CgFindsTheManufacturedSolution) {
 // of whole wavefronts has one, and it computes apply() and in . out.
 TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
   int checked = 0;
-  for (const auto &entry : registeredKernels()) {
+  for (const auto &entry : kernelsWithAlongXVariants()) {
     const KernelInfo &info = *entry.info;
     if (!info.apply_dot)
       continue;
@@ -159,7 +159,7 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
 TEST(FusedCg, ApplyFoldDotEqualsTheUpdateThenApplyDot) {
   const double poison = 1e30;
   int checked = 0;
-  for (const auto &entry : registeredKernels()) {
+  for (const auto &entry : kernelsWithAlongXVariants()) {
     const KernelInfo &info = *entry.info;
     if (!info.apply_fold_dot)
       continue;

@@ -119,6 +119,15 @@ TEST(Tuning, PlannerGroupsAlongXWhereNxAllowsThem) {
   ASSERT_OK(select_kernels(spec.info, odd, spec.device, s));
   EXPECT_EQ(s.info, &spec.info);
   EXPECT_EQ(s.description.find("planner"), std::string::npos);
+  // A launch the groups' kernels cannot make (here more blocks along z
+  // than a grid holds) leaves the spec's own, and says why.
+  const int deep[] = {24, 18, 70000};
+  ASSERT_OK(select_kernels(spec.info, deep, spec.device, s));
+  EXPECT_EQ(s.info, &spec.info);
+  EXPECT_NE(s.description.find("(the planner's groups along x, "
+                               "laplacian3d_13pt_o4, do not fit: launch grid"),
+            std::string::npos)
+      << s.description;
   ScopedEnv off("STENCILC_TUNING", "off");
   ASSERT_OK(select_kernels(spec.info, multiple, spec.device, s));
   EXPECT_EQ(s.info, &spec.info);
