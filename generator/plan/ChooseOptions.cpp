@@ -74,6 +74,17 @@ std::string groupsProblem(const StencilModel &m, int width) {
   return problem.empty() ? stagingProblem(w) : problem;
 }
 
+/// Whether the planner weighs `m` with groups of `width` sites along x:
+/// it can take them, and where the planner chose the block (the spec did
+/// not write it), the block's row covers at most kAlongXRowSites sites (the
+/// model does not know nx: rows that wide keep such lattices from idle
+/// threads).
+bool weighsGroups(const StencilModel &m, int width) {
+  return groupsProblem(m, width).empty() &&
+         (m.kernel.written.block ||
+          m.kernel.block[0] * width <= kAlongXRowSites);
+}
+
 /// The inner precision's groups along x (NAME_inner_xW): `alongX`'s block
 /// and tile with the width the cost model predicts fastest in that
 /// precision, under the same rules as the spec's (rows of at most
@@ -91,9 +102,7 @@ std::optional<KernelOptions> innerAlongX(const StencilModel &model,
     StencilModel m = inner;
     m.kernel = alongX;
     m.kernel.vectorWidth = width;
-    if (!groupsProblem(m, width).empty() ||
-        (!model.kernel.written.block &&
-         m.kernel.block[0] * width > kAlongXRowSites))
+    if (!weighsGroups(m, width))
       continue;
     if (double ps = predictedCost(m, device).picosecondsPerSite;
         ps <= fastest) {
@@ -314,11 +323,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       for (const Candidate &c : candidates) {
         StencilModel m = c.model;
         m.kernel.vectorWidth = width;
-        // The model does not know nx: rows of at most kAlongXRowSites
-        // sites a block keep lattices that wide from idle threads.
-        if (!written.block && m.kernel.block[0] * width > kAlongXRowSites)
-          continue;
-        if (groupsProblem(m, width).empty())
+        if (weighsGroups(m, width))
           widened.push_back({m, predictedCost(m, device)});
       }
     for (const Candidate &c : widened)

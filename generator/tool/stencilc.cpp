@@ -368,47 +368,34 @@ int runGenerate() {
     }
     if (!quiet) {
       printSummary(*model, plans, outputDirectory);
-      for (const TunedChoice &c : tuned.choices) {
-        std::string extents;
-        for (size_t i = 0; i < c.extents.size(); ++i)
-          extents += (i ? "x" : "") + std::to_string(c.extents[i]);
-        if (c.xMultiple > 0) {
-          const StencilModel &v = tuned.variants[c.variant].model;
-          outs() << "  planner's kernels for nx a multiple of " << c.xMultiple
-                 << ": " << v.name << " (" << tuningOptionsText(v) << ")\n";
-          continue;
-        }
-        outs() << "  tuned for " << c.device << " at " << extents << ": "
-               << (c.variant < 0 ? model->name + " (the spec's own options)"
-                                 : tuned.variants[c.variant].model.name + " (" +
-                                       tuningOptionsText(
-                                           tuned.variants[c.variant].model) +
-                                       ")")
-               << "\n";
-      }
-      if (tuned.inner)
-        for (const TunedChoice &c : tuned.inner->choices) {
+      // The compiled-in choices of the spec's kernels and of its inner ones
+      // (`inner` "inner " in the text, `own` NAME_inner).
+      auto printChoices = [&](const TunedKernels &kernels,
+                              const std::string &inner,
+                              const std::string &own) {
+        const std::string tunedFor =
+            inner.empty() ? "tuned for " : inner + "kernels tuned for ";
+        for (const TunedChoice &c : kernels.choices) {
+          const StencilModel *v =
+              c.variant < 0 ? nullptr : &kernels.variants[c.variant].model;
+          const std::string named =
+              v ? v->name + " (" + tuningOptionsText(*v) + ")"
+                : own + " (the spec's own options)";
           if (c.xMultiple > 0) {
-            const StencilModel &v = tuned.inner->variants[c.variant].model;
-            outs() << "  planner's inner kernels for nx a multiple of "
-                   << c.xMultiple << ": " << v.name << " ("
-                   << tuningOptionsText(v) << ")\n";
+            outs() << "  planner's " << inner << "kernels for nx a multiple of "
+                   << c.xMultiple << ": " << named << "\n";
             continue;
           }
           std::string extents;
           for (size_t i = 0; i < c.extents.size(); ++i)
             extents += (i ? "x" : "") + std::to_string(c.extents[i]);
-          const TunedKernels &inner = *tuned.inner;
-          outs() << "  inner kernels tuned for " << c.device << " at "
-                 << extents << ": "
-                 << (c.variant < 0
-                         ? model->name + "_inner (the spec's own options)"
-                         : inner.variants[c.variant].model.name + " (" +
-                               tuningOptionsText(
-                                   inner.variants[c.variant].model) +
-                               ")")
-                 << "\n";
+          outs() << "  " << tunedFor << c.device << " at " << extents << ": "
+                 << named << "\n";
         }
+      };
+      printChoices(tuned, "", model->name);
+      if (tuned.inner)
+        printChoices(*tuned.inner, "inner ", model->name + "_inner");
       for (const TunedExchangeChoice &c : tuned.exchanges) {
         auto text = [](const std::vector<int> &values) {
           std::string out;

@@ -135,7 +135,7 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
 }
 
 Status StencilOperator::create_inner(StencilOperator &out) const {
-  const KernelInfo &spec = declared_ ? *declared_ : *info_;
+  const KernelInfo &spec = declared();
   const std::string name = spec.name;
   if (!spec.inner)
     return Status::failure(
