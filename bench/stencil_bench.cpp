@@ -750,6 +750,109 @@ int main(int argc, char **argv) {
     }
   }
 
+  // The Schur complement of every even/odd stencil with its kernels
+  // launched one by one and replayed as a launch graph
+  // (stencil/launch_graph.hpp), at a small and a large lattice: one
+  // application between events, and each of 50 back to back. The graph's
+  // result must equal the launches' bit for bit, also after the fields or a
+  // parameter change (a new graph is recorded).
+  for (const BenchPair &pair : benchPairs()) {
+    const KernelInfo &info = *pair.tuned;
+    if (!info.even_odd || info.shape.dims != 4 ||
+        (!o.only.empty() &&
+         std::string(info.name).find(o.only) == std::string::npos &&
+         o.only != "graphs"))
+      continue;
+    for (const std::vector<int> &size :
+         {std::vector<int>{16, 16, 16, 32}, std::vector<int>{32, 32, 32, 64}}) {
+      std::vector<int> n = size;
+      for (int &e : n)
+        e = std::max(4, static_cast<int>(std::lround(e * o.scale)) / 2 * 2);
+      if (!o.latticeSizes.empty() &&
+          std::find(o.latticeSizes.begin(), o.latticeSizes.end(),
+                    sizeText(n)) == o.latticeSizes.end())
+        continue;
+      Bench b(info, n, stencil::StencilOperator::Kernels::Tuned);
+      stencil::SchurComplement S;
+      CHECK(stencil::SchurComplement::create(b.A, S));
+      Field in, direct, replayed;
+      CHECK(b.in.half(0, in));
+      CHECK(Field::create(S.lattice(), direct));
+      CHECK(Field::create(S.lattice(), replayed));
+      std::printf("\n%s at %s: the Schur complement's launches (%s)\n",
+                  info.name, sizeText(n).c_str(),
+                  b.A.kernel_choice().c_str());
+      // Bit for bit: the same kernels on the same fields.
+      auto same = [&](const char *what) {
+        std::vector<double> a(direct.lattice().values()),
+            g(replayed.lattice().values());
+        CHECK(direct.download_values(a.data(), a.size()));
+        CHECK(replayed.download_values(g.data(), g.size()));
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < a.size(); ++i)
+          differ += a[i] != g[i];
+        if (differ) {
+          std::printf("  MISMATCH %s: %zu values of the graph's result "
+                      "differ from the launches'\n",
+                      what, differ);
+          ++mismatches;
+        }
+      };
+      for (const bool graphs : {false, true}) {
+        S.set_launch_graphs(graphs);
+        Row r;
+        r.kernel = info.name;
+        r.size = sizeText(n);
+        r.bytes = S.bytes_per_apply();
+        const char *how = graphs ? "graph" : "launches";
+        r.role = std::string("Schur, ") + how;
+        r.ms = medianMs(o.runs, [&] { return S.apply(direct, in); });
+        r.gbs = r.bytes / (r.ms * 1e6);
+        report(r);
+        Row batch = r;
+        batch.role = std::string("Schur x50, ") + how;
+        batch.ms = medianMs(o.runs, [&] {
+                     for (int i = 0; i < 49; ++i)
+                       STENCIL_TRY(S.apply(direct, in));
+                     return S.apply(direct, in);
+                   }) /
+                   50;
+        batch.gbs = batch.bytes / (batch.ms * 1e6);
+        report(batch);
+      }
+      std::printf("  %s\n", S.launch_description().c_str());
+      // `S` keeps its graphs (recorded above); `direct` launches one by one.
+      stencil::SchurComplement plain;
+      CHECK(stencil::SchurComplement::create(b.A, plain));
+      plain.set_launch_graphs(false);
+      auto check = [&](const std::string &what, bool adjoint) {
+        CHECK(adjoint ? plain.apply_adjoint(direct, in)
+                      : plain.apply(direct, in));
+        for (int run = 0; run < 2; ++run) { // recorded if new, then replayed
+          CHECK(replayed.fill(-7.0)); // poisoned: the graph writes it all
+          CHECK(adjoint ? S.apply_adjoint(replayed, in)
+                        : S.apply(replayed, in));
+        }
+        same(what.c_str());
+      };
+      check("apply", false);
+      check("apply_adjoint", true);
+      // A scalar parameter changed after the graphs were recorded (not one
+      // of a clover term, which would need the term computed again).
+      for (int p = 0; p < info.num_params && !info.clover; ++p) {
+        if (info.param_is_site[p])
+          continue;
+        CHECK(b.A.set_parameter(info.param_names[p],
+                                info.param_defaults[p] * 1.5 + 0.25));
+        check("apply after " + std::string(info.param_names[p]) + " changed",
+              false);
+        CHECK(b.A.set_parameter(info.param_names[p], info.param_defaults[p]));
+        break;
+      }
+      std::printf("  after the checks: %s\n", S.launch_description().c_str());
+    }
+  }
+
   // CG on the 3-D Laplacian, double: a fixed number of iterations.
   for (const BenchPair &pair : benchPairs()) {
     if (std::string(pair.tuned->name) != "laplacian3d_f64" ||

@@ -17,7 +17,9 @@
 #   7. CG on the covariant Laplacian (random SU(3) links), host and GPU on
 #      the same problem, and even/odd CG on it at 32^3x64;
 #   8. stencil_bench: every shipped kernel against its naive baseline at
-#      512^3 (3-D) or 32^3x64 (4-D vector and covariant fields), and CG at 256^3.
+#      512^3 (3-D) or 32^3x64 (4-D vector and covariant fields), the even/odd
+#      Schur complements launched one by one and as launch graphs (equal bit
+#      for bit), and CG at 256^3.
 # Results go to $OUT (or results/) and a table is printed last.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -284,6 +284,84 @@ void stream_destroy(Stream stream) {
 #endif
 }
 
+bool have_graphs() {
+#if defined(STENCIL_BACKEND_HOST)
+  return false;
+#else
+  return true;
+#endif
+}
+
+Status graph_begin_capture(Stream stream) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
+  return Status::failure("graph_begin_capture: the host backend has no "
+                         "device graphs");
+#else
+  if (!stream)
+    return Status::failure("graph_begin_capture: the default stream cannot "
+                           "record a graph; use one from stream_create");
+  return STENCIL_CHECKED(STENCIL_API(StreamBeginCapture)(
+      static_cast<STENCIL_API(Stream_t)>(stream),
+      STENCIL_API(StreamCaptureModeThreadLocal)));
+#endif
+}
+
+Status graph_end_capture(Stream stream, bool record_failed, void *&graph) {
+  graph = nullptr;
+#if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
+  (void)record_failed;
+  return Status::failure("graph_end_capture: the host backend has no "
+                         "device graphs");
+#else
+  STENCIL_API(Graph_t) recorded = nullptr;
+  // Ended even when the launches failed: the stream must leave recording.
+  const Status ended = STENCIL_CHECKED(STENCIL_API(StreamEndCapture)(
+      static_cast<STENCIL_API(Stream_t)>(stream), &recorded));
+  if (!ended.ok() || record_failed) {
+    if (recorded)
+      (void)STENCIL_API(GraphDestroy)(recorded);
+    return ended;
+  }
+  STENCIL_API(GraphExec_t) exec = nullptr;
+#if defined(STENCIL_BACKEND_HIP)
+  const Status made = STENCIL_CHECKED(
+      hipGraphInstantiate(&exec, recorded, nullptr, nullptr, 0));
+#else
+  const Status made =
+      STENCIL_CHECKED(cudaGraphInstantiate(&exec, recorded, 0));
+#endif
+  (void)STENCIL_API(GraphDestroy)(recorded);
+  STENCIL_TRY(made);
+  graph = exec;
+  return Status();
+#endif
+}
+
+Status graph_launch(void *graph, Stream stream) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)graph;
+  (void)stream;
+  return Status::failure("graph_launch: the host backend has no device "
+                         "graphs");
+#else
+  return STENCIL_CHECKED(STENCIL_API(GraphLaunch)(
+      static_cast<STENCIL_API(GraphExec_t)>(graph),
+      static_cast<STENCIL_API(Stream_t)>(stream)));
+#endif
+}
+
+void graph_destroy(void *graph) {
+#if !defined(STENCIL_BACKEND_HOST)
+  if (graph)
+    (void)STENCIL_API(GraphExecDestroy)(
+        static_cast<STENCIL_API(GraphExec_t)>(graph));
+#else
+  (void)graph;
+#endif
+}
+
 Status stream_synchronize(Stream stream) {
 #if defined(STENCIL_BACKEND_HOST)
   (void)stream;

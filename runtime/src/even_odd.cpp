@@ -36,12 +36,41 @@ Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
     STENCIL_TRY(A.diagonal(S.diagonal_));
   }
   STENCIL_TRY(Field::create(A.lattice().half(1), S.odd_scratch_));
+  STENCIL_TRY(LaunchGraphs::from_environment(S.graphs_));
   out = std::move(S);
   return Status();
 }
 
 Status SchurComplement::apply_with(bool adjoint, Field &out, const Field &in,
                                    Stream stream) const {
+  // Checked here, not only by the kernels: a replayed graph checks nothing.
+  STENCIL_TRY(require_same_lattice(lattice(), out.lattice(),
+                                   "Schur complement: out"));
+  STENCIL_TRY(require_same_lattice(lattice(), in.lattice(),
+                                   "Schur complement: in"));
+  if (!graphs_.enabled() || !A_->launches_only_kernels())
+    return launch(adjoint, out, in, stream);
+  // The fields, the direction and every argument A's kernels take: the
+  // scratch fields belong to this complement and move with its graphs.
+  // key_ is reused: on small lattices the host's time between the caller's
+  // last launch and the graph's counts.
+  key_.assign({adjoint ? 1u : 0u, reinterpret_cast<std::uintptr_t>(out.data()),
+               reinterpret_cast<std::uintptr_t>(in.data())});
+  STENCIL_TRY(A_->append_launch_key(key_));
+  return graphs_.run(key_, stream, [&](Stream recording) {
+    return launch(adjoint, out, in, recording);
+  });
+}
+
+std::string SchurComplement::launch_description() const {
+  if (graphs_.enabled() && !A_->launches_only_kernels())
+    return "kernels launched one by one (the operator exchanges halos "
+           "between them)";
+  return graphs_.description();
+}
+
+Status SchurComplement::launch(bool adjoint, Field &out, const Field &in,
+                               Stream stream) const {
   // S^T = D_e - (A_oe)^T D_o^-1 (A_eo)^T: the adjoint hops, the same
   // (Hermitian) diagonal.
   if (clover_ && placement_ == CloverPlacement::SiteKernel) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 namespace stencil {
@@ -935,6 +936,21 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
                         mode, alpha, beta, extents_, values_.data(),
                         fields.data(), region, stream);
   });
+}
+
+Status StencilOperator::append_launch_key(
+    std::vector<std::uint64_t> &key) const {
+  std::vector<const void *> fields;
+  STENCIL_TRY(gather_parameters(fields));
+  key.push_back(reinterpret_cast<std::uintptr_t>(info_));
+  for (const double value : values_) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    key.push_back(bits);
+  }
+  for (const void *field : fields)
+    key.push_back(reinterpret_cast<std::uintptr_t>(field));
+  return Status();
 }
 
 double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {

@@ -6,6 +6,7 @@
 #include "stencil/blas.hpp"
 #include "stencil/even_odd.hpp"
 #include "stencil/field.hpp"
+#include "stencil/launch_graph.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/random.hpp"
 #include "stencil/solver.hpp"
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -458,6 +460,73 @@ TEST(EvenOdd, ErrorsAreClear) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("field.even_odd"), std::string::npos)
       << status.message();
+}
+
+TEST(EvenOdd, SchurApplyChecksItsFieldsBeforeAnyReplay) {
+  // A replayed launch graph checks nothing, so apply() checks the fields'
+  // lattices itself, on every backend.
+  Problem s;
+  s.create(kernel("laplacian4d_vec24_eo"), {6, 4, 8, 10});
+  SchurComplement S;
+  ASSERT_OK(SchurComplement::create(s.A, S));
+  Field even, odd, whole;
+  ASSERT_OK(Field::create(S.lattice(), even));
+  ASSERT_OK(Field::create(s.A.lattice().half(1), odd));
+  ASSERT_OK(Field::create(s.A.lattice(), whole));
+  ASSERT_OK(even.fill(1.0));
+  Status status = S.apply(odd, even);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("Schur complement: out"), std::string::npos)
+      << status.message();
+  status = S.apply_adjoint(even, whole);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("Schur complement: in"), std::string::npos)
+      << status.message();
+  EXPECT_NE(S.launch_description().find("host backend has no launch graphs"),
+            std::string::npos)
+      << S.launch_description();
+}
+
+TEST(EvenOdd, LaunchGraphsRunEachSequenceOnTheHost) {
+  // The host backend records nothing: every run() launches, a failure of
+  // the launches is returned as it is.
+  LaunchGraphs graphs;
+  ASSERT_OK(LaunchGraphs::from_environment(graphs));
+  EXPECT_FALSE(graphs.enabled());
+  int launched = 0;
+  auto record = [&](Stream stream) {
+    EXPECT_EQ(stream, nullptr);
+    ++launched;
+    return Status();
+  };
+  for (int i = 0; i < 3; ++i)
+    ASSERT_OK(graphs.run({1, 2, 3}, nullptr, record));
+  EXPECT_EQ(launched, 3);
+  EXPECT_EQ(graphs.recordings(), 0);
+  const Status failed = graphs.run(
+      {1}, nullptr, [](Stream) { return Status::failure("launch failed"); });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.message(), "launch failed");
+}
+
+TEST(EvenOdd, GraphSwitchIsCheckedByName) {
+  Problem s;
+  s.create(kernel("laplacian4d_vec24_eo"), {6, 4, 8, 10});
+  SchurComplement S;
+  ASSERT_EQ(setenv("STENCILC_GRAPHS", "sometimes", 1), 0);
+  Status status = SchurComplement::create(s.A, S);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("STENCILC_GRAPHS='sometimes': expected on "
+                                  "or off"),
+            std::string::npos)
+      << status.message();
+  ASSERT_EQ(setenv("STENCILC_GRAPHS", "off", 1), 0);
+  LaunchGraphs graphs;
+  status = LaunchGraphs::from_environment(graphs);
+  unsetenv("STENCILC_GRAPHS");
+  ASSERT_OK(status);
+  EXPECT_FALSE(graphs.enabled());
+  ASSERT_OK(SchurComplement::create(s.A, S));
 }
 
 } // namespace

@@ -66,6 +66,24 @@ Status copy_async(void *to, const void *from, std::size_t bytes,
 /// which); nothing on the host backend.
 Status select_device_for_local_rank(int local_rank, int &device);
 
+/// Device graphs (CUDA and HIP graphs): the kernel launches made on a
+/// stream, recorded once and replayed with one launch, which spares the
+/// GPU the gap between dependent kernels (stencil/launch_graph.hpp keeps
+/// them). False on the host backend, whose launches run as they are made.
+bool have_graphs();
+/// Starts recording the work queued on `stream` (one from stream_create:
+/// the default stream cannot record) instead of running it; recording is
+/// local to the calling thread.
+Status graph_begin_capture(Stream stream);
+/// Ends the recording begun on `stream` and makes it launchable: `graph`
+/// owns it until graph_destroy. On failure (a call the recording cannot
+/// hold, or `record_failed` true: the caller's launches failed) the
+/// recording is discarded and `graph` stays null.
+Status graph_end_capture(Stream stream, bool record_failed, void *&graph);
+/// Runs a recorded graph on `stream` after the work queued there.
+Status graph_launch(void *graph, Stream stream);
+void graph_destroy(void *graph);
+
 /// A point in a stream's work that the host can wait for (a GPU event;
 /// nothing to wait for on the host backend, whose work completes as it is
 /// queued). CG's pipelined loop waits for an iteration's sums this way while

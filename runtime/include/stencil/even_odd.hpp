@@ -16,10 +16,15 @@
 // It is applied in the hopping kernels' epilogue (CloverPlacement::Epilogue)
 // or by the clover kernel between them (SiteKernel: two more launches and
 // two more passes over half fields, for comparison).
+//
+// On one rank apply() and apply_adjoint() replay their kernels as a launch
+// graph (stencil/launch_graph.hpp), recorded per pair of fields: on small
+// lattices the gap between the dependent hops is a large part of their time.
 #ifndef STENCIL_EVEN_ODD_HPP
 #define STENCIL_EVEN_ODD_HPP
 
 #include "stencil/field.hpp"
+#include "stencil/launch_graph.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/types.hpp"
 
@@ -55,9 +60,19 @@ public:
   /// Theoretical traffic of one apply(): both hops, reading `in` twice.
   double bytes_per_apply() const;
 
+  /// Launch graphs for apply() and apply_adjoint(): on by default where the
+  /// backend has them (STENCILC_GRAPHS=off turns them off).
+  void set_launch_graphs(bool on) { graphs_.set_enabled(on); }
+  /// How apply() launches its kernels: launch graphs and how many were
+  /// recorded, or why the kernels are launched one by one.
+  std::string launch_description() const;
+
 private:
   Status apply_with(bool adjoint, Field &out, const Field &in,
                     Stream stream) const;
+  /// The kernels of apply_with, launched on `stream`.
+  Status launch(bool adjoint, Field &out, const Field &in,
+                Stream stream) const;
   /// out_o = D_o^-1 in_o (out and in may be the same field).
   Status invert_odd(Field &out, const Field &in) const;
 
@@ -68,6 +83,8 @@ private:
   mutable Field odd_scratch_; ///< D_o^-1 A_oe in
   mutable Field odd_hop_;     ///< SiteKernel: A_oe in
   mutable Field even_hop_;    ///< SiteKernel: A_eo D_o^-1 A_oe in
+  mutable LaunchGraphs graphs_;
+  mutable LaunchGraphs::Key key_; ///< the graph key of the latest apply
 };
 
 } // namespace stencil

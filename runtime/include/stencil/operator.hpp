@@ -13,6 +13,7 @@
 #include "stencil/random.hpp"
 #include "stencil/types.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -217,6 +218,18 @@ public:
   /// Theoretical traffic of one hop into the interior sites of the output
   /// parity (kDiagonalPlusHop also reads `same`).
   double bytes_per_hop(Hop direction, HopMode mode) const;
+
+  /// Whether apply(), hop() and apply_clover() launch kernels only (one
+  /// rank: no halo exchange with its host-side messages), so that a
+  /// sequence of them can be recorded as a launch graph
+  /// (stencil/launch_graph.hpp).
+  bool launches_only_kernels() const { return distributed_ == nullptr; }
+  /// Appends to `key` everything this operator's launches take besides the
+  /// fields passed to them: the kernel set, the parameters' values and the
+  /// site-parameter, link and clover arrays' addresses (with the checks
+  /// the launches make of them). Launches recorded under a key replay
+  /// correctly while the key stays equal.
+  Status append_launch_key(std::vector<std::uint64_t> &key) const;
 
   bool symmetric() const { return info_->symmetric; }
   /// A clear error unless A is symmetric positive definite with the current
