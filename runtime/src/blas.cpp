@@ -9,6 +9,7 @@
 #include "stencil/layout.hpp"
 #include "stencil/platform.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -66,6 +67,15 @@ template <typename T> struct XpayOp {
   T a;
   T *y;
   STENCIL_HOST_DEVICE void operator()(Index i) const { y[i] = x[i] + a * y[i]; }
+};
+/// XpayOp with `a` read from device memory.
+template <typename T> struct XpayFromDeviceOp {
+  const T *x;
+  const double *a;
+  T *y;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    y[i] = x[i] + static_cast<T>(*a) * y[i];
+  }
 };
 template <typename T> struct ScaleOp {
   T a;
@@ -379,6 +389,18 @@ Status xpay(const Field &x, double a, Field &y) {
   });
 }
 
+Status xpay_from_device(const Field &x, const double *a, Field &y) {
+  STENCIL_TRY(same(x, y, "xpay_from_device"));
+  if (a == nullptr)
+    return Status::failure("xpay_from_device: null a");
+  return dispatch(x, [&](auto zero) {
+    using T = decltype(zero);
+    return for_each_index(x.lattice().values(),
+                          XpayFromDeviceOp<T>{typed<T>(x), a, typed<T>(y)},
+                          "xpay_from_device");
+  });
+}
+
 Status scale(double a, Field &x) {
   return dispatch(x, [&](auto zero) {
     using T = decltype(zero);
@@ -505,6 +527,47 @@ Status Reducer::update_partials(const double *alpha, const Field &p,
     return launch_status("update_partials");
 #endif
   });
+}
+
+Status Reducer::dot_partials(const Field &x, const Field &y,
+                             std::int64_t &count) {
+  STENCIL_TRY(same(x, y, "dot_partials"));
+  return dispatch(x, [&](auto zero) {
+    using T = decltype(zero);
+    const DotTerm<T> term{typed<T>(x), typed<T>(y)};
+    const Index n = x.lattice().values();
+    double *partials = nullptr;
+#if defined(STENCIL_BACKEND_HOST)
+    // One partial: the host's sum in its fixed chunk order.
+    count = 1;
+    STENCIL_TRY(block_partials(count, partials));
+    partials[0] = reduce(n, term);
+    return Status();
+#else
+    count = blocks_for(n);
+    STENCIL_TRY(block_partials(count, partials));
+    STENCIL_LAUNCH(reduce_kernel<DotTerm<T>>, grid_for(n), kBlock, nullptr,
+                   term, n, partials);
+    return launch_status("dot_partials");
+#endif
+  });
+}
+
+Status Reducer::reserve_partials(const Field &like) {
+#if defined(STENCIL_BACKEND_HOST)
+  (void)like; // one partial per reduction: the host's sum
+  double *partials = nullptr;
+  return block_partials(1, partials);
+#else
+  // The most of reduce_kernel's blocks and update_groups_kernel's (a thread
+  // per 16 bytes, one more for the rest).
+  const Index n = like.lattice().values();
+  const Index groups = n / (16 / like.lattice().element_bytes) + 1;
+  const Index blocks = std::max<Index>((groups + kThreads - 1) / kThreads,
+                                       kMaxBlocks);
+  double *partials = nullptr;
+  return block_partials(blocks, partials);
+#endif
 }
 
 Status Reducer::device_scalar(double value, const double *&pointer) {

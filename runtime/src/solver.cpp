@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -175,6 +176,28 @@ public:
     std::swap(p, spare);
     return Status();
   }
+  /// The same pass without the fold kernel (the Schur complement): p = r +
+  /// beta p (beta on the device) as a pass of its own, q = A p, and alpha =
+  /// rr / p.q finished on the device.
+  Status direction_pass(Field &q, Field &p, const Field &r,
+                        CgScalars &scalars) {
+    STENCIL_TRY(run("xpay", bytes_xpay(p.lattice()), [&] {
+      return xpay_from_device(r, scalars.beta(), p);
+    }));
+    STENCIL_TRY(apply(q, p));
+    return run("dot", bytes_dot(p.lattice()), [&]() -> Status {
+      std::int64_t count = 0;
+      STENCIL_TRY(reducer.dot_partials(p, q, count));
+      double *partials = nullptr;
+      STENCIL_TRY(reducer.block_partials(count, partials));
+      return scalars.finish_alpha(partials, count);
+    });
+  }
+  /// Block partials for the reductions over fields like `like`, allocated
+  /// before any is queued (Reducer::reserve_partials).
+  Status reserve_partials(const Field &like) {
+    return reducer.reserve_partials(like);
+  }
   /// CG's pipelined update: x += alpha p, r -= alpha q (alpha on the
   /// device), then ||r||^2 and beta finished on the device and queued for
   /// the host as iteration `iteration`'s sums.
@@ -226,8 +249,9 @@ private:
   Reducer reducer;
 };
 
-/// CG with its scalars on the device (the folded kernels): each iteration
-/// is queued whole, the fold pass then the update, and the host reads
+/// CG with its scalars on the device (the folded kernels, or without them
+/// p = r + beta p, q = A p and p.q as passes of their own): each iteration
+/// is queued whole, the stencil pass then the update, and the host reads
 /// iteration j's sums while iteration j + 1 runs, so that the GPU never
 /// waits for the host. An iteration queued past convergence is a valid CG
 /// step (or, if its p.Ap is not positive, changes neither x nor r: alpha is
@@ -235,9 +259,9 @@ private:
 class CgPipeline {
 public:
   CgPipeline(Ops &ops, Field &x, Field &r, Field &p, Field &q, Field &spare,
-             int maxIterations)
+             int maxIterations, bool folded)
       : ops(ops), x(x), r(r), p(p), q(q), spare(spare),
-        maxIterations(maxIterations) {}
+        maxIterations(maxIterations), folded(folded) {}
 
   /// p = r, ||r||^2 = rr, beta = 0: the first pass's p' is r.
   Status start(double rr) {
@@ -254,7 +278,10 @@ public:
   Status fill(int depth) {
     while (queued_ < std::min(read_ + depth, maxIterations)) {
       ++queued_;
-      STENCIL_TRY(ops.fold_pass(q, p, spare, r, scalars));
+      if (folded)
+        STENCIL_TRY(ops.fold_pass(q, p, spare, r, scalars));
+      else
+        STENCIL_TRY(ops.direction_pass(q, p, r, scalars));
       STENCIL_TRY(ops.update_pass(p, q, x, r, scalars, queued_));
     }
     return Status();
@@ -283,6 +310,7 @@ private:
   Ops &ops;
   Field &x, &r, &p, &q, &spare;
   int maxIterations;
+  bool folded; ///< else `spare` is unused
   CgScalars scalars;
   int queued_ = 0, read_ = 0;
 };
@@ -319,13 +347,6 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   STENCIL_TRY(ops.norm2(r, rNorm));
   report.residual_history.push_back(rNorm / reference);
 
-  STENCIL_TRY(device_synchronize());
-  const double start = now_seconds();
-  ops.bytes = 0.0;
-  ops.stats.clear();
-  int k = 0;
-  // Both methods' update: x += alpha p, r -= alpha q (q = A p), and record
-  // the new relative residual.
   // CG's fused kernels: q = A p with p.q in one pass, and the update with
   // ||r||^2 in another.
   const bool fused = options.fused && options.method == Method::CG &&
@@ -336,9 +357,35 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   const bool folded =
       fused && options.fold_direction && !diag && A.has_apply_fold_dot();
   report.folded = folded;
+  // Without fused kernels (the Schur complement has none), CG on one rank
+  // may still keep its scalars on the device: the host then never waits for
+  // an iteration's sums before queuing the next. (`fused` off asks for the
+  // textbook loop, the comparisons' baseline.)
+  const bool deviceScalars =
+      folded ||
+      (options.method == Method::CG && !diag && options.fused &&
+       !A.has_apply_dot() && options.device_scalars &&
+       A.communicator().size() == 1);
+  report.device_scalars = deviceScalars;
+  // Set up before the clock starts, as r, p and q are: the device scalars,
+  // their pinned copy and the block partials are allocated once.
   Field pNext;
   if (folded)
     STENCIL_TRY(Field::create(lattice, pNext));
+  std::optional<CgPipeline> pipeline;
+  if (deviceScalars) {
+    pipeline.emplace(ops, x, r, p, q, pNext, options.max_iterations, folded);
+    STENCIL_TRY(pipeline->start(rNorm * rNorm));
+    STENCIL_TRY(ops.reserve_partials(r));
+  }
+
+  STENCIL_TRY(device_synchronize());
+  const double start = now_seconds();
+  ops.bytes = 0.0;
+  ops.stats.clear();
+  int k = 0;
+  // Both methods' update: x += alpha p, r -= alpha q (q = A p), and record
+  // the new relative residual.
   auto step = [&](double alpha) {
     if (fused) {
       double rr = 0.0;
@@ -360,20 +407,18 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
         "): the operator is not positive definite on these values; use "
         "CGNR");
   };
-  if (folded) {
+  if (deviceScalars) {
     // CG, its scalars on the device.
-    CgPipeline pipeline(ops, x, r, p, q, pNext, options.max_iterations);
-    STENCIL_TRY(pipeline.start(rNorm * rNorm));
     while (true) {
       const bool done = rNorm / reference < options.tolerance ||
                         k >= options.max_iterations;
-      if (done && !pipeline.ahead())
+      if (done && !pipeline->ahead())
         break;
       if (!done)
-        STENCIL_TRY(pipeline.fill(
+        STENCIL_TRY(pipeline->fill(
             CgPipeline::depth(report.residual_history, options.tolerance)));
       CgSums sums;
-      STENCIL_TRY(pipeline.next(sums));
+      STENCIL_TRY(pipeline->next(sums));
       if (!(sums.pq > 0.0)) {
         if (done)
           break; // queued past convergence: x and r as they were
@@ -505,6 +550,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   const bool folded =
       fused && options.fold_direction && inner.has_apply_fold_dot();
   report.folded = folded;
+  report.device_scalars = folded;
   Field pNextLow;
   if (folded)
     STENCIL_TRY(Field::create(low, pNextLow));
@@ -584,7 +630,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   if (!cgnr && folded) {
     // The inner CG with its scalars on the device (CgPipeline).
     CgPipeline pipeline(lowOps, xLow, rLow, pLow, qLow, pNextLow,
-                        options.max_iterations);
+                        options.max_iterations, true);
     STENCIL_TRY(pipeline.start(rr));
     double rrBefore = rr; // ||r||^2 before the last iteration read
     auto take = [&](const CgSums &sums) {
@@ -852,7 +898,9 @@ void print_report(const SolveReport &report, std::FILE *out) {
                       "iteration, minimal %.1f MB (%.2fx)\n",
                  report.folded ? "fused kernels, p = r + beta p folded in"
                  : report.fused ? "fused kernels"
-                                : "unfused kernels",
+                 : report.device_scalars
+                     ? "unfused kernels, scalars on the device"
+                     : "unfused kernels",
                  report.bytes_per_iteration / 1e6,
                  report.minimal_bytes_per_iteration / 1e6,
                  report.bytes_per_iteration /

@@ -8,7 +8,7 @@
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
 //              [--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE]
 //              [--save-gauge FILE] [--grid n,n,...]
-//              [--tune-exchange CACHE] [--mixed] [--no-fold]
+//              [--tune-exchange CACHE] [--mixed] [--no-fold] [--host-scalars]
 //
 // Under mpirun (stencilc built with STENCILC_MPI) the ranks divide the
 // lattice: --grid gives the ranks per axis, or the program chooses a grid
@@ -24,6 +24,9 @@
 //
 // --no-fold: CG's direction update p = r + beta p as a pass of its own
 // rather than inside the fused stencil (for comparing the two).
+// --host-scalars: CG without fused kernels (the Schur complement) computes
+// alpha and beta on the host, waiting for each iteration's sums, rather
+// than on the device (for comparing the two).
 //
 // --tune-exchange CACHE (distributed runs): before solving, times the
 // operator the solver applies (A, or the Schur complement with --even-odd)
@@ -102,7 +105,7 @@ stencil::Communicator &job() {
                "[--time-kernels] [--save FILE] [--compare FILE] "
                "[--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE] "
                "[--save-gauge FILE] [--grid n,n,...] [--tune-exchange "
-               "CACHE] [--mixed] [--no-fold]\n",
+               "CACHE] [--mixed] [--no-fold] [--host-scalars]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -207,6 +210,8 @@ Options parse(int argc, char **argv) {
       options.solve.mixed_precision = true;
     } else if (arg == "--no-fold") {
       options.solve.fold_direction = false;
+    } else if (arg == "--host-scalars") {
+      options.solve.device_scalars = false;
     } else if (arg == "--tune-exchange") {
       options.tuneExchange = value(i);
     } else if (arg == "--compare-tol") {

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -51,6 +53,58 @@ TEST(CgScalars, ABrokenDownIterationHasAlphaZero) {
   CgSums sums;
   ASSERT_OK(scalars.sums(1, sums));
   EXPECT_DOUBLE_EQ(sums.pq, -0.5); // the host sees the breakdown
+}
+
+TEST(CgScalars, DotPartialsAndXpayReadTheDevice) {
+  // The pipelined loop's passes without the fold kernel: p.q left as
+  // partials for the device's finish, and p = r + beta p with beta read
+  // from device memory; against the host-scalar operations on odd-sized,
+  // random fields, both precisions.
+  for (const int bytes : {4, 8}) {
+    SCOPED_TRACE(bytes);
+    Lattice lattice;
+    lattice.dims = 3;
+    lattice.extents[0] = 7;
+    lattice.extents[1] = 5;
+    lattice.extents[2] = 3;
+    lattice.components = 3;
+    lattice.element_bytes = bytes;
+    Field p, q, r, expected;
+    for (Field *f : {&p, &q, &r, &expected})
+      ASSERT_OK(Field::create(lattice, *f));
+    Random random(11);
+    for (Field *f : {&p, &q, &r}) {
+      std::vector<double> v(lattice.values());
+      for (double &x : v)
+        x = random.uniform(-1.0, 1.0);
+      ASSERT_OK(f->upload_values(v.data(), v.size()));
+    }
+    Reducer reducer;
+    double dot = 0.0;
+    ASSERT_OK(reducer.dot(p, q, dot));
+    std::int64_t count = 0;
+    ASSERT_OK(reducer.dot_partials(p, q, count));
+    double fromPartials = 0.0;
+    ASSERT_OK(reducer.sum_block_partials(count, fromPartials));
+    EXPECT_NEAR(fromPartials, dot, 1e-12 * (1.0 + std::abs(dot)));
+    ASSERT_NE(dot, 0.0);
+
+    ASSERT_OK(expected.copy_from(p));
+    ASSERT_OK(xpay(r, -0.375, expected));
+    const double *beta = nullptr;
+    ASSERT_OK(reducer.device_scalar(-0.375, beta));
+    ASSERT_OK(xpay_from_device(r, beta, p));
+    std::vector<double> got(lattice.values()), want(lattice.values());
+    ASSERT_OK(p.download_values(got.data(), got.size()));
+    ASSERT_OK(expected.download_values(want.data(), want.size()));
+    EXPECT_EQ(got, want);
+  }
+  Field a;
+  Lattice lattice;
+  lattice.dims = 1;
+  lattice.extents[0] = 4;
+  ASSERT_OK(Field::create(lattice, a));
+  expectFailure(xpay_from_device(a, nullptr, a), {"null a"});
 }
 
 TEST(CgScalars, TheHostReadsOnlyQueuedIterations) {

@@ -370,6 +370,7 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
     EXPECT_TRUE(pair.schur.converged) << pair.schur.message;
     EXPECT_EQ(pair.schur.system, "even/odd Schur complement");
     EXPECT_EQ(pair.schur.unknowns * 2, pair.whole.unknowns);
+    EXPECT_TRUE(pair.schur.device_scalars); // one rank, no fused kernels
     // Both stop on ||b - A x|| / ||b|| < tolerance, so they agree to it.
     EXPECT_LT(pair.schur.true_relative_residual, 10 * c.tolerance);
     EXPECT_LT(pair.difference, c.bound);
@@ -380,6 +381,69 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
                 "complement; solutions differ by %.2e\n",
                 c.name, pair.whole.iterations, pair.schur.iterations,
                 pair.difference);
+  }
+}
+
+TEST(EvenOdd, SchurCgScalarsOnTheDeviceFollowTheHostLoop) {
+  // The same CG on the Schur complement with alpha and beta computed on the
+  // device (iterations queued ahead) and on the host: the same iterations
+  // and residuals up to the sums' rounding, and a cap that holds.
+  struct Case {
+    const char *name;
+    std::vector<int> extents;
+    double tolerance, agree;
+  };
+  const Case cases[] = {{"t_eo_dirichlet3d_site", {16, 12, 10}, 1e-11, 1e-9},
+                        {"laplacian4d_vec24_eo", {6, 4, 8, 10}, 1e-6, 1e-4}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    Problem s;
+    s.create(kernel(c.name), c.extents);
+    Field exact, b;
+    s.randomField(exact);
+    ASSERT_OK(Field::create(s.A.lattice(), b));
+    ASSERT_OK(s.A.apply(b, exact));
+    SolveReport reports[2];
+    std::vector<double> solutions[2];
+    for (int onDevice = 0; onDevice < 2; ++onDevice) {
+      Field x;
+      ASSERT_OK(Field::create(s.A.lattice(), x));
+      SolveOptions options;
+      options.tolerance = c.tolerance;
+      options.device_scalars = onDevice == 1;
+      ASSERT_OK(solve_even_odd(s.A, b, x, options, reports[onDevice]));
+      EXPECT_TRUE(reports[onDevice].converged) << reports[onDevice].message;
+      EXPECT_EQ(reports[onDevice].device_scalars, onDevice == 1);
+      solutions[onDevice] = download(x);
+    }
+    EXPECT_EQ(reports[0].iterations, reports[1].iterations);
+    ASSERT_EQ(reports[0].residual_history.size(),
+              reports[1].residual_history.size());
+    for (size_t i = 0; i < reports[0].residual_history.size(); ++i)
+      EXPECT_NEAR(reports[1].residual_history[i] /
+                      reports[0].residual_history[i],
+                  1.0, c.agree)
+          << "iteration " << i;
+    double worst = 0.0, largest = 0.0;
+    for (size_t i = 0; i < solutions[0].size(); ++i) {
+      worst = std::max(worst, std::abs(solutions[1][i] - solutions[0][i]));
+      largest = std::max(largest, std::abs(solutions[0][i]));
+    }
+    EXPECT_LT(worst / largest, c.agree);
+
+    // The cap: exactly that many iterations, not converged, whatever was
+    // queued ahead.
+    Field x;
+    ASSERT_OK(Field::create(s.A.lattice(), x));
+    SolveOptions capped;
+    capped.tolerance = 1e-30;
+    capped.max_iterations = 5;
+    SolveReport report;
+    ASSERT_OK(solve_even_odd(s.A, b, x, capped, report));
+    EXPECT_TRUE(report.device_scalars);
+    EXPECT_FALSE(report.converged);
+    EXPECT_EQ(report.iterations, 5);
+    EXPECT_EQ(report.residual_history.size(), 6u);
   }
 }
 

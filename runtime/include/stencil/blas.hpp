@@ -22,6 +22,9 @@ Status axpy(double a, const Field &x, Field &y);
 Status convert(const Field &from, Field &to);
 /// y = x + a y
 Status xpay(const Field &x, double a, Field &y);
+/// y = x + a y with `a` read from device memory (CG's pipelined loop
+/// computes beta on the device); returns without waiting for the device.
+Status xpay_from_device(const Field &x, const double *a, Field &y);
 /// x = a x
 Status scale(double a, Field &x);
 /// z = r / d, elementwise (Jacobi: d is the operator's diagonal)
@@ -61,6 +64,13 @@ public:
   /// CgScalars); returns without waiting for the device.
   Status update_partials(const double *alpha, const Field &p, const Field &q,
                          Field &x, Field &r, std::int64_t &count);
+  /// Allocates block_partials() for every reduction into partials over
+  /// fields like `like` (dot_partials, update_partials), so that none
+  /// allocates, which waits for the device, between queued kernels.
+  Status reserve_partials(const Field &like);
+  /// sum_i x_i y_i left as `count` partials in block_partials() for a
+  /// device-side finish (CgScalars); returns without waiting for the device.
+  Status dot_partials(const Field &x, const Field &y, std::int64_t &count);
   /// `value` in device memory kept by this reducer until the next call (for
   /// entry points that read a scalar from the device).
   Status device_scalar(double value, const double *&pointer);

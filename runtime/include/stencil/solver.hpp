@@ -41,6 +41,12 @@ struct SolveOptions {
   /// (KernelInfo::apply_fold_dot), 10 field transfers per iteration instead
   /// of 11. False keeps it a pass of its own (for comparisons).
   bool fold_direction = true;
+  /// With `fused`, unpreconditioned CG on one rank where the operator has
+  /// no fused kernels (the even/odd Schur complement): CG's scalars on the device,
+  /// so that the host queues iterations ahead of the GPU instead of waiting
+  /// for each iteration's sums (the folded CG always keeps them there).
+  /// False keeps them on the host (for comparisons).
+  bool device_scalars = true;
   /// solve_even_odd with a clover term: the clover inverse in the hopping
   /// kernels' epilogue, or the clover kernel between them.
   CloverPlacement clover_placement = CloverPlacement::Epilogue;
@@ -91,6 +97,9 @@ struct SolveReport {
   /// stencil pass (StencilOperator::apply_fold_dot): fields of one value per
   /// site, one rank, no preconditioner.
   bool folded = false;
+  /// Whether CG's scalars stayed on the device (the folded CG, or
+  /// SolveOptions::device_scalars), so that iterations were queued ahead.
+  bool device_scalars = false;
   /// Mixed precision: the inner iterations' precision ("float") and the
   /// reliable updates made (each one application of A in the outer one).
   std::string inner_precision;
