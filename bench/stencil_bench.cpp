@@ -849,6 +849,42 @@ int main(int argc, char **argv) {
         CHECK(b.A.set_parameter(info.param_names[p], info.param_defaults[p]));
         break;
       }
+      // Recording fails half way (the second hop refuses out == same): the
+      // next applications record and replay as before.
+      if (S.apply(in, in).ok()) {
+        std::printf("  MISMATCH: apply(in, in) did not fail\n");
+        ++mismatches;
+      }
+      check("apply after a failed recording", false);
+      // More fields than graphs kept: the least recently used is dropped
+      // and recorded again when it comes back; off and on again records
+      // anew. (At the small lattice: nine more half fields.)
+      if (size.front() == 16) {
+        const int kept = stencil::LaunchGraphs::kMaxGraphs;
+        std::vector<Field> outs(kept + 1);
+        for (Field &f : outs)
+          CHECK(Field::create(S.lattice(), f));
+        const int before = S.launch_graphs().recordings();
+        for (Field &f : outs)
+          CHECK(S.apply(f, in));
+        CHECK(S.apply(outs.back(), in)); // kept: replayed
+        const int filled = S.launch_graphs().recordings();
+        CHECK(S.apply(outs.front(), in)); // dropped: recorded again
+        CHECK(plain.apply(direct, in));
+        CHECK(replayed.copy_from(outs.front()));
+        same("apply after its graph was dropped");
+        S.set_launch_graphs(false);
+        S.set_launch_graphs(true);
+        CHECK(S.apply(outs.back(), in));
+        const int after = S.launch_graphs().recordings();
+        if (S.launch_graphs().enabled() &&
+            (filled != before + kept + 1 || after != filled + 2)) {
+          std::printf("  MISMATCH: recordings %d -> %d -> %d, expected "
+                      "%d more then 2 more\n",
+                      before, filled, after, kept + 1);
+          ++mismatches;
+        }
+      }
       std::printf("  after the checks: %s\n", S.launch_description().c_str());
     }
   }

@@ -7,6 +7,18 @@
 #include <utility>
 
 namespace stencil {
+namespace {
+
+/// A failure of the graph calls themselves, with the way around them.
+Status explained(const Status &status) {
+  if (status.ok())
+    return status;
+  return Status::failure(status.message() +
+                         " (recording a launch graph; STENCILC_GRAPHS=off "
+                         "launches the kernels one by one)");
+}
+
+} // namespace
 
 LaunchGraphs::~LaunchGraphs() {
   clear();
@@ -83,12 +95,15 @@ Status LaunchGraphs::run(const Key &key, Stream stream,
   if (kept == graphs_.end()) {
     if (!capture_)
       STENCIL_TRY(stream_create(capture_));
-    STENCIL_TRY(graph_begin_capture(capture_));
+    STENCIL_TRY(explained(graph_begin_capture(capture_)));
     const Status recorded = record(capture_);
     Graph graph;
     graph.key = key;
-    STENCIL_TRY(graph_end_capture(capture_, !recorded.ok(), graph.exec));
+    const Status ended =
+        graph_end_capture(capture_, !recorded.ok(), graph.exec);
+    // The launches' own failure first: it says what was wrong.
     STENCIL_TRY(recorded);
+    STENCIL_TRY(explained(ended));
     ++recordings_;
     if (static_cast<int>(graphs_.size()) == kMaxGraphs) {
       graph_destroy(graphs_.front().exec);
@@ -101,7 +116,7 @@ Status LaunchGraphs::run(const Key &key, Stream stream,
     std::rotate(kept, kept + 1, graphs_.end());
     kept = graphs_.end() - 1;
   }
-  return graph_launch(kept->exec, stream);
+  return explained(graph_launch(kept->exec, stream));
 }
 
 } // namespace stencil

@@ -368,7 +368,8 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
        A.communicator().size() == 1);
   report.device_scalars = deviceScalars;
   // Set up before the clock starts, as r, p and q are: the device scalars,
-  // their pinned copy and the block partials are allocated once.
+  // their pinned copy and the dot's and update's block partials (a fold
+  // pass with more blocks than the update still grows them once).
   Field pNext;
   if (folded)
     STENCIL_TRY(Field::create(lattice, pNext));

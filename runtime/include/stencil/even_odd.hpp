@@ -61,11 +61,13 @@ public:
   double bytes_per_apply() const;
 
   /// Launch graphs for apply() and apply_adjoint(): on by default where the
-  /// backend has them (STENCILC_GRAPHS=off turns them off).
+  /// backend has them unless STENCILC_GRAPHS=off; this call overrides the
+  /// variable.
   void set_launch_graphs(bool on) { graphs_.set_enabled(on); }
   /// How apply() launches its kernels: launch graphs and how many were
   /// recorded, or why the kernels are launched one by one.
   std::string launch_description() const;
+  const LaunchGraphs &launch_graphs() const { return graphs_; }
 
 private:
   Status apply_with(bool adjoint, Field &out, const Field &in,

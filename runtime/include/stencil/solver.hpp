@@ -42,10 +42,10 @@ struct SolveOptions {
   /// of 11. False keeps it a pass of its own (for comparisons).
   bool fold_direction = true;
   /// With `fused`, unpreconditioned CG on one rank where the operator has
-  /// no fused kernels (the even/odd Schur complement): CG's scalars on the device,
-  /// so that the host queues iterations ahead of the GPU instead of waiting
-  /// for each iteration's sums (the folded CG always keeps them there).
-  /// False keeps them on the host (for comparisons).
+  /// no fused kernels (the even/odd Schur complement): CG's scalars on the
+  /// device, so that the host queues iterations ahead of the GPU instead of
+  /// waiting for each iteration's sums (the folded CG always keeps them
+  /// there). False keeps them on the host (for comparisons).
   bool device_scalars = true;
   /// solve_even_odd with a clover term: the clover inverse in the hopping
   /// kernels' epilogue, or the clover kernel between them.
