@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -50,7 +51,8 @@ struct Options {
   std::string only, json;
   int cgSize = 256;
   int cgIterations = 300;
-  /// The Dirac kernels' lattices to run ("32x32x32x64"); empty: all three.
+  /// The 4-D even/odd sections' lattices to run ("32x32x32x64"); empty:
+  /// all of them.
   std::vector<std::string> latticeSizes;
 };
 
@@ -281,6 +283,23 @@ double qudaBytesPerSite(const KernelInfo &info) {
 
 std::string sizeText(const std::vector<int> &n) {
   return stencil::extents_text(n.data(), static_cast<int>(n.size()));
+}
+
+/// The 4-D even/odd sections' lattices: `sizes` scaled by --scale (even
+/// extents, at least 4), those --lattice-size names if it is given.
+std::vector<std::vector<int>>
+evenOddLattices(const Options &o,
+                std::initializer_list<std::vector<int>> sizes) {
+  std::vector<std::vector<int>> lattices;
+  for (std::vector<int> n : sizes) {
+    for (int &e : n)
+      e = std::max(4, static_cast<int>(std::lround(e * o.scale)) / 2 * 2);
+    if (o.latticeSizes.empty() ||
+        std::find(o.latticeSizes.begin(), o.latticeSizes.end(),
+                  sizeText(n)) != o.latticeSizes.end())
+      lattices.push_back(n);
+  }
+  return lattices;
 }
 
 /// A stencil's operator with random inputs, ready to time.
@@ -575,16 +594,9 @@ int main(int argc, char **argv) {
                                 std::string::npos &&
          o.only != "lattice"))
       continue;
-    for (const std::vector<int> &size :
-         {std::vector<int>{16, 16, 16, 32}, std::vector<int>{32, 32, 32, 64},
-          std::vector<int>{48, 48, 48, 64}}) {
-      std::vector<int> n = size;
-      for (int &e : n)
-        e = std::max(4, static_cast<int>(std::lround(e * o.scale)) / 2 * 2);
-      if (!o.latticeSizes.empty() &&
-          std::find(o.latticeSizes.begin(), o.latticeSizes.end(),
-                    sizeText(n)) == o.latticeSizes.end())
-        continue;
+    for (const std::vector<int> &n :
+         evenOddLattices(o, {{16, 16, 16, 32}, {32, 32, 32, 64},
+                             {48, 48, 48, 64}})) {
       std::printf("\n%s at %s (Dirac operator kernels; hops walk %s)\n",
                   info.name, sizeText(n).c_str(),
                   stencil::hop_slab(info, n.data()) == 1
@@ -763,15 +775,9 @@ int main(int argc, char **argv) {
          std::string(info.name).find(o.only) == std::string::npos &&
          o.only != "graphs"))
       continue;
-    for (const std::vector<int> &size :
-         {std::vector<int>{16, 16, 16, 32}, std::vector<int>{32, 32, 32, 64}}) {
-      std::vector<int> n = size;
-      for (int &e : n)
-        e = std::max(4, static_cast<int>(std::lround(e * o.scale)) / 2 * 2);
-      if (!o.latticeSizes.empty() &&
-          std::find(o.latticeSizes.begin(), o.latticeSizes.end(),
-                    sizeText(n)) == o.latticeSizes.end())
-        continue;
+    const std::vector<std::vector<int>> lattices =
+        evenOddLattices(o, {{16, 16, 16, 32}, {32, 32, 32, 64}});
+    for (const std::vector<int> &n : lattices) {
       Bench b(info, n, stencil::StencilOperator::Kernels::Tuned);
       stencil::SchurComplement S;
       CHECK(stencil::SchurComplement::create(b.A, S));
@@ -858,8 +864,8 @@ int main(int argc, char **argv) {
       check("apply after a failed recording", false);
       // More fields than graphs kept: the least recently used is dropped
       // and recorded again when it comes back; off and on again records
-      // anew. (At the small lattice: nine more half fields.)
-      if (size.front() == 16) {
+      // anew. (On the first lattice: nine more half fields.)
+      if (&n == &lattices.front()) {
         const int kept = stencil::LaunchGraphs::kMaxGraphs;
         std::vector<Field> outs(kept + 1);
         for (Field &f : outs)
