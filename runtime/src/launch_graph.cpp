@@ -14,8 +14,8 @@ Status explained(const Status &status) {
   if (status.ok())
     return status;
   return Status::failure(status.message() +
-                         " (recording a launch graph; STENCILC_GRAPHS=off "
-                         "launches the kernels one by one)");
+                         " (a launch graph; STENCILC_GRAPHS=off launches the "
+                         "kernels one by one)");
 }
 
 } // namespace

@@ -951,8 +951,8 @@ Status StencilOperator::append_launch_key(
   for (const void *field : fields)
     key.push_back(reinterpret_cast<std::uintptr_t>(field));
   // Checked only when a launch is recorded (require_clover_inverse).
-  key.push_back(clover_ ? static_cast<std::uint64_t>(clover_->inverse_parity + 1)
-                        : 0u);
+  const int inverseParity = clover_ ? clover_->inverse_parity : -1;
+  key.push_back(static_cast<std::uint64_t>(inverseParity + 1));
   return Status();
 }
 
