@@ -123,6 +123,17 @@ template <typename Body> double medianMs(int runs, Body body) {
   return times[times.size() / 2];
 }
 
+/// Per call of `body`, the median over `runs` of `batch` calls back to
+/// back: launch gaps overlap, no event per call.
+template <typename Body> double batchMs(int runs, int batch, Body body) {
+  return medianMs(runs, [&] {
+           for (int i = 0; i + 1 < batch; ++i)
+             STENCIL_TRY(body());
+           return body();
+         }) /
+         batch;
+}
+
 STENCIL_GLOBAL void stream_copy(const stencil::vec<float, 4> *STENCIL_RESTRICT in,
                                 stencil::vec<float, 4> *STENCIL_RESTRICT out,
                                 stencil::index_t n) {
@@ -352,14 +363,9 @@ struct Bench {
     return medianMs(runs, [&] { return A.apply(out, in); });
   }
   /// Per application, timed over `batch` back-to-back applications (as a
-  /// smearing loop runs them): launch gaps overlap, no event per call.
+  /// smearing loop runs them).
   double applyBatchMs(int runs, int batch) {
-    return medianMs(runs, [&] {
-             for (int i = 0; i + 1 < batch; ++i)
-               STENCIL_TRY(A.apply(out, in));
-             return A.apply(out, in);
-           }) /
-           batch;
+    return batchMs(runs, batch, [&] { return A.apply(out, in); });
   }
   /// The even-to-odd hopping kernel (kHop), for even/odd stencils.
   double hopMs(int runs) {
@@ -790,17 +796,11 @@ int main(int argc, char **argv) {
                   b.A.kernel_choice().c_str());
       // Bit for bit: the same kernels on the same fields.
       auto same = [&](const char *what) {
-        std::vector<double> a(direct.lattice().values()),
-            g(replayed.lattice().values());
-        CHECK(direct.download_values(a.data(), a.size()));
-        CHECK(replayed.download_values(g.data(), g.size()));
-        std::size_t differ = 0;
-        for (std::size_t i = 0; i < a.size(); ++i)
-          differ += a[i] != g[i];
-        if (differ) {
-          std::printf("  MISMATCH %s: %zu values of the graph's result "
-                      "differ from the launches'\n",
-                      what, differ);
+        const double d = relativeDifference(direct, replayed);
+        if (d != 0.0) {
+          std::printf("  MISMATCH %s: the graph's result differs from the "
+                      "launches' (max relative difference %.2g)\n",
+                      what, d);
           ++mismatches;
         }
       };
@@ -817,12 +817,8 @@ int main(int argc, char **argv) {
         report(r);
         Row batch = r;
         batch.role = std::string("Schur x50, ") + how;
-        batch.ms = medianMs(o.runs, [&] {
-                     for (int i = 0; i < 49; ++i)
-                       STENCIL_TRY(S.apply(direct, in));
-                     return S.apply(direct, in);
-                   }) /
-                   50;
+        batch.ms =
+            batchMs(o.runs, 50, [&] { return S.apply(direct, in); });
         batch.gbs = batch.bytes / (batch.ms * 1e6);
         report(batch);
       }

@@ -259,11 +259,13 @@ int main(int argc, char **argv) {
       std::sort(t.begin(), t.end());
       return t[t.size() / 2];
     };
-    auto batchMs = [&](auto body) {
+    // Per application, the median of 7 runs of N applications back to back
+    // made by `calls` calls of `body` (N, or 1 for a graph of N).
+    auto batchMs = [&](auto body, int calls) {
       std::vector<float> t;
       for (int r = 0; r < 7; ++r) {
         CHECK(cudaEventRecord(a, stream));
-        for (int i = 0; i < N; ++i)
+        for (int i = 0; i < calls; ++i)
           body();
         CHECK(cudaEventRecord(b, stream));
         CHECK(cudaEventSynchronize(b));
@@ -294,13 +296,13 @@ int main(int argc, char **argv) {
                   name, one, bytes / (one * 1e6), N, each,
                   bytes / (each * 1e6));
     };
-    line("streams", oneMs(streams), batchMs(streams));
+    line("streams", oneMs(streams), batchMs(streams, N));
     cudaMemset(f.out, 0xff, values * sizeof(float));
-    const double pdlOne = oneMs(pdl), pdlEach = batchMs(pdl);
+    const double pdlOne = oneMs(pdl), pdlEach = batchMs(pdl, N);
     if (same("PDL"))
       line("PDL", pdlOne, pdlEach);
     cudaMemset(f.out, 0xff, values * sizeof(float));
-    const double fusedOne = oneMs(fused), fusedEach = batchMs(fused);
+    const double fusedOne = oneMs(fused), fusedEach = batchMs(fused, N);
     if (same("fused"))
       line("fused (cooperative)", fusedOne, fusedEach);
     for (auto [name, body] :
@@ -310,19 +312,10 @@ int main(int argc, char **argv) {
       cudaGraphExec_t one = graphOf(body, 1), many = graphOf(body, N);
       cudaMemset(f.out, 0xff, values * sizeof(float));
       const double o = oneMs([&] { CHECK(cudaGraphLaunch(one, stream)); });
-      std::vector<float> t;
-      for (int r = 0; r < 7; ++r) {
-        CHECK(cudaEventRecord(a, stream));
-        CHECK(cudaGraphLaunch(many, stream));
-        CHECK(cudaEventRecord(b, stream));
-        CHECK(cudaEventSynchronize(b));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms / N);
-      }
-      std::sort(t.begin(), t.end());
+      const double each =
+          batchMs([&] { CHECK(cudaGraphLaunch(many, stream)); }, 1);
       if (same(name))
-        line(name, o, t[t.size() / 2]);
+        line(name, o, each);
       CHECK(cudaGraphExecDestroy(one));
       CHECK(cudaGraphExecDestroy(many));
     }
@@ -337,7 +330,7 @@ int main(int argc, char **argv) {
         copy4<<<unsigned((n4 + 255) / 256), 256, 0, stream>>>(
             (const float4 *)src, (float4 *)dst, n4);
       };
-      line("copy of the same bytes", oneMs(copy), batchMs(copy));
+      line("copy of the same bytes", oneMs(copy), batchMs(copy, N));
       CHECK(cudaFree(src));
       CHECK(cudaFree(dst));
     }

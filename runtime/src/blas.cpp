@@ -461,6 +461,26 @@ Status Reducer::sum_of(Index n, Term term, const char *name, double &result) {
 #endif
 }
 
+template <typename Term>
+Status Reducer::partials_of(Index n, Term term, const char *name,
+                            std::int64_t &count) {
+  double *partials = nullptr;
+#if defined(STENCIL_BACKEND_HOST)
+  (void)name;
+  // One partial: the host's sum in its fixed chunk order.
+  count = 1;
+  STENCIL_TRY(block_partials(count, partials));
+  partials[0] = reduce(n, resolved(term));
+  return Status();
+#else
+  count = blocks_for(n);
+  STENCIL_TRY(block_partials(count, partials));
+  STENCIL_LAUNCH(reduce_kernel<Term>, grid_for(n), kBlock, nullptr, term, n,
+                 partials);
+  return launch_status(name);
+#endif
+}
+
 Status Reducer::dot(const Field &x, const Field &y, double &result) {
   STENCIL_TRY(same(x, y, "dot"));
   return dispatch(x, [&](auto zero) {
@@ -507,25 +527,15 @@ Status Reducer::update_partials(const double *alpha, const Field &p,
                        typed<T>(r)};
     term.alpha_source = alpha;
     const Index n = p.lattice().values();
-    double *partials = nullptr;
-#if defined(STENCIL_BACKEND_HOST)
-    // One partial: the host's sum in its fixed chunk order.
-    count = 1;
-    STENCIL_TRY(block_partials(count, partials));
-    partials[0] = reduce(n, term.resolved());
-    return Status();
-#else
+#if !defined(STENCIL_BACKEND_HOST)
     if ((count = update_groups(term, n))) {
+      double *partials = nullptr;
       STENCIL_TRY(block_partials(count, partials));
       return launch_update_groups(term, n, count, partials,
                                   "update_partials");
     }
-    count = blocks_for(n);
-    STENCIL_TRY(block_partials(count, partials));
-    STENCIL_LAUNCH(reduce_kernel<UpdateTerm<T>>, grid_for(n), kBlock, nullptr,
-                   term, n, partials);
-    return launch_status("update_partials");
 #endif
+    return partials_of(n, term, "update_partials", count);
   });
 }
 
@@ -534,22 +544,9 @@ Status Reducer::dot_partials(const Field &x, const Field &y,
   STENCIL_TRY(same(x, y, "dot_partials"));
   return dispatch(x, [&](auto zero) {
     using T = decltype(zero);
-    const DotTerm<T> term{typed<T>(x), typed<T>(y)};
-    const Index n = x.lattice().values();
-    double *partials = nullptr;
-#if defined(STENCIL_BACKEND_HOST)
-    // One partial: the host's sum in its fixed chunk order.
-    count = 1;
-    STENCIL_TRY(block_partials(count, partials));
-    partials[0] = reduce(n, term);
-    return Status();
-#else
-    count = blocks_for(n);
-    STENCIL_TRY(block_partials(count, partials));
-    STENCIL_LAUNCH(reduce_kernel<DotTerm<T>>, grid_for(n), kBlock, nullptr,
-                   term, n, partials);
-    return launch_status("dot_partials");
-#endif
+    return partials_of(x.lattice().values(),
+                       DotTerm<T>{typed<T>(x), typed<T>(y)}, "dot_partials",
+                       count);
   });
 }
 

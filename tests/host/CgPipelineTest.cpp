@@ -19,6 +19,7 @@
 using namespace stencil;
 using stencilc::testing::attachRandomSiteParameters;
 using stencilc::testing::expectFailure;
+using stencilc::testing::randomReals;
 
 namespace {
 
@@ -74,9 +75,7 @@ TEST(CgScalars, DotPartialsAndXpayReadTheDevice) {
       ASSERT_OK(Field::create(lattice, *f));
     Random random(11);
     for (Field *f : {&p, &q, &r}) {
-      std::vector<double> v(lattice.values());
-      for (double &x : v)
-        x = random.uniform(-1.0, 1.0);
+      const std::vector<double> v = randomReals(random, lattice.values());
       ASSERT_OK(f->upload_values(v.data(), v.size()));
     }
     Reducer reducer;

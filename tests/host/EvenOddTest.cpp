@@ -18,13 +18,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 using namespace stencil;
 using stencilc::testing::registeredKernels;
+using stencilc::testing::ScopedEnv;
 using Hop = StencilOperator::Hop;
 
 namespace {
@@ -574,21 +574,19 @@ TEST(EvenOdd, LaunchGraphsRunEachSequenceOnTheHost) {
 }
 
 TEST(EvenOdd, GraphSwitchIsCheckedByName) {
-  // Unset again however the test ends: every later SchurComplement reads it.
-  struct Unset {
-    ~Unset() { unsetenv("STENCILC_GRAPHS"); }
-  } unset;
   Problem s;
   s.create(kernel("laplacian4d_vec24_eo"), {6, 4, 8, 10});
   SchurComplement S;
-  ASSERT_EQ(setenv("STENCILC_GRAPHS", "sometimes", 1), 0);
-  Status status = SchurComplement::create(s.A, S);
-  ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("STENCILC_GRAPHS='sometimes': expected on "
-                                  "or off"),
-            std::string::npos)
-      << status.message();
-  ASSERT_EQ(setenv("STENCILC_GRAPHS", "off", 1), 0);
+  {
+    ScopedEnv unknown("STENCILC_GRAPHS", "sometimes");
+    Status status = SchurComplement::create(s.A, S);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find("STENCILC_GRAPHS='sometimes': expected "
+                                    "on or off"),
+              std::string::npos)
+        << status.message();
+  }
+  ScopedEnv off("STENCILC_GRAPHS", "off");
   LaunchGraphs graphs;
   ASSERT_OK(LaunchGraphs::from_environment(graphs));
   EXPECT_FALSE(graphs.enabled());

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -52,6 +53,16 @@ attachRandomSiteParameters(stencil::StencilOperator &A, stencil::Random &random,
       A, random, [&](const std::string &) { return std::pair{low, high}; },
       fields);
 }
+
+/// Sets an environment variable for one scope (a test), unset however it
+/// ends: later tests in the binary read it too.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char *n, const std::string &value) : name(n) {
+    setenv(n, value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
 
 /// A failure whose message says each of `texts`.
 inline void expectFailure(const stencil::Status &status,

@@ -15,6 +15,7 @@
 
 using namespace stencil;
 using stencilc::testing::kernelNamed;
+using stencilc::testing::ScopedEnv;
 
 namespace {
 
@@ -32,15 +33,6 @@ struct TunedSpec {
     info.num_tuned = 1;
     info.tuned = table;
   }
-};
-
-/// Sets an environment variable for one test.
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char *n, const std::string &value) : name(n) {
-    setenv(n, value.c_str(), 1);
-  }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
 };
 
 std::string writeCache(const std::string &name, const std::string &text) {

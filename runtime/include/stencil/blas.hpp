@@ -86,6 +86,10 @@ public:
 private:
   template <typename Term>
   Status sum_of(std::int64_t n, Term term, const char *name, double &result);
+  /// The same sum left as `count` partials in block_partials().
+  template <typename Term>
+  Status partials_of(std::int64_t n, Term term, const char *name,
+                     std::int64_t &count);
 
   Communicator comm_;
   void *partials_ = nullptr; ///< device doubles, one per reduction block
