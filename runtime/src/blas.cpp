@@ -4,6 +4,7 @@
 // reduces fixed chunks in parallel and adds the chunk sums in order.
 #include "stencil/blas.hpp"
 
+#include "stencil/bfloat16.hpp"
 #include "stencil/device.hpp"
 #include "stencil/launch_config.hpp"
 #include "stencil/layout.hpp"
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace stencil {
@@ -34,75 +37,116 @@ Status same_sites(const Field &a, const Field &b, const char *what) {
                          a.lattice().describe() + " (but for precision)");
 }
 
+/// The arithmetic type of a field stored as S: S itself, but float for
+/// bfloat16, which is storage only.
+template <typename S> struct RealOf {
+  using type = S;
+};
+template <> struct RealOf<bfloat16> {
+  using type = float;
+};
+template <typename S> using Real = typename RealOf<S>::type;
+
+/// Value i of a field stored as S, in its arithmetic type (a no-op for float
+/// and double, so their operations compile as before).
+template <typename S>
+STENCIL_HOST_DEVICE Real<S> load(const S *values, Index i) {
+  return widen(values[i]);
+}
+/// Stores a value computed in float or double, rounded to S.
+template <typename S, typename A>
+STENCIL_HOST_DEVICE void store(S *values, Index i, A value) {
+  values[i] = narrow<S>(value);
+}
+
 // The elementwise operations, as functors that run unchanged on the host and
-// on the device; for_each_index() runs one over 0..n-1 on the backend.
-template <typename T> struct FillOp {
-  T *x;
-  T value;
+// on the device; for_each_index() runs one over 0..n-1 on the backend. S is
+// the storage type, scalars are in its arithmetic type Real<S>.
+template <typename S> struct FillOp {
+  S *x;
+  S value;
   STENCIL_HOST_DEVICE void operator()(Index i) const { x[i] = value; }
 };
-template <typename T> struct AxpyOp {
-  T a;
-  const T *x;
-  T *y;
-  STENCIL_HOST_DEVICE void operator()(Index i) const { y[i] += a * x[i]; }
+template <typename S> struct AxpyOp {
+  Real<S> a;
+  const S *x;
+  S *y;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    store(y, i, load(y, i) + a * load(x, i));
+  }
 };
+/// The sum in y's arithmetic type: x is converted to it first.
 template <typename X, typename Y> struct MixedAxpyOp {
-  Y a;
+  Real<Y> a;
   const X *x;
   Y *y;
   STENCIL_HOST_DEVICE void operator()(Index i) const {
-    y[i] += a * static_cast<Y>(x[i]);
+    store(y, i, load(y, i) + a * static_cast<Real<Y>>(load(x, i)));
   }
 };
 template <typename From, typename To> struct ConvertOp {
   const From *from;
   To *to;
   STENCIL_HOST_DEVICE void operator()(Index i) const {
-    to[i] = static_cast<To>(from[i]);
+    store(to, i, load(from, i));
   }
 };
-template <typename T> struct XpayOp {
-  const T *x;
-  T a;
-  T *y;
-  STENCIL_HOST_DEVICE void operator()(Index i) const { y[i] = x[i] + a * y[i]; }
+template <typename S> struct XpayOp {
+  const S *x;
+  Real<S> a;
+  S *y;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    store(y, i, load(x, i) + a * load(y, i));
+  }
 };
 /// XpayOp with `a` read from device memory.
-template <typename T> struct XpayFromDeviceOp {
-  const T *x;
+template <typename S> struct XpayFromDeviceOp {
+  const S *x;
   const double *a;
-  T *y;
+  S *y;
   STENCIL_HOST_DEVICE void operator()(Index i) const {
-    y[i] = x[i] + static_cast<T>(*a) * y[i];
+    store(y, i, load(x, i) + static_cast<Real<S>>(*a) * load(y, i));
   }
 };
-template <typename T> struct ScaleOp {
-  T a;
-  T *x;
-  STENCIL_HOST_DEVICE void operator()(Index i) const { x[i] *= a; }
+template <typename S> struct ScaleOp {
+  Real<S> a;
+  S *x;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    store(x, i, load(x, i) * a);
+  }
 };
-template <typename T> struct DivideOp {
-  const T *r;
-  const T *d;
-  T *z;
-  STENCIL_HOST_DEVICE void operator()(Index i) const { z[i] = r[i] / d[i]; }
+template <typename S> struct DivideOp {
+  const S *r;
+  const S *d;
+  S *z;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    store(z, i, load(r, i) / load(d, i));
+  }
 };
 // The reductions' terms, as functors for reduce() on every backend.
-template <typename T> struct DotTerm {
-  const T *x;
-  const T *y;
+template <typename S> struct DotTerm {
+  const S *x;
+  const S *y;
   STENCIL_HOST_DEVICE double operator()(Index i) const {
-    return static_cast<double>(x[i]) * static_cast<double>(y[i]);
+    return static_cast<double>(load(x, i)) * static_cast<double>(load(y, i));
   }
 };
-/// CG's update: x += alpha p, r -= alpha q; the term is the new r_i^2.
-template <typename T> struct UpdateTerm {
-  T alpha;
-  const T *p;
-  const T *q;
-  T *x;
-  T *r;
+/// Whether CG's update takes x stored as X with p, q, r stored as S: x like
+/// p, or float x with bfloat16 p, q, r (mixed-precision CG's inner solve
+/// keeps its iterate in float, which bfloat16 would stall).
+template <typename S, typename X>
+constexpr bool kUpdatePair =
+    std::is_same<S, X>::value ||
+    (std::is_same<S, bfloat16>::value && std::is_same<X, float>::value);
+/// CG's update: x += alpha p, r -= alpha q; the term is the new r_i^2, of r
+/// as stored. Arithmetic in Real<S>.
+template <typename S, typename X> struct UpdateTerm {
+  static_assert(kUpdatePair<S, X>, "x stored like p, or float for bfloat16");
+  Real<S> alpha;
+  const S *p;
+  const S *q;
+  X *x;
+  S *r;
   /// When set, alpha is read here (device memory) instead: CG's pipelined
   /// loop computes it on the device.
   const double *alpha_source = nullptr;
@@ -110,18 +154,20 @@ template <typename T> struct UpdateTerm {
   STENCIL_HOST_DEVICE UpdateTerm resolved() const {
     UpdateTerm term = *this;
     if (alpha_source)
-      term.alpha = static_cast<T>(*alpha_source);
+      term.alpha = static_cast<Real<S>>(*alpha_source);
     term.alpha_source = nullptr;
     return term;
   }
   /// One value's update, on values already loaded.
-  STENCIL_HOST_DEVICE double update(T &xi, T &ri, T pi, T qi) const {
-    xi += alpha * pi;
-    ri -= alpha * qi;
-    return static_cast<double>(ri) * static_cast<double>(ri);
+  STENCIL_HOST_DEVICE double update(X &xi, S &ri, S pi, S qi) const {
+    xi = narrow<X>(widen(xi) + alpha * widen(pi));
+    ri = narrow<S>(widen(ri) - alpha * widen(qi));
+    const double stored = widen(ri);
+    return stored * stored;
   }
   STENCIL_HOST_DEVICE double operator()(Index i) const {
-    T xi = x[i], ri = r[i];
+    X xi = x[i];
+    S ri = r[i];
     const double term = update(xi, ri, p[i], q[i]);
     x[i] = xi;
     r[i] = ri;
@@ -138,15 +184,15 @@ template <typename Term>
 STENCIL_HOST_DEVICE Term resolved(const Term &term) {
   return term;
 }
-template <typename T>
-STENCIL_HOST_DEVICE UpdateTerm<T> resolved(const UpdateTerm<T> &term) {
+template <typename S, typename X>
+STENCIL_HOST_DEVICE UpdateTerm<S, X> resolved(const UpdateTerm<S, X> &term) {
   return term.resolved();
 }
 
 /// Over sites: writes `value` into every component of the halo sites.
-template <typename T> struct HaloOp {
-  T *x;
-  T value;
+template <typename S> struct HaloOp {
+  S *x;
+  S value;
   Lattice lattice;
   Index sites;
   STENCIL_HOST_DEVICE void operator()(Index site) const {
@@ -271,24 +317,29 @@ __global__ void reduce_kernel(Term source, Index n, double *partials) {
 /// grid stride: the whole field in flight at once); the thread after the
 /// last group takes the values past it. 96% of the copy bandwidth for float
 /// and 99.9% for double at 256^3 on the H100, against 88% and 93% for the
-/// grid-stride reduce_kernel (bench/probes/cg_update.cu).
-template <typename T>
-__global__ void update_groups_kernel(UpdateTerm<T> source, Index n,
+/// grid-stride reduce_kernel (bench/probes/cg_update.cu). A group is 16
+/// bytes of x, the widest field: with float x, 8-byte accesses to bfloat16
+/// p, q and r (update_partials at 512x256x256 on the H200, 50 calls: 4190
+/// GB/s, against 3560 for 8 values a thread with x in two accesses, and
+/// 4270 for float alone).
+template <typename S, typename X>
+__global__ void update_groups_kernel(UpdateTerm<S, X> source, Index n,
                                      double *partials) {
-  const UpdateTerm<T> term = source.resolved();
-  constexpr int W = 16 / sizeof(T);
-  using V = vec<T, W>;
+  const UpdateTerm<S, X> term = source.resolved();
+  constexpr int W = 16 / sizeof(X);
+  using V = vec<S, W>;
+  using XV = vec<X, W>;
   const Index groups = n / W;
   const Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   double sum = 0.0;
   if (g < groups) {
     const V p = reinterpret_cast<const V *>(term.p)[g];
     const V q = reinterpret_cast<const V *>(term.q)[g];
-    V x = reinterpret_cast<const V *>(term.x)[g];
+    XV x = reinterpret_cast<const XV *>(term.x)[g];
     V r = reinterpret_cast<const V *>(term.r)[g];
     for (int l = 0; l < W; ++l)
       sum += term.update(x.v[l], r.v[l], p.v[l], q.v[l]);
-    reinterpret_cast<V *>(term.x)[g] = x;
+    reinterpret_cast<XV *>(term.x)[g] = x;
     reinterpret_cast<V *>(term.r)[g] = r;
   } else if (g == groups) {
     for (Index i = groups * W; i < n; ++i)
@@ -299,19 +350,20 @@ __global__ void update_groups_kernel(UpdateTerm<T> source, Index n,
 
 /// The blocks of update_groups_kernel for `n` values, or 0 when it cannot
 /// run (a field not 16-byte aligned, or a grid too long).
-template <typename T> Index update_groups(const UpdateTerm<T> &term, Index n) {
-  // One thread per 16 bytes of each field, and one for the rest.
-  const Index threads = n / (16 / sizeof(T)) + 1;
+template <typename S, typename X>
+Index update_groups(const UpdateTerm<S, X> &term, Index n) {
+  // One thread per 16 bytes of x, and one for the rest.
+  const Index threads = n / (16 / sizeof(X)) + 1;
   const Index blocks = (threads + kThreads - 1) / kThreads;
   const bool aligned = is_aligned(term.p, 16) && is_aligned(term.q, 16) &&
                        is_aligned(term.x, 16) && is_aligned(term.r, 16);
   return aligned && blocks <= kMaxGridX ? blocks : 0;
 }
 
-template <typename T>
-Status launch_update_groups(const UpdateTerm<T> &term, Index n, Index blocks,
-                            double *partials, const char *name) {
-  STENCIL_LAUNCH(update_groups_kernel<T>,
+template <typename S, typename X>
+Status launch_update_groups(const UpdateTerm<S, X> &term, Index n,
+                            Index blocks, double *partials, const char *name) {
+  STENCIL_LAUNCH((update_groups_kernel<S, X>),
                  (LaunchDims{static_cast<unsigned>(blocks), 1, 1}), kBlock,
                  nullptr, term, n, partials);
   return launch_status(name);
@@ -324,21 +376,71 @@ template <typename T> const T *typed(const Field &f) {
   return static_cast<const T *>(f.data());
 }
 
-/// Calls body(T()) with T the field's element type.
+/// The stored type of `element_bytes`-byte values, for messages.
+const char *storage_name(int element_bytes) {
+  switch (element_bytes) {
+  case 2:
+    return "bfloat16";
+  case 4:
+    return "float";
+  case 8:
+    return "double";
+  }
+  return "unknown";
+}
+
+/// Calls body(S()) with S the field's storage type; a failure for any other
+/// element size rather than a guess.
 template <typename Body> Status dispatch(const Field &f, Body body) {
-  if (f.lattice().element_bytes == 4)
+  switch (f.lattice().element_bytes) {
+  case 2:
+    return body(bfloat16());
+  case 4:
     return body(float());
-  return body(double());
+  case 8:
+    return body(double());
+  }
+  return Status::failure("a field of " +
+                         std::to_string(f.lattice().element_bytes) +
+                         "-byte values: fields store bfloat16 (2 bytes), "
+                         "float (4) or double (8)");
+}
+
+/// CG's update's fields: p, q and r alike, x on their sites.
+Status check_update(const Field &p, const Field &q, const Field &x,
+                    const Field &r, const std::string &what) {
+  STENCIL_TRY(same(p, q, (what + ": q").c_str()));
+  STENCIL_TRY(same_sites(p, x, (what + ": x").c_str()));
+  return same(p, r, (what + ": r").c_str());
+}
+
+/// Calls body(S(), X()) with the storage types of CG's update, p's and x's,
+/// where they are a kUpdatePair.
+template <typename Body>
+Status dispatch_update(const Field &p, const Field &x, const std::string &what,
+                       Body body) {
+  return dispatch(p, [&](auto pZero) {
+    return dispatch(x, [&](auto xZero) -> Status {
+      using S = decltype(pZero);
+      using X = decltype(xZero);
+      if constexpr (kUpdatePair<S, X>)
+        return body(pZero, xZero);
+      else
+        return Status::failure(
+            what + ": x stored as " + storage_name(sizeof(X)) +
+            " with p, q and r as " + storage_name(sizeof(S)) +
+            "; x must be stored like p, or as float for bfloat16 p");
+    });
+  });
 }
 
 } // namespace
 
 Status fill(Field &x, double value) {
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return for_each_index(x.lattice().values(),
-                          FillOp<T>{typed<T>(x), static_cast<T>(value)},
-                          "fill");
+                          FillOp<S>{typed<S>(x), narrow<S>(value)}, "fill");
   });
 }
 
@@ -349,19 +451,19 @@ Status axpy(double a, const Field &x, Field &y) {
       return dispatch(y, [&](auto yZero) {
         using X = decltype(xZero);
         using Y = decltype(yZero);
-        return for_each_index(
-            x.lattice().values(),
-            MixedAxpyOp<X, Y>{static_cast<Y>(a), typed<X>(x), typed<Y>(y)},
-            "axpy (mixed precision)");
+        return for_each_index(x.lattice().values(),
+                              MixedAxpyOp<X, Y>{static_cast<Real<Y>>(a),
+                                                typed<X>(x), typed<Y>(y)},
+                              "axpy (mixed precision)");
       });
     });
   }
   STENCIL_TRY(same(x, y, "axpy"));
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return for_each_index(
         x.lattice().values(),
-        AxpyOp<T>{static_cast<T>(a), typed<T>(x), typed<T>(y)}, "axpy");
+        AxpyOp<S>{static_cast<Real<S>>(a), typed<S>(x), typed<S>(y)}, "axpy");
   });
 }
 
@@ -382,10 +484,10 @@ Status convert(const Field &from, Field &to) {
 Status xpay(const Field &x, double a, Field &y) {
   STENCIL_TRY(same(x, y, "xpay"));
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return for_each_index(
         x.lattice().values(),
-        XpayOp<T>{typed<T>(x), static_cast<T>(a), typed<T>(y)}, "xpay");
+        XpayOp<S>{typed<S>(x), static_cast<Real<S>>(a), typed<S>(y)}, "xpay");
   });
 }
 
@@ -394,18 +496,19 @@ Status xpay_from_device(const Field &x, const double *a, Field &y) {
   if (a == nullptr)
     return Status::failure("xpay_from_device: null a");
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return for_each_index(x.lattice().values(),
-                          XpayFromDeviceOp<T>{typed<T>(x), a, typed<T>(y)},
+                          XpayFromDeviceOp<S>{typed<S>(x), a, typed<S>(y)},
                           "xpay_from_device");
   });
 }
 
 Status scale(double a, Field &x) {
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return for_each_index(x.lattice().values(),
-                          ScaleOp<T>{static_cast<T>(a), typed<T>(x)}, "scale");
+                          ScaleOp<S>{static_cast<Real<S>>(a), typed<S>(x)},
+                          "scale");
   });
 }
 
@@ -413,10 +516,10 @@ Status divide(const Field &r, const Field &d, Field &z) {
   STENCIL_TRY(same(r, d, "divide: d"));
   STENCIL_TRY(same(r, z, "divide: z"));
   return dispatch(r, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return for_each_index(
         r.lattice().values(),
-        DivideOp<T>{typed<T>(r), typed<T>(d), typed<T>(z)}, "divide");
+        DivideOp<S>{typed<S>(r), typed<S>(d), typed<S>(z)}, "divide");
   });
 }
 
@@ -425,9 +528,9 @@ Status set_halo(Field &x, double value) {
   if (!l.has_halo())
     return Status();
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return for_each_index(
-        l.sites(), HaloOp<T>{typed<T>(x), static_cast<T>(value), l, l.sites()},
+        l.sites(), HaloOp<S>{typed<S>(x), narrow<S>(value), l, l.sites()},
         "set_halo");
   });
 }
@@ -484,58 +587,57 @@ Status Reducer::partials_of(Index n, Term term, const char *name,
 Status Reducer::dot(const Field &x, const Field &y, double &result) {
   STENCIL_TRY(same(x, y, "dot"));
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
-    return sum_of(x.lattice().values(), DotTerm<T>{typed<T>(x), typed<T>(y)},
+    using S = decltype(zero);
+    return sum_of(x.lattice().values(), DotTerm<S>{typed<S>(x), typed<S>(y)},
                   "dot", result);
   });
 }
 
 Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
                                  Field &x, Field &r, double &rr) {
-  STENCIL_TRY(same(p, q, "update_and_norm2: q"));
-  STENCIL_TRY(same(p, x, "update_and_norm2: x"));
-  STENCIL_TRY(same(p, r, "update_and_norm2: r"));
-  return dispatch(p, [&](auto zero) {
-    using T = decltype(zero);
-    const UpdateTerm<T> term{static_cast<T>(alpha), typed<T>(p), typed<T>(q),
-                             typed<T>(x), typed<T>(r)};
+  const std::string name = "update_and_norm2";
+  STENCIL_TRY(check_update(p, q, x, r, name));
+  return dispatch_update(p, x, name, [&](auto pZero, auto xZero) {
+    using S = decltype(pZero);
+    using X = decltype(xZero);
+    const UpdateTerm<S, X> term{static_cast<Real<S>>(alpha), typed<S>(p),
+                                typed<S>(q), typed<X>(x), typed<S>(r)};
     const Index n = p.lattice().values();
 #if !defined(STENCIL_BACKEND_HOST)
     if (const Index blocks = update_groups(term, n)) {
       double *partials = nullptr;
       STENCIL_TRY(block_partials(blocks, partials));
-      STENCIL_TRY(launch_update_groups(term, n, blocks, partials,
-                                       "update_and_norm2"));
+      STENCIL_TRY(
+          launch_update_groups(term, n, blocks, partials, name.c_str()));
       return sum_block_partials(blocks, rr);
     }
 #endif
-    return sum_of(n, term, "update_and_norm2", rr);
+    return sum_of(n, term, name.c_str(), rr);
   });
 }
 
 Status Reducer::update_partials(const double *alpha, const Field &p,
                                 const Field &q, Field &x, Field &r,
                                 std::int64_t &count) {
-  STENCIL_TRY(same(p, q, "update_partials: q"));
-  STENCIL_TRY(same(p, x, "update_partials: x"));
-  STENCIL_TRY(same(p, r, "update_partials: r"));
+  const std::string name = "update_partials";
+  STENCIL_TRY(check_update(p, q, x, r, name));
   if (alpha == nullptr)
     return Status::failure("update_partials: null alpha");
-  return dispatch(p, [&](auto zero) {
-    using T = decltype(zero);
-    UpdateTerm<T> term{T(0), typed<T>(p), typed<T>(q), typed<T>(x),
-                       typed<T>(r)};
+  return dispatch_update(p, x, name, [&](auto pZero, auto xZero) {
+    using S = decltype(pZero);
+    using X = decltype(xZero);
+    UpdateTerm<S, X> term{Real<S>(0), typed<S>(p), typed<S>(q), typed<X>(x),
+                          typed<S>(r)};
     term.alpha_source = alpha;
     const Index n = p.lattice().values();
 #if !defined(STENCIL_BACKEND_HOST)
     if ((count = update_groups(term, n))) {
       double *partials = nullptr;
       STENCIL_TRY(block_partials(count, partials));
-      return launch_update_groups(term, n, count, partials,
-                                  "update_partials");
+      return launch_update_groups(term, n, count, partials, name.c_str());
     }
 #endif
-    return partials_of(n, term, "update_partials", count);
+    return partials_of(n, term, name.c_str(), count);
   });
 }
 
@@ -543,9 +645,9 @@ Status Reducer::dot_partials(const Field &x, const Field &y,
                              std::int64_t &count) {
   STENCIL_TRY(same(x, y, "dot_partials"));
   return dispatch(x, [&](auto zero) {
-    using T = decltype(zero);
+    using S = decltype(zero);
     return partials_of(x.lattice().values(),
-                       DotTerm<T>{typed<T>(x), typed<T>(y)}, "dot_partials",
+                       DotTerm<S>{typed<S>(x), typed<S>(y)}, "dot_partials",
                        count);
   });
 }
@@ -556,14 +658,18 @@ Status Reducer::reserve_partials(const Field &like) {
   double *partials = nullptr;
   return block_partials(1, partials);
 #else
-  // The most of reduce_kernel's blocks and update_groups_kernel's (a thread
-  // per 16 bytes, one more for the rest).
-  const Index n = like.lattice().values();
-  const Index groups = n / (16 / like.lattice().element_bytes) + 1;
-  const Index blocks = std::max<Index>((groups + kThreads - 1) / kThreads,
-                                       kMaxBlocks);
-  double *partials = nullptr;
-  return block_partials(blocks, partials);
+  // The most of reduce_kernel's blocks and update_groups_kernel's: a thread
+  // per 16 bytes of x, one more for the rest. x is at most as wide as
+  // Real<S>, float for bfloat16 fields like `like`.
+  return dispatch(like, [&](auto zero) {
+    using S = decltype(zero);
+    const Index n = like.lattice().values();
+    const Index groups = n / (16 / sizeof(Real<S>)) + 1;
+    const Index blocks = std::max<Index>((groups + kThreads - 1) / kThreads,
+                                         kMaxBlocks);
+    double *partials = nullptr;
+    return block_partials(blocks, partials);
+  });
 #endif
 }
 

@@ -1,12 +1,14 @@
 #include "stencil/field.hpp"
 
+#include "stencil/bfloat16.hpp"
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 
 #include "host_parallel.hpp"
 
-
 #include <algorithm>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -47,8 +49,13 @@ std::string Lattice::describe() const {
   std::string text;
   for (int axis = 0; axis < dims; ++axis)
     text += (axis ? "x" : "") + std::to_string(extents[axis]);
-  text += ", " + std::to_string(components) + " " +
-          (element_bytes == 4 ? "float" : "double") + " per site, ";
+  text +=
+      ", " + std::to_string(components) + " " +
+      (element_bytes == 2   ? "bfloat16"
+       : element_bytes == 4 ? "float"
+       : element_bytes == 8 ? "double"
+                            : std::to_string(element_bytes) + "-byte value") +
+      " per site, ";
   if (!layout.is_plain()) {
     static const char *const orders[3] = {"aos", "soa", "aosoa"};
     // (even/odd is appended below)
@@ -195,20 +202,44 @@ Status download_typed(const Lattice &l, T *host, const void *device) {
   return Status();
 }
 
+/// A clear error unless the lattice's values are of a type fields store.
+Status check_storage(const Lattice &l) {
+  if (l.element_bytes == 2 || l.element_bytes == 4 || l.element_bytes == 8)
+    return Status();
+  return Status::failure("field: " + std::to_string(l.element_bytes) +
+                         "-byte values; fields store bfloat16 (2 bytes), "
+                         "float (4) or double (8)");
+}
+
+/// Calls body(S()) with S the type of the lattice's values.
+template <typename Body> Status with_storage(const Lattice &l, Body body) {
+  switch (l.element_bytes) {
+  case 2:
+    return body(bfloat16());
+  case 4:
+    return body(float());
+  case 8:
+    return body(double());
+  }
+  return check_storage(l);
+}
+
 Status upload_any(const Lattice &l, void *device, const void *host) {
   if (l.layout.is_plain())
     return copy_to_device(device, host, l.bytes());
-  if (l.element_bytes == 4)
-    return upload_typed(l, device, static_cast<const float *>(host));
-  return upload_typed(l, device, static_cast<const double *>(host));
+  return with_storage(l, [&](auto zero) {
+    using S = decltype(zero);
+    return upload_typed(l, device, static_cast<const S *>(host));
+  });
 }
 
 Status download_any(const Lattice &l, void *host, const void *device) {
   if (l.layout.is_plain())
     return copy_to_host(host, device, l.bytes());
-  if (l.element_bytes == 4)
-    return download_typed(l, static_cast<float *>(host), device);
-  return download_typed(l, static_cast<double *>(host), device);
+  return with_storage(l, [&](auto zero) {
+    using S = decltype(zero);
+    return download_typed(l, static_cast<S *>(host), device);
+  });
 }
 
 } // namespace
@@ -266,6 +297,7 @@ Status Field::create(const Lattice &lattice, Field &out) {
                              std::to_string(lattice.extents[axis]) +
                              " along axis " + std::to_string(axis) +
                              " is not positive");
+  STENCIL_TRY(check_storage(lattice));
   Status layoutStatus = check_layout(lattice.layout, lattice.dims,
                                      lattice.extents, lattice.boundary);
   if (layoutStatus.ok())
@@ -309,10 +341,15 @@ Status Field::upload_values(const double *host, std::int64_t count) {
                            " values into a field of " +
                            std::to_string(lattice_.values()) + " (" +
                            lattice_.describe() + ")");
-  if (lattice_.element_bytes == 8)
-    return upload_any(lattice_, data_, host);
-  std::vector<float> converted(host, host + count);
-  return upload_any(lattice_, data_, converted.data());
+  return with_storage(lattice_, [&](auto zero) {
+    using S = decltype(zero);
+    if constexpr (std::is_same<S, double>::value)
+      return upload_any(lattice_, data_, host);
+    std::vector<S> converted(count);
+    for (std::int64_t i = 0; i < count; ++i)
+      converted[i] = narrow<S>(host[i]);
+    return upload_any(lattice_, data_, converted.data());
+  });
 }
 
 Status Field::download_values(double *host, std::int64_t count) const {
@@ -321,13 +358,16 @@ Status Field::download_values(double *host, std::int64_t count) const {
                            " values from a field of " +
                            std::to_string(lattice_.values()) + " (" +
                            lattice_.describe() + ")");
-  if (lattice_.element_bytes == 8)
-    return download_any(lattice_, host, data_);
-  std::vector<float> converted(count);
-  STENCIL_TRY(download_any(lattice_, converted.data(), data_));
-  for (std::int64_t i = 0; i < count; ++i)
-    host[i] = converted[i];
-  return Status();
+  return with_storage(lattice_, [&](auto zero) {
+    using S = decltype(zero);
+    if constexpr (std::is_same<S, double>::value)
+      return download_any(lattice_, host, data_);
+    std::vector<S> converted(count);
+    STENCIL_TRY(download_any(lattice_, converted.data(), data_));
+    for (std::int64_t i = 0; i < count; ++i)
+      host[i] = widen(converted[i]);
+    return Status();
+  });
 }
 
 Status Field::copy_from(const Field &other) {

@@ -18,6 +18,8 @@ struct Lattice {
   int dims = 0;
   int extents[kMaxDims] = {1, 1, 1, 1};
   int components = 1;
+  /// The stored type: 2 bfloat16 (stencil/bfloat16.hpp; arithmetic in
+  /// float), 4 float, 8 double. Field::create refuses any other.
   int element_bytes = 8;
   /// Per axis, a stencil::Boundary.
   int boundary[kMaxDims] = {0, 0, 0, 0};

@@ -227,7 +227,8 @@ struct DistributedInfo {
 struct KernelInfo {
   const char *name;
   const char *spec_file;
-  const char *value_type; ///< "float" or "double"
+  /// "float", "double", or "bf16" (bfloat16 fields, float arithmetic)
+  const char *value_type;
   int element_bytes;
   int components;
   StencilShape shape;

@@ -17,6 +17,7 @@
 #ifndef STENCIL_PLATFORM_HPP
 #define STENCIL_PLATFORM_HPP
 
+#include "stencil/bfloat16.hpp"
 #include "stencil/host_device.hpp"
 #include "stencil/types.hpp"
 
@@ -70,7 +71,11 @@ template <typename T> __device__ __forceinline__ void store_nt(T *p, T value) {
 template <typename T, int W>
 __device__ __forceinline__ void store_nt(vec<T, W> *p, const vec<T, W> &value) {
   for (int i = 0; i < W; ++i)
-    __builtin_nontemporal_store(value.v[i], &p->v[i]);
+    store_nt(&p->v[i], value.v[i]);
+}
+// bfloat16 is a struct: its bits go.
+__device__ __forceinline__ void store_nt(bfloat16 *p, bfloat16 value) {
+  __builtin_nontemporal_store(value.bits, &p->bits);
 }
 } // namespace stencil
 #define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
@@ -98,6 +103,20 @@ __device__ __forceinline__ void store_nt(vec<double, 2> *p,
                                          const vec<double, 2> &value) {
   __stcs(reinterpret_cast<double2 *>(p),
          *reinterpret_cast<const double2 *>(&value));
+}
+// bfloat16 values go as their bits: one, or W in one 4-, 8- or 16-byte store.
+__device__ __forceinline__ void store_nt(bfloat16 *p, bfloat16 value) {
+  __stcs(&p->bits, value.bits);
+}
+template <int W> struct cuda_bits;
+template <> struct cuda_bits<2> { using type = unsigned int; };
+template <> struct cuda_bits<4> { using type = uint2; };
+template <> struct cuda_bits<8> { using type = uint4; };
+template <int W>
+__device__ __forceinline__ void store_nt(vec<bfloat16, W> *p,
+                                         const vec<bfloat16, W> &value) {
+  using V = typename cuda_bits<W>::type;
+  __stcs(reinterpret_cast<V *>(p), *reinterpret_cast<const V *>(&value));
 }
 } // namespace stencil
 #define STENCIL_LAUNCH(kernel, grid, block, stream, ...)                       \
@@ -254,6 +273,21 @@ STENCIL_DEVICE_INLINE vec<T, W> fold_direction(const vec<T, W> *r,
   STENCIL_UNROLL
   for (int l = 0; l < W; ++l)
     sum.v[l] = a.v[l] + beta * b.v[l];
+  return sum;
+}
+
+/// The same on bfloat16 fields: both widened, and p' rounded to what its
+/// store keeps, so that q = A p' holds for the stored p' (CG's p and A p
+/// must agree: A amplifies the rounding of a smooth p').
+template <int W>
+STENCIL_DEVICE_INLINE vec<float, W> fold_direction(const vec<bfloat16, W> *r,
+                                                   const vec<bfloat16, W> *p,
+                                                   float beta) {
+  const vec<float, W> a = widen(*r), b = widen(*p);
+  vec<float, W> sum;
+  STENCIL_UNROLL
+  for (int l = 0; l < W; ++l)
+    sum.v[l] = rounded<bfloat16>(a.v[l] + beta * b.v[l]);
   return sum;
 }
 
