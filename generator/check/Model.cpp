@@ -45,7 +45,15 @@ const char *boundaryName(Boundary boundary) {
 }
 
 const char *precisionName(Precision precision) {
-  return precision == Precision::Float ? "float" : "double";
+  switch (precision) {
+  case Precision::Float:
+    return "float";
+  case Precision::Double:
+    return "double";
+  case Precision::BFloat16:
+    return "bf16";
+  }
+  return "?";
 }
 
 const char *loadOrderName(LoadOrder order) {

@@ -33,7 +33,9 @@ Offset negatedOffset(const Offset &offset);
 /// flipped (antiperiodic: fermion fields in time). Values match
 /// stencil::Boundary of the runtime.
 enum class Boundary { Dirichlet, Periodic, Antiperiodic };
-enum class Precision { Float, Double };
+/// A field's precision: BFloat16 stores bfloat16 values (stencil/
+/// bfloat16.hpp) and computes in float (mixed-precision CG's inner fields).
+enum class Precision { Float, Double, BFloat16 };
 enum class LoadOrder { AsWritten, Ascending, Explicit };
 /// The Krylov solver the spec asks for; the checker proves what it needs.
 enum class Solver { None, CG, CGNR };
@@ -340,7 +342,14 @@ struct StencilModel {
     return false;
   }
 
-  int elementBytes() const { return precision == Precision::Float ? 4 : 8; }
+  /// Bytes of a stored value.
+  int elementBytes() const {
+    return precision == Precision::Double ? 8
+           : precision == Precision::Float ? 4
+                                           : 2;
+  }
+  /// Whether values are stored narrower than the kernels compute.
+  bool narrowStorage() const { return precision == Precision::BFloat16; }
   /// Whether neighbours wrap around along `axis` (periodic or antiperiodic).
   bool wraps(int axis) const {
     return boundaries[axis] != Boundary::Dirichlet;
@@ -380,8 +389,13 @@ struct StencilModel {
   }
   /// Components each thread computes.
   int componentsPerThread() const { return components / componentGroups(); }
+  /// The type the kernels compute in.
   const char *valueType() const {
-    return precision == Precision::Float ? "float" : "double";
+    return precision == Precision::Double ? "double" : "float";
+  }
+  /// The type fields store: valueType() unless storage is narrower.
+  const char *storageType() const {
+    return narrowStorage() ? "stencil::bfloat16" : valueType();
   }
   /// Whether some tap multiplies by a link.
   bool hasLinkTaps() const {

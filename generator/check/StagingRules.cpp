@@ -45,6 +45,10 @@ std::string stagingProblem(const StencilModel &model) {
   if (model.splittable() || model.rankKernels)
     return "is not available with 'grid.split': the ranks' kernels update "
            "regions of the lattice, not whole blocks";
+  if (model.narrowStorage())
+    return "is not available with bfloat16 fields (inner_precision: bf16): "
+           "the box would hold the folded direction unrounded, and q = A p "
+           "must hold for the stored p";
   if (model.sitesPerThreadX() > 1)
     return "is not available with groups of sites along x "
            "('kernel.vector_width' of a single-component field): the group "

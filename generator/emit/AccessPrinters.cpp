@@ -40,15 +40,27 @@ std::string AccessPrinter::declareLoadIndex(CodePrinter &p,
 std::string AccessPrinter::inValue(const std::string &at) const {
   if (!foldsDirection())
     return "in[" + at + "]";
-  return "in[" + at + "] + beta * direction[" + at + "]";
+  const std::string sum = "in[" + at + "] + beta * direction[" + at + "]";
+  // p' as its store keeps it: q = A p' must hold for the stored p'.
+  return plan.narrowStorage ? "stencil::rounded<storage_type>(" + sum + ")"
+                            : sum;
 }
 
 std::string AccessPrinter::inVector(const std::string &at) const {
-  if (!foldsDirection())
-    return "*reinterpret_cast<const vec_t *>(in + " + at + ")";
-  return "stencil::fold_direction(reinterpret_cast<const vec_t *>(in + " + at +
-         "),\n    reinterpret_cast<const vec_t *>(direction + " + at +
-         "), beta)";
+  const std::string type = storedVector();
+  if (!foldsDirection()) {
+    const std::string load =
+        "*reinterpret_cast<const " + type + " *>(in + " + at + ")";
+    return plan.narrowStorage ? "stencil::widen(" + load + ")" : load;
+  }
+  return "stencil::fold_direction(reinterpret_cast<const " + type +
+         " *>(in + " + at + "),\n    reinterpret_cast<const " + type +
+         " *>(direction + " + at + "), beta)";
+}
+
+std::string AccessPrinter::stored(const std::string &value) const {
+  return plan.narrowStorage ? "stencil::narrow<storage_type>(" + value + ")"
+                            : value;
 }
 
 std::string AccessPrinter::signedValue(const PlannedLoad &load,
@@ -173,12 +185,16 @@ public:
   void store(CodePrinter &p, const PlannedStore &store) const override {
     const std::string at = index.storeIndex(store);
     const std::string acc = "acc" + std::to_string(store.site);
-    p.line(std::string(storeMacro()) + "(&out[" + at + "], " + acc + ");");
+    if (plan.narrowStorage && (store.addsDot || foldsDirection()))
+      // The dot term of the value the store keeps: alpha's q is the stored q.
+      p.line(acc + " = stencil::rounded<storage_type>(" + acc + ");");
+    p.line(std::string(storeMacro()) + "(&out[" + at + "], " + stored(acc) +
+           ");");
     if (foldsDirection()) {
       const std::string next = "p" + std::to_string(store.site);
       p.line("const value_type " + next + " = " + inValue(at) + ";");
       p.line(std::string(storeMacro()) + "(&next_direction[" + at + "], " +
-             next + ");");
+             stored(next) + ");");
       p.line("dot += static_cast<double>(" + next +
              ") * static_cast<double>(" + acc + ");");
     } else if (store.addsDot) {
@@ -227,26 +243,39 @@ public:
   void store(CodePrinter &p, const PlannedStore &store) const override {
     const std::string reach = std::to_string(store.groupReach);
     const std::string at = index.storeIndex(store);
+    const std::string acc = "acc" + std::to_string(store.site);
     CodePrinter::Vars vars = {{"at", at},
-                              {"acc", "acc" + std::to_string(store.site)},
+                              {"acc", acc},
                               {"width", std::to_string(access.width)},
                               {"store", storeMacro()},
                               {"reach", reach},
-                              {"in_value", inValue(at + " + l")}};
+                              {"in_value", inValue(at + " + l")},
+                              {"vector", storedVector()},
+                              {"stored_r", stored("r")},
+                              {"stored_acc", stored(acc + "[l]")},
+                              {"stored_c", stored("c")}};
+    if (plan.narrowStorage && (store.addsDot || foldsDirection()))
+      p.emit(vars, R"(
+        // The dot term of the values the stores keep: alpha's q is the stored q.
+        STENCIL_UNROLL
+        for (int l = 0; l < $width$; ++l)
+          $acc$[l] = stencil::rounded<storage_type>($acc$[l]);
+      )");
     p.emit(vars, R"(
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < $width$; ++l)
           r.v[l] = $acc$[l];
-        $store$(reinterpret_cast<vec_t *>(out + $at$), r);
+        $store$(reinterpret_cast<$vector$ *>(out + $at$), $stored_r$);
     )");
     if (foldsDirection() || store.addsDot) {
       CodePrinter::Indent indent(p);
       p.lines("const vec_t c = " + inVector(at) + ";");
       if (foldsDirection())
-        p.line(std::string(storeMacro()) +
-               "(reinterpret_cast<vec_t *>(next_direction + " + at + "), c);");
+        p.line(std::string(storeMacro()) + "(reinterpret_cast<" +
+               storedVector() + " *>(next_direction + " + at + "), " +
+               stored("c") + ");");
       if (store.addsDot)
         p.emit(vars, R"(
           STENCIL_UNROLL
@@ -259,13 +288,13 @@ public:
         STENCIL_UNROLL
         for (int l = 0; l < $width$; ++l)
           if (x + l >= $reach$ && x + l < nx - $reach$) {
-            $store$(&out[$at$ + l], $acc$[l]);
+            $store$(&out[$at$ + l], $stored_acc$);
     )");
     if (foldsDirection()) {
       CodePrinter::Indent indent(p, 6);
       p.emit(vars, R"(
         const value_type c = $in_value$;
-        $store$(&next_direction[$at$ + l], c);
+        $store$(&next_direction[$at$ + l], $stored_c$);
         dot += static_cast<double>(c) * static_cast<double>($acc$[l]);
       )");
     } else if (store.addsDot) {

@@ -506,6 +506,16 @@ TemplateValues headerValues(const StencilModel &model,
   return {
       {"guard", StringRef(model.name).upper()},
       {"value_type", model.valueType()},
+      {"field_type", fieldType(model.narrowStorage())},
+      {"stored_type_name", precisionName(model.precision)},
+      {"storage_include",
+       model.narrowStorage() ? "#include \"stencil/bfloat16.hpp\"" : ""},
+      {"storage_decl",
+       model.narrowStorage()
+           ? std::string("/// Fields hold ") + model.storageType() +
+                 " values; the kernels compute in " + model.valueType() +
+                 ".\nusing storage_type = " + model.storageType() + ";"
+           : ""},
       {"dims", std::to_string(model.dims)},
       {"components", std::to_string(model.components)},
       {"boundary", intList(boundaries)},
@@ -544,7 +554,7 @@ TemplateValues headerValues(const StencilModel &model,
       {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
-      {"extra_declarations", printExtraDeclarations(launchers) +
+      {"extra_declarations", printExtraDeclarations(launchers, model.narrowStorage()) +
                                  printCloverDeclarations(model) +
                                  printBoxCopyDeclarations(planBoxCopies(model))},
       {"tuned_headers", tunedCode.headers + splitCode.headers},
@@ -631,6 +641,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   TemplateValues kernelValues = common;
   kernelValues.insert({
       {"extra_includes", extraIncludes(model)},
+      {"field_type", fieldType(model.narrowStorage())},
       {"kernels", join(kernelTexts, "\n\n")},
       {"launchers", printLaunchers(model, launchers) +
                         (boxCopies.empty()

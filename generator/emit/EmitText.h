@@ -21,6 +21,13 @@ std::string join(const std::vector<std::string> &parts,
                  llvm::StringRef separator);
 /// "{a, b, c}".
 std::string listOf(const std::vector<std::string> &items);
+/// The element type of a kernel's field arrays: "value_type", or
+/// "storage_type" where fields store narrower values than the kernels
+/// compute in (bfloat16; reads widen, stores go through stencil::narrow).
+inline std::string fieldType(bool narrowStorage) {
+  return narrowStorage ? "storage_type" : "value_type";
+}
+
 /// "nx", "ny", ...
 std::string extentName(int axis);
 /// Name of the coordinate `axis + delta`: "x", "x_p1", "y_m2".

@@ -304,10 +304,11 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       {"region_param", launcher.region ? ",\n    const stencil::Region &region"
                                        : ""},
       {"region_all", launcher.region ? ", stencil::Region()" : ""},
+      {"field", fieldType(model.narrowStorage())},
   };
   p.emit(vars, R"(
     $summary$
-    stencil::Status $function$(value_type *out, const value_type *in,
+    stencil::Status $function$($field$ *out, const $field$ *in,
         const Extents &extents, const Params &params, $partials$stencil::Stream stream$region_param$) {
       (void)params; // unused when the spec declares no parameters
       $configure$
@@ -325,8 +326,8 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
         const int *extents, const double *params, const void *const *fields,
         $partials$stencil::Stream stream) {
       $typed$
-      return $function$(static_cast<value_type *>(out),
-          static_cast<const value_type *>(in), typed_extents, typed_params,
+      return $function$(static_cast<$field$ *>(out),
+          static_cast<const $field$ *>(in), typed_extents, typed_params,
           $partials_arg$stream$region_all$);
     }
   )");
@@ -338,8 +339,8 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
           const int *extents, const double *params, const void *const *fields,
           $partials$const stencil::Region &region, stencil::Stream stream) {
         $typed$
-        return $function$(static_cast<value_type *>(out),
-            static_cast<const value_type *>(in), typed_extents, typed_params,
+        return $function$(static_cast<$field$ *>(out),
+            static_cast<const $field$ *>(in), typed_extents, typed_params,
             $partials_arg$stream, region);
       }
     )");
@@ -373,11 +374,12 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
                  bytes + " bytes for the " + bytes +
                  "-byte accesses of kernel.vector_width " +
                  std::to_string(launcher.vectorWidth) + "\");"},
+      {"field", fieldType(model.narrowStorage())},
   };
   p.emit(vars, R"(
     $summary$
-    stencil::Status $function$(value_type *out, value_type *next_direction,
-        const value_type *in, const value_type *direction, const double *beta,
+    stencil::Status $function$($field$ *out, $field$ *next_direction,
+        const $field$ *in, const $field$ *direction, const double *beta,
         const Extents &extents, const Params &params, double *partials,
         stencil::Stream stream) {
       (void)params; // unused when the spec declares no parameters
@@ -404,10 +406,10 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
         const int *extents, const double *params, const void *const *fields,
         double *partials, stencil::Stream stream) {
       $typed$
-      return $function$(static_cast<value_type *>(out),
-          static_cast<value_type *>(next_direction),
-          static_cast<const value_type *>(in),
-          static_cast<const value_type *>(direction), beta, typed_extents,
+      return $function$(static_cast<$field$ *>(out),
+          static_cast<$field$ *>(next_direction),
+          static_cast<const $field$ *>(in),
+          static_cast<const $field$ *>(direction), beta, typed_extents,
           typed_params, partials, stream);
     }
   )");
@@ -712,12 +714,15 @@ std::string printLaunchers(const StencilModel &model,
   });
 }
 
-std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
+std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers,
+                                   bool narrowStorage) {
+  const std::string field = fieldType(narrowStorage);
   return printed([&](CodePrinter &p) {
     bool hopping = false;
     for (const LauncherPlan &launcher : launchers) {
       if (launcher.kind == LauncherKind::LatticeDot) {
         p.emit({{"function", launcher.function},
+                {"field", field},
                 {"region_default",
                  launcher.region
                      ? ",\n    const stencil::Region &region = stencil::Region()"
@@ -726,7 +731,7 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
           /// out = A in, fused with in . out for CG: partials[b] receives block b's
           /// share (device memory, one double per block of the launch grid:
           /// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
-          stencil::Status $function$(value_type *out, const value_type *in,
+          stencil::Status $function$($field$ *out, const $field$ *in,
               const Extents &extents, const Params &params, double *partials,
               stencil::Stream stream = nullptr$region_default$);
           stencil::Status $function$_generic(void *out, const void *in,
@@ -743,13 +748,13 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers) {
         continue;
       }
       if (launcher.kind == LauncherKind::LatticeFoldDot) {
-        p.emit({{"function", launcher.function}}, R"(
+        p.emit({{"function", launcher.function}, {"field", field}}, R"(
           /// CG's direction update folded into the stencil: next_direction =
           /// p' = in + beta direction (beta: device memory, where CG keeps
           /// its scalars), out = A p', and partials[b] = block b's share of
           /// p' . out (as apply_dot sums them). Four separate fields.
-          stencil::Status $function$(value_type *out, value_type *next_direction,
-              const value_type *in, const value_type *direction, const double *beta,
+          stencil::Status $function$($field$ *out, $field$ *next_direction,
+              const $field$ *in, const $field$ *direction, const double *beta,
               const Extents &extents, const Params &params, double *partials,
               stencil::Stream stream = nullptr);
           stencil::Status $function$_generic(void *out, void *next_direction,

@@ -20,7 +20,8 @@ std::string printLaunchers(const StencilModel &model,
 
 /// NAME.hpp's declarations of the launchers beyond apply() and
 /// apply_adjoint(): apply_dot() and the hopping functions, if any.
-std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers);
+std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers,
+                                   bool narrowStorage);
 /// The clover kernel's host functions (even/odd Wilson-clover stencils).
 std::string printCloverDeclarations(const StencilModel &model);
 

@@ -85,6 +85,13 @@ protected:
   std::string inValue(const std::string &at) const;
   /// The same for a vector access at `in + at`: a vec_t expression.
   std::string inVector(const std::string &at) const;
+  /// `value` (value_type, or vec_t) as the fields store it: narrowed to
+  /// storage_type where storage is narrower.
+  std::string stored(const std::string &value) const;
+  /// The vector type of a field access: vec_t, or svec_t (storage_type).
+  std::string storedVector() const {
+    return plan.narrowStorage ? "svec_t" : "vec_t";
+  }
   bool foldsDirection() const { return plan.foldsDirection(); }
   /// The component index of loop counter `c`: "c" or "c0 + c".
   std::string component() const { return access.split ? "c0 + c" : "c"; }

@@ -106,16 +106,17 @@ std::string siteWeightImagText(const SiteWeight &w,
 
 namespace {
 
-std::string parameterDeclaration(const KernelParameter &param) {
+std::string parameterDeclaration(const KernelParameter &param,
+                                 const std::string &field) {
   switch (param.kind) {
   case ParameterKind::OutField:
-    return "value_type *STENCIL_RESTRICT " + param.name;
+    return field + " *STENCIL_RESTRICT " + param.name;
   case ParameterKind::InField:
   case ParameterKind::SameField:
   case ParameterKind::DirectionField:
-    return "const value_type *STENCIL_RESTRICT " + param.name;
+    return "const " + field + " *STENCIL_RESTRICT " + param.name;
   case ParameterKind::NextDirectionField:
-    return "value_type *STENCIL_RESTRICT " + param.name;
+    return field + " *STENCIL_RESTRICT " + param.name;
   case ParameterKind::DirectionBeta:
     return "const double *STENCIL_RESTRICT " + param.name;
   case ParameterKind::HopMode:
@@ -206,7 +207,8 @@ void KernelPrinter::signature(CodePrinter &p) const {
   }
   std::vector<std::string> params;
   for (const KernelParameter &param : plan.parameters)
-    params.push_back(parameterDeclaration(param));
+    params.push_back(
+        parameterDeclaration(param, fieldType(plan.narrowStorage)));
   CodePrinter::Indent indent(p, 4);
   p.lines(join(params, ",\n") + ") {");
 }
@@ -454,6 +456,9 @@ void KernelPrinter::accumulators(CodePrinter &p) const {
              // $what$ move $width$ at a time.
              using vec_t = stencil::vec<value_type, $width$>;
            )");
+  if (a.vectorWidth > 1 && plan.narrowStorage)
+    p.line("using svec_t = stencil::vec<storage_type, " +
+           std::to_string(a.vectorWidth) + ">; // as the fields store them");
   std::vector<std::string> names;
   for (int site = 0; site < a.sites; ++site)
     names.push_back("acc" + std::to_string(site) +

@@ -192,8 +192,8 @@ Roofline roofline(const TargetInfo &t, const KernelFigures &kernel,
   Roofline r;
   r.intensity = kernel.intensity();
   r.peakGBs = t.peakGBs;
-  r.peakGflops = precision == Precision::Float ? t.peakGflopsFloat
-                                               : t.peakGflopsDouble;
+  r.peakGflops = precision == Precision::Double ? t.peakGflopsDouble
+                                                : t.peakGflopsFloat;
   double memory = r.intensity * r.peakGBs;
   r.memoryBound = memory < r.peakGflops;
   r.attainableGflops = std::min(memory, r.peakGflops);

@@ -279,7 +279,7 @@ Error writeRoofline(const std::vector<SpecReport> &reports,
   for (const TargetInfo &t : options.targets) {
     bool anyFloat = false, anyDouble = false;
     for (const SpecReport &spec : reports)
-      (spec.model.precision == Precision::Float ? anyFloat : anyDouble) = true;
+      (spec.model.precision == Precision::Double ? anyDouble : anyFloat) = true;
     for (bool isDouble : {false, true}) {
       if (!(isDouble ? anyDouble : anyFloat))
         continue;

@@ -121,7 +121,8 @@ double fieldL2BytesPerSite(const StencilModel &model, const KernelPlan &plan) {
 /// Registers a thread of `plan` needs: indices, the tile's accumulators and
 /// the loads the compiler keeps in flight before their products.
 int estimateRegisters(const StencilModel &model, const KernelPlan &plan) {
-  const int wordsPerReal = model.elementBytes() / 4;
+  // Narrow storage is widened to float in registers.
+  const int wordsPerReal = model.precision == Precision::Double ? 2 : 1;
   const int perThread = plan.access.perThread;
   const int accumulators = plan.sitesPerTile() * perThread * wordsPerReal;
   const int valuesPerLoad =

@@ -600,6 +600,7 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
   plan.accumulators.valuesPerSite = model.components;
   plan.programComment = "Each value is loaded once and feeds every site of "
                         "the tile that needs it.";
+  plan.narrowStorage = model.narrowStorage();
   plan.storeKind = model.kernel.nontemporalStore ? StoreKind::NonTemporal
                                                  : StoreKind::Regular;
   for (int site = 0; site < plan.tileFactor; ++site) {
@@ -810,6 +811,7 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
     plan.accumulators.vectorComment = "A site's components";
   }
   plan.programComment = "The neighbours, all of the other parity.";
+  plan.narrowStorage = model.narrowStorage();
   plan.storeKind = model.kernel.nontemporalStore ? StoreKind::NonTemporal
                                                  : StoreKind::Regular;
   PlannedStore store;

@@ -592,6 +592,9 @@ struct KernelPlan {
   /// How `in`, `out` (and `same`) move a site's values.
   FieldAccess access;
   StoreKind storeKind = StoreKind::Regular;
+  /// Fields hold `storage_type` (bfloat16) values, read widened to
+  /// value_type and stored narrowed (inner_precision: bf16).
+  bool narrowStorage = false;
   std::string programComment;
   std::vector<PlannedLoad> loads; ///< in issue order
   std::vector<PlanStep> steps;    ///< one per load, same order

@@ -270,8 +270,12 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       k.staging = value == "shared" ? Staging::Shared : Staging::Registers;
     } else if (key == "vector_width") {
       int width = 0;
-      if (!parseInt(value, width) || (width != 1 && width != 2 && width != 4))
-        return bad(item, "expected 1, 2 or 4");
+      // 8 only where 8 values fill one 16-byte access (bfloat16 fields).
+      const bool eightFit = 8 * m.elementBytes() <= 16;
+      if (!parseInt(value, width) ||
+          (width != 1 && width != 2 && width != 4 && !(width == 8 && eightFit)))
+        return bad(item, eightFit ? "expected 1, 2, 4 or 8"
+                                  : "expected 1, 2 or 4");
       k.vectorWidth = width;
     } else if (key == "components_per_thread") {
       int perThread = 0;

@@ -125,7 +125,8 @@ public:
                [&] { return A.apply_adjoint(out, in); });
   }
   Status axpy(double a, const Field &x, Field &y) {
-    return run("axpy", bytes_axpy(x.lattice()),
+    // x read, y read and written: they may differ in precision.
+    return run("axpy", x.lattice().bytes() + 2.0 * y.lattice().bytes(),
                [&] { return stencil::axpy(a, x, y); });
   }
   Status xpay(const Field &x, double a, Field &y) {
@@ -203,7 +204,7 @@ public:
   /// the host as iteration `iteration`'s sums.
   Status update_pass(const Field &p, const Field &q, Field &x, Field &r,
                      CgScalars &scalars, int iteration) {
-    return run("update + norm2", bytes_update_and_norm2(x.lattice()),
+    return run("update + norm2", update_bytes(x, r),
                [&]() -> Status {
                  std::int64_t count = 0;
                  STENCIL_TRY(reducer.update_partials(scalars.alpha(), p, q, x,
@@ -215,7 +216,7 @@ public:
   }
   Status update_and_norm2(double alpha, const Field &p, const Field &q,
                           Field &x, Field &r, double &rr) {
-    return run("update + norm2", bytes_update_and_norm2(x.lattice()), [&] {
+    return run("update + norm2", update_bytes(x, r), [&] {
       return reducer.update_and_norm2(alpha, p, q, x, r, rr);
     });
   }
@@ -225,6 +226,12 @@ public:
   std::map<std::string, KernelStats> stats;
 
 private:
+  /// x read and written, p, q, r read and r written: x may be stored wider
+  /// than the others (bfloat16 inner fields keep x in float).
+  static double update_bytes(const Field &x, const Field &r) {
+    return 2.0 * x.lattice().bytes() + 4.0 * r.lattice().bytes();
+  }
+
   template <typename Body>
   Status run(const char *name, double opBytes, Body body) {
     bytes += opBytes;
@@ -522,13 +529,21 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
                      const Field &rhs, Field &x, const SolveOptions &options,
                      double reference, SolveReport &report) {
   const Lattice lattice = A.lattice(), low = inner.lattice();
+  // bfloat16 inner fields keep the inner iterate in float: its corrections
+  // add up over an inner cycle, and x's rounding error, amplified by A,
+  // would exceed the residual being reduced.
+  Lattice lowX = low;
+  lowX.element_bytes = std::max(low.element_bytes, 4);
   Ops ops(A, options.time_kernels), lowOps(inner, options.time_kernels);
   Field r, q, rLow, pLow, qLow, xLow;
   for (Field *f : {&r, &q})
     STENCIL_TRY(Field::create(lattice, *f));
-  for (Field *f : {&rLow, &pLow, &qLow, &xLow})
+  for (Field *f : {&rLow, &pLow, &qLow})
     STENCIL_TRY(Field::create(low, *f));
-  report.inner_precision = low.element_bytes == 4 ? "float" : "double";
+  STENCIL_TRY(Field::create(lowX, xLow));
+  report.inner_precision = low.element_bytes == 2   ? "bf16"
+                           : low.element_bytes == 4 ? "float"
+                                                    : "double";
   // r = rhs - A x, in A's precision.
   auto trueResidual = [&](double &norm) {
     STENCIL_TRY(ops.apply(q, x));
@@ -875,7 +890,10 @@ void print_report(const SolveReport &report, std::FILE *out) {
   if (!report.inner_precision.empty())
     std::fprintf(out, "  mixed precision     inner iterations in %s, %d "
                       "reliable updates in the outer precision\n",
-                 report.inner_precision.c_str(), report.reliable_updates);
+                 report.inner_precision == "bf16"
+                     ? "float on bfloat16 fields (the iterate in float)"
+                     : report.inner_precision.c_str(),
+                 report.reliable_updates);
   std::fprintf(out, "  iterations          %d\n", report.iterations);
   std::fprintf(out, "  relative residual   %.3e (recurrence), %.3e (true, "
                     "||b - A x|| / ||b||)\n",

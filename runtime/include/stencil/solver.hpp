@@ -102,7 +102,7 @@ struct SolveReport {
   bool device_scalars = false;
   /// Mixed precision: the inner iterations' precision ("float") and the
   /// reliable updates made (each one application of A in the outer one).
-  std::string inner_precision;
+  std::string inner_precision; ///< "float", or "bf16" (bfloat16 fields)
   int reliable_updates = 0;
   /// Plain CG only (else 0): the fewest bytes an iteration can move. The two
   /// global sums split it into two passes: before p.q is known, one must
