@@ -6,8 +6,11 @@
 # whose spec declares inner_precision: float) on a 256^3 lattice
 # (MIXED_SIZE; both the double kernels and the float inner ones have
 # tuning-cache entries for the H100 there), double and mixed, each with the
-# direction update folded and (--no-fold) as its own pass, each solve twice,
-# alternating; then the Wilson-clover even/odd CGNR solve the same way.
+# direction update folded and (--no-fold) as its own pass, and mixed with
+# bfloat16 inner fields (laplacian3d_f64_bf16: the same stencil with
+# inner_precision: bf16), each solve twice, alternating (MIXED_MODES picks
+# some); then the Wilson-clover even/odd CGNR solve the same way (skipped
+# when MIXED_WILSON=off).
 # Prints iterations, reliable updates, the true residual and the time to
 # solution. Logs in $OUT (or results/).
 set -euo pipefail
@@ -21,25 +24,29 @@ cmake -S . -B build-cuda-mixed -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF \
   -DSTENCILC_PLATFORM=nvidia -DSTENCILC_MPI=OFF >/dev/null
 cmake --build build-cuda-mixed -j "$(nproc)" --target solve_laplacian3d_f64 \
-  solve_wilson_clover4d_eo_f64 stencil_bench >/dev/null
+  solve_laplacian3d_f64_bf16 solve_wilson_clover4d_eo_f64 stencil_bench \
+  >/dev/null
 log=$out/mixed.log
 : > "$log"
 echo "\$ stencil_bench --only cg" | tee -a "$log"
 build-cuda-mixed/bench/stencil_bench --only cg 2>&1 | tee -a "$log" | grep -E "peak|CG"
 size=${MIXED_SIZE:-256,256,256}
 for rep in 1 2; do
-  for mode in double double-no-fold mixed mixed-no-fold; do
+  for mode in ${MIXED_MODES:-double double-no-fold mixed mixed-no-fold mixed-bf16}; do
+    spec=laplacian3d_f64
     case $mode in
       double) flag="" ;;
       double-no-fold) flag=--no-fold ;;
       mixed) flag=--mixed ;;
       mixed-no-fold) flag="--mixed --no-fold" ;;
+      mixed-bf16) flag=--mixed; spec=laplacian3d_f64_bf16 ;;
     esac
-    echo "\$ [$mode, run $rep] solve_laplacian3d_f64 --size $size --tol 1e-10 $flag" | tee -a "$log"
-    build-cuda-mixed/solve_laplacian3d_f64 --size "$size" --tol 1e-10 $flag \
+    echo "\$ [$mode, run $rep] solve_$spec --size $size --tol 1e-10 $flag" | tee -a "$log"
+    build-cuda-mixed/solve_$spec --size "$size" --tol 1e-10 $flag \
       2>&1 | tee -a "$log" | grep -E "kernels|result|mixed precision|iterations|relative residual|wall time|solution error|traffic"
   done
 done
+[ "${MIXED_WILSON:-on}" = off ] && exit 0
 # The Wilson-clover operator (wilson_clover4d_eo_f64 declares inner_precision
 # too): CGNR on the even/odd Schur complement, random SU(3) links, double
 # against mixed (links and clover converted to float).
