@@ -554,9 +554,10 @@ TemplateValues headerValues(const StencilModel &model,
       {"loads_per_tile", std::to_string(applyPlan.loadsPerTile())},
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
-      {"extra_declarations", printExtraDeclarations(launchers, model.narrowStorage()) +
-                                 printCloverDeclarations(model) +
-                                 printBoxCopyDeclarations(planBoxCopies(model))},
+      {"extra_declarations",
+       printExtraDeclarations(launchers, model.narrowStorage()) +
+           printCloverDeclarations(model) +
+           printBoxCopyDeclarations(planBoxCopies(model))},
       {"tuned_headers", tunedCode.headers + splitCode.headers},
       {"tuned_table", tunedCode.table},
       {"distributed_table", splitCode.table},
