@@ -10,6 +10,8 @@
 #include "stencil/layout.hpp"
 #include "stencil/platform.hpp"
 
+#include "storage_types.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -376,34 +378,10 @@ template <typename T> const T *typed(const Field &f) {
   return static_cast<const T *>(f.data());
 }
 
-/// The stored type of `element_bytes`-byte values, for messages.
-const char *storage_name(int element_bytes) {
-  switch (element_bytes) {
-  case 2:
-    return "bfloat16";
-  case 4:
-    return "float";
-  case 8:
-    return "double";
-  }
-  return "unknown";
-}
-
 /// Calls body(S()) with S the field's storage type; a failure for any other
 /// element size rather than a guess.
 template <typename Body> Status dispatch(const Field &f, Body body) {
-  switch (f.lattice().element_bytes) {
-  case 2:
-    return body(bfloat16());
-  case 4:
-    return body(float());
-  case 8:
-    return body(double());
-  }
-  return Status::failure("a field of " +
-                         std::to_string(f.lattice().element_bytes) +
-                         "-byte values: fields store bfloat16 (2 bytes), "
-                         "float (4) or double (8)");
+  return with_storage(f.lattice().element_bytes, body);
 }
 
 /// CG's update's fields: p, q and r alike, x on their sites.

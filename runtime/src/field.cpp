@@ -5,6 +5,7 @@
 #include "stencil/device.hpp"
 
 #include "host_parallel.hpp"
+#include "storage_types.hpp"
 
 #include <algorithm>
 #include <string>
@@ -49,13 +50,10 @@ std::string Lattice::describe() const {
   std::string text;
   for (int axis = 0; axis < dims; ++axis)
     text += (axis ? "x" : "") + std::to_string(extents[axis]);
-  text +=
-      ", " + std::to_string(components) + " " +
-      (element_bytes == 2   ? "bfloat16"
-       : element_bytes == 4 ? "float"
-       : element_bytes == 8 ? "double"
-                            : std::to_string(element_bytes) + "-byte value") +
-      " per site, ";
+  const char *stored = storage_name(element_bytes);
+  text += ", " + std::to_string(components) + " " +
+          (stored ? stored : std::to_string(element_bytes) + "-byte value") +
+          " per site, ";
   if (!layout.is_plain()) {
     static const char *const orders[3] = {"aos", "soa", "aosoa"};
     // (even/odd is appended below)
@@ -202,32 +200,10 @@ Status download_typed(const Lattice &l, T *host, const void *device) {
   return Status();
 }
 
-/// A clear error unless the lattice's values are of a type fields store.
-Status check_storage(const Lattice &l) {
-  if (l.element_bytes == 2 || l.element_bytes == 4 || l.element_bytes == 8)
-    return Status();
-  return Status::failure("field: " + std::to_string(l.element_bytes) +
-                         "-byte values; fields store bfloat16 (2 bytes), "
-                         "float (4) or double (8)");
-}
-
-/// Calls body(S()) with S the type of the lattice's values.
-template <typename Body> Status with_storage(const Lattice &l, Body body) {
-  switch (l.element_bytes) {
-  case 2:
-    return body(bfloat16());
-  case 4:
-    return body(float());
-  case 8:
-    return body(double());
-  }
-  return check_storage(l);
-}
-
 Status upload_any(const Lattice &l, void *device, const void *host) {
   if (l.layout.is_plain())
     return copy_to_device(device, host, l.bytes());
-  return with_storage(l, [&](auto zero) {
+  return with_storage(l.element_bytes, [&](auto zero) {
     using S = decltype(zero);
     return upload_typed(l, device, static_cast<const S *>(host));
   });
@@ -236,7 +212,7 @@ Status upload_any(const Lattice &l, void *device, const void *host) {
 Status download_any(const Lattice &l, void *host, const void *device) {
   if (l.layout.is_plain())
     return copy_to_host(host, device, l.bytes());
-  return with_storage(l, [&](auto zero) {
+  return with_storage(l.element_bytes, [&](auto zero) {
     using S = decltype(zero);
     return download_typed(l, static_cast<S *>(host), device);
   });
@@ -297,7 +273,7 @@ Status Field::create(const Lattice &lattice, Field &out) {
                              std::to_string(lattice.extents[axis]) +
                              " along axis " + std::to_string(axis) +
                              " is not positive");
-  STENCIL_TRY(check_storage(lattice));
+  STENCIL_TRY(check_storage(lattice.element_bytes));
   Status layoutStatus = check_layout(lattice.layout, lattice.dims,
                                      lattice.extents, lattice.boundary);
   if (layoutStatus.ok())
@@ -341,7 +317,7 @@ Status Field::upload_values(const double *host, std::int64_t count) {
                            " values into a field of " +
                            std::to_string(lattice_.values()) + " (" +
                            lattice_.describe() + ")");
-  return with_storage(lattice_, [&](auto zero) {
+  return with_storage(lattice_.element_bytes, [&](auto zero) {
     using S = decltype(zero);
     if constexpr (std::is_same<S, double>::value)
       return upload_any(lattice_, data_, host);
@@ -358,7 +334,7 @@ Status Field::download_values(double *host, std::int64_t count) const {
                            " values from a field of " +
                            std::to_string(lattice_.values()) + " (" +
                            lattice_.describe() + ")");
-  return with_storage(lattice_, [&](auto zero) {
+  return with_storage(lattice_.element_bytes, [&](auto zero) {
     using S = decltype(zero);
     if constexpr (std::is_same<S, double>::value)
       return download_any(lattice_, host, data_);

@@ -125,8 +125,7 @@ public:
                [&] { return A.apply_adjoint(out, in); });
   }
   Status axpy(double a, const Field &x, Field &y) {
-    // x read, y read and written: they may differ in precision.
-    return run("axpy", x.lattice().bytes() + 2.0 * y.lattice().bytes(),
+    return run("axpy", bytes_axpy(x.lattice(), y.lattice()),
                [&] { return stencil::axpy(a, x, y); });
   }
   Status xpay(const Field &x, double a, Field &y) {
@@ -204,7 +203,8 @@ public:
   /// the host as iteration `iteration`'s sums.
   Status update_pass(const Field &p, const Field &q, Field &x, Field &r,
                      CgScalars &scalars, int iteration) {
-    return run("update + norm2", update_bytes(x, r),
+    return run("update + norm2",
+               bytes_update_and_norm2(x.lattice(), r.lattice()),
                [&]() -> Status {
                  std::int64_t count = 0;
                  STENCIL_TRY(reducer.update_partials(scalars.alpha(), p, q, x,
@@ -216,9 +216,9 @@ public:
   }
   Status update_and_norm2(double alpha, const Field &p, const Field &q,
                           Field &x, Field &r, double &rr) {
-    return run("update + norm2", update_bytes(x, r), [&] {
-      return reducer.update_and_norm2(alpha, p, q, x, r, rr);
-    });
+    return run("update + norm2",
+               bytes_update_and_norm2(x.lattice(), r.lattice()),
+               [&] { return reducer.update_and_norm2(alpha, p, q, x, r, rr); });
   }
 
   /// Theoretical bytes since the last reset.
@@ -226,12 +226,6 @@ public:
   std::map<std::string, KernelStats> stats;
 
 private:
-  /// x read and written, p, q, r read and r written: x may be stored wider
-  /// than the others (bfloat16 inner fields keep x in float).
-  static double update_bytes(const Field &x, const Field &r) {
-    return 2.0 * x.lattice().bytes() + 4.0 * r.lattice().bytes();
-  }
-
   template <typename Body>
   Status run(const char *name, double opBytes, Body body) {
     bytes += opBytes;

@@ -98,10 +98,6 @@ STENCIL_HOST_DEVICE inline vec<float, W> widen(const vec<bfloat16, W> &v) {
     out.v[i] = widen(v.v[i]);
   return out;
 }
-template <typename T, int W>
-STENCIL_HOST_DEVICE inline const vec<T, W> &widen(const vec<T, W> &v) {
-  return v;
-}
 
 /// W values computed in float stored as S.
 template <typename S, int W>

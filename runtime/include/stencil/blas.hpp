@@ -100,14 +100,22 @@ private:
 
 /// Bytes each operation moves (each input read once, each output written
 /// once), for bandwidth reports.
-inline double bytes_axpy(const Lattice &l) { return 3.0 * l.bytes(); }
+/// axpy: reads x, reads and writes y (the two may differ in precision).
+inline double bytes_axpy(const Lattice &x, const Lattice &y) {
+  return x.bytes() + 2.0 * y.bytes();
+}
+inline double bytes_axpy(const Lattice &l) { return bytes_axpy(l, l); }
 inline double bytes_xpay(const Lattice &l) { return 3.0 * l.bytes(); }
 inline double bytes_divide(const Lattice &l) { return 3.0 * l.bytes(); }
 inline double bytes_dot(const Lattice &l) { return 2.0 * l.bytes(); }
 inline double bytes_norm2(const Lattice &l) { return 1.0 * l.bytes(); }
-/// update_and_norm2: reads x, r, p, q; writes x, r.
+/// update_and_norm2: reads x, r, p, q; writes x, r (x may be stored wider
+/// than the others: bfloat16 inner fields keep x in float).
+inline double bytes_update_and_norm2(const Lattice &x, const Lattice &others) {
+  return 2.0 * x.bytes() + 4.0 * others.bytes();
+}
 inline double bytes_update_and_norm2(const Lattice &l) {
-  return 6.0 * l.bytes();
+  return bytes_update_and_norm2(l, l);
 }
 
 } // namespace stencil

@@ -89,33 +89,20 @@ namespace stencil {
 template <typename T> __device__ __forceinline__ void store_nt(T *p, T value) {
   __stcs(p, value);
 }
-template <int W> struct cuda_vector;
-template <> struct cuda_vector<2> { using type = float2; };
-template <> struct cuda_vector<4> { using type = float4; };
-// __stcs has 8- and 16-byte overloads for CUDA's own vector types.
-template <int W>
-__device__ __forceinline__ void store_nt(vec<float, W> *p,
-                                         const vec<float, W> &value) {
-  using V = typename cuda_vector<W>::type;
-  __stcs(reinterpret_cast<V *>(p), *reinterpret_cast<const V *>(&value));
-}
-__device__ __forceinline__ void store_nt(vec<double, 2> *p,
-                                         const vec<double, 2> &value) {
-  __stcs(reinterpret_cast<double2 *>(p),
-         *reinterpret_cast<const double2 *>(&value));
-}
-// bfloat16 values go as their bits: one, or W in one 4-, 8- or 16-byte store.
+// bfloat16 is a struct: its bits go.
 __device__ __forceinline__ void store_nt(bfloat16 *p, bfloat16 value) {
   __stcs(&p->bits, value.bits);
 }
-template <int W> struct cuda_bits;
-template <> struct cuda_bits<2> { using type = unsigned int; };
-template <> struct cuda_bits<4> { using type = uint2; };
-template <> struct cuda_bits<8> { using type = uint4; };
-template <int W>
-__device__ __forceinline__ void store_nt(vec<bfloat16, W> *p,
-                                         const vec<bfloat16, W> &value) {
-  using V = typename cuda_bits<W>::type;
+// __stcs has 4-, 8- and 16-byte overloads for CUDA's own types: a vec goes
+// as the bits of its size, whatever it holds (float, double, bfloat16).
+template <int Bytes> struct cuda_bits;
+template <> struct cuda_bits<4> { using type = unsigned int; };
+template <> struct cuda_bits<8> { using type = uint2; };
+template <> struct cuda_bits<16> { using type = uint4; };
+template <typename T, int W>
+__device__ __forceinline__ void store_nt(vec<T, W> *p,
+                                         const vec<T, W> &value) {
+  using V = typename cuda_bits<sizeof(vec<T, W>)>::type;
   __stcs(reinterpret_cast<V *>(p), *reinterpret_cast<const V *>(&value));
 }
 } // namespace stencil
