@@ -50,7 +50,7 @@ std::string componentSplitProblem(const StencilModel &model, int perThread) {
   if (hasComplexCoefficients(model) && perThread % 2 != 0)
     return "splits a complex value (re, im) that a complex coefficient "
            "multiplies as a whole; give each thread whole complex values";
-  if (const int width = model.kernel.vectorWidth; perThread % width != 0)
+  if (const int width = model.componentsPerAccess(); perThread % width != 0)
     return "is not a multiple of 'kernel.vector_width' " +
            std::to_string(width) + "; each thread's components must be " +
            "whole vector accesses";
@@ -100,9 +100,27 @@ std::string linkVectorProblem(const StencilModel &model, int vector) {
 std::string siteVectorProblem(const StencilModel &model, int width) {
   if (std::string problem = vectorBytesProblem(model, width); !problem.empty())
     return problem;
-  if (!model.layout.isPlain())
-    return "needs plain site-major storage; subdomains and even/odd storage "
-           "break rows into pieces";
+  const FieldLayout &layout = model.layout;
+  if (layout.hasSubdomains() || layout.evenOdd)
+    return "needs rows stored whole; subdomains and even/odd storage break "
+           "rows into pieces";
+  if (model.components > 1) {
+    // Each component's row moves as one run: the layout must keep a row's
+    // sites of one component adjacent, a group never straddling a block.
+    if (layout.order == LayoutOrder::Blocked && layout.block % width != 0)
+      return "needs blocks of sites ('aosoa:" + std::to_string(layout.block) +
+             "') that hold whole groups; use a block that is a multiple of " +
+             std::to_string(width);
+    if (model.hasLinkTaps() || model.hasCloverTap() ||
+        hasComplexCoefficients(model))
+      return "moves each component's row on its own, and link, clover and "
+             "complex taps mix a site's components; keep one site per thread";
+  } else if (layout.order != LayoutOrder::SiteMajor) {
+    return std::string("takes a single component in the 'aos' layout (its "
+                       "'") +
+           layoutOrderName(layout.order) +
+           "' storage is the same array); write 'layout: aos'";
+  }
   if (model.kernel.tileAxis == 0 && model.kernel.tileFactor > 1)
     return "cannot be combined with tiling along x; tile along another axis";
   return "";

@@ -713,7 +713,7 @@ void Checker::checkLayout() {
     return;
   }
   int w = static_cast<int>(width.value);
-  if (w > 1 && model.components == 1) {
+  if (w > 1 && model.groupsSitesAlongX()) {
     checkSiteVectors(w, width.range);
     return;
   }
@@ -724,19 +724,23 @@ void Checker::checkLayout() {
     model.kernel.vectorWidth = w;
 }
 
-/// A single-component field moves `width` consecutive sites of a row per
-/// access: each thread owns an aligned group of them. Rows start aligned only
-/// in plain storage (the launcher checks nx % width), and the halo loads
-/// beside the group are clamped, not wrapped.
+/// A single-component field, or each component's row of a component-major
+/// vector field, moves `width` consecutive sites of a row per access: each
+/// thread owns an aligned group of them. Rows start aligned only where no
+/// subdomain or parity breaks them (the launcher checks nx % width).
 void Checker::checkSiteVectors(int width, SMRange range) {
   if (!gridKnown)
     return; // the grid's own error is already reported
   std::string problem = siteVectorProblem(model, width);
+  const std::string rows =
+      model.components == 1
+          ? std::string("a single-component field")
+          : std::string("each component's row of a '") +
+                layoutOrderName(model.layout.order) + "' vector field";
   if (!problem.empty())
     diags.error(range, "'kernel.vector_width' " + Twine(width) +
-                           " (consecutive sites along x per access, a "
-                           "single-component field) " +
-                           problem);
+                           " (consecutive sites along x per access, " + rows +
+                           ") " + problem);
   else
     model.kernel.vectorWidth = width;
 }

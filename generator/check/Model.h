@@ -376,10 +376,21 @@ struct StencilModel {
         return false;
     return true;
   }
+  /// Whether kernel.vector_width groups sites along x (one value per site,
+  /// or a vector field stored component-major: each component's row moves
+  /// `vectorWidth` sites at once) rather than a site's adjacent components
+  /// (site-major vector fields).
+  bool groupsSitesAlongX() const {
+    return components == 1 || layout.order != LayoutOrder::SiteMajor;
+  }
   /// Sites each thread updates along x (aligned groups): the vector width
-  /// of a single-component field, otherwise 1.
+  /// where it groups sites, otherwise 1.
   int sitesPerThreadX() const {
-    return components == 1 ? kernel.vectorWidth : 1;
+    return groupsSitesAlongX() ? kernel.vectorWidth : 1;
+  }
+  /// Components per vector access of a site-major vector field (1: none).
+  int componentsPerAccess() const {
+    return groupsSitesAlongX() ? 1 : kernel.vectorWidth;
   }
   /// Threads that share a site's components (1: one thread per site).
   int componentGroups() const {

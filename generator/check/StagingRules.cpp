@@ -51,8 +51,9 @@ std::string stagingProblem(const StencilModel &model) {
            "must hold for the stored p";
   if (model.sitesPerThreadX() > 1)
     return "is not available with groups of sites along x "
-           "('kernel.vector_width' of a single-component field): the group "
-           "is read from the box value by value";
+           "('kernel.vector_width' of a single-component field, or of a "
+           "component-major vector field): the group is read from the box "
+           "value by value";
   const long long bytes = stagedBytes(model);
   if (bytes > kMaxStaticSharedBytes) {
     Offset below, above;

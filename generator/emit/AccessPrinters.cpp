@@ -534,6 +534,100 @@ protected:
   }
 };
 
+/// Components placed by a stencil::Layout that keeps each component's row
+/// together (soa, aosoa), each thread an aligned group of `width` sites
+/// along x: per component, a row moves with one vector access and the halo
+/// beside the group value by value; accumulators acc<site>[c * width + l].
+class LayoutRowGroupAccess : public LayoutElementAccess {
+public:
+  using LayoutElementAccess::LayoutElementAccess;
+
+  void load(CodePrinter &p, const PlanStep &step) const override {
+    const PlannedLoad &load = plan.loads[step.load];
+    const std::string name = "u" + std::to_string(step.load);
+    const std::string at = element(name, component());
+    p.emit({{"name", name},
+            {"at", index.loadIndex(load)},
+            {"count", std::to_string(access.perThread)},
+            {"value", load.width > 1
+                          ? "const vec_t v = *reinterpret_cast<const vec_t "
+                            "*>(in + " + at + ");"
+                          : "const value_type v = in[" + at + "];"}},
+           R"(
+             const stencil::index_t $name$ = $at$;
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c) {
+               $value$
+           )");
+    {
+      CodePrinter::Indent indent(p);
+      const std::string width = std::to_string(access.width);
+      for (const PlannedAccumulation &acc : step.accumulations)
+        p.line(accumulate(
+            acc, "[c * " + width + " + " + std::to_string(acc.lane) + "]",
+            signedValue(load, load.width > 1 ? "v.v[" +
+                                                   std::to_string(acc.element) +
+                                                   "]"
+                                             : "v")));
+    }
+    p.line("}");
+  }
+
+  void storesPrologue(CodePrinter &p) const override {
+    p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
+            {"width", std::to_string(access.width)}},
+           R"(
+             // Groups that lie wholly inside the update region store with one access.
+             const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
+           )");
+  }
+
+  /// Per component, one vector store when the whole group is inside the
+  /// update region, else site by site (a component's row is contiguous).
+  void store(CodePrinter &p, const PlannedStore &store) const override {
+    const std::string acc = "acc" + std::to_string(store.site);
+    const std::string width = std::to_string(access.width);
+    CodePrinter::Vars vars = {
+        {"count", std::to_string(access.perThread)},
+        {"element", element(index.storeIndex(store), component())},
+        {"acc", acc},
+        {"width", width},
+        {"store", storeMacro()},
+        {"reach", std::to_string(store.groupReach)},
+        {"dot", store.addsDot ? "dot += static_cast<double>(in[at + l]) * "
+                                "static_cast<double>(" +
+                                    acc + "[c * " + width + " + l]);"
+                              : ""}};
+    p.emit(vars, R"(
+      STENCIL_UNROLL
+      for (int c = 0; c < $count$; ++c) {
+        const stencil::index_t at = $element$;
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < $width$; ++l)
+            r.v[l] = $acc$[c * $width$ + l];
+          $store$(reinterpret_cast<vec_t *>(out + at), r);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < $width$; ++l)
+            if (x + l >= $reach$ && x + l < nx - $reach$)
+              $store$(&out[at + l], $acc$[c * $width$ + l]);
+        }
+    )");
+    if (store.addsDot) {
+      CodePrinter::Indent indent(p);
+      p.emit(vars, R"(
+        STENCIL_UNROLL
+        for (int l = 0; l < $width$; ++l)
+          if (x + l >= $reach$ && x + l < nx - $reach$)
+            $dot$
+      )");
+    }
+    p.line("}");
+  }
+};
+
 /// Components of one parity's half stored in a non-site-major order:
 /// stencil::order_element() within the half.
 class HalfOrderAccess : public ComponentAccess {
@@ -586,6 +680,8 @@ makeAccessPrinter(const KernelPlan &plan, const SiteIndexPrinter &index) {
     return std::make_unique<SiteMajorVectorAccess>(plan, index);
   case AccessKind::LayoutElement:
     return std::make_unique<LayoutElementAccess>(plan, index);
+  case AccessKind::LayoutRowGroup:
+    return std::make_unique<LayoutRowGroupAccess>(plan, index);
   case AccessKind::HalfOrder:
     return std::make_unique<HalfOrderAccess>(plan, index);
   }

@@ -125,8 +125,8 @@ int estimateRegisters(const StencilModel &model, const KernelPlan &plan) {
   const int wordsPerReal = model.precision == Precision::Double ? 2 : 1;
   const int perThread = plan.access.perThread;
   const int accumulators = plan.sitesPerTile() * perThread * wordsPerReal;
-  const int valuesPerLoad =
-      (plan.xWidth > 1 ? plan.xWidth : perThread) * wordsPerReal;
+  // A load moves a group's row of each of the thread's components.
+  const int valuesPerLoad = plan.xWidth * perThread * wordsPerReal;
   // The compiler issues a tile's loads early, as far as registers allow.
   int loads = std::min<int>(plan.loadsPerTile() * valuesPerLoad, 64);
   int links = 0;
@@ -160,7 +160,7 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
                                           const DeviceModel &device) {
   const FieldAccess &access = plan.access;
   const double perSite =
-      plan.xWidth > 1 ? 1.0
+      plan.xWidth > 1 ? double(access.perThread) // a group's row each
                       : std::ceil(double(access.perThread) /
                                   std::max(1, access.width));
   // Loads of one row (neighbours along x) share an address and differ by
@@ -206,6 +206,7 @@ double fieldWavefrontsPerSite(const StencilModel &model,
   double bytes = b, stride = b; // per lane and instruction, and apart
   switch (access.kind) {
   case AccessKind::RowGroup:
+  case AccessKind::LayoutRowGroup:
     bytes = stride = double(access.width) * b;
     break;
   case AccessKind::SiteMajor:
@@ -235,7 +236,7 @@ double fieldWavefrontsPerSite(const StencilModel &model,
                       : std::ceil(span / kLine) + 0.5;
   const double perInstruction = rowsPerWarp * linesPerRow;
   const double perThreadInstructions =
-      plan.xWidth > 1 ? 1.0
+      plan.xWidth > 1 ? double(access.perThread)
                       : std::ceil(double(access.perThread) /
                                   std::max(1, access.width));
   // Loads from a staged box read shared memory, not L1.

@@ -198,10 +198,10 @@ FieldAccess halfAccess(const StencilModel &model) {
   FieldAccess access;
   access.components = access.perThread = model.components;
   access.layout = model.layout;
-  access.width = model.kernel.vectorWidth;
+  access.width = model.componentsPerAccess();
   if (model.components == 1)
     access.kind = AccessKind::Scalar;
-  else if (model.kernel.vectorWidth > 1)
+  else if (access.width > 1)
     access.kind = AccessKind::SiteMajorVector;
   else if (model.layout.order == LayoutOrder::SiteMajor)
     access.kind = AccessKind::SiteMajor;
@@ -655,11 +655,19 @@ KernelPlan groupSitesAlongX(const StencilModel &original,
   // Groups start aligned at x = 0; halo sites among them are not stored.
   grouped.threads.lattice.origin[0] = 0;
   grouped.threads.lattice.sitesPerThread[0] *= width;
-  grouped.access.kind = AccessKind::RowGroup;
   grouped.access.width = width;
-  grouped.accumulators.valuesPerSite = width;
+  if (plan.access.kind == AccessKind::LayoutElement) {
+    // A component-major vector field: each of the thread's components
+    // moves its row of the group at once; acc[c * width + lane].
+    grouped.access.kind = AccessKind::LayoutRowGroup;
+    grouped.accumulators.valuesPerSite = plan.access.perThread * width;
+    grouped.accumulators.vectorComment = "Each component's sites along x";
+  } else {
+    grouped.access.kind = AccessKind::RowGroup;
+    grouped.accumulators.valuesPerSite = width;
+    grouped.accumulators.vectorComment = "A row's sites";
+  }
   grouped.accumulators.vectorWidth = width;
-  grouped.accumulators.vectorComment = "A row's sites";
   scheduleTile(model, grouped);
   finishLatticePlan(model, grouped);
   return grouped;
@@ -682,8 +690,8 @@ KernelPlan planKernel(const StencilModel &original, KernelRole role) {
   if (model.componentGroups() > 1)
     plan = splitComponents(plan, model.componentsPerThread(),
                            componentShareOrder(model));
-  if (model.components > 1 && model.kernel.vectorWidth > 1)
-    plan = vectorizeComponents(plan, model.kernel.vectorWidth);
+  if (model.components > 1 && model.componentsPerAccess() > 1)
+    plan = vectorizeComponents(plan, model.componentsPerAccess());
   if (model.sitesPerThreadX() > 1)
     plan = groupSitesAlongX(original, plan, model.sitesPerThreadX());
   if (model.kernel.staging == Staging::Shared)
@@ -806,8 +814,8 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   if (model.componentGroups() > 1)
     plan = splitComponents(plan, model.componentsPerThread(),
                            componentShareOrder(model));
-  if (model.kernel.vectorWidth > 1) {
-    plan.accumulators.vectorWidth = model.kernel.vectorWidth;
+  if (model.componentsPerAccess() > 1) {
+    plan.accumulators.vectorWidth = model.componentsPerAccess();
     plan.accumulators.vectorComment = "A site's components";
   }
   plan.programComment = "The neighbours, all of the other parity.";
@@ -837,7 +845,7 @@ CloverKernelPlan planCloverKernel(const StencilModel &model) {
   plan.threadsPerBlock = model.kernel.threadsPerBlock();
   plan.components = model.components;
   plan.layout = model.layout;
-  plan.vectorWidth = model.kernel.vectorWidth;
+  plan.vectorWidth = model.componentsPerAccess();
   plan.clover = cloverStorage(model);
   const int bytes = model.elementBytes();
   plan.bytesPerSite = (2 * model.components + plan.clover.reals) * bytes;

@@ -342,6 +342,9 @@ enum class AccessKind {
   SiteMajor,       ///< components contiguous: a pointer to the site's
   SiteMajorVector, ///< components contiguous, `width` per access
   LayoutElement,   ///< stencil::layout_element() per component
+  /// layout_element() per component, `width` sites along x at once: each
+  /// component's row of the thread's aligned group (soa, aosoa).
+  LayoutRowGroup,
   HalfOrder,       ///< stencil::order_element() within one parity's half
 };
 
@@ -350,7 +353,8 @@ struct FieldAccess {
   int components = 1;
   int perThread = 1;   ///< components this thread computes
   bool split = false;  ///< from c0 (a site shared by several threads)
-  int width = 1;       ///< values per access (RowGroup, SiteMajorVector)
+  /// values per access (RowGroup, LayoutRowGroup, SiteMajorVector)
+  int width = 1;
   FieldLayout layout;  ///< LayoutElement, HalfOrder
 };
 

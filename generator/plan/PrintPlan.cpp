@@ -92,6 +92,8 @@ const char *accessKindName(AccessKind kind) {
     return "site-major-vector";
   case AccessKind::LayoutElement:
     return "layout-element";
+  case AccessKind::LayoutRowGroup:
+    return "layout-row-group";
   case AccessKind::HalfOrder:
     return "half-order";
   }

@@ -38,8 +38,11 @@ std::string summaryOf(const StencilModel &m) {
     text += " (at least " + std::to_string(k.minBlocksPerSm) + " per SM)";
   if (m.components > 1) {
     text += ", " + orderDescription(m.layout);
-    if (k.vectorWidth > 1)
+    if (m.componentsPerAccess() > 1)
       text += ", vector width " + std::to_string(k.vectorWidth);
+    else if (m.sitesPerThreadX() > 1)
+      text += ", " + std::to_string(k.vectorWidth) +
+              " sites along x per access";
     if (m.componentGroups() > 1)
       text += ", " + std::to_string(m.componentsPerThread()) +
               " components per thread";
@@ -138,12 +141,18 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       l.order = order;
       l.block = block;
       layouts.push_back({l, 1});
-      // The checker's rule for vector accesses of a site's components.
+      // The checker's rules for vector accesses: a site's components where
+      // they are adjacent, else groups of sites along each component's row
+      // (their rows of the size being tuned starting aligned).
       StencilModel stored = model;
       stored.layout = l;
-      for (int width : {2, 4})
-        if (componentVectorProblem(stored, width).empty())
+      for (int width : {2, 4}) {
+        const bool rows = stored.groupsSitesAlongX();
+        if (rows ? siteVectorProblem(stored, width).empty() &&
+                       !extents.empty() && extents[0] % width == 0
+                 : componentVectorProblem(stored, width).empty())
           layouts.push_back({l, width});
+      }
     }
   }
   // Single-component fields: aligned groups of sites along x moved with

@@ -297,7 +297,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
     return bad(text, "launch_bounds " + Twine(k.launchBounds) +
                          " is below the block's " +
                          Twine(k.threadsPerBlock()) + " threads");
-  if (k.vectorWidth > 1 && m.components == 1) {
+  if (k.vectorWidth > 1 && m.groupsSitesAlongX()) {
     if (std::string problem = siteVectorProblem(m, k.vectorWidth);
         !problem.empty())
       return bad(text, "vector_width " + Twine(k.vectorWidth) +

@@ -203,6 +203,8 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
   const ApplyCase cases[] = {
       {"t_dist3d_vc_dirichlet", {10, 14, 18}, {"1,1,1", "2,1,1", "1,1,2", "1,2,2", "2,2,1"}, 1e-14},
       {"t_dist3d_corners_soa", {8, 6, 12}, {"1,1,1", "1,1,2", "2,1,1", "2,2,1", "1,2,2"}, 1e-6},
+      // Groups of 2 sites along each component's row (soa), x split too.
+      {"t_dist3d_rows_soa_w2", {8, 6, 12}, {"1,1,1", "1,1,2", "2,1,1", "2,2,1", "1,2,2"}, 1e-6},
       {"t_dist4d_aosoa_c6", {4, 4, 6, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-14},
       {"t_dist_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-13},
       {"t_dist4d_sub_c2", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},

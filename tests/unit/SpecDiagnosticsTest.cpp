@@ -778,11 +778,52 @@ TEST(LayoutChecks, InvalidLayoutsAreErrors) {
 }
 
 TEST(LayoutChecks, VectorWidthTheLayoutCannotHonour) {
+  // Component-major storage: the width groups sites along each component's
+  // row, not a site's components.
+  for (const char *layout : {"soa", "{order: aosoa, block: 8}"}) {
+    CheckResult rows = checkYaml(vectorSpec(layout, "vector_width: 4"));
+    ASSERT_TRUE(rows.model.has_value()) << layout << "\n" << rows.output;
+    EXPECT_EQ(rows.model->sitesPerThreadX(), 4) << layout;
+    EXPECT_EQ(rows.model->componentsPerAccess(), 1) << layout;
+  }
+  const std::string rows = "error: 'kernel.vector_width' 4 (consecutive "
+                           "sites along x per access, each component's row "
+                           "of a ";
   EXPECT_TRUE(hasDiagnostic(
-      checkYaml(vectorSpec("soa", "vector_width: 4")),
-      "error: 'kernel.vector_width' 4 needs the site-major (aos) layout, "
-      "whose components are contiguous; the 'soa' layout stores a site's "
-      "components apart"));
+      checkYaml(vectorSpec("{order: aosoa, block: 2}", "vector_width: 4")),
+      rows + "'aosoa' vector field) needs blocks of sites ('aosoa:2') that "
+             "hold whole groups; use a block that is a multiple of 4"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("{order: soa, subdomain: [4, 2]}",
+                           "vector_width: 4")),
+      rows + "'soa' vector field) needs rows stored whole; subdomains and "
+             "even/odd storage break rows into pieces"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("soa", "vector_width: 4, tile: {axis: x, "
+                                  "factor: 2}")),
+      rows + "'soa' vector field) cannot be combined with tiling along x; "
+             "tile along another axis"));
+  // Any share of whole components moves whole rows.
+  CheckResult shares = checkYaml(
+      vectorSpec("soa", "vector_width: 4, components_per_thread: 3", 6));
+  ASSERT_TRUE(shares.model.has_value()) << shares.output;
+  EXPECT_EQ(shares.model->componentGroups(), 2);
+  // Complex taps multiply a site's (re, im) pairs together.
+  const std::string complexField =
+      "name: v\n"
+      "grid: {dimensions: 2, boundary: periodic}\n"
+      "field: {precision: float, type: complex, shape: [2], layout: soa}\n"
+      "parameters: [{name: ax, kind: site, type: complex}]\n"
+      "taps:\n"
+      "  - {offset: [0, 0], coefficient: 4}\n"
+      "  - {offset: [1, 0], coefficient: -ax}\n"
+      "kernel: {vector_width: 2}\n";
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(complexField),
+      "error: 'kernel.vector_width' 2 (consecutive sites along x per access, "
+      "each component's row of a 'soa' vector field) moves each component's "
+      "row on its own, and link, clover and complex taps mix a site's "
+      "components; keep one site per thread"));
   EXPECT_TRUE(hasDiagnostic(checkYaml(vectorSpec("aos", "vector_width: 4", 6)),
                             "error: 'kernel.vector_width' 4 does not divide "
                             "the 6 components per site"));
@@ -957,14 +998,20 @@ TEST(LayoutChecks, SitesAlongXOfAScalarField) {
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
                                "boundary: dirichlet",
                                "precision: float, even_odd: true")),
-      what + "needs plain site-major storage; subdomains and even/odd "
-             "storage break rows into pieces"));
+      what + "needs rows stored whole; subdomains and even/odd storage "
+             "break rows into pieces"));
   EXPECT_TRUE(hasDiagnostic(
       checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
                                "boundary: dirichlet",
                                "precision: float, layout: {order: aos, "
                                "subdomain: [8, 8, 8]}")),
-      what + "needs plain site-major storage"));
+      what + "needs rows stored whole"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(scalarRowsSpec("{block: [64, 4, 1], vector_width: 4}",
+                               "boundary: dirichlet",
+                               "precision: float, layout: soa")),
+      what + "takes a single component in the 'aos' layout (its 'soa' "
+             "storage is the same array); write 'layout: aos'"));
 }
 
 TEST(LayoutChecks, GeneratedNamesCannotCollideWithParameters) {
