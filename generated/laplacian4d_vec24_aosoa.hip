@@ -507,7 +507,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 32x2x2x2, launch bounds none, tile y x 2, load order ascending, regular stores, 6 of 24 components per thread
+// Options: block 8x4x4x2, launch bounds 256, tile y x 2, load order ascending, regular stores, 2 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -521,7 +521,8 @@ namespace laplacian4d_vec24_aosoa_tuned0 {
 namespace {
 
 /// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
-STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_kernel(
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_aosoa_tuned0_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -530,14 +531,16 @@ STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_kernel(
     const int nt,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 4u) * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
-  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
-  // the 4 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
+  // This thread's first site; it updates 2 consecutive sites along y, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>((blockIdx.x / 12u) * 8u + threadIdx.x);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 4u);
+  // This thread's 2 of the site's 24 components, from c0; blockIdx.x counts
+  // the 12 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 12u) * 2;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
@@ -546,7 +549,7 @@ STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_kernel(
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int x_p4 = stencil::wrap(x + 4, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
   const int y_p2 = stencil::wrap(y + 2, ny);
@@ -557,121 +560,206 @@ STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[6], acc1[6];
+  // Each component's sites along x move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[8], acc1[8];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c0 + c, 24, sites)];
-    acc0[c] = w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
+    acc0[c * 4 + 0] = w1 * v.v[0];
+    acc0[c * 4 + 1] = w1 * v.v[1];
+    acc0[c * 4 + 2] = w1 * v.v[2];
+    acc0[c * 4 + 3] = w1 * v.v[3];
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u1, c0 + c, 24, sites)];
-    acc1[c] = w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
+    acc1[c * 4 + 0] = w1 * v.v[0];
+    acc1[c * 4 + 1] = w1 * v.v[1];
+    acc1[c * 4 + 2] = w1 * v.v[2];
+    acc1[c * 4 + 3] = w1 * v.v[3];
   }
   const stencil::index_t u2 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u2, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
   }
   const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
-    acc1[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + c, 24, sites));
+    acc1[c * 4 + 0] += w1 * v.v[0];
+    acc1[c * 4 + 1] += w1 * v.v[1];
+    acc1[c * 4 + 2] += w1 * v.v[2];
+    acc1[c * 4 + 3] += w1 * v.v[3];
   }
   const stencil::index_t u4 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
   }
   const stencil::index_t u5 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 2; ++c) {
     const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+    acc0[c * 4 + 0] += w1 * v;
   }
   const stencil::index_t u6 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
-    acc0[c] += w0 * v;
-    acc1[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w0 * v.v[0];
+    acc0[c * 4 + 0] += w1 * v.v[1];
+    acc0[c * 4 + 1] += w0 * v.v[1];
+    acc0[c * 4 + 1] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[2];
+    acc0[c * 4 + 2] += w0 * v.v[2];
+    acc0[c * 4 + 2] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[3];
+    acc0[c * 4 + 3] += w0 * v.v[3];
+    acc0[c * 4 + 3] += w1 * v.v[2];
+    acc1[c * 4 + 0] += w1 * v.v[0];
+    acc1[c * 4 + 1] += w1 * v.v[1];
+    acc1[c * 4 + 2] += w1 * v.v[2];
+    acc1[c * 4 + 3] += w1 * v.v[3];
   }
-  const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+  const stencil::index_t u7 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 2; ++c) {
     const value_type v = in[stencil::layout_element(layout, u7, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+    acc0[c * 4 + 3] += w1 * v;
   }
   const stencil::index_t u8 = stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 2; ++c) {
     const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
-    acc1[c] += w1 * v;
+    acc1[c * 4 + 0] += w1 * v;
   }
   const stencil::index_t u9 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u9, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
-    acc1[c] += w0 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u9, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
+    acc1[c * 4 + 0] += w0 * v.v[0];
+    acc1[c * 4 + 0] += w1 * v.v[1];
+    acc1[c * 4 + 1] += w0 * v.v[1];
+    acc1[c * 4 + 1] += w1 * v.v[0];
+    acc1[c * 4 + 1] += w1 * v.v[2];
+    acc1[c * 4 + 2] += w0 * v.v[2];
+    acc1[c * 4 + 2] += w1 * v.v[1];
+    acc1[c * 4 + 2] += w1 * v.v[3];
+    acc1[c * 4 + 3] += w0 * v.v[3];
+    acc1[c * 4 + 3] += w1 * v.v[2];
   }
-  const stencil::index_t u10 = stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt);
+  const stencil::index_t u10 = stencil::layout_site(layout, x_p4, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
+  for (int c = 0; c < 2; ++c) {
     const value_type v = in[stencil::layout_element(layout, u10, c0 + c, 24, sites)];
-    acc1[c] += w1 * v;
+    acc1[c * 4 + 3] += w1 * v;
   }
   const stencil::index_t u11 = stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u11, c0 + c, 24, sites)];
-    acc1[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u11, c0 + c, 24, sites));
+    acc1[c * 4 + 0] += w1 * v.v[0];
+    acc1[c * 4 + 1] += w1 * v.v[1];
+    acc1[c * 4 + 2] += w1 * v.v[2];
+    acc1[c * 4 + 3] += w1 * v.v[3];
   }
   const stencil::index_t u12 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u12, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u12, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
   }
   const stencil::index_t u13 = stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u13, c0 + c, 24, sites)];
-    acc1[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u13, c0 + c, 24, sites));
+    acc1[c * 4 + 0] += w1 * v.v[0];
+    acc1[c * 4 + 1] += w1 * v.v[1];
+    acc1[c * 4 + 2] += w1 * v.v[2];
+    acc1[c * 4 + 3] += w1 * v.v[3];
   }
   const stencil::index_t u14 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u14, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u14, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
   }
   const stencil::index_t u15 = stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u15, c0 + c, 24, sites)];
-    acc1[c] += w1 * v;
+  for (int c = 0; c < 2; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u15, c0 + c, 24, sites));
+    acc1[c * 4 + 0] += w1 * v.v[0];
+    acc1[c * 4 + 1] += w1 * v.v[1];
+    acc1[c * 4 + 2] += w1 * v.v[2];
+    acc1[c * 4 + 3] += w1 * v.v[3];
   }
   // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
   STENCIL_UNROLL
-  for (int c = 0; c < 6; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c0 + c, 24, sites)], acc0[c]);
+  for (int c = 0; c < 2; ++c) {
+    const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[c * 4 + l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + at), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 0 && x + l < nx - 0)
+          STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
+    }
+  }
   if (y + 1 < ny) {
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
-      STENCIL_STORE(&out[stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites)], acc1[c]);
+    for (int c = 0; c < 2; ++c) {
+      const stencil::index_t at = stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[c * 4 + l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + at), r);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 0 && x + l < nx - 0)
+            STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
+      }
+    }
   }
 }
 
 /// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_dot_kernel(
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_aosoa_tuned0_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -681,14 +769,16 @@ STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 4u) * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
-  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
-  // the 4 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
+  // This thread's first site; it updates 2 consecutive sites along y, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>((blockIdx.x / 12u) * 8u + threadIdx.x);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 4u);
+  // This thread's 2 of the site's 24 components, from c0; blockIdx.x counts
+  // the 12 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 12u) * 2;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -698,7 +788,7 @@ STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_dot_kernel(
     const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
     // Neighbours' coordinates, wrapped where the lattice wraps around.
     const int x_m1 = stencil::wrap(x - 1, nx);
-    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int x_p4 = stencil::wrap(x + 4, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
     const int y_p2 = stencil::wrap(y + 2, ny);
@@ -709,120 +799,206 @@ STENCIL_GLOBAL void laplacian4d_vec24_aosoa_tuned0_dot_kernel(
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
-    value_type acc0[6], acc1[6];
+    // Each component's sites along x move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[8], acc1[8];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u0, c0 + c, 24, sites)];
-      acc0[c] = w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
+      acc0[c * 4 + 0] = w1 * v.v[0];
+      acc0[c * 4 + 1] = w1 * v.v[1];
+      acc0[c * 4 + 2] = w1 * v.v[2];
+      acc0[c * 4 + 3] = w1 * v.v[3];
     }
     const stencil::index_t u1 = stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u1, c0 + c, 24, sites)];
-      acc1[c] = w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
+      acc1[c * 4 + 0] = w1 * v.v[0];
+      acc1[c * 4 + 1] = w1 * v.v[1];
+      acc1[c * 4 + 2] = w1 * v.v[2];
+      acc1[c * 4 + 3] = w1 * v.v[3];
     }
     const stencil::index_t u2 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u2, c0 + c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
     }
     const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
-      acc1[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + c, 24, sites));
+      acc1[c * 4 + 0] += w1 * v.v[0];
+      acc1[c * 4 + 1] += w1 * v.v[1];
+      acc1[c * 4 + 2] += w1 * v.v[2];
+      acc1[c * 4 + 3] += w1 * v.v[3];
     }
     const stencil::index_t u4 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u4, c0 + c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
     }
     const stencil::index_t u5 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 2; ++c) {
       const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
-      acc0[c] += w1 * v;
+      acc0[c * 4 + 0] += w1 * v;
     }
     const stencil::index_t u6 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
-      acc0[c] += w0 * v;
-      acc1[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w0 * v.v[0];
+      acc0[c * 4 + 0] += w1 * v.v[1];
+      acc0[c * 4 + 1] += w0 * v.v[1];
+      acc0[c * 4 + 1] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[2];
+      acc0[c * 4 + 2] += w0 * v.v[2];
+      acc0[c * 4 + 2] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[3];
+      acc0[c * 4 + 3] += w0 * v.v[3];
+      acc0[c * 4 + 3] += w1 * v.v[2];
+      acc1[c * 4 + 0] += w1 * v.v[0];
+      acc1[c * 4 + 1] += w1 * v.v[1];
+      acc1[c * 4 + 2] += w1 * v.v[2];
+      acc1[c * 4 + 3] += w1 * v.v[3];
     }
-    const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+    const stencil::index_t u7 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 2; ++c) {
       const value_type v = in[stencil::layout_element(layout, u7, c0 + c, 24, sites)];
-      acc0[c] += w1 * v;
+      acc0[c * 4 + 3] += w1 * v;
     }
     const stencil::index_t u8 = stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 2; ++c) {
       const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
-      acc1[c] += w1 * v;
+      acc1[c * 4 + 0] += w1 * v;
     }
     const stencil::index_t u9 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u9, c0 + c, 24, sites)];
-      acc0[c] += w1 * v;
-      acc1[c] += w0 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u9, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+      acc1[c * 4 + 0] += w0 * v.v[0];
+      acc1[c * 4 + 0] += w1 * v.v[1];
+      acc1[c * 4 + 1] += w0 * v.v[1];
+      acc1[c * 4 + 1] += w1 * v.v[0];
+      acc1[c * 4 + 1] += w1 * v.v[2];
+      acc1[c * 4 + 2] += w0 * v.v[2];
+      acc1[c * 4 + 2] += w1 * v.v[1];
+      acc1[c * 4 + 2] += w1 * v.v[3];
+      acc1[c * 4 + 3] += w0 * v.v[3];
+      acc1[c * 4 + 3] += w1 * v.v[2];
     }
-    const stencil::index_t u10 = stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt);
+    const stencil::index_t u10 = stencil::layout_site(layout, x_p4, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
+    for (int c = 0; c < 2; ++c) {
       const value_type v = in[stencil::layout_element(layout, u10, c0 + c, 24, sites)];
-      acc1[c] += w1 * v;
+      acc1[c * 4 + 3] += w1 * v;
     }
     const stencil::index_t u11 = stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u11, c0 + c, 24, sites)];
-      acc1[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u11, c0 + c, 24, sites));
+      acc1[c * 4 + 0] += w1 * v.v[0];
+      acc1[c * 4 + 1] += w1 * v.v[1];
+      acc1[c * 4 + 2] += w1 * v.v[2];
+      acc1[c * 4 + 3] += w1 * v.v[3];
     }
     const stencil::index_t u12 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u12, c0 + c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u12, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
     }
     const stencil::index_t u13 = stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u13, c0 + c, 24, sites)];
-      acc1[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u13, c0 + c, 24, sites));
+      acc1[c * 4 + 0] += w1 * v.v[0];
+      acc1[c * 4 + 1] += w1 * v.v[1];
+      acc1[c * 4 + 2] += w1 * v.v[2];
+      acc1[c * 4 + 3] += w1 * v.v[3];
     }
     const stencil::index_t u14 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u14, c0 + c, 24, sites)];
-      acc0[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u14, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
     }
     const stencil::index_t u15 = stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c) {
-      const value_type v = in[stencil::layout_element(layout, u15, c0 + c, 24, sites)];
-      acc1[c] += w1 * v;
+    for (int c = 0; c < 2; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u15, c0 + c, 24, sites));
+      acc1[c * 4 + 0] += w1 * v.v[0];
+      acc1[c * 4 + 1] += w1 * v.v[1];
+      acc1[c * 4 + 2] += w1 * v.v[2];
+      acc1[c * 4 + 3] += w1 * v.v[3];
     }
     // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
-      STENCIL_STORE(&out[stencil::layout_element(layout, site, c0 + c, 24, sites)], acc0[c]);
-    STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
-      dot += static_cast<double>(in[stencil::layout_element(layout, site, c0 + c, 24, sites)]) * static_cast<double>(acc0[c]);
+    for (int c = 0; c < 2; ++c) {
+      const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[c * 4 + l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + at), r);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 0 && x + l < nx - 0)
+            STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
+      }
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 0 && x + l < nx - 0)
+          dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
+    }
     if (y + 1 < ny) {
       STENCIL_UNROLL
-      for (int c = 0; c < 6; ++c)
-        STENCIL_STORE(&out[stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites)], acc1[c]);
-      STENCIL_UNROLL
-      for (int c = 0; c < 6; ++c)
-        dot += static_cast<double>(in[stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites)]) * static_cast<double>(acc1[c]);
+      for (int c = 0; c < 2; ++c) {
+        const stencil::index_t at = stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites);
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            r.v[l] = acc1[c * 4 + l];
+          STENCIL_STORE(reinterpret_cast<vec_t *>(out + at), r);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            if (x + l >= 0 && x + l < nx - 0)
+              STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
+        }
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 0 && x + l < nx - 0)
+            dot += static_cast<double>(in[at + l]) * static_cast<double>(acc1[c * 4 + l]);
+      }
     }
   }
   stencil::block_sum(dot, partials);
@@ -864,6 +1040,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_aosoa_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aosoa_tuned0_kernel, config.grid, config.block, stream,
@@ -916,6 +1094,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_aosoa_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aosoa_tuned0_kernel, config.grid, config.block, stream,
@@ -970,6 +1150,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_aosoa_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aosoa_tuned0_dot_kernel, config.grid, config.block, stream,
@@ -1003,6 +1185,506 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 }
 
 } // namespace laplacian4d_vec24_aosoa_tuned0
+} // namespace stencilc_kernels
+
+// laplacian4d_vec24_aosoa_x4.hip - stencil kernels generated by stencilc 0.1.0 from laplacian4d_vec24_aosoa.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
+// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 8 of 24 components per thread
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian4d_vec24_aosoa_x4 {
+namespace {
+
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian4d_vec24_aosoa_x4_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>((blockIdx.x / 3u) * 8u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
+  // This thread's 8 of the site's 24 components, from c0; blockIdx.x counts
+  // the 3 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 3u) * 8;
+  if (x >= nx || y >= ny || z >= nz || t >= nt)
+    return;
+  // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}};
+  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p4 = stencil::wrap(x + 4, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(8) + params.mass;
+  const value_type w1 = static_cast<value_type>(-1);
+  // Each component's sites along x move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[32];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
+    acc0[c * 4 + 0] = w1 * v.v[0];
+    acc0[c * 4 + 1] = w1 * v.v[1];
+    acc0[c * 4 + 2] = w1 * v.v[2];
+    acc0[c * 4 + 3] = w1 * v.v[3];
+  }
+  const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
+  }
+  const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
+  }
+  const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
+  }
+  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
+  }
+  const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[2];
+    acc0[c * 4 + 3] += w1 * v.v[3];
+  }
+  const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
+    acc0[c * 4 + 0] += w1 * v;
+  }
+  const stencil::index_t u7 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + c, 24, sites));
+    acc0[c * 4 + 0] += w0 * v.v[0];
+    acc0[c * 4 + 0] += w1 * v.v[1];
+    acc0[c * 4 + 1] += w0 * v.v[1];
+    acc0[c * 4 + 1] += w1 * v.v[0];
+    acc0[c * 4 + 1] += w1 * v.v[2];
+    acc0[c * 4 + 2] += w0 * v.v[2];
+    acc0[c * 4 + 2] += w1 * v.v[1];
+    acc0[c * 4 + 2] += w1 * v.v[3];
+    acc0[c * 4 + 3] += w0 * v.v[3];
+    acc0[c * 4 + 3] += w1 * v.v[2];
+  }
+  const stencil::index_t u8 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
+    acc0[c * 4 + 3] += w1 * v;
+  }
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  STENCIL_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[c * 4 + l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + at), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 0 && x + l < nx - 0)
+          STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
+    }
+  }
+}
+
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian4d_vec24_aosoa_x4_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>((blockIdx.x / 3u) * 8u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
+  // This thread's 8 of the site's 24 components, from c0; blockIdx.x counts
+  // the 3 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 3u) * 8;
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+    // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
+    constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}};
+    const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p4 = stencil::wrap(x + 4, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    const int t_m1 = stencil::wrap(t - 1, nt);
+    const int t_p1 = stencil::wrap(t + 1, nt);
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(8) + params.mass;
+    const value_type w1 = static_cast<value_type>(-1);
+    // Each component's sites along x move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[32];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
+      acc0[c * 4 + 0] = w1 * v.v[0];
+      acc0[c * 4 + 1] = w1 * v.v[1];
+      acc0[c * 4 + 2] = w1 * v.v[2];
+      acc0[c * 4 + 3] = w1 * v.v[3];
+    }
+    const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
+      acc0[c * 4 + 0] += w1 * v;
+    }
+    const stencil::index_t u7 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + c, 24, sites));
+      acc0[c * 4 + 0] += w0 * v.v[0];
+      acc0[c * 4 + 0] += w1 * v.v[1];
+      acc0[c * 4 + 1] += w0 * v.v[1];
+      acc0[c * 4 + 1] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[2];
+      acc0[c * 4 + 2] += w0 * v.v[2];
+      acc0[c * 4 + 2] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[3];
+      acc0[c * 4 + 3] += w0 * v.v[3];
+      acc0[c * 4 + 3] += w1 * v.v[2];
+    }
+    const stencil::index_t u8 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
+      acc0[c * 4 + 3] += w1 * v;
+    }
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    STENCIL_UNROLL
+    for (int c = 0; c < 8; ++c) {
+      const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[c * 4 + l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + at), r);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 0 && x + l < nx - 0)
+            STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
+      }
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 0 && x + l < nx - 0)
+          dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_aosoa_x4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_aosoa_x4_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_aosoa_x4_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_aosoa_x4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_aosoa_x4_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_aosoa_x4_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_aosoa_x4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_aosoa_x4_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_aosoa_x4_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+} // namespace laplacian4d_vec24_aosoa_x4
 } // namespace stencilc_kernels
 
 // laplacian4d_vec24_aosoa_split.hip - stencil kernels generated by stencilc 0.1.0 from laplacian4d_vec24_aosoa.yaml.

@@ -65,6 +65,48 @@ constexpr double kAlongXGain = 0.99;
 /// The widest row of sites a block of groups along x may cover, where the
 /// planner chooses the block.
 constexpr int kAlongXRowSites = 256;
+/// The same for vector fields, whose lattices are short along x (4-D
+/// lattice fields of 16 to 64 sites a row, 32 in the searches the cost
+/// model was fitted to): wider rows leave threads of every block idle.
+constexpr int kAlongXVectorRowSites = 32;
+
+int alongXRowSites(const StencilModel &m) {
+  return m.components > 1 ? kAlongXVectorRowSites : kAlongXRowSites;
+}
+
+/// Blocks the planner weighs for groups of `width` sites along x of a
+/// vector field: rows of kAlongXVectorRowSites or half that, 128 or 256
+/// threads, the rest of the block over the next axes.
+std::vector<std::array<int, kMaxDims>> vectorGroupBlocks(int dims, int width) {
+  std::vector<std::array<int, kMaxDims>> blocks;
+  for (int row : {kAlongXVectorRowSites, kAlongXVectorRowSites / 2}) {
+    const int x = row / width;
+    if (x < 1)
+      continue;
+    for (int threads : {128, 256}) {
+      const int rest = threads / x; // over y, z, t
+      std::vector<std::array<int, kMaxDims>> shapes;
+      switch (dims) {
+      case 1:
+        break;
+      case 2:
+        shapes = {{x, rest, 1, 1}};
+        break;
+      case 3:
+        shapes = {{x, rest / 2, 2, 1}, {x, rest / 4, 4, 1}};
+        break;
+      default:
+        shapes = {{x, rest / 4, 2, 2}, {x, rest / 2, 2, 1},
+                  {x, rest / 4, 4, 1}, {x, rest / 8, 2, 4}};
+        break;
+      }
+      for (const auto &shape : shapes)
+        if (shape[1] >= 1)
+          blocks.push_back(shape);
+    }
+  }
+  return blocks;
+}
 
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.
 std::string groupsProblem(const StencilModel &m, int width) {
@@ -82,7 +124,7 @@ std::string groupsProblem(const StencilModel &m, int width) {
 bool weighsGroups(const StencilModel &m, int width) {
   return groupsProblem(m, width).empty() &&
          (m.kernel.written.block ||
-          m.kernel.block[0] * width <= kAlongXRowSites);
+          m.kernel.block[0] * width <= alongXRowSites(m));
 }
 
 /// The inner precision's groups along x (NAME_inner_xW): `alongX`'s block
@@ -310,21 +352,52 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     }
     notes.push_back(std::move(note));
   }
-  // Single-component fields: groups of sites along x per access need nx a
-  // multiple of the width (rows start aligned), which the spec's kernels
-  // must not ask of every lattice. Where groups predict a faster kernel the
-  // planner chooses a second set of options for the lattices that allow
-  // them (model.alongX), compiled beside the spec's; the runtime picks by nx.
+  // Single-component fields, and each component's row of a component-major
+  // vector field: groups of sites along x per access need nx a multiple of
+  // the width (rows start aligned), which the spec's kernels must not ask
+  // of every lattice. Where groups predict a faster kernel the planner
+  // chooses a second set of options for the lattices that allow them
+  // (model.alongX), compiled beside the spec's; the runtime picks by nx.
+  // Vector fields weigh narrower blocks along x (alongXRowSites).
   std::optional<KernelOptions> alongX, innerGroups;
-  if (single && !written.vectorWidth && !evenOdd) {
+  const bool componentRows = !single && model.groupsSitesAlongX();
+  if ((single || componentRows) && !written.vectorWidth && !evenOdd) {
     const Candidate *grouped = nullptr;
     std::vector<Candidate> widened;
     for (int width : {2, 4})
       for (const Candidate &c : candidates) {
-        StencilModel m = c.model;
-        m.kernel.vectorWidth = width;
-        if (weighsGroups(m, width))
-          widened.push_back({m, predictedCost(m, device)});
+        if (!componentRows) {
+          StencilModel m = c.model;
+          m.kernel.vectorWidth = width;
+          if (weighsGroups(m, width))
+            widened.push_back({m, predictedCost(m, device)});
+          continue;
+        }
+        // Each candidate's other options once, over the narrow blocks; a
+        // written block only where its row stays that narrow (a wider one
+        // would idle most of its threads on such lattices).
+        if (c.model.kernel.block != candidates.front().model.kernel.block)
+          continue;
+        std::vector<std::array<int, kMaxDims>> blocks =
+            vectorGroupBlocks(model.dims, width);
+        if (written.block &&
+            c.model.kernel.block[0] * width <= kAlongXVectorRowSites)
+          blocks.insert(blocks.begin(), c.model.kernel.block);
+        for (const auto &block : blocks) {
+          StencilModel m = c.model;
+          KernelOptions &k = m.kernel;
+          k.vectorWidth = width;
+          k.block = block;
+          if (!written.launchBounds)
+            k.launchBounds = k.threadsPerBlock();
+          if ((k.launchBounds && k.launchBounds < k.threadsPerBlock()) ||
+              k.minBlocksPerSm * k.threadsPerBlock() >
+                  kMaxThreadsPerMultiprocessor)
+            continue;
+          if (groupsProblem(m, width).empty() &&
+              componentSplitProblem(m, m.componentsPerThread()).empty())
+            widened.push_back({m, predictedCost(m, device)});
+        }
       }
     for (const Candidate &c : widened)
       if (!grouped ||
@@ -336,7 +409,8 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       const std::string problem = groupsProblem(best->model, 2);
       note.reason = "one site per thread; groups of sites along x: " +
                     (problem.empty() ? "no candidate block spans at most " +
-                                           std::to_string(kAlongXRowSites) +
+                                           std::to_string(alongXRowSites(
+                                               best->model)) +
                                            " sites along x with them"
                                      : problem);
     } else if (grouped->cost.picosecondsPerSite >

@@ -506,6 +506,38 @@ TEST(ChooseOptions, GroupsAlongXOnLatticesThatWrap) {
       << note(*wraps, "vector_width")->reason;
 }
 
+TEST(ChooseOptions, GroupsAlongXOfComponentMajorVectorFields) {
+  // The 4-D 12-double field stored component-major: each component's row
+  // takes groups, on blocks at most 32 sites wide along x (a written wider
+  // block is replaced for the groups' kernels).
+  for (const char *layout : {"soa", "{order: aosoa, block: 32}"}) {
+    for (const char *kernel : {"", "kernel: {block: [32, 4, 2, 1]}\n"}) {
+      SCOPED_TRACE(std::string(layout) + " " + kernel);
+      std::string yaml = kVectorField;
+      yaml.replace(yaml.find("layout: aos"), 11,
+                   std::string("layout: ") + layout);
+      std::optional<StencilModel> model = modelFromYaml(yaml + kernel);
+      ASSERT_TRUE(model);
+      chooseOpenOptions(*model);
+      EXPECT_EQ(model->kernel.vectorWidth, 1);
+      ASSERT_TRUE(model->alongX);
+      const StencilModel grouped = alongXVariantModel(*model);
+      EXPECT_EQ(grouped.sitesPerThreadX(), grouped.kernel.vectorWidth);
+      EXPECT_LE(grouped.kernel.block[0] * grouped.kernel.vectorWidth, 32);
+      EXPECT_LT(predictedCost(grouped).picosecondsPerSite,
+                predictedCost(*model).picosecondsPerSite);
+      EXPECT_NE(note(*model, "vector_width")->reason.find("vec12_x"),
+                std::string::npos)
+          << note(*model, "vector_width")->reason;
+    }
+  }
+  // Site-major: the width counts a site's components; no second set.
+  std::optional<StencilModel> aos = modelFromYaml(kVectorField);
+  ASSERT_TRUE(aos);
+  chooseOpenOptions(*aos);
+  EXPECT_FALSE(aos->alongX);
+}
+
 TEST(ChooseOptions, OpenOptionsForgetTheKernelSection) {
   std::string yaml = kVectorField;
   yaml += "kernel:\n  block: [16, 4, 2, 2]\n  vector_width: 1\n"
