@@ -1191,7 +1191,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 8 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1218,13 +1218,13 @@ laplacian4d_vec24_aosoa_x4_kernel(
   // This thread's first site; it updates 1 consecutive site along x, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
-  const int x = 4 * static_cast<int>((blockIdx.x / 3u) * 8u + threadIdx.x);
+  const int x = 4 * static_cast<int>((blockIdx.x / 4u) * 8u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
-  // This thread's 8 of the site's 24 components, from c0; blockIdx.x counts
-  // the 3 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 3u) * 8;
+  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
+  // the 4 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
@@ -1245,11 +1245,11 @@ laplacian4d_vec24_aosoa_x4_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // Each component's sites along x move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[32];
+  value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
     acc0[c * 4 + 0] = w1 * v.v[0];
     acc0[c * 4 + 1] = w1 * v.v[1];
@@ -1258,7 +1258,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1267,7 +1267,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1276,7 +1276,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1285,7 +1285,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1294,7 +1294,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1303,13 +1303,13 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
     acc0[c * 4 + 0] += w1 * v;
   }
   const stencil::index_t u7 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w0 * v.v[0];
     acc0[c * 4 + 0] += w1 * v.v[1];
@@ -1324,7 +1324,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   const stencil::index_t u8 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
     acc0[c * 4 + 3] += w1 * v;
   }
@@ -1332,7 +1332,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 0 && x + 4 <= nx - 0;
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
     if (whole_group) {
       vec_t r;
@@ -1366,13 +1366,13 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
   // This thread's first site; it updates 1 consecutive site along x, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
-  const int x = 4 * static_cast<int>((blockIdx.x / 3u) * 8u + threadIdx.x);
+  const int x = 4 * static_cast<int>((blockIdx.x / 4u) * 8u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
-  // This thread's 8 of the site's 24 components, from c0; blockIdx.x counts
-  // the 3 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 3u) * 8;
+  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
+  // the 4 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -1394,11 +1394,11 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // Each component's sites along x move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[32];
+    value_type acc0[24];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
       acc0[c * 4 + 0] = w1 * v.v[0];
       acc0[c * 4 + 1] = w1 * v.v[1];
@@ -1407,7 +1407,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1416,7 +1416,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1425,7 +1425,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1434,7 +1434,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1443,7 +1443,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -1452,13 +1452,13 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
       acc0[c * 4 + 0] += w1 * v;
     }
     const stencil::index_t u7 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w0 * v.v[0];
       acc0[c * 4 + 0] += w1 * v.v[1];
@@ -1473,7 +1473,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     const stencil::index_t u8 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
       acc0[c * 4 + 3] += w1 * v;
     }
@@ -1481,7 +1481,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 4 <= nx - 0;
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
       if (whole_group) {
         vec_t r;

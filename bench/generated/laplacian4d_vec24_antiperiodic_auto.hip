@@ -512,7 +512,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_antiperiodic. 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores, 8 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores, 6 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -540,13 +540,13 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   // This thread's first site; it updates 1 consecutive site along x, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
-  const int x = 4 * static_cast<int>((blockIdx.x / 3u) * 8u + threadIdx.x);
+  const int x = 4 * static_cast<int>((blockIdx.x / 4u) * 8u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
-  // This thread's 8 of the site's 24 components, from c0; blockIdx.x counts
-  // the 3 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 3u) * 8;
+  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
+  // the 4 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
@@ -569,11 +569,11 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // Each component's sites along x move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[32];
+  value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
     acc0[c * 4 + 0] = w1 * (t_m1_sign * v.v[0]);
     acc0[c * 4 + 1] = w1 * (t_m1_sign * v.v[1]);
@@ -582,7 +582,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -591,7 +591,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   }
   const stencil::index_t u2 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -600,13 +600,13 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   }
   const stencil::index_t u3 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
     acc0[c * 4 + 0] += w1 * v;
   }
   const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w0 * v.v[0];
     acc0[c * 4 + 0] += w1 * v.v[1];
@@ -621,13 +621,13 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   }
   const stencil::index_t u5 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
     acc0[c * 4 + 3] += w1 * v;
   }
   const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -636,7 +636,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   }
   const stencil::index_t u7 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * v.v[0];
     acc0[c * 4 + 1] += w1 * v.v[1];
@@ -645,7 +645,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   }
   const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8, c0 + c, 24, sites));
     acc0[c * 4 + 0] += w1 * (t_p1_sign * v.v[0]);
     acc0[c * 4 + 1] += w1 * (t_p1_sign * v.v[1]);
@@ -656,7 +656,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_kernel(
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 0 && x + 4 <= nx - 0;
   STENCIL_UNROLL
-  for (int c = 0; c < 8; ++c) {
+  for (int c = 0; c < 6; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
     if (whole_group) {
       vec_t r;
@@ -690,13 +690,13 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
   // This thread's first site; it updates 1 consecutive site along x, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
-  const int x = 4 * static_cast<int>((blockIdx.x / 3u) * 8u + threadIdx.x);
+  const int x = 4 * static_cast<int>((blockIdx.x / 4u) * 8u + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
-  // This thread's 8 of the site's 24 components, from c0; blockIdx.x counts
-  // the 3 shares of a block's sites fastest.
-  const int c0 = static_cast<int>(blockIdx.x % 3u) * 8;
+  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
+  // the 4 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -720,11 +720,11 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // Each component's sites along x move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[32];
+    value_type acc0[24];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites));
       acc0[c * 4 + 0] = w1 * (t_m1_sign * v.v[0]);
       acc0[c * 4 + 1] = w1 * (t_m1_sign * v.v[1]);
@@ -733,7 +733,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     }
     const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -742,7 +742,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     }
     const stencil::index_t u2 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -751,13 +751,13 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     }
     const stencil::index_t u3 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
       acc0[c * 4 + 0] += w1 * v;
     }
     const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w0 * v.v[0];
       acc0[c * 4 + 0] += w1 * v.v[1];
@@ -772,13 +772,13 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     }
     const stencil::index_t u5 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
       acc0[c * 4 + 3] += w1 * v;
     }
     const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -787,7 +787,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     }
     const stencil::index_t u7 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * v.v[0];
       acc0[c * 4 + 1] += w1 * v.v[1];
@@ -796,7 +796,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     }
     const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8, c0 + c, 24, sites));
       acc0[c * 4 + 0] += w1 * (t_p1_sign * v.v[0]);
       acc0[c * 4 + 1] += w1 * (t_p1_sign * v.v[1]);
@@ -807,7 +807,7 @@ laplacian4d_vec24_antiperiodic_auto_x4_dot_kernel(
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 4 <= nx - 0;
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c) {
+    for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
       if (whole_group) {
         vec_t r;

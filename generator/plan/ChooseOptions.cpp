@@ -74,6 +74,26 @@ int alongXRowSites(const StencilModel &m) {
   return m.components > 1 ? kAlongXVectorRowSites : kAlongXRowSites;
 }
 
+/// Components per thread the planner weighs with groups along x of a vector
+/// field: at most 6. With groups of 4 floats, 8 and 12 components per thread
+/// measured 4-17% below 2 to 6 on the H100 at 32^3 x 64 for the same blocks
+/// and tiles (docs/results/tune-laplacian4d_vec24_*-rows-shares-h100.json),
+/// which the cost model, DRAM-bound for all of them, does not see.
+constexpr int kAlongXVectorComponents = 6;
+
+std::vector<int> vectorGroupShares(const StencilModel &m) {
+  if (m.kernel.written.componentsPerThread)
+    return {m.componentsPerThread()};
+  std::vector<int> shares;
+  for (int perThread = kAlongXVectorComponents; perThread >= 2; --perThread)
+    if (m.components % perThread == 0 &&
+        componentSplitProblem(m, perThread).empty())
+      shares.push_back(perThread);
+  if (shares.empty())
+    shares.push_back(m.componentsPerThread());
+  return shares;
+}
+
 /// Blocks the planner weighs for groups of `width` sites along x of a
 /// vector field: rows of kAlongXVectorRowSites or half that, 128 or 256
 /// threads, the rest of the block over the next axes.
@@ -373,21 +393,26 @@ OptionSearch chooseOpenOptions(StencilModel &model,
             widened.push_back({m, predictedCost(m, device)});
           continue;
         }
-        // Each candidate's other options once, over the narrow blocks; a
-        // written block only where its row stays that narrow (a wider one
-        // would idle most of its threads on such lattices).
-        if (c.model.kernel.block != candidates.front().model.kernel.block)
+        // Each candidate's other options once, over the narrow blocks and
+        // the shares that suit groups; a written block only where its row
+        // stays that narrow (a wider one would idle most of its threads on
+        // such lattices).
+        if (c.model.kernel.block != candidates.front().model.kernel.block ||
+            c.model.kernel.componentsPerThread !=
+                candidates.front().model.kernel.componentsPerThread)
           continue;
         std::vector<std::array<int, kMaxDims>> blocks =
             vectorGroupBlocks(model.dims, width);
         if (written.block &&
             c.model.kernel.block[0] * width <= kAlongXVectorRowSites)
           blocks.insert(blocks.begin(), c.model.kernel.block);
-        for (const auto &block : blocks) {
+        for (const auto &block : blocks)
+        for (int perThread : vectorGroupShares(c.model)) {
           StencilModel m = c.model;
           KernelOptions &k = m.kernel;
           k.vectorWidth = width;
           k.block = block;
+          k.componentsPerThread = perThread;
           if (!written.launchBounds)
             k.launchBounds = k.threadsPerBlock();
           if ((k.launchBounds && k.launchBounds < k.threadsPerBlock()) ||
