@@ -301,8 +301,9 @@ struct StencilModel {
   /// until the planner chose the open ones.
   std::vector<KernelOptionNote> optionNotes;
   /// The planner's options for lattices whose nx is a multiple of their
-  /// vector width: set where a single-component spec leaves vector_width
-  /// open and groups of sites along x predict a faster kernel than one site
+  /// vector width: set where a single-component or component-major vector
+  /// spec leaves vector_width open and groups of sites along x (of each
+  /// component's row) predict a faster kernel than one site
   /// per thread, which every nx needs. Compiled beside the spec's kernels
   /// as NAME_xW (alongXVariantModel); the runtime picks it by nx.
   std::optional<KernelOptions> alongX;

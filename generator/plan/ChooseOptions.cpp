@@ -394,9 +394,10 @@ OptionSearch chooseOpenOptions(StencilModel &model,
           continue;
         }
         // Each candidate's other options once, over the narrow blocks and
-        // the shares that suit groups; a written block only where its row
-        // stays that narrow (a wider one would idle most of its threads on
-        // such lattices).
+        // the shares that suit groups. A written block stands where its row
+        // stays that narrow; a wider one would idle most of its threads on
+        // such lattices, so the groups' kernels take a narrow one instead
+        // (the note names it).
         if (c.model.kernel.block != candidates.front().model.kernel.block ||
             c.model.kernel.componentsPerThread !=
                 candidates.front().model.kernel.componentsPerThread)
@@ -405,7 +406,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
             vectorGroupBlocks(model.dims, width);
         if (written.block &&
             c.model.kernel.block[0] * width <= kAlongXVectorRowSites)
-          blocks.insert(blocks.begin(), c.model.kernel.block);
+          blocks = {c.model.kernel.block};
         for (const auto &block : blocks)
         for (int perThread : vectorGroupShares(c.model)) {
           StencilModel m = c.model;

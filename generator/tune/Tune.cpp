@@ -90,7 +90,7 @@ StencilModel naiveModel(const StencilModel &model) {
   StencilModel m = model;
   m.name = model.name + "_naive";
   m.kernel.tileFactor = 1;
-  if (m.components == 1)
+  if (m.groupsSitesAlongX())
     m.kernel.vectorWidth = 1; // one site per thread
   m.kernel.componentsPerThread = m.components; // a site per thread
   m.kernel.slab = 1; // hopping kernels' threads in storage order

@@ -52,8 +52,9 @@ struct StencilShape {
   int block[kMaxDims];
   int tile_axis;
   int tile_factor;
-  /// Aligned sites per thread along x (single-component fields with a
-  /// vector width; 1 otherwise): threads start at x = 0 in steps of it, and
+  /// Aligned sites per thread along x (the vector width of a single-component
+  /// or component-major vector field; 1 otherwise): threads start at x = 0
+  /// in steps of it, and
   /// nx must be a multiple of it so that every row starts aligned.
   int x_width;
   /// Threads sharing a site's components (kernel.components_per_thread);

@@ -12,9 +12,11 @@
 //      was compiled in (else an error says to regenerate);
 //   3. the compiled-in entry for exactly this device and these extents;
 //   4. the planner's groups of sites along x (NAME_xW, compiled in where a
-//      single-component spec leaves vector_width open), when nx is a
-//      multiple of W: one site per thread serves every nx, groups only
-//      those whose rows start aligned;
+//      single-component or soa/aosoa vector spec leaves vector_width open),
+//      when nx is a multiple of W: one site per thread serves every nx,
+//      groups only those whose rows start aligned (and fields aligned to
+//      the W-value accesses, as device allocations are: else the launch
+//      says so);
 //   5. otherwise the spec's own options.
 #ifndef STENCIL_TUNING_HPP
 #define STENCIL_TUNING_HPP
