@@ -531,6 +531,17 @@ TEST(ChooseOptions, GroupsAlongXOfComponentMajorVectorFields) {
           << note(*model, "vector_width")->reason;
     }
   }
+  // A written block narrow enough for groups stands, as written options do.
+  {
+    std::string yaml = kVectorField;
+    yaml.replace(yaml.find("layout: aos"), 11, "layout: soa");
+    std::optional<StencilModel> narrow =
+        modelFromYaml(yaml + "kernel: {block: [8, 4, 2, 2]}\n");
+    ASSERT_TRUE(narrow);
+    chooseOpenOptions(*narrow);
+    ASSERT_TRUE(narrow->alongX);
+    EXPECT_EQ(narrow->alongX->block, (std::array<int, 4>{8, 4, 2, 2}));
+  }
   // Site-major: the width counts a site's components; no second set.
   std::optional<StencilModel> aos = modelFromYaml(kVectorField);
   ASSERT_TRUE(aos);
