@@ -169,6 +169,17 @@ void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
 
 namespace {
 
+/// `whole_group`: whether the thread's group of sites along x lies wholly
+/// inside the update region, so that its stores move whole rows.
+void wholeGroupFlag(CodePrinter &p, const KernelPlan &plan) {
+  p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
+          {"width", std::to_string(plan.access.width)}},
+         R"(
+           // Groups that lie wholly inside the update region store with one access.
+           const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
+         )");
+}
+
 /// One value per site.
 class ScalarAccess : public AccessPrinter {
 public:
@@ -229,12 +240,7 @@ public:
   }
 
   void storesPrologue(CodePrinter &p) const override {
-    p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
-            {"width", std::to_string(access.width)}},
-           R"(
-             // Groups that lie wholly inside the update region store with one access.
-             const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
-           )");
+    wholeGroupFlag(p, plan);
   }
 
   /// One vector store when the whole group is inside the update region
@@ -574,12 +580,7 @@ public:
   }
 
   void storesPrologue(CodePrinter &p) const override {
-    p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
-            {"width", std::to_string(access.width)}},
-           R"(
-             // Groups that lie wholly inside the update region store with one access.
-             const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
-           )");
+    wholeGroupFlag(p, plan);
   }
 
   /// Per component, one vector store when the whole group is inside the
