@@ -732,17 +732,18 @@ void Checker::checkSiteVectors(int width, SMRange range) {
   if (!gridKnown)
     return; // the grid's own error is already reported
   std::string problem = siteVectorProblem(model, width);
+  if (problem.empty()) {
+    model.kernel.vectorWidth = width;
+    return;
+  }
   const std::string rows =
       model.components == 1
           ? std::string("a single-component field")
           : std::string("each component's row of a '") +
                 layoutOrderName(model.layout.order) + "' vector field";
-  if (!problem.empty())
-    diags.error(range, "'kernel.vector_width' " + Twine(width) +
-                           " (consecutive sites along x per access, " + rows +
-                           ") " + problem);
-  else
-    model.kernel.vectorWidth = width;
+  diags.error(range, "'kernel.vector_width' " + Twine(width) +
+                         " (consecutive sites along x per access, " + rows +
+                         ") " + problem);
 }
 
 /// Even/odd storage pays off, and the Schur complement exists, only when

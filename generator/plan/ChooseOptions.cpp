@@ -128,6 +128,19 @@ std::vector<std::array<int, kMaxDims>> vectorGroupBlocks(int dims, int width) {
   return blocks;
 }
 
+/// Whether a candidate's options can be compiled and launched: the launch
+/// bounds cover the block, the resident minimum fits a multiprocessor, the
+/// site's components split evenly and a staged box fits shared memory.
+bool admissible(const StencilModel &m) {
+  const KernelOptions &k = m.kernel;
+  if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
+    return false;
+  if (k.minBlocksPerSm * k.threadsPerBlock() > kMaxThreadsPerMultiprocessor)
+    return false;
+  return componentSplitProblem(m, k.componentsPerThread).empty() &&
+         stagingProblem(m).empty();
+}
+
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.
 std::string groupsProblem(const StencilModel &m, int width) {
   StencilModel w = m;
@@ -286,15 +299,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
             k.launchBounds = k.threadsPerBlock();
           if (!written.minBlocksPerSm)
             k.minBlocksPerSm = minimum;
-          if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
-            continue;
-          if (k.minBlocksPerSm * k.threadsPerBlock() >
-              kMaxThreadsPerMultiprocessor)
-            continue;
-          if (!componentSplitProblem(m, share).empty())
-            continue;
-          // A staged block's box must fit the static shared-memory limit.
-          if (!stagingProblem(m).empty())
+          if (!admissible(m))
             continue;
           KernelCost cost = predictedCost(m, device);
           candidates.push_back({std::move(m), cost});
@@ -416,12 +421,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
           k.componentsPerThread = perThread;
           if (!written.launchBounds)
             k.launchBounds = k.threadsPerBlock();
-          if ((k.launchBounds && k.launchBounds < k.threadsPerBlock()) ||
-              k.minBlocksPerSm * k.threadsPerBlock() >
-                  kMaxThreadsPerMultiprocessor)
-            continue;
-          if (groupsProblem(m, width).empty() &&
-              componentSplitProblem(m, m.componentsPerThread()).empty())
+          if (admissible(m) && groupsProblem(m, width).empty())
             widened.push_back({m, predictedCost(m, device)});
         }
       }

@@ -84,6 +84,14 @@ void setLoadOrder(KernelOptions &k, LoadOrder order) {
   k.tapOrder.clear();
 }
 
+/// Whether `model` takes groups of `width` sites along x at the size being
+/// tuned: the checker's rule, and rows that start aligned (nx a multiple).
+bool groupsFitSize(const StencilModel &model, int width,
+                   const std::vector<int> &extents) {
+  return siteVectorProblem(model, width).empty() && !extents.empty() &&
+         extents[0] % width == 0;
+}
+
 } // namespace
 
 StencilModel naiveModel(const StencilModel &model) {
@@ -147,10 +155,9 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       StencilModel stored = model;
       stored.layout = l;
       for (int width : {2, 4}) {
-        const bool rows = stored.groupsSitesAlongX();
-        if (rows ? siteVectorProblem(stored, width).empty() &&
-                       !extents.empty() && extents[0] % width == 0
-                 : componentVectorProblem(stored, width).empty())
+        if (stored.groupsSitesAlongX()
+                ? groupsFitSize(stored, width, extents)
+                : componentVectorProblem(stored, width).empty())
           layouts.push_back({l, width});
       }
     }
@@ -162,8 +169,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     std::vector<std::pair<FieldLayout, int>> widths;
     for (int width : {4, 2})
       if (width != model.kernel.vectorWidth &&
-          siteVectorProblem(model, width).empty() &&
-          extents[0] % width == 0)
+          groupsFitSize(model, width, extents))
         widths.push_back({model.layout, width});
     layouts.insert(layouts.begin() + 1, widths.begin(), widths.end());
   }
