@@ -351,6 +351,11 @@ struct StencilModel {
   }
   /// Whether values are stored narrower than the kernels compute.
   bool narrowStorage() const { return precision == Precision::BFloat16; }
+  /// Bytes of a value of the parameter, link and clover arrays: value_type,
+  /// which bfloat16 fields compute in (those arrays are not narrowed).
+  int arrayElementBytes() const {
+    return precision == Precision::Double ? 8 : 4;
+  }
   /// Whether neighbours wrap around along `axis` (periodic or antiperiodic).
   bool wraps(int axis) const {
     return boundaries[axis] != Boundary::Dirichlet;

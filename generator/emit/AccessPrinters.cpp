@@ -63,6 +63,21 @@ std::string AccessPrinter::stored(const std::string &value) const {
                             : value;
 }
 
+void AccessPrinter::roundStoredValues(CodePrinter &p,
+                                      const PlannedStore &store,
+                                      int count) const {
+  if (!plan.narrowStorage || !(store.addsDot || foldsDirection()))
+    return;
+  p.emit({{"acc", "acc" + std::to_string(store.site)},
+          {"count", std::to_string(count)}},
+         R"(
+           // The dot term of the values the stores keep: alpha's q is the stored q.
+           STENCIL_UNROLL
+           for (int i = 0; i < $count$; ++i)
+             $acc$[i] = stencil::rounded<storage_type>($acc$[i]);
+         )");
+}
+
 std::string AccessPrinter::signedValue(const PlannedLoad &load,
                                        const std::string &value) const {
   if (load.signAxes.empty())
@@ -328,12 +343,13 @@ public:
     const std::string acc = "acc" + std::to_string(store.site);
     CodePrinter::Vars vars = {{"count", std::to_string(access.perThread)},
                               {"element", element(at, component())},
-                              {"acc", acc},
+                              {"stored", stored(acc + "[c]")},
                               {"store", storeMacro()}};
+    roundStoredValues(p, store, access.perThread);
     p.emit(vars, R"(
       STENCIL_UNROLL
       for (int c = 0; c < $count$; ++c)
-        $store$(&out[$element$], $acc$[c]);
+        $store$(&out[$element$], $stored$);
     )");
     if (store.addsDot)
       dotTerms(p, store);
@@ -386,9 +402,10 @@ public:
             {"at", index.loadIndex(plan.loads[step.load])},
             {"nc", std::to_string(access.components)},
             {"first", access.split ? " + c0" : ""},
-            {"count", std::to_string(access.perThread)}},
+            {"count", std::to_string(access.perThread)},
+            {"type", storedScalar()}},
            R"(
-             const value_type *$name$ = in + ($at$) * $nc$$first$;
+             const $type$ *$name$ = in + ($at$) * $nc$$first$;
              STENCIL_UNROLL
              for (int c = 0; c < $count$; ++c) {
            )");
@@ -404,7 +421,7 @@ public:
   /// A pointer to this thread's first component of the site.
   void gather(CodePrinter &p, const PlanStep &step,
               const std::string &name) const override {
-    p.line("const value_type *" + name + " = in + (" +
+    p.line("const " + storedScalar() + " *" + name + " = in + (" +
            index.loadIndex(plan.loads[step.load]) + ") * " +
            std::to_string(access.components) + (access.split ? " + c0" : "") +
            ";");
@@ -430,12 +447,14 @@ public:
             {"nc", std::to_string(access.components)},
             {"first", access.split ? " + c0" : ""},
             {"vectors", std::to_string(access.perThread / access.width)},
-            {"width", width}},
+            {"width", width},
+            {"vector", storedVector()},
+            {"value", widened(name + "[j]")}},
            R"(
-             const vec_t *$name$ = reinterpret_cast<const vec_t *>(in + ($at$) * $nc$$first$);
+             const $vector$ *$name$ = reinterpret_cast<const $vector$ *>(in + ($at$) * $nc$$first$);
              STENCIL_UNROLL
              for (int j = 0; j < $vectors$; ++j) {
-               const vec_t v = $name$[j];
+               const vec_t v = $value$;
                STENCIL_UNROLL
                for (int l = 0; l < $width$; ++l) {
            )");
@@ -460,14 +479,16 @@ public:
             {"first", access.split ? " + c0" : ""},
             {"count", std::to_string(access.perThread)},
             {"vectors", std::to_string(access.perThread / access.width)},
-            {"width", std::to_string(access.width)}},
+            {"width", std::to_string(access.width)},
+            {"vector", storedVector()},
+            {"value", widened("from[j]")}},
            R"(
              value_type $name$[$count$];
              {
-               const vec_t *from = reinterpret_cast<const vec_t *>(in + ($at$) * $nc$$first$);
+               const $vector$ *from = reinterpret_cast<const $vector$ *>(in + ($at$) * $nc$$first$);
                STENCIL_UNROLL
                for (int j = 0; j < $vectors$; ++j) {
-                 const vec_t v = from[j];
+                 const vec_t v = $value$;
                  STENCIL_UNROLL
                  for (int l = 0; l < $width$; ++l)
                    $name$[j * $width$ + l] = v.v[l];
@@ -492,7 +513,10 @@ private:
         {"first", access.split ? " + c0" : ""},
         {"vectors", std::to_string(access.perThread / access.width)},
         {"width", std::to_string(access.width)},
-        {"store", storeMacro()}};
+        {"store", storeMacro()},
+        {"vector", storedVector()},
+        {"stored", stored("r")}};
+    roundStoredValues(p, store, access.perThread);
     p.emit(vars, R"(
       STENCIL_UNROLL
       for (int j = 0; j < $vectors$; ++j) {
@@ -500,7 +524,7 @@ private:
         STENCIL_UNROLL
         for (int l = 0; l < $width$; ++l)
           r.v[l] = $acc$[j * $width$ + l];
-        $store$(&reinterpret_cast<vec_t *>(out + ($at$) * $nc$$first$)[j], r);
+        $store$(&reinterpret_cast<$vector$ *>(out + ($at$) * $nc$$first$)[j], $stored$);
       }
     )");
   }
@@ -556,8 +580,11 @@ public:
             {"at", index.loadIndex(load)},
             {"count", std::to_string(access.perThread)},
             {"value", load.width > 1
-                          ? "const vec_t v = *reinterpret_cast<const vec_t "
-                            "*>(in + " + at + ");"
+                          ? "const vec_t v = " +
+                                widened("*reinterpret_cast<const " +
+                                        storedVector() + " *>(in + " + at +
+                                        ")") +
+                                ";"
                           : "const value_type v = in[" + at + "];"}},
            R"(
              const stencil::index_t $name$ = $at$;
@@ -595,10 +622,14 @@ public:
         {"width", width},
         {"store", storeMacro()},
         {"reach", std::to_string(store.groupReach)},
+        {"vector", storedVector()},
+        {"stored_r", stored("r")},
+        {"stored_acc", stored(acc + "[c * " + width + " + l]")},
         {"dot", store.addsDot ? "dot += static_cast<double>(in[at + l]) * "
                                 "static_cast<double>(" +
                                     acc + "[c * " + width + " + l]);"
                               : ""}};
+    roundStoredValues(p, store, access.perThread * access.width);
     p.emit(vars, R"(
       STENCIL_UNROLL
       for (int c = 0; c < $count$; ++c) {
@@ -608,12 +639,12 @@ public:
           STENCIL_UNROLL
           for (int l = 0; l < $width$; ++l)
             r.v[l] = $acc$[c * $width$ + l];
-          $store$(reinterpret_cast<vec_t *>(out + at), r);
+          $store$(reinterpret_cast<$vector$ *>(out + at), $stored_r$);
         } else {
           STENCIL_UNROLL
           for (int l = 0; l < $width$; ++l)
             if (x + l >= $reach$ && x + l < nx - $reach$)
-              $store$(&out[at + l], $acc$[c * $width$ + l]);
+              $store$(&out[at + l], $stored_acc$);
         }
     )");
     if (store.addsDot) {

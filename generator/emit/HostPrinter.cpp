@@ -462,6 +462,7 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
       {"region_param", launcher.region ? ",\n    const stencil::Region &region"
                                        : ""},
       {"region_all", launcher.region ? ", stencil::Region()" : ""},
+      {"field", fieldType(model.narrowStorage())},
       {"slab", launcher.slab == 1
                    ? std::string()
                    : "// The walk: slices of " +
@@ -477,8 +478,8 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
   };
   p.emit(vars, R"(
     $summary$
-    stencil::Status $function$(value_type *out, const value_type *in,
-        const value_type *same, stencil::HopMode mode, double alpha,
+    stencil::Status $function$($field$ *out, const $field$ *in,
+        const $field$ *same, stencil::HopMode mode, double alpha,
         double beta, const Extents &extents, const Params &params,
         stencil::Stream stream$region_param$) {
       (void)params; // unused when the spec declares no parameters
@@ -532,9 +533,9 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
         const int *extents, const double *params, const void *const *fields,
         stencil::Stream stream) {
       $typed$
-      return $function$(static_cast<value_type *>(out),
-          static_cast<const value_type *>(in),
-          static_cast<const value_type *>(same),
+      return $function$(static_cast<$field$ *>(out),
+          static_cast<const $field$ *>(in),
+          static_cast<const $field$ *>(same),
           static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
           typed_params, stream$region_all$);
     }
@@ -548,9 +549,9 @@ void hoppingLauncher(CodePrinter &p, const StencilModel &model,
           const int *extents, const double *params, const void *const *fields,
           const stencil::Region &region, stencil::Stream stream) {
         $typed$
-        return $function$(static_cast<value_type *>(out),
-            static_cast<const value_type *>(in),
-            static_cast<const value_type *>(same),
+        return $function$(static_cast<$field$ *>(out),
+            static_cast<const $field$ *>(in),
+            static_cast<const $field$ *>(same),
             static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
             typed_params, stream, region);
       }
@@ -598,11 +599,12 @@ void cloverLauncher(CodePrinter &p, const StencilModel &model,
                  " bytes for the accesses of kernel.vector_width\");"
            : std::string()},
       {"typed", text.typedArguments},
+      {"field", fieldType(model.narrowStorage())},
   };
   p.emit(vars, R"(
     /// The clover term alone on the sites of `parity`.
-    stencil::Status clover(value_type *out, const value_type *in,
-        const value_type *same, stencil::HopMode mode, double alpha,
+    stencil::Status clover($field$ *out, const $field$ *in,
+        const $field$ *same, stencil::HopMode mode, double alpha,
         double beta, int parity, const Extents &extents, const Params &params,
         stencil::Stream stream) {
       const int n[stencil::kMaxDims] = $extent_list$;
@@ -657,9 +659,9 @@ void cloverLauncher(CodePrinter &p, const StencilModel &model,
         const int *extents, const double *params, const void *const *fields,
         stencil::Stream stream) {
       $typed$
-      return clover(static_cast<value_type *>(out),
-          static_cast<const value_type *>(in),
-          static_cast<const value_type *>(same),
+      return clover(static_cast<$field$ *>(out),
+          static_cast<const $field$ *>(in),
+          static_cast<const $field$ *>(same),
           static_cast<stencil::HopMode>(mode), alpha, beta, parity,
           typed_extents, typed_params, stream);
     }
@@ -672,15 +674,17 @@ std::string printCloverDeclarations(const StencilModel &model) {
   if (!hasCloverKernel(model))
     return "";
   return printed([&](CodePrinter &p) {
-    p.emit({{"clover", model.clover.name}}, R"(
+    p.emit({{"clover", model.clover.name},
+            {"field", fieldType(model.narrowStorage())}},
+           R"(
       /// The clover term A alone (the hopping kernels' epilogue can also apply
       /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
       /// hopping kernels take them,
       ///   kHop                 out = beta in
       ///   kInverseDiagonalHop  out = beta A^-1 in   (params.$clover$_inverse of that parity)
       ///   kDiagonalPlusHop     out = alpha A same + beta in
-      stencil::Status clover(value_type *out, const value_type *in,
-          const value_type *same, stencil::HopMode mode, double alpha,
+      stencil::Status clover($field$ *out, const $field$ *in,
+          const $field$ *same, stencil::HopMode mode, double alpha,
           double beta, int parity, const Extents &extents,
           const Params &params = Params(), stencil::Stream stream = nullptr);
       stencil::Status clover_generic(void *out, const void *in,
@@ -795,14 +799,15 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers,
       hopping = true;
       p.emit({{"summary", summaryComment(launcher)},
               {"function", launcher.function},
+              {"field", field},
               {"region_default",
                launcher.region
                    ? ",\n    const stencil::Region &region = stencil::Region()"
                    : ""}},
              R"(
                $summary$
-               stencil::Status $function$(value_type *out, const value_type *in,
-                   const value_type *same, stencil::HopMode mode, double alpha,
+               stencil::Status $function$($field$ *out, const $field$ *in,
+                   const $field$ *same, stencil::HopMode mode, double alpha,
                    double beta, const Extents &extents, const Params &params = Params(),
                    stencil::Stream stream = nullptr$region_default$);
                stencil::Status $function$_generic(void *out, const void *in,

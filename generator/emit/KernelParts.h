@@ -92,6 +92,21 @@ protected:
   std::string storedVector() const {
     return plan.narrowStorage ? "svec_t" : "vec_t";
   }
+  /// The element type of a field's array: value_type, or storage_type.
+  std::string storedScalar() const {
+    return plan.narrowStorage ? "storage_type" : "value_type";
+  }
+  /// A stored vector (storedVector()) read as vec_t: widened where storage
+  /// is narrower.
+  std::string widened(const std::string &vector) const {
+    return plan.narrowStorage ? "stencil::widen(" + vector + ")" : vector;
+  }
+  /// Before the stores of a tile's site when the fields are narrower than
+  /// the arithmetic and the kernel also sums a dot term of the stored
+  /// values: the `count` accumulators rounded as the store keeps them, so
+  /// that alpha's q is the stored q.
+  void roundStoredValues(CodePrinter &p, const PlannedStore &store,
+                         int count) const;
   bool foldsDirection() const { return plan.foldsDirection(); }
   /// The component index of loop counter `c`: "c" or "c0 + c".
   std::string component() const { return access.split ? "c0 + c" : "c"; }

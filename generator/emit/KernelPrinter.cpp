@@ -755,13 +755,14 @@ std::string printCloverKernel(const CloverKernelPlan &plan) {
             {"order", orderDescription(plan.clover.layout)},
             {"clover_layout", layoutInitializer(plan.clover.layout)},
             {"clover_half_layout", layoutInitializer(half)},
-            {"field_half_layout", layoutInitializer(field)}},
+            {"field_half_layout", layoutInitializer(field)},
+            {"field", fieldType(plan.narrowStorage)}},
            R"(
              STENCIL_GLOBAL void$bounds$
              $kernel$(
-                 value_type *STENCIL_RESTRICT out,
-                 const value_type *STENCIL_RESTRICT in,
-                 const value_type *STENCIL_RESTRICT same,
+                 $field$ *STENCIL_RESTRICT out,
+                 const $field$ *STENCIL_RESTRICT in,
+                 const $field$ *STENCIL_RESTRICT same,
                  const int hop_mode,
                  const value_type hop_alpha,
                  const value_type hop_beta,

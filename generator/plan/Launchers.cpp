@@ -34,13 +34,14 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
       l.linkArray = model.links.name;
       l.linkComponents = model.linkComponents();
       if (model.links.vector > 1)
-        l.linkAlignmentBytes = model.links.vector * model.elementBytes();
+        l.linkAlignmentBytes = model.links.vector * model.arrayElementBytes();
     }
     if (model.hasCloverTap()) {
       l.cloverArray = model.clover.name;
       l.cloverComponents = model.cloverComponents();
       if (model.clover.vector > 1)
-        l.cloverAlignmentBytes = model.clover.vector * model.elementBytes();
+        l.cloverAlignmentBytes =
+            model.clover.vector * model.arrayElementBytes();
     }
     launchers.push_back(std::move(l));
   };

@@ -224,7 +224,7 @@ int stepParity(const Offset &offset) {
 /// neighbour touches both halves).
 int fieldBytesPerSite(const StencilModel &model, bool hopping) {
   if (!hopping)
-    return siteParameterReals(model) * model.elementBytes();
+    return siteParameterReals(model) * model.arrayElementBytes();
   std::set<std::pair<int, int>> fields; // (parameter, parity of the shift)
   for (const Tap &tap : model.taps)
     for (const CoefficientTerm &term : tap.coefficient.terms)
@@ -233,7 +233,7 @@ int fieldBytesPerSite(const StencilModel &model, bool hopping) {
   int reals = 0;
   for (const auto &field : fields)
     reals += model.parameters[field.first].realsPerSite();
-  return reals * model.elementBytes();
+  return reals * model.arrayElementBytes();
 }
 
 /// Bytes of links per output site: each axis' matrices once, or in a
@@ -245,7 +245,7 @@ int linkBytesPerSite(const StencilModel &model, bool hopping) {
     if (tap.link)
       links.insert({linkAxis(tap), hopping && isForwardLink(tap)});
   return static_cast<int>(links.size()) * model.links.realsPerLink() *
-         model.elementBytes();
+         model.arrayElementBytes();
 }
 
 /// Flops of one site's clover product (stencil/clover_algebra.hpp): per
@@ -268,7 +268,8 @@ void setTraffic(const StencilModel &model, bool hopping, KernelPlan &plan) {
   // array once per site, a Hermitian block product instead of the centre
   // tap's multiply.
   if (!hopping && model.hasCloverTap()) {
-    plan.bytesReadPerSite += model.cloverComponents() * model.elementBytes();
+    plan.bytesReadPerSite +=
+        model.cloverComponents() * model.arrayElementBytes();
     plan.flopsPerSite += cloverFlops(model.links.colours) - model.components;
   }
   // A link tap's N x N complex matrix times each colour vector: N^2 complex
@@ -846,9 +847,10 @@ CloverKernelPlan planCloverKernel(const StencilModel &model) {
   plan.components = model.components;
   plan.layout = model.layout;
   plan.vectorWidth = model.componentsPerAccess();
+  plan.narrowStorage = model.narrowStorage();
   plan.clover = cloverStorage(model);
-  const int bytes = model.elementBytes();
-  plan.bytesPerSite = (2 * model.components + plan.clover.reals) * bytes;
+  plan.bytesPerSite = 2 * model.components * model.elementBytes() +
+                      plan.clover.reals * model.arrayElementBytes();
   plan.flopsPerSite = cloverFlops(model.links.colours) + model.components;
   return plan;
 }

@@ -682,6 +682,9 @@ struct CloverKernelPlan {
   /// per access, or stencil::order_element() of `layout`.
   FieldLayout layout;
   int vectorWidth = 1;
+  /// Fields hold storage_type (bfloat16) values, read widened and stored
+  /// rounded; the clover arrays stay value_type.
+  bool narrowStorage = false;
   CloverStorage clover;
   int bytesPerSite = 0; ///< kInverseDiagonalHop: in, the inverse, out
   int flopsPerSite = 0;

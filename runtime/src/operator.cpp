@@ -19,6 +19,17 @@
 
 namespace stencil {
 
+namespace {
+
+/// Bytes of a value of the site-parameter, link and clover arrays of an
+/// operator on `fields`: the kernels' arithmetic type, so float where the
+/// fields hold bfloat16 (the arrays are read once a site, not narrowed).
+int array_element_bytes(const Lattice &fields) {
+  return fields.element_bytes == 2 ? 4 : fields.element_bytes;
+}
+
+} // namespace
+
 Status StencilOperator::create(const KernelInfo &spec, const int *extents,
                                StencilOperator &out, Kernels kernels) {
   KernelSelection selection{&spec, "the kernels given"};
@@ -336,6 +347,7 @@ Status StencilOperator::local_gauge(const GaugeField &U,
 Lattice StencilOperator::site_lattice() const {
   Lattice lattice = lattice_;
   lattice.components = 1;
+  lattice.element_bytes = array_element_bytes(lattice_);
   return lattice;
 }
 
@@ -400,6 +412,7 @@ Status StencilOperator::set_site_parameter(const std::string &name,
 
 Lattice StencilOperator::link_lattice() const {
   Lattice lattice = lattice_;
+  lattice.element_bytes = array_element_bytes(lattice_);
   if (const LinkInfo *links = info_->links) {
     lattice.components = lattice_.dims * links->reals_per_link;
     lattice.layout = links->layout;
@@ -489,6 +502,7 @@ Status StencilOperator::set_links(const Field &links) {
 
 Lattice StencilOperator::clover_lattice() const {
   Lattice lattice = lattice_;
+  lattice.element_bytes = array_element_bytes(lattice_);
   if (const CloverInfo *clover = info_->clover) {
     lattice.components = clover->reals_per_site;
     lattice.layout = clover->layout;
@@ -966,7 +980,8 @@ double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
     bytes += sites * target.components * target.element_bytes;
   // The clover term (or its inverse) of each output site.
   if (info_->clover && mode != kHop)
-    bytes += sites * info_->clover->reals_per_site * target.element_bytes;
+    bytes += sites * info_->clover->reals_per_site *
+             array_element_bytes(target);
   return bytes;
 }
 
@@ -1002,7 +1017,7 @@ double StencilOperator::bytes_per_clover(HopMode mode) const {
   const double sites = static_cast<double>(half.interior_sites());
   const double site_bytes = half.components * half.element_bytes;
   const double clover_bytes =
-      info_->clover->reals_per_site * half.element_bytes;
+      info_->clover->reals_per_site * array_element_bytes(half);
   if (mode == kHop)
     return sites * 2 * site_bytes;
   return sites * ((mode == kDiagonalPlusHop ? 3 : 2) * site_bytes +

@@ -107,13 +107,14 @@ STENCIL_HOST_DEVICE inline void clover_product(T *acc,
 /// acc, A^-1 read at `site` of the inverse's half array; kDiagonalPlusHop
 /// acc = alpha A same + beta acc, A read at `whole_site` of the
 /// whole-lattice array and `same` at `site` of its half field (V values
-/// per access). The hopping kernels' epilogue (acc = H in) and the clover
-/// kernel (acc = in) both end with it.
-template <int N, int NC, int V, typename T>
+/// per access; S, the field's stored type, widened to T). The hopping
+/// kernels' epilogue (acc = H in) and the clover kernel (acc = in) both end
+/// with it.
+template <int N, int NC, int V, typename T, typename S>
 STENCIL_HOST_DEVICE inline void clover_hop_mode(
     T *acc, int mode, T alpha, T beta, const T *clover,
     const Layout &clover_layout, index_t whole_site, const T *inverse,
-    const Layout &inverse_layout, const T *same, const Layout &field_layout,
+    const Layout &inverse_layout, const S *same, const Layout &field_layout,
     index_t site, index_t half_sites) {
   if (mode == kInverseDiagonalHop) {
     CloverSite<T, N> a;

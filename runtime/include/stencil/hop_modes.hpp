@@ -12,6 +12,7 @@
 #ifndef STENCIL_HOP_MODES_HPP
 #define STENCIL_HOP_MODES_HPP
 
+#include "stencil/bfloat16.hpp"
 #include "stencil/host_device.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/layout.hpp"
@@ -23,53 +24,55 @@ namespace stencil {
 /// field (`sites` sites, placed by layout.order and layout.block), from
 /// component c0 (a thread's share of a split site): V at a time from
 /// site-major storage (the field aligned to V values), else one by one.
-template <int NC, int V, int K, typename T>
-STENCIL_HOST_DEVICE inline void load_half_share(T *dst, const T *half,
+/// A field stored narrower than T (bfloat16) is read widened.
+template <int NC, int V, int K, typename T, typename S>
+STENCIL_HOST_DEVICE inline void load_half_share(T *dst, const S *half,
                                                 const Layout &layout,
                                                 index_t site, index_t sites,
                                                 int c0) {
   if (layout.order == kSiteMajor && V > 1) {
-    const vec<T, V> *from =
-        reinterpret_cast<const vec<T, V> *>(half + site * NC + c0);
+    const vec<S, V> *from =
+        reinterpret_cast<const vec<S, V> *>(half + site * NC + c0);
     for (int j = 0; j < K / V; ++j) {
-      const vec<T, V> g = from[j];
+      const vec<S, V> g = from[j];
       for (int l = 0; l < V; ++l)
-        dst[j * V + l] = g.v[l];
+        dst[j * V + l] = static_cast<T>(g.v[l]);
     }
   } else {
     for (int c = 0; c < K; ++c)
-      dst[c] = half[order_element(layout.order, layout.block, site, c0 + c,
-                                  NC, sites)];
+      dst[c] = static_cast<T>(half[order_element(
+          layout.order, layout.block, site, c0 + c, NC, sites)]);
   }
 }
 
 /// The NC values of the site stored at `site` of one parity's half field,
 /// as load_half_share reads a share.
-template <int NC, int V, typename T>
-STENCIL_HOST_DEVICE inline void load_half_site(T *dst, const T *half,
+template <int NC, int V, typename T, typename S>
+STENCIL_HOST_DEVICE inline void load_half_site(T *dst, const S *half,
                                                const Layout &layout,
                                                index_t site, index_t sites) {
   load_half_share<NC, V, NC>(dst, half, layout, site, sites, 0);
 }
 
 /// The NC values `src` into the site stored at `site` of a half field, as
-/// load_half_site reads them.
-template <int NC, int V, typename T>
-STENCIL_HOST_DEVICE inline void store_half_site(T *half, const T *src,
+/// load_half_site reads them; a field stored narrower than T (bfloat16)
+/// gets them rounded (stencil::narrow).
+template <int NC, int V, typename S, typename T>
+STENCIL_HOST_DEVICE inline void store_half_site(S *half, const T *src,
                                                 const Layout &layout,
                                                 index_t site, index_t sites) {
   if (layout.order == kSiteMajor && V > 1) {
-    vec<T, V> *to = reinterpret_cast<vec<T, V> *>(half + site * NC);
+    vec<S, V> *to = reinterpret_cast<vec<S, V> *>(half + site * NC);
     for (int j = 0; j < NC / V; ++j) {
-      vec<T, V> g;
+      vec<S, V> g;
       for (int l = 0; l < V; ++l)
-        g.v[l] = src[j * V + l];
+        g.v[l] = narrow<S>(src[j * V + l]);
       to[j] = g;
     }
   } else {
     for (int c = 0; c < NC; ++c)
       half[order_element(layout.order, layout.block, site, c, NC, sites)] =
-          src[c];
+          narrow<S>(src[c]);
   }
 }
 
@@ -78,10 +81,10 @@ STENCIL_HOST_DEVICE inline void store_half_site(T *half, const T *src,
 /// component c0 (K = NC, c0 = 0: the whole site): kHop acc = beta acc;
 /// kInverseDiagonalHop acc = (beta / diag) acc; kDiagonalPlusHop acc =
 /// beta acc + (alpha diag) same, `same` read at `site` of its half field
-/// (V values per access).
-template <int NC, int V, int K = NC, typename T>
+/// (V values per access; S, the field's stored type, widened to T).
+template <int NC, int V, int K = NC, typename T, typename S>
 STENCIL_HOST_DEVICE inline void diagonal_hop_mode(T *acc, int mode, T alpha,
-                                                  T beta, T diag, const T *same,
+                                                  T beta, T diag, const S *same,
                                                   const Layout &field_layout,
                                                   index_t site,
                                                   index_t half_sites,
