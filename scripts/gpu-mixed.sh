@@ -9,8 +9,10 @@
 # direction update folded and (--no-fold) as its own pass, and mixed with
 # bfloat16 inner fields (laplacian3d_f64_bf16: the same stencil with
 # inner_precision: bf16), each solve twice, alternating (MIXED_MODES picks
-# some); then the Wilson-clover even/odd CGNR solve the same way (skipped
-# when MIXED_WILSON=off).
+# some); then the Wilson-clover even/odd CGNR solve the same way, double,
+# mixed with float inner fields and mixed with bfloat16 inner spinors
+# (wilson_clover4d_eo_f64_bf16; MIXED_WILSON_MODES picks some; skipped when
+# MIXED_WILSON=off).
 # Prints iterations, reliable updates, the true residual and the time to
 # solution. Logs in $OUT (or results/).
 set -euo pipefail
@@ -24,7 +26,8 @@ cmake -S . -B build-cuda-mixed -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF \
   -DSTENCILC_PLATFORM=nvidia -DSTENCILC_MPI=OFF >/dev/null
 cmake --build build-cuda-mixed -j "$(nproc)" --target solve_laplacian3d_f64 \
-  solve_laplacian3d_f64_bf16 solve_wilson_clover4d_eo_f64 stencil_bench \
+  solve_laplacian3d_f64_bf16 solve_wilson_clover4d_eo_f64 \
+  solve_wilson_clover4d_eo_f64_bf16 stencil_bench \
   >/dev/null
 log=$out/mixed.log
 : > "$log"
@@ -49,13 +52,19 @@ done
 [ "${MIXED_WILSON:-on}" = off ] && exit 0
 # The Wilson-clover operator (wilson_clover4d_eo_f64 declares inner_precision
 # too): CGNR on the even/odd Schur complement, random SU(3) links, double
-# against mixed (links and clover converted to float).
+# against mixed (links and clover converted to float; the spinors in float
+# or, with wilson_clover4d_eo_f64_bf16, in bfloat16).
 wsize=${MIXED_WILSON_SIZE:-24,24,24,48}
 for rep in 1 2; do
-  for mode in double mixed; do
-    flag=""; [ "$mode" = mixed ] && flag=--mixed
-    echo "\$ [$mode, run $rep] solve_wilson_clover4d_eo_f64 --size $wsize --even-odd --tol 1e-10 $flag" | tee -a "$log"
-    build-cuda-mixed/solve_wilson_clover4d_eo_f64 --size "$wsize" --even-odd \
+  for mode in ${MIXED_WILSON_MODES:-double mixed mixed-bf16}; do
+    spec=wilson_clover4d_eo_f64
+    case $mode in
+      double) flag="" ;;
+      mixed) flag=--mixed ;;
+      mixed-bf16) flag=--mixed; spec=wilson_clover4d_eo_f64_bf16 ;;
+    esac
+    echo "\$ [$mode, run $rep] solve_$spec --size $wsize --even-odd --tol 1e-10 $flag" | tee -a "$log"
+    build-cuda-mixed/solve_$spec --size "$wsize" --even-odd \
       --tol 1e-10 $flag 2>&1 | tee -a "$log" | grep -E "result|mixed precision|iterations  |relative residual|wall time|solution error"
   done
 done
