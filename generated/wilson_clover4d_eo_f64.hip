@@ -6207,8 +6207,8 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6218,11 +6218,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -6233,11 +6233,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6248,11 +6248,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6263,11 +6263,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6277,11 +6277,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -6292,11 +6292,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
@@ -6307,11 +6307,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
@@ -6322,11 +6322,11 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
@@ -6337,21 +6337,21 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -6394,8 +6394,8 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6405,11 +6405,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -6420,11 +6420,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -6435,11 +6435,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -6450,11 +6450,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -6464,11 +6464,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -6479,11 +6479,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
@@ -6494,11 +6494,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
@@ -6509,11 +6509,11 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
@@ -6524,21 +6524,21 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -6605,8 +6605,8 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6616,11 +6616,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -6631,11 +6631,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6646,11 +6646,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6661,11 +6661,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6676,11 +6676,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -6691,11 +6691,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -6706,11 +6706,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -6721,11 +6721,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
@@ -6734,15 +6734,15 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -6809,8 +6809,8 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6820,11 +6820,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -6835,11 +6835,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6850,11 +6850,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6865,11 +6865,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6880,11 +6880,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -6895,11 +6895,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -6910,11 +6910,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -6925,11 +6925,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
@@ -6938,15 +6938,15 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -7014,8 +7014,8 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -7025,11 +7025,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -7040,11 +7040,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -7055,11 +7055,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -7070,11 +7070,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -7085,11 +7085,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -7100,11 +7100,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -7115,11 +7115,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -7130,11 +7130,11 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
@@ -7143,15 +7143,15 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -7219,8 +7219,8 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -7230,11 +7230,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -7245,11 +7245,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -7260,11 +7260,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -7275,11 +7275,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -7290,11 +7290,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -7305,11 +7305,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -7320,11 +7320,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -7335,11 +7335,11 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
@@ -7348,15 +7348,15 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -7386,12 +7386,12 @@ wilson_clover4d_eo_f64_split_inner_clover_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   value_type v[24];
-  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -7452,8 +7452,8 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_split_inner_kernel, config.grid, config.block, stream,
@@ -7532,8 +7532,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_split_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -8092,8 +8092,8 @@ stencil::Status clover(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -8191,8 +8191,8 @@ wilson_clover4d_eo_f64_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -8202,11 +8202,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -8217,11 +8217,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -8232,11 +8232,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -8247,11 +8247,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -8261,11 +8261,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -8276,11 +8276,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
@@ -8291,11 +8291,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
@@ -8306,11 +8306,11 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
@@ -8321,21 +8321,21 @@ wilson_clover4d_eo_f64_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -8380,8 +8380,8 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -8391,11 +8391,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -8406,11 +8406,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -8421,11 +8421,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -8436,11 +8436,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -8450,11 +8450,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -8465,11 +8465,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
@@ -8480,11 +8480,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
@@ -8495,11 +8495,11 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
@@ -8510,21 +8510,21 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -8591,8 +8591,8 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -8602,11 +8602,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -8617,11 +8617,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -8632,11 +8632,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -8647,11 +8647,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -8662,11 +8662,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -8677,11 +8677,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -8692,11 +8692,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -8707,11 +8707,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -8720,15 +8720,15 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -8795,8 +8795,8 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -8806,11 +8806,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -8821,11 +8821,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -8836,11 +8836,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -8851,11 +8851,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -8866,11 +8866,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -8881,11 +8881,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -8896,11 +8896,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -8911,11 +8911,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -8924,15 +8924,15 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -9000,8 +9000,8 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -9011,11 +9011,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -9026,11 +9026,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -9041,11 +9041,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -9056,11 +9056,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -9071,11 +9071,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -9086,11 +9086,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -9101,11 +9101,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -9116,11 +9116,11 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -9129,15 +9129,15 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -9205,8 +9205,8 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -9216,11 +9216,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -9231,11 +9231,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -9246,11 +9246,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -9261,11 +9261,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -9276,11 +9276,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -9291,11 +9291,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -9306,11 +9306,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -9321,11 +9321,11 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -9334,15 +9334,15 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -9372,12 +9372,12 @@ wilson_clover4d_eo_f64_inner_clover_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   value_type v[24];
-  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -9438,8 +9438,8 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_kernel, config.grid, config.block, stream,
@@ -9518,8 +9518,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -10078,8 +10078,8 @@ stencil::Status clover(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

@@ -4270,8 +4270,8 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4281,11 +4281,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -4296,11 +4296,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -4311,11 +4311,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -4326,11 +4326,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -4340,11 +4340,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -4355,11 +4355,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
@@ -4370,11 +4370,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
@@ -4385,11 +4385,11 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
@@ -4400,21 +4400,21 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -4457,8 +4457,8 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4468,11 +4468,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -4483,11 +4483,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -4498,11 +4498,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -4513,11 +4513,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -4527,11 +4527,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -4542,11 +4542,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
@@ -4557,11 +4557,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
@@ -4572,11 +4572,11 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
@@ -4587,21 +4587,21 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -4668,8 +4668,8 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4679,11 +4679,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -4694,11 +4694,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -4709,11 +4709,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -4724,11 +4724,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -4739,11 +4739,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -4754,11 +4754,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -4769,11 +4769,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -4784,11 +4784,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
@@ -4797,15 +4797,15 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -4872,8 +4872,8 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4883,11 +4883,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -4898,11 +4898,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -4913,11 +4913,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -4928,11 +4928,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -4943,11 +4943,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -4958,11 +4958,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -4973,11 +4973,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -4988,11 +4988,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
@@ -5001,15 +5001,15 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -5077,8 +5077,8 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -5088,11 +5088,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -5103,11 +5103,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -5118,11 +5118,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -5133,11 +5133,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -5148,11 +5148,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -5163,11 +5163,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -5178,11 +5178,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -5193,11 +5193,11 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
@@ -5206,15 +5206,15 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -5282,8 +5282,8 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -5293,11 +5293,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -5308,11 +5308,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -5323,11 +5323,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -5338,11 +5338,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -5353,11 +5353,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -5368,11 +5368,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -5383,11 +5383,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -5398,11 +5398,11 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
@@ -5411,15 +5411,15 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -5449,12 +5449,12 @@ wilson_clover4d_eo_f64_auto_split_inner_clover_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   value_type v[24];
-  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -5515,8 +5515,8 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_kernel, config.grid, config.block, stream,
@@ -5595,8 +5595,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -6155,8 +6155,8 @@ stencil::Status clover(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -6254,8 +6254,8 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6265,11 +6265,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6280,11 +6280,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6295,11 +6295,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6310,11 +6310,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6324,11 +6324,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -6339,11 +6339,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
@@ -6354,11 +6354,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
@@ -6369,11 +6369,11 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
@@ -6384,21 +6384,21 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -6443,8 +6443,8 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6454,11 +6454,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6469,11 +6469,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -6484,11 +6484,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -6499,11 +6499,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -6513,11 +6513,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -6528,11 +6528,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
@@ -6543,11 +6543,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
@@ -6558,11 +6558,11 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
@@ -6573,21 +6573,21 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -6654,8 +6654,8 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6665,11 +6665,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6680,11 +6680,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6695,11 +6695,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6710,11 +6710,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6725,11 +6725,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -6740,11 +6740,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -6755,11 +6755,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -6770,11 +6770,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -6783,15 +6783,15 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -6858,8 +6858,8 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6869,11 +6869,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6884,11 +6884,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6899,11 +6899,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6914,11 +6914,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6929,11 +6929,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -6944,11 +6944,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -6959,11 +6959,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -6974,11 +6974,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -6987,15 +6987,15 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -7063,8 +7063,8 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -7074,11 +7074,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -7089,11 +7089,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -7104,11 +7104,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -7119,11 +7119,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -7134,11 +7134,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -7149,11 +7149,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -7164,11 +7164,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -7179,11 +7179,11 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -7192,15 +7192,15 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -7268,8 +7268,8 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -7279,11 +7279,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -7294,11 +7294,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -7309,11 +7309,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -7324,11 +7324,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -7339,11 +7339,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -7354,11 +7354,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -7369,11 +7369,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -7384,11 +7384,11 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   {
     const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 6; ++j) {
       const vec_t v = from[j];
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -7397,15 +7397,15 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 6; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
   }
 }
@@ -7435,12 +7435,12 @@ wilson_clover4d_eo_f64_auto_inner_clover_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   value_type v[24];
-  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -7501,8 +7501,8 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_kernel, config.grid, config.block, stream,
@@ -7581,8 +7581,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -8141,8 +8141,8 @@ stencil::Status clover(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

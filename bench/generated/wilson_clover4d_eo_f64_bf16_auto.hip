@@ -4270,9 +4270,9 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4282,11 +4282,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -4297,11 +4297,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -4312,11 +4312,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -4327,11 +4327,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -4341,11 +4341,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -4356,11 +4356,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
@@ -4371,11 +4371,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
@@ -4386,11 +4386,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
@@ -4401,21 +4401,21 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u8[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -4458,9 +4458,9 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4470,11 +4470,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -4485,11 +4485,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -4500,11 +4500,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -4515,11 +4515,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -4529,11 +4529,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -4544,11 +4544,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
@@ -4559,11 +4559,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
@@ -4574,11 +4574,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
@@ -4589,21 +4589,21 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u8[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -4670,9 +4670,9 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4682,11 +4682,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -4697,11 +4697,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -4712,11 +4712,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -4727,11 +4727,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -4742,11 +4742,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -4757,11 +4757,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -4772,11 +4772,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -4787,11 +4787,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
@@ -4800,15 +4800,15 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -4875,9 +4875,9 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -4887,11 +4887,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
@@ -4902,11 +4902,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -4917,11 +4917,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -4932,11 +4932,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -4947,11 +4947,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -4962,11 +4962,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -4977,11 +4977,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -4992,11 +4992,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
@@ -5005,15 +5005,15 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -5081,9 +5081,9 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -5093,11 +5093,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -5108,11 +5108,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -5123,11 +5123,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -5138,11 +5138,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -5153,11 +5153,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -5168,11 +5168,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -5183,11 +5183,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -5198,11 +5198,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
@@ -5211,15 +5211,15 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -5287,9 +5287,9 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -5299,11 +5299,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
@@ -5314,11 +5314,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -5329,11 +5329,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -5344,11 +5344,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -5359,11 +5359,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -5374,11 +5374,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -5389,11 +5389,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -5404,11 +5404,11 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
@@ -5417,15 +5417,15 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -5455,12 +5455,12 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_clover_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   value_type v[24];
-  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 8>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 8>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 8>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -5521,8 +5521,8 @@ stencil::Status apply(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel, config.grid, config.block, stream,
@@ -5601,8 +5601,8 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -6161,8 +6161,8 @@ stencil::Status clover(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) || !stencil::is_aligned(same, 4))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -6260,9 +6260,9 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6272,11 +6272,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6287,11 +6287,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6302,11 +6302,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6317,11 +6317,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6331,11 +6331,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -6346,11 +6346,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
@@ -6361,11 +6361,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
@@ -6376,11 +6376,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
@@ -6391,21 +6391,21 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u8[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -6450,9 +6450,9 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6462,11 +6462,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6477,11 +6477,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -6492,11 +6492,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -6507,11 +6507,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -6521,11 +6521,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::clover_product<false>(acc0, c0, u4);
@@ -6536,11 +6536,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
@@ -6551,11 +6551,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
@@ -6566,11 +6566,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
@@ -6581,21 +6581,21 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u8[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -6662,9 +6662,9 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6674,11 +6674,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6689,11 +6689,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6704,11 +6704,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6719,11 +6719,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6734,11 +6734,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -6749,11 +6749,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -6764,11 +6764,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -6779,11 +6779,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -6792,15 +6792,15 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -6867,9 +6867,9 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -6879,11 +6879,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -6894,11 +6894,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
@@ -6909,11 +6909,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
@@ -6924,11 +6924,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
@@ -6939,11 +6939,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
@@ -6954,11 +6954,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
@@ -6969,11 +6969,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
@@ -6984,11 +6984,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -6997,15 +6997,15 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -7073,9 +7073,9 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -7085,11 +7085,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -7100,11 +7100,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -7115,11 +7115,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -7130,11 +7130,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -7145,11 +7145,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -7160,11 +7160,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -7175,11 +7175,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -7190,11 +7190,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -7203,15 +7203,15 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -7279,9 +7279,9 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -7291,11 +7291,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
@@ -7306,11 +7306,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
@@ -7321,11 +7321,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
@@ -7336,11 +7336,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
@@ -7351,11 +7351,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
@@ -7366,11 +7366,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
@@ -7381,11 +7381,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
@@ -7396,11 +7396,11 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   {
     const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
+    for (int j = 0; j < 3; ++j) {
       const vec_t v = stencil::widen(from[j]);
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
     }
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
@@ -7409,15 +7409,15 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
+  for (int j = 0; j < 3; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
     STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
   }
 }
@@ -7447,12 +7447,12 @@ wilson_clover4d_eo_f64_bf16_auto_inner_clover_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
   value_type v[24];
-  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 8>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 8>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 8>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -7513,8 +7513,8 @@ stencil::Status apply(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_auto_inner_kernel, config.grid, config.block, stream,
@@ -7593,8 +7593,8 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -8153,8 +8153,8 @@ stencil::Status clover(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) || !stencil::is_aligned(same, 4))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

@@ -215,7 +215,7 @@ inline const stencil::KernelInfo &info() {
       2040, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "b86c5cce1f0d7c68",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
   return value;
@@ -621,7 +621,7 @@ inline const stencil::KernelInfo &info() {
       2040, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "8310b7d13a27e644",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
   return value;

@@ -238,6 +238,16 @@ StencilModel innerKernelsModel(const StencilModel &model) {
   StencilModel inner = model;
   inner.name = model.name + "_inner";
   inner.precision = model.innerPrecision;
+  // Narrower values, the same bytes per access: a written width of 2 means
+  // 16-byte loads of double, which 4-byte pairs of bfloat16 would not be.
+  if (!model.groupsSitesAlongX() && model.kernel.vectorWidth > 1) {
+    int width = model.kernel.vectorWidth * model.elementBytes() /
+                inner.elementBytes();
+    while (width > model.kernel.vectorWidth &&
+           model.componentsPerThread() % width != 0)
+      width /= 2;
+    inner.kernel.vectorWidth = width;
+  }
   inner.hasInner = false;
   inner.split.fill(false); // the inner solve runs on one rank
   inner.rankKernels = false;

@@ -502,7 +502,11 @@ StencilModel splitKernelsModel(const StencilModel &model);
 std::string blockShapeText(const StencilModel &model);
 
 /// The kernels of mixed-precision CG's inner iterations (inner_precision):
-/// the stencil in that precision, named NAME_inner, for one rank.
+/// the stencil in that precision, named NAME_inner, for one rank. A
+/// site-major vector field's accesses keep their bytes (kernel.vector_width
+/// counts values of the spec's precision: 2 doubles are 4 floats or 8
+/// bfloat16 in the inner kernels), as far as the values fit a thread's
+/// share of a site.
 StencilModel innerKernelsModel(const StencilModel &model);
 
 /// The kernels of `model.alongX` (which must be set): the stencil with

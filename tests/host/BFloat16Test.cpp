@@ -127,6 +127,24 @@ TEST(BFloat16, RoundsToNearestEvenLikeTheReference) {
         << std::hex << nan;
 }
 
+template <int W> void expectVectorWidensValueByValue() {
+  // widen() of a stored vector reads it as 32-bit words (one vector load on
+  // GPUs): each value lands at its own index, exactly widened.
+  vec<bfloat16, W> v;
+  for (int i = 0; i < W; ++i)
+    v.v[i] = to_bfloat16(1.5f * static_cast<float>(i + 1) - 7.25f);
+  const vec<float, W> w = widen(v);
+  for (int i = 0; i < W; ++i)
+    EXPECT_EQ(w.v[i], widen(v.v[i])) << "W = " << W << ", value " << i;
+}
+
+TEST(BFloat16, WidenOfAVectorKeepsEachValueInPlace) {
+  expectVectorWidensValueByValue<1>();
+  expectVectorWidensValueByValue<2>();
+  expectVectorWidensValueByValue<4>();
+  expectVectorWidensValueByValue<8>();
+}
+
 /// `v` as a field of `bytes`-byte values stores it: bfloat16 through float
 /// (narrow<bfloat16>(double) rounds twice, and so does the reference).
 double storedAs(int bytes, double v) {

@@ -90,12 +90,30 @@ template <typename S> STENCIL_HOST_DEVICE inline float rounded(float f) {
   return static_cast<float>(narrow<S>(f));
 }
 
-/// W stored values widened (one load of 2W bytes read as W floats).
+/// W stored values widened (one load of 2W bytes read as W floats). The
+/// vector is read as W / 2 32-bit words: read value by value, as a struct
+/// of 16-bit fields, nvcc makes W 2-byte loads of it.
 template <int W>
 STENCIL_HOST_DEVICE inline vec<float, W> widen(const vec<bfloat16, W> &v) {
   vec<float, W> out;
-  for (int i = 0; i < W; ++i)
-    out.v[i] = widen(v.v[i]);
+  if constexpr (W % 2 == 0) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    // One vector load (a copy through memcpy becomes byte loads here).
+    const vec<std::uint32_t, W / 2> words =
+        *reinterpret_cast<const vec<std::uint32_t, W / 2> *>(&v);
+#else
+    vec<std::uint32_t, W / 2> words;
+    __builtin_memcpy(&words, &v, sizeof words);
+#endif
+    for (int i = 0; i < W / 2; ++i) {
+      // Little-endian: the lower half-word is the vector's earlier value.
+      out.v[2 * i] = bits_to_float(words.v[i] << 16);
+      out.v[2 * i + 1] = bits_to_float(words.v[i] & 0xffff0000u);
+    }
+  } else {
+    for (int i = 0; i < W; ++i)
+      out.v[i] = widen(v.v[i]);
+  }
   return out;
 }
 
