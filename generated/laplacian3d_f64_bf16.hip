@@ -2473,8 +2473,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_dot_kernel(
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
     // The dot term of the values the stores keep: alpha's q is the stored q.
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      acc0[l] = stencil::rounded<storage_type>(acc0[l]);
+    for (int i = 0; i < 4; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
@@ -2496,8 +2496,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_dot_kernel(
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc1[l] = stencil::rounded<storage_type>(acc1[l]);
+      for (int i = 0; i < 4; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -2663,8 +2663,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
     // The dot term of the values the stores keep: alpha's q is the stored q.
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      acc0[l] = stencil::rounded<storage_type>(acc0[l]);
+    for (int i = 0; i < 4; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
@@ -2690,8 +2690,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc1[l] = stencil::rounded<storage_type>(acc1[l]);
+      for (int i = 0; i < 4; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -3395,8 +3395,8 @@ laplacian3d_f64_bf16_inner_x4_dot_kernel(
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
     // The dot term of the values the stores keep: alpha's q is the stored q.
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      acc0[l] = stencil::rounded<storage_type>(acc0[l]);
+    for (int i = 0; i < 4; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
@@ -3418,8 +3418,8 @@ laplacian3d_f64_bf16_inner_x4_dot_kernel(
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc1[l] = stencil::rounded<storage_type>(acc1[l]);
+      for (int i = 0; i < 4; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -3442,8 +3442,8 @@ laplacian3d_f64_bf16_inner_x4_dot_kernel(
     if (y + 2 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc2[l] = stencil::rounded<storage_type>(acc2[l]);
+      for (int i = 0; i < 4; ++i)
+        acc2[i] = stencil::rounded<storage_type>(acc2[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -3466,8 +3466,8 @@ laplacian3d_f64_bf16_inner_x4_dot_kernel(
     if (y + 3 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc3[l] = stencil::rounded<storage_type>(acc3[l]);
+      for (int i = 0; i < 4; ++i)
+        acc3[i] = stencil::rounded<storage_type>(acc3[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -3716,8 +3716,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
     // The dot term of the values the stores keep: alpha's q is the stored q.
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      acc0[l] = stencil::rounded<storage_type>(acc0[l]);
+    for (int i = 0; i < 4; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
@@ -3743,8 +3743,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc1[l] = stencil::rounded<storage_type>(acc1[l]);
+      for (int i = 0; i < 4; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -3771,8 +3771,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
     if (y + 2 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc2[l] = stencil::rounded<storage_type>(acc2[l]);
+      for (int i = 0; i < 4; ++i)
+        acc2[i] = stencil::rounded<storage_type>(acc2[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -3799,8 +3799,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
     if (y + 3 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        acc3[l] = stencil::rounded<storage_type>(acc3[l]);
+      for (int i = 0; i < 4; ++i)
+        acc3[i] = stencil::rounded<storage_type>(acc3[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL

@@ -1951,8 +1951,8 @@ laplacian3d_f64_bf16_auto_inner_x2_dot_kernel(
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
     // The dot term of the values the stores keep: alpha's q is the stored q.
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      acc0[l] = stencil::rounded<storage_type>(acc0[l]);
+    for (int i = 0; i < 2; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
@@ -1974,8 +1974,8 @@ laplacian3d_f64_bf16_auto_inner_x2_dot_kernel(
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        acc1[l] = stencil::rounded<storage_type>(acc1[l]);
+      for (int i = 0; i < 2; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
@@ -2114,8 +2114,8 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
     // The dot term of the values the stores keep: alpha's q is the stored q.
     STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      acc0[l] = stencil::rounded<storage_type>(acc0[l]);
+    for (int i = 0; i < 2; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
@@ -2141,8 +2141,8 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        acc1[l] = stencil::rounded<storage_type>(acc1[l]);
+      for (int i = 0; i < 2; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL

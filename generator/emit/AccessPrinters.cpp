@@ -275,13 +275,7 @@ public:
                               {"stored_r", stored("r")},
                               {"stored_acc", stored(acc + "[l]")},
                               {"stored_c", stored("c")}};
-    if (plan.narrowStorage && (store.addsDot || foldsDirection()))
-      p.emit(vars, R"(
-        // The dot term of the values the stores keep: alpha's q is the stored q.
-        STENCIL_UNROLL
-        for (int l = 0; l < $width$; ++l)
-          $acc$[l] = stencil::rounded<storage_type>($acc$[l]);
-      )");
+    roundStoredValues(p, store, access.width);
     p.emit(vars, R"(
       if (whole_group) {
         vec_t r;

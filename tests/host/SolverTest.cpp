@@ -454,6 +454,27 @@ TEST(MixedPrecision, InnerOperatorIsTheStencilInFloat) {
   }
 }
 
+/// CG (or CG on the Schur complement with `evenOdd`) to 1e-10 on
+/// `problem`, in double into `plain` and mixed precision into `mixed`
+/// (the solution left in problem.x).
+void solveDoubleAndMixed(Manufactured &problem, bool evenOdd,
+                         SolveReport &plain, SolveReport &mixed) {
+  SolveOptions options;
+  options.tolerance = 1e-10;
+  Field xPlain;
+  ASSERT_OK(Field::create(problem.A.lattice(), xPlain));
+  ASSERT_OK(evenOdd ? solve_even_odd(problem.A, problem.b, xPlain, options,
+                                     plain)
+                    : solve(problem.A, problem.b, xPlain, options, plain));
+  ASSERT_TRUE(plain.converged);
+  options.mixed_precision = true;
+  ASSERT_OK(problem.x.fill(0.0));
+  ASSERT_OK(evenOdd
+                ? solve_even_odd(problem.A, problem.b, problem.x, options,
+                                 mixed)
+                : solve(problem.A, problem.b, problem.x, options, mixed));
+}
+
 TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
   struct Case {
     const char *name;
@@ -466,20 +487,10 @@ TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
     SCOPED_TRACE(std::string(c.name) + (c.evenOdd ? " even/odd" : ""));
     Manufactured problem;
     problem.setUp(kernel(c.name), c.extents, 0.5, 4.0);
-    SolveOptions options;
-    options.tolerance = 1e-10;
     SolveReport plain, mixed;
-    Field xPlain;
-    ASSERT_OK(Field::create(problem.A.lattice(), xPlain));
-    ASSERT_OK(c.evenOdd ? solve_even_odd(problem.A, problem.b, xPlain,
-                                         options, plain)
-                        : solve(problem.A, problem.b, xPlain, options, plain));
-    options.mixed_precision = true;
-    ASSERT_OK(problem.x.fill(0.0));
-    ASSERT_OK(c.evenOdd
-                  ? solve_even_odd(problem.A, problem.b, problem.x, options,
-                                   mixed)
-                  : solve(problem.A, problem.b, problem.x, options, mixed));
+    solveDoubleAndMixed(problem, c.evenOdd, plain, mixed);
+    if (HasFatalFailure())
+      return;
     EXPECT_TRUE(mixed.converged) << mixed.message;
     EXPECT_EQ(mixed.inner_precision, "float");
     // The Laplacian's float kernels fold p = r + beta p in (one value per
@@ -491,7 +502,9 @@ TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
       SolveReport unfolded;
       Field xUnfolded;
       ASSERT_OK(Field::create(problem.A.lattice(), xUnfolded));
-      SolveOptions noFold = options;
+      SolveOptions noFold;
+      noFold.tolerance = 1e-10;
+      noFold.mixed_precision = true;
       noFold.fold_direction = false;
       ASSERT_OK(solve(problem.A, problem.b, xUnfolded, noFold, unfolded));
       EXPECT_FALSE(unfolded.folded);
@@ -696,21 +709,10 @@ TEST(MixedPrecision, Bf16InnerFieldsOfVectorFieldsReachDoubleAccuracy) {
     SCOPED_TRACE(std::string(c.name) + (c.evenOdd ? " even/odd" : ""));
     Manufactured problem;
     problem.setUp(kernel(c.name), c.extents, 0.5, 4.0);
-    SolveOptions options;
-    options.tolerance = 1e-10;
     SolveReport plain, mixed;
-    Field xPlain;
-    ASSERT_OK(Field::create(problem.A.lattice(), xPlain));
-    ASSERT_OK(c.evenOdd ? solve_even_odd(problem.A, problem.b, xPlain,
-                                         options, plain)
-                        : solve(problem.A, problem.b, xPlain, options, plain));
-    ASSERT_TRUE(plain.converged);
-    options.mixed_precision = true;
-    ASSERT_OK(problem.x.fill(0.0));
-    ASSERT_OK(c.evenOdd
-                  ? solve_even_odd(problem.A, problem.b, problem.x, options,
-                                   mixed)
-                  : solve(problem.A, problem.b, problem.x, options, mixed));
+    solveDoubleAndMixed(problem, c.evenOdd, plain, mixed);
+    if (HasFatalFailure())
+      return;
     EXPECT_TRUE(mixed.converged) << mixed.message;
     EXPECT_EQ(mixed.inner_precision, "bf16");
     EXPECT_LT(mixed.true_relative_residual, 1e-10);
