@@ -527,69 +527,12 @@ TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
   }
 }
 
-// The bfloat16 inner operator of laplacian3d_f64_bf16 on an nx x 13 x 11
-// lattice against the double one (Bf16InnerOperatorRoundsTheFloatStencilOnce).
-void expectBf16InnerOperatorRoundsOnce(int nx) {
-  SCOPED_TRACE("nx = " + std::to_string(nx));
-  Manufactured problem;
-  problem.setUp(kernel("laplacian3d_f64_bf16"), {nx, 13, 11});
-  StencilOperator inner;
-  ASSERT_OK(problem.A.create_inner(inner));
-  EXPECT_EQ(inner.lattice().element_bytes, 2);
-  EXPECT_EQ(inner.kernel_choice().find("a multiple of 4") != std::string::npos,
-            nx == 24)
-      << inner.kernel_choice();
-  Field x16, y16, rounded, y64;
-  for (Field *f : {&x16, &y16})
-    ASSERT_OK(Field::create(inner.lattice(), *f));
-  for (Field *f : {&rounded, &y64})
-    ASSERT_OK(Field::create(problem.A.lattice(), *f));
-  ASSERT_OK(convert(problem.exact, x16));
-  ASSERT_OK(convert(x16, rounded)); // the input the kernels see, in double
-  ASSERT_OK(problem.A.apply(y64, rounded));
-  std::vector<double> want(y64.lattice().values()), got(want.size());
-  ASSERT_OK(y64.download_values(want.data(), want.size()));
-  const Lattice &l = y64.lattice();
-  for (bool adjoint : {false, true}) {
-    SCOPED_TRACE(adjoint ? "apply_adjoint" : "apply");
-    ASSERT_OK(y16.fill(std::nan("")));
-    ASSERT_OK(adjoint ? inner.apply_adjoint(y16, x16) : inner.apply(y16, x16));
-    ASSERT_OK(y16.download_values(got.data(), got.size()));
-    int exact = 0, checked = 0;
-    for (int z = 1; z < l.extents[2] - 1; ++z)
-      for (int y = 1; y < l.extents[1] - 1; ++y)
-        for (int x = 1; x < l.extents[0] - 1; ++x) {
-          const size_t i = (size_t(z) * l.extents[1] + y) * l.extents[0] + x;
-          const double ulp =
-              std::ldexp(1.0, std::ilogb(std::fabs(want[i])) - 7);
-          ASSERT_LE(std::fabs(got[i] - want[i]), ulp)
-              << "site " << x << "," << y << "," << z << ": " << got[i]
-              << " against " << want[i];
-          exact += got[i] == stencil::widen(stencil::to_bfloat16(
-                                 static_cast<float>(want[i])));
-          ++checked;
-        }
-    EXPECT_GT(exact, checked * 99 / 100);
-  }
-}
-
-TEST(MixedPrecision, Bf16InnerOperatorRoundsTheFloatStencilOnce) {
-  // inner_precision: bf16: the inner kernels read bfloat16 fields, compute
-  // in float and round once on the way out. Against the double operator
-  // applied to the same (rounded) input, then rounded: equal but where the
-  // float sum lands within float rounding of a tie, so at most one bfloat16
-  // step apart (odd extents, poisoned output, apply and apply_adjoint).
-  // nx = 24 runs the planner's groups of 4 sites along x (8-byte accesses
-  // of bfloat16), nx = 21 one site per thread.
-  expectBf16InnerOperatorRoundsOnce(21);
-  expectBf16InnerOperatorRoundsOnce(24);
-}
-
 /// `got` (a bfloat16 field's values, widened) against `want` (the double
 /// kernel's): at most one bfloat16 step apart (the float sum within float
 /// rounding of a tie may round the other way), and rounded as the double
-/// value rounds at almost every value. Both fields' halos set to 0 first.
-void expectOneBf16StepApart(Field &got16, Field &want64) {
+/// value rounds at more than `exactPercent` percent of the values. Both
+/// fields' halos set to 0 first.
+void expectOneBf16StepApart(Field &got16, Field &want64, int exactPercent) {
   Field back;
   ASSERT_OK(Field::create(want64.lattice(), back));
   ASSERT_OK(convert(got16, back));
@@ -613,17 +556,58 @@ void expectOneBf16StepApart(Field &got16, Field &want64) {
                            static_cast<float>(want[i])));
   }
   EXPECT_GT(nonzero, want.size() / 2);
-  EXPECT_GT(exact, nonzero * 98 / 100);
+  EXPECT_GT(exact, nonzero * exactPercent / 100);
+}
+
+// The bfloat16 inner operator of laplacian3d_f64_bf16 on an nx x 13 x 11
+// lattice against the double one (Bf16InnerOperatorRoundsTheFloatStencilOnce).
+void expectBf16InnerOperatorRoundsOnce(int nx) {
+  SCOPED_TRACE("nx = " + std::to_string(nx));
+  Manufactured problem;
+  problem.setUp(kernel("laplacian3d_f64_bf16"), {nx, 13, 11});
+  StencilOperator inner;
+  ASSERT_OK(problem.A.create_inner(inner));
+  EXPECT_EQ(inner.lattice().element_bytes, 2);
+  EXPECT_EQ(inner.kernel_choice().find("a multiple of 4") != std::string::npos,
+            nx == 24)
+      << inner.kernel_choice();
+  Field x16, y16, rounded, y64;
+  for (Field *f : {&x16, &y16})
+    ASSERT_OK(Field::create(inner.lattice(), *f));
+  for (Field *f : {&rounded, &y64})
+    ASSERT_OK(Field::create(problem.A.lattice(), *f));
+  ASSERT_OK(convert(problem.exact, x16));
+  ASSERT_OK(convert(x16, rounded)); // the input the kernels see, in double
+  ASSERT_OK(problem.A.apply(y64, rounded)); // symmetric: also A^T
+  for (bool adjoint : {false, true}) {
+    SCOPED_TRACE(adjoint ? "apply_adjoint" : "apply");
+    ASSERT_OK(y16.fill(std::nan("")));
+    ASSERT_OK(adjoint ? inner.apply_adjoint(y16, x16) : inner.apply(y16, x16));
+    expectOneBf16StepApart(y16, y64, 99);
+  }
+}
+
+TEST(MixedPrecision, Bf16InnerOperatorRoundsTheFloatStencilOnce) {
+  // inner_precision: bf16: the inner kernels read bfloat16 fields, compute
+  // in float and round once on the way out. Against the double operator
+  // applied to the same (rounded) input, then rounded: equal but where the
+  // float sum lands within float rounding of a tie, so at most one bfloat16
+  // step apart (odd extents, poisoned output, apply and apply_adjoint).
+  // nx = 24 runs the planner's groups of 4 sites along x (8-byte accesses
+  // of bfloat16), nx = 21 one site per thread.
+  expectBf16InnerOperatorRoundsOnce(21);
+  expectBf16InnerOperatorRoundsOnce(24);
 }
 
 TEST(MixedPrecision, Bf16InnerKernelsOfVectorFieldsAndEvenOddStorage) {
   // inner_precision: bf16 on fields of several values per site (site-major
   // with a site split over two threads and pairs per access, also in
-  // subdomains; component-major with the planner's groups along x) and on even/odd storage
-  // (blocked and site-major halves): every inner kernel, fed the rounded
-  // input of the double kernel, rounds the double result once (odd
-  // extents, poisoned outputs). Even/odd: the whole-lattice kernel and both
-  // hops, plain and with the diagonal-plus-hop epilogue, and their adjoints.
+  // subdomains; component-major with the planner's groups along x) and on
+  // even/odd storage (blocked and site-major halves): every inner kernel,
+  // fed the rounded input of the double kernel, rounds the double result
+  // once (odd extents, poisoned outputs). Even/odd: the whole-lattice kernel
+  // and both hops, plain and with the diagonal-plus-hop epilogue, and their
+  // adjoints.
   struct Case {
     const char *name;
     std::vector<int> extents;
@@ -660,7 +644,7 @@ TEST(MixedPrecision, Bf16InnerKernelsOfVectorFieldsAndEvenOddStorage) {
                         : inner.apply(y16, x16));
       ASSERT_OK(adjoint ? problem.A.apply_adjoint(y64, rounded)
                         : problem.A.apply(y64, rounded));
-      expectOneBf16StepApart(y16, y64);
+      expectOneBf16StepApart(y16, y64, 98);
     }
     if (!problem.A.info().even_odd)
       continue;
@@ -686,7 +670,7 @@ TEST(MixedPrecision, Bf16InnerKernelsOfVectorFieldsAndEvenOddStorage) {
                               &same16));
           ASSERT_OK(problem.A.hop(hop, adjoint, out64, in64, mode, 0.5,
                                   -1.5, &same64));
-          expectOneBf16StepApart(out16, out64);
+          expectOneBf16StepApart(out16, out64, 98);
         }
   }
 }
