@@ -9,10 +9,12 @@
 # direction update folded and (--no-fold) as its own pass, and mixed with
 # bfloat16 inner fields (laplacian3d_f64_bf16: the same stencil with
 # inner_precision: bf16), each solve twice, alternating (MIXED_MODES picks
-# some); then the Wilson-clover even/odd CGNR solve the same way, double,
+# some, none for none); then the Wilson-clover even/odd CGNR solve the same way, double,
 # mixed with float inner fields and mixed with bfloat16 inner spinors
 # (wilson_clover4d_eo_f64_bf16; MIXED_WILSON_MODES picks some; skipped when
-# MIXED_WILSON=off).
+# MIXED_WILSON=off). MIXED_DELTAS="0.1 0.01 ..." runs every mixed solve
+# once per reliable-update delta (--reliable-delta; 'default' or unset:
+# the solver's, by the inner fields' precision).
 # Prints iterations, reliable updates, the true residual and the time to
 # solution. Logs in $OUT (or results/).
 set -euo pipefail
@@ -29,6 +31,19 @@ cmake --build build-cuda-mixed -j "$(nproc)" --target solve_laplacian3d_f64 \
   solve_laplacian3d_f64_bf16 solve_wilson_clover4d_eo_f64 \
   solve_wilson_clover4d_eo_f64_bf16 stencil_bench \
   >/dev/null
+# One word per solve of a mode: the --reliable-delta flag ('=' for the
+# space), or '-' for none.
+delta_flags() {
+  case $1 in
+    mixed*) if [ -n "${MIXED_DELTAS:-}" ]; then
+              for d in $MIXED_DELTAS; do
+                if [ "$d" = default ]; then echo -
+                else printf -- '--reliable-delta=%s\n' "$d"; fi
+              done
+            else echo -; fi ;;
+    *) echo - ;;
+  esac
+}
 log=$out/mixed.log
 : > "$log"
 echo "\$ stencil_bench --only cg" | tee -a "$log"
@@ -43,10 +58,15 @@ for rep in 1 2; do
       mixed) flag=--mixed ;;
       mixed-no-fold) flag="--mixed --no-fold" ;;
       mixed-bf16) flag=--mixed; spec=laplacian3d_f64_bf16 ;;
+      none) continue ;;
     esac
-    echo "\$ [$mode, run $rep] solve_$spec --size $size --tol 1e-10 $flag" | tee -a "$log"
-    build-cuda-mixed/solve_$spec --size "$size" --tol 1e-10 $flag \
-      2>&1 | tee -a "$log" | grep -E "kernels|result|mixed precision|iterations|relative residual|wall time|solution error|traffic"
+    for dflag in $(delta_flags "$mode"); do
+      [ "$dflag" = - ] && dflag= || dflag=${dflag/=/ }
+      echo "\$ [$mode, run $rep] solve_$spec --size $size --tol 1e-10 $flag $dflag" | tee -a "$log"
+      build-cuda-mixed/solve_$spec --size "$size" --tol 1e-10 $flag $dflag \
+        2>&1 | tee -a "$log" | grep -E "kernels|result|mixed precision|iterations|relative residual|wall time|solution error|traffic" ||
+        echo "(did not converge: exit status $?)" | tee -a "$log"
+    done
   done
 done
 [ "${MIXED_WILSON:-on}" = off ] && exit 0
@@ -63,8 +83,12 @@ for rep in 1 2; do
       mixed) flag=--mixed ;;
       mixed-bf16) flag=--mixed; spec=wilson_clover4d_eo_f64_bf16 ;;
     esac
-    echo "\$ [$mode, run $rep] solve_$spec --size $wsize --even-odd --tol 1e-10 $flag" | tee -a "$log"
-    build-cuda-mixed/solve_$spec --size "$wsize" --even-odd \
-      --tol 1e-10 $flag 2>&1 | tee -a "$log" | grep -E "result|mixed precision|iterations  |relative residual|wall time|solution error"
+    for dflag in $(delta_flags "$mode"); do
+      [ "$dflag" = - ] && dflag= || dflag=${dflag/=/ }
+      echo "\$ [$mode, run $rep] solve_$spec --size $wsize --even-odd --tol 1e-10 $flag $dflag" | tee -a "$log"
+      build-cuda-mixed/solve_$spec --size "$wsize" --even-odd \
+        --tol 1e-10 $flag $dflag 2>&1 | tee -a "$log" | grep -E "result|mixed precision|iterations  |relative residual|wall time|solution error" ||
+        echo "(did not converge: exit status $?)" | tee -a "$log"
+    done
   done
 done

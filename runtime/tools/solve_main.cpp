@@ -8,7 +8,8 @@
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
 //              [--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE]
 //              [--save-gauge FILE] [--grid n,n,...]
-//              [--tune-exchange CACHE] [--mixed] [--no-fold] [--host-scalars]
+//              [--tune-exchange CACHE] [--mixed [--reliable-delta D]]
+//              [--no-fold] [--host-scalars]
 //
 // Under mpirun (stencilc built with STENCILC_MPI) the ranks divide the
 // lattice: --grid gives the ranks per axis, or the program chooses a grid
@@ -20,7 +21,11 @@
 //
 // --mixed: mixed-precision CG with reliable updates (specs that declare
 // inner_precision): inner iterations on the float kernels, the solution
-// and residual corrected in double.
+// and residual corrected in double. --reliable-delta D: a reliable update
+// whenever the inner residual has dropped by D, in (0, 1), since the last
+// (SolveOptions::reliable_delta; by default 1e-2 for float inner fields,
+// 1e-1 for bfloat16), or sooner where the inner fields' rounding may have
+// reached the residual.
 //
 // --no-fold: CG's direction update p = r + beta p as a pass of its own
 // rather than inside the fused stencil (for comparing the two).
@@ -74,6 +79,7 @@ struct Options {
   std::vector<int> size;
   stencil::SolveOptions solve;
   bool methodGiven = false;
+  bool deltaGiven = false;
   std::vector<std::pair<std::string, double>> params;
   std::vector<std::pair<std::string, std::pair<double, double>>> sites;
   unsigned long long seed = 2026;
@@ -105,7 +111,8 @@ stencil::Communicator &job() {
                "[--time-kernels] [--save FILE] [--compare FILE] "
                "[--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE] "
                "[--save-gauge FILE] [--grid n,n,...] [--tune-exchange "
-               "CACHE] [--mixed] [--no-fold] [--host-scalars]\n",
+               "CACHE] [--mixed [--reliable-delta D]] [--no-fold] "
+               "[--host-scalars]\n",
                solver_kernel().name);
   std::exit(1);
 }
@@ -208,6 +215,9 @@ Options parse(int argc, char **argv) {
       options.grid = value(i);
     } else if (arg == "--mixed") {
       options.solve.mixed_precision = true;
+    } else if (arg == "--reliable-delta") {
+      options.solve.reliable_delta = parse_number(value(i), "reliable delta");
+      options.deltaGiven = true;
     } else if (arg == "--no-fold") {
       options.solve.fold_direction = false;
     } else if (arg == "--host-scalars") {
@@ -233,6 +243,13 @@ Options parse(int argc, char **argv) {
   if (options.schurOnly && !options.evenOdd)
     usage_error("--schur-only needs --even-odd (it leaves out the "
                 "whole-lattice solve that --even-odd adds)");
+  if (options.deltaGiven && !options.solve.mixed_precision)
+    usage_error("--reliable-delta needs --mixed (it sets when mixed-precision "
+                "CG recomputes the residual)");
+  if (options.deltaGiven && !(options.solve.reliable_delta > 0.0 &&
+                               options.solve.reliable_delta < 1.0))
+    usage_error("--reliable-delta must lie in (0, 1), not " +
+                std::to_string(options.solve.reliable_delta));
   if (!options.methodGiven) {
     // The spec's choice; otherwise CG for symmetric operators.
     std::string wanted = info.solver;

@@ -749,6 +749,53 @@ TEST(MixedPrecision, Bf16InnerFieldsReachDoubleAccuracy) {
   }
 }
 
+TEST(MixedPrecision, ReliableUpdatesFollowDeltaAndTheInnerRounding) {
+  // Left at 0, delta is the inner fields' default: 1e-2 for float, 1e-1
+  // for bfloat16, and the updates follow it. A delta far finer than
+  // bfloat16 resolves (1e-6) still converges, in about the iterations of
+  // the default: the updates come where the rounding the recurrence has
+  // gathered (2^-8 times the inner residuals since the update) reaches the
+  // residual (before that rule it ran into the iteration cap).
+  struct Case {
+    const char *spec;
+    double delta, expected;
+    bool rounding; // updates by the rounding rule expected
+  };
+  const Case cases[] = {{"laplacian3d_f64", 0.0, 1e-2, false},
+                        {"laplacian3d_f64_bf16", 0.0, 1e-1, false},
+                        {"laplacian3d_f64_bf16", 1e-6, 1e-6, true}};
+  int bf16Iterations = 0;
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::string(c.spec) + ", delta " + std::to_string(c.delta));
+    Manufactured problem;
+    problem.setUp(kernel(c.spec), {23, 19, 17});
+    SolveOptions options;
+    options.tolerance = 1e-10;
+    options.mixed_precision = true;
+    options.reliable_delta = c.delta;
+    options.max_iterations = 2000;
+    SolveReport mixed;
+    ASSERT_OK(solve(problem.A, problem.b, problem.x, options, mixed));
+    EXPECT_TRUE(mixed.converged) << mixed.message;
+    EXPECT_EQ(mixed.reliable_delta, c.expected);
+    EXPECT_LT(mixed.true_relative_residual, 1e-10);
+    EXPECT_LT(problem.error(), 1e-7);
+    EXPECT_GE(mixed.reliable_updates, 4);
+    if (c.rounding)
+      EXPECT_GE(mixed.rounding_updates, 3);
+    else
+      EXPECT_EQ(mixed.rounding_updates, 0);
+    if (c.delta == 0.0 && std::string(c.spec) == "laplacian3d_f64_bf16")
+      bf16Iterations = mixed.iterations;
+    else if (c.rounding)
+      EXPECT_LE(mixed.iterations, bf16Iterations * 3 / 2);
+    std::printf("[ info     ] %s, delta %g: %d iterations, %d reliable "
+                "updates (%d by the rounding rule)\n",
+                c.spec, mixed.reliable_delta, mixed.iterations,
+                mixed.reliable_updates, mixed.rounding_updates);
+  }
+}
+
 // The links and the clover arrays (A and its inverse on the odd sites)
 // converted to float for the inner operator of `name`, whose fields hold
 // `bytes`-byte values (float, or bfloat16): its application equals the
@@ -851,9 +898,11 @@ TEST(MixedPrecision, RequestsItCannotServeAreClearErrors) {
                 {"mixed precision is built for CG and CGNR without a "
                  "preconditioner, not with preconditioner jacobi"});
   options.preconditioner = Preconditioner::None;
-  options.reliable_delta = 1.0;
-  expectFailure(solve(problem.A, problem.b, problem.x, options, report),
-                {"reliable_delta must lie in (0, 1)"});
+  for (double delta : {1.0, -0.5}) {
+    options.reliable_delta = delta;
+    expectFailure(solve(problem.A, problem.b, problem.x, options, report),
+                  {"reliable_delta must lie in (0, 1)"});
+  }
   // A spec without inner_precision has no float kernels.
   Manufactured other;
   other.setUp(kernel("laplacian3d_13pt_o4"), {9, 8, 7});

@@ -55,11 +55,15 @@ struct SolveOptions {
   /// StencilOperator::create_inner) on lower-precision fields; the solution
   /// is accumulated and the residual recomputed in the operator's precision
   /// whenever the inner residual has dropped by `reliable_delta` since the
-  /// last such update, and before stopping, so that the tolerance holds
-  /// for the true residual. CG and CGNR (whose A^T r is recomputed in A's
-  /// precision at each update), without a preconditioner.
+  /// last such update, or sooner where the rounding of the inner fields
+  /// (their unit roundoff times the inner residuals since the update) may
+  /// have reached the residual, and before stopping, so that the tolerance
+  /// holds for the true residual. CG and CGNR (whose A^T r is recomputed in
+  /// A's precision at each update), without a preconditioner.
   bool mixed_precision = false;
-  double reliable_delta = 0.1;
+  /// In (0, 1); 0 for the inner fields' default: 1e-2 for float, 1e-1 for
+  /// bfloat16.
+  double reliable_delta = 0.0;
 };
 
 struct KernelStats {
@@ -104,6 +108,10 @@ struct SolveReport {
   /// reliable updates made (each one application of A in the outer one).
   std::string inner_precision; ///< "float", or "bf16" (bfloat16 fields)
   int reliable_updates = 0;
+  double reliable_delta = 0.0; ///< the delta they followed
+  /// The updates that came because the inner rounding may have reached the
+  /// residual, before it had dropped by delta.
+  int rounding_updates = 0;
   /// Plain CG only (else 0): the fewest bytes an iteration can move. The two
   /// global sums split it into two passes: before p.q is known, one must
   /// read r and p and write p = r + beta p and q = A p (the stencil's traffic
