@@ -32,9 +32,11 @@ struct SolveOptions {
   /// kernel's bandwidth; adds a little time per iteration.
   bool time_kernels = false;
   /// CG with fused kernels where the generated code has them
-  /// (KernelInfo::apply_dot): the stencil computes p.q as it writes q = A p,
-  /// and one pass updates x and r and computes ||r||^2. 11 field transfers
-  /// per iteration instead of 14; same iterates up to rounding.
+  /// (KernelInfo::apply_dot): the stencil computes p.q as it writes q = A p.
+  /// And for CG and CGNR on any operator, one pass updates x and r and
+  /// computes ||r||^2 (Reducer::update_and_norm2) instead of two axpys and
+  /// a norm. 11 field transfers per CG iteration instead of 14; same
+  /// iterates up to rounding. False keeps the textbook passes.
   bool fused = true;
   /// With `fused`, unpreconditioned CG on a field of one value per site on
   /// one rank: p = r + beta p inside the next stencil pass
