@@ -61,21 +61,49 @@ STENCIL_HOST_DEVICE void store(S *values, Index i, A value) {
   values[i] = narrow<S>(value);
 }
 
+/// 16 bytes of a field stored as S, one access: 8 bfloat16, 4 floats or 2
+/// doubles.
+template <typename S> using Group = vec<S, 16 / sizeof(S)>;
+template <typename S> constexpr int kGroupValues = 16 / sizeof(S);
+template <typename S>
+STENCIL_HOST_DEVICE Group<S> load_group(const S *values, Index g) {
+  return reinterpret_cast<const Group<S> *>(values)[g];
+}
+template <typename S>
+STENCIL_HOST_DEVICE void store_group(S *values, Index g, const Group<S> &v) {
+  reinterpret_cast<Group<S> *>(values)[g] = v;
+}
+
 // The elementwise operations, as functors that run unchanged on the host and
 // on the device; for_each_index() runs one over 0..n-1 on the backend. S is
-// the storage type, scalars are in its arithmetic type Real<S>.
+// the storage type, scalars are in its arithmetic type Real<S>. An operation
+// on fields of one storage type may also have group(g), the same arithmetic
+// on values g * kGroup .. g * kGroup + kGroup - 1 with one 16-byte access a
+// field, and aligned(), whether its fields allow those accesses:
+// for_each_index() then runs a group a thread and the values past the last
+// group one by one (2-byte accesses to bfloat16 fields took CGNR's xpay to
+// 1625 GB/s on an H100).
 template <typename S> struct FillOp {
   S *x;
   S value;
   STENCIL_HOST_DEVICE void operator()(Index i) const { x[i] = value; }
 };
 template <typename S> struct AxpyOp {
+  static constexpr int kGroup = kGroupValues<S>;
   Real<S> a;
   const S *x;
   S *y;
   STENCIL_HOST_DEVICE void operator()(Index i) const {
     store(y, i, load(y, i) + a * load(x, i));
   }
+  STENCIL_HOST_DEVICE void group(Index g) const {
+    const Group<S> xg = load_group(x, g);
+    Group<S> yg = load_group(y, g);
+    for (int l = 0; l < kGroup; ++l)
+      yg.v[l] = narrow<S>(widen(yg.v[l]) + a * widen(xg.v[l]));
+    store_group(y, g, yg);
+  }
+  bool aligned() const { return is_aligned(x, 16) && is_aligned(y, 16); }
 };
 /// The sum in y's arithmetic type: x is converted to it first.
 template <typename X, typename Y> struct MixedAxpyOp {
@@ -94,21 +122,40 @@ template <typename From, typename To> struct ConvertOp {
   }
 };
 template <typename S> struct XpayOp {
+  static constexpr int kGroup = kGroupValues<S>;
   const S *x;
   Real<S> a;
   S *y;
   STENCIL_HOST_DEVICE void operator()(Index i) const {
     store(y, i, load(x, i) + a * load(y, i));
   }
+  STENCIL_HOST_DEVICE void group(Index g) const {
+    const Group<S> xg = load_group(x, g);
+    Group<S> yg = load_group(y, g);
+    for (int l = 0; l < kGroup; ++l)
+      yg.v[l] = narrow<S>(widen(xg.v[l]) + a * widen(yg.v[l]));
+    store_group(y, g, yg);
+  }
+  bool aligned() const { return is_aligned(x, 16) && is_aligned(y, 16); }
 };
 /// XpayOp with `a` read from device memory.
 template <typename S> struct XpayFromDeviceOp {
+  static constexpr int kGroup = kGroupValues<S>;
   const S *x;
   const double *a;
   S *y;
   STENCIL_HOST_DEVICE void operator()(Index i) const {
     store(y, i, load(x, i) + static_cast<Real<S>>(*a) * load(y, i));
   }
+  STENCIL_HOST_DEVICE void group(Index g) const {
+    const Real<S> factor = static_cast<Real<S>>(*a);
+    const Group<S> xg = load_group(x, g);
+    Group<S> yg = load_group(y, g);
+    for (int l = 0; l < kGroup; ++l)
+      yg.v[l] = narrow<S>(widen(xg.v[l]) + factor * widen(yg.v[l]));
+    store_group(y, g, yg);
+  }
+  bool aligned() const { return is_aligned(x, 16) && is_aligned(y, 16); }
 };
 template <typename S> struct ScaleOp {
   Real<S> a;
@@ -230,15 +277,32 @@ template <typename S> struct HaloOp {
   }
 };
 
+/// Whether Op has group(g) (and aligned()).
+template <typename Op, typename = void> struct HasGroups : std::false_type {};
+template <typename Op>
+struct HasGroups<Op, std::void_t<decltype(&Op::group)>> : std::true_type {};
+
 #if defined(STENCIL_BACKEND_HOST)
 
 constexpr Index kChunk = 4096;
 
 template <typename Op> Status for_each_index(Index n, Op op, const char *) {
+  Index first = 0; // the values before it went by groups
+  if constexpr (HasGroups<Op>::value) {
+    if (op.aligned()) {
+      const Index groups = n / Op::kGroup;
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(static)
 #endif
-  for (Index i = 0; i < n; ++i)
+      for (Index g = 0; g < groups; ++g)
+        op.group(g);
+      first = groups * Op::kGroup;
+    }
+  }
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static)
+#endif
+  for (Index i = first; i < n; ++i)
     op(i);
   return Status();
 }
@@ -298,8 +362,29 @@ template <typename Op> __global__ void map_kernel(Op op, Index n) {
     op(i);
 }
 
+/// A group a thread (no grid stride, as update_groups_kernel); the thread
+/// after the last group takes the values past it.
+template <typename Op> __global__ void map_groups_kernel(Op op, Index n) {
+  const Index groups = n / Op::kGroup;
+  const Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g < groups)
+    op.group(g);
+  else if (g == groups)
+    for (Index i = groups * Op::kGroup; i < n; ++i)
+      op(i);
+}
+
 template <typename Op>
 Status for_each_index(Index n, Op op, const char *name) {
+  if constexpr (HasGroups<Op>::value) {
+    const Index blocks = (n / Op::kGroup + 1 + kThreads - 1) / kThreads;
+    if (op.aligned() && blocks <= kMaxGridX) {
+      STENCIL_LAUNCH(map_groups_kernel<Op>,
+                     (LaunchDims{static_cast<unsigned>(blocks), 1, 1}),
+                     kBlock, nullptr, op, n);
+      return launch_status(name);
+    }
+  }
   STENCIL_LAUNCH(map_kernel<Op>, grid_for(n), kBlock, nullptr, op, n);
   return launch_status(name);
 }

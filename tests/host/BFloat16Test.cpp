@@ -278,6 +278,44 @@ TEST(BFloat16Blas, ElementwiseOperationsRoundOnce) {
   }
 }
 
+TEST(BFloat16Blas, GroupedPassesOfFloatAndDoubleFields) {
+  // axpy and xpay run 16 bytes of each field a thread (2 doubles, 4
+  // floats; the bfloat16 case above 8) and the values past the last group
+  // one by one: every value as the plain loop computes it, on a lattice of
+  // 385 or 1540 values (a group and a remainder).
+  for (const int bytes : {4, 8})
+    for (const int components : {1, 4}) {
+      SCOPED_TRACE(std::to_string(bytes) + " bytes, " +
+                   std::to_string(components) + " components");
+      const Lattice lattice = oddLattice(bytes, components);
+      Random random(11 + bytes + components);
+      Field x, y, out;
+      std::vector<double> xs, ys;
+      ASSERT_NO_FATAL_FAILURE(randomField(lattice, random, x, xs));
+      ASSERT_NO_FATAL_FAILURE(randomField(lattice, random, y, ys));
+      ASSERT_OK(Field::create(lattice, out));
+      const double a = 0.37;
+      const auto want = [&](double c, double b) {
+        if (bytes == 8)
+          return plusProduct(c, a, b);
+        return plusProduct(static_cast<float>(c), static_cast<float>(a),
+                           static_cast<float>(b));
+      };
+      ASSERT_OK(out.copy_from(y));
+      ASSERT_OK(axpy(a, x, out));
+      expectEach(valuesOf(out), [&](size_t i) { return want(ys[i], xs[i]); });
+      ASSERT_OK(out.copy_from(y));
+      ASSERT_OK(xpay(x, a, out));
+      expectEach(valuesOf(out), [&](size_t i) { return want(xs[i], ys[i]); });
+      Reducer reducer;
+      const double *deviceA = nullptr;
+      ASSERT_OK(reducer.device_scalar(a, deviceA));
+      ASSERT_OK(out.copy_from(y));
+      ASSERT_OK(xpay_from_device(x, deviceA, out));
+      expectEach(valuesOf(out), [&](size_t i) { return want(xs[i], ys[i]); });
+    }
+}
+
 TEST(BFloat16Blas, MixedPrecisionAxpyAndConvert) {
   for (const int xBytes : {2, 4, 8})
     for (const int yBytes : {2, 4, 8}) {
