@@ -60,8 +60,8 @@ struct SolveOptions {
   /// last such update, or sooner where the rounding of the inner fields
   /// (their unit roundoff times the inner residuals since the update) may
   /// have reached the residual, and before stopping, so that the tolerance
-  /// holds for the true residual. CG and CGNR (whose A^T r is recomputed in
-  /// A's precision at each update), without a preconditioner.
+  /// holds for the true residual. CG and CGNR (whose A^T r is recomputed
+  /// from the new r by the inner operator), without a preconditioner.
   bool mixed_precision = false;
   /// In (0, 1); 0 for the inner fields' default: 1e-2 for float, 1e-1 for
   /// bfloat16.
