@@ -74,6 +74,18 @@ STENCIL_HOST_DEVICE void store_group(S *values, Index g, const Group<S> &v) {
   reinterpret_cast<Group<S> *>(values)[g] = v;
 }
 
+/// Group g of y becomes y + a x (axpy), or x + a y with ScaleY (xpay).
+template <typename S, bool ScaleY>
+STENCIL_HOST_DEVICE void combine_group(const S *x, Real<S> a, S *y, Index g) {
+  const Group<S> xg = load_group(x, g);
+  Group<S> yg = load_group(y, g);
+  for (int l = 0; l < kGroupValues<S>; ++l) {
+    const Real<S> xv = widen(xg.v[l]), yv = widen(yg.v[l]);
+    yg.v[l] = narrow<S>(ScaleY ? xv + a * yv : yv + a * xv);
+  }
+  store_group(y, g, yg);
+}
+
 // The elementwise operations, as functors that run unchanged on the host and
 // on the device; for_each_index() runs one over 0..n-1 on the backend. S is
 // the storage type, scalars are in its arithmetic type Real<S>. An operation
@@ -97,11 +109,7 @@ template <typename S> struct AxpyOp {
     store(y, i, load(y, i) + a * load(x, i));
   }
   STENCIL_HOST_DEVICE void group(Index g) const {
-    const Group<S> xg = load_group(x, g);
-    Group<S> yg = load_group(y, g);
-    for (int l = 0; l < kGroup; ++l)
-      yg.v[l] = narrow<S>(widen(yg.v[l]) + a * widen(xg.v[l]));
-    store_group(y, g, yg);
+    combine_group<S, false>(x, a, y, g);
   }
   bool aligned() const { return is_aligned(x, 16) && is_aligned(y, 16); }
 };
@@ -130,11 +138,7 @@ template <typename S> struct XpayOp {
     store(y, i, load(x, i) + a * load(y, i));
   }
   STENCIL_HOST_DEVICE void group(Index g) const {
-    const Group<S> xg = load_group(x, g);
-    Group<S> yg = load_group(y, g);
-    for (int l = 0; l < kGroup; ++l)
-      yg.v[l] = narrow<S>(widen(xg.v[l]) + a * widen(yg.v[l]));
-    store_group(y, g, yg);
+    combine_group<S, true>(x, a, y, g);
   }
   bool aligned() const { return is_aligned(x, 16) && is_aligned(y, 16); }
 };
@@ -144,17 +148,11 @@ template <typename S> struct XpayFromDeviceOp {
   const S *x;
   const double *a;
   S *y;
-  STENCIL_HOST_DEVICE void operator()(Index i) const {
-    store(y, i, load(x, i) + static_cast<Real<S>>(*a) * load(y, i));
+  STENCIL_HOST_DEVICE XpayOp<S> resolved() const {
+    return XpayOp<S>{x, static_cast<Real<S>>(*a), y};
   }
-  STENCIL_HOST_DEVICE void group(Index g) const {
-    const Real<S> factor = static_cast<Real<S>>(*a);
-    const Group<S> xg = load_group(x, g);
-    Group<S> yg = load_group(y, g);
-    for (int l = 0; l < kGroup; ++l)
-      yg.v[l] = narrow<S>(widen(xg.v[l]) + factor * widen(yg.v[l]));
-    store_group(y, g, yg);
-  }
+  STENCIL_HOST_DEVICE void operator()(Index i) const { resolved()(i); }
+  STENCIL_HOST_DEVICE void group(Index g) const { resolved().group(g); }
   bool aligned() const { return is_aligned(x, 16) && is_aligned(y, 16); }
 };
 template <typename S> struct ScaleOp {
