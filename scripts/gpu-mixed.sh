@@ -9,8 +9,8 @@
 # direction update folded and (--no-fold) as its own pass, and mixed with
 # bfloat16 inner fields (laplacian3d_f64_bf16: the same stencil with
 # inner_precision: bf16), each solve twice, alternating (MIXED_MODES picks
-# some, none for none); then the Wilson-clover even/odd CGNR solve the same way, double,
-# mixed with float inner fields and mixed with bfloat16 inner spinors
+# some; MIXED_MODES=none skips them); then the Wilson-clover even/odd CGNR
+# solve the same way, double, mixed with float inner fields and mixed with bfloat16 inner spinors
 # (wilson_clover4d_eo_f64_bf16; MIXED_WILSON_MODES picks some; skipped when
 # MIXED_WILSON=off). MIXED_DELTAS="0.1 0.01 ..." runs every mixed solve
 # once per reliable-update delta (--reliable-delta; 'default' or unset:
