@@ -413,6 +413,22 @@ TEST(Solver, FloatFieldsConvergeToFloatAccuracy) {
 // the float kernels of specs that declare inner_precision, the solution and
 // residual corrected in double.
 
+/// The values of `low` (a lower-precision field) converted to `high`'s
+/// lattice and of `high` itself, both with their halos set to 0 first.
+void interiorValues(const Field &low, Field &high,
+                    std::vector<double> &lowValues,
+                    std::vector<double> &highValues) {
+  Field back;
+  ASSERT_OK(Field::create(high.lattice(), back));
+  ASSERT_OK(convert(low, back));
+  ASSERT_OK(set_halo(back, 0.0));
+  ASSERT_OK(set_halo(high, 0.0));
+  highValues.assign(high.lattice().values(), 0.0);
+  lowValues.assign(highValues.size(), 0.0);
+  ASSERT_OK(high.download_values(highValues.data(), highValues.size()));
+  ASSERT_OK(back.download_values(lowValues.data(), lowValues.size()));
+}
+
 TEST(MixedPrecision, InnerOperatorIsTheStencilInFloat) {
   // The generated float kernels with the converted site parameters apply
   // the same operator to float rounding: checked against the double one on
@@ -426,22 +442,17 @@ TEST(MixedPrecision, InnerOperatorIsTheStencilInFloat) {
     EXPECT_EQ(inner.lattice().element_bytes, 4);
     EXPECT_NE(std::string(inner.info().name).find("_inner"),
               std::string::npos);
-    Field x32, y32, y64, back;
+    Field x32, y32, y64;
     ASSERT_OK(Field::create(inner.lattice(), x32));
     ASSERT_OK(Field::create(inner.lattice(), y32));
     ASSERT_OK(Field::create(problem.A.lattice(), y64));
-    ASSERT_OK(Field::create(problem.A.lattice(), back));
     ASSERT_OK(convert(problem.exact, x32));
     ASSERT_OK(y32.fill(std::nan("")));
     ASSERT_OK(y64.fill(std::nan("")));
     ASSERT_OK(inner.apply(y32, x32));
     ASSERT_OK(problem.A.apply(y64, problem.exact));
-    ASSERT_OK(convert(y32, back));
-    ASSERT_OK(set_halo(back, 0.0));
-    ASSERT_OK(set_halo(y64, 0.0));
-    std::vector<double> a(y64.lattice().values()), b(a.size());
-    ASSERT_OK(y64.download_values(a.data(), a.size()));
-    ASSERT_OK(back.download_values(b.data(), b.size()));
+    std::vector<double> a, b;
+    ASSERT_NO_FATAL_FAILURE(interiorValues(y32, y64, b, a));
     double diff = 0.0, norm = 0.0;
     for (size_t i = 0; i < a.size(); ++i) {
       ASSERT_TRUE(std::isfinite(a[i]) && std::isfinite(b[i])) << i;
@@ -533,14 +544,8 @@ TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
 /// value rounds at more than `exactPercent` percent of the values. Both
 /// fields' halos set to 0 first.
 void expectOneBf16StepApart(Field &got16, Field &want64, int exactPercent) {
-  Field back;
-  ASSERT_OK(Field::create(want64.lattice(), back));
-  ASSERT_OK(convert(got16, back));
-  ASSERT_OK(set_halo(back, 0.0));
-  ASSERT_OK(set_halo(want64, 0.0));
-  std::vector<double> want(want64.lattice().values()), got(want.size());
-  ASSERT_OK(want64.download_values(want.data(), want.size()));
-  ASSERT_OK(back.download_values(got.data(), got.size()));
+  std::vector<double> want, got;
+  ASSERT_NO_FATAL_FAILURE(interiorValues(got16, want64, got, want));
   size_t exact = 0, nonzero = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_TRUE(std::isfinite(got[i])) << "value " << i;
