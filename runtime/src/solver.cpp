@@ -220,6 +220,20 @@ public:
                bytes_update_and_norm2(x.lattice(), r.lattice()),
                [&] { return reducer.update_and_norm2(alpha, p, q, x, r, rr); });
   }
+  /// CG's and CGNR's x += alpha p, r -= alpha q and ||r||: fused, one pass
+  /// (update_and_norm2); else two axpys and a norm.
+  Status update(double alpha, const Field &p, const Field &q, Field &x,
+                Field &r, bool fused, double &rNorm) {
+    if (!fused) {
+      STENCIL_TRY(axpy(alpha, p, x));
+      STENCIL_TRY(axpy(-alpha, q, r));
+      return norm2(r, rNorm);
+    }
+    double rr = 0.0;
+    STENCIL_TRY(update_and_norm2(alpha, p, q, x, r, rr));
+    rNorm = std::sqrt(rr);
+    return Status();
+  }
 
   /// Theoretical bytes since the last reset.
   double bytes = 0.0;
@@ -391,15 +405,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   // 16-byte accesses) wherever `options.fused`, whatever the operator's
   // kernels: CGNR and the Schur complement take it too.
   auto step = [&](double alpha) {
-    if (options.fused) {
-      double rr = 0.0;
-      STENCIL_TRY(ops.update_and_norm2(alpha, p, q, x, r, rr));
-      rNorm = std::sqrt(rr);
-    } else {
-      STENCIL_TRY(ops.axpy(alpha, p, x));
-      STENCIL_TRY(ops.axpy(-alpha, q, r));
-      STENCIL_TRY(ops.norm2(r, rNorm));
-    }
+    STENCIL_TRY(ops.update(alpha, p, q, x, r, options.fused, rNorm));
     ++k;
     report.residual_history.push_back(rNorm / reference);
     return Status();
@@ -655,15 +661,8 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
                              " (A p = 0 in " + report.inner_precision +
                              "): the operator is singular");
     const double alpha = ss / qq;
-    if (options.fused) {
-      double rr = 0.0;
-      STENCIL_TRY(lowOps.update_and_norm2(alpha, pLow, qLow, xLow, rLow, rr));
-      rNorm = std::sqrt(rr);
-    } else {
-      STENCIL_TRY(lowOps.axpy(alpha, pLow, xLow));
-      STENCIL_TRY(lowOps.axpy(-alpha, qLow, rLow));
-      STENCIL_TRY(lowOps.norm2(rLow, rNorm));
-    }
+    STENCIL_TRY(
+        lowOps.update(alpha, pLow, qLow, xLow, rLow, options.fused, rNorm));
     ++k;
     if (wantsUpdate())
       STENCIL_TRY(reliableUpdate());
