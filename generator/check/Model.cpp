@@ -249,6 +249,7 @@ StencilModel innerKernelsModel(const StencilModel &model) {
     inner.kernel.vectorWidth = width;
   }
   inner.hasInner = false;
+  inner.storageOfOuter = true;
   inner.split.fill(false); // the inner solve runs on one rank
   inner.rankKernels = false;
   inner.alongX = model.innerAlongX;

@@ -317,6 +317,11 @@ struct StencilModel {
   /// mixed-precision CG; only for double stencils.
   bool hasInner = false;
   Precision innerPrecision = Precision::Float;
+  /// The kernels of another model's inner precision (innerKernelsModel):
+  /// the mixed solver converts that operator's fields, links and clover
+  /// arrays value by value, so their storage stays the spec's and tuning
+  /// may not change it.
+  bool storageOfOuter = false;
   /// grid.exchange (only with split axes).
   ExchangeOptions exchange;
   /// Whether these are the kernels ranks run (splitKernelsModel): their

@@ -140,7 +140,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   std::vector<std::pair<FieldLayout, int>> layouts = {
       {model.layout, model.kernel.vectorWidth}};
   if (model.components > 1 && !model.layout.hasSubdomains() &&
-      !model.layout.evenOdd) {
+      !model.layout.evenOdd && !model.storageOfOuter) {
     FieldLayout l = model.layout;
     for (auto [order, block] :
          {std::pair{LayoutOrder::SiteMajor, 1},
@@ -189,8 +189,9 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   // Gauge-covariant stencils: where the links live (a site's matrices
   // together, one array per real, blocks of 32 sites, and blocks of 32
   // sites with pairs of reals loaded together).
+  // (The inner precision's kernels keep the spec's storage of both.)
   std::vector<FieldLayout> linkLayouts = {model.links.storageOrder()};
-  if (model.hasLinkTaps()) {
+  if (model.hasLinkTaps() && !model.storageOfOuter) {
     FieldLayout aos, soa, blocked, pairs;
     soa.order = LayoutOrder::ComponentMajor;
     blocked.order = pairs.order = LayoutOrder::Blocked;
@@ -212,7 +213,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     own.block = model.clover.block;
     own.vector = model.clover.vector;
     cloverLayouts.push_back(own);
-    if (model.hasCloverTap()) {
+    if (model.hasCloverTap() && !model.storageOfOuter) {
       FieldLayout aos, blocked;
       blocked.order = LayoutOrder::Blocked;
       blocked.block = 32;

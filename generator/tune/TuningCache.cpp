@@ -312,6 +312,30 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
                          Twine(k.componentsPerThread) + " " + problem);
   if (std::string problem = stagingProblem(m); !problem.empty())
     return bad(text, "staging=shared " + problem);
+  if (model.storageOfOuter) {
+    // The mixed solver converts the outer operator's arrays value by value
+    // (Field::convert needs the same storage in both precisions).
+    const auto pinned = [&](const char *what, const FieldLayout &spec,
+                            const FieldLayout &asked) -> Error {
+      if (layoutText(spec) == layoutText(asked))
+        return Error::success();
+      return bad(text, Twine(what) + "=" + layoutText(asked) + ": " +
+                           model.name +
+                           " converts the outer precision's arrays value by "
+                           "value, so its " + what + " storage stays the "
+                           "spec's, " + layoutText(spec));
+    };
+    if (Error e = pinned("layout", model.layout, m.layout))
+      return std::move(e);
+    if (m.hasLinkTaps())
+      if (Error e = pinned("links", model.links.storageOrder(),
+                           m.links.storageOrder()))
+        return std::move(e);
+    if (m.hasCloverTap())
+      if (Error e = pinned("clover", cloverStorageOrder(model),
+                           cloverStorageOrder(m)))
+        return std::move(e);
+  }
   return m;
 }
 
