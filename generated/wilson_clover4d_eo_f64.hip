@@ -52,7 +52,7 @@ wilson_clover4d_eo_f64_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -63,7 +63,7 @@ wilson_clover4d_eo_f64_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -78,7 +78,7 @@ wilson_clover4d_eo_f64_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -93,7 +93,7 @@ wilson_clover4d_eo_f64_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -108,7 +108,7 @@ wilson_clover4d_eo_f64_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -137,7 +137,7 @@ wilson_clover4d_eo_f64_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -152,7 +152,7 @@ wilson_clover4d_eo_f64_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -167,7 +167,7 @@ wilson_clover4d_eo_f64_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -182,7 +182,7 @@ wilson_clover4d_eo_f64_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -241,7 +241,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -252,7 +252,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -267,7 +267,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -282,7 +282,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -297,7 +297,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -326,7 +326,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -341,7 +341,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -356,7 +356,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -371,7 +371,7 @@ wilson_clover4d_eo_f64_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -450,7 +450,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -463,7 +463,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -478,7 +478,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -493,7 +493,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -508,7 +508,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -523,7 +523,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -538,7 +538,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -553,7 +553,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -568,7 +568,7 @@ wilson_clover4d_eo_f64_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -654,7 +654,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -667,7 +667,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -682,7 +682,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -697,7 +697,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -712,7 +712,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -727,7 +727,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -742,7 +742,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -757,7 +757,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -772,7 +772,7 @@ wilson_clover4d_eo_f64_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -859,7 +859,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -872,7 +872,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -887,7 +887,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -902,7 +902,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -917,7 +917,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -932,7 +932,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -947,7 +947,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -962,7 +962,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -977,7 +977,7 @@ wilson_clover4d_eo_f64_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1064,7 +1064,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -1077,7 +1077,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -1092,7 +1092,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -1107,7 +1107,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -1122,7 +1122,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -1137,7 +1137,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -1152,7 +1152,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -1167,7 +1167,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -1182,7 +1182,7 @@ wilson_clover4d_eo_f64_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1295,7 +1295,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1375,7 +1375,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1462,7 +1462,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
@@ -1484,7 +1484,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1578,7 +1578,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
@@ -1600,7 +1600,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1694,7 +1694,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
@@ -1716,7 +1716,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1810,7 +1810,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: null field pointer");
@@ -1832,7 +1832,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1984,1943 +1984,6 @@ stencil::Status clover_generic(void *out, const void *in,
 } // namespace wilson_clover4d_eo_f64
 } // namespace stencilc_kernels
 
-// wilson_clover4d_eo_f64_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from wilson_clover4d_eo_f64.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab 1
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-#include "stencil/clover_algebra.hpp"
-#include "stencil/dirac.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace wilson_clover4d_eo_f64_tuned0 {
-namespace {
-
-/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
-/// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_tuned0_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const unsigned blocks_z,
-    const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
-    return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[24];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::clover_product<false>(acc0, c0, u4);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
-  value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
-}
-
-/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
-/// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_tuned0_adjoint_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const unsigned blocks_z,
-    const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
-    return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[24];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::clover_product<false>(acc0, c0, u4);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
-  value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
-}
-
-/// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_tuned0_even_to_odd_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, half_sites + site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
-}
-
-/// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_tuned0_odd_to_even_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
-}
-
-/// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
-/// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_tuned0_even_to_odd_adjoint_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, half_sites + site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
-}
-
-/// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
-/// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_tuned0_odd_to_even_adjoint_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
-}
-
-/// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
-/// same + beta in (stencil::HopMode, the hop replaced by the identity).
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_tuned0_clover_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int parity,
-    const unsigned half_sites32,
-    const Params params) {
-  // This thread's site: number `site` of `parity` in storage order.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= half_sites32)
-    return;
-  const stencil::index_t site = site32;
-  const stencil::index_t half_sites = half_sites32;
-  // params.A on the whole lattice, its inverse on this parity's
-  // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  value_type v[24];
-  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, parity * half_sites + site,
-      params.A_inverse, clover_half_layout, same,
-      field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps clover term 'A'");
-  if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_tuned0_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      config.blocks_z,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_tuned0_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return apply(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: the transposed stencil, offsets negated.
-stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps clover term 'A'");
-  if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_tuned0_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      config.blocks_z,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_tuned0_adjoint_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return apply_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// Odd sites from even ones: the block A_oe.
-stencil::Status even_to_odd(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_tuned0_even_to_odd_kernel");
-}
-
-stencil::Status even_to_odd_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return even_to_odd(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the block A_eo.
-stencil::Status odd_to_even(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_tuned0_odd_to_even_kernel");
-}
-
-stencil::Status odd_to_even_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return odd_to_even(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
-stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_tuned0_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_tuned0_even_to_odd_adjoint_kernel");
-}
-
-stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return even_to_odd_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
-stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_tuned0_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_tuned0_odd_to_even_adjoint_kernel");
-}
-
-stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return odd_to_even_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// The clover term alone on the sites of `parity`.
-stencil::Status clover(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, int parity, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: " + status.message());
-  if (parity != 0 && parity != 1)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover: parity " +
-                                    std::to_string(parity) +
-                                    " is neither 0, even, nor 1, odd");
-  const std::int64_t half_sites = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2 / components;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the clover kernel's 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && (same == nullptr || params.A == nullptr))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: clover with kDiagonalPlusHop needs the 'same' field and the clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: clover with kInverseDiagonalHop needs the inverse clover term 'A_inverse' of this parity");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in place");
-  if ((params.A && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72)) ||
-      (params.A_inverse && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out' overlaps the clover term or its inverse");
-  if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_tuned0_clover_kernel, config.grid, config.block, stream,
-      out, in, same, static_cast<int>(mode), static_cast<value_type>(alpha),
-      static_cast<value_type>(beta), parity,
-      static_cast<unsigned>(half_sites), params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_tuned0_clover_kernel");
-}
-
-stencil::Status clover_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta, int parity,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return clover(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, parity,
-      typed_extents, typed_params, stream);
-}
-
-} // namespace wilson_clover4d_eo_f64_tuned0
-} // namespace stencilc_kernels
-
 // wilson_clover4d_eo_f64_split.hip - stencil kernels generated by stencilc 0.1.0 from wilson_clover4d_eo_f64.yaml.
 // Do not edit: change the spec and regenerate.
 //
@@ -3974,7 +2037,7 @@ wilson_clover4d_eo_f64_split_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -3985,7 +2048,7 @@ wilson_clover4d_eo_f64_split_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4000,7 +2063,7 @@ wilson_clover4d_eo_f64_split_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4015,7 +2078,7 @@ wilson_clover4d_eo_f64_split_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4030,7 +2093,7 @@ wilson_clover4d_eo_f64_split_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4059,7 +2122,7 @@ wilson_clover4d_eo_f64_split_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4074,7 +2137,7 @@ wilson_clover4d_eo_f64_split_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4089,7 +2152,7 @@ wilson_clover4d_eo_f64_split_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4104,7 +2167,7 @@ wilson_clover4d_eo_f64_split_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4163,7 +2226,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4174,7 +2237,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4189,7 +2252,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4204,7 +2267,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4219,7 +2282,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4248,7 +2311,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4263,7 +2326,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4278,7 +2341,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4293,7 +2356,7 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4374,7 +2437,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4387,7 +2450,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4402,7 +2465,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4417,7 +2480,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4432,7 +2495,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4447,7 +2510,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4462,7 +2525,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4477,7 +2540,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4492,7 +2555,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -4580,7 +2643,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4593,7 +2656,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4608,7 +2671,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4623,7 +2686,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4638,7 +2701,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4653,7 +2716,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4668,7 +2731,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4683,7 +2746,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4698,7 +2761,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -4787,7 +2850,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4800,7 +2863,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4815,7 +2878,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4830,7 +2893,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4845,7 +2908,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4860,7 +2923,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4875,7 +2938,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4890,7 +2953,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4905,7 +2968,7 @@ wilson_clover4d_eo_f64_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -4994,7 +3057,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -5007,7 +3070,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -5022,7 +3085,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -5037,7 +3100,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -5052,7 +3115,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -5067,7 +3130,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -5082,7 +3145,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -5097,7 +3160,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -5112,7 +3175,7 @@ wilson_clover4d_eo_f64_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5252,7 +3315,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -5356,7 +3419,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -5467,7 +3530,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: null field pointer");
@@ -5489,7 +3552,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -5610,7 +3673,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: null field pointer");
@@ -5632,7 +3695,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -5753,7 +3816,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: null field pointer");
@@ -5775,7 +3838,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -5896,7 +3959,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: null field pointer");
@@ -5918,7 +3981,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -6201,7 +4264,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6212,7 +4275,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6227,7 +4290,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6242,7 +4305,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6257,7 +4320,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6286,7 +4349,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6301,7 +4364,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6316,7 +4379,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6331,7 +4394,7 @@ wilson_clover4d_eo_f64_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6388,7 +4451,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6399,7 +4462,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6414,7 +4477,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6429,7 +4492,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6444,7 +4507,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6473,7 +4536,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6488,7 +4551,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6503,7 +4566,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6518,7 +4581,7 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6597,7 +4660,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6610,7 +4673,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6625,7 +4688,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6640,7 +4703,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6655,7 +4718,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6670,7 +4733,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6685,7 +4748,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6700,7 +4763,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6715,7 +4778,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -6801,7 +4864,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6814,7 +4877,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6829,7 +4892,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6844,7 +4907,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6859,7 +4922,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6874,7 +4937,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6889,7 +4952,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6904,7 +4967,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6919,7 +4982,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7006,7 +5069,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7019,7 +5082,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7034,7 +5097,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7049,7 +5112,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7064,7 +5127,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7079,7 +5142,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7094,7 +5157,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7109,7 +5172,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7124,7 +5187,7 @@ wilson_clover4d_eo_f64_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7211,7 +5274,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7224,7 +5287,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7239,7 +5302,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7254,7 +5317,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7269,7 +5332,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7284,7 +5347,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7299,7 +5362,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7314,7 +5377,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7329,7 +5392,7 @@ wilson_clover4d_eo_f64_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7442,7 +5505,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7522,7 +5585,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7609,7 +5672,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: null field pointer");
@@ -7631,7 +5694,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7725,7 +5788,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: null field pointer");
@@ -7747,7 +5810,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7841,7 +5904,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: null field pointer");
@@ -7863,7 +5926,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7957,7 +6020,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: null field pointer");
@@ -7979,7 +6042,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -8185,7 +6248,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -8196,7 +6259,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -8211,7 +6274,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -8226,7 +6289,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -8241,7 +6304,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -8270,7 +6333,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -8285,7 +6348,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -8300,7 +6363,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -8315,7 +6378,7 @@ wilson_clover4d_eo_f64_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -8374,7 +6437,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -8385,7 +6448,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -8400,7 +6463,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -8415,7 +6478,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -8430,7 +6493,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -8459,7 +6522,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -8474,7 +6537,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -8489,7 +6552,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -8504,7 +6567,7 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -8583,7 +6646,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -8596,7 +6659,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -8611,7 +6674,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -8626,7 +6689,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -8641,7 +6704,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -8656,7 +6719,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -8671,7 +6734,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -8686,7 +6749,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -8701,7 +6764,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -8787,7 +6850,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -8800,7 +6863,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -8815,7 +6878,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -8830,7 +6893,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -8845,7 +6908,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -8860,7 +6923,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -8875,7 +6938,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -8890,7 +6953,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -8905,7 +6968,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -8992,7 +7055,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -9005,7 +7068,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -9020,7 +7083,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -9035,7 +7098,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -9050,7 +7113,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -9065,7 +7128,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -9080,7 +7143,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -9095,7 +7158,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -9110,7 +7173,7 @@ wilson_clover4d_eo_f64_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -9197,7 +7260,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -9210,7 +7273,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -9225,7 +7288,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -9240,7 +7303,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -9255,7 +7318,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -9270,7 +7333,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -9285,7 +7348,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -9300,7 +7363,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -9315,7 +7378,7 @@ wilson_clover4d_eo_f64_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -9428,7 +7491,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -9508,7 +7571,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -9595,7 +7658,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: null field pointer");
@@ -9617,7 +7680,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -9711,7 +7774,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: null field pointer");
@@ -9733,7 +7796,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -9827,7 +7890,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: null field pointer");
@@ -9849,7 +7912,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -9943,7 +8006,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: null field pointer");
@@ -9965,7 +8028,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -10116,4 +8179,1942 @@ stencil::Status clover_generic(void *out, const void *in,
 
 } // namespace wilson_clover4d_eo_f64_inner
 } // namespace stencilc_kernels
+
+// wilson_clover4d_eo_f64_inner_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from wilson_clover4d_eo_f64.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab 1
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+#include "stencil/clover_algebra.hpp"
+#include "stencil/dirac.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace wilson_clover4d_eo_f64_inner_tuned0 {
+namespace {
+
+/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
+/// and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_inner_tuned0_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  if (x >= nx || y >= ny || z >= nz || t >= nt)
+    return;
+  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[24];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u1[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u2[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u3[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  value_type u4[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::clover_product<false>(acc0, c0, u4);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u5[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u6[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u7[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  value_type u8[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
+  // Store the tile's sites that lie inside the update region.
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+  }
+}
+
+/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
+/// and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_inner_tuned0_adjoint_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  if (x >= nx || y >= ny || z >= nz || t >= nt)
+    return;
+  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[24];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u1[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u2[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u3[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  value_type u4[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::clover_product<false>(acc0, c0, u4);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u5[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u6[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u7[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  value_type u8[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u8[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
+  // Store the tile's sites that lie inside the update region.
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+  }
+}
+
+/// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_inner_tuned0_even_to_odd_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 1) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      half_sites + site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      half_sites + site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      half_sites + site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      half_sites + site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, half_sites + site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+  }
+}
+
+/// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_inner_tuned0_odd_to_even_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 0) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+  }
+}
+
+/// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
+/// thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_inner_tuned0_even_to_odd_adjoint_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 1) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      half_sites + site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      half_sites + site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      half_sites + site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      half_sites + site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, half_sites + site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+  }
+}
+
+/// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
+/// thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_inner_tuned0_odd_to_even_adjoint_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 0) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u0[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u1[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u2[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u3[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u4[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u5[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u6[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 6; ++j) {
+      const vec_t v = from[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        u7[j * 4 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+  }
+}
+
+/// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
+/// same + beta in (stencil::HopMode, the hop replaced by the identity).
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_inner_tuned0_clover_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int parity,
+    const unsigned half_sites32,
+    const Params params) {
+  // This thread's site: number `site` of `parity` in storage order.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= half_sites32)
+    return;
+  const stencil::index_t site = site32;
+  const stencil::index_t half_sites = half_sites32;
+  // params.A on the whole lattice, its inverse on this parity's
+  // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  value_type v[24];
+  stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, parity * half_sites + site,
+      params.A_inverse, clover_half_layout, same,
+      field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_inner_tuned0_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: the transposed stencil, offsets negated.
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_tuned0_adjoint_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_inner_tuned0_adjoint_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// Odd sites from even ones: the block A_oe.
+stencil::Status even_to_odd(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_inner_tuned0_even_to_odd_kernel");
+}
+
+stencil::Status even_to_odd_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return even_to_odd(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Even sites from odd ones: the block A_eo.
+stencil::Status odd_to_even(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_inner_tuned0_odd_to_even_kernel");
+}
+
+stencil::Status odd_to_even_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return odd_to_even(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
+stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_tuned0_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_inner_tuned0_even_to_odd_adjoint_kernel");
+}
+
+stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return even_to_odd_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
+stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_tuned0_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_inner_tuned0_odd_to_even_adjoint_kernel");
+}
+
+stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return odd_to_even_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// The clover term alone on the sites of `parity`.
+stencil::Status clover(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, int parity, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: " + status.message());
+  if (parity != 0 && parity != 1)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover: parity " +
+                                    std::to_string(parity) +
+                                    " is neither 0, even, nor 1, odd");
+  const std::int64_t half_sites = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2 / components;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the clover kernel's 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && (same == nullptr || params.A == nullptr))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: clover with kDiagonalPlusHop needs the 'same' field and the clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: clover with kInverseDiagonalHop needs the inverse clover term 'A_inverse' of this parity");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in place");
+  if ((params.A && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72)) ||
+      (params.A_inverse && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out' overlaps the clover term or its inverse");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_inner_tuned0_clover_kernel, config.grid, config.block, stream,
+      out, in, same, static_cast<int>(mode), static_cast<value_type>(alpha),
+      static_cast<value_type>(beta), parity,
+      static_cast<unsigned>(half_sites), params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_inner_tuned0_clover_kernel");
+}
+
+stencil::Status clover_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta, int parity,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return clover(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, parity,
+      typed_extents, typed_params, stream);
+}
+
+} // namespace wilson_clover4d_eo_f64_inner_tuned0
+} // namespace stencilc_kernels
+
 

@@ -52,7 +52,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -63,7 +63,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -78,7 +78,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -93,7 +93,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -108,7 +108,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -137,7 +137,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -152,7 +152,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -167,7 +167,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -182,7 +182,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -241,7 +241,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -252,7 +252,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -267,7 +267,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -282,7 +282,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -297,7 +297,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -326,7 +326,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -341,7 +341,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -356,7 +356,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -371,7 +371,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -450,7 +450,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -463,7 +463,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -478,7 +478,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -493,7 +493,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -508,7 +508,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -523,7 +523,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -538,7 +538,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -553,7 +553,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -568,7 +568,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -654,7 +654,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -667,7 +667,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -682,7 +682,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -697,7 +697,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -712,7 +712,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -727,7 +727,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -742,7 +742,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -757,7 +757,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -772,7 +772,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -859,7 +859,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -872,7 +872,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -887,7 +887,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -902,7 +902,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -917,7 +917,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -932,7 +932,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -947,7 +947,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -962,7 +962,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -977,7 +977,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1064,7 +1064,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -1077,7 +1077,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -1092,7 +1092,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -1107,7 +1107,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -1122,7 +1122,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -1137,7 +1137,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -1152,7 +1152,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -1167,7 +1167,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -1182,7 +1182,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1295,7 +1295,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1375,7 +1375,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1462,7 +1462,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: null field pointer");
@@ -1484,7 +1484,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1578,7 +1578,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: null field pointer");
@@ -1600,7 +1600,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1694,7 +1694,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: null field pointer");
@@ -1716,7 +1716,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1810,7 +1810,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: null field pointer");
@@ -1832,7 +1832,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -2037,7 +2037,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2048,7 +2048,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -2063,7 +2063,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -2078,7 +2078,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -2093,7 +2093,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -2122,7 +2122,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -2137,7 +2137,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -2152,7 +2152,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -2167,7 +2167,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -2226,7 +2226,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2237,7 +2237,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -2252,7 +2252,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -2267,7 +2267,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -2282,7 +2282,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -2311,7 +2311,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -2326,7 +2326,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -2341,7 +2341,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -2356,7 +2356,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -2437,7 +2437,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2450,7 +2450,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2465,7 +2465,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2480,7 +2480,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2495,7 +2495,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2510,7 +2510,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2525,7 +2525,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2540,7 +2540,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2555,7 +2555,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -2643,7 +2643,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2656,7 +2656,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2671,7 +2671,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2686,7 +2686,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2701,7 +2701,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2716,7 +2716,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2731,7 +2731,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2746,7 +2746,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2761,7 +2761,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -2850,7 +2850,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2863,7 +2863,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2878,7 +2878,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2893,7 +2893,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2908,7 +2908,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2923,7 +2923,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2938,7 +2938,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2953,7 +2953,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2968,7 +2968,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -3057,7 +3057,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -3070,7 +3070,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -3085,7 +3085,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -3100,7 +3100,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -3115,7 +3115,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -3130,7 +3130,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -3145,7 +3145,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -3160,7 +3160,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -3175,7 +3175,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -3315,7 +3315,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3419,7 +3419,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3530,7 +3530,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: null field pointer");
@@ -3552,7 +3552,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3673,7 +3673,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: null field pointer");
@@ -3695,7 +3695,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3816,7 +3816,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: null field pointer");
@@ -3838,7 +3838,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3959,7 +3959,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: null field pointer");
@@ -3981,7 +3981,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -4264,7 +4264,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4276,7 +4276,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4291,7 +4291,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4306,7 +4306,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4321,7 +4321,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4350,7 +4350,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4365,7 +4365,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4380,7 +4380,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4395,7 +4395,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4452,7 +4452,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4464,7 +4464,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4479,7 +4479,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4494,7 +4494,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4509,7 +4509,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4538,7 +4538,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4553,7 +4553,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4568,7 +4568,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4583,7 +4583,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4662,7 +4662,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4676,7 +4676,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4691,7 +4691,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4706,7 +4706,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4721,7 +4721,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4736,7 +4736,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4751,7 +4751,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4766,7 +4766,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4781,7 +4781,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -4867,7 +4867,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4881,7 +4881,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4896,7 +4896,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4911,7 +4911,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4926,7 +4926,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4941,7 +4941,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4956,7 +4956,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4971,7 +4971,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4986,7 +4986,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5073,7 +5073,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -5087,7 +5087,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -5102,7 +5102,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -5117,7 +5117,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -5132,7 +5132,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -5147,7 +5147,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -5162,7 +5162,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -5177,7 +5177,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -5192,7 +5192,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5279,7 +5279,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -5293,7 +5293,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -5308,7 +5308,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -5323,7 +5323,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -5338,7 +5338,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -5353,7 +5353,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -5368,7 +5368,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -5383,7 +5383,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -5398,7 +5398,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5511,7 +5511,7 @@ stencil::Status apply(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5591,7 +5591,7 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5678,7 +5678,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: null field pointer");
@@ -5700,7 +5700,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5794,7 +5794,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: null field pointer");
@@ -5816,7 +5816,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5910,7 +5910,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: null field pointer");
@@ -5932,7 +5932,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -6026,7 +6026,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: null field pointer");
@@ -6048,7 +6048,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -6254,7 +6254,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6266,7 +6266,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6281,7 +6281,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6296,7 +6296,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6311,7 +6311,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6340,7 +6340,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6355,7 +6355,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6370,7 +6370,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6385,7 +6385,7 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6444,7 +6444,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6456,7 +6456,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6471,7 +6471,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6486,7 +6486,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6501,7 +6501,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6530,7 +6530,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6545,7 +6545,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6560,7 +6560,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6575,7 +6575,7 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6654,7 +6654,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6668,7 +6668,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6683,7 +6683,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6698,7 +6698,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6713,7 +6713,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6728,7 +6728,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6743,7 +6743,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6758,7 +6758,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6773,7 +6773,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -6859,7 +6859,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6873,7 +6873,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6888,7 +6888,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6903,7 +6903,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6918,7 +6918,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6933,7 +6933,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6948,7 +6948,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6963,7 +6963,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6978,7 +6978,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7065,7 +7065,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7079,7 +7079,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7094,7 +7094,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7109,7 +7109,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7124,7 +7124,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7139,7 +7139,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7154,7 +7154,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7169,7 +7169,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7184,7 +7184,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7271,7 +7271,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7285,7 +7285,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7300,7 +7300,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7315,7 +7315,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7330,7 +7330,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7345,7 +7345,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7360,7 +7360,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7375,7 +7375,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7390,7 +7390,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7503,7 +7503,7 @@ stencil::Status apply(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7583,7 +7583,7 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7670,7 +7670,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: null field pointer");
@@ -7692,7 +7692,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7786,7 +7786,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: null field pointer");
@@ -7808,7 +7808,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7902,7 +7902,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: null field pointer");
@@ -7924,7 +7924,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -8018,7 +8018,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: null field pointer");
@@ -8040,7 +8040,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -8191,4 +8191,1948 @@ stencil::Status clover_generic(void *out, const void *in,
 
 } // namespace wilson_clover4d_eo_f64_bf16_inner
 } // namespace stencilc_kernels
+
+// wilson_clover4d_eo_f64_bf16_inner_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from wilson_clover4d_eo_f64_bf16.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR, bfloat16 inner fields
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab 1
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+#include "stencil/clover_algebra.hpp"
+#include "stencil/dirac.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace wilson_clover4d_eo_f64_bf16_inner_tuned0 {
+namespace {
+
+/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
+/// and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_bf16_inner_tuned0_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  if (x >= nx || y >= ny || z >= nz || t >= nt)
+    return;
+  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  value_type acc0[24];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u1[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u2[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u3[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  value_type u4[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::clover_product<false>(acc0, c0, u4);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u5[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u6[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u7[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  value_type u8[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u8[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
+  // Store the tile's sites that lie inside the update region.
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
+    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+  }
+}
+
+/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
+/// and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_bf16_inner_tuned0_adjoint_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  if (x >= nx || y >= ny || z >= nz || t >= nt)
+    return;
+  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  value_type acc0[24];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  value_type u0[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u1[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u2[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u3[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::CloverSite<value_type, 3> c0;
+  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  value_type u4[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::clover_product<false>(acc0, c0, u4);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  value_type u5[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  value_type u6[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  value_type u7[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  value_type u8[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u8[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
+  // Store the tile's sites that lie inside the update region.
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
+    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+  }
+}
+
+/// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const storage_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 1) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      half_sites + site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      half_sites + site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      half_sites + site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      half_sites + site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, half_sites + site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
+    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+  }
+}
+
+/// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const storage_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 0) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
+    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+  }
+}
+
+/// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
+/// thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_adjoint_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const storage_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 1) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      half_sites + site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      half_sites + site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      half_sites + site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      half_sites + site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, half_sites + site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
+    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+  }
+}
+
+/// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
+/// thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_adjoint_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const storage_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 0) & 1);
+  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  // Its inverse params.A_inverse on the output parity's half, in its own site order.
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-0.5);
+  // A site's components move 8 at a time.
+  using vec_t = stencil::vec<value_type, 8>;
+  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  value_type acc0[24];
+  // The neighbours, all of the other parity.
+  stencil::LinkMatrix<value_type, 3> l0;
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  value_type u0[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u0[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
+  stencil::LinkMatrix<value_type, 3> l1;
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  value_type u1[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u1[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
+  stencil::LinkMatrix<value_type, 3> l2;
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  value_type u2[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u2[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
+  stencil::LinkMatrix<value_type, 3> l3;
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
+      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  value_type u3[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u3[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
+  stencil::LinkMatrix<value_type, 3> l4;
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
+      site, 0, 4, 2 * half_sites);
+  value_type u4[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u4[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
+  stencil::LinkMatrix<value_type, 3> l5;
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
+      site, 1, 4, 2 * half_sites);
+  value_type u5[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u5[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
+  stencil::LinkMatrix<value_type, 3> l6;
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
+      site, 2, 4, 2 * half_sites);
+  value_type u6[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u6[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
+  stencil::LinkMatrix<value_type, 3> l7;
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
+      site, 3, 4, 2 * half_sites);
+  value_type u7[24];
+  {
+    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::widen(from[j]);
+      STENCIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        u7[j * 8 + l] = v.v[l];
+    }
+  }
+  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
+  // `same`: a half field in aos.
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
+  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
+  // of this site (its inverse precomputed on this parity).
+  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, site, params.A_inverse,
+      clover_half_layout, same, field_half_layout, site, half_sites);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      r.v[l] = acc0[j * 8 + l];
+    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+  }
+}
+
+/// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
+/// same + beta in (stencil::HopMode, the hop replaced by the identity).
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+wilson_clover4d_eo_f64_bf16_inner_tuned0_clover_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const storage_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int parity,
+    const unsigned half_sites32,
+    const Params params) {
+  // This thread's site: number `site` of `parity` in storage order.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  if (site32 >= half_sites32)
+    return;
+  const stencil::index_t site = site32;
+  const stencil::index_t half_sites = half_sites32;
+  // params.A on the whole lattice, its inverse on this parity's
+  // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
+  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
+  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  value_type v[24];
+  stencil::load_half_site<24, 8>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 8>(v, hop_mode, hop_alpha, hop_beta,
+      params.A, clover_layout, parity * half_sites + site,
+      params.A_inverse, clover_half_layout, same,
+      field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 8>(out, v, field_half_layout, site, half_sites);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(storage_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(storage_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(storage_type *out, const storage_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return apply(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: the transposed stencil, offsets negated.
+stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_adjoint_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_adjoint_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return apply_adjoint(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// Odd sites from even ones: the block A_oe.
+stencil::Status even_to_odd(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_kernel");
+}
+
+stencil::Status even_to_odd_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return even_to_odd(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in),
+      static_cast<const storage_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Even sites from odd ones: the block A_eo.
+stencil::Status odd_to_even(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_kernel");
+}
+
+stencil::Status odd_to_even_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return odd_to_even(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in),
+      static_cast<const storage_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
+stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_adjoint_kernel");
+}
+
+stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return even_to_odd_adjoint(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in),
+      static_cast<const storage_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
+stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (params.U == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
+  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
+  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_adjoint_kernel");
+}
+
+stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return odd_to_even_adjoint(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in),
+      static_cast<const storage_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// The clover term alone on the sites of `parity`.
+stencil::Status clover(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, int parity, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (status.ok()) {
+    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("clover term 'A': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
+  if (parity != 0 && parity != 1)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover: parity " +
+                                    std::to_string(parity) +
+                                    " is neither 0, even, nor 1, odd");
+  const std::int64_t half_sites = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2 / components;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
+        " sites per parity exceed the clover kernel's 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && (same == nullptr || params.A == nullptr))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: clover with kDiagonalPlusHop needs the 'same' field and the clover term 'A'");
+  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: clover with kInverseDiagonalHop needs the inverse clover term 'A_inverse' of this parity");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in place");
+  if ((params.A && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72)) ||
+      (params.A_inverse && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the clover term or its inverse");
+  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_clover_kernel, config.grid, config.block, stream,
+      out, in, same, static_cast<int>(mode), static_cast<value_type>(alpha),
+      static_cast<value_type>(beta), parity,
+      static_cast<unsigned>(half_sites), params);
+  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_clover_kernel");
+}
+
+stencil::Status clover_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta, int parity,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.csw = static_cast<value_type>(params[1]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
+  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
+  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
+  return clover(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in),
+      static_cast<const storage_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, parity,
+      typed_extents, typed_params, stream);
+}
+
+} // namespace wilson_clover4d_eo_f64_bf16_inner_tuned0
+} // namespace stencilc_kernels
+
 

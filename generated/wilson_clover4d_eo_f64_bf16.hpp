@@ -73,7 +73,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -199,22 +199,22 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 384, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 672, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 480, 1848, 0};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64_bf16_split_inner", "wilson_clover4d_eo_f64_bf16.yaml", "bf16", 2,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 672,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 576,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "b86c5cce1f0d7c68",
+      "cd511ee518d25bcc",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
@@ -249,7 +249,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -410,22 +410,22 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 960, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1152, 1848, 0};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64_bf16_split", "wilson_clover4d_eo_f64_bf16.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 1536,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 1344,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "b2018a56db70428f",
+      "dc37d3cbe493b03a",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_split_inner::info};
@@ -455,6 +455,202 @@ inline const stencil::KernelInfo &info() {
 #include "stencil/types.hpp"
 #include "stencil/bfloat16.hpp"
 
+// Tuned variant wilson_clover4d_eo_f64_bf16_inner_tuned0 (block=32x4x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2; slab=1).
+// wilson_clover4d_eo_f64_bf16_inner_tuned0.hpp - host API of the wilson_clover4d_eo_f64_bf16_inner_tuned0 stencil, generated by stencilc
+// 0.1.0 from wilson_clover4d_eo_f64_bf16.yaml. Do not edit: change the spec and regenerate.
+//
+// 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR, bfloat16 inner fields
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab 1
+//
+// Plain C++: include it from any translation unit, whatever backend
+// compiled wilson_clover4d_eo_f64_bf16_inner_tuned0.hip.
+#ifndef STENCILC_KERNELS_WILSON_CLOVER4D_EO_F64_BF16_INNER_TUNED0_HPP
+#define STENCILC_KERNELS_WILSON_CLOVER4D_EO_F64_BF16_INNER_TUNED0_HPP
+
+#include "stencil/kernel_info.hpp"
+#include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
+#include "stencil/types.hpp"
+#include "stencil/bfloat16.hpp"
+
+namespace stencilc_kernels {
+namespace wilson_clover4d_eo_f64_bf16_inner_tuned0 {
+
+using value_type = float;
+/// Fields hold stencil::bfloat16 values; the kernels compute in float.
+using storage_type = stencil::bfloat16;
+constexpr int dims = 4;
+constexpr int components = 24;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {1, 1, 1, 2};
+
+/// Sites along each axis, halo included; x is fastest in memory, and each
+/// site holds `components` consecutive values.
+struct Extents {
+  int nx = 0;
+  int ny = 0;
+  int nz = 0;
+  int nt = 0;
+};
+
+/// Runtime coefficients, with the spec's defaults.
+struct Params {
+  value_type mass = static_cast<value_type>(0.1);
+  value_type csw = static_cast<value_type>(1);
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
+  const value_type *U = nullptr;
+  /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
+  const value_type *A = nullptr;
+  /// Its inverse on the sites of one parity (a half array): kInverseDiagonalHop.
+  const value_type *A_inverse = nullptr;
+};
+
+/// The launch geometry fixed by the spec.
+inline const stencil::StencilShape &shape() {
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
+  return value;
+}
+
+/// How fields of this stencil are stored: aos, even sites then odd sites; fields convert from and to the host order.
+inline const stencil::Layout &layout() {
+  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}, 1};
+  return value;
+}
+
+/// The grid that covers `extents` (any sizes, multiples of the block and the
+/// tile or not); fails with a message for sizes the stencil cannot take.
+inline stencil::Status launch_config(const Extents &extents,
+                                     stencil::LaunchConfig &config) {
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  return stencil::make_launch_config(shape(), n, config);
+}
+
+/// out = A in on every site, neighbours wrapping around (periodic, periodic,
+/// periodic, antiperiodic); a value read across an antiperiodic wrap enters
+/// with its sign flipped. The launch is asynchronous on `stream` (null: the
+/// default stream); errors of the launch itself are returned.
+stencil::Status apply(storage_type *out, const storage_type *in,
+                      const Extents &extents, const Params &params = Params(),
+                      stencil::Stream stream = nullptr);
+
+/// out = A^T in, on the same sites as apply(); the transposed stencil (offsets negated).
+stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
+                              const Extents &extents,
+                              const Params &params = Params(),
+                              stencil::Stream stream = nullptr);
+
+/// apply() and apply_adjoint() with untyped fields, extents in axis order,
+/// and per parameter (in declaration order) its value in `params` (scalars)
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
+stencil::Status apply_generic(void *out, const void *in, const int *extents,
+                              const double *params, const void *const *fields,
+                              stencil::Stream stream);
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+                                      const int *extents, const double *params,
+                                      const void *const *fields,
+                                      stencil::Stream stream);
+
+/// Even/odd storage: fields hold the even sites, then the odd sites
+/// (stencil/layout.hpp). The hopping kernels work on one parity's half of a
+/// field (nx * ny * ... * components / 2 values); site parameters stay
+/// whole-lattice arrays. With H the block of the neighbour taps from the
+/// input parity to the output parity and D the centre tap's coefficient on
+/// the output parity's sites:
+///   kHop                 out = beta H in
+///   kInverseDiagonalHop  out = beta D^-1 H in
+///   kDiagonalPlusHop     out = alpha D same + beta H in
+/// even_to_odd reads even sites and writes odd ones, odd_to_even the
+/// reverse; threads cover one parity's sites only (hopping_threads per
+/// one-dimensional block), and the halo is never written.
+constexpr unsigned hopping_threads = 128;
+/// Odd sites from even ones: the block A_oe.
+stencil::Status even_to_odd(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
+stencil::Status even_to_odd_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
+/// Even sites from odd ones: the block A_eo.
+stencil::Status odd_to_even(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
+stencil::Status odd_to_even_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
+/// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
+stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
+stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
+/// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
+stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params = Params(),
+    stencil::Stream stream = nullptr);
+stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
+/// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
+/// hopping kernels take them,
+///   kHop                 out = beta in
+///   kInverseDiagonalHop  out = beta A^-1 in   (params.A_inverse of that parity)
+///   kDiagonalPlusHop     out = alpha A same + beta in
+stencil::Status clover(storage_type *out, const storage_type *in,
+    const storage_type *same, stencil::HopMode mode, double alpha,
+    double beta, int parity, const Extents &extents,
+    const Params &params = Params(), stencil::Stream stream = nullptr);
+stencil::Status clover_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta, int parity,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream);
+
+/// Everything the runtime and the tools need to drive this stencil.
+inline const stencil::KernelInfo &info() {
+  static constexpr int tap_offsets[][stencil::kMaxDims] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {-1, 0, 0, 0}, {0, 1, 0, 0}, {0, -1, 0, 0}, {0, 0, 1, 0}, {0, 0, -1, 0}, {0, 0, 0, 1}, {0, 0, 0, -1}};
+  static constexpr double tap_constants[] = {4, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5};
+  static constexpr const char *param_names[] = {"mass", "csw"};
+  static constexpr double param_defaults[] = {0.1, 1};
+  static constexpr bool param_is_site[] = {false, false};
+  static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr double csw_factors[] = {0, 1};
+  static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 384, 528};
+  static constexpr stencil::EvenOddKernels even_odd_kernels = {
+      &even_to_odd_generic, &odd_to_even_generic,
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 480, 1848, 1};
+  static const stencil::KernelInfo value = {
+      "wilson_clover4d_eo_f64_bf16_inner_tuned0", "wilson_clover4d_eo_f64_bf16.yaml", "bf16", 2,
+      components, shape(), layout(), 9, tap_offsets, tap_constants,
+      tap_factors, 2, param_names,
+      param_defaults, param_is_site, 0,
+      nullptr, 0,
+      false, "cgnr", 9, 576,
+      2376, &apply_generic, &apply_adjoint_generic,
+      &even_odd_kernels, nullptr, nullptr,
+      "b4b04b43821e0c89",
+      "block=32x4x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      &links, nullptr, &clover,
+      nullptr, nullptr};
+  return value;
+}
+
+} // namespace wilson_clover4d_eo_f64_bf16_inner_tuned0
+} // namespace stencilc_kernels
+
+#endif
+
+
 namespace stencilc_kernels {
 namespace wilson_clover4d_eo_f64_bf16_inner {
 
@@ -479,7 +675,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -605,23 +801,27 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 384, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 672, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 480, 1848, 0};
+  // From the tuning cache: device, extents, kernels, GB/s when tuned,
+  // nx a multiple of (0: any).
+  static const stencil::TunedChoice tuned[] = {
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_inner_tuned0::info, 2989.37, 0}};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64_bf16_inner", "wilson_clover4d_eo_f64_bf16.yaml", "bf16", 2,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 672,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 576,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "8310b7d13a27e644",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "b4b04b43821e0c89",
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 1, tuned, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
   return value;
@@ -655,7 +855,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -781,12 +981,12 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 960, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1152, 1848, 0};
   // The ranks' kernels, the halo exchange's box copies (grid.split) and its
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
@@ -803,10 +1003,10 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 1536,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 1344,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "2bb6b0bcff4c0b29",
+      "ca0381fb0ce35d96",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_inner::info};

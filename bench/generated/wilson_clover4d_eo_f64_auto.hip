@@ -52,7 +52,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -63,7 +63,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -78,7 +78,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -93,7 +93,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -108,7 +108,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -137,7 +137,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -152,7 +152,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -167,7 +167,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -182,7 +182,7 @@ wilson_clover4d_eo_f64_auto_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -241,7 +241,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -252,7 +252,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -267,7 +267,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -282,7 +282,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -297,7 +297,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -326,7 +326,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -341,7 +341,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -356,7 +356,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -371,7 +371,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -450,7 +450,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -463,7 +463,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -478,7 +478,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -493,7 +493,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -508,7 +508,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -523,7 +523,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -538,7 +538,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -553,7 +553,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -568,7 +568,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -654,7 +654,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -667,7 +667,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -682,7 +682,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -697,7 +697,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -712,7 +712,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -727,7 +727,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -742,7 +742,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -757,7 +757,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -772,7 +772,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -859,7 +859,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -872,7 +872,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -887,7 +887,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -902,7 +902,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -917,7 +917,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -932,7 +932,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -947,7 +947,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -962,7 +962,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -977,7 +977,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1064,7 +1064,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -1077,7 +1077,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -1092,7 +1092,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -1107,7 +1107,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -1122,7 +1122,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -1137,7 +1137,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -1152,7 +1152,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -1167,7 +1167,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -1182,7 +1182,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1295,7 +1295,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1375,7 +1375,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1462,7 +1462,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: null field pointer");
@@ -1484,7 +1484,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1578,7 +1578,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: null field pointer");
@@ -1600,7 +1600,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1694,7 +1694,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: null field pointer");
@@ -1716,7 +1716,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1810,7 +1810,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: null field pointer");
@@ -1832,7 +1832,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -2037,7 +2037,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2048,7 +2048,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -2063,7 +2063,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -2078,7 +2078,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -2093,7 +2093,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -2122,7 +2122,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -2137,7 +2137,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -2152,7 +2152,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -2167,7 +2167,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -2226,7 +2226,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2237,7 +2237,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -2252,7 +2252,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -2267,7 +2267,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -2282,7 +2282,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -2311,7 +2311,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -2326,7 +2326,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -2341,7 +2341,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -2356,7 +2356,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -2437,7 +2437,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2450,7 +2450,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2465,7 +2465,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2480,7 +2480,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2495,7 +2495,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2510,7 +2510,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2525,7 +2525,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2540,7 +2540,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2555,7 +2555,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -2643,7 +2643,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2656,7 +2656,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2671,7 +2671,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2686,7 +2686,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2701,7 +2701,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2716,7 +2716,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2731,7 +2731,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2746,7 +2746,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2761,7 +2761,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -2850,7 +2850,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2863,7 +2863,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2878,7 +2878,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2893,7 +2893,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2908,7 +2908,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2923,7 +2923,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2938,7 +2938,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2953,7 +2953,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2968,7 +2968,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -3057,7 +3057,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -3070,7 +3070,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -3085,7 +3085,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -3100,7 +3100,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -3115,7 +3115,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -3130,7 +3130,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -3145,7 +3145,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -3160,7 +3160,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -3175,7 +3175,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -3315,7 +3315,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3419,7 +3419,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3530,7 +3530,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: null field pointer");
@@ -3552,7 +3552,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3673,7 +3673,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: null field pointer");
@@ -3695,7 +3695,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3816,7 +3816,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: null field pointer");
@@ -3838,7 +3838,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3959,7 +3959,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: null field pointer");
@@ -3981,7 +3981,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -4264,7 +4264,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4275,7 +4275,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4290,7 +4290,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4305,7 +4305,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4320,7 +4320,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4349,7 +4349,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4364,7 +4364,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4379,7 +4379,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4394,7 +4394,7 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4451,7 +4451,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4462,7 +4462,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4477,7 +4477,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4492,7 +4492,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4507,7 +4507,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4536,7 +4536,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4551,7 +4551,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4566,7 +4566,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4581,7 +4581,7 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4660,7 +4660,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4673,7 +4673,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4688,7 +4688,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4703,7 +4703,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4718,7 +4718,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4733,7 +4733,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4748,7 +4748,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4763,7 +4763,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4778,7 +4778,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -4864,7 +4864,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4877,7 +4877,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4892,7 +4892,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4907,7 +4907,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4922,7 +4922,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4937,7 +4937,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4952,7 +4952,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4967,7 +4967,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4982,7 +4982,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5069,7 +5069,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -5082,7 +5082,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -5097,7 +5097,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -5112,7 +5112,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -5127,7 +5127,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -5142,7 +5142,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -5157,7 +5157,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -5172,7 +5172,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -5187,7 +5187,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5274,7 +5274,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -5287,7 +5287,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -5302,7 +5302,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -5317,7 +5317,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -5332,7 +5332,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -5347,7 +5347,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -5362,7 +5362,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -5377,7 +5377,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -5392,7 +5392,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5505,7 +5505,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5585,7 +5585,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5672,7 +5672,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: null field pointer");
@@ -5694,7 +5694,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5788,7 +5788,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: null field pointer");
@@ -5810,7 +5810,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5904,7 +5904,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: null field pointer");
@@ -5926,7 +5926,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -6020,7 +6020,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: null field pointer");
@@ -6042,7 +6042,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -6248,7 +6248,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6259,7 +6259,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6274,7 +6274,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6289,7 +6289,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6304,7 +6304,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6333,7 +6333,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6348,7 +6348,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6363,7 +6363,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6378,7 +6378,7 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6437,7 +6437,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6448,7 +6448,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6463,7 +6463,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6478,7 +6478,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6493,7 +6493,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6522,7 +6522,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6537,7 +6537,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6552,7 +6552,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6567,7 +6567,7 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6646,7 +6646,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6659,7 +6659,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6674,7 +6674,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6689,7 +6689,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6704,7 +6704,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6719,7 +6719,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6734,7 +6734,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6749,7 +6749,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6764,7 +6764,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -6850,7 +6850,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6863,7 +6863,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6878,7 +6878,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6893,7 +6893,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6908,7 +6908,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6923,7 +6923,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6938,7 +6938,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6953,7 +6953,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6968,7 +6968,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7055,7 +7055,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7068,7 +7068,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7083,7 +7083,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7098,7 +7098,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7113,7 +7113,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7128,7 +7128,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7143,7 +7143,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7158,7 +7158,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7173,7 +7173,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7260,7 +7260,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7273,7 +7273,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7288,7 +7288,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7303,7 +7303,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7318,7 +7318,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7333,7 +7333,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7348,7 +7348,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7363,7 +7363,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7378,7 +7378,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7491,7 +7491,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7571,7 +7571,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7658,7 +7658,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: null field pointer");
@@ -7680,7 +7680,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7774,7 +7774,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: null field pointer");
@@ -7796,7 +7796,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7890,7 +7890,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: null field pointer");
@@ -7912,7 +7912,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -8006,7 +8006,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 768,
+  const int slab = stencil::hop_slab(0, dims, n, 576,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: null field pointer");
@@ -8028,7 +8028,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");

@@ -52,7 +52,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -63,7 +63,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -78,7 +78,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -93,7 +93,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -108,7 +108,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -137,7 +137,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -152,7 +152,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -167,7 +167,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -182,7 +182,7 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -241,7 +241,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -252,7 +252,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -267,7 +267,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -282,7 +282,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -297,7 +297,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -326,7 +326,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -341,7 +341,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -356,7 +356,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -371,7 +371,7 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -450,7 +450,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -463,7 +463,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -478,7 +478,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -493,7 +493,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -508,7 +508,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -523,7 +523,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -538,7 +538,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -553,7 +553,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -568,7 +568,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -654,7 +654,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -667,7 +667,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -682,7 +682,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -697,7 +697,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -712,7 +712,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -727,7 +727,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -742,7 +742,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -757,7 +757,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -772,7 +772,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -859,7 +859,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -872,7 +872,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -887,7 +887,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -902,7 +902,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -917,7 +917,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -932,7 +932,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -947,7 +947,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -962,7 +962,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -977,7 +977,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1064,7 +1064,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -1077,7 +1077,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -1092,7 +1092,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -1107,7 +1107,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -1122,7 +1122,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -1137,7 +1137,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -1152,7 +1152,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -1167,7 +1167,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -1182,7 +1182,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1295,7 +1295,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16_auto: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1375,7 +1375,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16_auto: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1462,7 +1462,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: null field pointer");
@@ -1484,7 +1484,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1578,7 +1578,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: null field pointer");
@@ -1600,7 +1600,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1694,7 +1694,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: null field pointer");
@@ -1716,7 +1716,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1810,7 +1810,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: null field pointer");
@@ -1832,7 +1832,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -2037,7 +2037,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2048,7 +2048,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -2063,7 +2063,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -2078,7 +2078,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -2093,7 +2093,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -2122,7 +2122,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -2137,7 +2137,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -2152,7 +2152,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -2167,7 +2167,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -2226,7 +2226,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2237,7 +2237,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -2252,7 +2252,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -2267,7 +2267,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -2282,7 +2282,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -2311,7 +2311,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -2326,7 +2326,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -2341,7 +2341,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -2356,7 +2356,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -2437,7 +2437,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2450,7 +2450,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2465,7 +2465,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2480,7 +2480,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2495,7 +2495,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2510,7 +2510,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2525,7 +2525,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2540,7 +2540,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2555,7 +2555,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -2643,7 +2643,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2656,7 +2656,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2671,7 +2671,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2686,7 +2686,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2701,7 +2701,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2716,7 +2716,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2731,7 +2731,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2746,7 +2746,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2761,7 +2761,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -2850,7 +2850,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -2863,7 +2863,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -2878,7 +2878,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -2893,7 +2893,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -2908,7 +2908,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -2923,7 +2923,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -2938,7 +2938,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -2953,7 +2953,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -2968,7 +2968,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -3057,7 +3057,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -3070,7 +3070,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -3085,7 +3085,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -3100,7 +3100,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -3115,7 +3115,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -3130,7 +3130,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -3145,7 +3145,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -3160,7 +3160,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -3175,7 +3175,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -3315,7 +3315,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16_auto_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3419,7 +3419,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_bf16_auto_split: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3530,7 +3530,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: null field pointer");
@@ -3552,7 +3552,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3673,7 +3673,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: null field pointer");
@@ -3695,7 +3695,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3816,7 +3816,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: null field pointer");
@@ -3838,7 +3838,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -3959,7 +3959,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1536,
+  const int slab = stencil::hop_slab(0, dims, n, 1152,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: null field pointer");
@@ -3981,7 +3981,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -4264,7 +4264,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4276,7 +4276,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4291,7 +4291,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4306,7 +4306,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4321,7 +4321,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4350,7 +4350,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4365,7 +4365,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4380,7 +4380,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4395,7 +4395,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4452,7 +4452,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4464,7 +4464,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -4479,7 +4479,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -4494,7 +4494,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -4509,7 +4509,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -4538,7 +4538,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -4553,7 +4553,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -4568,7 +4568,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -4583,7 +4583,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -4662,7 +4662,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4676,7 +4676,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4691,7 +4691,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4706,7 +4706,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4721,7 +4721,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4736,7 +4736,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4751,7 +4751,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4766,7 +4766,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4781,7 +4781,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -4867,7 +4867,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -4881,7 +4881,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -4896,7 +4896,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -4911,7 +4911,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -4926,7 +4926,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -4941,7 +4941,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -4956,7 +4956,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -4971,7 +4971,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -4986,7 +4986,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5073,7 +5073,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -5087,7 +5087,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -5102,7 +5102,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -5117,7 +5117,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -5132,7 +5132,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -5147,7 +5147,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -5162,7 +5162,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -5177,7 +5177,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -5192,7 +5192,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5279,7 +5279,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   const int z_p1 = z + 1;
   const int t_m1 = t - 1;
   const int t_p1 = t + 1;
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -5293,7 +5293,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -5308,7 +5308,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -5323,7 +5323,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -5338,7 +5338,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -5353,7 +5353,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -5368,7 +5368,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -5383,7 +5383,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -5398,7 +5398,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -5511,7 +5511,7 @@ stencil::Status apply(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5591,7 +5591,7 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5678,7 +5678,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: null field pointer");
@@ -5700,7 +5700,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5794,7 +5794,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: null field pointer");
@@ -5816,7 +5816,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -5910,7 +5910,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: null field pointer");
@@ -5932,7 +5932,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -6026,7 +6026,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: null field pointer");
@@ -6048,7 +6048,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_split_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -6254,7 +6254,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6266,7 +6266,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6281,7 +6281,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6296,7 +6296,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6311,7 +6311,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6340,7 +6340,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6355,7 +6355,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6370,7 +6370,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6385,7 +6385,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6444,7 +6444,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6456,7 +6456,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u0[24];
   {
@@ -6471,7 +6471,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u1[24];
   {
@@ -6486,7 +6486,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u2[24];
   {
@@ -6501,7 +6501,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u3[24];
   {
@@ -6530,7 +6530,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u5[24];
   {
@@ -6545,7 +6545,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u6[24];
   {
@@ -6560,7 +6560,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u7[24];
   {
@@ -6575,7 +6575,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -6654,7 +6654,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6668,7 +6668,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6683,7 +6683,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6698,7 +6698,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6713,7 +6713,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6728,7 +6728,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6743,7 +6743,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6758,7 +6758,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6773,7 +6773,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -6859,7 +6859,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -6873,7 +6873,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -6888,7 +6888,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -6903,7 +6903,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -6918,7 +6918,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -6933,7 +6933,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -6948,7 +6948,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -6963,7 +6963,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -6978,7 +6978,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7065,7 +7065,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7079,7 +7079,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7094,7 +7094,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7109,7 +7109,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7124,7 +7124,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7139,7 +7139,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7154,7 +7154,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7169,7 +7169,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7184,7 +7184,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7271,7 +7271,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -7285,7 +7285,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -7300,7 +7300,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -7315,7 +7315,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -7330,7 +7330,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -7345,7 +7345,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -7360,7 +7360,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -7375,7 +7375,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -7390,7 +7390,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -7503,7 +7503,7 @@ stencil::Status apply(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_auto_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7583,7 +7583,7 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
         "wilson_clover4d_eo_f64_bf16_auto_inner: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7670,7 +7670,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: null field pointer");
@@ -7692,7 +7692,7 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7786,7 +7786,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: null field pointer");
@@ -7808,7 +7808,7 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -7902,7 +7902,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: null field pointer");
@@ -7924,7 +7924,7 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
@@ -8018,7 +8018,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
   // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 672,
+  const int slab = stencil::hop_slab(0, dims, n, 480,
       stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: null field pointer");
@@ -8040,7 +8040,7 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_auto_inner: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");

@@ -73,7 +73,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -199,22 +199,22 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 384, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 672, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 480, 1848, 0};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64_bf16_auto_split_inner", "wilson_clover4d_eo_f64_bf16.yaml", "bf16", 2,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 672,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 576,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "b86c5cce1f0d7c68",
+      "cd511ee518d25bcc",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
@@ -249,7 +249,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -410,22 +410,22 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 960, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1152, 1848, 0};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64_bf16_auto_split", "wilson_clover4d_eo_f64_bf16.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 1536,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 1344,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "b2018a56db70428f",
+      "dc37d3cbe493b03a",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split_inner::info};
@@ -479,7 +479,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -605,22 +605,22 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 384, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 672, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 480, 1848, 0};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64_bf16_auto_inner", "wilson_clover4d_eo_f64_bf16.yaml", "bf16", 2,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 672,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 576,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "8310b7d13a27e644",
+      "b4b04b43821e0c89",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr};
@@ -655,7 +655,7 @@ struct Extents {
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
   value_type csw = static_cast<value_type>(1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
   /// Clover term: per site two Hermitian 6x6 blocks, 72 reals (device memory, info().clover->layout), with the centre tap's coefficient.
   const value_type *A = nullptr;
@@ -781,12 +781,12 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr double csw_factors[] = {0, 1};
   static constexpr stencil::CloverInfo clover = {"A", 3, 72, {2, 32, {1, 1, 1, 1}, 1, 2}, 0, 0, csw_factors, &clover_generic, 960, 528};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512, 0};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1152, 1848, 0};
   // The ranks' kernels, the halo exchange's box copies (grid.split) and its
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
@@ -803,10 +803,10 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 2, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 1536,
-      2040, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 1344,
+      2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "2bb6b0bcff4c0b29",
+      "ca0381fb0ce35d96",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_inner::info};

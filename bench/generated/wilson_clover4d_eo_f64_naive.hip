@@ -52,7 +52,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -77,7 +77,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::clover_product<true>(acc0, c0, u0);
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u1[24];
   {
@@ -92,7 +92,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u2[24];
   {
@@ -107,7 +107,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u3[24];
   {
@@ -122,7 +122,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u4[24];
   {
@@ -137,7 +137,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u5[24];
   {
@@ -152,7 +152,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u6[24];
   {
@@ -167,7 +167,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u7[24];
   {
@@ -182,7 +182,7 @@ wilson_clover4d_eo_f64_naive_kernel(
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -241,7 +241,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -266,7 +266,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::clover_product<true>(acc0, c0, u0);
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u1[24];
   {
@@ -281,7 +281,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
   value_type u2[24];
   {
@@ -296,7 +296,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u3[24];
   {
@@ -311,7 +311,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
   value_type u4[24];
   {
@@ -326,7 +326,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u5[24];
   {
@@ -341,7 +341,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
   value_type u6[24];
   {
@@ -356,7 +356,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
   value_type u7[24];
   {
@@ -371,7 +371,7 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
   value_type u8[24];
   {
@@ -442,7 +442,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -455,7 +455,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -470,7 +470,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   }
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -485,7 +485,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -500,7 +500,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -515,7 +515,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -530,7 +530,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -545,7 +545,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -560,7 +560,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_kernel(
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -638,7 +638,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -651,7 +651,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -666,7 +666,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   }
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -681,7 +681,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -696,7 +696,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -711,7 +711,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -726,7 +726,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -741,7 +741,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -756,7 +756,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_kernel(
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -835,7 +835,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -848,7 +848,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -863,7 +863,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -878,7 +878,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -893,7 +893,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -908,7 +908,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -923,7 +923,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -938,7 +938,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -953,7 +953,7 @@ wilson_clover4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1032,7 +1032,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
   const int t_p1 = stencil::wrap(t + 1, nt);
   const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
   constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
@@ -1045,7 +1045,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 18>(l0, params.U, link_layout,
+  stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
   value_type u0[24];
   {
@@ -1060,7 +1060,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 18>(l1, params.U, link_layout,
+  stencil::load_link<3, 12>(l1, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
   value_type u1[24];
   {
@@ -1075,7 +1075,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 18>(l2, params.U, link_layout,
+  stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
   value_type u2[24];
   {
@@ -1090,7 +1090,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 18>(l3, params.U, link_layout,
+  stencil::load_link<3, 12>(l3, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
   value_type u3[24];
   {
@@ -1105,7 +1105,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 18>(l4, params.U, link_layout,
+  stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
   value_type u4[24];
   {
@@ -1120,7 +1120,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 18>(l5, params.U, link_layout,
+  stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
   value_type u5[24];
   {
@@ -1135,7 +1135,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 18>(l6, params.U, link_layout,
+  stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
   value_type u6[24];
   {
@@ -1150,7 +1150,7 @@ wilson_clover4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 18>(l7, params.U, link_layout,
+  stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
   value_type u7[24];
   {
@@ -1263,7 +1263,7 @@ stencil::Status apply(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_naive: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1343,7 +1343,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "wilson_clover4d_eo_f64_naive: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1449,7 +1449,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1561,7 +1561,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1673,7 +1673,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
@@ -1785,7 +1785,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
         "place");
   if (params.U == nullptr)
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
