@@ -35,7 +35,7 @@ struct Extents {
 /// Runtime coefficients, with the spec's defaults.
 struct Params {
   value_type mass = static_cast<value_type>(0.1);
-  /// Links: per site 4 3x3 complex matrices U_x, ...; 18 reals each (device memory, info().links->layout).
+  /// Links: per site 4 3x3 complex matrices U_x, ...; 12 reals each (device memory, info().links->layout).
   const value_type *U = nullptr;
 };
 
@@ -144,20 +144,20 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
-  static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
+  static constexpr stencil::LinkInfo links = {"U", 3, 12, {2, 32, {1, 1, 1, 1}, 1, 2}, tap_link};
   static constexpr stencil::EvenOddKernels even_odd_kernels = {
       &even_to_odd_generic, &odd_to_even_generic,
-      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1536, 1512, 1};
+      &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 1152, 1848, 1};
   static const stencil::KernelInfo value = {
       "wilson4d_eo_f64_naive", "wilson4d_eo_f64.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      false, "cgnr", 9, 960,
-      1560, &apply_generic, &apply_adjoint_generic,
+      false, "cgnr", 9, 768,
+      1896, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
-      "2b93515e70aedcea",
+      "02cf9cd39bea9cb9",
       "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr};
