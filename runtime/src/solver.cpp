@@ -140,9 +140,16 @@ public:
     return run("dot", bytes_dot(x.lattice()),
                [&] { return reducer.dot(x, y, result); });
   }
-  Status norm2(const Field &x, double &result) {
+  /// ||x||^2: one pass over x.
+  Status norm2_squared(const Field &x, double &result) {
     return run("norm2", bytes_norm2(x.lattice()),
-               [&] { return reducer.norm2(x, result); });
+               [&] { return reducer.dot(x, x, result); });
+  }
+  Status norm2(const Field &x, double &result) {
+    double squared = 0.0;
+    STENCIL_TRY(norm2_squared(x, squared));
+    result = std::sqrt(squared);
+    return Status();
   }
   Status apply_dot(Field &out, const Field &in, double &result) {
     return run("stencil apply + dot", A.bytes_per_apply(),
@@ -220,19 +227,15 @@ public:
                bytes_update_and_norm2(x.lattice(), r.lattice()),
                [&] { return reducer.update_and_norm2(alpha, p, q, x, r, rr); });
   }
-  /// CG's and CGNR's x += alpha p, r -= alpha q and ||r||: fused, one pass
-  /// (update_and_norm2); else two axpys and a norm.
+  /// CG's and CGNR's x += alpha p, r -= alpha q and ||r||^2: fused, one
+  /// pass (update_and_norm2); else two axpys and a pass over r.
   Status update(double alpha, const Field &p, const Field &q, Field &x,
-                Field &r, bool fused, double &rNorm) {
-    if (!fused) {
-      STENCIL_TRY(axpy(alpha, p, x));
-      STENCIL_TRY(axpy(-alpha, q, r));
-      return norm2(r, rNorm);
-    }
-    double rr = 0.0;
-    STENCIL_TRY(update_and_norm2(alpha, p, q, x, r, rr));
-    rNorm = std::sqrt(rr);
-    return Status();
+                Field &r, bool fused, double &rr) {
+    if (fused)
+      return update_and_norm2(alpha, p, q, x, r, rr);
+    STENCIL_TRY(axpy(alpha, p, x));
+    STENCIL_TRY(axpy(-alpha, q, r));
+    return norm2_squared(r, rr);
   }
 
   /// Theoretical bytes since the last reset.
@@ -405,7 +408,9 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   // 16-byte accesses) wherever `options.fused`, whatever the operator's
   // kernels: CGNR and the Schur complement take it too.
   auto step = [&](double alpha) {
-    STENCIL_TRY(ops.update(alpha, p, q, x, r, options.fused, rNorm));
+    double rr = 0.0;
+    STENCIL_TRY(ops.update(alpha, p, q, x, r, options.fused, rr));
+    rNorm = std::sqrt(rr);
     ++k;
     report.residual_history.push_back(rNorm / reference);
     return Status();
@@ -662,7 +667,8 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
                              "): the operator is singular");
     const double alpha = ss / qq;
     STENCIL_TRY(
-        lowOps.update(alpha, pLow, qLow, xLow, rLow, options.fused, rNorm));
+        lowOps.update(alpha, pLow, qLow, xLow, rLow, options.fused, rr));
+    rNorm = std::sqrt(rr);
     ++k;
     if (wantsUpdate())
       STENCIL_TRY(reliableUpdate());
@@ -728,14 +734,8 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
       return innerBreakdown(pq);
     const double alpha = rr / pq;
     double rrNew = 0.0;
-    if (options.fused) {
-      STENCIL_TRY(lowOps.update_and_norm2(alpha, pLow, qLow, xLow, rLow,
-                                          rrNew));
-    } else {
-      STENCIL_TRY(lowOps.axpy(alpha, pLow, xLow));
-      STENCIL_TRY(lowOps.axpy(-alpha, qLow, rLow));
-      STENCIL_TRY(lowOps.dot(rLow, rLow, rrNew));
-    }
+    STENCIL_TRY(lowOps.update(alpha, pLow, qLow, xLow, rLow, options.fused,
+                              rrNew));
     ++k;
     rNorm = std::sqrt(rrNew);
     if (wantsUpdate()) {
