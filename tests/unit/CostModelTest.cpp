@@ -24,7 +24,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
 
 using namespace stencilc;
 
@@ -225,14 +224,8 @@ std::vector<Search> recordedSearches() {
       // The planner chooses kernel options, not where arrays live: only
       // variants with the spec's own storage of the field, links and
       // clover term.
-      auto storage = [](const StencilModel &m) {
-        const FieldLayout links = m.links.storageOrder();
-        const FieldLayout clover = m.cloverLayout();
-        return std::make_tuple(m.layout.order, m.layout.block,
-                               links.order, links.block, links.vector,
-                               clover.order, clover.block, clover.vector);
-      };
-      if (storage(*rebuilt) != storage(*model))
+      if (stencilc::testing::storageOf(*rebuilt) !=
+          stencilc::testing::storageOf(*model))
         continue;
       // Searches recorded before a site-major site's shares sat side by
       // side in a warp (ComponentShareOrder::ByLane) timed those splits by

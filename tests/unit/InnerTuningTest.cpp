@@ -8,8 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <tuple>
-
 using namespace stencilc;
 using namespace stencilc::testing;
 
@@ -48,13 +46,6 @@ StencilModel innerModel() {
   return innerKernelsModel(*result.model);
 }
 
-auto storage(const StencilModel &m) {
-  const FieldLayout links = m.links.storageOrder();
-  return std::make_tuple(m.layout.order, m.layout.block, m.layout.vector,
-                         links.order, links.block, links.vector,
-                         m.clover.order, m.clover.block, m.clover.vector);
-}
-
 TEST(InnerTuning, VariantsKeepTheSpecsStorage) {
   const StencilModel inner = innerModel();
   ASSERT_TRUE(inner.storageOfOuter);
@@ -62,13 +53,13 @@ TEST(InnerTuning, VariantsKeepTheSpecsStorage) {
       tuningVariants(inner, 100000, {16, 16, 16, 32});
   ASSERT_GT(variants.size(), 1u);
   for (const Variant &v : variants)
-    EXPECT_EQ(storage(v.model), storage(inner)) << v.summary;
+    EXPECT_EQ(storageOf(v.model), storageOf(inner)) << v.summary;
   // The outer kernels' search still moves the links and the clover term.
   CheckResult outer = checkYaml(kWilsonClover);
   ASSERT_TRUE(outer.model.has_value());
   int moved = 0;
   for (const Variant &v : tuningVariants(*outer.model, 100000))
-    moved += storage(v.model) != storage(*outer.model);
+    moved += storageOf(v.model) != storageOf(*outer.model);
   EXPECT_GT(moved, 0);
 }
 

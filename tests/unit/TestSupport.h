@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 
 namespace stencilc {
 namespace testing {
@@ -59,6 +60,17 @@ inline std::string laplacianSpec(const std::string &kernel = "",
   if (!kernel.empty())
     text += "kernel:\n" + kernel;
   return text;
+}
+
+/// Where a model's arrays live, comparable with ==: the order, block and
+/// reals per load of the field, the links and the clover term (what tuning
+/// may move and kernel options do not).
+inline auto storageOf(const StencilModel &m) {
+  const FieldLayout links = m.links.storageOrder();
+  const FieldLayout clover = m.cloverLayout();
+  return std::make_tuple(m.layout.order, m.layout.block, m.layout.vector,
+                         links.order, links.block, links.vector, clover.order,
+                         clover.block, clover.vector);
 }
 
 } // namespace testing
