@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 12 doubles per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 12 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 12 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -28,16 +28,16 @@ laplacian4d_vec12_f64_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  // The 2 blocks of the same sites share them side by side: their
-  // thread k takes share k % 2 of site k / 2, so that a warp reads
+  // The 3 blocks of the same sites share them side by side: their
+  // thread k takes share k % 3 of site k / 3, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 2u) * 32u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + share_thread / 2u);
+  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 6 of the site's 12 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 2u) * 6;
+  // This thread's 4 of the site's 12 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 3u) * 4;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -58,11 +58,11 @@ laplacian4d_vec12_f64_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[6];
+  value_type acc0[4];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -71,7 +71,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -80,7 +80,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -89,7 +89,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -98,7 +98,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -107,7 +107,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -116,7 +116,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -125,7 +125,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u7[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -134,7 +134,7 @@ laplacian4d_vec12_f64_kernel(
   }
   const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
@@ -143,7 +143,7 @@ laplacian4d_vec12_f64_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
@@ -167,16 +167,16 @@ laplacian4d_vec12_f64_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
-  // The 2 blocks of the same sites share them side by side: their
-  // thread k takes share k % 2 of site k / 2, so that a warp reads
+  // The 3 blocks of the same sites share them side by side: their
+  // thread k takes share k % 3 of site k / 3, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 2u) * 32u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + share_thread / 2u);
+  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
   const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 6 of the site's 12 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 2u) * 6;
+  // This thread's 4 of the site's 12 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 3u) * 4;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -198,11 +198,11 @@ laplacian4d_vec12_f64_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[6];
+    value_type acc0[4];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -211,7 +211,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -220,7 +220,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -229,7 +229,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -238,7 +238,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -247,7 +247,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -256,7 +256,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -265,7 +265,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u7[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -274,7 +274,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
@@ -283,7 +283,7 @@ laplacian4d_vec12_f64_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
@@ -291,7 +291,7 @@ laplacian4d_vec12_f64_dot_kernel(
       STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 12 + c0)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 6; ++c)
+    for (int c = 0; c < 4; ++c)
       dot += static_cast<double>(in[(site) * 12 + c0 + c]) * static_cast<double>(acc0[c]);
   }
   stencil::block_sum(dot, partials);

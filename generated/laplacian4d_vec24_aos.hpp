@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aos.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aos.hip.
@@ -164,7 +164,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 6};
   return value;
 }
 
@@ -239,7 +239,7 @@ inline const stencil::KernelInfo &info() {
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "e837c0bb0df386b7",
-      "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=4", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major in 8x4x4x1 subdomains
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 8 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -16,7 +16,7 @@ namespace stencilc_kernels {
 namespace laplacian4d_vec24_sub {
 namespace {
 
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_sub_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -27,17 +27,17 @@ laplacian4d_vec24_sub_kernel(
     const int nt,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  // The 2 blocks of the same sites share them side by side: their
-  // thread k takes share k % 2 of site k / 2, so that a warp reads
+  // This thread's first site; it updates 2 consecutive sites along y.
+  // The 3 blocks of the same sites share them side by side: their
+  // thread k takes share k % 3 of site k / 3, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 2u) * 32u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + share_thread / 2u);
-  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 12 of the site's 24 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 2u) * 12;
+  // This thread's 8 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 3u) * 8;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
@@ -48,6 +48,7 @@ laplacian4d_vec24_sub_kernel(
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
+  const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
@@ -57,101 +58,176 @@ laplacian4d_vec24_sub_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[12];
+  value_type acc0[8], acc1[8];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
+      acc0[j * 4 + l] += w0 * v.v[l];
+      acc1[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
+      acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
+      acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
+      acc1[j * 4 + l] += w0 * v.v[l];
     }
   }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     const vec_t v = u7[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    const vec_t v = u8[j];
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u9[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w0 * v.v[l];
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u10[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u11[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u12[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u13[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u14[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u15[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 2; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
   }
+  if (y + 1 < ny) {
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc1[j * 4 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0)[j], r);
+    }
+  }
 }
 
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
@@ -165,17 +241,17 @@ laplacian4d_vec24_sub_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  // The 2 blocks of the same sites share them side by side: their
-  // thread k takes share k % 2 of site k / 2, so that a warp reads
+  // This thread's first site; it updates 2 consecutive sites along y.
+  // The 3 blocks of the same sites share them side by side: their
+  // thread k takes share k % 3 of site k / 3, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 2u) * 32u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + share_thread / 2u);
-  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 12 of the site's 24 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 2u) * 12;
+  // This thread's 8 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 3u) * 8;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -187,6 +263,7 @@ laplacian4d_vec24_sub_dot_kernel(
     const int x_p1 = stencil::wrap(x + 1, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
+    const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
@@ -196,92 +273,157 @@ laplacian4d_vec24_sub_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[12];
+    value_type acc0[8], acc1[8];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
+        acc0[j * 4 + l] += w0 * v.v[l];
+        acc1[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
+        acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
+        acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
+        acc1[j * 4 + l] += w0 * v.v[l];
       }
     }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       const vec_t v = u7[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = u8[j];
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u9[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w0 * v.v[l];
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u10[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u11[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u12[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u13[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u14[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u15[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < 2; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
@@ -289,8 +431,21 @@ laplacian4d_vec24_sub_dot_kernel(
       STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 12; ++c)
+    for (int c = 0; c < 8; ++c)
       dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
+    if (y + 1 < ny) {
+      STENCIL_UNROLL
+      for (int j = 0; j < 2; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[j * 4 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0)[j], r);
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 8; ++c)
+        dot += static_cast<double>(in[(stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0 + c]) * static_cast<double>(acc1[c]);
+    }
   }
   stencil::block_sum(dot, partials);
 }

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_sub.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major in 8x4x4x1 subdomains
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order explicit "-YZT+YZT-X+X C", regular stores, 8 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_sub.hip.
@@ -164,7 +164,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 3};
   return value;
 }
 
@@ -235,11 +235,11 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      true, "cg", 9, 192,
+      true, "cg", 16, 192,
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "e837c0bb0df386b7",
-      "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=8", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap3d_f32. 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 128x1x1, launch bounds 128 (at least 1 per SM), tile y x 2, load order ascending, regular stores
+// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), tile y x 2, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -27,8 +27,8 @@ covlap3d_f32_auto_kernel(
     const int nz,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 1u + threadIdx.y);
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   if (x >= nx || y >= ny || z >= nz)
     return;

@@ -2,7 +2,7 @@
 // 0.1.0 from covlap3d_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap3d_f32. 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 128x1x1, launch bounds 128 (at least 1 per SM), tile y x 2, load order ascending, regular stores
+// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), tile y x 2, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap3d_f32_auto.hip.
@@ -39,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {1, 1, 1, 0}, {1, 1, 1, 0}, {128, 1, 1, 1}, 1, 2, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {1, 1, 1, 0}, {1, 1, 1, 0}, {32, 4, 1, 1}, 1, 2, 1, 1};
   return value;
 }
 
@@ -99,7 +99,7 @@ inline const stencil::KernelInfo &info() {
       474, &apply_generic, &apply_adjoint_generic,
       nullptr, nullptr, nullptr,
       "9ccbaa42827326d8",
-      "block=128x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
+      "block=32x4x1; tile=y2; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr};
   return value;

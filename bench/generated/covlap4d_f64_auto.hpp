@@ -2,7 +2,7 @@
 // 0.1.0 from covlap4d_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_f64. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, double, CG
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_f64_auto.hip.
@@ -41,7 +41,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
   return value;
 }
 
@@ -114,7 +114,7 @@ inline const stencil::KernelInfo &info() {
       630, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "68a731fc3fd4b6a9",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
+      "block=32x4x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr};
   return value;

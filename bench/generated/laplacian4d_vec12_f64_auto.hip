@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec12_f64. 4-D periodic vector Laplacian, 12 doubles per site, site-major (AoS)
-// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 4 of 12 components per thread
+// Options: block 32x2x2x1, launch bounds 128, tile y x 2, load order ascending, regular stores, 2 of 12 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -16,7 +16,7 @@ namespace stencilc_kernels {
 namespace laplacian4d_vec12_f64_auto {
 namespace {
 
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_vec12_f64_auto_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -27,17 +27,17 @@ laplacian4d_vec12_f64_auto_kernel(
     const int nt,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  // The 3 blocks of the same sites share them side by side: their
-  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // This thread's first site; it updates 2 consecutive sites along y.
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  // This thread's 4 of the site's 12 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 3u) * 4;
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
+  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 2 of the site's 12 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 2;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -49,6 +49,7 @@ laplacian4d_vec12_f64_auto_kernel(
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
+  const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
@@ -58,101 +59,176 @@ laplacian4d_vec12_f64_auto_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[4];
+  value_type acc0[2], acc1[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
       acc0[j * 2 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12 + c0);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_m1 * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] += w1 * v.v[l];
+      acc1[j * 2 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12 + c0);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
       acc0[j * 2 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12 + c0);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_m1 * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u3[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc1[j * 2 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
       acc0[j * 2 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12 + c0);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u4[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] += w0 * v.v[l];
-    }
-  }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
       acc0[j * 2 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12 + c0);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] += w1 * v.v[l];
+      acc0[j * 2 + l] += w0 * v.v[l];
+      acc1[j * 2 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12 + c0);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u7[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
       acc0[j * 2 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12 + c0);
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x_m1 + y_p1 * sy + z * sz + t * st) * 12 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u8[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc1[j * 2 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u9[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+      acc1[j * 2 + l] += w0 * v.v[l];
+    }
+  }
+  const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (x_p1 + y_p1 * sy + z * sz + t * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u10[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc1[j * 2 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (x + y_p2 * sy + z * sz + t * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u11[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc1[j * 2 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u12[j];
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l) {
       acc0[j * 2 + l] += w1 * v.v[l];
     }
   }
+  const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_p1 * sz + t * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u13[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc1[j * 2 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u14[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_p1 * st) * 12 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 1; ++j) {
+    const vec_t v = u15[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc1[j * 2 + l] += w1 * v.v[l];
+    }
+  }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 12 + c0)[j], r);
   }
+  if (y + 1 < ny) {
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc1[j * 2 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site + sy) * 12 + c0)[j], r);
+    }
+  }
 }
 
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
@@ -166,17 +242,17 @@ laplacian4d_vec12_f64_auto_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  // The 3 blocks of the same sites share them side by side: their
-  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // This thread's first site; it updates 2 consecutive sites along y.
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  // This thread's 4 of the site's 12 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 3u) * 4;
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
+  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 2 of the site's 12 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 2;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -189,6 +265,7 @@ laplacian4d_vec12_f64_auto_dot_kernel(
     const int x_p1 = stencil::wrap(x + 1, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
+    const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
@@ -198,92 +275,157 @@ laplacian4d_vec12_f64_auto_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[4];
+    value_type acc0[2], acc1[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12 + c0);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_m1 * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
-        acc0[j * 2 + l] += w1 * v.v[l];
+        acc1[j * 2 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12 + c0);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12 + c0);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_m1 * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u3[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc1[j * 2 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12 + c0);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u4[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l) {
-        acc0[j * 2 + l] += w0 * v.v[l];
-      }
-    }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12 + c0);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
-        acc0[j * 2 + l] += w1 * v.v[l];
+        acc0[j * 2 + l] += w0 * v.v[l];
+        acc1[j * 2 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12 + c0);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u7[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12 + c0);
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x_m1 + y_p1 * sy + z * sz + t * st) * 12 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u8[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc1[j * 2 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u9[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+        acc1[j * 2 + l] += w0 * v.v[l];
+      }
+    }
+    const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (x_p1 + y_p1 * sy + z * sz + t * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u10[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc1[j * 2 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (x + y_p2 * sy + z * sz + t * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u11[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc1[j * 2 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u12[j];
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
       }
     }
+    const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z_p1 * sz + t * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u13[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc1[j * 2 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u14[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t_p1 * st) * 12 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 1; ++j) {
+      const vec_t v = u15[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc1[j * 2 + l] += w1 * v.v[l];
+      }
+    }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
@@ -291,8 +433,21 @@ laplacian4d_vec12_f64_auto_dot_kernel(
       STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 12 + c0)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 4; ++c)
+    for (int c = 0; c < 2; ++c)
       dot += static_cast<double>(in[(site) * 12 + c0 + c]) * static_cast<double>(acc0[c]);
+    if (y + 1 < ny) {
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[j * 2 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site + sy) * 12 + c0)[j], r);
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 2; ++c)
+        dot += static_cast<double>(in[(site + sy) * 12 + c0 + c]) * static_cast<double>(acc1[c]);
+    }
   }
   stencil::block_sum(dot, partials);
 }

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec12_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec12_f64. 4-D periodic vector Laplacian, 12 doubles per site, site-major (AoS)
-// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 4 of 12 components per thread
+// Options: block 32x2x2x1, launch bounds 128, tile y x 2, load order ascending, regular stores, 2 of 12 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec12_f64_auto.hip.
@@ -39,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {64, 2, 1, 1}, 0, 1, 1, 3};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 2, 2, 1}, 1, 2, 1, 6};
   return value;
 }
 
@@ -106,11 +106,11 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      true, "cg", 9, 192,
+      true, "cg", 16, 192,
       204, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "9d12595c051b0a5b",
-      "block=64x2x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; components_per_thread=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x2x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; components_per_thread=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_antiperiodic. 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 64x4x1x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -29,10 +29,10 @@ laplacian4d_vec24_antiperiodic_auto_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 64u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
   // the 2 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
@@ -183,10 +183,10 @@ laplacian4d_vec24_antiperiodic_auto_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 64u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
   // the 2 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_antiperiodic.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_antiperiodic. 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 64x4x1x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_antiperiodic_auto.hip.
@@ -165,7 +165,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {64, 4, 1, 1}, 1, 2, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 2};
   return value;
 }
 
@@ -242,7 +242,7 @@ inline const stencil::KernelInfo &info() {
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "a28bdee85a608bab",
-      "block=64x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aos_v4. 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), 16-byte vector loads
-// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 8 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order ascending, regular stores, 4 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -17,7 +17,7 @@ namespace laplacian4d_vec24_aos_v4_auto {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_aos_v4_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -28,16 +28,16 @@ laplacian4d_vec24_aos_v4_auto_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 1 consecutive site along x.
-  // The 3 blocks of the same sites share them side by side: their
-  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  // This thread's 8 of the site's 24 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 3u) * 8;
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 4 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 4;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -58,11 +58,11 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[8];
+  value_type acc0[4];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u0[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -71,7 +71,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -80,7 +80,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u2[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -89,7 +89,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -98,7 +98,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -107,7 +107,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u5[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -116,7 +116,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -125,7 +125,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u7[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -134,7 +134,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
@@ -143,7 +143,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
+  for (int j = 0; j < 1; ++j) {
     vec_t r;
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
@@ -155,7 +155,7 @@ laplacian4d_vec24_aos_v4_auto_kernel(
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_aos_v4_auto_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -167,16 +167,16 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 1 consecutive site along x.
-  // The 3 blocks of the same sites share them side by side: their
-  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  // This thread's 8 of the site's 24 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 3u) * 8;
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 4 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 4;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -198,11 +198,11 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[8];
+    value_type acc0[4];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_m1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u0[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -211,7 +211,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_m1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -220,7 +220,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (x + y_m1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u2[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -229,7 +229,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (x_m1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -238,7 +238,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -247,7 +247,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (x_p1 + y * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u5[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -256,7 +256,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (x + y_p1 * sy + z * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -265,7 +265,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z_p1 * sz + t * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u7[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -274,7 +274,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (x + y * sy + z * sz + t_p1 * st) * 24 + c0);
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
@@ -283,7 +283,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
+    for (int j = 0; j < 1; ++j) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
@@ -291,7 +291,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
       STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
     }
     STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c)
+    for (int c = 0; c < 4; ++c)
       dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
   }
   stencil::block_sum(dot, partials);

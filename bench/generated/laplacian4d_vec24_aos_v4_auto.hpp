@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aos_v4.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aos_v4. 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), 16-byte vector loads
-// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 8 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order ascending, regular stores, 4 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aos_v4_auto.hip.
@@ -39,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {64, 2, 1, 1}, 0, 1, 1, 3};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 6};
   return value;
 }
 
@@ -110,7 +110,7 @@ inline const stencil::KernelInfo &info() {
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "e837c0bb0df386b7",
-      "block=64x2x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=4; components_per_thread=8", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=x1; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;

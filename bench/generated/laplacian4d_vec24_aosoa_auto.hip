@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aosoa. 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 64x4x1x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -28,10 +28,10 @@ laplacian4d_vec24_aosoa_auto_kernel(
     const unsigned blocks_z,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 64u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
   // the 2 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
@@ -180,10 +180,10 @@ laplacian4d_vec24_aosoa_auto_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 64u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
   // the 2 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
@@ -1007,7 +1007,7 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aosoa. 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 64x4x1x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1034,10 +1034,10 @@ laplacian4d_vec24_aosoa_auto_split_kernel(
     const stencil::Region region,
     const Params params) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 64u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
   // the 2 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
@@ -1188,10 +1188,10 @@ laplacian4d_vec24_aosoa_auto_split_dot_kernel(
     const Params params,
     double *STENCIL_RESTRICT partials) {
   // This thread's first site; it updates 2 consecutive sites along y.
-  const int x = static_cast<int>((blockIdx.x / 2u) * 64u + threadIdx.x);
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
   const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
   // the 2 shares of a block's sites fastest.
   const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;

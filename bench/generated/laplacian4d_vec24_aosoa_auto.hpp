@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aosoa.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aosoa. 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 64x4x1x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aosoa_auto.hip.
@@ -143,7 +143,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_aosoa.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aosoa. 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 64x4x1x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 12 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aosoa_auto_split.hip.
@@ -180,7 +180,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {64, 4, 1, 1}, 1, 2, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 2};
   return value;
 }
 
@@ -269,7 +269,7 @@ inline const stencil::KernelInfo &info() {
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "683df209353d138d",
-      "block=64x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr};
   return value;
@@ -306,7 +306,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {64, 4, 1, 1}, 1, 2, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 2};
   return value;
 }
 
@@ -392,7 +392,7 @@ inline const stencil::KernelInfo &info() {
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, nullptr,
       "e837c0bb0df386b7",
-      "block=64x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       &distributed, nullptr};
   return value;

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_sub. 4-D periodic vector Laplacian, 24 floats per site, site-major in 8x4x4x1 subdomains
-// Options: block 64x2x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 8 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 8 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -16,8 +16,8 @@ namespace stencilc_kernels {
 namespace laplacian4d_vec24_sub_auto {
 namespace {
 
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_sub_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -27,15 +27,15 @@ laplacian4d_vec24_sub_auto_kernel(
     const int nt,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
+  // This thread's first site; it updates 2 consecutive sites along y.
   // The 3 blocks of the same sites share them side by side: their
   // thread k takes share k % 3 of site k / 3, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 8 of the site's 24 components, from c0.
   const int c0 = static_cast<int>(share_thread % 3u) * 8;
   if (x >= nx || y >= ny || z >= nz || t >= nt)
@@ -48,6 +48,7 @@ laplacian4d_vec24_sub_auto_kernel(
   const int x_p1 = stencil::wrap(x + 1, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
+  const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
@@ -57,7 +58,7 @@ laplacian4d_vec24_sub_auto_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[8];
+  value_type acc0[8], acc1[8];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
@@ -68,16 +69,16 @@ laplacian4d_vec24_sub_auto_kernel(
       acc0[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u1[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
+      acc1[j * 4 + l] = w1 * v.v[l];
     }
   }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u2[j];
@@ -86,25 +87,25 @@ laplacian4d_vec24_sub_auto_kernel(
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u3[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
+      acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u4[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w0 * v.v[l];
+      acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u5[j];
@@ -113,16 +114,17 @@ laplacian4d_vec24_sub_auto_kernel(
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u6[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
+      acc0[j * 4 + l] += w0 * v.v[l];
+      acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u7[j];
@@ -131,13 +133,77 @@ laplacian4d_vec24_sub_auto_kernel(
       acc0[j * 4 + l] += w1 * v.v[l];
     }
   }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
   STENCIL_UNROLL
   for (int j = 0; j < 2; ++j) {
     const vec_t v = u8[j];
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u9[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w1 * v.v[l];
+      acc1[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u10[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u11[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u12[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u13[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u14[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 2; ++j) {
+    const vec_t v = u15[j];
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc1[j * 4 + l] += w1 * v.v[l];
     }
   }
   // Store the tile's sites that lie inside the update region.
@@ -149,12 +215,22 @@ laplacian4d_vec24_sub_auto_kernel(
       r.v[l] = acc0[j * 4 + l];
     STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
   }
+  if (y + 1 < ny) {
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc1[j * 4 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0)[j], r);
+    }
+  }
 }
 
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_sub_auto_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -165,15 +241,15 @@ laplacian4d_vec24_sub_auto_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 1 consecutive site along x.
+  // This thread's first site; it updates 2 consecutive sites along y.
   // The 3 blocks of the same sites share them side by side: their
   // thread k takes share k % 3 of site k / 3, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 64u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 64u + share_thread / 3u);
-  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
   // This thread's 8 of the site's 24 components, from c0.
   const int c0 = static_cast<int>(share_thread % 3u) * 8;
   double dot = 0.0;
@@ -187,6 +263,7 @@ laplacian4d_vec24_sub_auto_dot_kernel(
     const int x_p1 = stencil::wrap(x + 1, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
+    const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
@@ -196,7 +273,7 @@ laplacian4d_vec24_sub_auto_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[8];
+    value_type acc0[8], acc1[8];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
@@ -207,16 +284,16 @@ laplacian4d_vec24_sub_auto_dot_kernel(
         acc0[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u1[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
+        acc1[j * 4 + l] = w1 * v.v[l];
       }
     }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u2[j];
@@ -225,25 +302,25 @@ laplacian4d_vec24_sub_auto_dot_kernel(
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u3[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
+        acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u4[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w0 * v.v[l];
+        acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u5[j];
@@ -252,16 +329,17 @@ laplacian4d_vec24_sub_auto_dot_kernel(
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u6[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
+        acc0[j * 4 + l] += w0 * v.v[l];
+        acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u7[j];
@@ -270,13 +348,77 @@ laplacian4d_vec24_sub_auto_dot_kernel(
         acc0[j * 4 + l] += w1 * v.v[l];
       }
     }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
       const vec_t v = u8[j];
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u9[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
+        acc1[j * 4 + l] += w0 * v.v[l];
+      }
+    }
+    const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u10[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u11[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u12[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u13[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u14[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[j * 4 + l] += w1 * v.v[l];
+      }
+    }
+    const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
+    STENCIL_UNROLL
+    for (int j = 0; j < 2; ++j) {
+      const vec_t v = u15[j];
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc1[j * 4 + l] += w1 * v.v[l];
       }
     }
     // Store the tile's sites that lie inside the update region.
@@ -291,6 +433,19 @@ laplacian4d_vec24_sub_auto_dot_kernel(
     STENCIL_UNROLL
     for (int c = 0; c < 8; ++c)
       dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
+    if (y + 1 < ny) {
+      STENCIL_UNROLL
+      for (int j = 0; j < 2; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[j * 4 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0)[j], r);
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 8; ++c)
+        dot += static_cast<double>(in[(stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0 + c]) * static_cast<double>(acc1[c]);
+    }
   }
   stencil::block_sum(dot, partials);
 }

@@ -81,6 +81,13 @@ int alongXRowSites(const StencilModel &m) {
 /// which the cost model, DRAM-bound for all of them, does not see.
 constexpr int kAlongXVectorComponents = 6;
 
+/// The sites along x that the threads of a block row cover: a site per
+/// thread times its tile along x (the blocks sharing a site split its
+/// components, by block or side by side, over the same row of sites).
+int blockRowSites(const KernelOptions &k) {
+  return k.block[0] * (k.tileAxis == 0 ? k.tileFactor : 1);
+}
+
 std::vector<int> vectorGroupShares(const StencilModel &m) {
   if (m.kernel.written.componentsPerThread)
     return {m.componentsPerThread()};
@@ -260,7 +267,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
         widths.push_back(width);
   std::vector<int> shares = {model.componentsPerThread()};
   if (!written.componentsPerThread && model.components > 1 && !evenOdd)
-    for (int groups : {2, 3, 4})
+    for (int groups : {2, 3, 4, 6})
       if (model.components % groups == 0)
         shares.push_back(model.components / groups);
 
@@ -300,6 +307,12 @@ OptionSearch chooseOpenOptions(StencilModel &model,
           if (!written.minBlocksPerSm)
             k.minBlocksPerSm = minimum;
           if (!admissible(m))
+            continue;
+          // Vector fields live on lattices with short rows (4-D, 16 to 64
+          // sites): a block row of more sites would idle threads there,
+          // which the model, knowing no nx, does not see.
+          if (!written.block && !evenOdd && model.components > 1 &&
+              blockRowSites(m.kernel) > kAlongXVectorRowSites)
             continue;
           KernelCost cost = predictedCost(m, device);
           candidates.push_back({std::move(m), cost});

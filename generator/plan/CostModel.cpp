@@ -129,6 +129,13 @@ int estimateRegisters(const StencilModel &model, const KernelPlan &plan) {
   const int valuesPerLoad = plan.xWidth * perThread * wordsPerReal;
   // The compiler issues a tile's loads early, as far as registers allow.
   int loads = std::min<int>(plan.loadsPerTile() * valuesPerLoad, 64);
+  // A site-major site shared side by side in a warp: nvcc sums each load
+  // into the accumulators as it arrives and keeps about 16 words of loads
+  // per tile site waiting (sm_90, aos fields of 24 floats, 4 to 12 floats a
+  // thread: 32-56 registers untiled, 56-80 with a tile of 2).
+  if (plan.threads.kind == ThreadMappingKind::Lattice &&
+      plan.threads.lattice.shares.byLane())
+    loads = std::min(loads, 16 * plan.sitesPerTile() * wordsPerReal);
   int links = 0;
   if (plan.hasLinks) {
     links = std::min<int>(2 * plan.linkStorage.realsPerLink * wordsPerReal,
@@ -167,6 +174,12 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
   // an immediate offset.
   double accesses = (plan.loads.size() + plan.storesPerTile()) * perSite;
   double addresses = device.threadAddresses + rows;
+  // In subdomains every access finds its site's subdomain and the site's
+  // place in it (stencil::layout_site), x neighbours too.
+  if (model.layout.hasSubdomains())
+    addresses = device.threadAddresses +
+                device.subdomainAddressCost *
+                    double(plan.loads.size() + plan.storesPerTile());
   if (plan.hasLinks) {
     accesses += plan.links.size() * double(plan.linkStorage.realsPerLink) /
                 std::max(1, plan.linkStorage.layout.vector);
@@ -327,8 +340,14 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
                   cost.addressesPerSite * device.picosecondsPerAddress) /
                  issueEfficiency;
 
-  const double memory = std::max({cost.latencyPs, cost.l2Ps, cost.l1Ps});
+  // L1's wavefronts overlap DRAM's transfers only in part: a site-major
+  // field whose warp instructions span twice the lines ran 5% slower at the
+  // same DRAM bytes (docs/results/tune-laplacian4d_vec24_aos-shares-h100.json).
   const double p = device.overlap;
+  const double memory =
+      std::pow(std::pow(std::max(cost.latencyPs, cost.l2Ps), p) +
+                   std::pow(cost.l1Ps, p),
+               1 / p);
   cost.picosecondsPerSite =
       std::pow(std::pow(memory, p) + std::pow(cost.issuePs, p), 1 / p);
   if (cost.issuePs > memory)

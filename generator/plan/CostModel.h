@@ -58,6 +58,9 @@ struct DeviceModel {
   /// A thread's fixed work (its coordinates, guard, block index), in
   /// addresses, shared by its tile's sites.
   double threadAddresses = 4;
+  /// Addresses an access to a field in subdomains costs (the index of its
+  /// subdomain and of the site in it), in plain addresses.
+  double subdomainAddressCost = 10;
   /// Resident threads per multiprocessor below which instructions wait on
   /// each other (too few warps to issue from every cycle).
   int threadsToIssue = 512;
