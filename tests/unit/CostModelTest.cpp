@@ -556,3 +556,96 @@ TEST(ChooseOptions, OpenOptionsForgetTheKernelSection) {
     EXPECT_FALSE(n.written) << n.option;
   EXPECT_EQ(open.kernel.vectorWidth, 2);
 }
+
+// --- Vector fields: what the site-major searches taught the model ---------
+
+namespace {
+
+/// The shipped spec `name` with the kernel options of a tuning-cache line.
+StencilModel withOptions(const std::string &name, const std::string &line) {
+  std::optional<StencilModel> model = loadShippedSpec(name);
+  EXPECT_TRUE(model) << name;
+  llvm::Expected<StencilModel> m = withTuningOptions(*model, line);
+  EXPECT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  return std::move(*m);
+}
+
+std::string aosLine(const std::string &block, const std::string &tile,
+                    int perThread) {
+  return "block=" + block + "; tile=" + tile +
+         "; order=ascending; stores=regular; launch_bounds=0; layout=aos; "
+         "vector_width=4; components_per_thread=" +
+         std::to_string(perThread);
+}
+
+} // namespace
+
+TEST(CostModel, RegistersOfASiteSharedSideBySideFollowNvcc) {
+  // nvcc 13 for sm_90, laplacian4d_vec24_aos on block 32x4x1x1 with 4, 8
+  // and 12 floats a thread: 32, 44 and 48 registers untiled, 56, 70 and 80
+  // with a tile y x 2 (docs/performance.md, "Vector fields without tuning").
+  const std::vector<std::tuple<std::string, int, int>> measured = {
+      {"x1", 4, 32}, {"x1", 8, 44}, {"x1", 12, 48},
+      {"y2", 4, 56}, {"y2", 8, 70}, {"y2", 12, 80}};
+  for (const auto &[tile, perThread, registers] : measured) {
+    const StencilModel m = withOptions(
+        "laplacian4d_vec24_aos", aosLine("32x4x1x1", tile, perThread));
+    EXPECT_NEAR(predictedCost(m).registers, registers, 10)
+        << "tile " << tile << ", " << perThread << " floats a thread";
+  }
+}
+
+TEST(CostModel, WiderWarpSpansThroughL1CostTime) {
+  // 8 floats a thread side by side: a warp's 16-byte loads span 8 lines,
+  // 4 floats span 4; same DRAM bytes. Measured 2463 against 2585 GB/s.
+  const KernelCost four = predictedCost(
+      withOptions("laplacian4d_vec24_aos", aosLine("32x4x2x1", "x1", 4)));
+  const KernelCost eight = predictedCost(
+      withOptions("laplacian4d_vec24_aos", aosLine("32x4x2x1", "x1", 8)));
+  EXPECT_GT(eight.wavefrontsPerSite, 1.5 * four.wavefrontsPerSite);
+  EXPECT_GT(eight.picosecondsPerSite, 1.02 * four.picosecondsPerSite);
+}
+
+TEST(CostModel, SubdomainAccessesCostTheirIndices) {
+  // In 8x4x4x1 subdomains 6 threads a site (4 floats each) measured
+  // 1937 GB/s against 2503 for 3 (8 floats): every access computes its
+  // site's subdomain and place.
+  // (A tuning line's `layout=aos` keeps the spec's subdomains.)
+  auto sub = [](int perThread) {
+    const StencilModel m = withOptions("laplacian4d_vec24_sub",
+                                       aosLine("32x4x1x1", "x1", perThread));
+    EXPECT_TRUE(m.layout.hasSubdomains());
+    return predictedCost(m);
+  };
+  const KernelCost four = sub(4), eight = sub(8);
+  const KernelCost plain = predictedCost(
+      withOptions("laplacian4d_vec24_aos", aosLine("32x4x1x1", "x1", 4)));
+  EXPECT_GT(four.addressesPerSite, 5 * plain.addressesPerSite);
+  EXPECT_GT(four.picosecondsPerSite, eight.picosecondsPerSite);
+}
+
+TEST(ChooseOptions, VectorFieldBlocksSpanAtMost32SitesAlongX) {
+  // The blocks sharing a site split it over the same row of sites: a block
+  // 64 threads wide covers 64 sites along x, half of them idle on a row of
+  // 32 (measured 2346 against 2493 GB/s). Single-component fields keep
+  // wider blocks among their candidates.
+  for (const char *name : {"laplacian4d_vec24_aos", "laplacian4d_vec12_f64",
+                           "laplacian4d_vec24_sub", "covlap4d_f32"}) {
+    std::optional<StencilModel> spec = loadShippedSpec(name);
+    ASSERT_TRUE(spec) << name;
+    StencilModel open = withKernelOptionsOpen(*spec);
+    chooseOpenOptions(open);
+    EXPECT_LE(open.kernel.block[0], 32) << name;
+  }
+  std::optional<StencilModel> model = modelFromYaml(kLaplacian3d);
+  ASSERT_TRUE(model);
+  StencilModel open = withKernelOptionsOpen(*model);
+  EXPECT_GT(chooseOpenOptions(open).candidates, 50);
+  // laplacian4d_vec24_aos's spec leaves its split open: 6 threads a site
+  // (4 floats each), what its tuning entry uses, is among the choices.
+  std::optional<StencilModel> aos = loadShippedSpec("laplacian4d_vec24_aos");
+  ASSERT_TRUE(aos);
+  StencilModel chosen = withKernelOptionsOpen(*aos);
+  chooseOpenOptions(chosen);
+  EXPECT_EQ(chosen.componentsPerThread(), 4);
+}
