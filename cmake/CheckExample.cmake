@@ -96,6 +96,13 @@ if(NOT last_output MATCHES "best: poisson2d_t00[0-3]")
   message(FATAL_ERROR "the timing program named no best variant:\n${last_output}")
 endif()
 message(STATUS "${last_output}")
+# CG's fold pass as its pipelined loop runs it (beta read from the device).
+step("tune: time the fold pass" "${WORK_DIR}/tune/build/tune_poisson2d"
+     --runs 3 --kernel fold)
+if(NOT last_output MATCHES "timing apply_fold_partials" OR
+   NOT last_output MATCHES "best: poisson2d_t00[0-3]")
+  message(FATAL_ERROR "the fold pass was not timed:\n${last_output}")
+endif()
 # The cache, read by the generator (variants compiled in) and the runtime
 # (the example's 65 x 65 operator runs the tuned kernels, 129 x 129 its own).
 file(STRINGS "${cache}" entries REGEX "^poisson2d\t")
