@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 using namespace stencilc;
@@ -565,12 +566,21 @@ TEST(ChooseOptions, OpenOptionsForgetTheKernelSection) {
 
 namespace {
 
-/// The shipped spec `name` with the kernel options of a tuning-cache line.
+/// The shipped spec `name` with the kernel options of a tuning-cache line;
+/// stops the tests (after reporting why) where either cannot be read, as
+/// nothing after it could run.
 StencilModel withOptions(const std::string &name, const std::string &line) {
   std::optional<StencilModel> model = loadShippedSpec(name);
-  EXPECT_TRUE(model) << name;
+  if (!model) {
+    ADD_FAILURE() << "cannot load specs/" << name << ".yaml";
+    std::abort();
+  }
   llvm::Expected<StencilModel> m = withTuningOptions(*model, line);
-  EXPECT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());
+  if (!m) {
+    ADD_FAILURE() << name << ": '" << line
+                  << "': " << llvm::toString(m.takeError());
+    std::abort();
+  }
   return std::move(*m);
 }
 
