@@ -40,14 +40,33 @@ double sum(const double *partials, std::int64_t count) {
 
 #else
 
-constexpr unsigned kThreads = 256;
+// A CG iteration finishes two sums of one partial per block of its passes
+// (32768 each for a 256^3 double lattice) with one block, so the sum is
+// latency-bound: 1024 threads with 8 loads each in flight, rather than 256
+// threads adding one partial after another.
+constexpr unsigned kThreads = 1024;
+constexpr int kInFlight = 8;
 
-/// Thread t adds partials t, t + 256, ...; then a tree over the threads.
+/// Thread t adds partials t, t + 1024, ... into kInFlight running sums, in a
+/// fixed order; then a tree over the threads.
 __device__ double block_sum_of(const double *partials, std::int64_t count) {
   __shared__ double shared[kThreads];
+  double sums[kInFlight] = {};
+  constexpr std::int64_t round = std::int64_t{kInFlight} * kThreads;
+  std::int64_t i = threadIdx.x;
+  for (; i + round - kThreads < count; i += round) {
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k)
+      sums[k] += partials[i + k * kThreads];
+  }
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k)
+    if (i + k * kThreads < count)
+      sums[k] += partials[i + k * kThreads];
   double total = 0.0;
-  for (std::int64_t i = threadIdx.x; i < count; i += kThreads)
-    total += partials[i];
+#pragma unroll
+  for (int k = 0; k < kInFlight; ++k)
+    total += sums[k];
   shared[threadIdx.x] = total;
   __syncthreads();
   for (unsigned half = kThreads / 2; half > 0; half /= 2) {
@@ -58,18 +77,25 @@ __device__ double block_sum_of(const double *partials, std::int64_t count) {
   return shared[0];
 }
 
-__global__ void finish_alpha_kernel(const double *partials,
-                                    std::int64_t count, DeviceState *state) {
+__global__ void STENCIL_LAUNCH_BOUNDS(kThreads)
+    finish_alpha_kernel(const double *partials, std::int64_t count,
+                        DeviceState *state) {
   const double pq = block_sum_of(partials, count);
   if (threadIdx.x == 0)
     take_pq(*state, pq);
 }
 
-__global__ void finish_beta_kernel(const double *partials, std::int64_t count,
-                                   DeviceState *state) {
+/// Also writes the iteration's sums to the host's slot (mapped pinned
+/// memory): no copy queued behind the kernel.
+__global__ void STENCIL_LAUNCH_BOUNDS(kThreads)
+    finish_beta_kernel(const double *partials, std::int64_t count,
+                       DeviceState *state, CgSums *to_host) {
   const double rr = block_sum_of(partials, count);
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
     take_rr(*state, rr);
+    *to_host = state->sums;
+    __threadfence_system();
+  }
 }
 
 #endif
@@ -85,9 +111,10 @@ Status CgScalars::allocate() {
   if (device_)
     return Status();
   STENCIL_TRY(device_allocate(&device_, sizeof(DeviceState)));
-  void *host = nullptr;
-  STENCIL_TRY(host_allocate_pinned(&host, kSlots * sizeof(CgSums)));
+  void *host = nullptr, *mapped = nullptr;
+  STENCIL_TRY(host_allocate_mapped(&host, &mapped, kSlots * sizeof(CgSums)));
   host_ = static_cast<CgSums *>(host);
+  hostMapped_ = static_cast<CgSums *>(mapped);
   return Status();
 }
 
@@ -131,17 +158,16 @@ Status CgScalars::finish_beta(const double *partials, std::int64_t count,
   if (!device_)
     return Status::failure("CgScalars: finish_beta() before start()");
   auto *state = static_cast<DeviceState *>(device_);
+  const int slot = iteration % kSlots;
 #if defined(STENCIL_BACKEND_HOST)
   take_rr(*state, sum(partials, count));
+  host_[slot] = state->sums;
 #else
   STENCIL_LAUNCH(finish_beta_kernel, (LaunchDims{1, 1, 1}),
                  (LaunchDims{kThreads, 1, 1}), nullptr, partials, count,
-                 state);
+                 state, hostMapped_ + slot);
   STENCIL_TRY(launch_status("CG beta"));
 #endif
-  const int slot = iteration % kSlots;
-  STENCIL_TRY(copy_async(&host_[slot], &state->sums, sizeof(CgSums),
-                         nullptr));
   STENCIL_TRY(copied_[slot].record());
   slotIteration_[slot] = iteration;
   return Status();

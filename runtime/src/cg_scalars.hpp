@@ -45,7 +45,8 @@ public:
   /// is not positive, so that a broken-down iteration changes nothing).
   Status finish_alpha(const double *partials, std::int64_t count);
   /// Queues rr' = the sum of `count` partials, beta = rr' / rr, rr = rr',
-  /// and the copy of iteration `iteration`'s sums to the host.
+  /// with iteration `iteration`'s sums written to the host by the same
+  /// kernel.
   Status finish_beta(const double *partials, std::int64_t count,
                      int iteration);
   /// Waits for iteration `iteration`'s sums (the last one queued in its
@@ -56,7 +57,8 @@ private:
   Status allocate();
 
   void *device_ = nullptr;   ///< DeviceState
-  CgSums *host_ = nullptr;   ///< pinned, kSlots entries
+  CgSums *host_ = nullptr;   ///< pinned and mapped, kSlots entries
+  CgSums *hostMapped_ = nullptr; ///< host_ as the kernels address it
   DeviceEvent copied_[kSlots];
   int slotIteration_[kSlots] = {-1, -1};
 };

@@ -191,6 +191,32 @@ Status host_allocate_pinned(void **pointer, std::size_t bytes) {
 #endif
 }
 
+Status host_allocate_mapped(void **host, void **device, std::size_t bytes) {
+  *host = nullptr;
+  *device = nullptr;
+  if (bytes == 0)
+    return Status();
+#if defined(STENCIL_BACKEND_HOST)
+  STENCIL_TRY(device_allocate(host, bytes));
+  *device = *host;
+  return Status();
+#else
+#if defined(STENCIL_BACKEND_HIP)
+  STENCIL_TRY(STENCIL_CHECKED(hipHostMalloc(host, bytes, hipHostMallocMapped)));
+  Status mapped = STENCIL_CHECKED(hipHostGetDevicePointer(device, *host, 0));
+#else
+  STENCIL_TRY(STENCIL_CHECKED(cudaHostAlloc(host, bytes, cudaHostAllocMapped)));
+  Status mapped = STENCIL_CHECKED(cudaHostGetDevicePointer(device, *host, 0));
+#endif
+  if (!mapped.ok()) {
+    host_free_pinned(*host);
+    *host = nullptr;
+    *device = nullptr;
+  }
+  return mapped;
+#endif
+}
+
 void host_free_pinned(void *pointer) {
   if (!pointer)
     return;

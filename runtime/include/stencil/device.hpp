@@ -43,6 +43,10 @@ int current_device();
 /// memory on the host backend).
 Status host_allocate_pinned(void **pointer, std::size_t bytes);
 void host_free_pinned(void *pointer);
+/// Page-locked host memory that kernels write directly: `device` is its
+/// address for kernels (the same memory; `host` on the host backend). Free
+/// with host_free_pinned(host).
+Status host_allocate_mapped(void **host, void **device, std::size_t bytes);
 Status copy_to_device(void *device, const void *host, std::size_t bytes);
 Status copy_to_host(void *host, const void *device, std::size_t bytes);
 Status copy_device_to_device(void *to, const void *from, std::size_t bytes);
