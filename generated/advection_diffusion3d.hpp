@@ -333,10 +333,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {6, 1, 1, 1, -1, -1, 0, 0, -1, 0, 0, 0, -1, 0, -1, 0, -1, 0, 0, 0, -1, 0, 0, -1, -1, 0, 0, 0};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::advection_diffusion3d_tuned0::info, 2770.14, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::advection_diffusion3d_x2::info, 0, 2}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::advection_diffusion3d_tuned0::info, 2770.14, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::advection_diffusion3d_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "advection_diffusion3d", "advection_diffusion3d.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

@@ -258,9 +258,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, 0, -1, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 0, 0, -1, 0};
   static constexpr stencil::FieldTerm field_terms[] = {{0, 3, 1, {0, 0, 0, 0}, false}};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::anisotropic_reaction3d_tuned0::info, 2958.23, 0}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::anisotropic_reaction3d_tuned0::info, 2958.23, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "anisotropic_reaction3d", "anisotropic_reaction3d.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

@@ -90,9 +90,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true};
   static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 0, 2}, tap_link};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {64, 64, 64, 1}, &info, 2126.54, 0}};
+      {"NVIDIA H100 80GB HBM3", {64, 64, 64, 1}, &info, 2126.54, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "covlap3d_f32", "covlap3d_f32.yaml", "float", 4,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

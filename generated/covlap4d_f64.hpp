@@ -234,9 +234,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool tap_link[] = {false, true, true, true, true, true, true, true, true};
   static constexpr stencil::LinkInfo links = {"U", 3, 18, {2, 32, {1, 1, 1, 1}, 0, 2}, tap_link};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::covlap4d_f64_tuned0::info, 2955.92, 0}};
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::covlap4d_f64_tuned0::info, 2955.92, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "covlap4d_f64", "covlap4d_f64.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -212,9 +212,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false, false, false};
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::labnote_tile_y8_ascending_tuned0::info, 2801.03, 0}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::labnote_tile_y8_ascending_tuned0::info, 2801.03, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "labnote_tile_y8_ascending", "labnote_tile_y8_ascending.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

@@ -387,10 +387,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {7.5, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_13pt_o4_tuned0::info, 2742.15, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_x2::info, 0, 2}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_13pt_o4_tuned0::info, 2742.15, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian3d_13pt_o4", "laplacian3d_13pt_o4.yaml", "double", 8,
       components, shape(), layout(), 13, tap_offsets, tap_constants,

@@ -393,10 +393,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_f32_tuned0::info, 2810.64, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f32_x4::info, 0, 4}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_f32_tuned0::info, 2810.64, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f32_x4::info, 0, 4, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian3d_f32", "laplacian3d_f32.yaml", "float", 4,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

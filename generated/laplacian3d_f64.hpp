@@ -824,10 +824,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {256, 256, 256, 1}, &stencilc_kernels::laplacian3d_f64_inner_tuned0::info, 2253.45, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_inner_x4::info, 0, 4}};
+      {"NVIDIA H100 80GB HBM3", {256, 256, 256, 1}, &stencilc_kernels::laplacian3d_f64_inner_tuned0::info, 2253.45, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_inner_x4::info, 0, 4, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian3d_f64_inner", "laplacian3d_f64.yaml", "float", 4,
       components, shape(), layout(), 7, tap_offsets, tap_constants,
@@ -969,11 +969,11 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_f64_tuned0::info, 2888.49, 0},
-      {"NVIDIA H100 80GB HBM3", {256, 256, 256, 1}, &stencilc_kernels::laplacian3d_f64_tuned1::info, 2637.12, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_x2::info, 0, 2}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::laplacian3d_f64_tuned0::info, 2888.49, 0, stencil::TunedKernels::All},
+      {"NVIDIA H100 80GB HBM3", {256, 256, 256, 1}, &stencilc_kernels::laplacian3d_f64_tuned1::info, 2637.12, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_x2::info, 0, 2, stencil::TunedKernels::All}};
   // The ranks' kernels, the halo exchange's box copies (grid.split) and its
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {

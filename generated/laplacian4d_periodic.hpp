@@ -387,10 +387,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {64, 64, 64, 128}, &stencilc_kernels::laplacian4d_periodic_tuned0::info, 2705.57, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_periodic_x2::info, 0, 2}};
+      {"NVIDIA H100 80GB HBM3", {64, 64, 64, 128}, &stencilc_kernels::laplacian4d_periodic_tuned0::info, 2705.57, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_periodic_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian4d_periodic", "laplacian4d_periodic.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

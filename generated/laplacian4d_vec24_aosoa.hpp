@@ -493,10 +493,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_aosoa_tuned0::info, 2767.91, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_vec24_aosoa_x4::info, 0, 4}};
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_aosoa_tuned0::info, 2767.91, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_vec24_aosoa_x4::info, 0, 4, stencil::TunedKernels::All}};
   // The ranks' kernels, the halo exchange's box copies (grid.split) and its
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {

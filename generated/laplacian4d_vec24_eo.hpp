@@ -485,10 +485,11 @@ inline const stencil::KernelInfo &info() {
       &even_to_odd_generic, &odd_to_even_generic,
       &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 192, 360, 0};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {16, 16, 16, 32}, &stencilc_kernels::laplacian4d_vec24_eo_tuned0::info, 1691.98, 0},
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_eo_tuned1::info, 2491.47, 0}};
+      {"NVIDIA H100 80GB HBM3", {16, 16, 16, 32}, &stencilc_kernels::laplacian4d_vec24_eo_tuned0::info, 1691.98, 0, stencil::TunedKernels::All},
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_eo_tuned1::info, 2491.47, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_eo", "laplacian4d_vec24_eo.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

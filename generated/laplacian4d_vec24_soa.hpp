@@ -351,10 +351,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_soa_tuned0::info, 2542, 0},
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_vec24_soa_x4::info, 0, 4}};
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_soa_tuned0::info, 2542, 0, stencil::TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_vec24_soa_x4::info, 0, 4, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_soa", "laplacian4d_vec24_soa.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

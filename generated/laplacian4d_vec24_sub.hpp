@@ -226,9 +226,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_sub_tuned0::info, 2503.1, 0}};
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::laplacian4d_vec24_sub_tuned0::info, 2503.1, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_sub", "laplacian4d_vec24_sub.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -256,9 +256,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr stencil::FieldTerm field_terms[] = {{0, 0, 1, {0, 0, 0, 0}, false}, {0, 0, 1, {-1, 0, 0, 0}, false}, {0, 1, 1, {0, 0, 0, 0}, false}, {0, 1, 1, {0, -1, 0, 0}, false}, {0, 2, 1, {0, 0, 0, 0}, false}, {0, 2, 1, {0, 0, -1, 0}, false}, {1, 0, -1, {-1, 0, 0, 0}, false}, {2, 0, -1, {0, 0, 0, 0}, false}, {3, 1, -1, {0, -1, 0, 0}, false}, {4, 1, -1, {0, 0, 0, 0}, false}, {5, 2, -1, {0, 0, -1, 0}, false}, {6, 2, -1, {0, 0, 0, 0}, false}};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::poisson3d_varcoeff_tuned0::info, 3022.1, 0}};
+      {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::poisson3d_varcoeff_tuned0::info, 3022.1, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "poisson3d_varcoeff", "poisson3d_varcoeff.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

@@ -322,9 +322,10 @@ inline const stencil::KernelInfo &info() {
       &even_to_odd_generic, &odd_to_even_generic,
       &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 768, 1512, 0};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::wilson4d_eo_f32_tuned0::info, 2955.53, 0}};
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::wilson4d_eo_f32_tuned0::info, 2955.53, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "wilson4d_eo_f32", "wilson4d_eo_f32.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

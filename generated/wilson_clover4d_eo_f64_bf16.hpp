@@ -808,9 +808,10 @@ inline const stencil::KernelInfo &info() {
       &even_to_odd_generic, &odd_to_even_generic,
       &even_to_odd_adjoint_generic, &odd_to_even_adjoint_generic, 480, 1848, 0};
   // From the tuning cache: device, extents, kernels, GB/s when tuned,
-  // nx a multiple of (0: any).
+  // nx a multiple of (0: any), which kernels they replace (all, or CG's
+  // fold pass).
   static const stencil::TunedChoice tuned[] = {
-      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_inner_tuned0::info, 2989.37, 0}};
+      {"NVIDIA H100 80GB HBM3", {32, 32, 32, 64}, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_inner_tuned0::info, 2989.37, 0, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "wilson_clover4d_eo_f64_bf16_inner", "wilson_clover4d_eo_f64_bf16.yaml", "bf16", 2,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

@@ -259,9 +259,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr stencil::FieldTerm field_terms[] = {{0, 3, 1, {0, 0, 0, 0}, false}};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::anisotropic_reaction3d_auto_x2::info, 0, 2}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::anisotropic_reaction3d_auto_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "anisotropic_reaction3d_auto", "anisotropic_reaction3d.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

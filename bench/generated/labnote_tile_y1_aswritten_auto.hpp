@@ -213,9 +213,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::labnote_tile_y1_aswritten_auto_x2::info, 0, 2}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::labnote_tile_y1_aswritten_auto_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "labnote_tile_y1_aswritten_auto", "labnote_tile_y1_aswritten.yaml", "double", 8,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

@@ -251,9 +251,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {7.5, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_auto_x2::info, 0, 2}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_auto_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian3d_13pt_o4_auto", "laplacian3d_13pt_o4.yaml", "double", 8,
       components, shape(), layout(), 13, tap_offsets, tap_constants,

@@ -255,9 +255,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f32_auto_x4::info, 0, 4}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f32_auto_x4::info, 0, 4, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian3d_f32_auto", "laplacian3d_f32.yaml", "float", 4,
       components, shape(), layout(), 7, tap_offsets, tap_constants,

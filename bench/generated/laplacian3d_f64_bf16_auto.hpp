@@ -416,9 +416,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_bf16_auto_inner_x2::info, 0, 2}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_bf16_auto_inner_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian3d_f64_bf16_auto_inner", "laplacian3d_f64_bf16.yaml", "bf16", 2,
       components, shape(), layout(), 7, tap_offsets, tap_constants,
@@ -560,9 +560,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_bf16_auto_x2::info, 0, 2}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_bf16_auto_x2::info, 0, 2, stencil::TunedKernels::All}};
   // The ranks' kernels, the halo exchange's box copies (grid.split) and its
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {

@@ -251,9 +251,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_periodic_auto_x2::info, 0, 2}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_periodic_auto_x2::info, 0, 2, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian4d_periodic_auto", "laplacian4d_periodic.yaml", "double", 8,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

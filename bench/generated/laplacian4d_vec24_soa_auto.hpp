@@ -227,9 +227,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_vec24_soa_auto_x4::info, 0, 4}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_vec24_soa_auto_x4::info, 0, 4, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "laplacian4d_vec24_soa_auto", "laplacian4d_vec24_soa.yaml", "float", 4,
       components, shape(), layout(), 9, tap_offsets, tap_constants,

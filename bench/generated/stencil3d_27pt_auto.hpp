@@ -251,9 +251,9 @@ inline const stencil::KernelInfo &info() {
   static constexpr double tap_factors[] = {-0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.4666666666666667, 4.266666666666667, -0.4666666666666667, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333};
   // Compiled-in variants: device (null: any), extents (0: any),
   // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x).
+  // groups of sites along x), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
-      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::stencil3d_27pt_auto_x4::info, 0, 4}};
+      {nullptr, {0, 0, 0, 0}, &stencilc_kernels::stencil3d_27pt_auto_x4::info, 0, 4, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {
       "stencil3d_27pt_auto", "stencil3d_27pt.yaml", "float", 4,
       components, shape(), layout(), 27, tap_offsets, tap_constants,

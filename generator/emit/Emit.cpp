@@ -118,7 +118,10 @@ TunedText tunedText(const TunedKernels &tuned) {
                         : "stencilc_kernels::" +
                               tuned.variants[c.variant].model.name + "::info") +
                    ", " + shortestNumberText(c.gbs) + ", " +
-                   std::to_string(c.xMultiple) + "}");
+                   std::to_string(c.xMultiple) + ", " +
+                   (c.foldPass ? "stencil::TunedKernels::FoldPass"
+                               : "stencil::TunedKernels::All") +
+                   "}");
   }
   text.table =
       std::string(
@@ -126,9 +129,10 @@ TunedText tunedText(const TunedKernels &tuned) {
               ? "// Compiled-in variants: device (null: any), extents (0: "
                 "any),\n"
                 "// kernels, GB/s when tuned, nx a multiple of (the planner's\n"
-                "// groups of sites along x)."
+                "// groups of sites along x), which kernels they replace."
               : "// From the tuning cache: device, extents, kernels, GB/s when "
-                "tuned,\n// nx a multiple of (0: any).") +
+                "tuned,\n// nx a multiple of (0: any), which kernels they "
+                "replace (all, or CG's\n// fold pass).") +
       "\nstatic const stencil::TunedChoice tuned[] = {\n    " +
       join(rows, ",\n    ") + "};";
   text.reference = std::to_string(rows.size()) + ", tuned";

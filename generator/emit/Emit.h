@@ -39,6 +39,8 @@ struct TunedChoice {
   /// The planner's choice for every nx that is a multiple of it; 0 for a
   /// tuning-cache entry.
   int xMultiple = 0;
+  /// A fold-pass entry (isFoldEntry): the variant runs CG's fold pass only.
+  bool foldPass = false;
 };
 /// A halo-exchange policy the cache recorded for a device, extents and
 /// process grid (stencil::TunedExchange).

@@ -389,8 +389,9 @@ int runGenerate() {
           std::string extents;
           for (size_t i = 0; i < c.extents.size(); ++i)
             extents += (i ? "x" : "") + std::to_string(c.extents[i]);
-          outs() << "  " << tunedFor << c.device << " at " << extents << ": "
-                 << named << "\n";
+          outs() << "  " << tunedFor << c.device << " at " << extents
+                 << (c.foldPass ? " (CG's fold pass)" : "") << ": " << named
+                 << "\n";
         }
       };
       printChoices(tuned, "", model->name);

@@ -334,6 +334,33 @@ Expected<std::vector<Variant>> listedVariants(const StencilModel &model,
   return variants;
 }
 
+namespace {
+
+/// Whether the model's kernels include CG's fold pass.
+bool hasFoldPass(const StencilModel &model) {
+  return llvm::any_of(planKernels(model), [](const KernelPlan &plan) {
+    return plan.foldsDirection();
+  });
+}
+
+bool sameStorage(const FieldLayout &a, const FieldLayout &b) {
+  return a.order == b.order && a.block == b.block &&
+         a.subdomain == b.subdomain && a.evenOdd == b.evenOdd;
+}
+
+/// The layout item of the model's options line ("aos", "aosoa:32", ...).
+std::string layoutOptionText(const StencilModel &model) {
+  const std::string text = tuningOptionsText(model);
+  const size_t at = text.find("layout=");
+  if (at == std::string::npos)
+    return "?";
+  const size_t end = text.find(';', at);
+  return text.substr(at + 7, end == std::string::npos ? std::string::npos
+                                                      : end - at - 7);
+}
+
+} // namespace
+
 Expected<TunedKernels>
 tunedKernels(const StencilModel &model,
              const std::vector<TuningCacheEntry> &entries, StringRef cachePath,
@@ -381,11 +408,30 @@ tunedKernels(const StencilModel &model,
                            policy->options, entry.milliseconds});
       continue;
     }
-    Expected<StencilModel> variant = withTuningOptions(model, entry.options);
+    const bool foldPass = isFoldEntry(entry.options);
+    Expected<StencilModel> variant =
+        withTuningOptions(model, foldEntryOptions(entry.options));
     if (!variant)
       return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
                                cachePath.str().c_str(), entry.line,
                                toString(variant.takeError()).c_str());
+    if (foldPass && !hasFoldPass(*variant))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s:%u: a fold-pass entry ('kernel=fold; ...') for %s, whose "
+          "kernels with these options have no fold pass (CG's direction "
+          "update folded into the stencil: whole-lattice CG specs with one "
+          "value per site and blocks of whole wavefronts)",
+          cachePath.str().c_str(), entry.line, model.name.c_str());
+    // CG's fields are the apply kernels' fields: a fold pass stores them as
+    // the spec does.
+    if (foldPass && !sameStorage(variant->layout, model.layout))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s:%u: a fold-pass entry must store the fields as the spec does "
+          "(layout=%s); this one has '%s'",
+          cachePath.str().c_str(), entry.line,
+          layoutOptionText(model).c_str(), entry.options.c_str());
     if (int group = variant->sitesPerThreadX();
         group > 1 && entry.extents[0] % group != 0)
       return createStringError(
@@ -394,10 +440,12 @@ tunedKernels(const StencilModel &model,
           cachePath.str().c_str(), entry.line, group, group, entry.extents[0]);
     llvm::erase_if(standing, [&](const Standing &s) {
       return s.choice.device == entry.device &&
-             s.choice.extents == entry.extents;
+             s.choice.extents == entry.extents &&
+             s.choice.foldPass == foldPass;
     });
-    standing.push_back(
-        {{entry.device, entry.extents, -1, entry.gbs}, std::move(*variant)});
+    TunedChoice choice{entry.device, entry.extents, -1, entry.gbs};
+    choice.foldPass = foldPass;
+    standing.push_back({std::move(choice), std::move(*variant)});
   }
   TunedKernels tuned;
   std::vector<std::string> variantOptions;

@@ -343,6 +343,23 @@ bool isExchangeEntry(StringRef options) {
   return options.trim().startswith("grid=");
 }
 
+static constexpr llvm::StringLiteral kFoldPrefix = "kernel=fold;";
+
+bool isFoldEntry(StringRef options) {
+  return options.trim().startswith(kFoldPrefix);
+}
+
+StringRef foldEntryOptions(StringRef options) {
+  StringRef text = options.trim();
+  if (text.consume_front(kFoldPrefix))
+    return text.trim();
+  return options;
+}
+
+std::string foldEntryText(StringRef options) {
+  return (kFoldPrefix + " " + options).str();
+}
+
 std::string exchangeOptionsText(const std::vector<int> &grid,
                                 const ExchangeOptions &options) {
   std::string text = "grid=";

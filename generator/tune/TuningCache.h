@@ -56,6 +56,16 @@ std::string exchangeOptionsText(const std::vector<int> &grid,
 llvm::Expected<ExchangeCacheOptions>
 parseExchangeOptions(const StencilModel &model, llvm::StringRef text);
 
+/// Entries for CG's fold pass alone (apply_fold_dot, timed by the timing
+/// program's --kernel fold) share the file too: their options are kernel
+/// options after "kernel=fold; ". The runtime runs the fold pass with them
+/// and every other kernel with the stencil's ordinary entry.
+bool isFoldEntry(llvm::StringRef options);
+/// The kernel options of a fold-pass entry (the text after the prefix).
+llvm::StringRef foldEntryOptions(llvm::StringRef options);
+/// "kernel=fold; " + options.
+std::string foldEntryText(llvm::StringRef options);
+
 struct TuningCacheEntry {
   std::string spec, fingerprint, device, options;
   std::vector<int> extents;

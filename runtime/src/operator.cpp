@@ -47,10 +47,38 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   if (!status.ok())
     return Status::failure(std::string(info.name) + ": " + status.message());
   op.lattice_ = lattice_for(info, op.extents_);
+  if (kernels == Kernels::Tuned && info.apply_fold_dot)
+    STENCIL_TRY(op.choose_fold_kernels(spec));
   op.values_.assign(info.param_defaults,
                     info.param_defaults + info.num_params);
   op.site_fields_.assign(info.num_params, nullptr);
   out = std::move(op);
+  return Status();
+}
+
+Status StencilOperator::choose_fold_kernels(const KernelInfo &spec) {
+  KernelSelection fold;
+  bool found = false;
+  STENCIL_TRY(select_fold_kernels(spec, extents_, device_name(), fold, found));
+  if (!found)
+    return Status();
+  const std::string why =
+      std::string(spec.name) + ": CG's fold pass, " + fold.description;
+  if (!fold.info->apply_fold_dot)
+    return Status::failure(why + ": these kernels have no fold pass");
+  LaunchConfig config;
+  if (Status fits = make_launch_config(fold.info->shape, extents_, config);
+      !fits.ok())
+    return Status::failure(why + ": " + fits.message());
+  // CG's fields are the apply kernels' fields: the fold pass must store
+  // them the same way.
+  if (Status same = require_same_lattice(
+          lattice_, lattice_for(*fold.info, extents_), "its fields");
+      !same.ok())
+    return Status::failure(why + ": " + same.message());
+  if (fold.info != info_)
+    fold_info_ = fold.info;
+  choice_ += "; CG's fold pass: " + fold.description;
   return Status();
 }
 
@@ -770,7 +798,8 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
                                             Reducer &reducer,
                                             std::int64_t &blocks,
                                             Stream stream) const {
-  if (!info_->apply_fold_dot)
+  const KernelInfo &fold = fold_info();
+  if (!fold.apply_fold_dot)
     return Status::failure(std::string("apply_fold_dot: ") + stencil_name() +
                            " has no kernel with CG's direction update folded "
                            "in (emitted with apply_dot for fields of one "
@@ -787,14 +816,14 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
   for (const auto &[field, what] : fields)
     STENCIL_TRY(require_same_lattice(lattice_, field->lattice(), what));
   blocks = 0;
-  STENCIL_TRY(launch_blocks(*info_, extents_, blocks));
+  STENCIL_TRY(launch_blocks(fold, extents_, blocks));
   if (blocks == 0)
     return Status();
   std::vector<const void *> parameters;
   STENCIL_TRY(gather_parameters(parameters));
   double *partials = nullptr;
   STENCIL_TRY(reducer.block_partials(blocks, partials));
-  return info_->apply_fold_dot(out.data(), next_direction.data(), r.data(),
+  return fold.apply_fold_dot(out.data(), next_direction.data(), r.data(),
                                direction.data(), beta, extents_,
                                values_.data(), parameters.data(), partials,
                                stream);

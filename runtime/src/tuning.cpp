@@ -24,6 +24,26 @@ bool is_exchange_entry(const std::string &options) {
 
 namespace {
 
+constexpr char kFoldPrefix[] = "kernel=fold;";
+
+} // namespace
+
+bool is_fold_entry(const std::string &options) {
+  const size_t first = options.find_first_not_of(' ');
+  return first != std::string::npos &&
+         options.compare(first, sizeof kFoldPrefix - 1, kFoldPrefix) == 0;
+}
+
+std::string fold_entry_options(const std::string &options) {
+  if (!is_fold_entry(options))
+    return options;
+  const size_t rest = options.find_first_not_of(
+      ' ', options.find_first_not_of(' ') + sizeof kFoldPrefix - 1);
+  return rest == std::string::npos ? std::string() : options.substr(rest);
+}
+
+namespace {
+
 std::vector<std::string> split_tabs(const std::string &line) {
   std::vector<std::string> fields;
   std::string field;
@@ -48,9 +68,11 @@ const KernelInfo *variant_with(const KernelInfo &spec,
 
 /// Step 2: the cache file named by STENCILC_TUNE_CACHE. `found` says
 /// whether it has an entry for this stencil, device and extents.
+/// With `fold`, only the fold pass's entries ("kernel=fold; ..."); without,
+/// only the entries for all kernels.
 Status from_cache_file(const std::string &path, const KernelInfo &spec,
                        const std::string &size, const std::string &device,
-                       KernelSelection &out, bool &found) {
+                       bool fold, KernelSelection &out, bool &found) {
   found = false;
   std::vector<TuningCacheLine> lines;
   STENCIL_TRY(read_tuning_cache(path, lines));
@@ -58,12 +80,13 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
   for (const TuningCacheLine &entry : lines)
     if (entry.spec == spec.name && entry.fingerprint == spec.fingerprint &&
         entry.device == device && entry.extents == size &&
-        !is_exchange_entry(entry.options))
+        !is_exchange_entry(entry.options) &&
+        is_fold_entry(entry.options) == fold)
       chosen = &entry; // the last entry wins: later tuning runs append
   if (!chosen)
     return Status();
   found = true;
-  out.info = variant_with(spec, chosen->options);
+  out.info = variant_with(spec, fold_entry_options(chosen->options));
   if (!out.info)
     return Status::failure(
         path + ":" + std::to_string(chosen->line) +
@@ -72,7 +95,8 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
         ", but this build has no such variant of " + spec.name +
         ": regenerate its code with `stencilc generate --tune-cache " + path +
         "`, or unset STENCILC_TUNE_CACHE");
-  out.description = "tuned: " + chosen->options + " (" + path + ":" +
+  out.description = "tuned: " + fold_entry_options(chosen->options) + " (" +
+                    path + ":" +
                     std::to_string(chosen->line) + ", " + chosen->gb_s +
                     " GB/s when tuned)";
   return Status();
@@ -121,14 +145,14 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   const char *path = std::getenv("STENCILC_TUNE_CACHE");
   if (path && *path) {
     bool found = false;
-    STENCIL_TRY(from_cache_file(path, spec, size, device, out, found));
+    STENCIL_TRY(from_cache_file(path, spec, size, device, false, out, found));
     if (found)
       return Status();
   }
   bool cached = false;
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
-    if (!choice.device)
+    if (!choice.device || choice.kernels != TunedKernels::All)
       continue;
     cached = true;
     bool same = device == choice.device;
@@ -169,6 +193,40 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     return Status();
   }
   out.description += why + refused;
+  return Status();
+}
+
+Status select_fold_kernels(const KernelInfo &spec, const int *extents,
+                           const std::string &device, KernelSelection &out,
+                           bool &found) {
+  found = false;
+  const char *switch_ = std::getenv("STENCILC_TUNING");
+  if (switch_ && std::strcmp(switch_, "off") == 0)
+    return Status();
+  const std::string size = extents_text(extents, spec.shape.dims);
+  const char *path = std::getenv("STENCILC_TUNE_CACHE");
+  if (path && *path) {
+    STENCIL_TRY(from_cache_file(path, spec, size, device, true, out, found));
+    if (found)
+      return Status();
+  }
+  for (int i = 0; i < spec.num_tuned; ++i) {
+    const TunedChoice &choice = spec.tuned[i];
+    if (!choice.device || choice.kernels != TunedKernels::FoldPass ||
+        device != choice.device)
+      continue;
+    bool same = true;
+    for (int axis = 0; axis < spec.shape.dims; ++axis)
+      same = same && choice.extents[axis] == extents[axis];
+    if (!same)
+      continue;
+    found = true;
+    out.info = &choice.info();
+    out.description = std::string("tuned: ") + out.info->tuning_options +
+                      " (compiled-in tuning-cache entry for CG's fold pass, " +
+                      std::to_string(choice.gb_s) + " GB/s when tuned)";
+    return Status();
+  }
   return Status();
 }
 

@@ -3,15 +3,19 @@
 // KernelInfo copies whose tables point at other registered stencils.
 #include "HostFixtures.h"
 
+#include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 #include "stencil/exchange_choice.hpp"
+#include "stencil/random.hpp"
 #include "stencil/tuning.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 using namespace stencil;
 using stencilc::testing::kernelNamed;
@@ -26,7 +30,8 @@ const KernelInfo &variant() { return kernelNamed("laplacian3d_f32"); }
 /// A spec with one compiled-in entry: this device at 20x18x16 -> variant().
 struct TunedSpec {
   KernelInfo info = kernelNamed("laplacian3d_f64");
-  TunedChoice table[1] = {{"", {20, 18, 16, 1}, &variant, 1234.5, 0}};
+  TunedChoice table[1] = {
+      {"", {20, 18, 16, 1}, &variant, 1234.5, 0, TunedKernels::All}};
   std::string device = device_name();
   TunedSpec() {
     table[0].device = device.c_str();
@@ -79,8 +84,9 @@ TEST(Tuning, OperatorRunsTheChosenKernels) {
 const KernelInfo &grouped() { return kernelNamed("laplacian3d_13pt_o4"); }
 struct PlannedSpec {
   KernelInfo info = kernelNamed("laplacian3d_f64");
-  TunedChoice table[2] = {{"", {20, 18, 16, 1}, &variant, 1234.5, 0},
-                          {nullptr, {0, 0, 0, 0}, &grouped, 0.0, 4}};
+  TunedChoice table[2] = {
+      {"", {20, 18, 16, 1}, &variant, 1234.5, 0, TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &grouped, 0.0, 4, TunedKernels::All}};
   std::string device = device_name();
   PlannedSpec() {
     table[0].device = device.c_str();
@@ -190,6 +196,184 @@ TEST(Tuning, CacheFileErrorsSayWhereAndWhy) {
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("cannot read '/nonexistent/cache.tsv'"),
             std::string::npos);
+}
+
+// CG's fold pass with an entry of its own (TunedKernels::FoldPass, cache
+// options "kernel=fold; ..."): the fold kernels come from it, every other
+// kernel from the ordinary choice.
+
+/// laplacian3d_f64 with other kernel options and the same fields: its first
+/// compiled-in tuning-cache variant (tuning/tunecache.tsv) that has a fold
+/// pass.
+const KernelInfo &foldVariant() {
+  const KernelInfo &spec = kernelNamed("laplacian3d_f64");
+  for (int i = 0; i < spec.num_tuned; ++i) {
+    const KernelInfo &v = spec.tuned[i].info();
+    if (spec.tuned[i].device && &v != &spec && v.apply_fold_dot)
+      return v;
+  }
+  ADD_FAILURE() << "laplacian3d_f64 has no compiled-in variant with a fold "
+                   "pass; regenerate it with tuning/tunecache.tsv";
+  return spec;
+}
+const KernelInfo &floatLaplacian() { return kernelNamed("laplacian3d_f32"); }
+const KernelInfo &noFoldPass() { return kernelNamed("laplacian4d_vec12_f64"); }
+
+/// laplacian3d_f64 with one compiled-in fold-pass entry: this device at
+/// 20x18x16 -> `fold`.
+struct FoldSpec {
+  KernelInfo info = kernelNamed("laplacian3d_f64");
+  TunedChoice table[1];
+  std::string device = device_name();
+  explicit FoldSpec(const KernelInfo &(*fold)() = &foldVariant)
+      : table{{"", {20, 18, 16, 1}, fold, 3000.5, 0, TunedKernels::FoldPass}} {
+    table[0].device = device.c_str();
+    info.num_tuned = 1;
+    info.tuned = table;
+  }
+};
+
+TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
+  FoldSpec spec;
+  ASSERT_NE(&foldVariant(), &spec.info);
+  const int extents[] = {20, 18, 16}, other[] = {20, 18, 18};
+  KernelSelection s;
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+  EXPECT_EQ(s.info, &spec.info) << "a fold-pass entry chose all kernels";
+  bool found = false;
+  ASSERT_OK(select_fold_kernels(spec.info, extents, spec.device, s, found));
+  ASSERT_TRUE(found);
+  EXPECT_EQ(s.info, &foldVariant());
+  EXPECT_NE(s.description.find("CG's fold pass, 3000.5"), std::string::npos)
+      << s.description;
+  ASSERT_OK(select_fold_kernels(spec.info, other, spec.device, s, found));
+  EXPECT_FALSE(found);
+  ASSERT_OK(select_fold_kernels(spec.info, extents, "another GPU", s, found));
+  EXPECT_FALSE(found);
+
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(spec.info, extents, A));
+  EXPECT_STREQ(A.info().name, "laplacian3d_f64");
+  EXPECT_STREQ(A.fold_info().name, foldVariant().name);
+  EXPECT_NE(A.kernel_choice().find("; CG's fold pass: tuned: "),
+            std::string::npos)
+      << A.kernel_choice();
+  ASSERT_TRUE(A.has_apply_fold_dot());
+
+  // The fold variant's pass against p' = r + beta p and A p' by the spec's
+  // own apply kernel, on random fields with poisoned outputs.
+  const double poison = 1e30, beta = 0.6875;
+  Random random(5);
+  Field r, p, q, pNext, pRef, qRef;
+  for (Field *f : {&r, &p, &q, &pNext, &pRef, &qRef})
+    ASSERT_OK(Field::create(A.lattice(), *f));
+  std::vector<double> values(A.lattice().values());
+  for (Field *f : {&r, &p}) {
+    for (double &v : values)
+      v = random.uniform(-1.0, 1.0);
+    ASSERT_OK(f->upload_values(values.data(), values.size()));
+  }
+  for (Field *f : {&q, &pNext, &qRef})
+    ASSERT_OK(f->fill(poison));
+  ASSERT_OK(pRef.copy_from(p));
+  ASSERT_OK(xpay(r, beta, pRef));
+  ASSERT_OK(A.apply(qRef, pRef));
+  Reducer reducer;
+  double folded = 0.0;
+  ASSERT_OK(A.apply_fold_dot(q, pNext, r, p, beta, reducer, folded));
+  ASSERT_OK(set_halo(pRef, poison));
+  std::vector<double> got(values.size()), want(values.size());
+  for (auto [gotField, wantField] :
+       {std::pair<Field *, Field *>{&pNext, &pRef}, {&q, &qRef}}) {
+    ASSERT_OK(gotField->download_values(got.data(), got.size()));
+    ASSERT_OK(wantField->download_values(want.data(), want.size()));
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-13 * (1.0 + std::abs(want[i])))
+          << (gotField == &q ? "q" : "p'") << " value " << i;
+  }
+  ASSERT_OK(set_halo(pRef, 0.0));
+  ASSERT_OK(set_halo(qRef, 0.0));
+  double expected = 0.0;
+  ASSERT_OK(reducer.dot(pRef, qRef, expected));
+  EXPECT_NEAR(folded, expected, 1e-13 * std::abs(expected));
+  EXPECT_NE(folded, 0.0);
+
+  // Without tuning, and as given, the fold pass is the spec's own.
+  ASSERT_OK(StencilOperator::create(spec.info, extents, A,
+                                    StencilOperator::Kernels::AsGiven));
+  EXPECT_STREQ(A.fold_info().name, "laplacian3d_f64");
+  ScopedEnv off("STENCILC_TUNING", "off");
+  ASSERT_OK(StencilOperator::create(spec.info, extents, A));
+  EXPECT_STREQ(A.fold_info().name, "laplacian3d_f64");
+}
+
+TEST(Tuning, CacheFileFoldEntryIsForTheFoldPassAlone) {
+  TunedSpec spec; // its compiled-in entry for all kernels: variant()
+  const int extents[] = {20, 18, 16};
+  const std::string key = std::string("laplacian3d_f64\t") +
+                          spec.info.fingerprint + "\t" + spec.device +
+                          "\t20x18x16\t";
+  // The fold line comes last and does not replace the entry for all
+  // kernels before it.
+  ScopedEnv cache(
+      "STENCILC_TUNE_CACHE",
+      writeCache("fold.tsv",
+                 key + spec.info.tuning_options + "\t1\t2\n" + key +
+                     "kernel=fold; " + foldVariant().tuning_options +
+                     "\t0.5\t2\n"));
+  KernelSelection s;
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+  EXPECT_EQ(s.info, &spec.info);
+  EXPECT_NE(s.description.find("fold.tsv:1"), std::string::npos)
+      << s.description;
+  // The spec with its tuned variants compiled in knows the fold line's
+  // options.
+  const KernelInfo &shipped = kernelNamed("laplacian3d_f64");
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(shipped, extents, A));
+  EXPECT_STREQ(A.info().name, "laplacian3d_f64");
+  EXPECT_STREQ(A.fold_info().name, foldVariant().name);
+  EXPECT_NE(A.kernel_choice().find("CG's fold pass: tuned: " +
+                                   std::string(foldVariant().tuning_options) +
+                                   " (" ),
+            std::string::npos)
+      << A.kernel_choice();
+  EXPECT_NE(A.kernel_choice().find("fold.tsv:2"), std::string::npos)
+      << A.kernel_choice();
+}
+
+TEST(Tuning, FoldEntriesThatCannotServeAreRefused) {
+  const int extents[] = {20, 18, 16};
+  StencilOperator A;
+  {
+    FoldSpec spec(&floatLaplacian); // float fields for a double operator
+    Status status = StencilOperator::create(spec.info, extents, A);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find("laplacian3d_f64: CG's fold pass, tuned: "),
+              std::string::npos)
+        << status.message();
+  }
+  {
+    FoldSpec spec(&noFoldPass);
+    Status status = StencilOperator::create(spec.info, extents, A);
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.message().find("these kernels have no fold pass"),
+              std::string::npos)
+        << status.message();
+  }
+  // A cache file's fold line naming options this build did not compile.
+  const KernelInfo &shipped = kernelNamed("laplacian3d_f64");
+  ScopedEnv cache("STENCILC_TUNE_CACHE",
+                  writeCache("foldmissing.tsv",
+                             std::string("laplacian3d_f64\t") +
+                                 shipped.fingerprint + "\t" + device_name() +
+                                 "\t20x18x16\tkernel=fold; block=1x1x1\t1\t1\n"));
+  Status status = StencilOperator::create(shipped, extents, A);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("foldmissing.tsv:1: the tuning cache "
+                                  "chooses 'kernel=fold; block=1x1x1'"),
+            std::string::npos)
+      << status.message();
 }
 
 // The halo-exchange policy (stencil/exchange_choice.hpp): the spec's

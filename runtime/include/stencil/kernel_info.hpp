@@ -83,6 +83,13 @@ struct FieldTerm {
   bool conjugate;
 };
 
+/// Which kernels a TunedChoice chooses: all of them (apply, the adjoint,
+/// the fused dot and fold kernels, the hops), or only CG's stencil pass with
+/// the direction update folded in (apply_fold_dot), which reads two fields
+/// through the stencil and may want other options than apply (a tuning-cache
+/// entry recorded by the timing program's --kernel fold).
+enum class TunedKernels { All, FoldPass };
+
 /// A kernel variant compiled into a stencil's code, and when to run it
 /// (stencil/tuning.hpp): a tuning-cache entry, on `device` (the name
 /// stencil::device_name() gives) with exactly these extents; or the
@@ -94,6 +101,7 @@ struct TunedChoice {
   const KernelInfo &(*info)();
   double gb_s;    ///< measured when tuned; 0 for the planner's choice
   int x_multiple; ///< the planner's choice: nx a multiple of it; else 0
+  TunedKernels kernels;
 };
 
 /// How a site's values are organised: real, or complex (re, im adjacent),

@@ -95,6 +95,11 @@ public:
 
   /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
+  /// The kernels of CG's fold pass (apply_fold_dot): a tuning-cache entry
+  /// of its own for this device and these extents, else info().
+  const KernelInfo &fold_info() const {
+    return fold_info_ ? *fold_info_ : *info_;
+  }
   /// Which kernels run and why, for reports.
   const std::string &kernel_choice() const { return choice_; }
   const Lattice &lattice() const { return lattice_; }
@@ -182,7 +187,7 @@ public:
   /// True when the generated code has the fused kernel with CG's direction
   /// update folded in (apply_fold_dot) and the operator spans one rank.
   bool has_apply_fold_dot() const {
-    return info_->apply_fold_dot != nullptr && !distributed_;
+    return fold_info().apply_fold_dot != nullptr && !distributed_;
   }
   /// CG's next direction and its product in one pass: next_direction =
   /// p' = r + beta direction on the interior (its halo is not written),
@@ -264,6 +269,8 @@ private:
   /// A clear error unless U fits the stencil: dimensions, N, extents.
   Status check_gauge(const GaugeField &U) const;
   Status gather_parameters(std::vector<const void *> &fields) const;
+  /// create(): CG's fold pass from its own tuning-cache entry, if any.
+  Status choose_fold_kernels(const KernelInfo &spec);
 
   /// Distributed operators: ghost zones of `field` (an array of
   /// `components` reals per site, moved by `copy`) filled from the
@@ -289,6 +296,9 @@ private:
                      GaugeField &box) const;
 
   const KernelInfo *info_ = nullptr;
+  /// CG's fold pass, where the tuning cache chose other kernels for it
+  /// (their fields stored as info_'s); null otherwise.
+  const KernelInfo *fold_info_ = nullptr;
   /// Distributed: the stencil as its spec declares it (info_ is the ranks'
   /// kernels); null otherwise.
   const KernelInfo *spec_ = nullptr;

@@ -18,6 +18,10 @@
 //      the W-value accesses, as device allocations are: else the launch
 //      says so);
 //   5. otherwise the spec's own options.
+// CG's fold pass (apply_fold_dot) may have entries of its own (options
+// "kernel=fold; ...", written by the timing program's --kernel fold):
+// select_fold_kernels looks for one in steps 1-3; without one the fold pass
+// runs with the kernels select_kernels chose.
 #ifndef STENCIL_TUNING_HPP
 #define STENCIL_TUNING_HPP
 
@@ -40,6 +44,13 @@ struct KernelSelection {
 Status select_kernels(const KernelInfo &spec, const int *extents,
                       const std::string &device, KernelSelection &out);
 
+/// CG's fold pass on its own: `found` says whether the cache file or the
+/// compiled-in table has a fold-pass entry for `spec`, `device` and
+/// `extents` (out then names it); STENCILC_TUNING=off finds none.
+Status select_fold_kernels(const KernelInfo &spec, const int *extents,
+                           const std::string &device, KernelSelection &out,
+                           bool &found);
+
 /// "64x64x64"
 std::string extents_text(const int *extents, int dims);
 
@@ -55,6 +66,10 @@ Status read_tuning_cache(const std::string &path,
 /// Whether an entry's options record a halo-exchange policy ("grid=...";
 /// stencil/exchange_choice.hpp) rather than kernel options.
 bool is_exchange_entry(const std::string &options);
+/// Whether an entry's options are for CG's fold pass alone ("kernel=fold;
+/// block=..."); fold_entry_options() gives them without that prefix.
+bool is_fold_entry(const std::string &options);
+std::string fold_entry_options(const std::string &options);
 
 } // namespace stencil
 
