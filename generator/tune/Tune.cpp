@@ -343,20 +343,34 @@ bool hasFoldPass(const StencilModel &model) {
   });
 }
 
-bool sameStorage(const FieldLayout &a, const FieldLayout &b) {
-  return a.order == b.order && a.block == b.block &&
-         a.subdomain == b.subdomain && a.evenOdd == b.evenOdd;
+/// Whether two variants store the fields, links and clover term alike.
+bool sameStorage(const StencilModel &a, const StencilModel &b) {
+  const FieldLayout &f = a.layout, &g = b.layout;
+  return f.order == g.order && f.block == g.block &&
+         f.subdomain == g.subdomain && f.evenOdd == g.evenOdd &&
+         a.links.compression == b.links.compression &&
+         a.links.order == b.links.order && a.links.block == b.links.block &&
+         a.links.vector == b.links.vector &&
+         a.clover.order == b.clover.order &&
+         a.clover.block == b.clover.block &&
+         a.clover.vector == b.clover.vector;
 }
 
-/// The layout item of the model's options line ("aos", "aosoa:32", ...).
+/// The storage items of the model's options line: "layout=aos", and the
+/// links' and clover term's where it has them.
 std::string layoutOptionText(const StencilModel &model) {
   const std::string text = tuningOptionsText(model);
-  const size_t at = text.find("layout=");
-  if (at == std::string::npos)
-    return "?";
-  const size_t end = text.find(';', at);
-  return text.substr(at + 7, end == std::string::npos ? std::string::npos
-                                                      : end - at - 7);
+  std::string items;
+  for (const char *key : {"layout=", "links=", "clover="}) {
+    const size_t at = text.find(key);
+    if (at == std::string::npos)
+      continue;
+    const size_t end = text.find(';', at);
+    items += (items.empty() ? "" : "; ") +
+             text.substr(at, end == std::string::npos ? std::string::npos
+                                                      : end - at);
+  }
+  return items;
 }
 
 } // namespace
@@ -373,6 +387,7 @@ tunedKernels(const StencilModel &model,
   struct Standing {
     TunedChoice choice;
     StencilModel variant;
+    unsigned line = 0; ///< in the cache file
   };
   std::vector<Standing> standing;
   std::vector<TunedExchangeChoice> exchanges;
@@ -409,6 +424,13 @@ tunedKernels(const StencilModel &model,
       continue;
     }
     const bool foldPass = isFoldEntry(entry.options);
+    if (!foldPass && StringRef(entry.options).trim().startswith("kernel"))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s:%u: '%s': an entry names its kernels only as 'kernel=fold; ' "
+          "before the options (CG's fold pass alone); entries for all "
+          "kernels name none",
+          cachePath.str().c_str(), entry.line, entry.options.c_str());
     Expected<StencilModel> variant =
         withTuningOptions(model, foldEntryOptions(entry.options));
     if (!variant)
@@ -423,15 +445,7 @@ tunedKernels(const StencilModel &model,
           "update folded into the stencil: whole-lattice CG specs with one "
           "value per site and blocks of whole wavefronts)",
           cachePath.str().c_str(), entry.line, model.name.c_str());
-    // CG's fields are the apply kernels' fields: a fold pass stores them as
-    // the spec does.
-    if (foldPass && !sameStorage(variant->layout, model.layout))
-      return createStringError(
-          inconvertibleErrorCode(),
-          "%s:%u: a fold-pass entry must store the fields as the spec does "
-          "(layout=%s); this one has '%s'",
-          cachePath.str().c_str(), entry.line,
-          layoutOptionText(model).c_str(), entry.options.c_str());
+
     if (int group = variant->sitesPerThreadX();
         group > 1 && entry.extents[0] % group != 0)
       return createStringError(
@@ -445,7 +459,30 @@ tunedKernels(const StencilModel &model,
     });
     TunedChoice choice{entry.device, entry.extents, -1, entry.gbs};
     choice.foldPass = foldPass;
-    standing.push_back({std::move(choice), std::move(*variant)});
+    standing.push_back({std::move(choice), std::move(*variant), entry.line});
+  }
+  // CG's fields are the other kernels' fields: a fold pass must store them
+  // as the kernels chosen for the same device and extents do (an entry for
+  // all kernels, else the spec's own options).
+  for (const Standing &fold : standing) {
+    if (!fold.choice.foldPass)
+      continue;
+    const StencilModel *others = &model;
+    for (const Standing &s : standing)
+      if (!s.choice.foldPass && s.choice.device == fold.choice.device &&
+          s.choice.extents == fold.choice.extents)
+        others = &s.variant;
+    if (!sameStorage(fold.variant, *others))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s:%u: a fold-pass entry must store the fields as the kernels "
+          "chosen for the same device and extents do (%s: %s); this one "
+          "has '%s'",
+          cachePath.str().c_str(), fold.line,
+          others == &model ? "the spec's own options"
+                           : "the entry for all kernels",
+          layoutOptionText(*others).c_str(),
+          layoutOptionText(fold.variant).c_str());
   }
   TunedKernels tuned;
   std::vector<std::string> variantOptions;

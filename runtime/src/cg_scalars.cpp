@@ -70,7 +70,8 @@ __device__ double block_sum_of(const double *partials, std::int64_t count) {
   // stores the block's sum at partials[block index]: here the only block).
   __shared__ double block;
   block_sum(total, &block);
-  return block; // thread 0's, which it wrote itself
+  // Thread 0 wrote it; no other thread may read it without a barrier.
+  return threadIdx.x == 0 ? block : 0.0;
 }
 
 __global__ void STENCIL_LAUNCH_BOUNDS(kThreads)

@@ -28,6 +28,12 @@ int array_element_bytes(const Lattice &fields) {
   return fields.element_bytes == 2 ? 4 : fields.element_bytes;
 }
 
+bool same_layout(const Layout &a, const Layout &b) {
+  return a.order == b.order && a.block == b.block &&
+         std::equal(a.sub, a.sub + 4, b.sub) && a.even_odd == b.even_odd &&
+         a.vector == b.vector;
+}
+
 } // namespace
 
 Status StencilOperator::create(const KernelInfo &spec, const int *extents,
@@ -47,7 +53,9 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   if (!status.ok())
     return Status::failure(std::string(info.name) + ": " + status.message());
   op.lattice_ = lattice_for(info, op.extents_);
-  if (kernels == Kernels::Tuned && info.apply_fold_dot)
+  // Also where the chosen kernels have no fold pass: an entry of its own
+  // may give one.
+  if (kernels == Kernels::Tuned)
     STENCIL_TRY(op.choose_fold_kernels(spec));
   op.values_.assign(info.param_defaults,
                     info.param_defaults + info.num_params);
@@ -76,6 +84,12 @@ Status StencilOperator::choose_fold_kernels(const KernelInfo &spec) {
           lattice_, lattice_for(*fold.info, extents_), "its fields");
       !same.ok())
     return Status::failure(why + ": " + same.message());
+  if ((info_->links == nullptr) != (fold.info->links == nullptr) ||
+      (info_->links && !same_layout(info_->links->layout,
+                                    fold.info->links->layout)))
+    return Status::failure(why + ": its links are stored otherwise than "
+                                 "those of the kernels chosen for apply (" +
+                                 info_->tuning_options + ")");
   if (fold.info != info_)
     fold_info_ = fold.info;
   choice_ += "; CG's fold pass: " + fold.description;

@@ -77,12 +77,21 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
   std::vector<TuningCacheLine> lines;
   STENCIL_TRY(read_tuning_cache(path, lines));
   const TuningCacheLine *chosen = nullptr;
-  for (const TuningCacheLine &entry : lines)
-    if (entry.spec == spec.name && entry.fingerprint == spec.fingerprint &&
-        entry.device == device && entry.extents == size &&
-        !is_exchange_entry(entry.options) &&
-        is_fold_entry(entry.options) == fold)
+  for (const TuningCacheLine &entry : lines) {
+    if (entry.spec != spec.name || entry.fingerprint != spec.fingerprint ||
+        entry.device != device || entry.extents != size ||
+        is_exchange_entry(entry.options))
+      continue;
+    const size_t first = entry.options.find_first_not_of(' ');
+    if (!is_fold_entry(entry.options) && first != std::string::npos &&
+        entry.options.compare(first, 6, "kernel") == 0)
+      return Status::failure(
+          path + ":" + std::to_string(entry.line) + ": '" + entry.options +
+          "': an entry names its kernels only as 'kernel=fold; ' before the "
+          "options (CG's fold pass alone); entries for all kernels name none");
+    if (is_fold_entry(entry.options) == fold)
       chosen = &entry; // the last entry wins: later tuning runs append
+  }
   if (!chosen)
     return Status();
   found = true;

@@ -342,6 +342,42 @@ TEST(Tuning, CacheFileFoldEntryIsForTheFoldPassAlone) {
       << A.kernel_choice();
 }
 
+TEST(Tuning, FoldEntriesAreOptionsAfterTheirPrefix) {
+  EXPECT_TRUE(is_fold_entry("kernel=fold; block=64x4x1; tile=z2"));
+  EXPECT_TRUE(is_fold_entry("  kernel=fold;block=64x4x1"));
+  EXPECT_FALSE(is_fold_entry("block=64x4x1; tile=z2"));
+  EXPECT_FALSE(is_fold_entry("kernel=folded; block=64x4x1"));
+  EXPECT_FALSE(is_fold_entry("grid=1x1x2; transport=peer"));
+  EXPECT_EQ(fold_entry_options("kernel=fold; block=64x4x1; tile=z2"),
+            "block=64x4x1; tile=z2");
+  EXPECT_EQ(fold_entry_options("  kernel=fold;block=64x4x1"),
+            "block=64x4x1");
+  EXPECT_EQ(fold_entry_options("block=64x4x1"), "block=64x4x1");
+}
+
+TEST(Tuning, CacheFileWithOnlyAFoldLineLeavesTheOtherKernelsToTheTable) {
+  TunedSpec spec; // its compiled-in entry for all kernels: variant()
+  const int extents[] = {20, 18, 16};
+  ScopedEnv cache("STENCILC_TUNE_CACHE",
+                  writeCache("onlyfold.tsv",
+                             std::string("laplacian3d_f64\t") +
+                                 spec.info.fingerprint + "\t" + spec.device +
+                                 "\t20x18x16\tkernel=fold; " +
+                                 spec.info.tuning_options + "\t1\t2\n"));
+  KernelSelection s;
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+  EXPECT_EQ(s.info, &variant());
+  EXPECT_NE(s.description.find("compiled-in tuning-cache entry"),
+            std::string::npos)
+      << s.description;
+  bool found = false;
+  ASSERT_OK(select_fold_kernels(spec.info, extents, spec.device, s, found));
+  ASSERT_TRUE(found);
+  EXPECT_EQ(s.info, &spec.info);
+  EXPECT_NE(s.description.find("onlyfold.tsv:1"), std::string::npos)
+      << s.description;
+}
+
 TEST(Tuning, FoldEntriesThatCannotServeAreRefused) {
   const int extents[] = {20, 18, 16};
   StencilOperator A;
@@ -372,6 +408,18 @@ TEST(Tuning, FoldEntriesThatCannotServeAreRefused) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("foldmissing.tsv:1: the tuning cache "
                                   "chooses 'kernel=fold; block=1x1x1'"),
+            std::string::npos)
+      << status.message();  // Kernels named otherwise than 'kernel=fold; '.
+  ScopedEnv other("STENCILC_TUNE_CACHE",
+                  writeCache("kernelapply.tsv",
+                             std::string("laplacian3d_f64\t") +
+                                 shipped.fingerprint + "\t" + device_name() +
+                                 "\t20x18x16\tkernel=apply; block=1x1x1\t1\t1\n"));
+  status = StencilOperator::create(shipped, extents, A);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("kernelapply.tsv:1: 'kernel=apply; "
+                                  "block=1x1x1': an entry names its kernels "
+                                  "only as 'kernel=fold; '"),
             std::string::npos)
       << status.message();
 }

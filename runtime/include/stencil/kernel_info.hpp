@@ -101,7 +101,8 @@ struct TunedChoice {
   const KernelInfo &(*info)();
   double gb_s;    ///< measured when tuned; 0 for the planner's choice
   int x_multiple; ///< the planner's choice: nx a multiple of it; else 0
-  TunedKernels kernels;
+  /// All unless said (tables written before fold-pass entries existed).
+  TunedKernels kernels = TunedKernels::All;
 };
 
 /// How a site's values are organised: real, or complex (re, im adjacent),
