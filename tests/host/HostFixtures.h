@@ -23,6 +23,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define ASSERT_OK(call)                                                        \
@@ -172,6 +173,51 @@ inline std::vector<Complex> applyToComplex(const stencil::StencilOperator &A,
 }
 
 /// CG on A x = b with b = 1 everywhere: the status a refusal test judges.
+/// CG's fold pass of A (apply_fold_dot, with the kernels fold_info() names)
+/// on random r and p with poisoned outputs, against its definition: p' = r +
+/// beta p on the interior (the halo of next_direction left as it was), q =
+/// A p' by A.apply, and p' . q over the interior. `tolerance` is relative.
+inline void expectFoldPassMatchesItsDefinition(const stencil::StencilOperator &A,
+                                               double beta, double tolerance,
+                                               unsigned seed) {
+  using stencil::Field;
+  const double poison = 1e30;
+  stencil::Random random(seed);
+  Field r, p, q, pNext, pRef, qRef;
+  for (Field *f : {&r, &p, &q, &pNext, &pRef, &qRef})
+    ASSERT_OK(Field::create(A.lattice(), *f));
+  std::vector<double> values(A.lattice().values());
+  for (Field *f : {&r, &p}) {
+    for (double &v : values)
+      v = random.uniform(-1.0, 1.0);
+    ASSERT_OK(f->upload_values(values.data(), values.size()));
+  }
+  for (Field *f : {&q, &pNext, &qRef})
+    ASSERT_OK(f->fill(poison));
+  ASSERT_OK(pRef.copy_from(p));
+  ASSERT_OK(stencil::xpay(r, beta, pRef));
+  ASSERT_OK(A.apply(qRef, pRef));
+  stencil::Reducer reducer;
+  double folded = 0.0;
+  ASSERT_OK(A.apply_fold_dot(q, pNext, r, p, beta, reducer, folded));
+  ASSERT_OK(stencil::set_halo(pRef, poison));
+  std::vector<double> got(values.size()), want(values.size());
+  for (auto [gotField, wantField] :
+       {std::pair<Field *, Field *>{&pNext, &pRef}, {&q, &qRef}}) {
+    ASSERT_OK(gotField->download_values(got.data(), got.size()));
+    ASSERT_OK(wantField->download_values(want.data(), want.size()));
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], tolerance * (1.0 + std::abs(want[i])))
+          << (gotField == &q ? "q" : "p'") << " value " << i;
+  }
+  ASSERT_OK(stencil::set_halo(pRef, 0.0));
+  ASSERT_OK(stencil::set_halo(qRef, 0.0));
+  double expected = 0.0;
+  ASSERT_OK(reducer.dot(pRef, qRef, expected));
+  EXPECT_NEAR(folded, expected, tolerance * std::abs(expected));
+  EXPECT_NE(folded, 0.0);
+}
+
 inline stencil::Status solveWithCg(const stencil::StencilOperator &A) {
   stencil::Field b, x;
   STENCIL_TRY(stencil::Field::create(A.lattice(), b));

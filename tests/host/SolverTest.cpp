@@ -20,6 +20,7 @@
 using namespace stencil;
 using stencilc::testing::attachRandomSiteParameters;
 using stencilc::testing::expectFailure;
+using stencilc::testing::expectFoldPassMatchesItsDefinition;
 using stencilc::testing::kernelsWithAlongXVariants;
 
 namespace {
@@ -158,7 +159,6 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
 // written), A p' and p' . A p', as the update followed by apply() and a dot
 // product do. Odd sizes, random r and p (halos too), outputs poisoned.
 TEST(FusedCg, ApplyFoldDotEqualsTheUpdateThenApplyDot) {
-  const double poison = 1e30;
   int checked = 0;
   for (const auto &entry : kernelsWithAlongXVariants()) {
     const KernelInfo &info = *entry.info;
@@ -180,44 +180,8 @@ TEST(FusedCg, ApplyFoldDotEqualsTheUpdateThenApplyDot) {
     Random random(11);
     std::vector<std::unique_ptr<Field>> sites;
     ASSERT_OK(attachRandomSiteParameters(A, random, 0.0, 1.0, sites));
-    Field r, p, q, pNext, pRef, qRef;
-    for (Field *f : {&r, &p, &q, &pNext, &pRef, &qRef})
-      ASSERT_OK(Field::create(A.lattice(), *f));
-    std::vector<double> values(A.lattice().values());
-    for (Field *f : {&r, &p}) {
-      for (double &v : values)
-        v = random.uniform(-1.0, 1.0);
-      ASSERT_OK(f->upload_values(values.data(), values.size()));
-    }
-    const double beta = 0.8125;
-    for (Field *f : {&q, &pNext, &qRef})
-      ASSERT_OK(f->fill(poison));
-    // The reference: p' = r + beta p everywhere, then q = A p'.
-    ASSERT_OK(pRef.copy_from(p));
-    ASSERT_OK(xpay(r, beta, pRef));
-    ASSERT_OK(A.apply(qRef, pRef));
-    Reducer reducer;
-    double folded = 0.0;
-    ASSERT_OK(A.apply_fold_dot(q, pNext, r, p, beta, reducer, folded));
-    // p' as stored: the interior, the halo left as it was.
-    ASSERT_OK(set_halo(pRef, poison));
-    const double tolerance = info.element_bytes == 4 ? 1e-5 : 1e-13;
-    std::vector<double> got(values.size()), want(values.size());
-    for (auto [gotField, wantField] :
-         {std::pair<Field *, Field *>{&pNext, &pRef}, {&q, &qRef}}) {
-      ASSERT_OK(gotField->download_values(got.data(), got.size()));
-      ASSERT_OK(wantField->download_values(want.data(), want.size()));
-      for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], tolerance * (1.0 + std::abs(want[i])))
-            << (gotField == &q ? "q" : "p'") << " value " << i;
-    }
-    // p' . q over the interior.
-    ASSERT_OK(set_halo(pRef, 0.0));
-    ASSERT_OK(set_halo(qRef, 0.0));
-    double expected = 0.0;
-    ASSERT_OK(reducer.dot(pRef, qRef, expected));
-    EXPECT_NEAR(folded, expected, tolerance * std::abs(expected));
-    EXPECT_NE(folded, 0.0);
+    expectFoldPassMatchesItsDefinition(
+        A, 0.8125, info.element_bytes == 4 ? 1e-5 : 1e-13, 11);
   }
   // The single-component CG specs with blocks of whole wavefronts, their
   // tuned variants and the inner kernels.

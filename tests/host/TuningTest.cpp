@@ -3,21 +3,18 @@
 // KernelInfo copies whose tables point at other registered stencils.
 #include "HostFixtures.h"
 
-#include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 #include "stencil/exchange_choice.hpp"
-#include "stencil/random.hpp"
 #include "stencil/tuning.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <vector>
 
 using namespace stencil;
+using stencilc::testing::expectFoldPassMatchesItsDefinition;
 using stencilc::testing::kernelNamed;
 using stencilc::testing::ScopedEnv;
 
@@ -261,42 +258,8 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
   ASSERT_TRUE(A.has_apply_fold_dot());
 
   // The fold variant's pass against p' = r + beta p and A p' by the spec's
-  // own apply kernel, on random fields with poisoned outputs.
-  const double poison = 1e30, beta = 0.6875;
-  Random random(5);
-  Field r, p, q, pNext, pRef, qRef;
-  for (Field *f : {&r, &p, &q, &pNext, &pRef, &qRef})
-    ASSERT_OK(Field::create(A.lattice(), *f));
-  std::vector<double> values(A.lattice().values());
-  for (Field *f : {&r, &p}) {
-    for (double &v : values)
-      v = random.uniform(-1.0, 1.0);
-    ASSERT_OK(f->upload_values(values.data(), values.size()));
-  }
-  for (Field *f : {&q, &pNext, &qRef})
-    ASSERT_OK(f->fill(poison));
-  ASSERT_OK(pRef.copy_from(p));
-  ASSERT_OK(xpay(r, beta, pRef));
-  ASSERT_OK(A.apply(qRef, pRef));
-  Reducer reducer;
-  double folded = 0.0;
-  ASSERT_OK(A.apply_fold_dot(q, pNext, r, p, beta, reducer, folded));
-  ASSERT_OK(set_halo(pRef, poison));
-  std::vector<double> got(values.size()), want(values.size());
-  for (auto [gotField, wantField] :
-       {std::pair<Field *, Field *>{&pNext, &pRef}, {&q, &qRef}}) {
-    ASSERT_OK(gotField->download_values(got.data(), got.size()));
-    ASSERT_OK(wantField->download_values(want.data(), want.size()));
-    for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], 1e-13 * (1.0 + std::abs(want[i])))
-          << (gotField == &q ? "q" : "p'") << " value " << i;
-  }
-  ASSERT_OK(set_halo(pRef, 0.0));
-  ASSERT_OK(set_halo(qRef, 0.0));
-  double expected = 0.0;
-  ASSERT_OK(reducer.dot(pRef, qRef, expected));
-  EXPECT_NEAR(folded, expected, 1e-13 * std::abs(expected));
-  EXPECT_NE(folded, 0.0);
+  // own apply kernel.
+  expectFoldPassMatchesItsDefinition(A, 0.6875, 1e-13, 5);
 
   // Without tuning, and as given, the fold pass is the spec's own.
   ASSERT_OK(StencilOperator::create(spec.info, extents, A,
