@@ -445,7 +445,6 @@ tunedKernels(const StencilModel &model,
           "update folded into the stencil: whole-lattice CG specs with one "
           "value per site and blocks of whole wavefronts)",
           cachePath.str().c_str(), entry.line, model.name.c_str());
-
     if (int group = variant->sitesPerThreadX();
         group > 1 && entry.extents[0] % group != 0)
       return createStringError(
