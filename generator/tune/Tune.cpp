@@ -343,36 +343,6 @@ bool hasFoldPass(const StencilModel &model) {
   });
 }
 
-/// Whether two variants store the fields, links and clover term alike.
-bool sameStorage(const StencilModel &a, const StencilModel &b) {
-  const FieldLayout &f = a.layout, &g = b.layout;
-  return f.order == g.order && f.block == g.block &&
-         f.subdomain == g.subdomain && f.evenOdd == g.evenOdd &&
-         a.links.compression == b.links.compression &&
-         a.links.order == b.links.order && a.links.block == b.links.block &&
-         a.links.vector == b.links.vector &&
-         a.clover.order == b.clover.order &&
-         a.clover.block == b.clover.block &&
-         a.clover.vector == b.clover.vector;
-}
-
-/// The storage items of the model's options line: "layout=aos", and the
-/// links' and clover term's where it has them.
-std::string layoutOptionText(const StencilModel &model) {
-  const std::string text = tuningOptionsText(model);
-  std::string items;
-  for (const char *key : {"layout=", "links=", "clover="}) {
-    const size_t at = text.find(key);
-    if (at == std::string::npos)
-      continue;
-    const size_t end = text.find(';', at);
-    items += (items.empty() ? "" : "; ") +
-             text.substr(at, end == std::string::npos ? std::string::npos
-                                                      : end - at);
-  }
-  return items;
-}
-
 } // namespace
 
 Expected<TunedKernels>
@@ -471,7 +441,9 @@ tunedKernels(const StencilModel &model,
       if (!s.choice.foldPass && s.choice.device == fold.choice.device &&
           s.choice.extents == fold.choice.extents)
         others = &s.variant;
-    if (!sameStorage(fold.variant, *others))
+    const std::string want = storageOptionsText(*others),
+                      have = storageOptionsText(fold.variant);
+    if (have != want)
       return createStringError(
           inconvertibleErrorCode(),
           "%s:%u: a fold-pass entry must store the fields as the kernels "
@@ -480,8 +452,7 @@ tunedKernels(const StencilModel &model,
           cachePath.str().c_str(), fold.line,
           others == &model ? "the spec's own options"
                            : "the entry for all kernels",
-          layoutOptionText(*others).c_str(),
-          layoutOptionText(fold.variant).c_str());
+          want.c_str(), have.c_str());
   }
   TunedKernels tuned;
   std::vector<std::string> variantOptions;

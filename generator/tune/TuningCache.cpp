@@ -119,6 +119,15 @@ static FieldLayout cloverStorageOrder(const StencilModel &model) {
   return l;
 }
 
+std::string storageOptionsText(const StencilModel &model) {
+  return "layout=" + layoutText(model.layout) +
+         (model.hasLinkTaps() ? "; links=" + layoutText(model.links.storageOrder())
+                              : std::string()) +
+         (model.hasCloverTap()
+              ? "; clover=" + layoutText(cloverStorageOrder(model))
+              : std::string());
+}
+
 std::string tuningOptionsText(const StencilModel &model) {
   const KernelOptions &k = model.kernel;
   const std::string block = blockShapeText(model);
@@ -356,9 +365,6 @@ StringRef foldEntryOptions(StringRef options) {
   return options;
 }
 
-std::string foldEntryText(StringRef options) {
-  return (kFoldPrefix + " " + options).str();
-}
 
 std::string exchangeOptionsText(const std::vector<int> &grid,
                                 const ExchangeOptions &options) {

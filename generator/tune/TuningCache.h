@@ -63,8 +63,11 @@ parseExchangeOptions(const StencilModel &model, llvm::StringRef text);
 bool isFoldEntry(llvm::StringRef options);
 /// The kernel options of a fold-pass entry (the text after the prefix).
 llvm::StringRef foldEntryOptions(llvm::StringRef options);
-/// "kernel=fold; " + options.
-std::string foldEntryText(llvm::StringRef options);
+
+/// The storage items of tuningOptionsText(): "layout=...", then "links=..."
+/// and "clover=..." where the stencil has them. Variants of one model store
+/// their arrays alike exactly when these agree.
+std::string storageOptionsText(const StencilModel &model);
 
 struct TuningCacheEntry {
   std::string spec, fingerprint, device, options;

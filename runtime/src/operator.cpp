@@ -28,10 +28,16 @@ int array_element_bytes(const Lattice &fields) {
   return fields.element_bytes == 2 ? 4 : fields.element_bytes;
 }
 
-bool same_layout(const Layout &a, const Layout &b) {
-  return a.order == b.order && a.block == b.block &&
-         std::equal(a.sub, a.sub + 4, b.sub) && a.even_odd == b.even_odd &&
-         a.vector == b.vector;
+/// The lattice of the link array of `info`'s kernels on `fields`: their
+/// fields' lattice where they take no links.
+Lattice link_lattice_of(const KernelInfo &info, const Lattice &fields) {
+  Lattice lattice = fields;
+  lattice.element_bytes = array_element_bytes(fields);
+  if (const LinkInfo *links = info.links) {
+    lattice.components = fields.dims * links->reals_per_link;
+    lattice.layout = links->layout;
+  }
+  return lattice;
 }
 
 } // namespace
@@ -84,12 +90,11 @@ Status StencilOperator::choose_fold_kernels(const KernelInfo &spec) {
           lattice_, lattice_for(*fold.info, extents_), "its fields");
       !same.ok())
     return Status::failure(why + ": " + same.message());
-  if ((info_->links == nullptr) != (fold.info->links == nullptr) ||
-      (info_->links && !same_layout(info_->links->layout,
-                                    fold.info->links->layout)))
-    return Status::failure(why + ": its links are stored otherwise than "
-                                 "those of the kernels chosen for apply (" +
-                                 info_->tuning_options + ")");
+  if (Status same = require_same_lattice(link_lattice(),
+                                         link_lattice_of(*fold.info, lattice_),
+                                         "its links");
+      !same.ok())
+    return Status::failure(why + ": " + same.message());
   if (fold.info != info_)
     fold_info_ = fold.info;
   choice_ += "; CG's fold pass: " + fold.description;
@@ -453,13 +458,7 @@ Status StencilOperator::set_site_parameter(const std::string &name,
 }
 
 Lattice StencilOperator::link_lattice() const {
-  Lattice lattice = lattice_;
-  lattice.element_bytes = array_element_bytes(lattice_);
-  if (const LinkInfo *links = info_->links) {
-    lattice.components = lattice_.dims * links->reals_per_link;
-    lattice.layout = links->layout;
-  }
-  return lattice;
+  return link_lattice_of(*info_, lattice_);
 }
 
 Status StencilOperator::check_gauge(const GaugeField &U) const {

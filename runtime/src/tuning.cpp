@@ -17,21 +17,42 @@ std::string extents_text(const int *extents, int dims) {
   return text;
 }
 
-bool is_exchange_entry(const std::string &options) {
-  const size_t first = options.find_first_not_of(' ');
-  return first != std::string::npos && options.compare(first, 5, "grid=") == 0;
-}
-
 namespace {
 
 constexpr char kFoldPrefix[] = "kernel=fold;";
 
-} // namespace
-
-bool is_fold_entry(const std::string &options) {
+/// Whether an entry's options begin (after spaces) with `prefix`.
+bool options_start_with(const std::string &options, const char *prefix) {
   const size_t first = options.find_first_not_of(' ');
   return first != std::string::npos &&
-         options.compare(first, sizeof kFoldPrefix - 1, kFoldPrefix) == 0;
+         options.compare(first, std::strlen(prefix), prefix) == 0;
+}
+
+bool tuning_off() {
+  const char *switch_ = std::getenv("STENCILC_TUNING");
+  return switch_ && std::strcmp(switch_, "off") == 0;
+}
+
+/// Whether a compiled-in cache entry was recorded on `device` at exactly
+/// these extents.
+bool recorded_for(const TunedChoice &choice, const std::string &device,
+                  const int *extents, int dims) {
+  if (!choice.device || device != choice.device)
+    return false;
+  for (int axis = 0; axis < dims; ++axis)
+    if (choice.extents[axis] != extents[axis])
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool is_exchange_entry(const std::string &options) {
+  return options_start_with(options, "grid=");
+}
+
+bool is_fold_entry(const std::string &options) {
+  return options_start_with(options, kFoldPrefix);
 }
 
 std::string fold_entry_options(const std::string &options) {
@@ -82,9 +103,8 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
         entry.device != device || entry.extents != size ||
         is_exchange_entry(entry.options))
       continue;
-    const size_t first = entry.options.find_first_not_of(' ');
-    if (!is_fold_entry(entry.options) && first != std::string::npos &&
-        entry.options.compare(first, 6, "kernel") == 0)
+    if (!is_fold_entry(entry.options) &&
+        options_start_with(entry.options, "kernel"))
       return Status::failure(
           path + ":" + std::to_string(entry.line) + ": '" + entry.options +
           "': an entry names its kernels only as 'kernel=fold; ' before the "
@@ -145,8 +165,7 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   out.info = &spec;
   out.description = std::string("the spec's own options: ") +
                     spec.tuning_options;
-  const char *switch_ = std::getenv("STENCILC_TUNING");
-  if (switch_ && std::strcmp(switch_, "off") == 0) {
+  if (tuning_off()) {
     out.description += " (STENCILC_TUNING=off)";
     return Status();
   }
@@ -164,10 +183,7 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     if (!choice.device || choice.kernels != TunedKernels::All)
       continue;
     cached = true;
-    bool same = device == choice.device;
-    for (int axis = 0; axis < spec.shape.dims; ++axis)
-      same = same && choice.extents[axis] == extents[axis];
-    if (!same)
+    if (!recorded_for(choice, device, extents, spec.shape.dims))
       continue;
     out.info = &choice.info();
     out.description = std::string("tuned: ") + out.info->tuning_options +
@@ -209,8 +225,7 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
                            const std::string &device, KernelSelection &out,
                            bool &found) {
   found = false;
-  const char *switch_ = std::getenv("STENCILC_TUNING");
-  if (switch_ && std::strcmp(switch_, "off") == 0)
+  if (tuning_off())
     return Status();
   const std::string size = extents_text(extents, spec.shape.dims);
   const char *path = std::getenv("STENCILC_TUNE_CACHE");
@@ -221,13 +236,8 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
   }
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
-    if (!choice.device || choice.kernels != TunedKernels::FoldPass ||
-        device != choice.device)
-      continue;
-    bool same = true;
-    for (int axis = 0; axis < spec.shape.dims; ++axis)
-      same = same && choice.extents[axis] == extents[axis];
-    if (!same)
+    if (choice.kernels != TunedKernels::FoldPass ||
+        !recorded_for(choice, device, extents, spec.shape.dims))
       continue;
     found = true;
     out.info = &choice.info();
