@@ -900,11 +900,11 @@ int main(int argc, char **argv) {
         std::max(8, static_cast<int>(std::lround(o.cgSize * o.scale)));
     const std::vector<int> n = {size, size, size};
     // The tuned kernels where the cache has them; unfused, fused, then
-    // fused with p = r + beta p folded into the stencil pass.
-    Bench bench(*pair.tuned, n, stencil::StencilOperator::Kernels::Tuned);
-    std::printf("  CG kernels: %s\n", bench.A.kernel_choice().c_str());
-    for (int variant = 0; variant < 3; ++variant) {
-      const bool fused = variant > 0, folded = variant == 2;
+    // fused with p = r + beta p folded into the stencil pass; then the last
+    // with the planner's choice of every option (NAME_auto, whose fold pass
+    // may run from kernels of its own: NAME_auto_fold).
+    auto timeCg = [&](Bench &bench, const std::string &name, bool fused,
+                      bool folded) {
       Field x;
       CHECK(Field::create(bench.A.lattice(), x));
       stencil::SolveOptions options;
@@ -920,9 +920,10 @@ int main(int argc, char **argv) {
         CHECK(Status::failure("CG: the kernel with p = r + beta p folded in "
                               "(apply_fold_dot) is missing"));
       Row row;
-      row.kernel = folded  ? "CG fused+fold (laplacian3d_f64)"
-                   : fused ? "CG fused (laplacian3d_f64)"
-                           : "CG (laplacian3d_f64)";
+      row.kernel = (folded  ? "CG fused+fold ("
+                    : fused ? "CG fused ("
+                            : "CG (") +
+                   name + ")";
       row.size = sizeText(n);
       row.role = "iter";
       row.ms = solve.seconds_per_iteration * 1e3;
@@ -939,6 +940,30 @@ int main(int argc, char **argv) {
                   solve.minimal_bytes_per_iteration / 1e6,
                   solve.minimal_bytes_per_iteration / 1e6,
                   solve.minimal_bytes_per_iteration / (peak.best() * 1e6));
+    };
+    Bench bench(*pair.tuned, n, stencil::StencilOperator::Kernels::Tuned);
+    std::printf("  CG kernels: %s\n", bench.A.kernel_choice().c_str());
+    for (int variant = 0; variant < 3; ++variant)
+      timeCg(bench, pair.tuned->name, variant > 0, variant == 2);
+    Bench automatic(*pair.automatic, n,
+                    stencil::StencilOperator::Kernels::Tuned);
+    std::printf("  CG kernels: %s\n", automatic.A.kernel_choice().c_str());
+    timeCg(automatic, pair.automatic->name, true, true);
+    // The same without the planner's kernels for the fold pass, which then
+    // runs with the kernels chosen for apply: what they gain.
+    KernelInfo applyFold = *pair.automatic;
+    std::vector<stencil::TunedChoice> choices;
+    for (int i = 0; i < applyFold.num_tuned; ++i)
+      if (applyFold.tuned[i].kernels != stencil::TunedKernels::FoldPass)
+        choices.push_back(applyFold.tuned[i]);
+    if (static_cast<int>(choices.size()) < applyFold.num_tuned) {
+      applyFold.num_tuned = static_cast<int>(choices.size());
+      applyFold.tuned = choices.data();
+      Bench without(applyFold, n, stencil::StencilOperator::Kernels::Tuned);
+      std::printf("  CG kernels: %s\n", without.A.kernel_choice().c_str());
+      timeCg(without,
+             std::string(pair.automatic->name) + ", fold with apply's kernels",
+             true, true);
     }
   }
   if (!o.json.empty()) {

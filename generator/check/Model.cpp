@@ -254,20 +254,40 @@ StencilModel innerKernelsModel(const StencilModel &model) {
   inner.rankKernels = false;
   inner.alongX = model.innerAlongX;
   inner.innerAlongX.reset();
+  inner.foldPass = model.innerFoldPass;
+  inner.innerFoldPass.reset();
   return inner;
 }
 
-StencilModel alongXVariantModel(const StencilModel &model) {
+namespace {
+
+/// `model`'s stencil with the planner's `kernel` options, named `name`, for
+/// one rank and without inner or second kernels of its own.
+StencilModel plannerVariant(const StencilModel &model,
+                            const KernelOptions &kernel, std::string name) {
   StencilModel variant = model;
-  variant.kernel = *model.alongX;
+  variant.kernel = kernel;
   variant.alongX.reset();
   variant.innerAlongX.reset();
-  variant.name =
-      model.name + "_x" + std::to_string(variant.kernel.vectorWidth);
+  variant.foldPass.reset();
+  variant.innerFoldPass.reset();
+  variant.name = std::move(name);
   variant.hasInner = false;
   variant.split.fill(false);
   variant.rankKernels = false;
   return variant;
+}
+
+} // namespace
+
+StencilModel alongXVariantModel(const StencilModel &model) {
+  return plannerVariant(model, *model.alongX,
+                        model.name + "_x" +
+                            std::to_string(model.alongX->vectorWidth));
+}
+
+StencilModel foldPassVariantModel(const StencilModel &model) {
+  return plannerVariant(model, *model.foldPass, model.name + "_fold");
 }
 
 std::string shiftText(const Offset &shift) {

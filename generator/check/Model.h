@@ -310,6 +310,16 @@ struct StencilModel {
   /// The same for the inner precision's kernels (NAME_inner_xW), where the
   /// spec declares inner_precision: the width weighed again there.
   std::optional<KernelOptions> innerAlongX;
+  /// The planner's options for CG's fold pass alone (apply_fold_dot reads
+  /// r and p at every tap, twice the stencil's loads): set where the spec
+  /// leaves options open and another block, tile or width predicts a faster
+  /// fold pass than the kernels that would run it otherwise. Compiled
+  /// beside the spec's kernels as NAME_fold (foldPassVariantModel); the
+  /// runtime runs CG's fold pass with it where nx is a multiple of its
+  /// groups along x and no tuning-cache entry chose the kernels.
+  std::optional<KernelOptions> foldPass;
+  /// The same for the inner precision's kernels (NAME_inner_fold).
+  std::optional<KernelOptions> innerFoldPass;
   Solver solver = Solver::None;
   /// grid.split: the axes a process grid may divide among ranks.
   std::array<bool, kMaxDims> split{};
@@ -518,6 +528,10 @@ StencilModel innerKernelsModel(const StencilModel &model);
 /// those options, named NAME_xW for its W sites along x, for one rank and
 /// without inner kernels (the spec's own serve every nx).
 StencilModel alongXVariantModel(const StencilModel &model);
+
+/// The kernels of `model.foldPass` (which must be set), named NAME_fold,
+/// for one rank and without inner kernels: CG's fold pass runs from them.
+StencilModel foldPassVariantModel(const StencilModel &model);
 
 /// The coefficient that A^dagger's tap at `offset` has, from A's tap at
 /// -offset with coefficient `mirror`: its fields read from the neighbour

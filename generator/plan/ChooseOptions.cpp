@@ -209,11 +209,84 @@ struct OptionView {
   std::string fixed;
 };
 
+/// A second kernel set for CG's fold pass alone: the same threshold as
+/// for groups along x.
+constexpr double kFoldPassGain = kAlongXGain;
+
+/// The planner's choice for CG's fold pass in one precision, and what the
+/// notes say of it.
+struct FoldChoice {
+  /// None: the fold pass runs with the kernels chosen for apply.
+  std::optional<KernelOptions> options;
+  std::string value, reason;
+};
+
+/// Weighs `kernels` for the fold pass of `running`'s stencil (named
+/// `name`), against `running`'s own kernels (described as `runningText`),
+/// which would run it otherwise.
+FoldChoice chooseFoldPass(const StencilModel &running, const std::string &name,
+                          const std::string &runningText,
+                          const std::vector<KernelOptions> &kernels,
+                          const DeviceModel &device) {
+  const KernelCost standing = *predictedFoldCost(running, device);
+  std::optional<StencilModel> fastest;
+  KernelCost fastestCost;
+  for (const KernelOptions &k : kernels) {
+    StencilModel m = running;
+    m.kernel = k;
+    std::optional<KernelCost> cost = predictedFoldCost(m, device);
+    if (cost && (!fastest || cost->picosecondsPerSite <
+                                 fastestCost.picosecondsPerSite)) {
+      fastest = std::move(m);
+      fastestCost = *cost;
+    }
+  }
+  const std::string weighed =
+      " (" + std::to_string(kernels.size()) + " candidates weighed)";
+  FoldChoice choice;
+  if (!fastest || fastestCost.picosecondsPerSite >
+                      kFoldPassGain * standing.picosecondsPerSite) {
+    choice.value = "the kernels chosen for apply";
+    choice.reason = "no candidate predicts a fold pass (r and p read at "
+                    "every tap) 1% faster than " +
+                    runningText + " (" +
+                    percent(standing.predictedFraction()) + ")" + weighed;
+    return choice;
+  }
+  const KernelOptions &k = fastest->kernel;
+  choice.options = k;
+  const int group = fastest->sitesPerThreadX();
+  choice.value = name + "_fold: block " + blockShapeText(*fastest) +
+                 ", tile " + tileText(k) + ", vector_width " +
+                 std::to_string(k.vectorWidth);
+  choice.reason =
+      percent(fastestCost.predictedFraction()) +
+      " of the copy bandwidth predicted for the fold pass (r and p read at "
+      "every tap) against " +
+      percent(standing.predictedFraction()) + " with " + runningText +
+      "; CG's fold pass runs from " + name + "_fold" +
+      (group > 1 ? " where nx is a multiple of " + std::to_string(group)
+                 : std::string()) +
+      weighed;
+  return choice;
+}
+
 } // namespace
 
 KernelCost predictedCost(const StencilModel &model,
                          const DeviceModel &device) {
   return estimateCost(model, timedPlan(model), device);
+}
+
+std::optional<KernelCost> predictedFoldCost(const StencilModel &model,
+                                            const DeviceModel &device) {
+  if (model.layout.evenOdd || !hasFusedDotKernel(model) ||
+      !model.servesOneRank())
+    return std::nullopt;
+  const KernelPlan dot = withBlockSum(planKernel(model));
+  if (!canFoldDirection(dot))
+    return std::nullopt;
+  return estimateCost(model, withFoldedDirection(dot), device);
 }
 
 StencilModel withKernelOptionsOpen(const StencilModel &model) {
@@ -235,6 +308,8 @@ StencilModel withKernelOptionsOpen(const StencilModel &model) {
   m.optionNotes.clear();
   m.alongX.reset();
   m.innerAlongX.reset();
+  m.foldPass.reset();
+  m.innerFoldPass.reset();
   m.description = "The cost model's choice of every kernel option for " +
                   model.name + ". " + model.description;
   return m;
@@ -551,10 +626,66 @@ OptionSearch chooseOpenOptions(StencilModel &model,
          written.staging ? ""
                          : "registers, the default: the cost model does not "
                            "weigh shared-memory staging"});
+  // CG's fold pass reads r and p at every tap, twice the stencil's loads,
+  // and its best options need not be apply's.
+  std::optional<KernelOptions> foldPass, innerFoldPass;
+  if (predictedFoldCost(best->model, device)) {
+    // Every candidate's options, and with groups of 2 and 4 sites along x
+    // where the spec leaves the width open and `base`'s precision allows.
+    auto foldCandidates = [&](const StencilModel &base) {
+      std::vector<KernelOptions> kernels;
+      for (const Candidate &c : candidates) {
+        kernels.push_back(c.model.kernel);
+        if (written.vectorWidth)
+          continue;
+        for (int width : {2, 4}) {
+          StencilModel m = base;
+          m.kernel = c.model.kernel;
+          m.kernel.vectorWidth = width;
+          if (weighsGroups(m, width))
+            kernels.push_back(m.kernel);
+        }
+      }
+      return kernels;
+    };
+    const StencilModel alongXModel = [&] {
+      StencilModel m = best->model;
+      if (alongX)
+        m.kernel = *alongX;
+      return m;
+    }();
+    auto runningText = [](const std::string &name,
+                          const std::optional<KernelOptions> &groups) {
+      return groups ? "the kernels for nx a multiple of " +
+                          std::to_string(groups->vectorWidth) + ", " + name +
+                          "_x" + std::to_string(groups->vectorWidth)
+                    : std::string("the kernels chosen for apply");
+    };
+    const FoldChoice outer =
+        chooseFoldPass(alongXModel, model.name, runningText(model.name, alongX),
+                       foldCandidates(best->model), device);
+    foldPass = outer.options;
+    KernelOptionNote note{"fold_pass", outer.value, false, outer.reason};
+    if (model.hasInner) {
+      StencilModel inner = innerKernelsModel(best->model);
+      const std::vector<KernelOptions> innerCandidates = foldCandidates(inner);
+      if (innerGroups)
+        inner.kernel = *innerGroups;
+      const FoldChoice innerChoice =
+          chooseFoldPass(inner, inner.name, runningText(inner.name, innerGroups),
+                         innerCandidates, device);
+      innerFoldPass = innerChoice.options;
+      note.reason += "; the inner precision's fold pass: " +
+                     innerChoice.value + ", " + innerChoice.reason;
+    }
+    notes.push_back(std::move(note));
+  }
   StencilModel chosen = best->model;
   chosen.optionNotes = std::move(notes);
   chosen.alongX = alongX;
   chosen.innerAlongX = innerGroups;
+  chosen.foldPass = foldPass;
+  chosen.innerFoldPass = innerFoldPass;
   model = std::move(chosen);
   return search;
 }

@@ -14,6 +14,8 @@
 #include "check/Model.h"
 #include "plan/CostModel.h"
 
+#include <optional>
+
 namespace stencilc {
 
 /// What the choice weighed.
@@ -32,6 +34,13 @@ OptionSearch chooseOpenOptions(StencilModel &model,
 /// hop (what the tuner and the benchmark time).
 KernelCost predictedCost(const StencilModel &model,
                          const DeviceModel &device = h100Device());
+
+/// The predicted cost of CG's fold pass (apply_fold_dot: the stencil with
+/// p' = r + beta p folded in) of `model`'s kernels with their options as
+/// they are; none where they have no fold pass.
+std::optional<KernelCost>
+predictedFoldCost(const StencilModel &model,
+                  const DeviceModel &device = h100Device());
 
 /// `model` with every kernel option open, as if its spec had no `kernel`
 /// section (the storage, links and clover layouts stay as written): for

@@ -171,8 +171,9 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
                       : std::ceil(double(access.perThread) /
                                   std::max(1, access.width));
   // Loads of one row (neighbours along x) share an address and differ by
-  // an immediate offset.
-  double accesses = (plan.loads.size() + plan.storesPerTile()) * perSite;
+  // an immediate offset; CG's fold pass loads two arrays at each.
+  double accesses =
+      (double(plan.loadsPerTile()) + plan.storesPerTile()) * perSite;
   double addresses = device.threadAddresses + rows;
   // In subdomains every access finds its site's subdomain and the site's
   // place in it (stencil::layout_site), x neighbours too.
@@ -258,7 +259,8 @@ double fieldWavefrontsPerSite(const StencilModel &model,
         return load.source != LoadSource::SharedBox;
       });
   const double instructions =
-      double(global + plan.storesPerTile()) * perThreadInstructions;
+      double(global * plan.arraysPerAccess() + plan.storesPerTile()) *
+      perThreadInstructions;
   // Per site: a warp's 32 threads cover 32 tiles' sites, shared by the
   // threads of a site's component groups.
   const double sitesPerWarp =
@@ -320,11 +322,13 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   cost.latencyPs = cost.dramPs * (1 + device.lossPerRow * cost.rowsPerThread) *
                    spill * drain / flight;
 
-  // L2: the field's boxes with their halo, everything else once.
+  // L2: the field's boxes with their halo (CG's fold pass: r's and p's),
+  // everything else once.
   const double fieldBytes = double(model.components) * model.elementBytes();
   double l2Bytes = bytes;
   if (plan.threads.kind == ThreadMappingKind::Lattice && !plan.loads.empty())
-    l2Bytes += fieldL2BytesPerSite(model, plan) - fieldBytes;
+    l2Bytes += plan.arraysPerAccess() *
+               (fieldL2BytesPerSite(model, plan) - fieldBytes);
   cost.l2BytesPerSite = l2Bytes;
   cost.l2Ps = l2Bytes / bytesPerPs(device.l2GBs);
 
@@ -339,17 +343,22 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   cost.issuePs = (cost.accessesPerSite * device.picosecondsPerAccess +
                   cost.addressesPerSite * device.picosecondsPerAddress) /
                  issueEfficiency;
+  if (plan.foldsDirection())
+    cost.issuePs *= device.foldIssueFactor;
 
   // L1's wavefronts overlap DRAM's transfers only in part: a site-major
   // field whose warp instructions span twice the lines ran 5% slower at the
   // same DRAM bytes (docs/results/tune-laplacian4d_vec24_aos-shares-h100.json).
   const double p = device.overlap;
-  const double memory =
-      std::pow(std::pow(std::max(cost.latencyPs, cost.l2Ps), p) +
-                   std::pow(cost.l1Ps, p),
-               1 / p);
-  cost.picosecondsPerSite =
-      std::pow(std::pow(memory, p) + std::pow(cost.issuePs, p), 1 / p);
+  auto norm = [](double a, double b, double q) {
+    return std::pow(std::pow(a, q) + std::pow(b, q), 1 / q);
+  };
+  const double dramAndL2 =
+      plan.foldsDirection()
+          ? norm(cost.latencyPs, cost.l2Ps, device.foldL2Overlap)
+          : std::max(cost.latencyPs, cost.l2Ps);
+  const double memory = norm(dramAndL2, cost.l1Ps, p);
+  cost.picosecondsPerSite = norm(memory, cost.issuePs, p);
   if (cost.issuePs > memory)
     cost.limit = "instructions";
   else if (cost.l1Ps > std::max(cost.latencyPs, cost.l2Ps))

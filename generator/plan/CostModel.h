@@ -18,6 +18,10 @@
 //   - issue: memory instructions per site, which wide accesses and tiles
 //     reduce, partly hidden behind the memory time.
 //
+// CG's fold pass reads two arrays at every load (r and p) and is charged
+// for both, with two terms of its own (DeviceModel::foldIssueFactor and
+// foldL2Overlap).
+//
 // The constants of a device are measured (the copy and L2 roofs from
 // stencil_bench) or fitted once to the H100 searches recorded under
 // docs/results/tune-*.json; tests/unit/CostModelTest.cpp checks the model's
@@ -96,6 +100,18 @@ struct DeviceModel {
   /// 256 threads at up to 255 registers each, ran 1.2-1.7x slower than in
   /// blocks of 128; docs/results/bench-h100-planner-second.log).
   double singleBlockDrain = 0.4;
+  /// CG's fold pass (r and p read at every tap, p' = r + beta p computed
+  /// from each pair): its memory instructions cost this many times a
+  /// stencil's, and its L2 traffic (both arrays' boxes with their halo)
+  /// overlaps its DRAM time only in part, their p-norm with this p rather
+  /// than the larger alone. Fitted to the H100 fold searches
+  /// (docs/results/tune-laplacian3d_f64*-fold-256-h100.json), which
+  /// measured tile z x 2 fastest in every block: without the two terms the
+  /// model ranked untiled kernels first (the fewest rows a thread), and
+  /// they measured 2-4% slower; the stencil searches need neither (an L2
+  /// overlap of 3-8 there moved two picks 9-17% off their best).
+  double foldIssueFactor = 2;
+  double foldL2Overlap = 4;
 };
 
 /// The H100 SXM (80 GB HBM3), the GPU the shipped tuning entries are for:

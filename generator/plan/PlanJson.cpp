@@ -8,6 +8,8 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace stencilc {
@@ -421,16 +423,22 @@ void printPlansJson(
               });
           });
           // The planner's second kernels, for nx a multiple of their width.
-          if (model.alongX) {
-            const StencilModel variant = alongXVariantModel(model);
-            j.attributeObject("along_x", [&] {
+          // And for CG's fold pass alone, for nx a multiple of theirs.
+          auto second = [&](const char *key, const StencilModel &variant) {
+            j.attributeObject(key, [&] {
               j.attribute("name", variant.name);
-              j.attribute("nx_multiple_of", variant.kernel.vectorWidth);
+              j.attribute("nx_multiple_of",
+                          std::max(1, variant.sitesPerThreadX()));
               j.attribute("block", blockShapeText(variant));
               j.attribute("tile_axis", axisName(variant.kernel.tileAxis));
               j.attribute("tile_factor", variant.kernel.tileFactor);
+              j.attribute("vector_width", variant.kernel.vectorWidth);
             });
-          }
+          };
+          if (model.alongX)
+            second("along_x", alongXVariantModel(model));
+          if (model.foldPass)
+            second("fold_pass", foldPassVariantModel(model));
           j.attributeArray("kernels", [&] {
             for (const KernelPlan &p : plans)
               plan(j, p);

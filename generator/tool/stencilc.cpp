@@ -346,7 +346,7 @@ int runGenerate() {
       tuned = std::move(*found);
     }
     if (!naive) {
-      if (Error error = addAlongXVariant(*model, tuned)) {
+      if (Error error = addPlannerVariants(*model, tuned)) {
         WithColor::error(errs(), "stencilc")
             << path << ": " << toString(std::move(error)) << "\n";
         status = 1;
@@ -382,8 +382,12 @@ int runGenerate() {
               v ? v->name + " (" + tuningOptionsText(*v) + ")"
                 : own + " (the spec's own options)";
           if (c.xMultiple > 0) {
-            outs() << "  planner's " << inner << "kernels for nx a multiple of "
-                   << c.xMultiple << ": " << named << "\n";
+            outs() << "  planner's " << inner << "kernels "
+                   << (c.foldPass ? "for CG's fold pass, " : "for ")
+                   << (c.xMultiple > 1 ? "nx a multiple of " +
+                                             std::to_string(c.xMultiple)
+                                       : std::string("every nx"))
+                   << ": " << named << "\n";
             continue;
           }
           std::string extents;

@@ -488,25 +488,32 @@ tunedKernels(const StencilModel &model,
   return tuned;
 }
 
-Error addAlongXVariant(const StencilModel &model, TunedKernels &tuned) {
+Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned) {
   if (model.hasInner) {
     if (!tuned.inner)
       tuned.inner = std::make_shared<TunedKernels>();
     if (Error error =
-            addAlongXVariant(innerKernelsModel(model), *tuned.inner))
+            addPlannerVariants(innerKernelsModel(model), *tuned.inner))
       return error;
   }
-  if (!model.alongX)
+  auto add = [&](StencilModel variant, bool foldPass) -> Error {
+    Expected<EmittedStencil> files = emitStencil(variant, planKernels(variant));
+    if (!files)
+      return files.takeError();
+    TunedChoice choice;
+    choice.variant = static_cast<int>(tuned.variants.size());
+    choice.xMultiple = std::max(1, variant.sitesPerThreadX());
+    choice.foldPass = foldPass;
+    tuned.variants.push_back({std::move(variant), std::move(*files), true});
+    tuned.choices.push_back(std::move(choice));
     return Error::success();
-  StencilModel variant = alongXVariantModel(model);
-  Expected<EmittedStencil> files = emitStencil(variant, planKernels(variant));
-  if (!files)
-    return files.takeError();
-  TunedChoice choice;
-  choice.variant = static_cast<int>(tuned.variants.size());
-  choice.xMultiple = variant.sitesPerThreadX();
-  tuned.variants.push_back({std::move(variant), std::move(*files), true});
-  tuned.choices.push_back(std::move(choice));
+  };
+  if (model.alongX)
+    if (Error error = add(alongXVariantModel(model), false))
+      return error;
+  if (model.foldPass)
+    if (Error error = add(foldPassVariantModel(model), true))
+      return error;
   return Error::success();
 }
 

@@ -63,11 +63,13 @@ tunedKernels(const StencilModel &model,
              const std::vector<TuningCacheEntry> &entries,
              llvm::StringRef cachePath, llvm::raw_ostream &warnings);
 
-/// Adds the planner's groups of sites along x (model.alongX, when set; for
-/// NAME_inner too) to `tuned`: the variant NAME_xW, emitted, chosen on any
-/// device for every nx that is a multiple of W, after the cache's entries
-/// for exact extents.
-llvm::Error addAlongXVariant(const StencilModel &model, TunedKernels &tuned);
+/// Adds the planner's second kernels (for NAME_inner too) to `tuned`, each
+/// emitted and chosen on any device after the cache's entries for exact
+/// extents: its groups of sites along x (model.alongX, NAME_xW) for every
+/// nx that is a multiple of W, and its kernels for CG's fold pass alone
+/// (model.foldPass, NAME_fold) for every nx that is a multiple of their
+/// groups along x.
+llvm::Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned);
 
 /// Writes the variants' generated sources, the timing program and its
 /// CMakeLists.txt into `directory`.

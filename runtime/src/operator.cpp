@@ -62,7 +62,7 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   // Also where the chosen kernels have no fold pass: an entry of its own
   // may give one.
   if (kernels == Kernels::Tuned)
-    STENCIL_TRY(op.choose_fold_kernels(spec));
+    STENCIL_TRY(op.choose_fold_kernels(spec, selection));
   op.values_.assign(info.param_defaults,
                     info.param_defaults + info.num_params);
   op.site_fields_.assign(info.num_params, nullptr);
@@ -70,10 +70,12 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   return Status();
 }
 
-Status StencilOperator::choose_fold_kernels(const KernelInfo &spec) {
+Status StencilOperator::choose_fold_kernels(const KernelInfo &spec,
+                                            const KernelSelection &chosen) {
   KernelSelection fold;
   bool found = false;
-  STENCIL_TRY(select_fold_kernels(spec, extents_, device_name(), fold, found));
+  STENCIL_TRY(
+      select_fold_kernels(spec, extents_, device_name(), chosen, fold, found));
   if (!found)
     return Status();
   const std::string why =

@@ -115,6 +115,7 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
   if (!chosen)
     return Status();
   found = true;
+  out.from_cache = true;
   out.info = variant_with(spec, fold_entry_options(chosen->options));
   if (!out.info)
     return Status::failure(
@@ -186,6 +187,7 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     if (!recorded_for(choice, device, extents, spec.shape.dims))
       continue;
     out.info = &choice.info();
+    out.from_cache = true;
     out.description = std::string("tuned: ") + out.info->tuning_options +
                       " (compiled-in tuning-cache entry, " +
                       std::to_string(choice.gb_s) + " GB/s when tuned)";
@@ -199,8 +201,8 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   std::string refused;
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
-    if (choice.device || choice.x_multiple < 1 ||
-        extents[0] % choice.x_multiple != 0)
+    if (choice.device || choice.kernels != TunedKernels::All ||
+        choice.x_multiple < 1 || extents[0] % choice.x_multiple != 0)
       continue;
     LaunchConfig config;
     if (Status fits = make_launch_config(choice.info().shape, extents, config);
@@ -222,7 +224,8 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
 }
 
 Status select_fold_kernels(const KernelInfo &spec, const int *extents,
-                           const std::string &device, KernelSelection &out,
+                           const std::string &device,
+                           const KernelSelection &chosen, KernelSelection &out,
                            bool &found) {
   found = false;
   if (tuning_off())
@@ -241,9 +244,33 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
       continue;
     found = true;
     out.info = &choice.info();
+    out.from_cache = true;
     out.description = std::string("tuned: ") + out.info->tuning_options +
                       " (compiled-in tuning-cache entry for CG's fold pass, " +
                       std::to_string(choice.gb_s) + " GB/s when tuned)";
+    return Status();
+  }
+  // Step 4: the planner's predictions give way to a measurement of the
+  // other kernels (whose storage they share).
+  if (chosen.from_cache)
+    return Status();
+  for (int i = 0; i < spec.num_tuned; ++i) {
+    const TunedChoice &choice = spec.tuned[i];
+    if (choice.device || choice.kernels != TunedKernels::FoldPass ||
+        choice.x_multiple < 1 || extents[0] % choice.x_multiple != 0)
+      continue;
+    LaunchConfig config;
+    if (!make_launch_config(choice.info().shape, extents, config).ok())
+      continue; // the fold pass runs with the chosen kernels
+    found = true;
+    out.info = &choice.info();
+    out.description = std::string("the planner's: ") +
+                      out.info->tuning_options +
+                      (choice.x_multiple > 1
+                           ? " (nx = " + std::to_string(extents[0]) +
+                                 " a multiple of " +
+                                 std::to_string(choice.x_multiple) + ")"
+                           : std::string());
     return Status();
   }
   return Status();

@@ -40,13 +40,20 @@ StencilModel loadModel(const std::string &path) {
 }
 
 /// The model of a registered kernel: its spec's, or for the planner's
-/// groups along x their own.
+/// second kernels their own.
 StencilModel loadModel(const RegisteredKernel &kernel) {
   StencilModel model = loadModel(kernel.specPath);
-  if (!kernel.alongX)
+  switch (kernel.variant) {
+  case PlannerVariant::None:
     return model;
-  EXPECT_TRUE(model.alongX) << kernel.specPath;
-  return model.alongX ? alongXVariantModel(model) : model;
+  case PlannerVariant::AlongX:
+    EXPECT_TRUE(model.alongX) << kernel.specPath;
+    return model.alongX ? alongXVariantModel(model) : model;
+  case PlannerVariant::FoldPass:
+    EXPECT_TRUE(model.foldPass) << kernel.specPath;
+    return model.foldPass ? foldPassVariantModel(model) : model;
+  }
+  return model;
 }
 
 /// Extents to test for a grid of `dims` dimensions: none a multiple of a
@@ -76,7 +83,7 @@ std::string describe(const Extents &extents, int dims) {
 class HostKernel : public ::testing::TestWithParam<size_t> {
 protected:
   const RegisteredKernel &kernel() const {
-    return kernelsWithAlongXVariants()[GetParam()];
+    return kernelsWithPlannerVariants()[GetParam()];
   }
 };
 
@@ -85,8 +92,8 @@ class HostKernelRole
 
 TEST_P(HostKernelRole, MatchesTheNaiveReference) {
   const auto [index, adjoint] = GetParam();
-  const stencil::KernelInfo &info = *kernelsWithAlongXVariants()[index].info;
-  StencilModel model = loadModel(kernelsWithAlongXVariants()[index]);
+  const stencil::KernelInfo &info = *kernelsWithPlannerVariants()[index].info;
+  StencilModel model = loadModel(kernelsWithPlannerVariants()[index]);
   // Kernels with aligned groups of sites along x take only nx that are
   // multiples of the group: others are refused with the reason, and the
   // size is tried again rounded up.
@@ -264,22 +271,22 @@ TEST_P(HostKernel, RejectsAliasedAndBadArguments) {
 }
 
 std::string kernelName(const ::testing::TestParamInfo<size_t> &info) {
-  return kernelsWithAlongXVariants()[info.param].info->name;
+  return kernelsWithPlannerVariants()[info.param].info->name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllSpecs, HostKernel,
-    ::testing::Range<size_t>(0, kernelsWithAlongXVariants().size()), kernelName);
+    ::testing::Range<size_t>(0, kernelsWithPlannerVariants().size()), kernelName);
 
 std::string kernelRoleName(
     const ::testing::TestParamInfo<std::tuple<size_t, bool>> &info) {
-  return std::string(kernelsWithAlongXVariants()[std::get<0>(info.param)].info->name) +
+  return std::string(kernelsWithPlannerVariants()[std::get<0>(info.param)].info->name) +
          (std::get<1>(info.param) ? "_adjoint" : "_apply");
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllSpecs, HostKernelRole,
-    ::testing::Combine(::testing::Range<size_t>(0, kernelsWithAlongXVariants().size()),
+    ::testing::Combine(::testing::Range<size_t>(0, kernelsWithPlannerVariants().size()),
                        ::testing::Bool()),
     kernelRoleName);
 

@@ -11,18 +11,24 @@
 namespace stencilc {
 namespace testing {
 
+/// Which kernels of a spec's code: its own, or one of the planner's second
+/// kernel sets compiled beside them (stencil::TunedChoice with x_multiple).
+enum class PlannerVariant {
+  None,     ///< the spec's own kernels
+  AlongX,   ///< groups of sites along x (NAME_xW)
+  FoldPass, ///< the kernels for CG's fold pass (NAME_fold)
+};
+
 struct RegisteredKernel {
   const stencil::KernelInfo *info;
   std::string specPath;
-  /// The planner's groups of sites along x compiled into the spec's code
-  /// (stencil::TunedChoice::x_multiple), not the spec's own kernels.
-  bool alongX = false;
+  PlannerVariant variant = PlannerVariant::None;
 };
 
 const std::vector<RegisteredKernel> &registeredKernels();
 
-/// registeredKernels(), then the planner's groups along x of each.
-const std::vector<RegisteredKernel> &kernelsWithAlongXVariants();
+/// registeredKernels(), then the planner's second kernels of each.
+const std::vector<RegisteredKernel> &kernelsWithPlannerVariants();
 
 } // namespace testing
 } // namespace stencilc

@@ -21,7 +21,7 @@ using namespace stencil;
 using stencilc::testing::attachRandomSiteParameters;
 using stencilc::testing::expectFailure;
 using stencilc::testing::expectFoldPassMatchesItsDefinition;
-using stencilc::testing::kernelsWithAlongXVariants;
+using stencilc::testing::kernelsWithPlannerVariants;
 
 namespace {
 
@@ -99,7 +99,7 @@ TEST(Solver, CgFindsTheManufacturedSolution) {
 // of whole wavefronts has one, and it computes apply() and in . out.
 TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
   int checked = 0;
-  for (const auto &entry : kernelsWithAlongXVariants()) {
+  for (const auto &entry : kernelsWithPlannerVariants()) {
     const KernelInfo &info = *entry.info;
     if (!info.apply_dot)
       continue;
@@ -160,7 +160,7 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
 // product do. Odd sizes, random r and p (halos too), outputs poisoned.
 TEST(FusedCg, ApplyFoldDotEqualsTheUpdateThenApplyDot) {
   int checked = 0;
-  for (const auto &entry : kernelsWithAlongXVariants()) {
+  for (const auto &entry : kernelsWithPlannerVariants()) {
     const KernelInfo &info = *entry.info;
     if (!info.apply_fold_dot)
       continue;

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -238,14 +239,17 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
   ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
   EXPECT_EQ(s.info, &spec.info) << "a fold-pass entry chose all kernels";
   bool found = false;
-  ASSERT_OK(select_fold_kernels(spec.info, extents, spec.device, s, found));
+  KernelSelection fold;
+  ASSERT_OK(
+      select_fold_kernels(spec.info, extents, spec.device, s, fold, found));
   ASSERT_TRUE(found);
-  EXPECT_EQ(s.info, &foldVariant());
-  EXPECT_NE(s.description.find("CG's fold pass, 3000.5"), std::string::npos)
-      << s.description;
-  ASSERT_OK(select_fold_kernels(spec.info, other, spec.device, s, found));
+  EXPECT_EQ(fold.info, &foldVariant());
+  EXPECT_NE(fold.description.find("CG's fold pass, 3000.5"), std::string::npos)
+      << fold.description;
+  ASSERT_OK(select_fold_kernels(spec.info, other, spec.device, s, fold, found));
   EXPECT_FALSE(found);
-  ASSERT_OK(select_fold_kernels(spec.info, extents, "another GPU", s, found));
+  ASSERT_OK(
+      select_fold_kernels(spec.info, extents, "another GPU", s, fold, found));
   EXPECT_FALSE(found);
 
   StencilOperator A;
@@ -268,6 +272,113 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
   ScopedEnv off("STENCILC_TUNING", "off");
   ASSERT_OK(StencilOperator::create(spec.info, extents, A));
   EXPECT_STREQ(A.fold_info().name, "laplacian3d_f64");
+}
+
+/// laplacian3d_f64 with the planner's kernels for CG's fold pass
+/// (foldVariant() stands in, for nx a multiple of 2 on any device) beside
+/// a compiled-in entry for all kernels on this device at 20x18x16.
+struct PlannedFoldSpec {
+  KernelInfo info = kernelNamed("laplacian3d_f64");
+  TunedChoice table[2] = {
+      {"", {20, 18, 16, 1}, &variant, 1234.5, 0, TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::FoldPass}};
+  std::string device = device_name();
+  PlannedFoldSpec() {
+    table[0].device = device.c_str();
+    info.num_tuned = 2;
+    info.tuned = table;
+  }
+};
+
+TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
+  PlannedFoldSpec spec;
+  const int even[] = {22, 18, 16}, odd[] = {21, 18, 16},
+            tuned[] = {20, 18, 16};
+  KernelSelection s, fold;
+  bool found = false;
+  // The fold row is not a choice for all kernels.
+  ASSERT_OK(select_kernels(spec.info, even, spec.device, s));
+  EXPECT_EQ(s.info, &spec.info) << s.description;
+  EXPECT_FALSE(s.from_cache);
+  for (const std::string &device : {spec.device, std::string("another GPU")}) {
+    ASSERT_OK(select_fold_kernels(spec.info, even, device, s, fold, found));
+    ASSERT_TRUE(found);
+    EXPECT_EQ(fold.info, &foldVariant());
+    EXPECT_FALSE(fold.from_cache);
+    EXPECT_NE(fold.description.find("the planner's: " +
+                                    std::string(foldVariant().tuning_options) +
+                                    " (nx = 22 a multiple of 2)"),
+              std::string::npos)
+        << fold.description;
+  }
+  ASSERT_OK(select_fold_kernels(spec.info, odd, spec.device, s, fold, found));
+  EXPECT_FALSE(found) << "groups of 2 sites along x with nx = 21";
+  // A measurement of the other kernels outranks the planner's prediction.
+  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, s));
+  EXPECT_TRUE(s.from_cache);
+  ASSERT_OK(select_fold_kernels(spec.info, tuned, spec.device, s, fold, found));
+  EXPECT_FALSE(found);
+  // A launch the fold kernels cannot make leaves the chosen kernels.
+  const int deep[] = {22, 18, 70000};
+  ASSERT_OK(select_kernels(spec.info, deep, spec.device, s));
+  ASSERT_OK(select_fold_kernels(spec.info, deep, spec.device, s, fold, found));
+  EXPECT_FALSE(found);
+
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(spec.info, even, A));
+  EXPECT_STREQ(A.info().name, "laplacian3d_f64");
+  EXPECT_STREQ(A.fold_info().name, foldVariant().name);
+  EXPECT_NE(A.kernel_choice().find("; CG's fold pass: the planner's: "),
+            std::string::npos)
+      << A.kernel_choice();
+  expectFoldPassMatchesItsDefinition(A, 0.6875, 1e-13, 5);
+  ASSERT_OK(StencilOperator::create(spec.info, odd, A));
+  EXPECT_STREQ(A.fold_info().name, "laplacian3d_f64");
+
+  ScopedEnv off("STENCILC_TUNING", "off");
+  ASSERT_OK(select_fold_kernels(spec.info, even, spec.device, s, fold, found));
+  EXPECT_FALSE(found);
+}
+
+// Every registered stencil whose planner compiled kernels of its own for
+// CG's fold pass (NAME_fold, and NAME_inner_fold) runs its fold pass from
+// them where nx allows, and that pass computes p' = r + beta p and A p' as
+// the spec's own apply kernel does (site parameters random, odd extents
+// along y and z).
+TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
+  using stencilc::testing::attachRandomSiteParameters;
+  using stencilc::testing::registeredKernels;
+  int checked = 0;
+  for (const auto &registered : registeredKernels()) {
+    std::vector<const KernelInfo *> infos = {registered.info};
+    if (registered.info->inner)
+      infos.push_back(&registered.info->inner());
+    for (const KernelInfo *spec : infos) {
+      for (int i = 0; i < spec->num_tuned; ++i) {
+        const TunedChoice &choice = spec->tuned[i];
+        if (choice.device || choice.kernels != TunedKernels::FoldPass)
+          continue;
+        SCOPED_TRACE(spec->name);
+        const int nx = 6 * choice.x_multiple;
+        const int extents[] = {nx, 7, 5, 4};
+        StencilOperator A;
+        ASSERT_OK(StencilOperator::create(*spec, extents, A));
+        EXPECT_STREQ(A.fold_info().name, choice.info().name);
+        EXPECT_NE(A.kernel_choice().find("; CG's fold pass: the planner's: "),
+                  std::string::npos)
+            << A.kernel_choice();
+        Random random(11);
+        std::vector<std::unique_ptr<Field>> sites;
+        ASSERT_OK(attachRandomSiteParameters(A, random, 0.5, 1.5, sites));
+        const double tolerance =
+            A.lattice().element_bytes == 8 ? 1e-13 : 1e-5;
+        expectFoldPassMatchesItsDefinition(A, 0.6875, tolerance, 7);
+        ++checked;
+      }
+    }
+  }
+  std::printf("%d planner's fold-pass kernels checked\n", checked);
+  EXPECT_GT(checked, 0) << "no shipped spec has the planner's fold kernels";
 }
 
 TEST(Tuning, CacheFileFoldEntryIsForTheFoldPassAlone) {
@@ -334,11 +445,13 @@ TEST(Tuning, CacheFileWithOnlyAFoldLineLeavesTheOtherKernelsToTheTable) {
             std::string::npos)
       << s.description;
   bool found = false;
-  ASSERT_OK(select_fold_kernels(spec.info, extents, spec.device, s, found));
+  KernelSelection fold;
+  ASSERT_OK(
+      select_fold_kernels(spec.info, extents, spec.device, s, fold, found));
   ASSERT_TRUE(found);
-  EXPECT_EQ(s.info, &spec.info);
-  EXPECT_NE(s.description.find("onlyfold.tsv:1"), std::string::npos)
-      << s.description;
+  EXPECT_EQ(fold.info, &spec.info);
+  EXPECT_NE(fold.description.find("onlyfold.tsv:1"), std::string::npos)
+      << fold.description;
 }
 
 TEST(Tuning, FoldEntriesThatCannotServeAreRefused) {

@@ -153,7 +153,10 @@ bool recordedBeforeSharesByLane(const std::string &file) {
          file == "tune-laplacian4d_vec24_aos_lds-staging-h100.json";
 }
 
-std::vector<Search> recordedSearches() {
+/// The H100 searches that timed `kernel`: "apply" (the stencil kernel, or
+/// the even-to-odd hop) or "fold" (CG's fold pass, tune_NAME --kernel
+/// fold).
+std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply") {
   std::vector<Search> searches;
   llvm::SmallString<256> dir(STENCILC_SOURCE_DIR);
   llvm::sys::path::append(dir, "docs", "results");
@@ -178,9 +181,7 @@ std::vector<Search> recordedSearches() {
       continue;
     }
     const llvm::json::Object *root = json->getAsObject();
-    // The model predicts the stencil kernel; searches that timed CG's fold
-    // pass (tune_NAME --kernel fold) rank another kernel.
-    if (root->getString("kernel").value_or("apply") != "apply")
+    if (root->getString("kernel").value_or("apply") != kernel)
       continue;
     // The model is the H100's (h100Device()); searches on other GPUs are
     // records, not its fit.
@@ -240,8 +241,16 @@ std::vector<Search> recordedSearches() {
       m.options = options;
       m.gbs = o->getNumber("gb_s").value_or(0);
       const StencilModel &variant = *rebuilt;
-      // The kernel the searches timed: the apply, or the even-to-odd hop.
-      m.cost = predictedCost(variant);
+      // The kernel the searches timed: the apply, or the even-to-odd hop;
+      // or CG's fold pass.
+      if (kernel == "fold") {
+        std::optional<KernelCost> fold = predictedFoldCost(variant);
+        if (!fold)
+          continue;
+        m.cost = *fold;
+      } else {
+        m.cost = predictedCost(variant);
+      }
       m.predictedPs = m.cost.picosecondsPerSite;
       search.variants.push_back(m);
     }
@@ -273,9 +282,12 @@ double rankCorrelation(const std::vector<Measured> &v) {
   return 1 - 6 * d2 / (n * (n * n - 1));
 }
 
-TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
-  std::vector<Search> searches = recordedSearches();
-  ASSERT_GE(searches.size(), 10u) << "the recorded searches are missing";
+/// Prints how the model ranks each search's variants, checks that its
+/// first pick measured at least `least(search)` of the fastest, and returns
+/// each checked search's ratio.
+template <typename Least>
+std::vector<double> checkFirstPicks(const std::vector<Search> &searches,
+                                    Least least) {
   std::vector<double> ratios;
   for (const Search &search : searches) {
     if (search.variants.size() < 4) {
@@ -317,19 +329,29 @@ TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
                 100 * picked.cost.predictedFraction(),
                 picked.cost.limit.c_str(), best.options.c_str(),
                 100 * best.cost.predictedFraction(), best.cost.limit.c_str());
-    // Known miss: the model knows no lattice size. At 16^3 x 32 a parity
-    // of the 24-float field (3 MB, held in L2) gives a hop 65536 threads,
-    // under 500 per multiprocessor, where splitting a site over 2 threads
-    // ran 1.19x faster (1.30x with the Schur complement's launch graphs,
-    // the -graphs- search); at 32^3 x 64 the model's pick is within 8%.
-    double least = 0.92;
-    if (search.file == "tune-laplacian4d_vec24_eo-shares-16-h100.json")
-      least = 0.84;
-    if (search.file == "tune-laplacian4d_vec24_eo-graphs-16-h100.json")
-      least = 0.76;
-    EXPECT_GE(ratio, least) << search.file;
+    EXPECT_GE(ratio, least(search)) << search.file;
     ratios.push_back(ratio);
   }
+  return ratios;
+}
+
+TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
+  std::vector<Search> searches = recordedSearches();
+  ASSERT_GE(searches.size(), 10u) << "the recorded searches are missing";
+  const std::vector<double> ratios =
+      checkFirstPicks(searches, [](const Search &search) {
+        // Known miss: the model knows no lattice size. At 16^3 x 32 a
+        // parity of the 24-float field (3 MB, held in L2) gives a hop 65536
+        // threads, under 500 per multiprocessor, where splitting a site
+        // over 2 threads ran 1.19x faster (1.30x with the Schur
+        // complement's launch graphs, the -graphs- search); at 32^3 x 64
+        // the model's pick is within 8%.
+        if (search.file == "tune-laplacian4d_vec24_eo-shares-16-h100.json")
+          return 0.84;
+        if (search.file == "tune-laplacian4d_vec24_eo-graphs-16-h100.json")
+          return 0.76;
+        return 0.92;
+      });
   ASSERT_GE(ratios.size(), 20u) << "too few searches rebuilt";
   double mean = 0;
   for (double r : ratios)
@@ -338,6 +360,24 @@ TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
               "fastest on average\n",
               ratios.size(), 100 * mean);
   EXPECT_GE(mean, 0.97);
+}
+
+TEST(CostModel, RanksRecordedH100FoldPassSearchesNearTheirMeasuredBest) {
+  std::vector<Search> searches = recordedSearches("fold");
+  ASSERT_GE(searches.size(), 2u) << "the recorded fold searches are missing";
+  const std::vector<double> ratios =
+      checkFirstPicks(searches, [](const Search &search) {
+        // Known miss: with bfloat16 storage the pass rounds p' at every
+        // value it reads and was instruction-bound (docs/performance.md,
+        // "Rounding in one instruction"); the model charges memory
+        // instructions and addresses, not that arithmetic, and ranks 8
+        // sites per 16-byte access first, which measured 80% of the best
+        // (4 sites). The planner weighs groups of 2 and 4 only.
+        if (search.file == "tune-laplacian3d_f64_bf16_inner-fold-256-h100.json")
+          return 0.78;
+        return 0.95;
+      });
+  ASSERT_GE(ratios.size(), 3u) << "too few fold searches rebuilt";
 }
 
 } // namespace
@@ -461,6 +501,74 @@ TEST(ChooseOptions, ChoosesGroupsAlongXAsSecondKernels) {
       << note_->reason;
   // withKernelOptionsOpen starts again from nothing.
   EXPECT_FALSE(withKernelOptionsOpen(*model).alongX);
+}
+
+TEST(ChooseOptions, ChoosesKernelsOfItsOwnForCGsFoldPass) {
+  // The 3-D Laplacian in double with CG and mixed precision, every kernel
+  // option open (laplacian3d_f64 without its kernel section).
+  std::string yaml = std::string(kLaplacian3d) +
+                     "solver: cg\ninner_precision: float\n";
+  yaml.replace(yaml.find("precision: float"), 16, "precision: double");
+  std::optional<StencilModel> model = modelFromYaml(yaml);
+  ASSERT_TRUE(model);
+  chooseOpenOptions(*model);
+  ASSERT_TRUE(model->alongX);
+  ASSERT_TRUE(model->foldPass);
+  // Its fold pass predicts faster than that of the kernels that would run
+  // it otherwise (the groups along x, for the nx that allow both).
+  const StencilModel fold = foldPassVariantModel(*model);
+  const StencilModel running = alongXVariantModel(*model);
+  EXPECT_EQ(fold.name, "lap_fold");
+  EXPECT_FALSE(fold.foldPass);
+  EXPECT_FALSE(fold.hasInner);
+  EXPECT_LE(predictedFoldCost(fold)->picosecondsPerSite,
+            0.99 * predictedFoldCost(running)->picosecondsPerSite);
+  // The fold searches on the H100 and H200 measured tile z x 2 fastest.
+  EXPECT_EQ(fold.kernel.tileAxis, 2);
+  // The storage is the stencil's own: only kernel options differ.
+  EXPECT_EQ(stencilc::testing::storageOf(fold),
+            stencilc::testing::storageOf(*model));
+  const KernelOptionNote *n = note(*model, "fold_pass");
+  ASSERT_NE(n, nullptr);
+  EXPECT_FALSE(n->written);
+  EXPECT_EQ(n->value.rfind("lap_fold: block ", 0), 0u) << n->value;
+  EXPECT_NE(n->reason.find("with the kernels for nx a multiple of"),
+            std::string::npos)
+      << n->reason;
+  EXPECT_NE(n->reason.find("the inner precision's fold pass: "),
+            std::string::npos)
+      << n->reason;
+  // The inner precision weighs its own.
+  const StencilModel inner = innerKernelsModel(*model);
+  EXPECT_EQ(inner.foldPass.has_value(), model->innerFoldPass.has_value());
+  EXPECT_FALSE(inner.innerFoldPass);
+  // withKernelOptionsOpen starts again from nothing.
+  EXPECT_FALSE(withKernelOptionsOpen(*model).foldPass);
+  EXPECT_FALSE(withKernelOptionsOpen(*model).innerFoldPass);
+}
+
+TEST(ChooseOptions, NoFoldPassKernelsWithoutAFoldPassOrAChoice) {
+  // Without CG there is no fold pass, and no note of one.
+  std::optional<StencilModel> plain = modelFromYaml(kLaplacian3d);
+  ASSERT_TRUE(plain);
+  chooseOpenOptions(*plain);
+  EXPECT_FALSE(plain->foldPass);
+  EXPECT_EQ(note(*plain, "fold_pass"), nullptr);
+  // With block, tile and width written the candidates differ in nothing
+  // the fold pass feels: it runs with the kernels chosen for apply.
+  std::optional<StencilModel> written = modelFromYaml(
+      std::string(kLaplacian3d) +
+      "solver: cg\nkernel: {block: [64, 4, 1], tile: {axis: y, factor: 4}, "
+      "vector_width: 1}\n");
+  ASSERT_TRUE(written);
+  chooseOpenOptions(*written);
+  EXPECT_FALSE(written->foldPass);
+  const KernelOptionNote *n = note(*written, "fold_pass");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->value, "the kernels chosen for apply");
+  EXPECT_NE(n->reason.find("no candidate predicts a fold pass"),
+            std::string::npos)
+      << n->reason;
 }
 
 TEST(ChooseOptions, NoGroupsAlongXWhereTheSpecOrItsAxesForbidThem) {

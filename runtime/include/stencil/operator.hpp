@@ -11,6 +11,7 @@
 #include "stencil/halo_exchange.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/random.hpp"
+#include "stencil/tuning.hpp"
 #include "stencil/types.hpp"
 
 #include <cstdint>
@@ -96,7 +97,8 @@ public:
   /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
   /// The kernels of CG's fold pass (apply_fold_dot): a tuning-cache entry
-  /// of its own for this device and these extents, else info().
+  /// of its own for this device and these extents, or the planner's
+  /// fold-pass kernels (stencil/tuning.hpp), else info().
   const KernelInfo &fold_info() const {
     return fold_info_ ? *fold_info_ : *info_;
   }
@@ -269,8 +271,10 @@ private:
   /// A clear error unless U fits the stencil: dimensions, N, extents.
   Status check_gauge(const GaugeField &U) const;
   Status gather_parameters(std::vector<const void *> &fields) const;
-  /// create(): CG's fold pass from its own tuning-cache entry, if any.
-  Status choose_fold_kernels(const KernelInfo &spec);
+  /// create(): CG's fold pass from its own tuning-cache entry, or the
+  /// planner's fold-pass kernels, where `chosen` (select_kernels') allows.
+  Status choose_fold_kernels(const KernelInfo &spec,
+                             const KernelSelection &chosen);
 
   /// Distributed operators: ghost zones of `field` (an array of
   /// `components` reals per site, moved by `copy`) filled from the

@@ -20,8 +20,12 @@
 //   5. otherwise the spec's own options.
 // CG's fold pass (apply_fold_dot) may have entries of its own (options
 // "kernel=fold; ...", written by the timing program's --kernel fold):
-// select_fold_kernels looks for one in steps 1-3; without one the fold pass
-// runs with the kernels select_kernels chose.
+// select_fold_kernels looks for one in steps 1-3; then, where no
+// tuning-cache entry chose the other kernels, for the planner's kernels for
+// the fold pass (NAME_fold, compiled in where a spec leaves options open
+// and other ones predict a faster fold pass) when nx is a multiple of their
+// groups along x; otherwise the fold pass runs with the kernels
+// select_kernels chose.
 #ifndef STENCIL_TUNING_HPP
 #define STENCIL_TUNING_HPP
 
@@ -36,6 +40,8 @@ namespace stencil {
 struct KernelSelection {
   const KernelInfo *info = nullptr; ///< the kernels to run
   std::string description;          ///< which, and why, for reports
+  /// Chosen by a tuning-cache entry (steps 2 and 3), a measurement.
+  bool from_cache = false;
 };
 
 /// Chooses the kernels for `spec` on `device` with `extents` (dims
@@ -44,11 +50,14 @@ struct KernelSelection {
 Status select_kernels(const KernelInfo &spec, const int *extents,
                       const std::string &device, KernelSelection &out);
 
-/// CG's fold pass on its own: `found` says whether the cache file or the
-/// compiled-in table has a fold-pass entry for `spec`, `device` and
-/// `extents` (out then names it); STENCILC_TUNING=off finds none.
+/// CG's fold pass on its own, where select_kernels chose `chosen`: `found`
+/// says whether the cache file or the compiled-in table has a fold-pass
+/// entry for `spec`, `device` and `extents`, or the planner's fold-pass
+/// kernels serve them (out then names the kernels); STENCILC_TUNING=off
+/// finds none.
 Status select_fold_kernels(const KernelInfo &spec, const int *extents,
-                           const std::string &device, KernelSelection &out,
+                           const std::string &device,
+                           const KernelSelection &chosen, KernelSelection &out,
                            bool &found);
 
 /// "64x64x64"
