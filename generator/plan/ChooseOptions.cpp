@@ -221,14 +221,21 @@ struct FoldChoice {
   std::string value, reason;
 };
 
-/// Weighs `kernels` for the fold pass of `running`'s stencil (named
-/// `name`), against `running`'s own kernels (described as `runningText`),
-/// which would run it otherwise.
-FoldChoice chooseFoldPass(const StencilModel &running, const std::string &name,
+/// Weighs `kernels` for the fold pass of `running`'s stencil against
+/// `running`'s own kernels (described as `runningText`), which would run it
+/// otherwise.
+FoldChoice chooseFoldPass(const StencilModel &running,
                           const std::string &runningText,
                           const std::vector<KernelOptions> &kernels,
                           const DeviceModel &device) {
-  const KernelCost standing = *predictedFoldCost(running, device);
+  FoldChoice choice;
+  choice.value = "the kernels chosen for apply";
+  const std::optional<KernelCost> standing =
+      predictedFoldCost(running, device);
+  if (!standing) {
+    choice.reason = runningText + " have no fold pass";
+    return choice;
+  }
   std::optional<StencilModel> fastest;
   KernelCost fastestCost;
   for (const KernelOptions &k : kernels) {
@@ -243,32 +250,90 @@ FoldChoice chooseFoldPass(const StencilModel &running, const std::string &name,
   }
   const std::string weighed =
       " (" + std::to_string(kernels.size()) + " candidates weighed)";
-  FoldChoice choice;
   if (!fastest || fastestCost.picosecondsPerSite >
-                      kFoldPassGain * standing.picosecondsPerSite) {
-    choice.value = "the kernels chosen for apply";
+                      kFoldPassGain * standing->picosecondsPerSite) {
     choice.reason = "no candidate predicts a fold pass (r and p read at "
                     "every tap) 1% faster than " +
                     runningText + " (" +
-                    percent(standing.predictedFraction()) + ")" + weighed;
+                    percent(standing->predictedFraction()) + ")" + weighed;
     return choice;
   }
   const KernelOptions &k = fastest->kernel;
-  choice.options = k;
+  const std::string name = running.name + "_fold";
   const int group = fastest->sitesPerThreadX();
-  choice.value = name + "_fold: block " + blockShapeText(*fastest) +
-                 ", tile " + tileText(k) + ", vector_width " +
+  choice.options = k;
+  choice.value = name + ": block " + blockShapeText(*fastest) + ", tile " +
+                 tileText(k) + ", vector_width " +
                  std::to_string(k.vectorWidth);
   choice.reason =
       percent(fastestCost.predictedFraction()) +
       " of the copy bandwidth predicted for the fold pass (r and p read at "
       "every tap) against " +
-      percent(standing.predictedFraction()) + " with " + runningText +
-      "; CG's fold pass runs from " + name + "_fold" +
+      percent(standing->predictedFraction()) + " with " + runningText +
+      "; CG's fold pass runs from " + name +
       (group > 1 ? " where nx is a multiple of " + std::to_string(group)
                  : std::string()) +
       weighed;
   return choice;
+}
+
+/// CG's fold pass reads r and p at every tap, twice the stencil's loads,
+/// and its best options need not be apply's. Sets chosen.foldPass (and
+/// innerFoldPass) where other options predict a fold pass at least
+/// kFoldPassGain faster than the kernels that would run it (the planner's
+/// groups along x where it chose some, else `chosen`'s own), and returns
+/// the note saying what it chose; none where `chosen`'s kernels have no
+/// fold pass. The options weighed: `candidates`' (apply's), and with groups
+/// of 2 and 4 sites along x where the spec leaves the width open.
+std::optional<KernelOptionNote>
+chooseFoldPasses(StencilModel &chosen, const std::vector<Candidate> &candidates,
+                 bool widthWritten, const DeviceModel &device) {
+  if (!predictedFoldCost(chosen, device))
+    return std::nullopt;
+  // `base`'s precision decides which widths it can take.
+  auto weighed = [&](const StencilModel &base) {
+    std::vector<KernelOptions> kernels;
+    for (const Candidate &c : candidates) {
+      kernels.push_back(c.model.kernel);
+      if (widthWritten)
+        continue;
+      for (int width : {2, 4}) {
+        StencilModel m = base;
+        m.kernel = c.model.kernel;
+        m.kernel.vectorWidth = width;
+        if (weighsGroups(m, width))
+          kernels.push_back(m.kernel);
+      }
+    }
+    return kernels;
+  };
+  // The kernels that would run the fold pass otherwise, and their text.
+  auto running = [](StencilModel m,
+                    const std::optional<KernelOptions> &groups) {
+    std::string text = "the kernels chosen for apply";
+    if (groups) {
+      m.kernel = *groups;
+      const std::string w = std::to_string(groups->vectorWidth);
+      text = "the kernels for nx a multiple of " + w + ", " + m.name + "_x" + w;
+    }
+    return std::pair{m, text};
+  };
+  const auto [outer, outerText] = running(chosen, chosen.alongX);
+  const FoldChoice fold =
+      chooseFoldPass(outer, outerText, weighed(chosen), device);
+  chosen.foldPass = fold.options;
+  KernelOptionNote note{"fold_pass", fold.value, false, fold.reason};
+  if (chosen.hasInner) {
+    const StencilModel innerKernels = innerKernelsModel(chosen);
+    const auto [inner, innerText] =
+        running(innerKernels, chosen.innerAlongX);
+    const FoldChoice innerFold =
+        chooseFoldPass(inner, innerText, weighed(innerKernels), device);
+    chosen.innerFoldPass = innerFold.options;
+    note.reason += "; the inner precision's fold pass: " + innerFold.value +
+                   ", " + innerFold.reason;
+  }
+  return note;
 }
 
 } // namespace
@@ -280,13 +345,9 @@ KernelCost predictedCost(const StencilModel &model,
 
 std::optional<KernelCost> predictedFoldCost(const StencilModel &model,
                                             const DeviceModel &device) {
-  if (model.layout.evenOdd || !hasFusedDotKernel(model) ||
-      !model.servesOneRank())
-    return std::nullopt;
-  const KernelPlan dot = withBlockSum(planKernel(model));
-  if (!canFoldDirection(dot))
-    return std::nullopt;
-  return estimateCost(model, withFoldedDirection(dot), device);
+  if (std::optional<KernelPlan> fold = planFoldPass(model))
+    return estimateCost(model, *fold, device);
+  return std::nullopt;
 }
 
 StencilModel withKernelOptionsOpen(const StencilModel &model) {
@@ -626,66 +687,13 @@ OptionSearch chooseOpenOptions(StencilModel &model,
          written.staging ? ""
                          : "registers, the default: the cost model does not "
                            "weigh shared-memory staging"});
-  // CG's fold pass reads r and p at every tap, twice the stencil's loads,
-  // and its best options need not be apply's.
-  std::optional<KernelOptions> foldPass, innerFoldPass;
-  if (predictedFoldCost(best->model, device)) {
-    // Every candidate's options, and with groups of 2 and 4 sites along x
-    // where the spec leaves the width open and `base`'s precision allows.
-    auto foldCandidates = [&](const StencilModel &base) {
-      std::vector<KernelOptions> kernels;
-      for (const Candidate &c : candidates) {
-        kernels.push_back(c.model.kernel);
-        if (written.vectorWidth)
-          continue;
-        for (int width : {2, 4}) {
-          StencilModel m = base;
-          m.kernel = c.model.kernel;
-          m.kernel.vectorWidth = width;
-          if (weighsGroups(m, width))
-            kernels.push_back(m.kernel);
-        }
-      }
-      return kernels;
-    };
-    const StencilModel alongXModel = [&] {
-      StencilModel m = best->model;
-      if (alongX)
-        m.kernel = *alongX;
-      return m;
-    }();
-    auto runningText = [](const std::string &name,
-                          const std::optional<KernelOptions> &groups) {
-      return groups ? "the kernels for nx a multiple of " +
-                          std::to_string(groups->vectorWidth) + ", " + name +
-                          "_x" + std::to_string(groups->vectorWidth)
-                    : std::string("the kernels chosen for apply");
-    };
-    const FoldChoice outer =
-        chooseFoldPass(alongXModel, model.name, runningText(model.name, alongX),
-                       foldCandidates(best->model), device);
-    foldPass = outer.options;
-    KernelOptionNote note{"fold_pass", outer.value, false, outer.reason};
-    if (model.hasInner) {
-      StencilModel inner = innerKernelsModel(best->model);
-      const std::vector<KernelOptions> innerCandidates = foldCandidates(inner);
-      if (innerGroups)
-        inner.kernel = *innerGroups;
-      const FoldChoice innerChoice =
-          chooseFoldPass(inner, inner.name, runningText(inner.name, innerGroups),
-                         innerCandidates, device);
-      innerFoldPass = innerChoice.options;
-      note.reason += "; the inner precision's fold pass: " +
-                     innerChoice.value + ", " + innerChoice.reason;
-    }
-    notes.push_back(std::move(note));
-  }
   StencilModel chosen = best->model;
-  chosen.optionNotes = std::move(notes);
   chosen.alongX = alongX;
   chosen.innerAlongX = innerGroups;
-  chosen.foldPass = foldPass;
-  chosen.innerFoldPass = innerFoldPass;
+  if (std::optional<KernelOptionNote> fold = chooseFoldPasses(
+          chosen, candidates, written.vectorWidth, device))
+    notes.push_back(std::move(*fold));
+  chosen.optionNotes = std::move(notes);
   model = std::move(chosen);
   return search;
 }

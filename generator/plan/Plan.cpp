@@ -912,6 +912,26 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
   return folded;
 }
 
+namespace {
+
+/// Whether `model`'s kernels fold CG's direction update into `dotPlan`
+/// (withBlockSum of the apply kernel). Not for the kernels only ranks run:
+/// across ranks both fields' halos would have to travel.
+bool foldsDirection(const StencilModel &model, const KernelPlan &dotPlan) {
+  return model.servesOneRank() && canFoldDirection(dotPlan);
+}
+
+} // namespace
+
+std::optional<KernelPlan> planFoldPass(const StencilModel &model) {
+  if (!hasFusedDotKernel(model))
+    return std::nullopt;
+  const KernelPlan dot = withBlockSum(planKernel(model, KernelRole::Apply));
+  if (!foldsDirection(model, dot))
+    return std::nullopt;
+  return withFoldedDirection(dot);
+}
+
 std::vector<KernelPlan> planKernels(const StencilModel &model) {
   std::vector<KernelRole> roles = {KernelRole::Apply};
   if (!isSymmetric(model))
@@ -921,9 +941,7 @@ std::vector<KernelPlan> planKernels(const StencilModel &model) {
     plans.push_back(planKernel(model, role));
   if (hasFusedDotKernel(model)) {
     plans.push_back(withBlockSum(plans.front()));
-    // Not for the kernels only ranks run: across ranks both fields' halos
-    // would have to travel.
-    if (model.servesOneRank() && canFoldDirection(plans.back()))
+    if (foldsDirection(model, plans.back()))
       plans.push_back(withFoldedDirection(plans.back()));
   }
   if (model.layout.evenOdd)

@@ -757,6 +757,11 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan);
 /// per site (Scalar and RowGroup accesses).
 bool canFoldDirection(const KernelPlan &dotPlan);
 
+/// CG's fold pass among `model`'s kernels (withFoldedDirection of the fused
+/// stencil-and-dot kernel, as planKernels plans it); none where they have
+/// none.
+std::optional<KernelPlan> planFoldPass(const StencilModel &model);
+
 /// Whether the model's CG gets the fused stencil-and-dot kernel: whole-
 /// lattice CG specs whose block is made of whole wavefronts (64 threads on
 /// AMD, 2 warps on NVIDIA), as stencil::block_sum's shuffles need.

@@ -8,8 +8,6 @@
 
 #include "llvm/Support/JSON.h"
 
-#include <algorithm>
-
 using namespace llvm;
 
 namespace stencilc {
@@ -427,8 +425,7 @@ void printPlansJson(
           auto second = [&](const char *key, const StencilModel &variant) {
             j.attributeObject(key, [&] {
               j.attribute("name", variant.name);
-              j.attribute("nx_multiple_of",
-                          std::max(1, variant.sitesPerThreadX()));
+              j.attribute("nx_multiple_of", variant.sitesPerThreadX());
               j.attribute("block", blockShapeText(variant));
               j.attribute("tile_axis", axisName(variant.kernel.tileAxis));
               j.attribute("tile_factor", variant.kernel.tileFactor);

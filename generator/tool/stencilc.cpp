@@ -70,6 +70,14 @@ cl::opt<bool> tunePredicted(
              "--max-variants keeps the most promising"),
     cl::sub(tuneCommand), cl::cat(category));
 
+cl::opt<bool> tuneFold(
+    "fold",
+    cl::desc("Tune CG's fold pass alone (the stencil pass with p = r + beta "
+             "p folded in): --predicted-first ranks by its predicted cost, "
+             "and the timing program times it (--kernel fold) unless told "
+             "--kernel apply, recording entries for the fold pass"),
+    cl::sub(tuneCommand), cl::cat(category));
+
 cl::opt<int> tuneLimit("max-variants", cl::init(200),
                        cl::desc("At most this many variants (default 200)"),
                        cl::sub(tuneCommand), cl::cat(category));
@@ -548,6 +556,13 @@ int runTune() {
     WithColor::error(errs(), "stencilc") << "--max-variants must be positive\n";
     return 1;
   }
+  if (tuneFold && !planFoldPass(*model)) {
+    WithColor::error(errs(), "stencilc")
+        << tuneSpec << ": --fold tunes CG's fold pass, but " << model->name
+        << "'s kernels have none (CG specs of one value per site on the "
+           "whole lattice, with blocks of whole wavefronts)\n";
+    return 1;
+  }
   std::vector<Variant> variants;
   if (!tuneVariantsFile.empty()) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> file =
@@ -573,9 +588,16 @@ int runTune() {
   const size_t space = variants.size();
   if (tunePredicted && variants.size() > 2) {
     std::vector<std::pair<double, size_t>> ranked;
-    for (size_t i = 1; i < variants.size(); ++i)
-      ranked.push_back(
-          {predictedCost(variants[i].model).picosecondsPerSite, i});
+    // --fold: variants without a fold pass last.
+    for (size_t i = 1; i < variants.size(); ++i) {
+      double ps = predictedCost(variants[i].model).picosecondsPerSite;
+      if (tuneFold) {
+        std::optional<KernelCost> fold = predictedFoldCost(variants[i].model);
+        ps = fold ? fold->picosecondsPerSite
+                  : std::numeric_limits<double>::infinity();
+      }
+      ranked.push_back({ps, i});
+    }
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     std::vector<Variant> ordered;
@@ -586,8 +608,8 @@ int runTune() {
   }
   if (space > static_cast<size_t>(tuneLimit))
     variants.resize(tuneLimit);
-  if (Error error =
-          writeTuningDirectory(*model, variants, extents, tuneOutput)) {
+  if (Error error = writeTuningDirectory(*model, variants, extents,
+                                         tuneOutput, tuneFold ? "fold" : "apply")) {
     WithColor::error(errs(), "stencilc") << toString(std::move(error)) << "\n";
     return 1;
   }
@@ -597,7 +619,10 @@ int runTune() {
   if (variants.size() < space)
     outs() << "  the first " << variants.size() << " of " << space
            << (tunePredicted
-                   ? " in the cost model's order (fastest predicted first"
+                   ? (tuneFold ? " in the cost model's order for the fold "
+                                 "pass (fastest predicted first"
+                               : " in the cost model's order (fastest "
+                                 "predicted first")
                    : " in the search order (staging, layout, components per thread, "
                      "block, tile, load order, stores, launch bounds")
            << (!tunePredicted && model->hasLinkTaps() ? ", the links' layout"

@@ -334,17 +334,6 @@ Expected<std::vector<Variant>> listedVariants(const StencilModel &model,
   return variants;
 }
 
-namespace {
-
-/// Whether the model's kernels include CG's fold pass.
-bool hasFoldPass(const StencilModel &model) {
-  return llvm::any_of(planKernels(model), [](const KernelPlan &plan) {
-    return plan.foldsDirection();
-  });
-}
-
-} // namespace
-
 Expected<TunedKernels>
 tunedKernels(const StencilModel &model,
              const std::vector<TuningCacheEntry> &entries, StringRef cachePath,
@@ -407,7 +396,7 @@ tunedKernels(const StencilModel &model,
       return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
                                cachePath.str().c_str(), entry.line,
                                toString(variant.takeError()).c_str());
-    if (foldPass && !hasFoldPass(*variant))
+    if (foldPass && !planFoldPass(*variant))
       return createStringError(
           inconvertibleErrorCode(),
           "%s:%u: a fold-pass entry ('kernel=fold; ...') for %s, whose "
@@ -497,12 +486,17 @@ Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned) {
       return error;
   }
   auto add = [&](StencilModel variant, bool foldPass) -> Error {
+    if (foldPass && !planFoldPass(variant))
+      return createStringError(
+          inconvertibleErrorCode(),
+          "the planner's kernels for CG's fold pass, %s, have no fold pass",
+          variant.name.c_str());
     Expected<EmittedStencil> files = emitStencil(variant, planKernels(variant));
     if (!files)
       return files.takeError();
     TunedChoice choice;
     choice.variant = static_cast<int>(tuned.variants.size());
-    choice.xMultiple = std::max(1, variant.sitesPerThreadX());
+    choice.xMultiple = variant.sitesPerThreadX();
     choice.foldPass = foldPass;
     tuned.variants.push_back({std::move(variant), std::move(*files), true});
     tuned.choices.push_back(std::move(choice));
@@ -520,7 +514,7 @@ Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned) {
 Error writeTuningDirectory(const StencilModel &model,
                            const std::vector<Variant> &variants,
                            const std::vector<int> &extents,
-                           StringRef directory) {
+                           StringRef directory, StringRef kernel) {
   SmallString<256> generated(directory);
   sys::path::append(generated, "generated");
   std::vector<std::string> includes, entries, names;
@@ -564,6 +558,7 @@ Error writeTuningDirectory(const StencilModel &model,
                            {"includes", join(includes, "\n")},
                            {"entries", join(entries, "\n")},
                            {"extents", join(sizes, ", ")},
+                           {"kernel", kernel.str()},
                            {"version", generatorVersion().str()}}))
     return error;
   return write("CMakeLists.txt", "tune_CMakeLists.txt.in",

@@ -72,11 +72,13 @@ tunedKernels(const StencilModel &model,
 llvm::Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned);
 
 /// Writes the variants' generated sources, the timing program and its
-/// CMakeLists.txt into `directory`.
+/// CMakeLists.txt into `directory`; the program times `kernel` ("apply" or
+/// "fold", CG's fold pass) unless told otherwise.
 llvm::Error writeTuningDirectory(const StencilModel &model,
                                  const std::vector<Variant> &variants,
                                  const std::vector<int> &extents,
-                                 llvm::StringRef directory);
+                                 llvm::StringRef directory,
+                                 llvm::StringRef kernel = "apply");
 
 } // namespace stencilc
 

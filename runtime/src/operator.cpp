@@ -76,8 +76,11 @@ Status StencilOperator::choose_fold_kernels(const KernelInfo &spec,
   bool found = false;
   STENCIL_TRY(
       select_fold_kernels(spec, extents_, device_name(), chosen, fold, found));
-  if (!found)
+  if (!found) {
+    if (!fold.description.empty()) // why the planner's kernels do not serve
+      choice_ += "; CG's fold pass: " + fold.description;
     return Status();
+  }
   const std::string why =
       std::string(spec.name) + ": CG's fold pass, " + fold.description;
   if (!fold.info->apply_fold_dot)

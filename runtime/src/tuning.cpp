@@ -161,11 +161,49 @@ Status read_tuning_cache(const std::string &path,
   return Status();
 }
 
+namespace {
+
+/// Step 4: the planner's compiled-in kernels of `kind` (no device, any
+/// extents) where nx is a multiple of their groups along x and their launch
+/// fits; null if none. Where nx allows some whose launch does not fit,
+/// `unfit` names them and `why` says why.
+const TunedChoice *planner_choice(const KernelInfo &spec, const int *extents,
+                                  TunedKernels kind, const char *&unfit,
+                                  std::string &why) {
+  unfit = nullptr;
+  for (int i = 0; i < spec.num_tuned; ++i) {
+    const TunedChoice &choice = spec.tuned[i];
+    if (choice.device || choice.kernels != kind || choice.x_multiple < 1 ||
+        extents[0] % choice.x_multiple != 0)
+      continue;
+    LaunchConfig config;
+    if (Status fits = make_launch_config(choice.info().shape, extents, config);
+        !fits.ok()) {
+      unfit = choice.info().name;
+      why = fits.message();
+      continue;
+    }
+    return &choice;
+  }
+  return nullptr;
+}
+
+/// How the planner's choice reads in reports.
+std::string planner_text(const TunedChoice &choice, const int *extents) {
+  std::string text =
+      std::string("the planner's: ") + choice.info().tuning_options;
+  if (choice.x_multiple > 1)
+    text += " (nx = " + std::to_string(extents[0]) + " a multiple of " +
+            std::to_string(choice.x_multiple) + ")";
+  return text;
+}
+
+} // namespace
+
 Status select_kernels(const KernelInfo &spec, const int *extents,
                       const std::string &device, KernelSelection &out) {
-  out.info = &spec;
-  out.description = std::string("the spec's own options: ") +
-                    spec.tuning_options;
+  out = KernelSelection{&spec, std::string("the spec's own options: ") +
+                                   spec.tuning_options};
   if (tuning_off()) {
     out.description += " (STENCILC_TUNING=off)";
     return Status();
@@ -198,28 +236,18 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
              : "";
   // Step 4: the planner's groups of sites along x, where nx allows them
   // and their launch fits (their block may differ from the spec's).
-  std::string refused;
-  for (int i = 0; i < spec.num_tuned; ++i) {
-    const TunedChoice &choice = spec.tuned[i];
-    if (choice.device || choice.kernels != TunedKernels::All ||
-        choice.x_multiple < 1 || extents[0] % choice.x_multiple != 0)
-      continue;
-    LaunchConfig config;
-    if (Status fits = make_launch_config(choice.info().shape, extents, config);
-        !fits.ok()) {
-      refused = " (the planner's groups along x, " +
-                std::string(choice.info().name) + ", do not fit: " +
-                fits.message() + ")";
-      continue;
-    }
-    out.info = &choice.info();
-    out.description = std::string("the planner's: ") +
-                      out.info->tuning_options + " (nx = " +
-                      std::to_string(extents[0]) + " a multiple of " +
-                      std::to_string(choice.x_multiple) + ")" + why;
+  const char *unfit = nullptr;
+  std::string misfit;
+  if (const TunedChoice *planned = planner_choice(
+          spec, extents, TunedKernels::All, unfit, misfit)) {
+    out.info = &planned->info();
+    out.description = planner_text(*planned, extents) + why;
     return Status();
   }
-  out.description += why + refused;
+  out.description += why;
+  if (unfit)
+    out.description += " (the planner's groups along x, " +
+                       std::string(unfit) + ", do not fit: " + misfit + ")";
   return Status();
 }
 
@@ -227,7 +255,9 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
                            const std::string &device,
                            const KernelSelection &chosen, KernelSelection &out,
                            bool &found) {
+  const bool measured = chosen.from_cache; // before `out`, which may be it
   found = false;
+  out = KernelSelection{};
   if (tuning_off())
     return Status();
   const std::string size = extents_text(extents, spec.shape.dims);
@@ -251,27 +281,20 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
     return Status();
   }
   // Step 4: the planner's predictions give way to a measurement of the
-  // other kernels (whose storage they share).
-  if (chosen.from_cache)
+  // other kernels (whose storage they share); where their launch does not
+  // fit, the fold pass runs with the chosen kernels.
+  if (measured)
     return Status();
-  for (int i = 0; i < spec.num_tuned; ++i) {
-    const TunedChoice &choice = spec.tuned[i];
-    if (choice.device || choice.kernels != TunedKernels::FoldPass ||
-        choice.x_multiple < 1 || extents[0] % choice.x_multiple != 0)
-      continue;
-    LaunchConfig config;
-    if (!make_launch_config(choice.info().shape, extents, config).ok())
-      continue; // the fold pass runs with the chosen kernels
+  const char *unfit = nullptr;
+  std::string misfit;
+  if (const TunedChoice *planned = planner_choice(
+          spec, extents, TunedKernels::FoldPass, unfit, misfit)) {
     found = true;
-    out.info = &choice.info();
-    out.description = std::string("the planner's: ") +
-                      out.info->tuning_options +
-                      (choice.x_multiple > 1
-                           ? " (nx = " + std::to_string(extents[0]) +
-                                 " a multiple of " +
-                                 std::to_string(choice.x_multiple) + ")"
-                           : std::string());
-    return Status();
+    out.info = &planned->info();
+    out.description = planner_text(*planned, extents);
+  } else if (unfit) {
+    out.description = "the kernels chosen (the planner's fold kernels, " +
+                      std::string(unfit) + ", do not fit: " + misfit + ")";
   }
   return Status();
 }

@@ -40,9 +40,11 @@ StencilModel loadModel(const std::string &path) {
 }
 
 /// The model of a registered kernel: its spec's, or for the planner's
-/// second kernels their own.
+/// second kernels (of the spec's precision or the inner one) their own.
 StencilModel loadModel(const RegisteredKernel &kernel) {
   StencilModel model = loadModel(kernel.specPath);
+  if (kernel.inner)
+    model = innerKernelsModel(model);
   switch (kernel.variant) {
   case PlannerVariant::None:
     return model;

@@ -23,11 +23,14 @@ struct RegisteredKernel {
   const stencil::KernelInfo *info;
   std::string specPath;
   PlannerVariant variant = PlannerVariant::None;
+  /// Of the inner precision's kernels (NAME_inner_xW, NAME_inner_fold).
+  bool inner = false;
 };
 
 const std::vector<RegisteredKernel> &registeredKernels();
 
-/// registeredKernels(), then the planner's second kernels of each.
+/// registeredKernels(), then the planner's second kernels of each, and of
+/// its inner precision's kernels.
 const std::vector<RegisteredKernel> &kernelsWithPlannerVariants();
 
 } // namespace testing

@@ -318,11 +318,26 @@ TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
   EXPECT_TRUE(s.from_cache);
   ASSERT_OK(select_fold_kernels(spec.info, tuned, spec.device, s, fold, found));
   EXPECT_FALSE(found);
-  // A launch the fold kernels cannot make leaves the chosen kernels.
-  const int deep[] = {22, 18, 70000};
-  ASSERT_OK(select_kernels(spec.info, deep, spec.device, s));
-  ASSERT_OK(select_fold_kernels(spec.info, deep, spec.device, s, fold, found));
+  // A launch the fold kernels cannot make (70000 blocks along z) leaves
+  // the chosen kernels, and says why.
+  const int deep[] = {22, 18, 140000};
+  KernelSelection fresh;
+  ASSERT_OK(select_kernels(spec.info, deep, spec.device, fresh));
+  EXPECT_FALSE(fresh.from_cache);
+  ASSERT_OK(
+      select_fold_kernels(spec.info, deep, spec.device, fresh, fold, found));
   EXPECT_FALSE(found);
+  EXPECT_NE(fold.description.find("the kernels chosen (the planner's fold "
+                                  "kernels, " +
+                                  std::string(foldVariant().name) +
+                                  ", do not fit: launch grid"),
+            std::string::npos)
+      << fold.description;
+  // A selection reused for another lattice forgets its cache entry.
+  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, s));
+  ASSERT_TRUE(s.from_cache);
+  ASSERT_OK(select_kernels(spec.info, even, spec.device, s));
+  EXPECT_FALSE(s.from_cache);
 
   StencilOperator A;
   ASSERT_OK(StencilOperator::create(spec.info, even, A));

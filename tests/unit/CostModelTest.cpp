@@ -538,9 +538,13 @@ TEST(ChooseOptions, ChoosesKernelsOfItsOwnForCGsFoldPass) {
   EXPECT_NE(n->reason.find("the inner precision's fold pass: "),
             std::string::npos)
       << n->reason;
-  // The inner precision weighs its own.
+  // The inner precision weighs its own, with its own widths: 4 floats an
+  // access, which the double kernels cannot take.
+  ASSERT_TRUE(model->innerFoldPass);
+  EXPECT_EQ(model->innerFoldPass->vectorWidth, 4);
   const StencilModel inner = innerKernelsModel(*model);
-  EXPECT_EQ(inner.foldPass.has_value(), model->innerFoldPass.has_value());
+  ASSERT_TRUE(inner.foldPass);
+  EXPECT_EQ(foldPassVariantModel(inner).name, "lap_inner_fold");
   EXPECT_FALSE(inner.innerFoldPass);
   // withKernelOptionsOpen starts again from nothing.
   EXPECT_FALSE(withKernelOptionsOpen(*model).foldPass);

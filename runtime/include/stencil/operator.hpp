@@ -11,7 +11,6 @@
 #include "stencil/halo_exchange.hpp"
 #include "stencil/kernel_info.hpp"
 #include "stencil/random.hpp"
-#include "stencil/tuning.hpp"
 #include "stencil/types.hpp"
 
 #include <cstdint>
@@ -22,6 +21,8 @@
 #include <vector>
 
 namespace stencil {
+
+struct KernelSelection; // stencil/tuning.hpp
 
 /// A = the stencil of `info` on a lattice of given extents, with parameter
 /// values (the spec's defaults until set). On a Dirichlet lattice A acts on

@@ -53,8 +53,9 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
 /// CG's fold pass on its own, where select_kernels chose `chosen`: `found`
 /// says whether the cache file or the compiled-in table has a fold-pass
 /// entry for `spec`, `device` and `extents`, or the planner's fold-pass
-/// kernels serve them (out then names the kernels); STENCILC_TUNING=off
-/// finds none.
+/// kernels serve them (out then names the kernels; otherwise its
+/// description, if any, says why the planner's do not fit);
+/// STENCILC_TUNING=off finds none.
 Status select_fold_kernels(const KernelInfo &spec, const int *extents,
                            const std::string &device,
                            const KernelSelection &chosen, KernelSelection &out,
