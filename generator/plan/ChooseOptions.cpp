@@ -230,8 +230,7 @@ FoldChoice chooseFoldPass(const StencilModel &running,
                           const DeviceModel &device) {
   FoldChoice choice;
   choice.value = "the kernels chosen for apply";
-  const std::optional<KernelCost> standing =
-      predictedFoldCost(running, device);
+  const std::optional<KernelCost> standing = predictedFoldCost(running, device);
   if (!standing) {
     choice.reason = runningText + " have no fold pass";
     return choice;
@@ -242,8 +241,8 @@ FoldChoice chooseFoldPass(const StencilModel &running,
     StencilModel m = running;
     m.kernel = k;
     std::optional<KernelCost> cost = predictedFoldCost(m, device);
-    if (cost && (!fastest || cost->picosecondsPerSite <
-                                 fastestCost.picosecondsPerSite)) {
+    if (cost && (!fastest ||
+                 cost->picosecondsPerSite < fastestCost.picosecondsPerSite)) {
       fastest = std::move(m);
       fastestCost = *cost;
     }
@@ -325,8 +324,7 @@ chooseFoldPasses(StencilModel &chosen, const std::vector<Candidate> &candidates,
   KernelOptionNote note{"fold_pass", fold.value, false, fold.reason};
   if (chosen.hasInner) {
     const StencilModel innerKernels = innerKernelsModel(chosen);
-    const auto [inner, innerText] =
-        running(innerKernels, chosen.innerAlongX);
+    const auto [inner, innerText] = running(innerKernels, chosen.innerAlongX);
     const FoldChoice innerFold =
         chooseFoldPass(inner, innerText, weighed(innerKernels), device);
     chosen.innerFoldPass = innerFold.options;
@@ -690,8 +688,8 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   StencilModel chosen = best->model;
   chosen.alongX = alongX;
   chosen.innerAlongX = innerGroups;
-  if (std::optional<KernelOptionNote> fold = chooseFoldPasses(
-          chosen, candidates, written.vectorWidth, device))
+  if (std::optional<KernelOptionNote> fold =
+          chooseFoldPasses(chosen, candidates, written.vectorWidth, device))
     notes.push_back(std::move(*fold));
   chosen.optionNotes = std::move(notes);
   model = std::move(chosen);

@@ -392,9 +392,9 @@ int runGenerate() {
           if (c.xMultiple > 0) {
             outs() << "  planner's " << inner << "kernels "
                    << (c.foldPass ? "for CG's fold pass, " : "for ")
-                   << (c.xMultiple > 1 ? "nx a multiple of " +
-                                             std::to_string(c.xMultiple)
-                                       : std::string("every nx"))
+                   << (c.xMultiple > 1
+                           ? "nx a multiple of " + std::to_string(c.xMultiple)
+                           : std::string("every nx"))
                    << ": " << named << "\n";
             continue;
           }
@@ -608,8 +608,8 @@ int runTune() {
   }
   if (space > static_cast<size_t>(tuneLimit))
     variants.resize(tuneLimit);
-  if (Error error = writeTuningDirectory(*model, variants, extents,
-                                         tuneOutput, tuneFold ? "fold" : "apply")) {
+  if (Error error = writeTuningDirectory(*model, variants, extents, tuneOutput,
+                                         tuneFold ? "fold" : "apply")) {
     WithColor::error(errs(), "stencilc") << toString(std::move(error)) << "\n";
     return 1;
   }
@@ -623,7 +623,8 @@ int runTune() {
                                  "pass (fastest predicted first"
                                : " in the cost model's order (fastest "
                                  "predicted first")
-                   : " in the search order (staging, layout, components per thread, "
+                   : " in the search order (staging, layout, components per "
+                     "thread, "
                      "block, tile, load order, stores, launch bounds")
            << (!tunePredicted && model->hasLinkTaps() ? ", the links' layout"
                                                       : "")

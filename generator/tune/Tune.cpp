@@ -513,8 +513,8 @@ Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned) {
 
 Error writeTuningDirectory(const StencilModel &model,
                            const std::vector<Variant> &variants,
-                           const std::vector<int> &extents,
-                           StringRef directory, StringRef kernel) {
+                           const std::vector<int> &extents, StringRef directory,
+                           StringRef kernel) {
   SmallString<256> generated(directory);
   sys::path::append(generated, "generated");
   std::vector<std::string> includes, entries, names;

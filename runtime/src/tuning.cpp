@@ -238,16 +238,16 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   // and their launch fits (their block may differ from the spec's).
   const char *unfit = nullptr;
   std::string misfit;
-  if (const TunedChoice *planned = planner_choice(
-          spec, extents, TunedKernels::All, unfit, misfit)) {
+  if (const TunedChoice *planned =
+          planner_choice(spec, extents, TunedKernels::All, unfit, misfit)) {
     out.info = &planned->info();
     out.description = planner_text(*planned, extents) + why;
     return Status();
   }
   out.description += why;
   if (unfit)
-    out.description += " (the planner's groups along x, " +
-                       std::string(unfit) + ", do not fit: " + misfit + ")";
+    out.description += " (the planner's groups along x, " + std::string(unfit) +
+                       ", do not fit: " + misfit + ")";
   return Status();
 }
 

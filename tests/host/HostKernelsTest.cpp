@@ -278,18 +278,21 @@ std::string kernelName(const ::testing::TestParamInfo<size_t> &info) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllSpecs, HostKernel,
-    ::testing::Range<size_t>(0, kernelsWithPlannerVariants().size()), kernelName);
+    ::testing::Range<size_t>(0, kernelsWithPlannerVariants().size()),
+    kernelName);
 
 std::string kernelRoleName(
     const ::testing::TestParamInfo<std::tuple<size_t, bool>> &info) {
-  return std::string(kernelsWithPlannerVariants()[std::get<0>(info.param)].info->name) +
+  return std::string(
+             kernelsWithPlannerVariants()[std::get<0>(info.param)].info->name) +
          (std::get<1>(info.param) ? "_adjoint" : "_apply");
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllSpecs, HostKernelRole,
-    ::testing::Combine(::testing::Range<size_t>(0, kernelsWithPlannerVariants().size()),
-                       ::testing::Bool()),
+    ::testing::Combine(
+        ::testing::Range<size_t>(0, kernelsWithPlannerVariants().size()),
+        ::testing::Bool()),
     kernelRoleName);
 
 TEST(HostBackend, LaunchCoversAnyGrid) {

@@ -77,24 +77,28 @@ TEST(Tuning, OperatorRunsTheChosenKernels) {
   EXPECT_NE(A.kernel_choice().find("STENCILC_TUNING=off"), std::string::npos);
 }
 
-/// Groups of sites along x: a variant for nx a multiple of 4 on any
-/// device, after an exact entry for this device at 20x18x16.
-const KernelInfo &grouped() { return kernelNamed("laplacian3d_13pt_o4"); }
+/// laplacian3d_f64 with one of the planner's rows (any device, any
+/// extents) after an exact entry for this device at 20x18x16 ->
+/// variant().
 struct PlannedSpec {
   KernelInfo info = kernelNamed("laplacian3d_f64");
-  TunedChoice table[2] = {
-      {"", {20, 18, 16, 1}, &variant, 1234.5, 0, TunedKernels::All},
-      {nullptr, {0, 0, 0, 0}, &grouped, 0.0, 4, TunedKernels::All}};
+  TunedChoice table[2];
   std::string device = device_name();
-  PlannedSpec() {
+  explicit PlannedSpec(const TunedChoice &planned)
+      : table{{"", {20, 18, 16, 1}, &variant, 1234.5, 0, TunedKernels::All},
+              planned} {
     table[0].device = device.c_str();
     info.num_tuned = 2;
     info.tuned = table;
   }
 };
 
+/// Groups of sites along x: a variant for nx a multiple of 4.
+const KernelInfo &grouped() { return kernelNamed("laplacian3d_13pt_o4"); }
+
 TEST(Tuning, PlannerGroupsAlongXWhereNxAllowsThem) {
-  PlannedSpec spec;
+  PlannedSpec spec(
+      {nullptr, {0, 0, 0, 0}, &grouped, 0.0, 4, TunedKernels::All});
   KernelSelection s;
   // The exact entry first, then the planner's groups where 4 divides nx.
   const int tuned[] = {20, 18, 16}, multiple[] = {24, 18, 16},
@@ -274,26 +278,12 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
   EXPECT_STREQ(A.fold_info().name, "laplacian3d_f64");
 }
 
-/// laplacian3d_f64 with the planner's kernels for CG's fold pass
-/// (foldVariant() stands in, for nx a multiple of 2 on any device) beside
-/// a compiled-in entry for all kernels on this device at 20x18x16.
-struct PlannedFoldSpec {
-  KernelInfo info = kernelNamed("laplacian3d_f64");
-  TunedChoice table[2] = {
-      {"", {20, 18, 16, 1}, &variant, 1234.5, 0, TunedKernels::All},
-      {nullptr, {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::FoldPass}};
-  std::string device = device_name();
-  PlannedFoldSpec() {
-    table[0].device = device.c_str();
-    info.num_tuned = 2;
-    info.tuned = table;
-  }
-};
-
+// The planner's kernels for CG's fold pass (foldVariant() stands in, for
+// nx a multiple of 2).
 TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
-  PlannedFoldSpec spec;
-  const int even[] = {22, 18, 16}, odd[] = {21, 18, 16},
-            tuned[] = {20, 18, 16};
+  PlannedSpec spec(
+      {nullptr, {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::FoldPass});
+  const int even[] = {22, 18, 16}, odd[] = {21, 18, 16}, tuned[] = {20, 18, 16};
   KernelSelection s, fold;
   bool found = false;
   // The fold row is not a choice for all kernels.
@@ -385,8 +375,7 @@ TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
         Random random(11);
         std::vector<std::unique_ptr<Field>> sites;
         ASSERT_OK(attachRandomSiteParameters(A, random, 0.5, 1.5, sites));
-        const double tolerance =
-            A.lattice().element_bytes == 8 ? 1e-13 : 1e-5;
+        const double tolerance = A.lattice().element_bytes == 8 ? 1e-13 : 1e-5;
         expectFoldPassMatchesItsDefinition(A, 0.6875, tolerance, 7);
         ++checked;
       }

@@ -506,8 +506,8 @@ TEST(ChooseOptions, ChoosesGroupsAlongXAsSecondKernels) {
 TEST(ChooseOptions, ChoosesKernelsOfItsOwnForCGsFoldPass) {
   // The 3-D Laplacian in double with CG and mixed precision, every kernel
   // option open (laplacian3d_f64 without its kernel section).
-  std::string yaml = std::string(kLaplacian3d) +
-                     "solver: cg\ninner_precision: float\n";
+  std::string yaml =
+      std::string(kLaplacian3d) + "solver: cg\ninner_precision: float\n";
   yaml.replace(yaml.find("precision: float"), 16, "precision: double");
   std::optional<StencilModel> model = modelFromYaml(yaml);
   ASSERT_TRUE(model);
