@@ -588,16 +588,16 @@ int runTune() {
   const size_t space = variants.size();
   if (tunePredicted && variants.size() > 2) {
     std::vector<std::pair<double, size_t>> ranked;
-    // --fold: variants without a fold pass last.
-    for (size_t i = 1; i < variants.size(); ++i) {
-      double ps = predictedCost(variants[i].model).picosecondsPerSite;
-      if (tuneFold) {
-        std::optional<KernelCost> fold = predictedFoldCost(variants[i].model);
-        ps = fold ? fold->picosecondsPerSite
+    // --fold: the fold pass's prediction, variants without one last.
+    auto predicted = [](const StencilModel &m) {
+      if (!tuneFold)
+        return predictedCost(m).picosecondsPerSite;
+      std::optional<KernelCost> fold = predictedFoldCost(m);
+      return fold ? fold->picosecondsPerSite
                   : std::numeric_limits<double>::infinity();
-      }
-      ranked.push_back({ps, i});
-    }
+    };
+    for (size_t i = 1; i < variants.size(); ++i)
+      ranked.push_back({predicted(variants[i].model), i});
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
     std::vector<Variant> ordered;

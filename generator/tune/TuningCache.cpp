@@ -365,7 +365,6 @@ StringRef foldEntryOptions(StringRef options) {
   return options;
 }
 
-
 std::string exchangeOptionsText(const std::vector<int> &grid,
                                 const ExchangeOptions &options) {
   std::string text = "grid=";

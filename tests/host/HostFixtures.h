@@ -172,7 +172,6 @@ inline std::vector<Complex> applyToComplex(const stencil::StencilOperator &A,
   return pairsOf(result);
 }
 
-/// CG on A x = b with b = 1 everywhere: the status a refusal test judges.
 /// CG's fold pass of A (apply_fold_dot, with the kernels fold_info() names)
 /// on random r and p with poisoned outputs, against its definition: p' = r +
 /// beta p on the interior (the halo of next_direction left as it was), q =
@@ -218,6 +217,7 @@ inline void expectFoldPassMatchesItsDefinition(const stencil::StencilOperator &A
   EXPECT_NE(folded, 0.0);
 }
 
+/// CG on A x = b with b = 1 everywhere: the status a refusal test judges.
 inline stencil::Status solveWithCg(const stencil::StencilOperator &A) {
   stencil::Field b, x;
   STENCIL_TRY(stencil::Field::create(A.lattice(), b));

@@ -489,7 +489,8 @@ TEST(Tuning, FoldEntriesThatCannotServeAreRefused) {
   EXPECT_NE(status.message().find("foldmissing.tsv:1: the tuning cache "
                                   "chooses 'kernel=fold; block=1x1x1'"),
             std::string::npos)
-      << status.message();  // Kernels named otherwise than 'kernel=fold; '.
+      << status.message();
+  // Kernels named otherwise than 'kernel=fold; '.
   ScopedEnv other("STENCILC_TUNE_CACHE",
                   writeCache("kernelapply.tsv",
                              std::string("laplacian3d_f64\t") +
