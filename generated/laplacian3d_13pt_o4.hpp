@@ -55,7 +55,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {64, 2, 2, 1}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {64, 2, 2, 1}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -191,7 +191,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 4, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 4, 2, 1, 0};
   return value;
 }
 
@@ -311,7 +311,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 4, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {64, 4, 1, 1}, 1, 4, 1, 1, 0};
   return value;
 }
 

@@ -57,7 +57,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 1, 4, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 1, 4, 2, 1, 0};
   return value;
 }
 
@@ -195,7 +195,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 2, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 2, 2, 2, 1, 0};
   return value;
 }
 
@@ -333,7 +333,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 2, 2, 1, 0};
   return value;
 }
 
@@ -471,7 +471,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 2, 1, 0};
   return value;
 }
 
@@ -626,7 +626,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 2, 2, 4, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 2, 2, 4, 1, 0};
   return value;
 }
 
@@ -764,7 +764,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 2, 4, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 2, 4, 1, 0};
   return value;
 }
 
@@ -902,7 +902,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 4, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 4, 1, 0};
   return value;
 }
 
@@ -1024,7 +1024,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1, 0};
   return value;
 }
 
@@ -1153,7 +1153,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 4, 1, 1, 0};
   return value;
 }
 

@@ -56,7 +56,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {8, 8, 2, 2}, 0, 1, 4, 12};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {8, 8, 2, 2}, 0, 1, 4, 12, 0};
   return value;
 }
 
@@ -181,7 +181,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {8, 4, 2, 2}, 1, 2, 4, 4};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {8, 4, 2, 2}, 1, 2, 4, 4, 0};
   return value;
 }
 
@@ -290,7 +290,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 2, 2, 2}, 1, 2, 1, 4};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 2, 2, 2}, 1, 2, 1, 4, 0};
   return value;
 }
 

@@ -39,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {8, 4, 4, 2}, 1, 1, 1, 4};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {8, 4, 4, 2}, 1, 1, 1, 4, 0};
   return value;
 }
 

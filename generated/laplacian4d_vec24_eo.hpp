@@ -56,7 +56,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {64, 4, 1, 1}, 0, 1, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {64, 4, 1, 1}, 0, 1, 1, 2, 1};
   return value;
 }
 
@@ -225,7 +225,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 8, 1, 1}, 0, 1, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 8, 1, 1}, 0, 1, 1, 2, 1};
   return value;
 }
 
@@ -378,7 +378,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 

@@ -57,7 +57,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 0, 1, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 0, 1, 2, 1, 0};
   return value;
 }
 
@@ -196,7 +196,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -319,7 +319,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 2, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 2, 1, 1, 0};
   return value;
 }
 

@@ -80,7 +80,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -256,7 +256,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -500,7 +500,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -676,7 +676,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -857,7 +857,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 

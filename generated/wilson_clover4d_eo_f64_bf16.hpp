@@ -83,7 +83,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -259,7 +259,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 0, 0}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -507,7 +507,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {32, 4, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -685,7 +685,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 
@@ -866,7 +866,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 2}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 

@@ -41,7 +41,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
   return value;
 }
 

@@ -57,7 +57,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {128, 2, 1, 1}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {128, 2, 1, 1}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -158,7 +158,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 2, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 2, 1, 1, 0};
   return value;
 }
 

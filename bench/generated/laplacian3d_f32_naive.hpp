@@ -40,7 +40,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {64, 4, 1, 1}, 1, 1, 1, 1, 0};
   return value;
 }
 

@@ -57,7 +57,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {128, 2, 1, 1}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {128, 2, 1, 1}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -195,7 +195,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 2, 2, 1, 0};
   return value;
 }
 
@@ -354,7 +354,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {128, 2, 1, 1}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {128, 2, 1, 1}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -495,7 +495,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 4, 4, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 4, 2, 1}, 2, 4, 4, 1, 0};
   return value;
 }
 
@@ -619,7 +619,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 2, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 2, 1, 1, 0};
   return value;
 }
 
@@ -747,7 +747,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 2, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 2, 1, 1, 0};
   return value;
 }
 

@@ -56,7 +56,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 1, 1}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -192,7 +192,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 2, 2, 2}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 2, 2, 2}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -312,7 +312,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {64, 2, 1, 1}, 1, 4, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {64, 2, 1, 1}, 1, 4, 1, 1, 0};
   return value;
 }
 

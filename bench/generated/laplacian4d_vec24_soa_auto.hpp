@@ -56,7 +56,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {8, 4, 2, 2}, 0, 1, 4, 4};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {8, 4, 2, 2}, 0, 1, 4, 4, 0};
   return value;
 }
 
@@ -164,7 +164,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 2};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 2, 0};
   return value;
 }
 

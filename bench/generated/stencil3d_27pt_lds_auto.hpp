@@ -38,7 +38,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 4, 1, 1};
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {256, 1, 1, 1}, 1, 4, 1, 1, 0};
   return value;
 }
 

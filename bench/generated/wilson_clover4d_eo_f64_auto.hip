@@ -28,14 +28,27 @@ wilson_clover4d_eo_f64_auto_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (t >= nt)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -217,14 +230,27 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (t >= nt)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -1316,7 +1342,6 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_kernel");
 }
@@ -1396,7 +1421,6 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_adjoint_kernel");
 }
@@ -2013,15 +2037,28 @@ wilson_clover4d_eo_f64_auto_split_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const stencil::Region region,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1 ||
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
@@ -2202,15 +2239,28 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const stencil::Region region,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1 ||
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
@@ -3336,7 +3386,6 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_split_kernel");
@@ -3440,7 +3489,6 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       region,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_split_adjoint_kernel");
@@ -4242,14 +4290,27 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -4429,14 +4490,27 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = 1 + static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = 1 + static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz - 1 || t >= nt - 1)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -5526,7 +5600,6 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_split_inner_kernel");
 }
@@ -5606,7 +5679,6 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel");
 }
@@ -6224,14 +6296,27 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (t >= nt)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -6413,14 +6498,27 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (t >= nt)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -7512,7 +7610,6 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_inner_kernel");
 }
@@ -7592,7 +7689,6 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_auto_inner_adjoint_kernel");
 }

@@ -28,14 +28,27 @@ wilson_clover4d_eo_f64_naive_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (t >= nt)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -217,14 +230,27 @@ wilson_clover4d_eo_f64_naive_adjoint_kernel(
     const int ny,
     const int nz,
     const int nt,
-    const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x.
-  const int x = static_cast<int>(blockIdx.x * 128u + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * 1u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
+  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next warp the sites
+  // beside them, which read the same links and neighbours (the halves one after
+  // the other would read every link from memory twice). The launcher checks
+  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
+  // t past the last, which the guard stops.
+  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (t >= nt)
     return;
   // Storage: aos, even sites then odd sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
@@ -1284,7 +1310,6 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_naive_kernel");
 }
@@ -1364,7 +1389,6 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      config.blocks_z,
       params);
   return stencil::launch_status("wilson_clover4d_eo_f64_naive_adjoint_kernel");
 }

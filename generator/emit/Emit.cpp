@@ -436,7 +436,12 @@ TemplateValues headerValues(const StencilModel &model,
       std::to_string(model.kernel.tileAxis) + ", " +
       std::to_string(model.kernel.tileFactor) + ", " +
       std::to_string(model.sitesPerThreadX()) + ", " +
-      std::to_string(model.componentGroups()) + "}";
+      std::to_string(model.componentGroups()) + ", " +
+      (findPlan(plans, KernelRole::Apply)->threads.kind ==
+               ThreadMappingKind::BothHalves
+           ? "1"
+           : "0") +
+      "}";
 
   std::string paramTables;
   if (!model.parameters.empty())

@@ -169,6 +169,7 @@ private:
   void signature(CodePrinter &p) const;
   void latticeThreads(CodePrinter &p) const;
   void halfLatticeThreads(CodePrinter &p) const;
+  void bothHalvesThreads(CodePrinter &p) const;
   std::vector<std::string> outsideTerms() const;
   void body(CodePrinter &p) const;
   void weights(CodePrinter &p) const;
@@ -373,6 +374,47 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
     rest.push_back(axisName(axis));
   rest.push_back(std::to_string(h.parity));
   p.line("const int x = 2 * xh + ((" + join(rest, " + ") + ") & 1);");
+}
+
+void KernelPrinter::bothHalvesThreads(CodePrinter &p) const {
+  const HalfLatticeThreads &h = plan.threads.half;
+  const int dims = plan.threads.dims;
+  wrappedComment(
+      p, "//",
+      "This thread's site: number `site32` in runs of 32 that alternate "
+      "between the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + "
+      "31 of parity k % 2 in storage order (x fastest, x halved). A warp "
+      "reads one parity's consecutive sites, as the hopping kernels do, and "
+      "the next warp the sites beside them, which read the same links and "
+      "neighbours (the halves one after the other would read every link "
+      "from memory twice). The launcher checks that the lattice has fewer "
+      "than 2^31 sites; threads past a half's end get a " +
+          std::string(axisName(dims - 1)) +
+          " past the last, which the guard stops.");
+  printShareThread(p, h.shares, h.threadsPerBlock);
+  p.line("const unsigned site32 = " +
+         positionAlongX(h.shares, h.threadsPerBlock) + ";");
+  printFirstComponent(p, h.shares);
+  p.line("const int parity = static_cast<int>((site32 / 32u) & 1u);");
+  p.line("unsigned rest = (site32 / 64u) * 32u + site32 % 32u;");
+  std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
+  for (int axis = 1; axis < dims; ++axis)
+    extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
+  for (int axis = 0; axis < dims; ++axis) {
+    const std::string name = axis == 0 ? "xh" : axisName(axis);
+    if (axis + 1 == dims) {
+      p.line("const int " + name + " = static_cast<int>(rest);");
+      break;
+    }
+    p.line("const int " + name + " = static_cast<int>(rest % " +
+           extents[axis] + ");");
+    p.line("rest /= " + extents[axis] + ";");
+  }
+  std::vector<std::string> others;
+  for (int axis = 1; axis < dims; ++axis)
+    others.push_back(axisName(axis));
+  others.push_back("parity");
+  p.line("const int x = 2 * xh + ((" + join(others, " + ") + ") & 1);");
 }
 
 std::vector<std::string> KernelPrinter::outsideTerms() const {
@@ -654,10 +696,17 @@ void KernelPrinter::body(CodePrinter &p) const {
 void KernelPrinter::print(CodePrinter &p) const {
   signature(p);
   CodePrinter::Indent indent(p);
-  if (plan.threads.kind == ThreadMappingKind::Lattice)
+  switch (plan.threads.kind) {
+  case ThreadMappingKind::Lattice:
     latticeThreads(p);
-  else
+    break;
+  case ThreadMappingKind::HalfLattice:
     halfLatticeThreads(p);
+    break;
+  case ThreadMappingKind::BothHalves:
+    bothHalvesThreads(p);
+    break;
+  }
   // Before the phases: a staged fold kernel forms p' = r + beta p as it
   // stages.
   directionBeta(p);

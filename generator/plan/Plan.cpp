@@ -63,8 +63,9 @@ std::vector<KernelParameter> kernelParameters(const StencilModel &model,
   for (int axis = 0; axis < model.dims; ++axis)
     params.push_back(
         {ParameterKind::Extent, std::string("n") + axisName(axis)});
-  // Hopping kernels launch one-dimensional grids.
-  if (model.dims == 4 && !hopping)
+  // Hopping kernels, and every kernel of an even/odd field, launch
+  // one-dimensional grids.
+  if (model.dims == 4 && !hopping && !model.layout.evenOdd)
     params.push_back({ParameterKind::BlocksZ, "blocks_z"});
   if (hopping && hoppingSlab(model) != 1)
     params.push_back({ParameterKind::Slab, "slab"});
@@ -90,6 +91,17 @@ ThreadMapping latticeThreads(const StencilModel &model) {
     if (!model.wraps(axis))
       t.origin[axis] = model.reach[axis];
   }
+  return mapping;
+}
+
+/// The whole-lattice grid of an even/odd field: both halves in runs of 32
+/// sites that alternate between them (ThreadMappingKind::BothHalves).
+ThreadMapping bothHalvesThreads(const StencilModel &model) {
+  ThreadMapping mapping;
+  mapping.kind = ThreadMappingKind::BothHalves;
+  mapping.dims = model.dims;
+  mapping.half.threadsPerBlock = model.kernel.threadsPerBlock();
+  mapping.half.shares.perThread = model.components;
   return mapping;
 }
 
@@ -575,10 +587,24 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
   plan.parameters = kernelParameters(model, /*hopping=*/false);
   plan.tileAxis = model.kernel.tileAxis;
   plan.tileFactor = model.kernel.tileFactor;
-  plan.threads = latticeThreads(model);
-  for (int axis = 0; axis < model.dims; ++axis) {
-    plan.guard.axes[axis].hasUpper = true;
-    plan.guard.axes[axis].upper = model.wraps(axis) ? 0 : model.reach[axis];
+  if (model.layout.evenOdd) {
+    // Every site has a thread, the halo's too: the guard skips the halo
+    // along Dirichlet axes, and threads past the last site, which fall past
+    // the slowest axis' end.
+    plan.threads = bothHalvesThreads(model);
+    for (int axis = 0; axis < model.dims; ++axis) {
+      AxisBounds &bounds = plan.guard.axes[axis];
+      const bool halo = !model.wraps(axis) && model.reach[axis] > 0;
+      bounds.hasLower = bounds.hasUpper = halo;
+      bounds.lower = bounds.upper = halo ? model.reach[axis] : 0;
+    }
+    plan.guard.axes[model.dims - 1].hasUpper = true;
+  } else {
+    plan.threads = latticeThreads(model);
+    for (int axis = 0; axis < model.dims; ++axis) {
+      plan.guard.axes[axis].hasUpper = true;
+      plan.guard.axes[axis].upper = model.wraps(axis) ? 0 : model.reach[axis];
+    }
   }
   // Storage index: offsets from `site` in plain Dirichlet storage, else
   // from each neighbour's coordinates.

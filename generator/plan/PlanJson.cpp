@@ -57,6 +57,12 @@ void threads(json::OStream &j, const ThreadMapping &t) {
       shares(t.half.shares, /*always=*/false);
       return;
     }
+    if (t.kind == ThreadMappingKind::BothHalves) {
+      j.attribute("kind", "both-halves");
+      j.attribute("threads_per_block", t.half.threadsPerBlock);
+      shares(t.half.shares, /*always=*/false);
+      return;
+    }
     j.attribute("kind", "lattice");
     auto perAxis = [&](const char *name, const std::array<int, kMaxDims> &v) {
       j.attributeArray(name, [&] {

@@ -263,6 +263,11 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
       os << "thread." << axisName(axis);
     }
     os << sharesText(t.lattice.shares);
+  } else if (t.kind == ThreadMappingKind::BothHalves) {
+    os << "one per site, runs of 32 alternating between the even and the "
+          "odd half, each in storage order, "
+       << t.half.threadsPerBlock << " per block";
+    os << sharesText(t.half.shares);
   } else {
     os << "one per site of parity " << t.half.parity;
     if (t.half.walksSlabs())

@@ -6,6 +6,7 @@
 #include "stencil/blas.hpp"
 #include "stencil/even_odd.hpp"
 #include "stencil/field.hpp"
+#include "stencil/launch_config.hpp"
 #include "stencil/launch_graph.hpp"
 #include "stencil/operator.hpp"
 #include "stencil/random.hpp"
@@ -222,6 +223,36 @@ TEST(EvenOdd, SlabChoiceWeighsTheSlowestAxisReuseAgainstTheL2) {
   EXPECT_EQ(hop_slab(3, 4, n4, 1536, 0), 3);
   EXPECT_EQ(hop_slab(16, 4, short4, 1536, l2), 6);
   EXPECT_EQ(hop_slab(1, 4, n4, 1536, l2), 1);
+}
+
+TEST(EvenOdd, WholeLatticeGridAlternatesHalvesInRunsOf32) {
+  // The whole-lattice kernels of even/odd fields: one-dimensional blocks
+  // over runs of 32 sites alternating between the halves, each half's last
+  // run padded (stencil/launch_config.hpp).
+  StencilShape shape = {4, {kPeriodic, kPeriodic, kDirichlet, kAntiperiodic},
+                        {1, 1, 1, 1}, {16, 2, 2, 1}, 0, 1, 1, 1, 1};
+  const int n[4] = {6, 3, 5, 7}; // 630 sites: halves of 315, 10 runs each
+  LaunchConfig config;
+  ASSERT_TRUE(make_launch_config(shape, n, config).ok());
+  EXPECT_EQ(config.block.x, 64u);
+  EXPECT_EQ(config.block.y * config.block.z, 1u);
+  EXPECT_EQ(config.grid.x, 10u); // 640 threads
+  EXPECT_EQ(config.grid.y * config.grid.z, 1u);
+  shape.component_groups = 3; // the 3 shares' blocks side by side
+  ASSERT_TRUE(make_launch_config(shape, n, config).ok());
+  EXPECT_EQ(config.grid.x, 30u);
+  // A lattice without interior along the Dirichlet axis has nothing to run.
+  const int flat[4] = {6, 3, 2, 7};
+  ASSERT_TRUE(make_launch_config(shape, flat, config).ok());
+  EXPECT_TRUE(config.empty);
+  // Site numbers are 32-bit.
+  const int huge[4] = {1024, 1024, 1024, 2};
+  Status status = make_launch_config(shape, huge, config);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("2147483648 sites"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("fewer than 2^31"), std::string::npos)
+      << status.message();
 }
 
 TEST(EvenOdd, HopModesScaleByTheDiagonal) {

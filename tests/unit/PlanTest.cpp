@@ -425,6 +425,59 @@ TEST(PlanIR, HoppingKernelsMapThreadsToOneParity) {
   EXPECT_EQ(hop.stores.front().value, StoredValue::HopResult);
 }
 
+TEST(PlanIR, WholeLatticeKernelsOfEvenOddFieldsWalkBothHalvesInStorageOrder) {
+  // Dirichlet along x and y: every site has a thread, the guard skips the
+  // halo and, along the slowest axis, the threads past the lattice.
+  StencilModel model =
+      modelWith("[dirichlet, dirichlet, periodic]",
+                "components: 6, layout: aos, even_odd: true",
+                "  block: [32, 2, 2]\n");
+  model.kernel.componentsPerThread = 3;
+  std::vector<KernelPlan> plans = planKernels(model);
+  const KernelPlan &whole = *findPlan(plans, KernelRole::Apply);
+  ASSERT_EQ(whole.threads.kind, ThreadMappingKind::BothHalves);
+  EXPECT_TRUE(whole.threads.inStorageOrder());
+  EXPECT_EQ(whole.threads.half.threadsPerBlock, 128);
+  EXPECT_EQ(whole.threads.shares().groups, 2);
+  EXPECT_EQ(whole.threads.shares().order, ComponentShareOrder::ByLane);
+  EXPECT_EQ(whole.indexing.kind, SiteIndexingKind::Layout);
+  for (int axis = 0; axis < 2; ++axis) {
+    EXPECT_TRUE(whole.guard.axes[axis].hasLower);
+    EXPECT_EQ(whole.guard.axes[axis].lower, 1);
+    EXPECT_EQ(whole.guard.axes[axis].upper, 1);
+  }
+  EXPECT_FALSE(whole.guard.axes[2].hasLower);
+  EXPECT_TRUE(whole.guard.axes[2].hasUpper);
+  EXPECT_EQ(whole.guard.axes[2].upper, 0);
+  // One-dimensional grids: no blocks_z even in 4-D.
+  CheckResult four = checkYaml(
+      "name: eo4\n"
+      "grid: {dimensions: 4, boundary: periodic}\n"
+      "field: {precision: float, even_odd: true}\n"
+      "taps:\n"
+      "  - {offset: [0, 0, 0, 0], coefficient: 9}\n"
+      "  - {offset: [1, 0, 0, 0], coefficient: -1}\n"
+      "  - {offset: [-1, 0, 0, 0], coefficient: -1}\n"
+      "  - {offset: [0, 1, 0, 0], coefficient: -1}\n"
+      "  - {offset: [0, -1, 0, 0], coefficient: -1}\n"
+      "  - {offset: [0, 0, 1, 0], coefficient: -1}\n"
+      "  - {offset: [0, 0, -1, 0], coefficient: -1}\n"
+      "  - {offset: [0, 0, 0, 1], coefficient: -1}\n"
+      "  - {offset: [0, 0, 0, -1], coefficient: -1}\n");
+  ASSERT_TRUE(four.model.has_value()) << four.output;
+  for (const KernelParameter &param : planKernel(*four.model).parameters)
+    EXPECT_NE(param.kind, ParameterKind::BlocksZ) << param.name;
+  four.model->layout.evenOdd = false;
+  bool blocksZ = false;
+  for (const KernelParameter &param : planKernel(*four.model).parameters)
+    blocksZ = blocksZ || param.kind == ParameterKind::BlocksZ;
+  EXPECT_TRUE(blocksZ);
+  // Without even/odd storage the lattice grid stays.
+  EXPECT_EQ(planKernel(modelWith("periodic", "components: 6, layout: aos"))
+                .threads.kind,
+            ThreadMappingKind::Lattice);
+}
+
 TEST(PlanIR, ParametersArePassedAsOneStruct) {
   KernelPlan plan = planKernel(modelWith("dirichlet", "components: 1"));
   std::vector<std::string> names;

@@ -54,7 +54,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {2, {0, 0, 0, 0}, {1, 1, 0, 0}, {64, 4, 1, 1}, 1, 2, 2, 1};
+  static constexpr stencil::StencilShape value = {2, {0, 0, 0, 0}, {1, 1, 0, 0}, {64, 4, 1, 1}, 1, 2, 2, 1, 0};
   return value;
 }
 
@@ -173,7 +173,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {2, {0, 0, 0, 0}, {1, 1, 0, 0}, {64, 4, 1, 1}, 1, 2, 1, 1};
+  static constexpr stencil::StencilShape value = {2, {0, 0, 0, 0}, {1, 1, 0, 0}, {64, 4, 1, 1}, 1, 2, 1, 1, 0};
   return value;
 }
 

@@ -15,7 +15,12 @@
 //     counting those blocks' threads), as the plan says;
 //   - along a Dirichlet axis threads map to interior sites only (the halo,
 //     `reach` sites wide on both sides, is never written); along a periodic
-//     or antiperiodic axis to every site.
+//     or antiperiodic axis to every site;
+//   - except for even/odd fields (`both_halves`): one-dimensional blocks of
+//     the block's threads over every site of the lattice, in runs of 32
+//     that alternate between the even and the odd half (each half in
+//     storage order, its last run padded to 32; the kernels skip the halo
+//     and the padding), the G shares of a site split as above.
 #ifndef STENCIL_LAUNCH_CONFIG_HPP
 #define STENCIL_LAUNCH_CONFIG_HPP
 
@@ -60,6 +65,10 @@ struct StencilShape {
   /// Threads sharing a site's components (kernel.components_per_thread);
   /// 0 or 1: one thread per site.
   int component_groups;
+  /// 1: the whole-lattice kernels of an even/odd field, threads over both
+  /// halves in runs of 32 that alternate between them (generator/plan/Plan.h,
+  /// ThreadMappingKind::BothHalves); 0: the grid above.
+  int both_halves;
 };
 
 struct LaunchConfig {
@@ -107,6 +116,39 @@ inline int hop_slab(int requested, int dims, const int *extents,
   if (l2_bytes <= 0 || 2 * traffic <= 3 * l2_bytes)
     return 1;
   return slowest < 8 ? (slowest > 0 ? slowest : 1) : 8;
+}
+
+/// The grid of StencilShape::both_halves, after make_launch_config checked
+/// the extents one by one: one thread per site (per share of a site), each
+/// half's last run of 32 padded, in one-dimensional blocks of the block's
+/// threads.
+inline Status both_halves_config(const StencilShape &shape, const int *extents,
+                                 LaunchConfig &config) {
+  long long sites = 1;
+  for (int axis = 0; axis < shape.dims; ++axis)
+    sites *= extents[axis];
+  // The kernels number sites with 32-bit unsigned arithmetic.
+  if (sites >= (1LL << 31))
+    return Status::failure(
+        "the lattice has " + std::to_string(sites) +
+        " sites; the even/odd kernels take fewer than 2^31");
+  // Runs of 32 sites alternate between the halves: each half's last run is
+  // padded to 32 threads.
+  const long long threads = (sites / 2 + 31) / 32 * 64;
+  const long long per_block =
+      static_cast<long long>(shape.block[0]) * shape.block[1] *
+      shape.block[2] * shape.block[3];
+  const int groups = shape.component_groups > 1 ? shape.component_groups : 1;
+  config.block = LaunchDims{static_cast<unsigned>(per_block), 1, 1};
+  if (config.empty)
+    return Status();
+  const long long blocks = (threads + per_block - 1) / per_block * groups;
+  if (blocks > 2147483647LL)
+    return Status::failure("launch grid of " + std::to_string(blocks) +
+                           " blocks exceeds the GPU limit (2^31-1); use "
+                           "larger blocks");
+  config.grid = LaunchDims{static_cast<unsigned>(blocks), 1, 1};
+  return Status();
 }
 
 /// Checks `extents` (one per axis) against the stencil and computes the
@@ -167,6 +209,8 @@ inline Status make_launch_config(const StencilShape &shape,
   }
   if (shape.component_groups > 1)
     blocks[0] *= shape.component_groups;
+  if (shape.both_halves)
+    return both_halves_config(shape, extents, config);
   config.block.x = static_cast<unsigned>(shape.block[0]);
   config.block.y = static_cast<unsigned>(shape.block[1]);
   config.block.z = static_cast<unsigned>(shape.block[2] * shape.block[3]);
