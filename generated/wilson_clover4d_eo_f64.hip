@@ -30,13 +30,12 @@ wilson_clover4d_eo_f64_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -232,13 +231,12 @@ wilson_clover4d_eo_f64_adjoint_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -2040,13 +2038,12 @@ wilson_clover4d_eo_f64_split_kernel(
     const stencil::Region region,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -2242,13 +2239,12 @@ wilson_clover4d_eo_f64_split_adjoint_kernel(
     const stencil::Region region,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -4292,13 +4288,12 @@ wilson_clover4d_eo_f64_split_inner_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -4492,13 +4487,12 @@ wilson_clover4d_eo_f64_split_inner_adjoint_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -6298,13 +6292,12 @@ wilson_clover4d_eo_f64_inner_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -6500,13 +6493,12 @@ wilson_clover4d_eo_f64_inner_adjoint_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -8307,13 +8299,12 @@ wilson_clover4d_eo_f64_inner_tuned0_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
@@ -8509,13 +8500,12 @@ wilson_clover4d_eo_f64_inner_tuned0_adjoint_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;

@@ -29,13 +29,12 @@ covlap4d_eo_f32_naive_kernel(
     const int nt,
     const Params params) {
   // This thread's site: number `site32` in runs of 32 that alternate between
-  // the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + 31 of parity k
-  // % 2 in storage order (x fastest, x halved). A warp reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next warp the sites
-  // beside them, which read the same links and neighbours (the halves one after
-  // the other would read every link from memory twice). The launcher checks
-  // that the lattice has fewer than 2^31 sites; threads past a half's end get a
-  // t past the last, which the guard stops.
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same links and neighbours. The launcher checks
+  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
+  // nt, which the guard stops.
   const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;

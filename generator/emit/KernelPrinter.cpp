@@ -310,6 +310,23 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
   printFirstComponent(p, t.shares);
 }
 
+/// The first `stored` axes of a half's site number `rest` (x halved, as
+/// `xh`), each from `extents`; with `restIsLast` the last of them takes
+/// what remains of `rest`, unbounded (threads past the half land past it).
+void printStoredAxes(CodePrinter &p, const std::vector<std::string> &extents,
+                     int stored, bool restIsLast) {
+  for (int axis = 0; axis < stored; ++axis) {
+    const std::string name = axis == 0 ? "xh" : axisName(axis);
+    if (restIsLast && axis + 1 == stored) {
+      p.line("const int " + name + " = static_cast<int>(rest);");
+      break;
+    }
+    p.line("const int " + name + " = static_cast<int>(rest % " +
+           extents[axis] + ");");
+    p.line("rest /= " + extents[axis] + ";");
+  }
+}
+
 void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
   const HalfLatticeThreads &h = plan.threads.half;
   const int dims = plan.threads.dims;
@@ -344,16 +361,7 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
       return;
     unsigned rest = site32;
   )");
-  for (int axis = 0; axis < stored; ++axis) {
-    std::string name = axis == 0 ? "xh" : axisName(axis);
-    if (!h.walksSlabs() && axis + 1 == dims) {
-      p.line("const int " + name + " = static_cast<int>(rest);");
-      break;
-    }
-    p.line("const int " + name + " = static_cast<int>(rest % " +
-           extents[axis] + ");");
-    p.line("rest /= " + extents[axis] + ";");
-  }
+  printStoredAxes(p, extents, stored, /*restIsLast=*/!h.walksSlabs());
   if (h.walksSlabs())
     p.emit({{"second", second},
             {"slowest", slowest},
@@ -379,18 +387,18 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
 void KernelPrinter::bothHalvesThreads(CodePrinter &p) const {
   const HalfLatticeThreads &h = plan.threads.half;
   const int dims = plan.threads.dims;
+  const std::string slowest = axisName(dims - 1);
   wrappedComment(
       p, "//",
       "This thread's site: number `site32` in runs of 32 that alternate "
-      "between the halves, run k holding sites 32 (k / 2) ... 32 (k / 2) + "
-      "31 of parity k % 2 in storage order (x fastest, x halved). A warp "
+      "between the even and the odd half, run k holding sites 32*(k/2) to "
+      "32*(k/2)+31 of half k%2 in storage order (x fastest, x halved): a run "
       "reads one parity's consecutive sites, as the hopping kernels do, and "
-      "the next warp the sites beside them, which read the same links and "
-      "neighbours (the halves one after the other would read every link "
-      "from memory twice). The launcher checks that the lattice has fewer "
-      "than 2^31 sites; threads past a half's end get a " +
-          std::string(axisName(dims - 1)) +
-          " past the last, which the guard stops.");
+      "the next run the sites beside them, which read the same " +
+          std::string(plan.hasLinks ? "links and " : "") +
+          "neighbours. The launcher checks that a parity has fewer than "
+          "2^31 sites; threads past a half's end get " +
+          slowest + " >= n" + slowest + ", which the guard stops.");
   printShareThread(p, h.shares, h.threadsPerBlock);
   p.line("const unsigned site32 = " +
          positionAlongX(h.shares, h.threadsPerBlock) + ";");
@@ -400,16 +408,7 @@ void KernelPrinter::bothHalvesThreads(CodePrinter &p) const {
   std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
   for (int axis = 1; axis < dims; ++axis)
     extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
-  for (int axis = 0; axis < dims; ++axis) {
-    const std::string name = axis == 0 ? "xh" : axisName(axis);
-    if (axis + 1 == dims) {
-      p.line("const int " + name + " = static_cast<int>(rest);");
-      break;
-    }
-    p.line("const int " + name + " = static_cast<int>(rest % " +
-           extents[axis] + ");");
-    p.line("rest /= " + extents[axis] + ";");
-  }
+  printStoredAxes(p, extents, dims, /*restIsLast=*/true);
   std::vector<std::string> others;
   for (int axis = 1; axis < dims; ++axis)
     others.push_back(axisName(axis));

@@ -18,7 +18,7 @@ namespace {
 /// Block shapes to weigh: 128 and 256 threads, x from 32 to 256 (whole
 /// sectors per row), the rest over the slower axes.
 std::vector<std::array<int, kMaxDims>> blockCandidates(const StencilModel &m) {
-  if (m.layout.evenOdd) // hopping kernels: a 1-D block over the half lattice
+  if (m.layout.evenOdd) // every kernel takes a 1-D block of these threads
     return {{128, 1, 1, 1}, {64, 1, 1, 1}, {256, 1, 1, 1}};
   switch (m.dims) {
   case 1:

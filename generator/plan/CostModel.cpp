@@ -199,7 +199,7 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
 /// The bytes between adjacent lanes' accesses to a site-major field: a
 /// share where shares sit side by side, else a whole site.
 double siteMajorStride(const StencilModel &model, const KernelPlan &plan) {
-  return double(plan.threads.shares().byLane()
+  return double(plan.threads.lattice.shares.byLane()
                     ? plan.access.perThread
                     : model.components) *
          model.elementBytes();
@@ -269,7 +269,7 @@ double fieldWavefrontsPerSite(const StencilModel &model,
 }
 
 int threadsPerBlock(const KernelPlan &plan) {
-  if (plan.threads.inStorageOrder())
+  if (plan.threads.oneDimensionalGrid())
     return plan.threads.half.threadsPerBlock;
   const auto &block = plan.threads.lattice.block;
   return block[0] * block[1] * block[2] * block[3];

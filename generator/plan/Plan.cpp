@@ -42,6 +42,12 @@ bool hasFusedDotKernel(const StencilModel &model) {
 
 namespace {
 
+/// Whether the whole-lattice kernels walk both halves of an even/odd field
+/// (ThreadMappingKind::BothHalves) rather than the lattice grid.
+bool walksBothHalves(const StencilModel &model) {
+  return model.layout.evenOdd;
+}
+
 /// out, in, [same and the hop mode's scalars], the extents, [blocks_z],
 /// [the spec's parameters].
 /// The hopping kernels' walk: the spec's kernel.slab, where it can differ
@@ -63,9 +69,8 @@ std::vector<KernelParameter> kernelParameters(const StencilModel &model,
   for (int axis = 0; axis < model.dims; ++axis)
     params.push_back(
         {ParameterKind::Extent, std::string("n") + axisName(axis)});
-  // Hopping kernels, and every kernel of an even/odd field, launch
-  // one-dimensional grids.
-  if (model.dims == 4 && !hopping && !model.layout.evenOdd)
+  // Only the 4-D lattice grid packs z and t into the launch's z.
+  if (model.dims == 4 && !hopping && !walksBothHalves(model))
     params.push_back({ParameterKind::BlocksZ, "blocks_z"});
   if (hopping && hoppingSlab(model) != 1)
     params.push_back({ParameterKind::Slab, "slab"});
@@ -587,7 +592,7 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
   plan.parameters = kernelParameters(model, /*hopping=*/false);
   plan.tileAxis = model.kernel.tileAxis;
   plan.tileFactor = model.kernel.tileFactor;
-  if (model.layout.evenOdd) {
+  if (walksBothHalves(model)) {
     // Every site has a thread, the halo's too: the guard skips the halo
     // along Dirichlet axes, and threads past the last site, which fall past
     // the slowest axis' end.

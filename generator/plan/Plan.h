@@ -153,15 +153,15 @@ struct ThreadMapping {
   int dims = 1;
   LatticeThreads lattice;
   HalfLatticeThreads half;
-  /// One-dimensional blocks over storage order (the hopping kernels' and
-  /// the whole-lattice kernels' of even/odd fields).
-  bool inStorageOrder() const { return kind != ThreadMappingKind::Lattice; }
+  /// One-dimensional blocks over a field's halves (the hopping kernels' and
+  /// the whole-lattice kernels' of even/odd fields): `half` holds them.
+  bool oneDimensionalGrid() const { return kind != ThreadMappingKind::Lattice; }
   /// The mapping's split of a site (its kind's).
   const ComponentShares &shares() const {
-    return inStorageOrder() ? half.shares : lattice.shares;
+    return oneDimensionalGrid() ? half.shares : lattice.shares;
   }
   ComponentShares &shares() {
-    return inStorageOrder() ? half.shares : lattice.shares;
+    return oneDimensionalGrid() ? half.shares : lattice.shares;
   }
 };
 

@@ -231,27 +231,42 @@ TEST(EvenOdd, WholeLatticeGridAlternatesHalvesInRunsOf32) {
   // run padded (stencil/launch_config.hpp).
   StencilShape shape = {4, {kPeriodic, kPeriodic, kDirichlet, kAntiperiodic},
                         {1, 1, 1, 1}, {16, 2, 2, 1}, 0, 1, 1, 1, 1};
-  const int n[4] = {6, 3, 5, 7}; // 630 sites: halves of 315, 10 runs each
+  const int n[4] = {6, 4, 5, 6}; // 720 sites: halves of 360, 12 runs each
   LaunchConfig config;
   ASSERT_TRUE(make_launch_config(shape, n, config).ok());
   EXPECT_EQ(config.block.x, 64u);
   EXPECT_EQ(config.block.y * config.block.z, 1u);
-  EXPECT_EQ(config.grid.x, 10u); // 640 threads
+  EXPECT_EQ(config.grid.x, 12u); // 768 threads
   EXPECT_EQ(config.grid.y * config.grid.z, 1u);
+  // Padded runs, rounded up to whole blocks: 24 runs in 5 blocks of 160.
+  shape.block[0] = 40;
+  ASSERT_TRUE(make_launch_config(shape, n, config).ok());
+  EXPECT_EQ(config.block.x, 160u);
+  EXPECT_EQ(config.grid.x, 5u);
   shape.component_groups = 3; // the 3 shares' blocks side by side
   ASSERT_TRUE(make_launch_config(shape, n, config).ok());
-  EXPECT_EQ(config.grid.x, 30u);
+  EXPECT_EQ(config.grid.x, 15u);
   // A lattice without interior along the Dirichlet axis has nothing to run.
-  const int flat[4] = {6, 3, 2, 7};
+  const int flat[4] = {6, 4, 2, 6};
   ASSERT_TRUE(make_launch_config(shape, flat, config).ok());
   EXPECT_TRUE(config.empty);
-  // Site numbers are 32-bit.
-  const int huge[4] = {1024, 1024, 1024, 2};
+  // Site numbers are 32-bit, a parity's as in the hopping kernels: 2^31
+  // sites in all run, 2^32 do not, nor do products past 64 bits.
+  const int large[4] = {1024, 1024, 1024, 2};
+  ASSERT_TRUE(make_launch_config(shape, large, config).ok());
+  EXPECT_EQ(config.grid.x, 3u * ((1u << 31) / 160u + 1u));
+  const int huge[4] = {1024, 1024, 1024, 4};
   Status status = make_launch_config(shape, huge, config);
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("2147483648 sites"), std::string::npos)
+  EXPECT_NE(status.message().find("2147483648 sites per parity exceed the "
+                                  "whole-lattice kernels' 2^31 - 64"),
+            std::string::npos)
       << status.message();
-  EXPECT_NE(status.message().find("fewer than 2^31"), std::string::npos)
+  const int overflowing[4] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
+  status = make_launch_config(shape, overflowing, config);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("at least 2147483648 sites per parity"),
+            std::string::npos)
       << status.message();
 }
 

@@ -436,7 +436,7 @@ TEST(PlanIR, WholeLatticeKernelsOfEvenOddFieldsWalkBothHalvesInStorageOrder) {
   std::vector<KernelPlan> plans = planKernels(model);
   const KernelPlan &whole = *findPlan(plans, KernelRole::Apply);
   ASSERT_EQ(whole.threads.kind, ThreadMappingKind::BothHalves);
-  EXPECT_TRUE(whole.threads.inStorageOrder());
+  EXPECT_TRUE(whole.threads.oneDimensionalGrid());
   EXPECT_EQ(whole.threads.half.threadsPerBlock, 128);
   EXPECT_EQ(whole.threads.shares().groups, 2);
   EXPECT_EQ(whole.threads.shares().order, ComponentShareOrder::ByLane);
@@ -449,6 +449,18 @@ TEST(PlanIR, WholeLatticeKernelsOfEvenOddFieldsWalkBothHalvesInStorageOrder) {
   EXPECT_FALSE(whole.guard.axes[2].hasLower);
   EXPECT_TRUE(whole.guard.axes[2].hasUpper);
   EXPECT_EQ(whole.guard.axes[2].upper, 0);
+  // A Dirichlet slowest axis keeps its reach as the upper bound, which also
+  // stops the threads past a half; the ranks' region kernels keep the walk
+  // and test one site per thread.
+  StencilModel dirichlet =
+      modelWith("dirichlet", "components: 1, even_odd: true");
+  const KernelPlan bounded = planKernel(dirichlet);
+  EXPECT_TRUE(bounded.guard.axes[2].hasLower);
+  EXPECT_EQ(bounded.guard.axes[2].upper, 1);
+  const KernelPlan region = withRegion(bounded);
+  EXPECT_EQ(region.threads.kind, ThreadMappingKind::BothHalves);
+  EXPECT_TRUE(region.guard.region);
+  EXPECT_EQ(region.guard.regionSpan, (std::array<int, 4>{1, 1, 1, 1}));
   // One-dimensional grids: no blocks_z even in 4-D.
   CheckResult four = checkYaml(
       "name: eo4\n"

@@ -26,6 +26,7 @@
 
 #include "stencil/types.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -124,14 +125,20 @@ inline int hop_slab(int requested, int dims, const int *extents,
 /// threads.
 inline Status both_halves_config(const StencilShape &shape, const int *extents,
                                  LaunchConfig &config) {
+  // The kernels number a half's sites as the hopping kernels do, with
+  // 32-bit arithmetic: fewer than 2^31 a parity, and the padded runs of
+  // both halves within 2^32 threads.
+  constexpr long long kMaxHalf = (1LL << 31) - 64;
+  // The product saturates at 2^32, past the limit (extents reach 2^30).
+  constexpr long long kSaturated = 1LL << 32;
   long long sites = 1;
   for (int axis = 0; axis < shape.dims; ++axis)
-    sites *= extents[axis];
-  // The kernels number sites with 32-bit unsigned arithmetic.
-  if (sites >= (1LL << 31))
+    sites = std::min(sites * extents[axis], kSaturated);
+  if (sites / 2 > kMaxHalf)
     return Status::failure(
-        "the lattice has " + std::to_string(sites) +
-        " sites; the even/odd kernels take fewer than 2^31");
+        (sites == kSaturated ? std::string("at least ") : std::string()) +
+        std::to_string(sites / 2) +
+        " sites per parity exceed the whole-lattice kernels' 2^31 - 64");
   // Runs of 32 sites alternate between the halves: each half's last run is
   // padded to 32 threads.
   const long long threads = (sites / 2 + 31) / 32 * 64;
