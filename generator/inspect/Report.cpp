@@ -91,10 +91,13 @@ void printText(const std::vector<SpecReport> &reports,
         os << "    " << target.target << " (" << target.gpu << ")\n";
         if (target.vendor == Vendor::AMD) {
           os << format("      registers    VGPRs %d, SGPRs %d, AGPRs %d; "
-                       "scratch %d bytes/lane; spills VGPR %d, SGPR %d; LDS "
-                       "%d bytes/block\n",
+                       "scratch %d bytes/lane; spills VGPR %d%s, SGPR %d; "
+                       "LDS %d bytes/block\n",
                        r.vgprs, r.sgprs, r.agprs, r.scratchBytesPerLane,
-                       r.vgprSpills, r.sgprSpills, r.ldsBytes);
+                       r.vgprSpills,
+                       r.vgprSpills && !r.scratchBytesPerLane ? " (into AGPRs)"
+                                                              : "",
+                       r.sgprSpills, r.ldsBytes);
           os << "      occupancy    compiler " << r.compilerOccupancy
              << " waves/SIMD; model " << o.value << " of " << o.maximum
              << " (" << limitsText(o) << "): limited by " << o.limitedBy
@@ -343,7 +346,11 @@ std::vector<std::string> findProblems(const std::vector<SpecReport> &reports) {
         const TargetInfo *t = findTarget(targetName);
         std::string where = kernel.kernel.name + " on " + targetName;
         if (t->vendor == Vendor::AMD) {
-          if (r.vgprSpills || r.sgprSpills)
+          // VGPRs spilled without scratch went to AGPRs (register moves on
+          // gfx908 and gfx90a, no memory traffic): the line still shows
+          // them; SGPR spills and scratch are problems.
+          const bool intoMemory = r.sgprSpills || r.scratchBytesPerLane;
+          if (intoMemory && (r.vgprSpills || r.sgprSpills))
             problems.push_back(where + ": spills " +
                                std::to_string(r.vgprSpills) + " VGPRs and " +
                                std::to_string(r.sgprSpills) + " SGPRs");

@@ -167,6 +167,36 @@ TEST(Inspect, AmdOccupancyFollowsTheRegisterFiles) {
   EXPECT_EQ(amdOccupancy(mi100, amd(34, 41, 0, 39168), 128).value, 1);
 }
 
+TEST(Inspect, CheckFailsOnSpillsToMemoryOnly) {
+  // hipcc's figures for the site-major Wilson-clover whole-lattice kernel
+  // on gfx90a: 4 VGPRs spilled, no scratch, so into AGPRs.
+  SpecReport spec;
+  spec.model.kernel.block = {128, 1, 1, 1};
+  KernelReport kernel;
+  kernel.kernel.name = "k_kernel";
+  KernelResources agprSpills = amd(256, 22, 201);
+  agprSpills.vgprSpills = 4;
+  agprSpills.compilerOccupancy =
+      amdCompilerOccupancy(*findTarget("gfx90a"), agprSpills, 128);
+  kernel.byTarget["gfx90a"] = agprSpills;
+  spec.kernels.push_back(kernel);
+  EXPECT_TRUE(findProblems({spec}).empty());
+  // The same spills with scratch, or SGPR spills, reach memory.
+  KernelResources scratch = agprSpills;
+  scratch.scratchBytesPerLane = 16;
+  spec.kernels[0].byTarget["gfx90a"] = scratch;
+  std::vector<std::string> problems = findProblems({spec});
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], "k_kernel on gfx90a: spills 4 VGPRs and 0 SGPRs");
+  EXPECT_EQ(problems[1], "k_kernel on gfx90a: uses 16 bytes of scratch per lane");
+  KernelResources sgpr = agprSpills;
+  sgpr.sgprSpills = 1;
+  spec.kernels[0].byTarget["gfx90a"] = sgpr;
+  problems = findProblems({spec});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0], "k_kernel on gfx90a: spills 4 VGPRs and 1 SGPRs");
+}
+
 TEST(Inspect, NvidiaOccupancyCountsWholeBlocks) {
   const TargetInfo &h100 = *findTarget("sm_90");
   KernelResources r;
