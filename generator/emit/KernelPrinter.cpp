@@ -310,6 +310,25 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
   printFirstComponent(p, t.shares);
 }
 
+/// A half's extents as the site number decomposes them: nx halved, then
+/// the other axes (unsigned, as `site32`).
+std::vector<std::string> halfExtents(int dims) {
+  std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
+  for (int axis = 1; axis < dims; ++axis)
+    extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
+  return extents;
+}
+
+/// x from the halved `xh`: the site of parity `parity` (a number or a
+/// variable) in its pair along x.
+void printSiteX(CodePrinter &p, int dims, const std::string &parity) {
+  std::vector<std::string> terms;
+  for (int axis = 1; axis < dims; ++axis)
+    terms.push_back(axisName(axis));
+  terms.push_back(parity);
+  p.line("const int x = 2 * xh + ((" + join(terms, " + ") + ") & 1);");
+}
+
 /// The first `stored` axes of a half's site number `rest` (x halved, as
 /// `xh`), each from `extents`; with `restIsLast` the last of them takes
 /// what remains of `rest`, unbounded (threads past the half land past it).
@@ -353,9 +372,7 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
   p.line("const unsigned site32 = " +
          positionAlongX(h.shares, h.threadsPerBlock) + ";");
   printFirstComponent(p, h.shares);
-  std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
-  for (int axis = 1; axis < dims; ++axis)
-    extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
+  const std::vector<std::string> extents = halfExtents(dims);
   p.emit({{"count", join(extents, " *\n               ")}}, R"(
     if (site32 >= $count$)
       return;
@@ -377,11 +394,7 @@ void KernelPrinter::halfLatticeThreads(CodePrinter &p) const {
              const int $second$ = static_cast<int>(in_slab / slab_slices);
              const int $slowest$ = $slowest$_first + static_cast<int>(in_slab % slab_slices);
            )");
-  std::vector<std::string> rest;
-  for (int axis = 1; axis < dims; ++axis)
-    rest.push_back(axisName(axis));
-  rest.push_back(std::to_string(h.parity));
-  p.line("const int x = 2 * xh + ((" + join(rest, " + ") + ") & 1);");
+  printSiteX(p, dims, std::to_string(h.parity));
 }
 
 void KernelPrinter::bothHalvesThreads(CodePrinter &p) const {
@@ -405,15 +418,9 @@ void KernelPrinter::bothHalvesThreads(CodePrinter &p) const {
   printFirstComponent(p, h.shares);
   p.line("const int parity = static_cast<int>((site32 / 32u) & 1u);");
   p.line("unsigned rest = (site32 / 64u) * 32u + site32 % 32u;");
-  std::vector<std::string> extents = {"static_cast<unsigned>(nx / 2)"};
-  for (int axis = 1; axis < dims; ++axis)
-    extents.push_back("static_cast<unsigned>(" + extentName(axis) + ")");
+  const std::vector<std::string> extents = halfExtents(dims);
   printStoredAxes(p, extents, dims, /*restIsLast=*/true);
-  std::vector<std::string> others;
-  for (int axis = 1; axis < dims; ++axis)
-    others.push_back(axisName(axis));
-  others.push_back("parity");
-  p.line("const int x = 2 * xh + ((" + join(others, " + ") + ") & 1);");
+  printSiteX(p, dims, "parity");
 }
 
 std::vector<std::string> KernelPrinter::outsideTerms() const {

@@ -214,10 +214,10 @@ inline Status make_launch_config(const StencilShape &shape,
     blocks[axis] = sites > 0 ? (sites + shape.block[axis] - 1) / shape.block[axis]
                              : 0;
   }
-  if (shape.component_groups > 1)
-    blocks[0] *= shape.component_groups;
   if (shape.both_halves)
     return both_halves_config(shape, extents, config);
+  if (shape.component_groups > 1)
+    blocks[0] *= shape.component_groups;
   config.block.x = static_cast<unsigned>(shape.block[0]);
   config.block.y = static_cast<unsigned>(shape.block[1]);
   config.block.z = static_cast<unsigned>(shape.block[2] * shape.block[3]);
