@@ -436,14 +436,14 @@ int main(int argc, char **argv) {
   std::printf("L2: copy kernel over 2 x 8 MiB, 64 passes: %.1f GB/s (the "
               "roofline's cache roof)\n\n",
               peak.l2);
-  std::printf("%-34s %-12s %-8s %9s %9s %6s %9s %7s\n", "kernel", "size",
+  std::printf("%-34s %-12s %-12s %9s %9s %6s %9s %7s\n", "kernel", "size",
               "role", "ms", "GB/s", "%peak", "naive", "speedup");
 
   std::vector<Row> rows;
   int mismatches = 0;
   auto report = [&](Row row) {
     row.percent = 100.0 * row.gbs / peak.best();
-    std::printf("%-34s %-12s %-8s %9.4f %9.1f %6.1f", row.kernel.c_str(),
+    std::printf("%-34s %-12s %-12s %9.4f %9.1f %6.1f", row.kernel.c_str(),
                 row.size.c_str(), row.role.c_str(), row.ms, row.gbs,
                 row.percent);
     if (row.naiveGbs > 0)
@@ -558,31 +558,61 @@ int main(int argc, char **argv) {
     }
     // The planner's groups of sites along x beside the spec's kernels
     // (stencil::TunedChoice::x_multiple), which the runtime picks where no
-    // tuning-cache entry matches and nx allows them.
+    // tuning-cache entry matches and nx allows them; and its kernels for a
+    // GPU whose cost model chose otherwise ("device plan", on any GPU).
     for (int i = 0; i < info.num_tuned; ++i) {
       const stencil::TunedChoice &choice = info.tuned[i];
-      if (choice.x_multiple < 1 || n[0] % choice.x_multiple != 0)
+      if (choice.x_multiple < 1 || n[0] % choice.x_multiple != 0 ||
+          choice.kernels != stencil::TunedKernels::All ||
+          &choice.info() == &info)
         continue;
       Bench grouped(choice.info(), n);
-      const Row g = retimed(choice.info().name, "along x",
+      const Row g = retimed(choice.info().name,
+                            choice.device ? "device plan" : "along x",
                             grouped.applyMs(o.runs));
       report(g);
-      std::printf("  options: %s\n", choice.info().tuning_options);
+      std::printf("  options: %s%s%s\n", choice.info().tuning_options,
+                  choice.device ? "; planned for " : "",
+                  choice.device ? choice.device : "");
       agrees(grouped);
     }
     {
       // The planner's own choice of every kernel option (the spec's kernel
       // section ignored: `stencilc generate --open-options`), with its
-      // groups along x where nx allows them.
+      // groups along x where nx allows them; on a GPU with a cost model of
+      // its own, as planned for it.
       Bench automatic(*pair.automatic, n,
                       stencil::StencilOperator::Kernels::Tuned);
       const Row a = retimed(automatic.A.info().name, "planner",
                             automatic.applyMs(o.runs));
       report(a);
-      std::printf("  options: %s\n", automatic.A.info().tuning_options);
+      std::printf("  options: %s\n  %s\n", automatic.A.info().tuning_options,
+                  automatic.A.kernel_choice().c_str());
       agrees(automatic);
       if (info.even_odd)
         reportHop(a, automatic);
+      // Where that was this GPU's own plan: the default device's (the H100
+      // model's) in the same run, for comparison.
+      KernelInfo generic = *pair.automatic;
+      std::vector<stencil::TunedChoice> choices;
+      for (int i = 0; i < generic.num_tuned; ++i)
+        if (!(generic.tuned[i].device && generic.tuned[i].x_multiple > 0))
+          choices.push_back(generic.tuned[i]);
+      if (static_cast<int>(choices.size()) < generic.num_tuned &&
+          automatic.A.kernel_choice().find("the planner's for ") !=
+              std::string::npos) {
+        generic.num_tuned = static_cast<int>(choices.size());
+        generic.tuned = choices.data();
+        Bench standard(generic, n, stencil::StencilOperator::Kernels::Tuned);
+        const Row d = retimed(standard.A.info().name, "planner h100",
+                              standard.applyMs(o.runs));
+        report(d);
+        std::printf("  options: %s (the default device's plan)\n",
+                    standard.A.info().tuning_options);
+        agrees(standard);
+        if (info.even_odd)
+          reportHop(d, standard);
+      }
     }
     if (info.even_odd)
       reportHop(row, tuned);

@@ -259,12 +259,9 @@ StencilModel innerKernelsModel(const StencilModel &model) {
   return inner;
 }
 
-namespace {
-
-/// `model`'s stencil with the planner's `kernel` options, named `name`, for
-/// one rank and without inner or second kernels of its own.
-StencilModel plannerVariant(const StencilModel &model,
-                            const KernelOptions &kernel, std::string name) {
+StencilModel plannerKernelsModel(const StencilModel &model,
+                                 const KernelOptions &kernel,
+                                 std::string name) {
   StencilModel variant = model;
   variant.kernel = kernel;
   variant.alongX.reset();
@@ -278,16 +275,14 @@ StencilModel plannerVariant(const StencilModel &model,
   return variant;
 }
 
-} // namespace
-
 StencilModel alongXVariantModel(const StencilModel &model) {
-  return plannerVariant(model, *model.alongX,
+  return plannerKernelsModel(model, *model.alongX,
                         model.name + "_x" +
                             std::to_string(model.alongX->vectorWidth));
 }
 
 StencilModel foldPassVariantModel(const StencilModel &model) {
-  return plannerVariant(model, *model.foldPass, model.name + "_fold");
+  return plannerKernelsModel(model, *model.foldPass, model.name + "_fold");
 }
 
 std::string shiftText(const Offset &shift) {

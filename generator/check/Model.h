@@ -524,6 +524,11 @@ std::string blockShapeText(const StencilModel &model);
 /// share of a site.
 StencilModel innerKernelsModel(const StencilModel &model);
 
+/// `model`'s stencil with the planner's `kernel` options, named `name`, for
+/// one rank and without inner or second kernels of its own.
+StencilModel plannerKernelsModel(const StencilModel &model,
+                                 const KernelOptions &kernel, std::string name);
+
 /// The kernels of `model.alongX` (which must be set): the stencil with
 /// those options, named NAME_xW for its W sites along x, for one rank and
 /// without inner kernels (the spec's own serve every nx).

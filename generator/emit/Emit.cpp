@@ -83,8 +83,9 @@ TunedText tunedText(const TunedKernels &tuned) {
   for (const TunedVariant &v : tuned.variants) {
     text.headers += std::string(v.planned ? "\n// The planner's variant "
                                           : "\n// Tuned variant ") +
-                    v.model.name + " (" + tuningOptionsText(v.model) + ").\n" +
-                    v.files.header;
+                    v.model.name + " (" + tuningOptionsText(v.model) + ")" +
+                    (v.plannedFor.empty() ? "" : ", for " + v.plannedFor) +
+                    ".\n" + v.files.header;
     // Its header is already part of this stencil's header.
     std::string kernels = v.files.kernels;
     std::string include = "#include \"" + v.model.name + ".hpp\"\n";

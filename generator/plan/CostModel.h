@@ -34,13 +34,20 @@
 #include "check/Model.h"
 #include "plan/Plan.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
+#include <vector>
 
 namespace stencilc {
 
 /// What the cost model knows of a GPU.
 struct DeviceModel {
+  /// As the runtime's stencil::device_name() gives it (the tuning cache's
+  /// and the compiled-in choices' key), and a short tag for kernel names
+  /// and the command line.
   std::string name;
+  std::string tag;
   int multiprocessors = 132;
   int maxThreadsPerMultiprocessor = 2048;
   int maxBlocksPerMultiprocessor = 32;
@@ -112,12 +119,53 @@ struct DeviceModel {
   /// overlap of 3-8 there moved two picks 9-17% off their best).
   double foldIssueFactor = 2;
   double foldL2Overlap = 4;
+  /// The stencil's L2 traffic against its DRAM time: their p-norm with
+  /// this p, or 0 for the larger alone. The H100's searches want the
+  /// larger alone (an overlap of 3-8 moved two of their picks 9-17% off
+  /// their best); on the H200, whose DRAM is 1.41 times faster and whose
+  /// L2 is not, blocks and tiles of the same predicted latency measured
+  /// 3-6% apart at 512^3, in the order of their L2 bytes.
+  double l2Overlap = 0;
+  /// The stencils whose choices the constants were fitted to and checked
+  /// on: of this many dimensions (0: any), and vector fields (several
+  /// components a site) and link stencils or not. Elsewhere the planner
+  /// does not plan for this device (its spec's kernels serve it).
+  int fittedDims = 0;
+  bool fittedVectorFields = true;
+  bool fittedLinks = true;
+  bool fitted(const StencilModel &model) const {
+    return (fittedDims == 0 || model.dims == fittedDims) &&
+           (fittedVectorFields || model.components == 1) &&
+           (fittedLinks || !model.hasLinkTaps());
+  }
+  /// Those stencils in words: "3-D stencils, one component a site, without
+  /// links".
+  std::string fittedText() const {
+    return (fittedDims ? std::to_string(fittedDims) + "-D stencils"
+                       : std::string("stencils")) +
+           (fittedVectorFields ? "" : ", one component a site") +
+           (fittedLinks ? "" : ", without links");
+  }
 };
 
 /// The H100 SXM (80 GB HBM3), the GPU the shipped tuning entries are for:
 /// 3011 GB/s copy and 11060 GB/s L2 copy measured by stencil_bench
 /// (docs/results/bench-h100-l2.log).
 const DeviceModel &h100Device();
+
+/// The H200 (141 GB HBM3e): the H100's multiprocessors and clocks, 4250
+/// GB/s copy and 12500 GB/s L2 copy measured by stencil_bench, the other
+/// constants the H100's (docs/performance.md, "The planner on the H200").
+const DeviceModel &h200Device();
+
+/// Every device the planner has a model of, the default first (the one the
+/// spec's own kernels are planned for; the others' choices are compiled
+/// beside them where they differ: plan/DevicePlans.h).
+const std::vector<const DeviceModel *> &knownDevices();
+
+/// The known device with this tag ("h200") or name ("NVIDIA H200"); null
+/// if none.
+const DeviceModel *findDevice(llvm::StringRef tagOrName);
 
 /// The predicted cost of one kernel, per output site: the p-norm of the
 /// memory time (the largest of latency, L2 and L1) and the instruction

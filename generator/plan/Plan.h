@@ -873,11 +873,20 @@ void printOptionNotes(const StencilModel &model, llvm::raw_ostream &os);
 void printPlan(const StencilModel &model, const KernelPlan &plan,
                llvm::raw_ostream &os);
 
+/// Another known GPU's choice of a spec's open options, where it differs
+/// from the spec's kernels' (tune/DevicePlans.h): compiled beside them.
+struct DeviceChoice {
+  std::string device; ///< the GPU's name, as the runtime reads it
+  StencilModel model; ///< the spec with that GPU's choice
+};
+
 /// The same as JSON (`stencilc plan --format json`) for several specs'
-/// plans; the schema is documented in docs/design.md.
+/// plans, with `otherDevices[i]` the other GPUs' choices for specs[i] (none
+/// where it is missing); the schema is documented in docs/design.md.
 void printPlansJson(
     const std::vector<std::pair<StencilModel, std::vector<KernelPlan>>> &specs,
-    llvm::raw_ostream &os);
+    llvm::raw_ostream &os,
+    const std::vector<std::vector<DeviceChoice>> &otherDevices = {});
 
 /// Names of the node kinds, as the listings print them.
 const char *parameterKindName(ParameterKind kind);

@@ -408,12 +408,13 @@ void plan(json::OStream &j, const KernelPlan &p) {
 
 void printPlansJson(
     const std::vector<std::pair<StencilModel, std::vector<KernelPlan>>> &specs,
-    raw_ostream &os) {
+    raw_ostream &os, const std::vector<std::vector<DeviceChoice>> &otherDevices) {
   json::OStream j(os, 2);
   j.object([&] {
     j.attributeArray("stencils", [&] {
-      for (const auto &[model, plans] : specs)
-        j.object([&, &model = model, &plans = plans] {
+      for (size_t index = 0; index < specs.size(); ++index)
+        j.object([&, &model = specs[index].first,
+                  &plans = specs[index].second] {
           j.attribute("name", model.name);
           j.attribute("spec", model.specFileName);
           j.attributeArray("options", [&] {
@@ -428,20 +429,38 @@ void printPlansJson(
           });
           // The planner's second kernels, for nx a multiple of their width.
           // And for CG's fold pass alone, for nx a multiple of theirs.
+          auto options = [&](const StencilModel &variant) {
+            j.attribute("block", blockShapeText(variant));
+            j.attribute("tile_axis", axisName(variant.kernel.tileAxis));
+            j.attribute("tile_factor", variant.kernel.tileFactor);
+            j.attribute("vector_width", variant.kernel.vectorWidth);
+          };
           auto second = [&](const char *key, const StencilModel &variant) {
             j.attributeObject(key, [&] {
               j.attribute("name", variant.name);
               j.attribute("nx_multiple_of", variant.sitesPerThreadX());
-              j.attribute("block", blockShapeText(variant));
-              j.attribute("tile_axis", axisName(variant.kernel.tileAxis));
-              j.attribute("tile_factor", variant.kernel.tileFactor);
-              j.attribute("vector_width", variant.kernel.vectorWidth);
+              options(variant);
             });
           };
           if (model.alongX)
             second("along_x", alongXVariantModel(model));
           if (model.foldPass)
             second("fold_pass", foldPassVariantModel(model));
+          // Other GPUs' choices, compiled beside the spec's kernels.
+          if (index < otherDevices.size() && !otherDevices[index].empty())
+            j.attributeArray("other_devices", [&] {
+              for (const DeviceChoice &choice : otherDevices[index])
+                j.object([&] {
+                  const StencilModel &m = choice.model;
+                  j.attribute("device", choice.device);
+                  j.attribute("name", m.name);
+                  options(m);
+                  if (m.alongX)
+                    second("along_x", alongXVariantModel(m));
+                  if (m.foldPass)
+                    second("fold_pass", foldPassVariantModel(m));
+                });
+            });
           j.attributeArray("kernels", [&] {
             for (const KernelPlan &p : plans)
               plan(j, p);

@@ -13,6 +13,7 @@
 #include "emit/Emit.h"
 #include "import/Import.h"
 #include "inspect/Inspect.h"
+#include "tune/DevicePlans.h"
 #include "tune/Tune.h"
 #include "plan/ChooseOptions.h"
 #include "plan/Plan.h"
@@ -77,6 +78,15 @@ cl::opt<bool> tuneFold(
              "and the timing program times it (--kernel fold) unless told "
              "--kernel apply, recording entries for the fold pass"),
     cl::sub(tuneCommand), cl::cat(category));
+
+cl::opt<std::string> deviceOption(
+    "device",
+    cl::desc("The GPU whose cost model chooses the open options: h100 (the "
+             "default, what the spec's kernels are planned for) or h200 "
+             "(plan: print that GPU's choice; tune: --predicted-first ranks "
+             "for it)"),
+    cl::value_desc("h100|h200"), cl::sub(planCommand), cl::sub(tuneCommand),
+    cl::cat(category));
 
 cl::opt<int> tuneLimit("max-variants", cl::init(200),
                        cl::desc("At most this many variants (default 200)"),
@@ -266,27 +276,91 @@ int runCheck() {
   return status;
 }
 
+/// --device: the known GPU it names (the default device if not given);
+/// null after an error naming the known ones.
+const DeviceModel *chosenDevice() {
+  if (deviceOption.empty())
+    return knownDevices().front();
+  if (const DeviceModel *device = findDevice(deviceOption))
+    return device;
+  std::string known;
+  for (const DeviceModel *device : knownDevices())
+    known += (known.empty() ? "" : ", ") + device->tag + " (" + device->name +
+             ")";
+  WithColor::error(errs(), "stencilc")
+      << "--device '" << deviceOption << "': no cost model of that GPU; the "
+      << "planner knows " << known << "\n";
+  return nullptr;
+}
+
+/// A known GPU's choice as its compiled kernels are named: NAME_<tag>.
+DeviceChoice deviceChoice(const DevicePlan &plan) {
+  DeviceChoice choice{plan.device->name, plan.model};
+  choice.model.name += "_" + plan.device->tag;
+  return choice;
+}
+
 int runPlan() {
+  const DeviceModel *device = chosenDevice();
+  if (!device)
+    return 1;
   int status = 0;
   std::vector<std::pair<StencilModel, std::vector<KernelPlan>>> specs;
+  std::vector<std::vector<DeviceChoice>> otherDevices;
   for (const std::string &path : specPaths) {
     SourceMgr sourceMgr;
-    std::optional<StencilModel> model = loadModel(path, sourceMgr);
+    std::optional<StencilModel> model = loadModel(path, sourceMgr, false);
     if (!model) {
       status = 1;
       continue;
     }
+    // The other GPUs' choices are compiled beside the default device's:
+    // shown with it, not with one another's.
+    const StencilModel open = *model;
+    if (!device->fitted(open))
+      WithColor::warning(errs(), "stencilc")
+          << path << ": the cost model of " << device->name
+          << " was fitted to " << device->fittedText() << ", not to "
+          << open.name << "; its choice below is not compiled, and on that "
+          << "GPU the kernels planned for " << knownDevices().front()->name
+          << " run\n";
+    chooseOpenOptions(*model, *device);
+    std::vector<DeviceChoice> others;
+    if (device == knownDevices().front())
+      for (const DevicePlan &plan : otherDevicePlans(open, *model))
+        others.push_back(deviceChoice(plan));
     specs.push_back({*model, planKernels(*model)});
+    otherDevices.push_back(std::move(others));
   }
   if (planFormat == OutputFormat::Json) {
-    printPlansJson(specs, outs());
+    printPlansJson(specs, outs(), otherDevices);
     return status;
   }
   bool first = true;
-  for (const auto &[model, plans] : specs) {
+  for (size_t index = 0; index < specs.size(); ++index) {
+    const auto &[model, plans] = specs[index];
     if (!first)
       outs() << "\n";
     printOptionNotes(model, outs());
+    for (const DeviceChoice &choice : otherDevices[index]) {
+      const StencilModel &m = choice.model;
+      outs() << "planned for " << choice.device
+             << " (compiled beside, run on that GPU; `stencilc plan --device "
+             << StringRef(m.name).rsplit('_').second << "` says why):\n"
+             << "  " << m.name << ": " << tuningOptionsText(m) << "\n";
+      if (m.alongX) {
+        const StencilModel x = alongXVariantModel(m);
+        outs() << "  " << x.name << " (nx a multiple of "
+               << x.sitesPerThreadX() << "): " << tuningOptionsText(x)
+               << "\n";
+      }
+      if (m.foldPass) {
+        const StencilModel fold = foldPassVariantModel(m);
+        outs() << "  " << fold.name << " (CG's fold pass): "
+               << tuningOptionsText(fold) << "\n";
+      }
+      outs() << "\n";
+    }
     first = true;
     for (const KernelPlan &plan : plans) {
       if (!first)
@@ -315,7 +389,7 @@ int runGenerate() {
     SourceMgr sourceMgr;
     // The naive baseline keeps the checker's fixed defaults for the options
     // its spec leaves open: no planner choices in it.
-    std::optional<StencilModel> model = loadModel(path, sourceMgr, !naive);
+    std::optional<StencilModel> model = loadModel(path, sourceMgr, false);
     if (!model) {
       status = 1;
       continue;
@@ -336,9 +410,15 @@ int runGenerate() {
     }
     if (naive)
       model = naiveModel(*model);
-    if (openOptions) {
+    if (openOptions)
       model = withKernelOptionsOpen(*model);
+    // The spec's kernels are planned for the first known device; the
+    // others' choices, where they differ, are compiled beside them.
+    std::vector<DevicePlan> devicePlans;
+    if (!naive) {
+      const StencilModel open = *model;
       chooseOpenOptions(*model);
+      devicePlans = otherDevicePlans(open, *model);
     }
     std::vector<KernelPlan> plans = planKernels(*model);
     TunedKernels tuned;
@@ -354,7 +434,11 @@ int runGenerate() {
       tuned = std::move(*found);
     }
     if (!naive) {
-      if (Error error = addPlannerVariants(*model, tuned)) {
+      Error error = addPlannerVariants(*model, tuned);
+      for (const DevicePlan &plan : devicePlans)
+        if (!error)
+          error = addDevicePlanVariants(*model, plan, tuned);
+      if (error) {
         WithColor::error(errs(), "stencilc")
             << path << ": " << toString(std::move(error)) << "\n";
         status = 1;
@@ -391,6 +475,7 @@ int runGenerate() {
                 : own + " (the spec's own options)";
           if (c.xMultiple > 0) {
             outs() << "  planner's " << inner << "kernels "
+                   << (c.device.empty() ? "" : "on " + c.device + " ")
                    << (c.foldPass ? "for CG's fold pass, " : "for ")
                    << (c.xMultiple > 1
                            ? "nx a multiple of " + std::to_string(c.xMultiple)
@@ -512,10 +597,16 @@ int runInspect(const char *argv0) {
 }
 
 int runTune() {
+  const DeviceModel *device = chosenDevice();
+  if (!device)
+    return 1;
   SourceMgr sourceMgr;
-  std::optional<StencilModel> model = loadModel(tuneSpec, sourceMgr);
+  std::optional<StencilModel> model = loadModel(tuneSpec, sourceMgr, false);
   if (!model)
     return 1;
+  // The spec's open options as the planner chooses them for that GPU: the
+  // first variant.
+  chooseOpenOptions(*model, *device);
   if (tuneInner) {
     if (!model->hasInner) {
       WithColor::error(errs(), "stencilc")
@@ -589,10 +680,10 @@ int runTune() {
   if (tunePredicted && variants.size() > 2) {
     std::vector<std::pair<double, size_t>> ranked;
     // --fold: the fold pass's prediction, variants without one last.
-    auto predicted = [](const StencilModel &m) {
+    auto predicted = [&](const StencilModel &m) {
       if (!tuneFold)
-        return predictedCost(m).picosecondsPerSite;
-      std::optional<KernelCost> fold = predictedFoldCost(m);
+        return predictedCost(m, *device).picosecondsPerSite;
+      std::optional<KernelCost> fold = predictedFoldCost(m, *device);
       return fold ? fold->picosecondsPerSite
                   : std::numeric_limits<double>::infinity();
     };

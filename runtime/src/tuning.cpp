@@ -34,10 +34,11 @@ bool tuning_off() {
 }
 
 /// Whether a compiled-in cache entry was recorded on `device` at exactly
-/// these extents.
+/// these extents (the planner's choices for a device are predictions, not
+/// entries).
 bool recorded_for(const TunedChoice &choice, const std::string &device,
                   const int *extents, int dims) {
-  if (!choice.device || device != choice.device)
+  if (!choice.device || device != choice.device || choice.x_multiple > 0)
     return false;
   for (int axis = 0; axis < dims; ++axis)
     if (choice.extents[axis] != extents[axis])
@@ -163,17 +164,32 @@ Status read_tuning_cache(const std::string &path,
 
 namespace {
 
-/// Step 4: the planner's compiled-in kernels of `kind` (no device, any
-/// extents) where nx is a multiple of their groups along x and their launch
-/// fits; null if none. Where nx allows some whose launch does not fit,
-/// `unfit` names them and `why` says why.
+/// Whether the planner chose kernels of its own for `device` (a known GPU
+/// whose model chose otherwise than the default device's): then those
+/// choices replace the ones for any device.
+bool planned_for_device(const KernelInfo &spec, const std::string &device) {
+  for (int i = 0; i < spec.num_tuned; ++i)
+    if (spec.tuned[i].x_multiple > 0 && spec.tuned[i].device &&
+        device == spec.tuned[i].device)
+      return true;
+  return false;
+}
+
+/// Step 4: the planner's compiled-in kernels of `kind` for this device, or
+/// where it has none of its own for any device, for any extents, where nx
+/// is a multiple of their groups along x and their launch fits; null if
+/// none. Where nx allows some whose launch does not fit, `unfit` names them
+/// and `why` says why.
 const TunedChoice *planner_choice(const KernelInfo &spec, const int *extents,
-                                  TunedKernels kind, const char *&unfit,
-                                  std::string &why) {
+                                  const std::string &device, TunedKernels kind,
+                                  const char *&unfit, std::string &why) {
   unfit = nullptr;
+  const bool own = planned_for_device(spec, device);
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
-    if (choice.device || choice.kernels != kind || choice.x_multiple < 1 ||
+    const bool serves =
+        own ? choice.device && device == choice.device : !choice.device;
+    if (!serves || choice.kernels != kind || choice.x_multiple < 1 ||
         extents[0] % choice.x_multiple != 0)
       continue;
     LaunchConfig config;
@@ -191,7 +207,9 @@ const TunedChoice *planner_choice(const KernelInfo &spec, const int *extents,
 /// How the planner's choice reads in reports.
 std::string planner_text(const TunedChoice &choice, const int *extents) {
   std::string text =
-      std::string("the planner's: ") + choice.info().tuning_options;
+      std::string("the planner's") +
+      (choice.device ? std::string(" for ") + choice.device : std::string()) +
+      ": " + choice.info().tuning_options;
   if (choice.x_multiple > 1)
     text += " (nx = " + std::to_string(extents[0]) + " a multiple of " +
             std::to_string(choice.x_multiple) + ")";
@@ -219,7 +237,8 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   bool cached = false;
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
-    if (!choice.device || choice.kernels != TunedKernels::All)
+    if (!choice.device || choice.x_multiple > 0 ||
+        choice.kernels != TunedKernels::All)
       continue;
     cached = true;
     if (!recorded_for(choice, device, extents, spec.shape.dims))
@@ -239,7 +258,8 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   const char *unfit = nullptr;
   std::string misfit;
   if (const TunedChoice *planned =
-          planner_choice(spec, extents, TunedKernels::All, unfit, misfit)) {
+          planner_choice(spec, extents, device, TunedKernels::All, unfit,
+                         misfit)) {
     out.info = &planned->info();
     out.description = planner_text(*planned, extents) + why;
     return Status();
@@ -288,7 +308,7 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
   const char *unfit = nullptr;
   std::string misfit;
   if (const TunedChoice *planned = planner_choice(
-          spec, extents, TunedKernels::FoldPass, unfit, misfit)) {
+          spec, extents, device, TunedKernels::FoldPass, unfit, misfit)) {
     found = true;
     out.info = &planned->info();
     out.description = planner_text(*planned, extents);

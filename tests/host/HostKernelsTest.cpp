@@ -24,8 +24,9 @@ using namespace stencilc::testing;
 namespace {
 
 /// The model as `stencilc generate` makes it: checked, then the kernel
-/// options the spec leaves open chosen by the planner.
-StencilModel loadModel(const std::string &path) {
+/// options the spec leaves open chosen by the planner (for `device`).
+StencilModel loadModel(const std::string &path,
+                       const DeviceModel &device = *knownDevices().front()) {
   llvm::SourceMgr sourceMgr;
   std::string output;
   llvm::raw_string_ostream os(output);
@@ -35,13 +36,40 @@ StencilModel loadModel(const std::string &path) {
   EXPECT_TRUE(model.has_value()) << output;
   if (!model)
     return StencilModel();
-  chooseOpenOptions(*model);
+  chooseOpenOptions(*model, device);
   return *model;
+}
+
+/// Another GPU's planner kernels (tune/DevicePlans.h): the spec with that
+/// GPU's choice of its open options, and of that, the kernels named as the
+/// registered ones.
+StencilModel devicePlanModel(const RegisteredKernel &kernel) {
+  const DeviceModel *device = findDevice(kernel.device);
+  EXPECT_NE(device, nullptr) << kernel.device;
+  if (!device)
+    return StencilModel();
+  const StencilModel model = loadModel(kernel.specPath, *device);
+  StencilModel level = kernel.inner ? innerKernelsModel(model) : model;
+  level.name += "_" + device->tag;
+  std::vector<StencilModel> named = {
+      plannerKernelsModel(level, level.kernel, level.name)};
+  if (level.alongX)
+    named.push_back(alongXVariantModel(level));
+  if (level.foldPass)
+    named.push_back(foldPassVariantModel(level));
+  for (const StencilModel &m : named)
+    if (m.name == kernel.info->name)
+      return m;
+  ADD_FAILURE() << kernel.info->name << ": not among " << device->name
+                << "'s planner kernels of " << kernel.specPath;
+  return named.front();
 }
 
 /// The model of a registered kernel: its spec's, or for the planner's
 /// second kernels (of the spec's precision or the inner one) their own.
 StencilModel loadModel(const RegisteredKernel &kernel) {
+  if (kernel.variant == PlannerVariant::Device)
+    return devicePlanModel(kernel); // its own choice of the options
   StencilModel model = loadModel(kernel.specPath);
   if (kernel.inner)
     model = innerKernelsModel(model);
@@ -54,6 +82,8 @@ StencilModel loadModel(const RegisteredKernel &kernel) {
   case PlannerVariant::FoldPass:
     EXPECT_TRUE(model.foldPass) << kernel.specPath;
     return model.foldPass ? foldPassVariantModel(model) : model;
+  case PlannerVariant::Device:
+    break;
   }
   return model;
 }

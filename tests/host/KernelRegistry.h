@@ -12,11 +12,13 @@ namespace stencilc {
 namespace testing {
 
 /// Which kernels of a spec's code: its own, or one of the planner's second
-/// kernel sets compiled beside them (stencil::TunedChoice with x_multiple).
+/// kernel sets compiled beside them (stencil::TunedChoice with x_multiple),
+/// for the default device or (RegisteredKernel::device) another GPU.
 enum class PlannerVariant {
   None,     ///< the spec's own kernels
   AlongX,   ///< groups of sites along x (NAME_xW)
   FoldPass, ///< the kernels for CG's fold pass (NAME_fold)
+  Device,   ///< another GPU's (NAME_<tag>, NAME_<tag>_xW, NAME_<tag>_fold)
 };
 
 struct RegisteredKernel {
@@ -25,6 +27,9 @@ struct RegisteredKernel {
   PlannerVariant variant = PlannerVariant::None;
   /// Of the inner precision's kernels (NAME_inner_xW, NAME_inner_fold).
   bool inner = false;
+  /// The GPU whose cost model chose these (NAME_<tag>, NAME_<tag>_xW,
+  /// NAME_<tag>_fold: tune/DevicePlans.h); empty for the default device.
+  std::string device = {};
 };
 
 const std::vector<RegisteredKernel> &registeredKernels();

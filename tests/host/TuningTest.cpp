@@ -280,6 +280,76 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
 
 // The planner's kernels for CG's fold pass (foldVariant() stands in, for
 // nx a multiple of 2).
+/// The spec's own kernels, as a row of the planner's may name them.
+const KernelInfo &spec64() { return kernelNamed("laplacian3d_f64"); }
+
+// Another GPU's planner choice (tune/DevicePlans.h): on a GPU of that name
+// its rows replace the planner's rows for any device, groups along x where
+// nx allows them, else its kernels for every nx (which may be the spec's
+// own); exact tuning-cache entries still come first, and elsewhere the rows
+// for any device serve.
+TEST(Tuning, PlannerKernelsForThisDeviceReplaceThoseForAnyDevice) {
+  const std::string device = device_name(), other = "NVIDIA H200";
+  KernelInfo info = kernelNamed("laplacian3d_f64");
+  const TunedChoice table[] = {
+      {device.c_str(), {20, 18, 16, 1}, &variant, 1234.5, 0, TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &grouped, 0.0, 4, TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::FoldPass},
+      {other.c_str(), {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::All},
+      {other.c_str(), {0, 0, 0, 0}, &spec64, 0.0, 1,
+       TunedKernels::All}};
+  info.num_tuned = 5;
+  info.tuned = table;
+  const int even[] = {24, 18, 16}, odd[] = {21, 18, 16}, tuned[] = {20, 18, 16};
+  KernelSelection s;
+  // On that GPU: its groups of 2 where nx is even (not the rows for any
+  // device, groups of 4, though 4 divides 24), its one-site kernels (here
+  // the spec's own options) for every other nx.
+  ASSERT_OK(select_kernels(info, even, other, s));
+  EXPECT_EQ(s.info, &foldVariant());
+  EXPECT_NE(s.description.find("the planner's for NVIDIA H200: " +
+                               std::string(foldVariant().tuning_options) +
+                               " (nx = 24 a multiple of 2)"),
+            std::string::npos)
+      << s.description;
+  // Its rows are predictions, not tuning-cache entries: without the entry
+  // the table has none to miss.
+  EXPECT_FALSE(s.from_cache);
+  {
+    KernelInfo planned = info;
+    planned.tuned = table + 1;
+    planned.num_tuned = 4;
+    KernelSelection p;
+    ASSERT_OK(select_kernels(planned, even, other, p));
+    EXPECT_EQ(p.info, &foldVariant());
+    EXPECT_EQ(p.description.find("no tuning-cache entry"), std::string::npos)
+        << p.description;
+  }
+  ASSERT_OK(select_kernels(info, odd, other, s));
+  EXPECT_EQ(s.info, &spec64());
+  EXPECT_NE(s.description.find("the planner's for NVIDIA H200: "),
+            std::string::npos)
+      << s.description;
+  // Elsewhere, the rows for any device; an exact entry first everywhere.
+  ASSERT_OK(select_kernels(info, even, device, s));
+  EXPECT_EQ(s.info, &grouped());
+  EXPECT_NE(s.description.find("the planner's: "), std::string::npos);
+  ASSERT_OK(select_kernels(info, tuned, device, s));
+  EXPECT_EQ(s.info, &variant());
+  EXPECT_TRUE(s.from_cache);
+  // No fold-pass rows for that GPU: its fold pass runs with the kernels
+  // chosen, not with the fold row for any device, which serves elsewhere.
+  bool found = true;
+  KernelSelection fold;
+  ASSERT_OK(select_kernels(info, even, other, s));
+  ASSERT_OK(select_fold_kernels(info, even, other, s, fold, found));
+  EXPECT_FALSE(found) << fold.description;
+  ASSERT_OK(select_kernels(info, even, device, s));
+  ASSERT_OK(select_fold_kernels(info, even, device, s, fold, found));
+  EXPECT_TRUE(found);
+  EXPECT_EQ(fold.info, &foldVariant());
+}
+
 TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
   PlannedSpec spec(
       {nullptr, {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::FoldPass});

@@ -9,6 +9,7 @@
 #include "plan/ChooseOptions.h"
 #include "plan/CostModel.h"
 #include "plan/Plan.h"
+#include "tune/DevicePlans.h"
 #include "tune/Tune.h"
 #include "tune/TuningCache.h"
 
@@ -156,7 +157,8 @@ bool recordedBeforeSharesByLane(const std::string &file) {
 /// The H100 searches that timed `kernel`: "apply" (the stencil kernel, or
 /// the even-to-odd hop) or "fold" (CG's fold pass, tune_NAME --kernel
 /// fold).
-std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply") {
+std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply",
+                                     const DeviceModel &device = h100Device()) {
   std::vector<Search> searches;
   llvm::SmallString<256> dir(STENCILC_SOURCE_DIR);
   llvm::sys::path::append(dir, "docs", "results");
@@ -183,9 +185,7 @@ std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply") {
     const llvm::json::Object *root = json->getAsObject();
     if (root->getString("kernel").value_or("apply") != kernel)
       continue;
-    // The model is the H100's (h100Device()); searches on other GPUs are
-    // records, not its fit.
-    if (root->getString("device").value_or("") != h100Device().name)
+    if (root->getString("device").value_or("") != device.name)
       continue;
     Search search;
     search.file = llvm::sys::path::filename(file).str();
@@ -244,12 +244,12 @@ std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply") {
       // The kernel the searches timed: the apply, or the even-to-odd hop;
       // or CG's fold pass.
       if (kernel == "fold") {
-        std::optional<KernelCost> fold = predictedFoldCost(variant);
+        std::optional<KernelCost> fold = predictedFoldCost(variant, device);
         if (!fold)
           continue;
         m.cost = *fold;
       } else {
-        m.cost = predictedCost(variant);
+        m.cost = predictedCost(variant, device);
       }
       m.predictedPs = m.cost.picosecondsPerSite;
       search.variants.push_back(m);
@@ -313,19 +313,48 @@ std::vector<double> checkFirstPicks(const std::vector<Search> &searches,
     const Measured &best = *std::max_element(
         search.variants.begin(), search.variants.end(),
         [](const Measured &a, const Measured &b) { return a.gbs < b.gbs; });
-    const Measured &picked = *std::min_element(
-        search.variants.begin(), search.variants.end(),
-        [](const Measured &a, const Measured &b) {
-          return a.predictedPs < b.predictedPs;
-        });
-    const double ratio = picked.gbs / best.gbs;
+    // The model's first pick. Variants it cannot tell apart (within 0.1%)
+    // count as one pick measured at their mean: the planner takes one of
+    // them in its own order, and the order of a file (often fastest first)
+    // must not break the tie in the model's favour. Without links the
+    // planner builds ascending loads and regular stores only, so of such
+    // ties only those count where there are some.
+    const double fastest =
+        std::min_element(search.variants.begin(), search.variants.end(),
+                         [](const Measured &a, const Measured &b) {
+                           return a.predictedPs < b.predictedPs;
+                         })
+            ->predictedPs;
+    auto plannerLike = [](const Measured &m) {
+      return m.options.find("ascending") != std::string::npos &&
+             m.options.find("non-temporal") == std::string::npos;
+    };
+    std::vector<const Measured *> tied, tiedPlannerLike;
+    for (const Measured &m : search.variants)
+      if (m.predictedPs <= 1.001 * fastest) {
+        tied.push_back(&m);
+        if (plannerLike(m))
+          tiedPlannerLike.push_back(&m);
+      }
+    if (!tiedPlannerLike.empty())
+      tied = tiedPlannerLike;
+    double pickedGbs = 0;
+    for (const Measured *m : tied)
+      pickedGbs += m->gbs / tied.size();
+    const Measured &picked = *tied.front();
+    const double ratio = pickedGbs / best.gbs;
     const double rho = rankCorrelation(search.variants);
     std::printf("%-44s %-14s %4zu/%-4d picked %7.1f of best %7.1f GB/s "
-                "(%5.1f%%), rank correlation %.2f\n  picked: %s (%.0f%% "
+                "(%5.1f%%), rank correlation %.2f\n  picked: %s%s (%.0f%% "
                 "predicted, %s)\n  best:   %s (%.0f%% predicted, %s)\n",
                 search.file.c_str(), search.size.c_str(),
-                search.variants.size(), search.recorded, picked.gbs, best.gbs,
+                search.variants.size(), search.recorded, pickedGbs, best.gbs,
                 100 * ratio, rho, picked.options.c_str(),
+                tied.size() > 1
+                    ? (" and " + std::to_string(tied.size() - 1) +
+                       " others predicted the same")
+                          .c_str()
+                    : "",
                 100 * picked.cost.predictedFraction(),
                 picked.cost.limit.c_str(), best.options.c_str(),
                 100 * best.cost.predictedFraction(), best.cost.limit.c_str());
@@ -347,9 +376,19 @@ TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
         // complement's launch graphs, the -graphs- search); at 32^3 x 64
         // the model's pick is within 8%.
         if (search.file == "tune-laplacian4d_vec24_eo-shares-16-h100.json")
-          return 0.84;
+          return 0.83;
         if (search.file == "tune-laplacian4d_vec24_eo-graphs-16-h100.json")
           return 0.76;
+        // Known misses where the model ties variants that measured far
+        // apart (their mean counts): the site-major fields' loads as
+        // written or ascending, launch bounds and stores of one block (the
+        // best 18% above their mean), and the even/odd hop's stores.
+        if (search.file == "tune-laplacian4d_vec24_sub-h100-predicted.json")
+          return 0.82;
+        if (search.file == "tune-laplacian4d_vec24_aos_v4-h100-predicted.json")
+          return 0.87;
+        if (search.file == "tune-laplacian4d_vec24_eo-shares-h100.json")
+          return 0.88;
         return 0.92;
       });
   ASSERT_GE(ratios.size(), 20u) << "too few searches rebuilt";
@@ -359,7 +398,7 @@ TEST(CostModel, RanksRecordedH100SearchesNearTheirMeasuredBest) {
   std::printf("%zu searches: the model's first pick measured %.1f%% of the "
               "fastest on average\n",
               ratios.size(), 100 * mean);
-  EXPECT_GE(mean, 0.97);
+  EXPECT_GE(mean, 0.96);
 }
 
 TEST(CostModel, RanksRecordedH100FoldPassSearchesNearTheirMeasuredBest) {
@@ -378,6 +417,32 @@ TEST(CostModel, RanksRecordedH100FoldPassSearchesNearTheirMeasuredBest) {
         return 0.95;
       });
   ASSERT_GE(ratios.size(), 3u) << "too few fold searches rebuilt";
+}
+
+// The H200's model (its measured roofs, the H100's latency scaled by the
+// bandwidth, and two terms fitted to these searches) on the H200 searches.
+// Its choices are compiled for the stencils it was fitted to
+// (DeviceModel::fitted); the 4-D and vector searches are its known misses
+// and reasons for that scope: bigger blocks and tiles than the best.
+TEST(CostModel, RanksRecordedH200SearchesNearTheirMeasuredBest) {
+  const DeviceModel &device = h200Device();
+  std::vector<Search> searches = recordedSearches("apply", device);
+  ASSERT_GE(searches.size(), 8u) << "the recorded H200 searches are missing";
+  int fitted = 0;
+  const std::vector<double> ratios =
+      checkFirstPicks(searches, [&](const Search &search) {
+        std::optional<StencilModel> model = loadShippedSpec(search.stencil);
+        if (!model || !device.fitted(*model))
+          return 0.85;
+        ++fitted;
+        // The 13-point stencil's tile z x 4 measured 4% below tile z x 2.
+        return 0.95;
+      });
+  EXPECT_GE(fitted, 6);
+  std::vector<Search> folds = recordedSearches("fold", device);
+  ASSERT_GE(folds.size(), 2u) << "the recorded H200 fold searches are missing";
+  // The fold pass's stores (regular or non-temporal) tie.
+  checkFirstPicks(folds, [](const Search &) { return 0.95; });
 }
 
 } // namespace
@@ -503,13 +568,102 @@ TEST(ChooseOptions, ChoosesGroupsAlongXAsSecondKernels) {
   EXPECT_FALSE(withKernelOptionsOpen(*model).alongX);
 }
 
-TEST(ChooseOptions, ChoosesKernelsOfItsOwnForCGsFoldPass) {
-  // The 3-D Laplacian in double with CG and mixed precision, every kernel
-  // option open (laplacian3d_f64 without its kernel section).
+/// The 3-D Laplacian in double with CG and mixed precision, every kernel
+/// option open (laplacian3d_f64 without its kernel section).
+std::optional<StencilModel> mixedLaplacian3dOpen() {
   std::string yaml =
       std::string(kLaplacian3d) + "solver: cg\ninner_precision: float\n";
   yaml.replace(yaml.find("precision: float"), 16, "precision: double");
-  std::optional<StencilModel> model = modelFromYaml(yaml);
+  return modelFromYaml(yaml);
+}
+
+// Another GPU's choice of the open options (tune/DevicePlans.h): the H200's
+// model chooses otherwise for the open 3-D Laplacian with CG in mixed
+// precision, and its kernels go beside the spec's as planner rows for that
+// GPU only, in the runtime's order (groups along x, then every nx), with its
+// fold pass and the inner precision's kernels likewise.
+TEST(DevicePlans, AnotherGpusChoiceIsCompiledForThatGpu) {
+  std::optional<StencilModel> open = mixedLaplacian3dOpen();
+  ASSERT_TRUE(open);
+  StencilModel chosen = *open;
+  chooseOpenOptions(chosen);
+  const std::vector<DevicePlan> plans = otherDevicePlans(*open, chosen);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].device, &h200Device());
+  EXPECT_FALSE(samePlannedKernels(plans[0].model, chosen));
+  // The H200 searches measured tile z x 2 fastest for this stencil; the
+  // H100's model chooses tile y for its groups along x.
+  ASSERT_TRUE(plans[0].model.alongX);
+  EXPECT_EQ(plans[0].model.alongX->tileAxis, 2);
+  EXPECT_EQ(plans[0].model.alongX->tileFactor, 2);
+  ASSERT_TRUE(chosen.alongX);
+  EXPECT_NE(chosen.alongX->tileAxis, 2);
+
+  TunedKernels tuned;
+  ASSERT_FALSE(bool(addPlannerVariants(chosen, tuned)));
+  const size_t generic = tuned.choices.size();
+  ASSERT_FALSE(bool(addDevicePlanVariants(chosen, plans[0], tuned)));
+  std::vector<std::string> rows;
+  for (size_t i = generic; i < tuned.choices.size(); ++i) {
+    const TunedChoice &c = tuned.choices[i];
+    EXPECT_EQ(c.device, "NVIDIA H200");
+    EXPECT_TRUE(c.extents.empty());
+    EXPECT_GT(c.xMultiple, 0) << "a planner row, not a cache entry";
+    rows.push_back((c.variant < 0 ? std::string("(own)")
+                                  : tuned.variants[c.variant].model.name) +
+                   (c.foldPass ? " fold" : ""));
+  }
+  const std::string x = "lap_h200_x" +
+                        std::to_string(plans[0].model.alongX->vectorWidth);
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[0], x);
+  EXPECT_TRUE(rows[1] == "lap_h200" || rows[1] == "(own)") << rows[1];
+  if (plans[0].model.foldPass) {
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[2], "lap_h200_fold fold");
+  }
+  // Every variant of that GPU is a planner variant of one rank.
+  for (const TunedVariant &v : tuned.variants) {
+    EXPECT_TRUE(v.planned);
+    EXPECT_FALSE(v.model.hasInner);
+  }
+  ASSERT_TRUE(tuned.inner);
+  bool innerForH200 = false;
+  for (const TunedChoice &c : tuned.inner->choices)
+    if (c.device == "NVIDIA H200") {
+      innerForH200 = true;
+      if (c.variant >= 0)
+        EXPECT_EQ(tuned.inner->variants[c.variant].model.name.rfind(
+                      "lap_inner_h200", 0),
+                  0u);
+    }
+  EXPECT_TRUE(innerForH200);
+}
+
+// Where the H200's model was not fitted (4-D, vector fields, links) or the
+// spec leaves nothing open, no kernels are compiled for it.
+TEST(DevicePlans, NoneOutsideTheModelsFitOrWithNothingOpen) {
+  std::optional<StencilModel> vector = modelFromYaml(kVectorField);
+  ASSERT_TRUE(vector);
+  EXPECT_FALSE(h200Device().fitted(*vector));
+  StencilModel chosen = *vector;
+  chooseOpenOptions(chosen);
+  EXPECT_TRUE(otherDevicePlans(*vector, chosen).empty());
+
+  std::string yaml = kLaplacian3d;
+  yaml += "kernel:\n  block: [64, 4, 1]\n  vector_width: 1\n"
+          "  tile: {axis: y, factor: 4}\n  load_order: ascending\n"
+          "  launch_bounds: 256\n  nontemporal_store: false\n";
+  std::optional<StencilModel> written = modelFromYaml(yaml);
+  ASSERT_TRUE(written);
+  EXPECT_TRUE(h200Device().fitted(*written));
+  chosen = *written;
+  chooseOpenOptions(chosen);
+  EXPECT_TRUE(otherDevicePlans(*written, chosen).empty());
+}
+
+TEST(ChooseOptions, ChoosesKernelsOfItsOwnForCGsFoldPass) {
+  std::optional<StencilModel> model = mixedLaplacian3dOpen();
   ASSERT_TRUE(model);
   chooseOpenOptions(*model);
   ASSERT_TRUE(model->alongX);

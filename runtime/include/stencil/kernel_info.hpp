@@ -91,10 +91,11 @@ struct FieldTerm {
 enum class TunedKernels { All, FoldPass };
 
 /// A kernel variant compiled into a stencil's code, and when to run it
-/// (stencil/tuning.hpp): a tuning-cache entry, on `device` (the name
-/// stencil::device_name() gives) with exactly these extents; or the
-/// planner's groups of sites along x, on any device (`device` null,
-/// extents 0) for every nx that is a multiple of `x_multiple`.
+/// (stencil/tuning.hpp): a tuning-cache entry (`x_multiple` 0), on `device`
+/// (the name stencil::device_name() gives) with exactly these extents; or
+/// a choice of the planner (extents 0) for every nx that is a multiple of
+/// `x_multiple`, on any device (`device` null) or, where a known GPU's cost
+/// model chose otherwise, on the GPU named `device`.
 struct TunedChoice {
   const char *device;
   int extents[kMaxDims];

@@ -16,7 +16,12 @@
 //      when nx is a multiple of W: one site per thread serves every nx,
 //      groups only those whose rows start aligned (and fields aligned to
 //      the W-value accesses, as device allocations are: else the launch
-//      says so);
+//      says so). The spec's kernels are planned for the generator's first
+//      device model (the H100); where another known GPU's model chose other
+//      options, its kernels are compiled beside them (NAME_<tag>, its
+//      groups NAME_<tag>_xW, its fold pass NAME_<tag>_fold) and on a GPU of
+//      that name they replace the planner's kernels for any device: its
+//      groups where nx allows them, else its kernels for every nx;
 //   5. otherwise the spec's own options.
 // CG's fold pass (apply_fold_dot) may have entries of its own (options
 // "kernel=fold; ...", written by the timing program's --kernel fold):

@@ -1,0 +1,57 @@
+//===- DevicePlans.h - The planner's choices for each known GPU -*- C++ -*-===//
+//
+// The planner chooses the options a spec leaves open with a cost model of
+// one device (plan/CostModel.h); the spec's own kernels are planned for the
+// first of knownDevices(). Where another known device's model chooses
+// otherwise (the H200's higher bandwidth against the same L2 and
+// multiprocessors favours tiles along z, for example), its choice is
+// compiled beside the spec's kernels as planner variants for that device
+// alone, NAME_<tag> (and NAME_<tag>_xW, NAME_<tag>_fold, and the inner
+// precision's NAME_inner_<tag>...), which the runtime picks on a GPU of that
+// name (stencil/tuning.hpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_TUNE_DEVICEPLANS_H
+#define STENCILC_TUNE_DEVICEPLANS_H
+
+#include "check/Model.h"
+#include "emit/Emit.h"
+#include "plan/CostModel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace stencilc {
+
+/// One device's choice of `open`'s options.
+struct DevicePlan {
+  const DeviceModel *device = nullptr;
+  StencilModel model; ///< open with the options chosen on `device`
+};
+
+/// The planner's choice on every known device after the first whose model
+/// was fitted to stencils like `open` (DeviceModel::fitted) and whose
+/// planned kernels differ from `chosen` (`open` with the first device's
+/// choice): `open` is the model before any choice. Empty where the spec
+/// leaves no option open or every such device chooses the same.
+std::vector<DevicePlan> otherDevicePlans(const StencilModel &open,
+                                         const StencilModel &chosen);
+
+/// Whether two choices compile the same kernels: the same options for the
+/// spec's kernels, its groups along x and its fold pass, and (inner
+/// precision) the inner kernels' likewise.
+bool samePlannedKernels(const StencilModel &a, const StencilModel &b);
+
+/// Adds `plan`'s kernels to `tuned` (and to tuned.inner for the inner
+/// precision's), chosen on a GPU named plan.device->name for any extents:
+/// its groups along x where nx allows them, else its kernels for one site
+/// per thread (the spec's own kernels where they have the same options);
+/// its fold pass as CG's fold-pass kernels. Levels (outer, inner) whose
+/// kernels equal `chosen`'s add nothing: the spec's planner variants serve.
+llvm::Error addDevicePlanVariants(const StencilModel &chosen,
+                                  const DevicePlan &plan, TunedKernels &tuned);
+
+} // namespace stencilc
+
+#endif
