@@ -598,9 +598,14 @@ int main(int argc, char **argv) {
       for (int i = 0; i < generic.num_tuned; ++i)
         if (!(generic.tuned[i].device && generic.tuned[i].x_multiple > 0))
           choices.push_back(generic.tuned[i]);
-      if (static_cast<int>(choices.size()) < generic.num_tuned &&
-          automatic.A.kernel_choice().find("the planner's for ") !=
-              std::string::npos) {
+      bool ownRow = false; // the kernels chosen are a row for this GPU
+      for (int i = 0; i < pair.automatic->num_tuned; ++i) {
+        const stencil::TunedChoice &c = pair.automatic->tuned[i];
+        ownRow |= c.device && c.x_multiple > 0 &&
+                  stencil::device_name() == c.device &&
+                  &c.info() == &automatic.A.info();
+      }
+      if (ownRow) {
         generic.num_tuned = static_cast<int>(choices.size());
         generic.tuned = choices.data();
         Bench standard(generic, n, stencil::StencilOperator::Kernels::Tuned);

@@ -328,9 +328,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1, 1, 1};
   static constexpr bool param_is_site[] = {false, false, false};
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
-  // Compiled-in variants: device (null: any), extents (0: any),
-  // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x), which kernels they replace.
+  // Compiled-in variants: device (null: any; a GPU the planner
+  // chose for, with nx a multiple of), extents (0: any), kernels,
+  // GB/s when tuned, nx a multiple of (the planner's choices;
+  // 0: a tuning-cache entry), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
       {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::labnote_tile_y4_ascending_tuned0::info, 2807.07, 0, stencil::TunedKernels::All},
       {nullptr, {0, 0, 0, 0}, &stencilc_kernels::labnote_tile_y4_ascending_x2::info, 0, 2, stencil::TunedKernels::All}};

@@ -555,9 +555,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1, 1, 1};
   static constexpr bool param_is_site[] = {false, false, false};
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
-  // Compiled-in variants: device (null: any), extents (0: any),
-  // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x), which kernels they replace.
+  // Compiled-in variants: device (null: any; a GPU the planner
+  // chose for, with nx a multiple of), extents (0: any), kernels,
+  // GB/s when tuned, nx a multiple of (the planner's choices;
+  // 0: a tuning-cache entry), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
       {"NVIDIA H100 80GB HBM3", {256, 256, 256, 1}, &stencilc_kernels::laplacian3d_f64_bf16_inner_tuned0::info, 1018.84, 0, stencil::TunedKernels::All},
       {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_bf16_inner_x4::info, 0, 4, stencil::TunedKernels::All}};
@@ -700,9 +701,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1, 1, 1};
   static constexpr bool param_is_site[] = {false, false, false};
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
-  // Compiled-in variants: device (null: any), extents (0: any),
-  // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x), which kernels they replace.
+  // Compiled-in variants: device (null: any; a GPU the planner
+  // chose for, with nx a multiple of), extents (0: any), kernels,
+  // GB/s when tuned, nx a multiple of (the planner's choices;
+  // 0: a tuning-cache entry), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
       {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_f64_bf16_x2::info, 0, 2, stencil::TunedKernels::All}};
   // The ranks' kernels, the halo exchange's box copies (grid.split) and its

@@ -394,9 +394,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr bool param_is_site[] = {true, true, true};
   static constexpr double tap_factors[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   static constexpr stencil::FieldTerm field_terms[] = {{0, 0, 1, {0, 0, 0, 0}, false}, {0, 0, 1, {-1, 0, 0, 0}, false}, {0, 1, 1, {0, 0, 0, 0}, false}, {0, 1, 1, {0, -1, 0, 0}, false}, {0, 2, 1, {0, 0, 0, 0}, false}, {0, 2, 1, {0, 0, -1, 0}, false}, {1, 0, -1, {-1, 0, 0, 0}, false}, {2, 0, -1, {0, 0, 0, 0}, false}, {3, 1, -1, {0, -1, 0, 0}, false}, {4, 1, -1, {0, 0, 0, 0}, false}, {5, 2, -1, {0, 0, -1, 0}, false}, {6, 2, -1, {0, 0, 0, 0}, false}};
-  // Compiled-in variants: device (null: any), extents (0: any),
-  // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x), which kernels they replace.
+  // Compiled-in variants: device (null: any; a GPU the planner
+  // chose for, with nx a multiple of), extents (0: any), kernels,
+  // GB/s when tuned, nx a multiple of (the planner's choices;
+  // 0: a tuning-cache entry), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
       {"NVIDIA H100 80GB HBM3", {512, 512, 512, 1}, &stencilc_kernels::poisson3d_varcoeff_tuned0::info, 3022.1, 0, stencil::TunedKernels::All},
       {nullptr, {0, 0, 0, 0}, &stencilc_kernels::poisson3d_varcoeff_fold::info, 0, 2, stencil::TunedKernels::FoldPass}};

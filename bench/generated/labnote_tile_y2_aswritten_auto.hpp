@@ -445,9 +445,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1, 1, 1};
   static constexpr bool param_is_site[] = {false, false, false};
   static constexpr double tap_factors[] = {2, 2, 2, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1, 0, 0, 0, -1, 0, 0, -1};
-  // Compiled-in variants: device (null: any), extents (0: any),
-  // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x), which kernels they replace.
+  // Compiled-in variants: device (null: any; a GPU the planner
+  // chose for, with nx a multiple of), extents (0: any), kernels,
+  // GB/s when tuned, nx a multiple of (the planner's choices;
+  // 0: a tuning-cache entry), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
       {nullptr, {0, 0, 0, 0}, &stencilc_kernels::labnote_tile_y2_aswritten_auto_x2::info, 0, 2, stencil::TunedKernels::All},
       {"NVIDIA H200", {0, 0, 0, 0}, &stencilc_kernels::labnote_tile_y2_aswritten_auto_h200_x2::info, 0, 2, stencil::TunedKernels::All},

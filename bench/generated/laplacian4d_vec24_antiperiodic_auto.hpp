@@ -227,9 +227,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {0};
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
-  // Compiled-in variants: device (null: any), extents (0: any),
-  // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x), which kernels they replace.
+  // Compiled-in variants: device (null: any; a GPU the planner
+  // chose for, with nx a multiple of), extents (0: any), kernels,
+  // GB/s when tuned, nx a multiple of (the planner's choices;
+  // 0: a tuning-cache entry), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
       {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian4d_vec24_antiperiodic_auto_x4::info, 0, 4, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {

@@ -249,9 +249,10 @@ inline const stencil::KernelInfo &info() {
   static constexpr double param_defaults[] = {1};
   static constexpr bool param_is_site[] = {false};
   static constexpr double tap_factors[] = {-0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.4666666666666667, 4.266666666666667, -0.4666666666666667, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333, -0.1, -0.4666666666666667, -0.1, -0.03333333333333333, -0.1, -0.03333333333333333};
-  // Compiled-in variants: device (null: any), extents (0: any),
-  // kernels, GB/s when tuned, nx a multiple of (the planner's
-  // groups of sites along x), which kernels they replace.
+  // Compiled-in variants: device (null: any; a GPU the planner
+  // chose for, with nx a multiple of), extents (0: any), kernels,
+  // GB/s when tuned, nx a multiple of (the planner's choices;
+  // 0: a tuning-cache entry), which kernels they replace.
   static const stencil::TunedChoice tuned[] = {
       {"NVIDIA H200", {0, 0, 0, 0}, &stencilc_kernels::stencil3d_27pt_lds_auto_h200::info, 0, 1, stencil::TunedKernels::All}};
   static const stencil::KernelInfo value = {

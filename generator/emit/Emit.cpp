@@ -78,14 +78,31 @@ struct TunedText {
   std::string headers, kernels, table, reference = "0, nullptr";
 };
 
+/// The GPU whose planner rows alone run variant `index` (tune/
+/// DevicePlans.h), or "" where a row for any device or a cache entry does.
+std::string plannedOnlyFor(const TunedKernels &tuned, int index) {
+  std::string device;
+  for (const TunedChoice &c : tuned.choices) {
+    if (c.variant != index)
+      continue;
+    if (c.xMultiple == 0 || c.device.empty() ||
+        (!device.empty() && device != c.device))
+      return "";
+    device = c.device;
+  }
+  return device;
+}
+
 TunedText tunedText(const TunedKernels &tuned) {
   TunedText text;
-  for (const TunedVariant &v : tuned.variants) {
+  for (size_t i = 0; i < tuned.variants.size(); ++i) {
+    const TunedVariant &v = tuned.variants[i];
+    const std::string device = plannedOnlyFor(tuned, static_cast<int>(i));
     text.headers += std::string(v.planned ? "\n// The planner's variant "
                                           : "\n// Tuned variant ") +
                     v.model.name + " (" + tuningOptionsText(v.model) + ")" +
-                    (v.plannedFor.empty() ? "" : ", for " + v.plannedFor) +
-                    ".\n" + v.files.header;
+                    (device.empty() ? "" : ", for " + device) + ".\n" +
+                    v.files.header;
     // Its header is already part of this stencil's header.
     std::string kernels = v.files.kernels;
     std::string include = "#include \"" + v.model.name + ".hpp\"\n";
@@ -127,10 +144,10 @@ TunedText tunedText(const TunedKernels &tuned) {
   text.table =
       std::string(
           planned
-              ? "// Compiled-in variants: device (null: any), extents (0: "
-                "any),\n"
-                "// kernels, GB/s when tuned, nx a multiple of (the planner's\n"
-                "// groups of sites along x), which kernels they replace."
+              ? "// Compiled-in variants: device (null: any; a GPU the planner\n"
+                "// chose for, with nx a multiple of), extents (0: any), kernels,\n"
+                "// GB/s when tuned, nx a multiple of (the planner's choices;\n"
+                "// 0: a tuning-cache entry), which kernels they replace."
               : "// From the tuning cache: device, extents, kernels, GB/s when "
                 "tuned,\n// nx a multiple of (0: any), which kernels they "
                 "replace (all, or CG's\n// fold pass).") +

@@ -30,9 +30,6 @@ struct TunedVariant {
   StencilModel model; ///< named NAME_tunedK or NAME_xW
   EmittedStencil files;
   bool planned = false; ///< the planner's NAME_xW, not a cache entry's
-  /// The planner's choice for this GPU alone (tune/DevicePlans.h); empty
-  /// for any device.
-  std::string plannedFor = {};
 };
 struct TunedChoice {
   std::string device;       ///< empty: any device

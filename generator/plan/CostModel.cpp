@@ -46,10 +46,10 @@ const DeviceModel &h200Device() {
     d.l2Overlap = 4;
     d.lossPerRow = 0.04;
     // Checked against the H100 model's choices on an H200, same run: 3-D
-    // single-component stencils gained 4-10% (the 27-point lost 4%); 4-D
-    // and vector fields and link stencils lost 2-22% (bigger blocks and
-    // tiles than the measured best), so those keep the default device's;
-    // 1-D and 2-D ones were not measured.
+    // single-component stencils gained 3.8-10% (the 13-point none, the
+    // 27-point lost 4%); 4-D and vector fields lost 1-22% (bigger blocks
+    // and tiles than the measured best) and link stencils -2 to +6%, so
+    // those keep the default device's; 1-D and 2-D ones were not measured.
     d.fittedDims = 3;
     d.fittedVectorFields = false;
     d.fittedLinks = false;

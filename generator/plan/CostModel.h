@@ -160,7 +160,7 @@ const DeviceModel &h200Device();
 
 /// Every device the planner has a model of, the default first (the one the
 /// spec's own kernels are planned for; the others' choices are compiled
-/// beside them where they differ: plan/DevicePlans.h).
+/// beside them where they differ: tune/DevicePlans.h).
 const std::vector<const DeviceModel *> &knownDevices();
 
 /// The known device with this tag ("h200") or name ("NVIDIA H200"); null

@@ -873,11 +873,20 @@ void printOptionNotes(const StencilModel &model, llvm::raw_ostream &os);
 void printPlan(const StencilModel &model, const KernelPlan &plan,
                llvm::raw_ostream &os);
 
-/// Another known GPU's choice of a spec's open options, where it differs
-/// from the spec's kernels' (tune/DevicePlans.h): compiled beside them.
+/// The kernels compiled for another known GPU beside a spec's own
+/// (tune/DevicePlans.h), as `stencilc plan` reports them: a row per kernel
+/// set the runtime may pick on that GPU, of the levels (the spec's
+/// precision, the inner one) whose kernels differ from the spec's.
 struct DeviceChoice {
+  struct Row {
+    StencilModel model; ///< named as compiled: NAME_<tag>, NAME_<tag>_xW,
+                        ///< NAME_<tag>_fold, or kernels that exist already
+    int nxMultiple = 1; ///< for nx a multiple of this
+    bool foldPass = false; ///< CG's fold pass alone
+  };
   std::string device; ///< the GPU's name, as the runtime reads it
-  StencilModel model; ///< the spec with that GPU's choice
+  std::string tag;    ///< its short name (`stencilc plan --device TAG`)
+  std::vector<Row> rows;
 };
 
 /// The same as JSON (`stencilc plan --format json`) for several specs'

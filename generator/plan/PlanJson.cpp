@@ -446,20 +446,18 @@ void printPlansJson(
             second("along_x", alongXVariantModel(model));
           if (model.foldPass)
             second("fold_pass", foldPassVariantModel(model));
-          // Other GPUs' choices, compiled beside the spec's kernels.
+          // Other GPUs' kernels, compiled beside the spec's: a row each.
           if (index < otherDevices.size() && !otherDevices[index].empty())
             j.attributeArray("other_devices", [&] {
               for (const DeviceChoice &choice : otherDevices[index])
-                j.object([&] {
-                  const StencilModel &m = choice.model;
-                  j.attribute("device", choice.device);
-                  j.attribute("name", m.name);
-                  options(m);
-                  if (m.alongX)
-                    second("along_x", alongXVariantModel(m));
-                  if (m.foldPass)
-                    second("fold_pass", foldPassVariantModel(m));
-                });
+                for (const DeviceChoice::Row &row : choice.rows)
+                  j.object([&] {
+                    j.attribute("device", choice.device);
+                    j.attribute("name", row.model.name);
+                    j.attribute("nx_multiple_of", row.nxMultiple);
+                    j.attribute("fold_pass", row.foldPass);
+                    options(row.model);
+                  });
             });
           j.attributeArray("kernels", [&] {
             for (const KernelPlan &p : plans)

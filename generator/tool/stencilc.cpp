@@ -241,6 +241,17 @@ std::optional<StencilModel> loadModel(StringRef path, SourceMgr &sourceMgr,
            << (diags.errorCount() == 1 ? " error" : " errors") << " generated.\n";
     return std::nullopt;
   }
+  // NAME_<tag> names the kernels planned for a known GPU beside another
+  // spec's: a spec of that name would clash with them in a build.
+  for (const DeviceModel *device : knownDevices())
+    if (StringRef(model->name).endswith("_" + device->tag)) {
+      WithColor::error(errs(), "stencilc")
+          << path << ": the spec's name '" << model->name << "' ends in '_"
+          << device->tag << "', which names the planner's kernels for "
+          << device->name << " beside a spec's own (NAME_" << device->tag
+          << "); choose another name\n";
+      return std::nullopt;
+    }
   if (chooseOptions)
     chooseOpenOptions(*model);
   return model;
@@ -293,11 +304,17 @@ const DeviceModel *chosenDevice() {
   return nullptr;
 }
 
-/// A known GPU's choice as its compiled kernels are named: NAME_<tag>.
-DeviceChoice deviceChoice(const DevicePlan &plan) {
-  DeviceChoice choice{plan.device->name, plan.model};
-  choice.model.name += "_" + plan.device->tag;
-  return choice;
+/// A warning where `device`'s model (a GPU other than the default) was not
+/// fitted to stencils like `open`: its choice is printed but not compiled.
+void warnIfNotFitted(StringRef path, const StencilModel &open,
+                     const DeviceModel &device) {
+  if (&device == knownDevices().front() || device.fitted(open))
+    return;
+  WithColor::warning(errs(), "stencilc")
+      << path << ": the cost model of " << device.name << " was fitted to "
+      << device.fittedText() << ", not to " << open.name
+      << "; its choice is not compiled, and on that GPU the kernels planned "
+      << "for " << knownDevices().front()->name << " run\n";
 }
 
 int runPlan() {
@@ -317,18 +334,15 @@ int runPlan() {
     // The other GPUs' choices are compiled beside the default device's:
     // shown with it, not with one another's.
     const StencilModel open = *model;
-    if (!device->fitted(open))
-      WithColor::warning(errs(), "stencilc")
-          << path << ": the cost model of " << device->name
-          << " was fitted to " << device->fittedText() << ", not to "
-          << open.name << "; its choice below is not compiled, and on that "
-          << "GPU the kernels planned for " << knownDevices().front()->name
-          << " run\n";
+    warnIfNotFitted(path, open, *device);
+    // Another GPU's kernels print under the names they are compiled as.
+    if (device != knownDevices().front() && device->fitted(open))
+      model->name += "_" + device->tag;
     chooseOpenOptions(*model, *device);
     std::vector<DeviceChoice> others;
     if (device == knownDevices().front())
       for (const DevicePlan &plan : otherDevicePlans(open, *model))
-        others.push_back(deviceChoice(plan));
+        others.push_back(compiledChoice(*model, plan));
     specs.push_back({*model, planKernels(*model)});
     otherDevices.push_back(std::move(others));
   }
@@ -342,25 +356,8 @@ int runPlan() {
     if (!first)
       outs() << "\n";
     printOptionNotes(model, outs());
-    for (const DeviceChoice &choice : otherDevices[index]) {
-      const StencilModel &m = choice.model;
-      outs() << "planned for " << choice.device
-             << " (compiled beside, run on that GPU; `stencilc plan --device "
-             << StringRef(m.name).rsplit('_').second << "` says why):\n"
-             << "  " << m.name << ": " << tuningOptionsText(m) << "\n";
-      if (m.alongX) {
-        const StencilModel x = alongXVariantModel(m);
-        outs() << "  " << x.name << " (nx a multiple of "
-               << x.sitesPerThreadX() << "): " << tuningOptionsText(x)
-               << "\n";
-      }
-      if (m.foldPass) {
-        const StencilModel fold = foldPassVariantModel(m);
-        outs() << "  " << fold.name << " (CG's fold pass): "
-               << tuningOptionsText(fold) << "\n";
-      }
-      outs() << "\n";
-    }
+    for (const DeviceChoice &choice : otherDevices[index])
+      printDeviceChoice(choice, outs());
     first = true;
     for (const KernelPlan &plan : plans) {
       if (!first)
@@ -387,8 +384,8 @@ int runGenerate() {
   }
   for (const std::string &path : specPaths) {
     SourceMgr sourceMgr;
-    // The naive baseline keeps the checker's fixed defaults for the options
-    // its spec leaves open: no planner choices in it.
+    // The options are chosen below; the naive baseline keeps the checker's
+    // fixed defaults for those its spec leaves open.
     std::optional<StencilModel> model = loadModel(path, sourceMgr, false);
     if (!model) {
       status = 1;
@@ -606,6 +603,7 @@ int runTune() {
     return 1;
   // The spec's open options as the planner chooses them for that GPU: the
   // first variant.
+  warnIfNotFitted(tuneSpec, *model, *device);
   chooseOpenOptions(*model, *device);
   if (tuneInner) {
     if (!model->hasInner) {

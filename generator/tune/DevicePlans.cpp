@@ -6,6 +6,8 @@
 #include "plan/Plan.h"
 #include "tune/TuningCache.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace llvm;
 
 namespace stencilc {
@@ -21,55 +23,106 @@ std::string levelKey(const StencilModel &m) {
          (m.foldPass ? tuningOptionsText(foldPassVariantModel(m)) : "");
 }
 
-/// Adds `forDevice`'s kernels of one level to `tuned`, named after `base`
-/// (that level's kernels as planned for the first device).
+/// The rows `forDevice`'s kernels of one level add beside `base` (that
+/// level's kernels as planned for the first device), in the runtime's order
+/// of preference: groups along x where nx allows them, then one site per
+/// thread for every nx; then CG's fold pass. None where the two levels
+/// compile the same kernels. Named NAME_<tag>, NAME_<tag>_xW and
+/// NAME_<tag>_fold, or after the level's own kernels, its groups along x or
+/// its fold pass where those have the same options (compiled once).
+std::vector<DeviceChoice::Row> levelRows(const StencilModel &base,
+                                         const StencilModel &forDevice,
+                                         const DeviceModel &device) {
+  if (levelKey(base) == levelKey(forDevice))
+    return {};
+  std::vector<StencilModel> existing = {base};
+  if (base.alongX)
+    existing.push_back(alongXVariantModel(base));
+  if (base.foldPass)
+    existing.push_back(foldPassVariantModel(base));
+  std::vector<DeviceChoice::Row> rows;
+  auto add = [&](StencilModel variant, bool foldPass) {
+    const std::string options = tuningOptionsText(variant);
+    for (const StencilModel &m : existing)
+      if (tuningOptionsText(m) == options)
+        variant.name = m.name;
+    const int multiple = variant.sitesPerThreadX();
+    rows.push_back({std::move(variant), multiple, foldPass});
+  };
+  StencilModel named = forDevice;
+  named.name = base.name + "_" + device.tag;
+  if (named.alongX)
+    add(alongXVariantModel(named), false);
+  add(plannerKernelsModel(named, named.kernel, named.name), false);
+  if (named.foldPass)
+    add(foldPassVariantModel(named), true);
+  return rows;
+}
+
+/// Adds one level's rows to `tuned`, compiling the kernels not compiled
+/// yet; `base` is that level's own.
 Error addLevel(const StencilModel &base, const StencilModel &forDevice,
                const DeviceModel &device, TunedKernels &tuned) {
-  if (levelKey(base) == levelKey(forDevice))
-    return Error::success();
-  auto add = [&](StencilModel variant, bool foldPass) -> Error {
-    if (foldPass && !planFoldPass(variant))
+  for (DeviceChoice::Row &row : levelRows(base, forDevice, device)) {
+    if (row.foldPass && !planFoldPass(row.model))
       return createStringError(
           inconvertibleErrorCode(),
           "the planner's kernels for CG's fold pass on %s, %s, have no fold "
           "pass",
-          device.name.c_str(), variant.name.c_str());
+          device.name.c_str(), row.model.name.c_str());
     TunedChoice choice;
     choice.device = device.name;
-    choice.xMultiple = variant.sitesPerThreadX();
-    choice.foldPass = foldPass;
-    if (!foldPass && tuningOptionsText(variant) == tuningOptionsText(base)) {
-      choice.variant = -1; // the spec's own kernels have these options
+    choice.xMultiple = row.nxMultiple;
+    choice.foldPass = row.foldPass;
+    auto same = llvm::find_if(tuned.variants, [&](const TunedVariant &v) {
+      return v.model.name == row.model.name;
+    });
+    if (row.model.name == base.name) {
+      choice.variant = -1; // the spec's own kernels
+    } else if (same != tuned.variants.end()) {
+      choice.variant = static_cast<int>(same - tuned.variants.begin());
     } else {
       Expected<EmittedStencil> files =
-          emitStencil(variant, planKernels(variant));
+          emitStencil(row.model, planKernels(row.model));
       if (!files)
         return files.takeError();
       choice.variant = static_cast<int>(tuned.variants.size());
-      tuned.variants.push_back(
-          {std::move(variant), std::move(*files), true, device.name});
+      tuned.variants.push_back({std::move(row.model), std::move(*files), true});
     }
     tuned.choices.push_back(std::move(choice));
-    return Error::success();
-  };
-  // Named NAME_<tag>, its second kernels NAME_<tag>_xW and NAME_<tag>_fold.
-  StencilModel named = forDevice;
-  named.name = base.name + "_" + device.tag;
-  // In the runtime's order of preference: groups along x where nx allows
-  // them, then one site per thread for every nx.
-  if (named.alongX)
-    if (Error error = add(alongXVariantModel(named), false))
-      return error;
-  if (Error error =
-          add(plannerKernelsModel(named, named.kernel, named.name), false))
-    return error;
-  if (named.foldPass)
-    if (Error error = add(foldPassVariantModel(named), true))
-      return error;
+  }
   return Error::success();
 }
 
 } // namespace
+
+DeviceChoice compiledChoice(const StencilModel &chosen,
+                            const DevicePlan &plan) {
+  DeviceChoice choice{plan.device->name, plan.device->tag,
+                      levelRows(chosen, plan.model, *plan.device)};
+  if (chosen.hasInner)
+    for (DeviceChoice::Row &row :
+         levelRows(innerKernelsModel(chosen), innerKernelsModel(plan.model),
+                   *plan.device))
+      choice.rows.push_back(std::move(row));
+  return choice;
+}
+
+void printDeviceChoice(const DeviceChoice &choice, raw_ostream &os) {
+  if (choice.rows.empty())
+    return;
+  os << "planned for " << choice.device
+     << " (compiled beside, run on that GPU; `stencilc plan --device "
+     << choice.tag << "` says why):\n";
+  for (const DeviceChoice::Row &row : choice.rows)
+    os << "  " << row.model.name << " ("
+       << (row.foldPass ? "CG's fold pass, " : "")
+       << (row.nxMultiple > 1
+               ? "nx a multiple of " + std::to_string(row.nxMultiple)
+               : std::string("every nx"))
+       << "): " << tuningOptionsText(row.model) << "\n";
+  os << "\n";
+}
 
 bool samePlannedKernels(const StencilModel &a, const StencilModel &b) {
   if (levelKey(a) != levelKey(b) || a.hasInner != b.hasInner)

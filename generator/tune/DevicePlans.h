@@ -17,8 +17,10 @@
 #include "check/Model.h"
 #include "emit/Emit.h"
 #include "plan/CostModel.h"
+#include "plan/Plan.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <vector>
 
@@ -42,6 +44,15 @@ std::vector<DevicePlan> otherDevicePlans(const StencilModel &open,
 /// spec's kernels, its groups along x and its fold pass, and (inner
 /// precision) the inner kernels' likewise.
 bool samePlannedKernels(const StencilModel &a, const StencilModel &b);
+
+/// What `plan` compiles beside `chosen`'s kernels, as `stencilc plan`
+/// reports it: the levels (the spec's precision, the inner one) whose
+/// kernels differ, named as compiled.
+DeviceChoice compiledChoice(const StencilModel &chosen, const DevicePlan &plan);
+
+/// "planned for NVIDIA H200 (...):" and a line per kernel set compiled for
+/// that GPU, with its options; nothing for an empty choice.
+void printDeviceChoice(const DeviceChoice &choice, llvm::raw_ostream &os);
 
 /// Adds `plan`'s kernels to `tuned` (and to tuned.inner for the inner
 /// precision's), chosen on a GPU named plan.device->name for any extents:

@@ -164,44 +164,61 @@ Status read_tuning_cache(const std::string &path,
 
 namespace {
 
-/// Whether the planner chose kernels of its own for `device` (a known GPU
-/// whose model chose otherwise than the default device's): then those
-/// choices replace the ones for any device.
-bool planned_for_device(const KernelInfo &spec, const std::string &device) {
-  for (int i = 0; i < spec.num_tuned; ++i)
-    if (spec.tuned[i].x_multiple > 0 && spec.tuned[i].device &&
-        device == spec.tuned[i].device)
-      return true;
-  return false;
-}
-
-/// Step 4: the planner's compiled-in kernels of `kind` for this device, or
-/// where it has none of its own for any device, for any extents, where nx
-/// is a multiple of their groups along x and their launch fits; null if
-/// none. Where nx allows some whose launch does not fit, `unfit` names them
-/// and `why` says why.
+/// Step 4: the planner's compiled-in kernels of `kind`, for any extents,
+/// where nx is a multiple of their groups along x and their launch fits;
+/// null if none. A GPU the planner chose for (rows with its name, when a
+/// known GPU's model chose otherwise than the default device's) takes its
+/// own rows: the rows for any device only where it has rows of `kind` and
+/// none fits (a launch they cannot make), not where its choice has none of
+/// that kind (a fold pass run with the kernels chosen). Where nx allows
+/// some whose launch does not fit, `unfit` is the first and `why` says why.
 const TunedChoice *planner_choice(const KernelInfo &spec, const int *extents,
                                   const std::string &device, TunedKernels kind,
-                                  const char *&unfit, std::string &why) {
+                                  const TunedChoice *&unfit, std::string &why) {
   unfit = nullptr;
-  const bool own = planned_for_device(spec, device);
+  auto planned = [](const TunedChoice &c) { return c.x_multiple > 0; };
+  auto mine = [&](const TunedChoice &c) {
+    return planned(c) && c.device && device == c.device;
+  };
+  bool own = false, ownOfKind = false;
   for (int i = 0; i < spec.num_tuned; ++i) {
-    const TunedChoice &choice = spec.tuned[i];
-    const bool serves =
-        own ? choice.device && device == choice.device : !choice.device;
-    if (!serves || choice.kernels != kind || choice.x_multiple < 1 ||
-        extents[0] % choice.x_multiple != 0)
-      continue;
-    LaunchConfig config;
-    if (Status fits = make_launch_config(choice.info().shape, extents, config);
-        !fits.ok()) {
-      unfit = choice.info().name;
-      why = fits.message();
-      continue;
-    }
-    return &choice;
+    own = own || mine(spec.tuned[i]);
+    ownOfKind = ownOfKind || (mine(spec.tuned[i]) && spec.tuned[i].kernels == kind);
   }
-  return nullptr;
+  auto first = [&](auto serves) -> const TunedChoice * {
+    for (int i = 0; i < spec.num_tuned; ++i) {
+      const TunedChoice &choice = spec.tuned[i];
+      if (!serves(choice) || choice.kernels != kind ||
+          extents[0] % choice.x_multiple != 0)
+        continue;
+      LaunchConfig config;
+      if (Status fits =
+              make_launch_config(choice.info().shape, extents, config);
+          !fits.ok()) {
+        if (!unfit) {
+          unfit = &choice;
+          why = fits.message();
+        }
+        continue;
+      }
+      return &choice;
+    }
+    return nullptr;
+  };
+  if (own && !ownOfKind)
+    return nullptr;
+  if (own)
+    if (const TunedChoice *choice = first(mine))
+      return choice;
+  return first([&](const TunedChoice &c) { return planned(c) && !c.device; });
+}
+
+/// "the planner's groups along x, NAME," or "the planner's kernels, NAME,"
+/// for a row whose launch does not fit.
+std::string unfit_text(const TunedChoice &choice) {
+  return std::string("the planner's ") +
+         (choice.x_multiple > 1 ? "groups along x, " : "kernels, ") +
+         choice.info().name + ",";
 }
 
 /// How the planner's choice reads in reports.
@@ -255,19 +272,22 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
              : "";
   // Step 4: the planner's groups of sites along x, where nx allows them
   // and their launch fits (their block may differ from the spec's).
-  const char *unfit = nullptr;
+  const TunedChoice *unfit = nullptr;
   std::string misfit;
   if (const TunedChoice *planned =
           planner_choice(spec, extents, device, TunedKernels::All, unfit,
                          misfit)) {
     out.info = &planned->info();
     out.description = planner_text(*planned, extents) + why;
+    if (unfit)
+      out.description += " (" + unfit_text(*unfit) + " do not fit: " +
+                         misfit + ")";
     return Status();
   }
   out.description += why;
   if (unfit)
-    out.description += " (the planner's groups along x, " + std::string(unfit) +
-                       ", do not fit: " + misfit + ")";
+    out.description +=
+        " (" + unfit_text(*unfit) + " do not fit: " + misfit + ")";
   return Status();
 }
 
@@ -305,7 +325,7 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
   // fit, the fold pass runs with the chosen kernels.
   if (measured)
     return Status();
-  const char *unfit = nullptr;
+  const TunedChoice *unfit = nullptr;
   std::string misfit;
   if (const TunedChoice *planned = planner_choice(
           spec, extents, device, TunedKernels::FoldPass, unfit, misfit)) {
@@ -314,7 +334,8 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
     out.description = planner_text(*planned, extents);
   } else if (unfit) {
     out.description = "the kernels chosen (the planner's fold kernels, " +
-                      std::string(unfit) + ", do not fit: " + misfit + ")";
+                      std::string(unfit->info().name) + ", do not fit: " +
+                      misfit + ")";
   }
   return Status();
 }

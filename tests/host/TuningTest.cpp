@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -278,8 +279,6 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
   EXPECT_STREQ(A.fold_info().name, "laplacian3d_f64");
 }
 
-// The planner's kernels for CG's fold pass (foldVariant() stands in, for
-// nx a multiple of 2).
 /// The spec's own kernels, as a row of the planner's may name them.
 const KernelInfo &spec64() { return kernelNamed("laplacian3d_f64"); }
 
@@ -348,8 +347,40 @@ TEST(Tuning, PlannerKernelsForThisDeviceReplaceThoseForAnyDevice) {
   ASSERT_OK(select_fold_kernels(info, even, device, s, fold, found));
   EXPECT_TRUE(found);
   EXPECT_EQ(fold.info, &foldVariant());
+
+  // A tuning-cache entry for that GPU and these extents outranks its rows.
+  TunedChoice withEntry[6];
+  std::copy(table, table + 5, withEntry);
+  withEntry[5] = {other.c_str(), {24, 18, 16, 1}, &variant, 999.0, 0,
+                  TunedKernels::All};
+  KernelInfo entry = info;
+  entry.tuned = withEntry;
+  entry.num_tuned = 6;
+  ASSERT_OK(select_kernels(entry, even, other, s));
+  EXPECT_EQ(s.info, &variant());
+  EXPECT_TRUE(s.from_cache);
+
+  // Where none of its rows can launch (more blocks along z than a grid
+  // holds: one site of z a block for its row, two for the row for any
+  // device), the rows for any device are tried, and the report names the
+  // one that did not fit.
+  const TunedChoice deepTable[] = {
+      {nullptr, {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::All},
+      {other.c_str(), {0, 0, 0, 0}, &spec64, 0.0, 1, TunedKernels::All}};
+  KernelInfo deepInfo = info;
+  deepInfo.tuned = deepTable;
+  deepInfo.num_tuned = 2;
+  const int deep[] = {24, 18, 100000};
+  ASSERT_OK(select_kernels(deepInfo, deep, other, s));
+  EXPECT_EQ(s.info, &foldVariant()) << s.description;
+  EXPECT_NE(s.description.find("(the planner's kernels, laplacian3d_f64, do "
+                               "not fit: launch grid"),
+            std::string::npos)
+      << s.description;
 }
 
+// The planner's kernels for CG's fold pass (foldVariant() stands in, for
+// nx a multiple of 2).
 TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
   PlannedSpec spec(
       {nullptr, {0, 0, 0, 0}, &foldVariant, 0.0, 2, TunedKernels::FoldPass});

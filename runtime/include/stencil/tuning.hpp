@@ -21,7 +21,9 @@
 //      options, its kernels are compiled beside them (NAME_<tag>, its
 //      groups NAME_<tag>_xW, its fold pass NAME_<tag>_fold) and on a GPU of
 //      that name they replace the planner's kernels for any device: its
-//      groups where nx allows them, else its kernels for every nx;
+//      groups where nx allows them, else its kernels for every nx; those
+//      for any device only where none of its own can launch. (One rank:
+//      distributed operators run the spec's rank kernels.)
 //   5. otherwise the spec's own options.
 // CG's fold pass (apply_fold_dot) may have entries of its own (options
 // "kernel=fold; ...", written by the timing program's --kernel fold):
