@@ -381,6 +381,22 @@ struct Bench {
 
 /// max |a - b| / max |a| over every value: the timed kernels against the
 /// naive baseline on the same random input (same seed).
+/// `info` with only the tuned rows `keep` accepts, held in `rows`; the
+/// number of rows dropped in `dropped`.
+template <typename Keep>
+KernelInfo withRows(const KernelInfo &info, Keep keep,
+                    std::vector<stencil::TunedChoice> &rows, int &dropped) {
+  rows.clear();
+  for (int i = 0; i < info.num_tuned; ++i)
+    if (keep(info.tuned[i]))
+      rows.push_back(info.tuned[i]);
+  KernelInfo copy = info;
+  copy.num_tuned = static_cast<int>(rows.size());
+  copy.tuned = rows.data();
+  dropped = info.num_tuned - copy.num_tuned;
+  return copy;
+}
+
 double relativeDifference(const Field &a, const Field &b) {
   std::vector<double> x(a.lattice().values()), y(b.lattice().values());
   CHECK(a.download_values(x.data(), static_cast<std::int64_t>(x.size())));
@@ -593,11 +609,6 @@ int main(int argc, char **argv) {
         reportHop(a, automatic);
       // Where that was this GPU's own plan: the default device's (the H100
       // model's) in the same run, for comparison.
-      KernelInfo generic = *pair.automatic;
-      std::vector<stencil::TunedChoice> choices;
-      for (int i = 0; i < generic.num_tuned; ++i)
-        if (!(generic.tuned[i].device && generic.tuned[i].x_multiple > 0))
-          choices.push_back(generic.tuned[i]);
       bool ownRow = false; // the kernels chosen are a row for this GPU
       for (int i = 0; i < pair.automatic->num_tuned; ++i) {
         const stencil::TunedChoice &c = pair.automatic->tuned[i];
@@ -606,8 +617,14 @@ int main(int argc, char **argv) {
                   &c.info() == &automatic.A.info();
       }
       if (ownRow) {
-        generic.num_tuned = static_cast<int>(choices.size());
-        generic.tuned = choices.data();
+        std::vector<stencil::TunedChoice> choices;
+        int dropped = 0;
+        const KernelInfo generic = withRows(
+            *pair.automatic,
+            [](const stencil::TunedChoice &c) {
+              return !(c.device && c.x_multiple > 0);
+            },
+            choices, dropped);
         Bench standard(generic, n, stencil::StencilOperator::Kernels::Tuned);
         const Row d = retimed(standard.A.info().name, "planner h100",
                               standard.applyMs(o.runs));
@@ -986,14 +1003,15 @@ int main(int argc, char **argv) {
     timeCg(automatic, pair.automatic->name, true, true);
     // The same without the planner's kernels for the fold pass, which then
     // runs with the kernels chosen for apply: what they gain.
-    KernelInfo applyFold = *pair.automatic;
     std::vector<stencil::TunedChoice> choices;
-    for (int i = 0; i < applyFold.num_tuned; ++i)
-      if (applyFold.tuned[i].kernels != stencil::TunedKernels::FoldPass)
-        choices.push_back(applyFold.tuned[i]);
-    if (static_cast<int>(choices.size()) < applyFold.num_tuned) {
-      applyFold.num_tuned = static_cast<int>(choices.size());
-      applyFold.tuned = choices.data();
+    int dropped = 0;
+    const KernelInfo applyFold = withRows(
+        *pair.automatic,
+        [](const stencil::TunedChoice &c) {
+          return c.kernels != stencil::TunedKernels::FoldPass;
+        },
+        choices, dropped);
+    if (dropped > 0) {
       Bench without(applyFold, n, stencil::StencilOperator::Kernels::Tuned);
       std::printf("  CG kernels: %s\n", without.A.kernel_choice().c_str());
       timeCg(without,
