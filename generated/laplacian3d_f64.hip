@@ -221,8 +221,9 @@ laplacian3d_f64_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -230,6 +231,8 @@ laplacian3d_f64_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -242,6 +245,8 @@ laplacian3d_f64_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1 ||
@@ -337,23 +342,31 @@ laplacian3d_f64_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       STENCIL_STORE(&out[site + sy], acc1);
       const value_type p1 = in[site + sy] + beta * direction[site + sy];
       STENCIL_STORE(&next_direction[site + sy], p1);
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny - 1) {
       STENCIL_STORE(&out[site + 2 * sy], acc2);
       const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
       STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny - 1) {
       STENCIL_STORE(&out[site + 3 * sy], acc3);
       const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
       STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -603,12 +616,14 @@ stencil::Status apply_dot_region_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -620,6 +635,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -631,6 +648,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64: 'solution' and '") +
+          names[a] + "' overlap");
 
   const stencil::Region region; // one rank: every site
   if (config.empty)
@@ -641,6 +665,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -652,8 +678,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -667,7 +694,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1103,8 +1131,9 @@ laplacian3d_f64_tuned0_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_tuned0_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1112,6 +1141,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1125,6 +1156,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1273,6 +1306,9 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1283,6 +1319,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1296,6 +1334,9 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1306,6 +1347,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -1320,6 +1363,9 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1330,6 +1376,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
             const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
             STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            if (solution)
+              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -1344,6 +1392,9 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1354,6 +1405,8 @@ laplacian3d_f64_tuned0_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
             const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
             STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            if (solution)
+              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -1535,12 +1588,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1552,6 +1607,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_tuned0: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned0: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1563,10 +1620,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_tuned0: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_tuned0: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned0: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned0_fold_dot_kernel, config.grid, config.block, stream,
@@ -1575,6 +1641,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1585,8 +1653,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1600,7 +1669,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1861,14 +1931,17 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1882,6 +1955,8 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1976,6 +2051,9 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1986,6 +2064,8 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1999,6 +2079,9 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
             reinterpret_cast<const vec_t *>(direction + site + sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -2009,6 +2092,8 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_fold_dot_kernel(
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
             STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -2190,12 +2275,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -2207,6 +2294,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_tuned1: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned1: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -2218,10 +2307,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_tuned1: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_tuned1: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_tuned1: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned1: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned1_fold_dot_kernel, config.grid, config.block, stream,
@@ -2230,6 +2328,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2240,8 +2340,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2255,7 +2356,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -2263,661 +2365,6 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 } // namespace stencilc_kernels
 
 // laplacian3d_f64_tuned2.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// 3-D 7-point negative Laplacian, double precision
-// Options: block 32x4x2, launch bounds none, tile z x 2, load order ascending, regular stores
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace laplacian3d_f64_tuned2 {
-namespace {
-
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
-STENCIL_GLOBAL void laplacian3d_f64_tuned2_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 2 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
-    return;
-  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-  const stencil::index_t sz = sy * ny;
-  const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along z inside the array, relative to this tile.
-  const int room = nz - 1 - z;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
-  // Tap weights.
-  const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2
-      + static_cast<value_type>(2) * params.inv_hy2
-      + static_cast<value_type>(2) * params.inv_hz2;
-  const value_type w1 = -params.inv_hx2;
-  const value_type w2 = -params.inv_hy2;
-  const value_type w3 = -params.inv_hz2;
-  // A row's sites move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[2], acc1[2];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
-  acc0[0] = w3 * u0.v[0];
-  acc0[1] = w3 * u0.v[1];
-  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
-  acc0[0] += w2 * u1.v[0];
-  acc0[1] += w2 * u1.v[1];
-  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
-  acc0[0] += w1 * u2;
-  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
-  acc0[0] += w0 * u3.v[0];
-  acc0[0] += w1 * u3.v[1];
-  acc0[1] += w0 * u3.v[1];
-  acc0[1] += w1 * u3.v[0];
-  acc1[0] = w3 * u3.v[0];
-  acc1[1] = w3 * u3.v[1];
-  const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
-  acc0[1] += w1 * u4;
-  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
-  acc0[0] += w2 * u5.v[0];
-  acc0[1] += w2 * u5.v[1];
-  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-  acc1[0] += w2 * u6.v[0];
-  acc1[1] += w2 * u6.v[1];
-  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-  acc1[0] += w1 * u7;
-  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w3 * u8.v[0];
-  acc0[1] += w3 * u8.v[1];
-  acc1[0] += w0 * u8.v[0];
-  acc1[0] += w1 * u8.v[1];
-  acc1[1] += w0 * u8.v[1];
-  acc1[1] += w1 * u8.v[0];
-  const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
-  acc1[1] += w1 * u9;
-  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-  acc1[0] += w2 * u10.v[0];
-  acc1[1] += w2 * u10.v[1];
-  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w3 * u11.v[0];
-  acc1[1] += w3 * u11.v[1];
-  // Store the tile's sites that lie inside the update region.
-  // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 1 && x + 2 <= nx - 1;
-  if (whole_group) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-  } else {
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
-        STENCIL_STORE(&out[site + l], acc0[l]);
-    }
-  }
-  if (z + 1 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
-    }
-  }
-}
-
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields.
-STENCIL_GLOBAL void laplacian3d_f64_tuned2_dot_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 2 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2
-        + static_cast<value_type>(2) * params.inv_hy2
-        + static_cast<value_type>(2) * params.inv_hz2;
-    const value_type w1 = -params.inv_hx2;
-    const value_type w2 = -params.inv_hy2;
-    const value_type w3 = -params.inv_hz2;
-    // A row's sites move 2 at a time.
-    using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
-    // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
-    acc0[0] = w3 * u0.v[0];
-    acc0[1] = w3 * u0.v[1];
-    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
-    acc0[0] += w2 * u1.v[0];
-    acc0[1] += w2 * u1.v[1];
-    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
-    acc0[0] += w1 * u2;
-    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
-    acc0[0] += w0 * u3.v[0];
-    acc0[0] += w1 * u3.v[1];
-    acc0[1] += w0 * u3.v[1];
-    acc0[1] += w1 * u3.v[0];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
-    acc0[1] += w1 * u4;
-    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
-    acc0[0] += w2 * u5.v[0];
-    acc0[1] += w2 * u5.v[1];
-    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-    acc1[0] += w1 * u7;
-    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
-    acc1[1] += w1 * u9;
-    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
-    }
-    if (z + 1 < nz - 1) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
-  }
-  stencil::block_sum(dot, partials);
-}
-
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields. Each of those loads reads `in` and
-/// `direction` as p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
-STENCIL_GLOBAL void laplacian3d_f64_tuned2_fold_dot_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT direction,
-    value_type *STENCIL_RESTRICT next_direction,
-    const double *STENCIL_RESTRICT beta_source,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 2 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  // CG's beta: the solver keeps its scalars in device memory.
-  const value_type beta = static_cast<value_type>(*beta_source);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2
-        + static_cast<value_type>(2) * params.inv_hy2
-        + static_cast<value_type>(2) * params.inv_hz2;
-    const value_type w1 = -params.inv_hx2;
-    const value_type w2 = -params.inv_hy2;
-    const value_type w3 = -params.inv_hz2;
-    // A row's sites move 2 at a time.
-    using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
-    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
-    const stencil::index_t at0 = site - sz;
-    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
-        reinterpret_cast<const vec_t *>(direction + at0), beta);
-    acc0[0] = w3 * u0.v[0];
-    acc0[1] = w3 * u0.v[1];
-    const stencil::index_t at1 = site - sy;
-    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
-        reinterpret_cast<const vec_t *>(direction + at1), beta);
-    acc0[0] += w2 * u1.v[0];
-    acc0[1] += w2 * u1.v[1];
-    const stencil::index_t at2 = site + stencil::clamp_below(-1, -x);
-    const value_type u2 = in[at2] + beta * direction[at2];
-    acc0[0] += w1 * u2;
-    const stencil::index_t at3 = site;
-    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
-        reinterpret_cast<const vec_t *>(direction + at3), beta);
-    acc0[0] += w0 * u3.v[0];
-    acc0[0] += w1 * u3.v[1];
-    acc0[1] += w0 * u3.v[1];
-    acc0[1] += w1 * u3.v[0];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    const stencil::index_t at4 = site + stencil::clamp_above(2, xroom);
-    const value_type u4 = in[at4] + beta * direction[at4];
-    acc0[1] += w1 * u4;
-    const stencil::index_t at5 = site + sy;
-    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
-        reinterpret_cast<const vec_t *>(direction + at5), beta);
-    acc0[0] += w2 * u5.v[0];
-    acc0[1] += w2 * u5.v[1];
-    const stencil::index_t at6 = site - sy + sz;
-    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
-        reinterpret_cast<const vec_t *>(direction + at6), beta);
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x) + sz;
-    const value_type u7 = in[at7] + beta * direction[at7];
-    acc1[0] += w1 * u7;
-    const stencil::index_t at8 = site + sz;
-    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
-        reinterpret_cast<const vec_t *>(direction + at8), beta);
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    const stencil::index_t at9 = site + stencil::clamp_above(2, xroom) + sz;
-    const value_type u9 = in[at9] + beta * direction[at9];
-    acc1[1] += w1 * u9;
-    const stencil::index_t at10 = site + sy + sz;
-    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
-        reinterpret_cast<const vec_t *>(direction + at10), beta);
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
-    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
-        reinterpret_cast<const vec_t *>(direction + at11), beta);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
-    }
-    if (z + 1 < nz - 1) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
-  }
-  stencil::block_sum(dot, partials);
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian3d_f64_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_tuned2_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("laplacian3d_f64_tuned2_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: A is symmetric, so this is apply().
-stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian3d_f64_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_tuned2_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("laplacian3d_f64_tuned2_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch (grid.x
-/// * grid.y * grid.z of make_launch_config); the caller adds them.
-stencil::Status apply_dot(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
-  if (out == nullptr || in == nullptr || partials == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian3d_f64_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_tuned2_dot_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params,
-      partials);
-  return stencil::launch_status("laplacian3d_f64_tuned2_dot_kernel");
-}
-
-stencil::Status apply_dot_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply_dot(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      partials, stream);
-}
-
-/// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
-stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
-  if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || beta == nullptr || partials == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  const void *arrays[] = {out, next_direction, in, direction};
-  const char *names[] = {"out", "next_direction", "in", "direction"};
-  for (int a = 0; a < 4; ++a)
-    for (int b = a + 1; b < 4; ++b)
-      if (overlaps(arrays[a], arrays[b], values))
-        return stencil::Status::failure(std::string("laplacian3d_f64_tuned2: '") +
-            names[a] + "' and '" + names[b] +
-            "' overlap; the kernel reads and writes four separate fields");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
-    return stencil::Status::failure("laplacian3d_f64_tuned2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_tuned2_fold_dot_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      direction,
-      next_direction,
-      beta,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params,
-      partials);
-  return stencil::launch_status("laplacian3d_f64_tuned2_fold_dot_kernel");
-}
-
-stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply_fold_dot(static_cast<value_type *>(out),
-      static_cast<value_type *>(next_direction),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
-      typed_params, partials, stream);
-}
-
-} // namespace laplacian3d_f64_tuned2
-} // namespace stencilc_kernels
-
-// laplacian3d_f64_tuned3.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64.yaml.
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
@@ -2931,12 +2378,12 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 #include <cstdint>
 
 namespace stencilc_kernels {
-namespace laplacian3d_f64_tuned3 {
+namespace laplacian3d_f64_tuned2 {
 namespace {
 
 /// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian3d_f64_tuned3_kernel(
+laplacian3d_f64_tuned2_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -3115,7 +2562,7 @@ laplacian3d_f64_tuned3_kernel(
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian3d_f64_tuned3_dot_kernel(
+laplacian3d_f64_tuned2_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -3319,15 +2766,18 @@ laplacian3d_f64_tuned3_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian3d_f64_tuned3_fold_dot_kernel(
+laplacian3d_f64_tuned2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -3341,6 +2791,8 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -3489,6 +2941,9 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3499,6 +2954,8 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -3512,6 +2969,9 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3522,6 +2982,8 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -3536,6 +2998,9 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3546,6 +3011,8 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
             const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
             STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            if (solution)
+              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -3560,6 +3027,9 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3570,8 +3040,565 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
             const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
             STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            if (solution)
+              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_tuned2_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_tuned2_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_tuned2_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_tuned2_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_tuned2_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_tuned2_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_tuned2: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned2: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian3d_f64_tuned2: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_tuned2: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_tuned2_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_tuned2_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace laplacian3d_f64_tuned2
+} // namespace stencilc_kernels
+
+// laplacian3d_f64_tuned3.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 3-D 7-point negative Laplacian, double precision
+// Options: block 32x8x1, launch bounds 256 (at least 6 per SM), tile x x 1, load order ascending, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian3d_f64_tuned3 {
+namespace {
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
+laplacian3d_f64_tuned3_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along x inside the array, relative to this tile.
+  const int room = nx - 1 - x;
+  // Tap weights.
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] = w3 * u0.v[0];
+  acc0[1] = w3 * u0.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u1.v[0];
+  acc0[1] += w2 * u1.v[1];
+  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u2;
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u3.v[0];
+  acc0[0] += w1 * u3.v[1];
+  acc0[1] += w0 * u3.v[1];
+  acc0[1] += w1 * u3.v[0];
+  const value_type u4 = in[site + stencil::clamp_above(2, room)];
+  acc0[1] += w1 * u4;
+  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u5.v[0];
+  acc0[1] += w2 * u5.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u6.v[0];
+  acc0[1] += w3 * u6.v[1];
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+    }
+  }
+}
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
+laplacian3d_f64_tuned3_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u2;
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    const value_type u4 = in[site + stencil::clamp_above(2, room)];
+    acc0[1] += w1 * u4;
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
+laplacian3d_f64_tuned3_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - sz;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+        reinterpret_cast<const vec_t *>(direction + at0), beta);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const stencil::index_t at1 = site - sy;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const stencil::index_t at2 = site + stencil::clamp_below(-1, -x);
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0[0] += w1 * u2;
+    const stencil::index_t at3 = site;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+        reinterpret_cast<const vec_t *>(direction + at3), beta);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    const stencil::index_t at4 = site + stencil::clamp_above(2, room);
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0[1] += w1 * u4;
+    const stencil::index_t at5 = site + sy;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+        reinterpret_cast<const vec_t *>(direction + at5), beta);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const stencil::index_t at6 = site + sz;
+    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
+        reinterpret_cast<const vec_t *>(direction + at6), beta);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
   }
@@ -3751,12 +3778,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -3768,6 +3797,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_tuned3: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_tuned3: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -3779,10 +3810,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_tuned3: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_tuned3: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_tuned3: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_tuned3: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_tuned3: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_tuned3_fold_dot_kernel, config.grid, config.block, stream,
@@ -3791,6 +3831,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -3801,8 +3843,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -3816,7 +3859,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -4225,8 +4269,9 @@ laplacian3d_f64_x2_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -4234,6 +4279,8 @@ laplacian3d_f64_x2_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -4247,6 +4294,8 @@ laplacian3d_f64_x2_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -4395,6 +4444,9 @@ laplacian3d_f64_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4405,6 +4457,8 @@ laplacian3d_f64_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -4418,6 +4472,9 @@ laplacian3d_f64_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4428,6 +4485,8 @@ laplacian3d_f64_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -4442,6 +4501,9 @@ laplacian3d_f64_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4452,6 +4514,8 @@ laplacian3d_f64_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
             const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
             STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            if (solution)
+              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -4466,6 +4530,9 @@ laplacian3d_f64_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4476,6 +4543,8 @@ laplacian3d_f64_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
             const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
             STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            if (solution)
+              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -4657,12 +4726,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -4674,6 +4745,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -4685,10 +4758,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -4697,6 +4779,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -4707,8 +4791,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -4722,7 +4807,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -4947,8 +5033,9 @@ laplacian3d_f64_inner_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_inner_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -4956,6 +5043,8 @@ laplacian3d_f64_inner_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -4967,6 +5056,8 @@ laplacian3d_f64_inner_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -5061,23 +5152,31 @@ laplacian3d_f64_inner_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       STENCIL_STORE(&out[site + sy], acc1);
       const value_type p1 = in[site + sy] + beta * direction[site + sy];
       STENCIL_STORE(&next_direction[site + sy], p1);
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny - 1) {
       STENCIL_STORE(&out[site + 2 * sy], acc2);
       const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
       STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny - 1) {
       STENCIL_STORE(&out[site + 3 * sy], acc3);
       const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
       STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -5251,12 +5350,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -5268,6 +5369,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_inner: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_inner: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -5279,6 +5382,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_inner: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_inner: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -5288,6 +5398,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -5298,8 +5410,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -5313,7 +5426,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -5630,14 +5744,17 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -5651,6 +5768,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -5773,6 +5892,9 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -5783,6 +5905,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -5796,6 +5920,9 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
             reinterpret_cast<const vec_t *>(direction + site + sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -5806,6 +5933,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_fold_dot_kernel(
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
             STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -5987,12 +6116,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -6004,6 +6135,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_inner_tuned0: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_inner_tuned0: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -6015,10 +6148,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_inner_tuned0: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_inner_tuned0: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_inner_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_inner_tuned0: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_inner_tuned0: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_inner_tuned0_fold_dot_kernel, config.grid, config.block, stream,
@@ -6027,6 +6169,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -6037,8 +6181,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -6052,7 +6197,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -6063,7 +6209,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 32x4x2, launch bounds none, tile z x 2, load order ascending, regular stores
+// Options: block 64x2x2, launch bounds none, tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -6076,7 +6222,7 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_inner_tuned1 {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
 STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -6084,21 +6230,19 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along z inside the array, relative to this tile.
-  const int room = nz - 1 - z;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
+  // Farthest row along x inside the array, relative to this tile.
+  const int room = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
       static_cast<value_type>(2) * params.inv_hx2
@@ -6109,7 +6253,7 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_kernel(
   const value_type w3 = -params.inv_hz2;
   // A row's sites move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[4], acc1[4];
+  value_type acc0[4];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
   acc0[0] = w3 * u0.v[0];
@@ -6134,51 +6278,18 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_kernel(
   acc0[2] += w1 * u3.v[3];
   acc0[3] += w0 * u3.v[3];
   acc0[3] += w1 * u3.v[2];
-  acc1[0] = w3 * u3.v[0];
-  acc1[1] = w3 * u3.v[1];
-  acc1[2] = w3 * u3.v[2];
-  acc1[3] = w3 * u3.v[3];
-  const value_type u4 = in[site + stencil::clamp_above(4, xroom)];
+  const value_type u4 = in[site + stencil::clamp_above(4, room)];
   acc0[3] += w1 * u4;
   const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
   acc0[0] += w2 * u5.v[0];
   acc0[1] += w2 * u5.v[1];
   acc0[2] += w2 * u5.v[2];
   acc0[3] += w2 * u5.v[3];
-  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-  acc1[0] += w2 * u6.v[0];
-  acc1[1] += w2 * u6.v[1];
-  acc1[2] += w2 * u6.v[2];
-  acc1[3] += w2 * u6.v[3];
-  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-  acc1[0] += w1 * u7;
-  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w3 * u8.v[0];
-  acc0[1] += w3 * u8.v[1];
-  acc0[2] += w3 * u8.v[2];
-  acc0[3] += w3 * u8.v[3];
-  acc1[0] += w0 * u8.v[0];
-  acc1[0] += w1 * u8.v[1];
-  acc1[1] += w0 * u8.v[1];
-  acc1[1] += w1 * u8.v[0];
-  acc1[1] += w1 * u8.v[2];
-  acc1[2] += w0 * u8.v[2];
-  acc1[2] += w1 * u8.v[1];
-  acc1[2] += w1 * u8.v[3];
-  acc1[3] += w0 * u8.v[3];
-  acc1[3] += w1 * u8.v[2];
-  const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
-  acc1[3] += w1 * u9;
-  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-  acc1[0] += w2 * u10.v[0];
-  acc1[1] += w2 * u10.v[1];
-  acc1[2] += w2 * u10.v[2];
-  acc1[3] += w2 * u10.v[3];
-  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w3 * u11.v[0];
-  acc1[1] += w3 * u11.v[1];
-  acc1[2] += w3 * u11.v[2];
-  acc1[3] += w3 * u11.v[3];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u6.v[0];
+  acc0[1] += w3 * u6.v[1];
+  acc0[2] += w3 * u6.v[2];
+  acc0[3] += w3 * u6.v[3];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -6195,24 +6306,9 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_kernel(
         STENCIL_STORE(&out[site + l], acc0[l]);
     }
   }
-  if (z + 1 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
-    }
-  }
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_dot_kernel(
@@ -6223,22 +6319,20 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -6249,7 +6343,7 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4];
+    value_type acc0[4];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
     acc0[0] = w3 * u0.v[0];
@@ -6274,51 +6368,18 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_dot_kernel(
     acc0[2] += w1 * u3.v[3];
     acc0[3] += w0 * u3.v[3];
     acc0[3] += w1 * u3.v[2];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    acc1[2] = w3 * u3.v[2];
-    acc1[3] = w3 * u3.v[3];
-    const value_type u4 = in[site + stencil::clamp_above(4, xroom)];
+    const value_type u4 = in[site + stencil::clamp_above(4, room)];
     acc0[3] += w1 * u4;
     const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
     acc0[0] += w2 * u5.v[0];
     acc0[1] += w2 * u5.v[1];
     acc0[2] += w2 * u5.v[2];
     acc0[3] += w2 * u5.v[3];
-    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    acc1[2] += w2 * u6.v[2];
-    acc1[3] += w2 * u6.v[3];
-    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-    acc1[0] += w1 * u7;
-    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc0[2] += w3 * u8.v[2];
-    acc0[3] += w3 * u8.v[3];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    acc1[1] += w1 * u8.v[2];
-    acc1[2] += w0 * u8.v[2];
-    acc1[2] += w1 * u8.v[1];
-    acc1[2] += w1 * u8.v[3];
-    acc1[3] += w0 * u8.v[3];
-    acc1[3] += w1 * u8.v[2];
-    const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
-    acc1[3] += w1 * u9;
-    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    acc1[2] += w2 * u10.v[2];
-    acc1[3] += w2 * u10.v[3];
-    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    acc1[2] += w3 * u11.v[2];
-    acc1[3] += w3 * u11.v[3];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    acc0[2] += w3 * u6.v[2];
+    acc0[3] += w3 * u6.v[3];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -6340,66 +6401,49 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_dot_kernel(
           dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
       }
     }
-    if (z + 1 < nz - 1) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -6410,7 +6454,7 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_fold_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4];
+    value_type acc0[4];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
@@ -6442,11 +6486,7 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_fold_dot_kernel(
     acc0[2] += w1 * u3.v[3];
     acc0[3] += w0 * u3.v[3];
     acc0[3] += w1 * u3.v[2];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    acc1[2] = w3 * u3.v[2];
-    acc1[3] = w3 * u3.v[3];
-    const stencil::index_t at4 = site + stencil::clamp_above(4, xroom);
+    const stencil::index_t at4 = site + stencil::clamp_above(4, room);
     const value_type u4 = in[at4] + beta * direction[at4];
     acc0[3] += w1 * u4;
     const stencil::index_t at5 = site + sy;
@@ -6456,50 +6496,13 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_fold_dot_kernel(
     acc0[1] += w2 * u5.v[1];
     acc0[2] += w2 * u5.v[2];
     acc0[3] += w2 * u5.v[3];
-    const stencil::index_t at6 = site - sy + sz;
+    const stencil::index_t at6 = site + sz;
     const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
         reinterpret_cast<const vec_t *>(direction + at6), beta);
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    acc1[2] += w2 * u6.v[2];
-    acc1[3] += w2 * u6.v[3];
-    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x) + sz;
-    const value_type u7 = in[at7] + beta * direction[at7];
-    acc1[0] += w1 * u7;
-    const stencil::index_t at8 = site + sz;
-    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
-        reinterpret_cast<const vec_t *>(direction + at8), beta);
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc0[2] += w3 * u8.v[2];
-    acc0[3] += w3 * u8.v[3];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    acc1[1] += w1 * u8.v[2];
-    acc1[2] += w0 * u8.v[2];
-    acc1[2] += w1 * u8.v[1];
-    acc1[2] += w1 * u8.v[3];
-    acc1[3] += w0 * u8.v[3];
-    acc1[3] += w1 * u8.v[2];
-    const stencil::index_t at9 = site + stencil::clamp_above(4, xroom) + sz;
-    const value_type u9 = in[at9] + beta * direction[at9];
-    acc1[3] += w1 * u9;
-    const stencil::index_t at10 = site + sy + sz;
-    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
-        reinterpret_cast<const vec_t *>(direction + at10), beta);
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    acc1[2] += w2 * u10.v[2];
-    acc1[3] += w2 * u10.v[3];
-    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
-    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
-        reinterpret_cast<const vec_t *>(direction + at11), beta);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    acc1[2] += w3 * u11.v[2];
-    acc1[3] += w3 * u11.v[3];
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    acc0[2] += w3 * u6.v[2];
+    acc0[3] += w3 * u6.v[3];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -6512,6 +6515,9 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -6522,31 +6528,9 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
-    }
-    if (z + 1 < nz - 1) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
       }
     }
   }
@@ -6726,12 +6710,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -6743,6 +6729,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_inner_tuned1: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_inner_tuned1: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -6754,10 +6742,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_inner_tuned1: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_inner_tuned1: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_inner_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_inner_tuned1: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_inner_tuned1: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_inner_tuned1_fold_dot_kernel, config.grid, config.block, stream,
@@ -6766,6 +6763,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -6776,8 +6775,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -6791,7 +6791,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -7312,8 +7313,9 @@ laplacian3d_f64_inner_x4_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_inner_x4_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -7321,6 +7323,8 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -7334,6 +7338,8 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -7538,6 +7544,9 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -7548,6 +7557,8 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -7561,6 +7572,9 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -7571,6 +7585,8 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -7585,6 +7601,9 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -7595,6 +7614,8 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
             const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
             STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            if (solution)
+              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -7609,6 +7630,9 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -7619,6 +7643,8 @@ laplacian3d_f64_inner_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
             const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
             STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            if (solution)
+              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -7800,12 +7826,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -7817,6 +7845,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_inner_x4: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_inner_x4: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -7828,10 +7858,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_inner_x4: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_inner_x4: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_inner_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_inner_x4: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_inner_x4: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_inner_x4_fold_dot_kernel, config.grid, config.block, stream,
@@ -7840,6 +7879,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -7850,8 +7891,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -7865,7 +7907,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

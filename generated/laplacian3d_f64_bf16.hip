@@ -221,8 +221,9 @@ laplacian3d_f64_bf16_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -230,6 +231,8 @@ laplacian3d_f64_bf16_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -242,6 +245,8 @@ laplacian3d_f64_bf16_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1 ||
@@ -337,23 +342,31 @@ laplacian3d_f64_bf16_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       STENCIL_STORE(&out[site + sy], acc1);
       const value_type p1 = in[site + sy] + beta * direction[site + sy];
       STENCIL_STORE(&next_direction[site + sy], p1);
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny - 1) {
       STENCIL_STORE(&out[site + 2 * sy], acc2);
       const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
       STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny - 1) {
       STENCIL_STORE(&out[site + 3 * sy], acc3);
       const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
       STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -603,12 +616,14 @@ stencil::Status apply_dot_region_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -620,6 +635,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -631,6 +648,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16: 'solution' and '") +
+          names[a] + "' overlap");
 
   const stencil::Region region; // one rank: every site
   if (config.empty)
@@ -641,6 +665,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -652,8 +678,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -667,7 +694,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1103,8 +1131,9 @@ laplacian3d_f64_bf16_x2_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1112,6 +1141,8 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1125,6 +1156,8 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1273,6 +1306,9 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1283,6 +1319,8 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1296,6 +1334,9 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1306,6 +1347,8 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -1320,6 +1363,9 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1330,6 +1376,8 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
             const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
             STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            if (solution)
+              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -1344,6 +1392,9 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1354,6 +1405,8 @@ laplacian3d_f64_bf16_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
             const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
             STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            if (solution)
+              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -1535,12 +1588,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1552,6 +1607,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1563,10 +1620,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_bf16_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_bf16_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_bf16_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -1575,6 +1641,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1585,8 +1653,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1600,7 +1669,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1829,8 +1899,9 @@ laplacian3d_f64_bf16_inner_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_inner_fold_dot_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -1838,6 +1909,8 @@ laplacian3d_f64_bf16_inner_fold_dot_kernel(
     const storage_type *STENCIL_RESTRICT direction,
     storage_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1849,6 +1922,8 @@ laplacian3d_f64_bf16_inner_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1944,12 +2019,16 @@ laplacian3d_f64_bf16_inner_fold_dot_kernel(
     STENCIL_STORE(&out[site], stencil::narrow<storage_type>(acc0));
     const value_type p0 = stencil::rounded<storage_type>(in[site] + beta * direction[site]);
     STENCIL_STORE(&next_direction[site], stencil::narrow<storage_type>(p0));
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       acc1 = stencil::rounded<storage_type>(acc1);
       STENCIL_STORE(&out[site + sy], stencil::narrow<storage_type>(acc1));
       const value_type p1 = stencil::rounded<storage_type>(in[site + sy] + beta * direction[site + sy]);
       STENCIL_STORE(&next_direction[site + sy], stencil::narrow<storage_type>(p1));
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny - 1) {
@@ -1957,6 +2036,8 @@ laplacian3d_f64_bf16_inner_fold_dot_kernel(
       STENCIL_STORE(&out[site + 2 * sy], stencil::narrow<storage_type>(acc2));
       const value_type p2 = stencil::rounded<storage_type>(in[site + 2 * sy] + beta * direction[site + 2 * sy]);
       STENCIL_STORE(&next_direction[site + 2 * sy], stencil::narrow<storage_type>(p2));
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny - 1) {
@@ -1964,6 +2045,8 @@ laplacian3d_f64_bf16_inner_fold_dot_kernel(
       STENCIL_STORE(&out[site + 3 * sy], stencil::narrow<storage_type>(acc3));
       const value_type p3 = stencil::rounded<storage_type>(in[site + 3 * sy] + beta * direction[site + 3 * sy]);
       STENCIL_STORE(&next_direction[site + 3 * sy], stencil::narrow<storage_type>(p3));
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -2137,12 +2220,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
     const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -2154,6 +2239,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_inner: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_inner: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -2165,6 +2252,13 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_inner: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_inner: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -2174,6 +2268,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2184,8 +2280,9 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2199,7 +2296,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<storage_type *>(out),
       static_cast<storage_type *>(next_direction),
       static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -2526,14 +2624,17 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
     storage_type *STENCIL_RESTRICT out,
     const storage_type *STENCIL_RESTRICT in,
     const storage_type *STENCIL_RESTRICT direction,
     storage_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -2547,6 +2648,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -2674,6 +2777,9 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
           reinterpret_cast<const svec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const svec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -2684,6 +2790,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
           const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
           STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -2701,6 +2809,9 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sy),
             reinterpret_cast<const svec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sy), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const svec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -2711,6 +2822,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
             const value_type c = stencil::rounded<storage_type>(in[site + sy + l] + beta * direction[site + sy + l]);
             STENCIL_STORE(&next_direction[site + sy + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -2892,12 +3005,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
     const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -2909,6 +3024,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_inner_tuned0: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_inner_tuned0: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -2920,10 +3037,19 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_inner_tuned0: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_inner_tuned0: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
     return stencil::Status::failure("laplacian3d_f64_bf16_inner_tuned0: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 8) || !stencil::is_aligned(direction, 8))
     return stencil::Status::failure("laplacian3d_f64_bf16_inner_tuned0: 'next_direction' and 'direction' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_inner_tuned0: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_bf16_inner_tuned0_fold_dot_kernel, config.grid, config.block, stream,
@@ -2932,6 +3058,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2942,8 +3070,9 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2957,7 +3086,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<storage_type *>(out),
       static_cast<storage_type *>(next_direction),
       static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -3496,8 +3626,9 @@ laplacian3d_f64_bf16_inner_x4_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -3505,6 +3636,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
     const storage_type *STENCIL_RESTRICT direction,
     storage_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -3518,6 +3651,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -3727,6 +3862,9 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
           reinterpret_cast<const svec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const svec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3737,6 +3875,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
           const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
           STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -3754,6 +3894,9 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sy),
             reinterpret_cast<const svec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sy), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const svec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3764,6 +3907,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
             const value_type c = stencil::rounded<storage_type>(in[site + sy + l] + beta * direction[site + sy + l]);
             STENCIL_STORE(&next_direction[site + sy + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -3782,6 +3927,9 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 2 * sy),
             reinterpret_cast<const svec_t *>(direction + site + 2 * sy), beta);
         STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 2 * sy), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
+              reinterpret_cast<const svec_t *>(direction + site + 2 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3792,6 +3940,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sy + l], stencil::narrow<storage_type>(acc2[l]));
             const value_type c = stencil::rounded<storage_type>(in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l]);
             STENCIL_STORE(&next_direction[site + 2 * sy + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -3810,6 +3960,9 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 3 * sy),
             reinterpret_cast<const svec_t *>(direction + site + 3 * sy), beta);
         STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 3 * sy), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
+              reinterpret_cast<const svec_t *>(direction + site + 3 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3820,6 +3973,8 @@ laplacian3d_f64_bf16_inner_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sy + l], stencil::narrow<storage_type>(acc3[l]));
             const value_type c = stencil::rounded<storage_type>(in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l]);
             STENCIL_STORE(&next_direction[site + 3 * sy + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -4001,12 +4156,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
     const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -4018,6 +4175,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_inner_x4: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_inner_x4: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -4029,10 +4188,19 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_inner_x4: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_inner_x4: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
     return stencil::Status::failure("laplacian3d_f64_bf16_inner_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 8) || !stencil::is_aligned(direction, 8))
     return stencil::Status::failure("laplacian3d_f64_bf16_inner_x4: 'next_direction' and 'direction' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_inner_x4: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_bf16_inner_x4_fold_dot_kernel, config.grid, config.block, stream,
@@ -4041,6 +4209,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -4051,8 +4221,9 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -4066,7 +4237,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<storage_type *>(out),
       static_cast<storage_type *>(next_direction),
       static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

@@ -122,8 +122,9 @@ anisotropic_reaction3d_auto_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 anisotropic_reaction3d_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -131,6 +132,8 @@ anisotropic_reaction3d_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -142,6 +145,8 @@ anisotropic_reaction3d_auto_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -184,6 +189,8 @@ anisotropic_reaction3d_auto_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
   }
   stencil::block_sum(dot, partials);
@@ -371,12 +378,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -388,6 +397,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("anisotropic_reaction3d_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_auto: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -399,6 +410,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("anisotropic_reaction3d_auto: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("anisotropic_reaction3d_auto: 'solution' and '") +
+          names[a] + "' overlap");
   if (params.sigma == nullptr)
     return stencil::Status::failure("anisotropic_reaction3d_auto: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
@@ -414,6 +432,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -424,8 +444,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -440,7 +461,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -630,8 +652,9 @@ anisotropic_reaction3d_auto_x2_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 anisotropic_reaction3d_auto_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -639,6 +662,8 @@ anisotropic_reaction3d_auto_x2_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -652,6 +677,8 @@ anisotropic_reaction3d_auto_x2_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -719,6 +746,9 @@ anisotropic_reaction3d_auto_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -729,6 +759,8 @@ anisotropic_reaction3d_auto_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -924,12 +956,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -941,6 +975,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("anisotropic_reaction3d_auto_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_auto_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -952,6 +988,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("anisotropic_reaction3d_auto_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("anisotropic_reaction3d_auto_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (params.sigma == nullptr)
     return stencil::Status::failure("anisotropic_reaction3d_auto_x2: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
@@ -962,6 +1005,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     return stencil::Status::failure("anisotropic_reaction3d_auto_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("anisotropic_reaction3d_auto_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_auto_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(anisotropic_reaction3d_auto_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -970,6 +1015,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -980,8 +1027,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -996,14 +1044,15 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
 } // namespace anisotropic_reaction3d_auto_x2
 } // namespace stencilc_kernels
 
-// anisotropic_reaction3d_auto_fold.hip - stencil kernels generated by stencilc 0.1.0 from anisotropic_reaction3d.yaml.
+// anisotropic_reaction3d_auto_h200_x2.hip - stencil kernels generated by stencilc 0.1.0 from anisotropic_reaction3d.yaml.
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for anisotropic_reaction3d. 3-D anisotropic diffusion plus a per-site reaction term, double
@@ -1017,12 +1066,12 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 #include <cstdint>
 
 namespace stencilc_kernels {
-namespace anisotropic_reaction3d_auto_fold {
+namespace anisotropic_reaction3d_auto_h200_x2 {
 namespace {
 
 /// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-anisotropic_reaction3d_auto_fold_kernel(
+anisotropic_reaction3d_auto_h200_x2_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -1099,7 +1148,7 @@ anisotropic_reaction3d_auto_fold_kernel(
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-anisotropic_reaction3d_auto_fold_dot_kernel(
+anisotropic_reaction3d_auto_h200_x2_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -1186,15 +1235,18 @@ anisotropic_reaction3d_auto_fold_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-anisotropic_reaction3d_auto_fold_fold_dot_kernel(
+anisotropic_reaction3d_auto_h200_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1208,6 +1260,8 @@ anisotropic_reaction3d_auto_fold_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1275,6 +1329,9 @@ anisotropic_reaction3d_auto_fold_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1285,6 +1342,8 @@ anisotropic_reaction3d_auto_fold_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1317,31 +1376,31 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: " + status.message());
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: " + status.message());
   if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: null field pointer");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
   if (overlaps(out, in, values))
     return stencil::Status::failure(
-        "anisotropic_reaction3d_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+        "anisotropic_reaction3d_auto_h200_x2: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.sigma == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: site parameter 'sigma' has no array");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' overlaps site parameter 'sigma'");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' overlaps site parameter 'sigma'");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(anisotropic_reaction3d_auto_fold_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(anisotropic_reaction3d_auto_h200_x2_kernel, config.grid, config.block, stream,
       out,
       in,
       extents.nx,
       extents.ny,
       extents.nz,
       params);
-  return stencil::launch_status("anisotropic_reaction3d_auto_fold_kernel");
+  return stencil::launch_status("anisotropic_reaction3d_auto_h200_x2_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
@@ -1373,31 +1432,31 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: " + status.message());
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: " + status.message());
   if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: null field pointer");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
   if (overlaps(out, in, values))
     return stencil::Status::failure(
-        "anisotropic_reaction3d_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+        "anisotropic_reaction3d_auto_h200_x2: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.sigma == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: site parameter 'sigma' has no array");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' overlaps site parameter 'sigma'");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' overlaps site parameter 'sigma'");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(anisotropic_reaction3d_auto_fold_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(anisotropic_reaction3d_auto_h200_x2_kernel, config.grid, config.block, stream,
       out,
       in,
       extents.nx,
       extents.ny,
       extents.nz,
       params);
-  return stencil::launch_status("anisotropic_reaction3d_auto_fold_kernel");
+  return stencil::launch_status("anisotropic_reaction3d_auto_h200_x2_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
@@ -1431,24 +1490,24 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: " + status.message());
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: null field pointer");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
   if (overlaps(out, in, values))
     return stencil::Status::failure(
-        "anisotropic_reaction3d_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+        "anisotropic_reaction3d_auto_h200_x2: 'out' and 'in' overlap; the kernel cannot run in place");
   if (params.sigma == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: site parameter 'sigma' has no array");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' overlaps site parameter 'sigma'");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' overlaps site parameter 'sigma'");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(anisotropic_reaction3d_auto_fold_dot_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(anisotropic_reaction3d_auto_h200_x2_dot_kernel, config.grid, config.block, stream,
       out,
       in,
       extents.nx,
@@ -1456,7 +1515,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.nz,
       params,
       partials);
-  return stencil::launch_status("anisotropic_reaction3d_auto_fold_dot_kernel");
+  return stencil::launch_status("anisotropic_reaction3d_auto_h200_x2_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
@@ -1480,12 +1539,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1493,10 +1554,12 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: " + status.message());
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: null field pointer");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1505,39 +1568,51 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   for (int a = 0; a < 4; ++a)
     for (int b = a + 1; b < 4; ++b)
       if (overlaps(arrays[a], arrays[b], values))
-        return stencil::Status::failure(std::string("anisotropic_reaction3d_auto_fold: '") +
+        return stencil::Status::failure(std::string("anisotropic_reaction3d_auto_h200_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("anisotropic_reaction3d_auto_h200_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (params.sigma == nullptr)
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: site parameter 'sigma' has no array");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' overlaps site parameter 'sigma'");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' overlaps site parameter 'sigma'");
   if (overlaps(next_direction, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'next_direction' overlaps site parameter 'sigma'");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'next_direction' overlaps site parameter 'sigma'");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
-    return stencil::Status::failure("anisotropic_reaction3d_auto_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(anisotropic_reaction3d_auto_fold_fold_dot_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(anisotropic_reaction3d_auto_h200_x2_fold_dot_kernel, config.grid, config.block, stream,
       out,
       in,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
       params,
       partials);
-  return stencil::launch_status("anisotropic_reaction3d_auto_fold_fold_dot_kernel");
+  return stencil::launch_status("anisotropic_reaction3d_auto_h200_x2_fold_dot_kernel");
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1552,11 +1627,12 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
-} // namespace anisotropic_reaction3d_auto_fold
+} // namespace anisotropic_reaction3d_auto_h200_x2
 } // namespace stencilc_kernels
 
 // anisotropic_reaction3d_auto_h200.hip - stencil kernels generated by stencilc 0.1.0 from anisotropic_reaction3d.yaml.
@@ -1719,8 +1795,9 @@ anisotropic_reaction3d_auto_h200_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 anisotropic_reaction3d_auto_h200_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1728,6 +1805,8 @@ anisotropic_reaction3d_auto_h200_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1739,6 +1818,8 @@ anisotropic_reaction3d_auto_h200_fold_dot_kernel(
   const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1801,11 +1882,15 @@ anisotropic_reaction3d_auto_h200_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (z + 1 < nz - 1) {
       STENCIL_STORE(&out[site + sz], acc1);
       const value_type p1 = in[site + sz] + beta * direction[site + sz];
       STENCIL_STORE(&next_direction[site + sz], p1);
+      if (solution)
+        solution[site + sz] = solution[site + sz] + alpha * stencil::widen(direction[site + sz]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
   }
@@ -1994,12 +2079,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -2011,6 +2098,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("anisotropic_reaction3d_auto_h200: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("anisotropic_reaction3d_auto_h200: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -2022,6 +2111,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("anisotropic_reaction3d_auto_h200: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("anisotropic_reaction3d_auto_h200: 'solution' and '") +
+          names[a] + "' overlap");
   if (params.sigma == nullptr)
     return stencil::Status::failure("anisotropic_reaction3d_auto_h200: site parameter 'sigma' has no array");
   if (overlaps(out, params.sigma, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
@@ -2037,6 +2133,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2047,8 +2145,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2063,7 +2162,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

@@ -297,8 +297,9 @@ laplacian3d_13pt_o4_auto_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian3d_13pt_o4_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -306,6 +307,8 @@ laplacian3d_13pt_o4_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -317,6 +320,8 @@ laplacian3d_13pt_o4_auto_fold_dot_kernel(
   const int z = 2 + 4 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
@@ -469,23 +474,31 @@ laplacian3d_13pt_o4_auto_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (z + 1 < nz - 2) {
       STENCIL_STORE(&out[site + sz], acc1);
       const value_type p1 = in[site + sz] + beta * direction[site + sz];
       STENCIL_STORE(&next_direction[site + sz], p1);
+      if (solution)
+        solution[site + sz] = solution[site + sz] + alpha * stencil::widen(direction[site + sz]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (z + 2 < nz - 2) {
       STENCIL_STORE(&out[site + 2 * sz], acc2);
       const value_type p2 = in[site + 2 * sz] + beta * direction[site + 2 * sz];
       STENCIL_STORE(&next_direction[site + 2 * sz], p2);
+      if (solution)
+        solution[site + 2 * sz] = solution[site + 2 * sz] + alpha * stencil::widen(direction[site + 2 * sz]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (z + 3 < nz - 2) {
       STENCIL_STORE(&out[site + 3 * sz], acc3);
       const value_type p3 = in[site + 3 * sz] + beta * direction[site + 3 * sz];
       STENCIL_STORE(&next_direction[site + 3 * sz], p3);
+      if (solution)
+        solution[site + 3 * sz] = solution[site + 3 * sz] + alpha * stencil::widen(direction[site + 3 * sz]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -653,12 +666,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -670,6 +685,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_13pt_o4_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -681,6 +698,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -690,6 +714,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -700,8 +726,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -713,7 +740,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1040,8 +1068,9 @@ laplacian3d_13pt_o4_auto_x2_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1049,6 +1078,8 @@ laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1062,6 +1093,8 @@ laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
   const int z = 2 + 2 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
@@ -1204,6 +1237,9 @@ laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1214,6 +1250,8 @@ laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1227,6 +1265,9 @@ laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
             reinterpret_cast<const vec_t *>(direction + site + sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1237,6 +1278,8 @@ laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
             STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -1412,12 +1455,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1429,6 +1474,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1440,10 +1487,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_13pt_o4_auto_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -1452,6 +1508,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1462,8 +1520,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1475,7 +1534,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1802,8 +1862,9 @@ laplacian3d_13pt_o4_auto_fold_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1811,6 +1872,8 @@ laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1824,6 +1887,8 @@ laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
   const int z = 2 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
@@ -1966,6 +2031,9 @@ laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1976,6 +2044,8 @@ laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1989,6 +2059,9 @@ laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
             reinterpret_cast<const vec_t *>(direction + site + sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1999,6 +2072,8 @@ laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
             STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -2174,12 +2249,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -2191,6 +2268,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_fold: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -2202,10 +2281,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_fold: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_fold: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_13pt_o4_auto_fold_fold_dot_kernel, config.grid, config.block, stream,
@@ -2214,6 +2302,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2224,8 +2314,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2237,7 +2328,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -2774,8 +2866,9 @@ laplacian3d_13pt_o4_auto_h200_x2_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -2783,6 +2876,8 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -2796,6 +2891,8 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
   const int z = 2 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
@@ -3036,6 +3133,9 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3046,6 +3146,8 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -3059,6 +3161,9 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
             reinterpret_cast<const vec_t *>(direction + site + sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3069,6 +3174,8 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
             STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -3083,6 +3190,9 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sz),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sz),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3093,6 +3203,8 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
             const value_type c = in[site + 2 * sz + l] + beta * direction[site + 2 * sz + l];
             STENCIL_STORE(&next_direction[site + 2 * sz + l], c);
+            if (solution)
+              solution[site + 2 * sz + l] = solution[site + 2 * sz + l] + alpha * stencil::widen(direction[site + 2 * sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -3107,6 +3219,9 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sz),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sz),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3117,6 +3232,8 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
             const value_type c = in[site + 3 * sz + l] + beta * direction[site + 3 * sz + l];
             STENCIL_STORE(&next_direction[site + 3 * sz + l], c);
+            if (solution)
+              solution[site + 3 * sz + l] = solution[site + 3 * sz + l] + alpha * stencil::widen(direction[site + 3 * sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -3292,12 +3409,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -3309,6 +3428,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -3320,10 +3441,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_h200_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_h200_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -3332,6 +3462,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -3342,8 +3474,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -3355,7 +3488,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -3660,8 +3794,9 @@ laplacian3d_13pt_o4_auto_h200_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian3d_13pt_o4_auto_h200_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -3669,6 +3804,8 @@ laplacian3d_13pt_o4_auto_h200_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -3680,6 +3817,8 @@ laplacian3d_13pt_o4_auto_h200_fold_dot_kernel(
   const int z = 2 + 4 * static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
@@ -3832,23 +3971,31 @@ laplacian3d_13pt_o4_auto_h200_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (z + 1 < nz - 2) {
       STENCIL_STORE(&out[site + sz], acc1);
       const value_type p1 = in[site + sz] + beta * direction[site + sz];
       STENCIL_STORE(&next_direction[site + sz], p1);
+      if (solution)
+        solution[site + sz] = solution[site + sz] + alpha * stencil::widen(direction[site + sz]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (z + 2 < nz - 2) {
       STENCIL_STORE(&out[site + 2 * sz], acc2);
       const value_type p2 = in[site + 2 * sz] + beta * direction[site + 2 * sz];
       STENCIL_STORE(&next_direction[site + 2 * sz], p2);
+      if (solution)
+        solution[site + 2 * sz] = solution[site + 2 * sz] + alpha * stencil::widen(direction[site + 2 * sz]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (z + 3 < nz - 2) {
       STENCIL_STORE(&out[site + 3 * sz], acc3);
       const value_type p3 = in[site + 3 * sz] + beta * direction[site + 3 * sz];
       STENCIL_STORE(&next_direction[site + 3 * sz], p3);
+      if (solution)
+        solution[site + 3 * sz] = solution[site + 3 * sz] + alpha * stencil::widen(direction[site + 3 * sz]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -4016,12 +4163,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -4033,6 +4182,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -4044,6 +4195,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_h200: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_h200: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -4053,6 +4211,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -4063,8 +4223,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -4076,10 +4237,622 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
 } // namespace laplacian3d_13pt_o4_auto_h200
+} // namespace stencilc_kernels
+
+// laplacian3d_13pt_o4_auto_h200_fold.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_13pt_o4.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// The cost model's choice of every kernel option for laplacian3d_13pt_o4. 3-D 13-point fourth-order negative Laplacian, double precision
+// Options: block 32x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian3d_13pt_o4_auto_h200_fold {
+namespace {
+
+/// 3-D dirichlet 13-point stencil; 13 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian3d_13pt_o4_auto_h200_fold_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 2 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 2 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  if (x >= nx - 2 || y >= ny - 2 || z >= nz - 2)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along x inside the array, relative to this tile.
+  const int room = nx - 1 - x;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(7.5) * params.inv_h2;
+  const value_type w1 =
+      static_cast<value_type>(0.08333333333333333) * params.inv_h2;
+  const value_type w2 =
+      -static_cast<value_type>(1.3333333333333333) * params.inv_h2;
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - 2 * sz);
+  acc0[0] = w1 * u0.v[0];
+  acc0[1] = w1 * u0.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] += w2 * u1.v[0];
+  acc0[1] += w2 * u1.v[1];
+  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site - 2 * sy);
+  acc0[0] += w1 * u2.v[0];
+  acc0[1] += w1 * u2.v[1];
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u3.v[0];
+  acc0[1] += w2 * u3.v[1];
+  const value_type u4 = in[site + stencil::clamp_below(-2, -x)];
+  acc0[0] += w1 * u4;
+  const value_type u5 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w2 * u5;
+  acc0[1] += w1 * u5;
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u6.v[0];
+  acc0[0] += w2 * u6.v[1];
+  acc0[1] += w0 * u6.v[1];
+  acc0[1] += w2 * u6.v[0];
+  const value_type u7 = in[site + stencil::clamp_above(2, xroom)];
+  acc0[0] += w1 * u7;
+  acc0[1] += w2 * u7;
+  const value_type u8 = in[site + stencil::clamp_above(3, room)];
+  acc0[1] += w1 * u8;
+  const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u9.v[0];
+  acc0[1] += w2 * u9.v[1];
+  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
+  acc0[0] += w1 * u10.v[0];
+  acc0[1] += w1 * u10.v[1];
+  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w2 * u11.v[0];
+  acc0[1] += w2 * u11.v[1];
+  const vec_t u12 = *reinterpret_cast<const vec_t *>(in + site + 2 * sz);
+  acc0[0] += w1 * u12.v[0];
+  acc0[1] += w1 * u12.v[1];
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 2 && x + l < nx - 2) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+    }
+  }
+}
+
+/// 3-D dirichlet 13-point stencil; 13 loads and 1 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian3d_13pt_o4_auto_h200_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 2 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 2 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(7.5) * params.inv_h2;
+    const value_type w1 =
+        static_cast<value_type>(0.08333333333333333) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(1.3333333333333333) * params.inv_h2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - 2 * sz);
+    acc0[0] = w1 * u0.v[0];
+    acc0[1] = w1 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site - 2 * sy);
+    acc0[0] += w1 * u2.v[0];
+    acc0[1] += w1 * u2.v[1];
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u3.v[0];
+    acc0[1] += w2 * u3.v[1];
+    const value_type u4 = in[site + stencil::clamp_below(-2, -x)];
+    acc0[0] += w1 * u4;
+    const value_type u5 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w2 * u5;
+    acc0[1] += w1 * u5;
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u6.v[0];
+    acc0[0] += w2 * u6.v[1];
+    acc0[1] += w0 * u6.v[1];
+    acc0[1] += w2 * u6.v[0];
+    const value_type u7 = in[site + stencil::clamp_above(2, xroom)];
+    acc0[0] += w1 * u7;
+    acc0[1] += w2 * u7;
+    const value_type u8 = in[site + stencil::clamp_above(3, room)];
+    acc0[1] += w1 * u8;
+    const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u9.v[0];
+    acc0[1] += w2 * u9.v[1];
+    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
+    acc0[0] += w1 * u10.v[0];
+    acc0[1] += w1 * u10.v[1];
+    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w2 * u11.v[0];
+    acc0[1] += w2 * u11.v[1];
+    const vec_t u12 = *reinterpret_cast<const vec_t *>(in + site + 2 * sz);
+    acc0[0] += w1 * u12.v[0];
+    acc0[1] += w1 * u12.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 2 && x + l < nx - 2) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// 3-D dirichlet 13-point stencil; 13 loads and 1 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields. Each of those loads reads `in`
+/// and `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian3d_13pt_o4_auto_h200_fold_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 2 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 2 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 2 || y >= ny - 2 || z >= nz - 2)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(7.5) * params.inv_h2;
+    const value_type w1 =
+        static_cast<value_type>(0.08333333333333333) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(1.3333333333333333) * params.inv_h2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - 2 * sz;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+        reinterpret_cast<const vec_t *>(direction + at0), beta);
+    acc0[0] = w1 * u0.v[0];
+    acc0[1] = w1 * u0.v[1];
+    const stencil::index_t at1 = site - sz;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const stencil::index_t at2 = site - 2 * sy;
+    const vec_t u2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at2),
+        reinterpret_cast<const vec_t *>(direction + at2), beta);
+    acc0[0] += w1 * u2.v[0];
+    acc0[1] += w1 * u2.v[1];
+    const stencil::index_t at3 = site - sy;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+        reinterpret_cast<const vec_t *>(direction + at3), beta);
+    acc0[0] += w2 * u3.v[0];
+    acc0[1] += w2 * u3.v[1];
+    const stencil::index_t at4 = site + stencil::clamp_below(-2, -x);
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0[0] += w1 * u4;
+    const stencil::index_t at5 = site + stencil::clamp_below(-1, -x);
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0[0] += w2 * u5;
+    acc0[1] += w1 * u5;
+    const stencil::index_t at6 = site;
+    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
+        reinterpret_cast<const vec_t *>(direction + at6), beta);
+    acc0[0] += w0 * u6.v[0];
+    acc0[0] += w2 * u6.v[1];
+    acc0[1] += w0 * u6.v[1];
+    acc0[1] += w2 * u6.v[0];
+    const stencil::index_t at7 = site + stencil::clamp_above(2, xroom);
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc0[0] += w1 * u7;
+    acc0[1] += w2 * u7;
+    const stencil::index_t at8 = site + stencil::clamp_above(3, room);
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0[1] += w1 * u8;
+    const stencil::index_t at9 = site + sy;
+    const vec_t u9 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at9),
+        reinterpret_cast<const vec_t *>(direction + at9), beta);
+    acc0[0] += w2 * u9.v[0];
+    acc0[1] += w2 * u9.v[1];
+    const stencil::index_t at10 = site + 2 * sy;
+    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
+        reinterpret_cast<const vec_t *>(direction + at10), beta);
+    acc0[0] += w1 * u10.v[0];
+    acc0[1] += w1 * u10.v[1];
+    const stencil::index_t at11 = site + sz;
+    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
+        reinterpret_cast<const vec_t *>(direction + at11), beta);
+    acc0[0] += w2 * u11.v[0];
+    acc0[1] += w2 * u11.v[1];
+    const stencil::index_t at12 = site + 2 * sz;
+    const vec_t u12 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at12),
+        reinterpret_cast<const vec_t *>(direction + at12), beta);
+    acc0[0] += w1 * u12.v[0];
+    acc0[1] += w1 * u12.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 2 && x + l < nx - 2) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_13pt_o4_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_13pt_o4_auto_h200_fold_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_13pt_o4_auto_h200_fold_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_13pt_o4_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_13pt_o4_auto_h200_fold_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_13pt_o4_auto_h200_fold_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_13pt_o4_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_13pt_o4_auto_h200_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_13pt_o4_auto_h200_fold_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_h200_fold: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_13pt_o4_auto_h200_fold: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_13pt_o4_auto_h200_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_13pt_o4_auto_h200_fold_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_13pt_o4_auto_h200_fold_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace laplacian3d_13pt_o4_auto_h200_fold
 } // namespace stencilc_kernels
 

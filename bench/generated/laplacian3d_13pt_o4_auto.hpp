@@ -111,14 +111,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 /// CG's direction update folded into the stencil: next_direction =
 /// p' = in + beta direction (beta: device memory, where CG keeps
 /// its scalars), out = A p', and partials[b] = block b's share of
-/// p' . out (as apply_dot sums them). Four separate fields.
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
     stencil::Stream stream = nullptr);
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
@@ -247,14 +251,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 /// CG's direction update folded into the stencil: next_direction =
 /// p' = in + beta direction (beta: device memory, where CG keeps
 /// its scalars), out = A p', and partials[b] = block b's share of
-/// p' . out (as apply_dot sums them). Four separate fields.
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
     stencil::Stream stream = nullptr);
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
@@ -383,14 +391,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 /// CG's direction update folded into the stencil: next_direction =
 /// p' = in + beta direction (beta: device memory, where CG keeps
 /// its scalars), out = A p', and partials[b] = block b's share of
-/// p' . out (as apply_dot sums them). Four separate fields.
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
     stencil::Stream stream = nullptr);
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
@@ -519,14 +531,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 /// CG's direction update folded into the stencil: next_direction =
 /// p' = in + beta direction (beta: device memory, where CG keeps
 /// its scalars), out = A p', and partials[b] = block b's share of
-/// p' . out (as apply_dot sums them). Four separate fields.
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
     stencil::Stream stream = nullptr);
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
@@ -554,6 +570,146 @@ inline const stencil::KernelInfo &info() {
 }
 
 } // namespace laplacian3d_13pt_o4_auto_h200
+} // namespace stencilc_kernels
+
+#endif
+
+// The planner's variant laplacian3d_13pt_o4_auto_h200_fold (block=32x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2), for NVIDIA H200.
+// laplacian3d_13pt_o4_auto_h200_fold.hpp - host API of the laplacian3d_13pt_o4_auto_h200_fold stencil, generated by stencilc
+// 0.1.0 from laplacian3d_13pt_o4.yaml. Do not edit: change the spec and regenerate.
+//
+// The cost model's choice of every kernel option for laplacian3d_13pt_o4. 3-D 13-point fourth-order negative Laplacian, double precision
+// Options: block 32x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores
+//
+// Plain C++: include it from any translation unit, whatever backend
+// compiled laplacian3d_13pt_o4_auto_h200_fold.hip.
+#ifndef STENCILC_KERNELS_LAPLACIAN3D_13PT_O4_AUTO_H200_FOLD_HPP
+#define STENCILC_KERNELS_LAPLACIAN3D_13PT_O4_AUTO_H200_FOLD_HPP
+
+#include "stencil/kernel_info.hpp"
+#include "stencil/launch_config.hpp"
+#include "stencil/layout.hpp"
+#include "stencil/types.hpp"
+
+namespace stencilc_kernels {
+namespace laplacian3d_13pt_o4_auto_h200_fold {
+
+using value_type = double;
+constexpr int dims = 3;
+constexpr int components = 1;
+/// Per axis: stencil::kDirichlet, kPeriodic or kAntiperiodic.
+constexpr int boundary[stencil::kMaxDims] = {0, 0, 0, 0};
+
+/// Sites along each axis, halo included; x is fastest in memory, and each
+/// site holds `components` consecutive values.
+struct Extents {
+  int nx = 0;
+  int ny = 0;
+  int nz = 0;
+};
+
+/// Runtime coefficients, with the spec's defaults.
+struct Params {
+  value_type inv_h2 = static_cast<value_type>(1);
+};
+
+/// The launch geometry fixed by the spec.
+inline const stencil::StencilShape &shape() {
+  static constexpr stencil::StencilShape value = {3, {0, 0, 0, 0}, {2, 2, 2, 0}, {32, 2, 2, 1}, 0, 1, 2, 1, 0};
+  return value;
+}
+
+/// How fields of this stencil are stored: site-major, x fastest (the host order).
+inline const stencil::Layout &layout() {
+  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}};
+  return value;
+}
+
+/// The grid that covers `extents` (any sizes, multiples of the block and the
+/// tile or not); fails with a message for sizes the stencil cannot take.
+inline stencil::Status launch_config(const Extents &extents,
+                                     stencil::LaunchConfig &config) {
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  return stencil::make_launch_config(shape(), n, config);
+}
+
+/// out = A in on the interior; the halo of `out` is never written, and the
+/// halo of `in` supplies the boundary values. The launch is asynchronous on
+/// `stream` (null: the default stream); errors of the launch itself are
+/// returned.
+stencil::Status apply(value_type *out, const value_type *in,
+                      const Extents &extents, const Params &params = Params(),
+                      stencil::Stream stream = nullptr);
+
+/// out = A^T in, on the same sites as apply(); A is symmetric, so this equals apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+                              const Extents &extents,
+                              const Params &params = Params(),
+                              stencil::Stream stream = nullptr);
+
+/// apply() and apply_adjoint() with untyped fields, extents in axis order,
+/// and per parameter (in declaration order) its value in `params` (scalars)
+/// or its array in `fields` (site parameters; after them the link array,
+/// for stencils with links): stencil::KernelInfo's entry points.
+stencil::Status apply_generic(void *out, const void *in, const int *extents,
+                              const double *params, const void *const *fields,
+                              stencil::Stream stream);
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+                                      const int *extents, const double *params,
+                                      const void *const *fields,
+                                      stencil::Stream stream);
+
+/// out = A in, fused with in . out for CG: partials[b] receives block b's
+/// share (device memory, one double per block of the launch grid:
+/// grid.x * grid.y * grid.z of make_launch_config; the caller adds them).
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction (beta: device memory, where CG keeps
+/// its scalars), out = A p', and partials[b] = block b's share of
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
+
+/// Everything the runtime and the tools need to drive this stencil.
+inline const stencil::KernelInfo &info() {
+  static constexpr int tap_offsets[][stencil::kMaxDims] = {{0, 0, 0, 0}, {-2, 0, 0, 0}, {-1, 0, 0, 0}, {1, 0, 0, 0}, {2, 0, 0, 0}, {0, -2, 0, 0}, {0, -1, 0, 0}, {0, 1, 0, 0}, {0, 2, 0, 0}, {0, 0, -2, 0}, {0, 0, -1, 0}, {0, 0, 1, 0}, {0, 0, 2, 0}};
+  static constexpr double tap_constants[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  static constexpr const char *param_names[] = {"inv_h2"};
+  static constexpr double param_defaults[] = {1};
+  static constexpr bool param_is_site[] = {false};
+  static constexpr double tap_factors[] = {7.5, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333, 0.08333333333333333, -1.3333333333333333, -1.3333333333333333, 0.08333333333333333};
+  static const stencil::KernelInfo value = {
+      "laplacian3d_13pt_o4_auto_h200_fold", "laplacian3d_13pt_o4.yaml", "double", 8,
+      components, shape(), layout(), 13, tap_offsets, tap_constants,
+      tap_factors, 1, param_names,
+      param_defaults, param_is_site, 0,
+      nullptr, 0,
+      true, "cg", 13, 16,
+      25, &apply_generic, &apply_adjoint_generic,
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
+      "23b027d6f1616253",
+      "block=32x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      nullptr, nullptr, nullptr,
+      nullptr, nullptr};
+  return value;
+}
+
+} // namespace laplacian3d_13pt_o4_auto_h200_fold
 } // namespace stencilc_kernels
 
 #endif
@@ -639,14 +795,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 /// CG's direction update folded into the stencil: next_direction =
 /// p' = in + beta direction (beta: device memory, where CG keeps
 /// its scalars), out = A p', and partials[b] = block b's share of
-/// p' . out (as apply_dot sums them). Four separate fields.
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
     stencil::Stream stream = nullptr);
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
@@ -666,7 +826,7 @@ inline const stencil::KernelInfo &info() {
       {nullptr, {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_auto_fold::info, 0, 2, stencil::TunedKernels::FoldPass},
       {"NVIDIA H200", {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_auto_h200_x2::info, 0, 2, stencil::TunedKernels::All},
       {"NVIDIA H200", {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_auto_h200::info, 0, 1, stencil::TunedKernels::All},
-      {"NVIDIA H200", {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_auto_fold::info, 0, 2, stencil::TunedKernels::FoldPass}};
+      {"NVIDIA H200", {0, 0, 0, 0}, &stencilc_kernels::laplacian3d_13pt_o4_auto_h200_fold::info, 0, 2, stencil::TunedKernels::FoldPass}};
   static const stencil::KernelInfo value = {
       "laplacian3d_13pt_o4_auto", "laplacian3d_13pt_o4.yaml", "double", 8,
       components, shape(), layout(), 13, tap_offsets, tap_constants,

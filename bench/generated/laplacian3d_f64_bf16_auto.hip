@@ -159,8 +159,9 @@ laplacian3d_f64_bf16_auto_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -168,6 +169,8 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -180,6 +183,8 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1 ||
@@ -241,11 +246,15 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       STENCIL_STORE(&out[site + sy], acc1);
       const value_type p1 = in[site + sy] + beta * direction[site + sy];
       STENCIL_STORE(&next_direction[site + sy], p1);
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
   }
@@ -495,12 +504,14 @@ stencil::Status apply_dot_region_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -512,6 +523,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -523,6 +536,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto: 'solution' and '") +
+          names[a] + "' overlap");
 
   const stencil::Region region; // one rank: every site
   if (config.empty)
@@ -533,6 +553,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -544,8 +566,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -559,7 +582,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -849,8 +873,9 @@ laplacian3d_f64_bf16_auto_x2_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -858,6 +883,8 @@ laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -871,6 +898,8 @@ laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -965,6 +994,9 @@ laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -975,6 +1007,8 @@ laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -988,6 +1022,9 @@ laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -998,6 +1035,8 @@ laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -1179,12 +1218,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1196,6 +1237,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1207,10 +1250,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -1219,6 +1271,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1229,8 +1283,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1244,7 +1299,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1255,7 +1311,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
-// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1268,7 +1324,7 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_bf16_auto_fold {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_fold_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1277,21 +1333,19 @@ laplacian3d_f64_bf16_auto_fold_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along z inside the array, relative to this tile.
-  const int room = nz - 1 - z;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
+  // Farthest row along x inside the array, relative to this tile.
+  const int room = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
       static_cast<value_type>(2) * params.inv_hx2
@@ -1302,7 +1356,7 @@ laplacian3d_f64_bf16_auto_fold_kernel(
   const value_type w3 = -params.inv_hz2;
   // A row's sites move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[2], acc1[2];
+  value_type acc0[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
   acc0[0] = w3 * u0.v[0];
@@ -1317,33 +1371,14 @@ laplacian3d_f64_bf16_auto_fold_kernel(
   acc0[0] += w1 * u3.v[1];
   acc0[1] += w0 * u3.v[1];
   acc0[1] += w1 * u3.v[0];
-  acc1[0] = w3 * u3.v[0];
-  acc1[1] = w3 * u3.v[1];
-  const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
+  const value_type u4 = in[site + stencil::clamp_above(2, room)];
   acc0[1] += w1 * u4;
   const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
   acc0[0] += w2 * u5.v[0];
   acc0[1] += w2 * u5.v[1];
-  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-  acc1[0] += w2 * u6.v[0];
-  acc1[1] += w2 * u6.v[1];
-  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-  acc1[0] += w1 * u7;
-  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w3 * u8.v[0];
-  acc0[1] += w3 * u8.v[1];
-  acc1[0] += w0 * u8.v[0];
-  acc1[0] += w1 * u8.v[1];
-  acc1[1] += w0 * u8.v[1];
-  acc1[1] += w1 * u8.v[0];
-  const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
-  acc1[1] += w1 * u9;
-  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-  acc1[0] += w2 * u10.v[0];
-  acc1[1] += w2 * u10.v[1];
-  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w3 * u11.v[0];
-  acc1[1] += w3 * u11.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u6.v[0];
+  acc0[1] += w3 * u6.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -1360,24 +1395,9 @@ laplacian3d_f64_bf16_auto_fold_kernel(
         STENCIL_STORE(&out[site + l], acc0[l]);
     }
   }
-  if (z + 1 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
-    }
-  }
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
@@ -1389,22 +1409,20 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -1415,7 +1433,7 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
+    value_type acc0[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
     acc0[0] = w3 * u0.v[0];
@@ -1430,33 +1448,14 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
     acc0[0] += w1 * u3.v[1];
     acc0[1] += w0 * u3.v[1];
     acc0[1] += w1 * u3.v[0];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
+    const value_type u4 = in[site + stencil::clamp_above(2, room)];
     acc0[1] += w1 * u4;
     const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
     acc0[0] += w2 * u5.v[0];
     acc0[1] += w2 * u5.v[1];
-    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-    acc1[0] += w1 * u7;
-    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
-    acc1[1] += w1 * u9;
-    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -1478,37 +1477,18 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
           dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
       }
     }
-    if (z + 1 < nz - 1) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1516,29 +1496,31 @@ laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -1549,7 +1531,7 @@ laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
+    value_type acc0[2];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
@@ -1571,9 +1553,7 @@ laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
     acc0[0] += w1 * u3.v[1];
     acc0[1] += w0 * u3.v[1];
     acc0[1] += w1 * u3.v[0];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    const stencil::index_t at4 = site + stencil::clamp_above(2, xroom);
+    const stencil::index_t at4 = site + stencil::clamp_above(2, room);
     const value_type u4 = in[at4] + beta * direction[at4];
     acc0[1] += w1 * u4;
     const stencil::index_t at5 = site + sy;
@@ -1581,36 +1561,11 @@ laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
         reinterpret_cast<const vec_t *>(direction + at5), beta);
     acc0[0] += w2 * u5.v[0];
     acc0[1] += w2 * u5.v[1];
-    const stencil::index_t at6 = site - sy + sz;
+    const stencil::index_t at6 = site + sz;
     const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
         reinterpret_cast<const vec_t *>(direction + at6), beta);
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x) + sz;
-    const value_type u7 = in[at7] + beta * direction[at7];
-    acc1[0] += w1 * u7;
-    const stencil::index_t at8 = site + sz;
-    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
-        reinterpret_cast<const vec_t *>(direction + at8), beta);
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    const stencil::index_t at9 = site + stencil::clamp_above(2, xroom) + sz;
-    const value_type u9 = in[at9] + beta * direction[at9];
-    acc1[1] += w1 * u9;
-    const stencil::index_t at10 = site + sy + sz;
-    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
-        reinterpret_cast<const vec_t *>(direction + at10), beta);
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
-    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
-        reinterpret_cast<const vec_t *>(direction + at11), beta);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -1623,6 +1578,9 @@ laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1633,31 +1591,9 @@ laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
-    }
-    if (z + 1 < nz - 1) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
       }
     }
   }
@@ -1837,12 +1773,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1854,6 +1792,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_fold: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1865,10 +1805,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_fold: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_fold: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_fold_fold_dot_kernel, config.grid, config.block, stream,
@@ -1877,6 +1826,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1887,8 +1838,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1902,11 +1854,702 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
 } // namespace laplacian3d_f64_bf16_auto_fold
+} // namespace stencilc_kernels
+
+// laplacian3d_f64_bf16_auto_h200_x2.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
+// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian3d_f64_bf16_auto_h200_x2 {
+namespace {
+
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_f64_bf16_auto_h200_x2_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along z inside the array, relative to this tile.
+  const int room = nz - 1 - z;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
+  // Tap weights.
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2], acc1[2];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] = w3 * u0.v[0];
+  acc0[1] = w3 * u0.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u1.v[0];
+  acc0[1] += w2 * u1.v[1];
+  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u2;
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u3.v[0];
+  acc0[0] += w1 * u3.v[1];
+  acc0[1] += w0 * u3.v[1];
+  acc0[1] += w1 * u3.v[0];
+  acc1[0] = w3 * u3.v[0];
+  acc1[1] = w3 * u3.v[1];
+  const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
+  acc0[1] += w1 * u4;
+  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u5.v[0];
+  acc0[1] += w2 * u5.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+  acc1[0] += w2 * u6.v[0];
+  acc1[1] += w2 * u6.v[1];
+  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+  acc1[0] += w1 * u7;
+  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u8.v[0];
+  acc0[1] += w3 * u8.v[1];
+  acc1[0] += w0 * u8.v[0];
+  acc1[0] += w1 * u8.v[1];
+  acc1[1] += w0 * u8.v[1];
+  acc1[1] += w1 * u8.v[0];
+  const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
+  acc1[1] += w1 * u9;
+  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+  acc1[0] += w2 * u10.v[0];
+  acc1[1] += w2 * u10.v[1];
+  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+  acc1[0] += w3 * u11.v[0];
+  acc1[1] += w3 * u11.v[1];
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+    }
+  }
+  if (z + 1 < nz - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + sz + l], acc1[l]);
+      }
+    }
+  }
+}
+
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_f64_bf16_auto_h200_x2_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2], acc1[2];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u2;
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    acc1[0] = w3 * u3.v[0];
+    acc1[1] = w3 * u3.v[1];
+    const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
+    acc0[1] += w1 * u4;
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+    acc1[0] += w1 * u7;
+    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u8.v[0];
+    acc0[1] += w3 * u8.v[1];
+    acc1[0] += w0 * u8.v[0];
+    acc1[0] += w1 * u8.v[1];
+    acc1[1] += w0 * u8.v[1];
+    acc1[1] += w1 * u8.v[0];
+    const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
+    acc1[1] += w1 * u9;
+    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+    acc1[0] += w2 * u10.v[0];
+    acc1[1] += w2 * u10.v[1];
+    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (z + 1 < nz - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_f64_bf16_auto_h200_x2_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2], acc1[2];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - sz;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+        reinterpret_cast<const vec_t *>(direction + at0), beta);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const stencil::index_t at1 = site - sy;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const stencil::index_t at2 = site + stencil::clamp_below(-1, -x);
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0[0] += w1 * u2;
+    const stencil::index_t at3 = site;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+        reinterpret_cast<const vec_t *>(direction + at3), beta);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    acc1[0] = w3 * u3.v[0];
+    acc1[1] = w3 * u3.v[1];
+    const stencil::index_t at4 = site + stencil::clamp_above(2, xroom);
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0[1] += w1 * u4;
+    const stencil::index_t at5 = site + sy;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+        reinterpret_cast<const vec_t *>(direction + at5), beta);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const stencil::index_t at6 = site - sy + sz;
+    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
+        reinterpret_cast<const vec_t *>(direction + at6), beta);
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x) + sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc1[0] += w1 * u7;
+    const stencil::index_t at8 = site + sz;
+    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
+        reinterpret_cast<const vec_t *>(direction + at8), beta);
+    acc0[0] += w3 * u8.v[0];
+    acc0[1] += w3 * u8.v[1];
+    acc1[0] += w0 * u8.v[0];
+    acc1[0] += w1 * u8.v[1];
+    acc1[1] += w0 * u8.v[1];
+    acc1[1] += w1 * u8.v[0];
+    const stencil::index_t at9 = site + stencil::clamp_above(2, xroom) + sz;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc1[1] += w1 * u9;
+    const stencil::index_t at10 = site + sy + sz;
+    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
+        reinterpret_cast<const vec_t *>(direction + at10), beta);
+    acc1[0] += w2 * u10.v[0];
+    acc1[1] += w2 * u10.v[1];
+    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
+    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
+        reinterpret_cast<const vec_t *>(direction + at11), beta);
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (z + 1 < nz - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
+            STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
+            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_h200_x2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_x2_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_x2_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_h200_x2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_x2_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_x2_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_h200_x2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_x2_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_x2_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_h200_x2: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_h200_x2: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_x2_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_x2_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace laplacian3d_f64_bf16_auto_h200_x2
 } // namespace stencilc_kernels
 
 // laplacian3d_f64_bf16_auto_h200.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.
@@ -2127,8 +2770,9 @@ laplacian3d_f64_bf16_auto_h200_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian3d_f64_bf16_auto_h200_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -2136,6 +2780,8 @@ laplacian3d_f64_bf16_auto_h200_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -2147,6 +2793,8 @@ laplacian3d_f64_bf16_auto_h200_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -2241,23 +2889,31 @@ laplacian3d_f64_bf16_auto_h200_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       STENCIL_STORE(&out[site + sy], acc1);
       const value_type p1 = in[site + sy] + beta * direction[site + sy];
       STENCIL_STORE(&next_direction[site + sy], p1);
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny - 1) {
       STENCIL_STORE(&out[site + 2 * sy], acc2);
       const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
       STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny - 1) {
       STENCIL_STORE(&out[site + 3 * sy], acc3);
       const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
       STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -2431,12 +3087,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -2448,6 +3106,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -2459,6 +3119,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_h200: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_h200: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -2468,6 +3135,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2478,8 +3147,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2493,11 +3163,567 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
 } // namespace laplacian3d_f64_bf16_auto_h200
+} // namespace stencilc_kernels
+
+// laplacian3d_f64_bf16_auto_h200_fold.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
+// Options: block 32x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian3d_f64_bf16_auto_h200_fold {
+namespace {
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian3d_f64_bf16_auto_h200_fold_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along x inside the array, relative to this tile.
+  const int room = nx - 1 - x;
+  // Tap weights.
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
+  // A row's sites move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  value_type acc0[2];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] = w3 * u0.v[0];
+  acc0[1] = w3 * u0.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u1.v[0];
+  acc0[1] += w2 * u1.v[1];
+  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u2;
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u3.v[0];
+  acc0[0] += w1 * u3.v[1];
+  acc0[1] += w0 * u3.v[1];
+  acc0[1] += w1 * u3.v[0];
+  const value_type u4 = in[site + stencil::clamp_above(2, room)];
+  acc0[1] += w1 * u4;
+  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u5.v[0];
+  acc0[1] += w2 * u5.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u6.v[0];
+  acc0[1] += w3 * u6.v[1];
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+    }
+  }
+}
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian3d_f64_bf16_auto_h200_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u2;
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    const value_type u4 = in[site + stencil::clamp_above(2, room)];
+    acc0[1] += w1 * u4;
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian3d_f64_bf16_auto_h200_fold_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 2 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[2];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - sz;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+        reinterpret_cast<const vec_t *>(direction + at0), beta);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    const stencil::index_t at1 = site - sy;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const stencil::index_t at2 = site + stencil::clamp_below(-1, -x);
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0[0] += w1 * u2;
+    const stencil::index_t at3 = site;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+        reinterpret_cast<const vec_t *>(direction + at3), beta);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    const stencil::index_t at4 = site + stencil::clamp_above(2, room);
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0[1] += w1 * u4;
+    const stencil::index_t at5 = site + sy;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+        reinterpret_cast<const vec_t *>(direction + at5), beta);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const stencil::index_t at6 = site + sz;
+    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
+        reinterpret_cast<const vec_t *>(direction + at6), beta);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_fold_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_fold_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_fold_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_fold_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_fold_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_h200_fold: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_h200_fold: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_h200_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_h200_fold_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_h200_fold_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace laplacian3d_f64_bf16_auto_h200_fold
 } // namespace stencilc_kernels
 
 // laplacian3d_f64_bf16_auto_inner.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.
@@ -2658,8 +3884,9 @@ laplacian3d_f64_bf16_auto_inner_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -2667,6 +3894,8 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     const storage_type *STENCIL_RESTRICT direction,
     storage_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -2678,6 +3907,8 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -2739,12 +3970,16 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     STENCIL_STORE(&out[site], stencil::narrow<storage_type>(acc0));
     const value_type p0 = stencil::rounded<storage_type>(in[site] + beta * direction[site]);
     STENCIL_STORE(&next_direction[site], stencil::narrow<storage_type>(p0));
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       acc1 = stencil::rounded<storage_type>(acc1);
       STENCIL_STORE(&out[site + sy], stencil::narrow<storage_type>(acc1));
       const value_type p1 = stencil::rounded<storage_type>(in[site + sy] + beta * direction[site + sy]);
       STENCIL_STORE(&next_direction[site + sy], stencil::narrow<storage_type>(p1));
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
   }
@@ -2918,12 +4153,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
     const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -2935,6 +4172,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -2946,6 +4185,13 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -2955,6 +4201,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2965,8 +4213,9 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2980,7 +4229,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<storage_type *>(out),
       static_cast<storage_type *>(next_direction),
       static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -3253,8 +4503,9 @@ laplacian3d_f64_bf16_auto_inner_x2_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -3262,6 +4513,8 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
     const storage_type *STENCIL_RESTRICT direction,
     storage_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -3275,6 +4528,8 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -3374,6 +4629,9 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
           reinterpret_cast<const svec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const svec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3384,6 +4642,8 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
           const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
           STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -3401,6 +4661,9 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sy),
             reinterpret_cast<const svec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sy), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const svec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -3411,6 +4674,8 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
             const value_type c = stencil::rounded<storage_type>(in[site + sy + l] + beta * direction[site + sy + l]);
             STENCIL_STORE(&next_direction[site + sy + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -3592,12 +4857,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
     const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -3609,6 +4876,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -3620,10 +4889,19 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_x2: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 4) || !stencil::is_aligned(direction, 4))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_x2: 'next_direction' and 'direction' must be aligned to 4 bytes for the 4-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 8))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -3632,6 +4910,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -3642,8 +4922,9 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -3657,7 +4938,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<storage_type *>(out),
       static_cast<storage_type *>(next_direction),
       static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -3668,7 +4950,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
-// Options: block 32x4x2, launch bounds 256, tile z x 4, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -3681,7 +4963,7 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_bf16_auto_inner_fold {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread.
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_inner_fold_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -3690,12 +4972,12 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 4 consecutive sites along z, each with
+  // This thread's first site; it updates 2 consecutive sites along z, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -3716,7 +4998,7 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
   // A row's sites move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
   using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-  value_type acc0[4], acc1[4], acc2[4], acc3[4];
+  value_type acc0[4], acc1[4];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
   acc0[0] = w3 * u0.v[0];
@@ -3774,10 +5056,6 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
   acc1[2] += w1 * u8.v[3];
   acc1[3] += w0 * u8.v[3];
   acc1[3] += w1 * u8.v[2];
-  acc2[0] = w3 * u8.v[0];
-  acc2[1] = w3 * u8.v[1];
-  acc2[2] = w3 * u8.v[2];
-  acc2[3] = w3 * u8.v[3];
   const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
   acc1[3] += w1 * u9;
   const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
@@ -3785,73 +5063,11 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
   acc1[1] += w2 * u10.v[1];
   acc1[2] += w2 * u10.v[2];
   acc1[3] += w2 * u10.v[3];
-  const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz));
-  acc2[0] += w2 * u11.v[0];
-  acc2[1] += w2 * u11.v[1];
-  acc2[2] += w2 * u11.v[2];
-  acc2[3] += w2 * u11.v[3];
-  const value_type u12 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
-  acc2[0] += w1 * u12;
-  const vec_t u13 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
-  acc1[0] += w3 * u13.v[0];
-  acc1[1] += w3 * u13.v[1];
-  acc1[2] += w3 * u13.v[2];
-  acc1[3] += w3 * u13.v[3];
-  acc2[0] += w0 * u13.v[0];
-  acc2[0] += w1 * u13.v[1];
-  acc2[1] += w0 * u13.v[1];
-  acc2[1] += w1 * u13.v[0];
-  acc2[1] += w1 * u13.v[2];
-  acc2[2] += w0 * u13.v[2];
-  acc2[2] += w1 * u13.v[1];
-  acc2[2] += w1 * u13.v[3];
-  acc2[3] += w0 * u13.v[3];
-  acc2[3] += w1 * u13.v[2];
-  acc3[0] = w3 * u13.v[0];
-  acc3[1] = w3 * u13.v[1];
-  acc3[2] = w3 * u13.v[2];
-  acc3[3] = w3 * u13.v[3];
-  const value_type u14 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
-  acc2[3] += w1 * u14;
-  const vec_t u15 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz));
-  acc2[0] += w2 * u15.v[0];
-  acc2[1] += w2 * u15.v[1];
-  acc2[2] += w2 * u15.v[2];
-  acc2[3] += w2 * u15.v[3];
-  const vec_t u16 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(3, room) * sz));
-  acc3[0] += w2 * u16.v[0];
-  acc3[1] += w2 * u16.v[1];
-  acc3[2] += w2 * u16.v[2];
-  acc3[3] += w2 * u16.v[3];
-  const value_type u17 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz];
-  acc3[0] += w1 * u17;
-  const vec_t u18 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(3, room) * sz));
-  acc2[0] += w3 * u18.v[0];
-  acc2[1] += w3 * u18.v[1];
-  acc2[2] += w3 * u18.v[2];
-  acc2[3] += w3 * u18.v[3];
-  acc3[0] += w0 * u18.v[0];
-  acc3[0] += w1 * u18.v[1];
-  acc3[1] += w0 * u18.v[1];
-  acc3[1] += w1 * u18.v[0];
-  acc3[1] += w1 * u18.v[2];
-  acc3[2] += w0 * u18.v[2];
-  acc3[2] += w1 * u18.v[1];
-  acc3[2] += w1 * u18.v[3];
-  acc3[3] += w0 * u18.v[3];
-  acc3[3] += w1 * u18.v[2];
-  const value_type u19 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz];
-  acc3[3] += w1 * u19;
-  const vec_t u20 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(3, room) * sz));
-  acc3[0] += w2 * u20.v[0];
-  acc3[1] += w2 * u20.v[1];
-  acc3[2] += w2 * u20.v[2];
-  acc3[3] += w2 * u20.v[3];
-  const vec_t u21 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(4, room) * sz));
-  acc3[0] += w3 * u21.v[0];
-  acc3[1] += w3 * u21.v[1];
-  acc3[2] += w3 * u21.v[2];
-  acc3[3] += w3 * u21.v[3];
+  const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
+  acc1[0] += w3 * u11.v[0];
+  acc1[1] += w3 * u11.v[1];
+  acc1[2] += w3 * u11.v[2];
+  acc1[3] += w3 * u11.v[3];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -3883,39 +5099,9 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
       }
     }
   }
-  if (z + 2 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc2[l];
-      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
-      }
-    }
-  }
-  if (z + 3 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc3[l];
-      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
-      }
-    }
-  }
 }
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
@@ -3927,12 +5113,12 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along z, each with
+  // This thread's first site; it updates 2 consecutive sites along z, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -3954,7 +5140,7 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
     using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-    value_type acc0[4], acc1[4], acc2[4], acc3[4];
+    value_type acc0[4], acc1[4];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
     acc0[0] = w3 * u0.v[0];
@@ -4012,10 +5198,6 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     acc1[2] += w1 * u8.v[3];
     acc1[3] += w0 * u8.v[3];
     acc1[3] += w1 * u8.v[2];
-    acc2[0] = w3 * u8.v[0];
-    acc2[1] = w3 * u8.v[1];
-    acc2[2] = w3 * u8.v[2];
-    acc2[3] = w3 * u8.v[3];
     const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
     acc1[3] += w1 * u9;
     const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
@@ -4023,73 +5205,11 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     acc1[1] += w2 * u10.v[1];
     acc1[2] += w2 * u10.v[2];
     acc1[3] += w2 * u10.v[3];
-    const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz));
-    acc2[0] += w2 * u11.v[0];
-    acc2[1] += w2 * u11.v[1];
-    acc2[2] += w2 * u11.v[2];
-    acc2[3] += w2 * u11.v[3];
-    const value_type u12 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
-    acc2[0] += w1 * u12;
-    const vec_t u13 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
-    acc1[0] += w3 * u13.v[0];
-    acc1[1] += w3 * u13.v[1];
-    acc1[2] += w3 * u13.v[2];
-    acc1[3] += w3 * u13.v[3];
-    acc2[0] += w0 * u13.v[0];
-    acc2[0] += w1 * u13.v[1];
-    acc2[1] += w0 * u13.v[1];
-    acc2[1] += w1 * u13.v[0];
-    acc2[1] += w1 * u13.v[2];
-    acc2[2] += w0 * u13.v[2];
-    acc2[2] += w1 * u13.v[1];
-    acc2[2] += w1 * u13.v[3];
-    acc2[3] += w0 * u13.v[3];
-    acc2[3] += w1 * u13.v[2];
-    acc3[0] = w3 * u13.v[0];
-    acc3[1] = w3 * u13.v[1];
-    acc3[2] = w3 * u13.v[2];
-    acc3[3] = w3 * u13.v[3];
-    const value_type u14 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
-    acc2[3] += w1 * u14;
-    const vec_t u15 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz));
-    acc2[0] += w2 * u15.v[0];
-    acc2[1] += w2 * u15.v[1];
-    acc2[2] += w2 * u15.v[2];
-    acc2[3] += w2 * u15.v[3];
-    const vec_t u16 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(3, room) * sz));
-    acc3[0] += w2 * u16.v[0];
-    acc3[1] += w2 * u16.v[1];
-    acc3[2] += w2 * u16.v[2];
-    acc3[3] += w2 * u16.v[3];
-    const value_type u17 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz];
-    acc3[0] += w1 * u17;
-    const vec_t u18 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(3, room) * sz));
-    acc2[0] += w3 * u18.v[0];
-    acc2[1] += w3 * u18.v[1];
-    acc2[2] += w3 * u18.v[2];
-    acc2[3] += w3 * u18.v[3];
-    acc3[0] += w0 * u18.v[0];
-    acc3[0] += w1 * u18.v[1];
-    acc3[1] += w0 * u18.v[1];
-    acc3[1] += w1 * u18.v[0];
-    acc3[1] += w1 * u18.v[2];
-    acc3[2] += w0 * u18.v[2];
-    acc3[2] += w1 * u18.v[1];
-    acc3[2] += w1 * u18.v[3];
-    acc3[3] += w0 * u18.v[3];
-    acc3[3] += w1 * u18.v[2];
-    const value_type u19 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz];
-    acc3[3] += w1 * u19;
-    const vec_t u20 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(3, room) * sz));
-    acc3[0] += w2 * u20.v[0];
-    acc3[1] += w2 * u20.v[1];
-    acc3[2] += w2 * u20.v[2];
-    acc3[3] += w2 * u20.v[3];
-    const vec_t u21 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(4, room) * sz));
-    acc3[0] += w3 * u21.v[0];
-    acc3[1] += w3 * u21.v[1];
-    acc3[2] += w3 * u21.v[2];
-    acc3[3] += w3 * u21.v[3];
+    const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
+    acc1[2] += w3 * u11.v[2];
+    acc1[3] += w3 * u11.v[3];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -4139,65 +5259,18 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
         }
       }
     }
-    if (z + 2 < nz - 1) {
-      // The dot term of the values the stores keep: alpha's q is the stored q.
-      STENCIL_UNROLL
-      for (int i = 0; i < 4; ++i)
-        acc2[i] = stencil::rounded<storage_type>(acc2[i]);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 2 * sz));
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
-            dot += static_cast<double>(in[site + 2 * sz + l]) * static_cast<double>(acc2[l]);
-        }
-      }
-    }
-    if (z + 3 < nz - 1) {
-      // The dot term of the values the stores keep: alpha's q is the stored q.
-      STENCIL_UNROLL
-      for (int i = 0; i < 4; ++i)
-        acc3[i] = stencil::rounded<storage_type>(acc3[i]);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 3 * sz));
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
-            dot += static_cast<double>(in[site + 3 * sz + l]) * static_cast<double>(acc3[l]);
-        }
-      }
-    }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -4205,19 +5278,23 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     const storage_type *STENCIL_RESTRICT direction,
     storage_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along z, each with
+  // This thread's first site; it updates 2 consecutive sites along z, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -4239,7 +5316,7 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
     using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-    value_type acc0[4], acc1[4], acc2[4], acc3[4];
+    value_type acc0[4], acc1[4];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at0),
@@ -4312,10 +5389,6 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     acc1[2] += w1 * u8.v[3];
     acc1[3] += w0 * u8.v[3];
     acc1[3] += w1 * u8.v[2];
-    acc2[0] = w3 * u8.v[0];
-    acc2[1] = w3 * u8.v[1];
-    acc2[2] = w3 * u8.v[2];
-    acc2[3] = w3 * u8.v[3];
     const stencil::index_t at9 = site + stencil::clamp_above(4, xroom) + sz;
     const value_type u9 = stencil::rounded<storage_type>(in[at9] + beta * direction[at9]);
     acc1[3] += w1 * u9;
@@ -4326,91 +5399,13 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     acc1[1] += w2 * u10.v[1];
     acc1[2] += w2 * u10.v[2];
     acc1[3] += w2 * u10.v[3];
-    const stencil::index_t at11 = site - sy + stencil::clamp_above(2, room) * sz;
+    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
     const vec_t u11 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at11),
         reinterpret_cast<const svec_t *>(direction + at11), beta);
-    acc2[0] += w2 * u11.v[0];
-    acc2[1] += w2 * u11.v[1];
-    acc2[2] += w2 * u11.v[2];
-    acc2[3] += w2 * u11.v[3];
-    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz;
-    const value_type u12 = stencil::rounded<storage_type>(in[at12] + beta * direction[at12]);
-    acc2[0] += w1 * u12;
-    const stencil::index_t at13 = site + stencil::clamp_above(2, room) * sz;
-    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at13),
-        reinterpret_cast<const svec_t *>(direction + at13), beta);
-    acc1[0] += w3 * u13.v[0];
-    acc1[1] += w3 * u13.v[1];
-    acc1[2] += w3 * u13.v[2];
-    acc1[3] += w3 * u13.v[3];
-    acc2[0] += w0 * u13.v[0];
-    acc2[0] += w1 * u13.v[1];
-    acc2[1] += w0 * u13.v[1];
-    acc2[1] += w1 * u13.v[0];
-    acc2[1] += w1 * u13.v[2];
-    acc2[2] += w0 * u13.v[2];
-    acc2[2] += w1 * u13.v[1];
-    acc2[2] += w1 * u13.v[3];
-    acc2[3] += w0 * u13.v[3];
-    acc2[3] += w1 * u13.v[2];
-    acc3[0] = w3 * u13.v[0];
-    acc3[1] = w3 * u13.v[1];
-    acc3[2] = w3 * u13.v[2];
-    acc3[3] = w3 * u13.v[3];
-    const stencil::index_t at14 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz;
-    const value_type u14 = stencil::rounded<storage_type>(in[at14] + beta * direction[at14]);
-    acc2[3] += w1 * u14;
-    const stencil::index_t at15 = site + sy + stencil::clamp_above(2, room) * sz;
-    const vec_t u15 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at15),
-        reinterpret_cast<const svec_t *>(direction + at15), beta);
-    acc2[0] += w2 * u15.v[0];
-    acc2[1] += w2 * u15.v[1];
-    acc2[2] += w2 * u15.v[2];
-    acc2[3] += w2 * u15.v[3];
-    const stencil::index_t at16 = site - sy + stencil::clamp_above(3, room) * sz;
-    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at16),
-        reinterpret_cast<const svec_t *>(direction + at16), beta);
-    acc3[0] += w2 * u16.v[0];
-    acc3[1] += w2 * u16.v[1];
-    acc3[2] += w2 * u16.v[2];
-    acc3[3] += w2 * u16.v[3];
-    const stencil::index_t at17 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz;
-    const value_type u17 = stencil::rounded<storage_type>(in[at17] + beta * direction[at17]);
-    acc3[0] += w1 * u17;
-    const stencil::index_t at18 = site + stencil::clamp_above(3, room) * sz;
-    const vec_t u18 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at18),
-        reinterpret_cast<const svec_t *>(direction + at18), beta);
-    acc2[0] += w3 * u18.v[0];
-    acc2[1] += w3 * u18.v[1];
-    acc2[2] += w3 * u18.v[2];
-    acc2[3] += w3 * u18.v[3];
-    acc3[0] += w0 * u18.v[0];
-    acc3[0] += w1 * u18.v[1];
-    acc3[1] += w0 * u18.v[1];
-    acc3[1] += w1 * u18.v[0];
-    acc3[1] += w1 * u18.v[2];
-    acc3[2] += w0 * u18.v[2];
-    acc3[2] += w1 * u18.v[1];
-    acc3[2] += w1 * u18.v[3];
-    acc3[3] += w0 * u18.v[3];
-    acc3[3] += w1 * u18.v[2];
-    const stencil::index_t at19 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz;
-    const value_type u19 = stencil::rounded<storage_type>(in[at19] + beta * direction[at19]);
-    acc3[3] += w1 * u19;
-    const stencil::index_t at20 = site + sy + stencil::clamp_above(3, room) * sz;
-    const vec_t u20 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at20),
-        reinterpret_cast<const svec_t *>(direction + at20), beta);
-    acc3[0] += w2 * u20.v[0];
-    acc3[1] += w2 * u20.v[1];
-    acc3[2] += w2 * u20.v[2];
-    acc3[3] += w2 * u20.v[3];
-    const stencil::index_t at21 = site + stencil::clamp_above(4, room) * sz;
-    const vec_t u21 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at21),
-        reinterpret_cast<const svec_t *>(direction + at21), beta);
-    acc3[0] += w3 * u21.v[0];
-    acc3[1] += w3 * u21.v[1];
-    acc3[2] += w3 * u21.v[2];
-    acc3[3] += w3 * u21.v[3];
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
+    acc1[2] += w3 * u11.v[2];
+    acc1[3] += w3 * u11.v[3];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -4427,6 +5422,9 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
           reinterpret_cast<const svec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const svec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4437,6 +5435,8 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
           const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
           STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -4454,6 +5454,9 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sz),
             reinterpret_cast<const svec_t *>(direction + site + sz), beta);
         STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sz), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const svec_t *>(direction + site + sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4464,63 +5467,9 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
             STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
             const value_type c = stencil::rounded<storage_type>(in[site + sz + l] + beta * direction[site + sz + l]);
             STENCIL_STORE(&next_direction[site + sz + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
-    if (z + 2 < nz - 1) {
-      // The dot term of the values the stores keep: alpha's q is the stored q.
-      STENCIL_UNROLL
-      for (int i = 0; i < 4; ++i)
-        acc2[i] = stencil::rounded<storage_type>(acc2[i]);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 2 * sz),
-            reinterpret_cast<const svec_t *>(direction + site + 2 * sz), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 2 * sz), stencil::narrow<storage_type>(c));
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + 2 * sz + l] + beta * direction[site + 2 * sz + l]);
-            STENCIL_STORE(&next_direction[site + 2 * sz + l], stencil::narrow<storage_type>(c));
-            dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
-        }
-      }
-    }
-    if (z + 3 < nz - 1) {
-      // The dot term of the values the stores keep: alpha's q is the stored q.
-      STENCIL_UNROLL
-      for (int i = 0; i < 4; ++i)
-        acc3[i] = stencil::rounded<storage_type>(acc3[i]);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 3 * sz),
-            reinterpret_cast<const svec_t *>(direction + site + 3 * sz), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 3 * sz), stencil::narrow<storage_type>(c));
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + 3 * sz + l] + beta * direction[site + 3 * sz + l]);
-            STENCIL_STORE(&next_direction[site + 3 * sz + l], stencil::narrow<storage_type>(c));
-            dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
     }
@@ -4701,12 +5650,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
     const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -4718,6 +5669,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_fold: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -4729,10 +5682,19 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_fold: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_fold: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_fold: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 8) || !stencil::is_aligned(direction, 8))
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_fold: 'next_direction' and 'direction' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel, config.grid, config.block, stream,
@@ -4741,6 +5703,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -4751,8 +5715,9 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -4766,772 +5731,12 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<storage_type *>(out),
       static_cast<storage_type *>(next_direction),
       static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
 } // namespace laplacian3d_f64_bf16_auto_inner_fold
-} // namespace stencilc_kernels
-
-// laplacian3d_f64_bf16_auto_inner_h200_x4.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
-// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace laplacian3d_f64_bf16_auto_inner_h200_x4 {
-namespace {
-
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian3d_f64_bf16_auto_inner_h200_x4_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
-    return;
-  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-  const stencil::index_t sz = sy * ny;
-  const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along z inside the array, relative to this tile.
-  const int room = nz - 1 - z;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
-  // Tap weights.
-  const value_type w0 =
-      static_cast<value_type>(2) * params.inv_hx2
-      + static_cast<value_type>(2) * params.inv_hy2
-      + static_cast<value_type>(2) * params.inv_hz2;
-  const value_type w1 = -params.inv_hx2;
-  const value_type w2 = -params.inv_hy2;
-  const value_type w3 = -params.inv_hz2;
-  // A row's sites move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
-  using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-  value_type acc0[4], acc1[4];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
-  acc0[0] = w3 * u0.v[0];
-  acc0[1] = w3 * u0.v[1];
-  acc0[2] = w3 * u0.v[2];
-  acc0[3] = w3 * u0.v[3];
-  const vec_t u1 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy));
-  acc0[0] += w2 * u1.v[0];
-  acc0[1] += w2 * u1.v[1];
-  acc0[2] += w2 * u1.v[2];
-  acc0[3] += w2 * u1.v[3];
-  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
-  acc0[0] += w1 * u2;
-  const vec_t u3 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
-  acc0[0] += w0 * u3.v[0];
-  acc0[0] += w1 * u3.v[1];
-  acc0[1] += w0 * u3.v[1];
-  acc0[1] += w1 * u3.v[0];
-  acc0[1] += w1 * u3.v[2];
-  acc0[2] += w0 * u3.v[2];
-  acc0[2] += w1 * u3.v[1];
-  acc0[2] += w1 * u3.v[3];
-  acc0[3] += w0 * u3.v[3];
-  acc0[3] += w1 * u3.v[2];
-  acc1[0] = w3 * u3.v[0];
-  acc1[1] = w3 * u3.v[1];
-  acc1[2] = w3 * u3.v[2];
-  acc1[3] = w3 * u3.v[3];
-  const value_type u4 = in[site + stencil::clamp_above(4, xroom)];
-  acc0[3] += w1 * u4;
-  const vec_t u5 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy));
-  acc0[0] += w2 * u5.v[0];
-  acc0[1] += w2 * u5.v[1];
-  acc0[2] += w2 * u5.v[2];
-  acc0[3] += w2 * u5.v[3];
-  const vec_t u6 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + sz));
-  acc1[0] += w2 * u6.v[0];
-  acc1[1] += w2 * u6.v[1];
-  acc1[2] += w2 * u6.v[2];
-  acc1[3] += w2 * u6.v[3];
-  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-  acc1[0] += w1 * u7;
-  const vec_t u8 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
-  acc0[0] += w3 * u8.v[0];
-  acc0[1] += w3 * u8.v[1];
-  acc0[2] += w3 * u8.v[2];
-  acc0[3] += w3 * u8.v[3];
-  acc1[0] += w0 * u8.v[0];
-  acc1[0] += w1 * u8.v[1];
-  acc1[1] += w0 * u8.v[1];
-  acc1[1] += w1 * u8.v[0];
-  acc1[1] += w1 * u8.v[2];
-  acc1[2] += w0 * u8.v[2];
-  acc1[2] += w1 * u8.v[1];
-  acc1[2] += w1 * u8.v[3];
-  acc1[3] += w0 * u8.v[3];
-  acc1[3] += w1 * u8.v[2];
-  const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
-  acc1[3] += w1 * u9;
-  const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
-  acc1[0] += w2 * u10.v[0];
-  acc1[1] += w2 * u10.v[1];
-  acc1[2] += w2 * u10.v[2];
-  acc1[3] += w2 * u10.v[3];
-  const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
-  acc1[0] += w3 * u11.v[0];
-  acc1[1] += w3 * u11.v[1];
-  acc1[2] += w3 * u11.v[2];
-  acc1[3] += w3 * u11.v[3];
-  // Store the tile's sites that lie inside the update region.
-  // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-  if (whole_group) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-  } else {
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
-        STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-    }
-  }
-  if (z + 1 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-      }
-    }
-  }
-}
-
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian3d_f64_bf16_auto_inner_h200_x4_dot_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2
-        + static_cast<value_type>(2) * params.inv_hy2
-        + static_cast<value_type>(2) * params.inv_hz2;
-    const value_type w1 = -params.inv_hx2;
-    const value_type w2 = -params.inv_hy2;
-    const value_type w3 = -params.inv_hz2;
-    // A row's sites move 4 at a time.
-    using vec_t = stencil::vec<value_type, 4>;
-    using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-    value_type acc0[4], acc1[4];
-    // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
-    acc0[0] = w3 * u0.v[0];
-    acc0[1] = w3 * u0.v[1];
-    acc0[2] = w3 * u0.v[2];
-    acc0[3] = w3 * u0.v[3];
-    const vec_t u1 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy));
-    acc0[0] += w2 * u1.v[0];
-    acc0[1] += w2 * u1.v[1];
-    acc0[2] += w2 * u1.v[2];
-    acc0[3] += w2 * u1.v[3];
-    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
-    acc0[0] += w1 * u2;
-    const vec_t u3 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
-    acc0[0] += w0 * u3.v[0];
-    acc0[0] += w1 * u3.v[1];
-    acc0[1] += w0 * u3.v[1];
-    acc0[1] += w1 * u3.v[0];
-    acc0[1] += w1 * u3.v[2];
-    acc0[2] += w0 * u3.v[2];
-    acc0[2] += w1 * u3.v[1];
-    acc0[2] += w1 * u3.v[3];
-    acc0[3] += w0 * u3.v[3];
-    acc0[3] += w1 * u3.v[2];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    acc1[2] = w3 * u3.v[2];
-    acc1[3] = w3 * u3.v[3];
-    const value_type u4 = in[site + stencil::clamp_above(4, xroom)];
-    acc0[3] += w1 * u4;
-    const vec_t u5 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy));
-    acc0[0] += w2 * u5.v[0];
-    acc0[1] += w2 * u5.v[1];
-    acc0[2] += w2 * u5.v[2];
-    acc0[3] += w2 * u5.v[3];
-    const vec_t u6 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + sz));
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    acc1[2] += w2 * u6.v[2];
-    acc1[3] += w2 * u6.v[3];
-    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
-    acc1[0] += w1 * u7;
-    const vec_t u8 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc0[2] += w3 * u8.v[2];
-    acc0[3] += w3 * u8.v[3];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    acc1[1] += w1 * u8.v[2];
-    acc1[2] += w0 * u8.v[2];
-    acc1[2] += w1 * u8.v[1];
-    acc1[2] += w1 * u8.v[3];
-    acc1[3] += w0 * u8.v[3];
-    acc1[3] += w1 * u8.v[2];
-    const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
-    acc1[3] += w1 * u9;
-    const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    acc1[2] += w2 * u10.v[2];
-    acc1[3] += w2 * u10.v[3];
-    const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    acc1[2] += w3 * u11.v[2];
-    acc1[3] += w3 * u11.v[3];
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // The dot term of the values the stores keep: alpha's q is the stored q.
-    STENCIL_UNROLL
-    for (int i = 0; i < 4; ++i)
-      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
-    }
-    if (z + 1 < nz - 1) {
-      // The dot term of the values the stores keep: alpha's q is the stored q.
-      STENCIL_UNROLL
-      for (int i = 0; i < 4; ++i)
-        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
-  }
-  stencil::block_sum(dot, partials);
-}
-
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields. Each of those loads reads `in` and
-/// `direction` as p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-laplacian3d_f64_bf16_auto_inner_h200_x4_fold_dot_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const storage_type *STENCIL_RESTRICT direction,
-    storage_type *STENCIL_RESTRICT next_direction,
-    const double *STENCIL_RESTRICT beta_source,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  // CG's beta: the solver keeps its scalars in device memory.
-  const value_type beta = static_cast<value_type>(*beta_source);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        static_cast<value_type>(2) * params.inv_hx2
-        + static_cast<value_type>(2) * params.inv_hy2
-        + static_cast<value_type>(2) * params.inv_hz2;
-    const value_type w1 = -params.inv_hx2;
-    const value_type w2 = -params.inv_hy2;
-    const value_type w3 = -params.inv_hz2;
-    // A row's sites move 4 at a time.
-    using vec_t = stencil::vec<value_type, 4>;
-    using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-    value_type acc0[4], acc1[4];
-    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
-    const stencil::index_t at0 = site - sz;
-    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at0),
-        reinterpret_cast<const svec_t *>(direction + at0), beta);
-    acc0[0] = w3 * u0.v[0];
-    acc0[1] = w3 * u0.v[1];
-    acc0[2] = w3 * u0.v[2];
-    acc0[3] = w3 * u0.v[3];
-    const stencil::index_t at1 = site - sy;
-    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at1),
-        reinterpret_cast<const svec_t *>(direction + at1), beta);
-    acc0[0] += w2 * u1.v[0];
-    acc0[1] += w2 * u1.v[1];
-    acc0[2] += w2 * u1.v[2];
-    acc0[3] += w2 * u1.v[3];
-    const stencil::index_t at2 = site + stencil::clamp_below(-1, -x);
-    const value_type u2 = stencil::rounded<storage_type>(in[at2] + beta * direction[at2]);
-    acc0[0] += w1 * u2;
-    const stencil::index_t at3 = site;
-    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at3),
-        reinterpret_cast<const svec_t *>(direction + at3), beta);
-    acc0[0] += w0 * u3.v[0];
-    acc0[0] += w1 * u3.v[1];
-    acc0[1] += w0 * u3.v[1];
-    acc0[1] += w1 * u3.v[0];
-    acc0[1] += w1 * u3.v[2];
-    acc0[2] += w0 * u3.v[2];
-    acc0[2] += w1 * u3.v[1];
-    acc0[2] += w1 * u3.v[3];
-    acc0[3] += w0 * u3.v[3];
-    acc0[3] += w1 * u3.v[2];
-    acc1[0] = w3 * u3.v[0];
-    acc1[1] = w3 * u3.v[1];
-    acc1[2] = w3 * u3.v[2];
-    acc1[3] = w3 * u3.v[3];
-    const stencil::index_t at4 = site + stencil::clamp_above(4, xroom);
-    const value_type u4 = stencil::rounded<storage_type>(in[at4] + beta * direction[at4]);
-    acc0[3] += w1 * u4;
-    const stencil::index_t at5 = site + sy;
-    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at5),
-        reinterpret_cast<const svec_t *>(direction + at5), beta);
-    acc0[0] += w2 * u5.v[0];
-    acc0[1] += w2 * u5.v[1];
-    acc0[2] += w2 * u5.v[2];
-    acc0[3] += w2 * u5.v[3];
-    const stencil::index_t at6 = site - sy + sz;
-    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at6),
-        reinterpret_cast<const svec_t *>(direction + at6), beta);
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    acc1[2] += w2 * u6.v[2];
-    acc1[3] += w2 * u6.v[3];
-    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x) + sz;
-    const value_type u7 = stencil::rounded<storage_type>(in[at7] + beta * direction[at7]);
-    acc1[0] += w1 * u7;
-    const stencil::index_t at8 = site + sz;
-    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at8),
-        reinterpret_cast<const svec_t *>(direction + at8), beta);
-    acc0[0] += w3 * u8.v[0];
-    acc0[1] += w3 * u8.v[1];
-    acc0[2] += w3 * u8.v[2];
-    acc0[3] += w3 * u8.v[3];
-    acc1[0] += w0 * u8.v[0];
-    acc1[0] += w1 * u8.v[1];
-    acc1[1] += w0 * u8.v[1];
-    acc1[1] += w1 * u8.v[0];
-    acc1[1] += w1 * u8.v[2];
-    acc1[2] += w0 * u8.v[2];
-    acc1[2] += w1 * u8.v[1];
-    acc1[2] += w1 * u8.v[3];
-    acc1[3] += w0 * u8.v[3];
-    acc1[3] += w1 * u8.v[2];
-    const stencil::index_t at9 = site + stencil::clamp_above(4, xroom) + sz;
-    const value_type u9 = stencil::rounded<storage_type>(in[at9] + beta * direction[at9]);
-    acc1[3] += w1 * u9;
-    const stencil::index_t at10 = site + sy + sz;
-    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at10),
-        reinterpret_cast<const svec_t *>(direction + at10), beta);
-    acc1[0] += w2 * u10.v[0];
-    acc1[1] += w2 * u10.v[1];
-    acc1[2] += w2 * u10.v[2];
-    acc1[3] += w2 * u10.v[3];
-    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
-    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at11),
-        reinterpret_cast<const svec_t *>(direction + at11), beta);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    acc1[2] += w3 * u11.v[2];
-    acc1[3] += w3 * u11.v[3];
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // The dot term of the values the stores keep: alpha's q is the stored q.
-    STENCIL_UNROLL
-    for (int i = 0; i < 4; ++i)
-      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
-          reinterpret_cast<const svec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
-          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
-    }
-    if (z + 1 < nz - 1) {
-      // The dot term of the values the stores keep: alpha's q is the stored q.
-      STENCIL_UNROLL
-      for (int i = 0; i < 4; ++i)
-        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sz),
-            reinterpret_cast<const svec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sz), stencil::narrow<storage_type>(c));
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + sz + l] + beta * direction[site + sz + l]);
-            STENCIL_STORE(&next_direction[site + sz + l], stencil::narrow<storage_type>(c));
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
-  }
-  stencil::block_sum(dot, partials);
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(storage_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(storage_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(storage_type *out, const storage_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: A is symmetric, so this is apply().
-stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply_adjoint(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch (grid.x
-/// * grid.y * grid.z of make_launch_config); the caller adds them.
-stencil::Status apply_dot(storage_type *out, const storage_type *in,
-    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
-  if (out == nullptr || in == nullptr || partials == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_dot_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params,
-      partials);
-  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_dot_kernel");
-}
-
-stencil::Status apply_dot_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply_dot(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in), typed_extents, typed_params,
-      partials, stream);
-}
-
-/// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
-stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
-    const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
-  if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || beta == nullptr || partials == nullptr)
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  const void *arrays[] = {out, next_direction, in, direction};
-  const char *names[] = {"out", "next_direction", "in", "direction"};
-  for (int a = 0; a < 4; ++a)
-    for (int b = a + 1; b < 4; ++b)
-      if (overlaps(arrays[a], arrays[b], values))
-        return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_h200_x4: '") +
-            names[a] + "' and '" + names[b] +
-            "' overlap; the kernel reads and writes four separate fields");
-  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
-  if (!stencil::is_aligned(next_direction, 8) || !stencil::is_aligned(direction, 8))
-    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'next_direction' and 'direction' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_fold_dot_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      direction,
-      next_direction,
-      beta,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params,
-      partials);
-  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_fold_dot_kernel");
-}
-
-stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
-  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
-  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
-  return apply_fold_dot(static_cast<storage_type *>(out),
-      static_cast<storage_type *>(next_direction),
-      static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
-      typed_params, partials, stream);
-}
-
-} // namespace laplacian3d_f64_bf16_auto_inner_h200_x4
 } // namespace stencilc_kernels
 
 // laplacian3d_f64_bf16_auto_inner_h200.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.
@@ -5756,8 +5961,9 @@ laplacian3d_f64_bf16_auto_inner_h200_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian3d_f64_bf16_auto_inner_h200_fold_dot_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -5765,6 +5971,8 @@ laplacian3d_f64_bf16_auto_inner_h200_fold_dot_kernel(
     const storage_type *STENCIL_RESTRICT direction,
     storage_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -5776,6 +5984,8 @@ laplacian3d_f64_bf16_auto_inner_h200_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -5871,12 +6081,16 @@ laplacian3d_f64_bf16_auto_inner_h200_fold_dot_kernel(
     STENCIL_STORE(&out[site], stencil::narrow<storage_type>(acc0));
     const value_type p0 = stencil::rounded<storage_type>(in[site] + beta * direction[site]);
     STENCIL_STORE(&next_direction[site], stencil::narrow<storage_type>(p0));
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       acc1 = stencil::rounded<storage_type>(acc1);
       STENCIL_STORE(&out[site + sy], stencil::narrow<storage_type>(acc1));
       const value_type p1 = stencil::rounded<storage_type>(in[site + sy] + beta * direction[site + sy]);
       STENCIL_STORE(&next_direction[site + sy], stencil::narrow<storage_type>(p1));
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny - 1) {
@@ -5884,6 +6098,8 @@ laplacian3d_f64_bf16_auto_inner_h200_fold_dot_kernel(
       STENCIL_STORE(&out[site + 2 * sy], stencil::narrow<storage_type>(acc2));
       const value_type p2 = stencil::rounded<storage_type>(in[site + 2 * sy] + beta * direction[site + 2 * sy]);
       STENCIL_STORE(&next_direction[site + 2 * sy], stencil::narrow<storage_type>(p2));
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny - 1) {
@@ -5891,6 +6107,8 @@ laplacian3d_f64_bf16_auto_inner_h200_fold_dot_kernel(
       STENCIL_STORE(&out[site + 3 * sy], stencil::narrow<storage_type>(acc3));
       const value_type p3 = stencil::rounded<storage_type>(in[site + 3 * sy] + beta * direction[site + 3 * sy]);
       STENCIL_STORE(&next_direction[site + 3 * sy], stencil::narrow<storage_type>(p3));
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -6064,12 +6282,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
     const storage_type *in, const storage_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -6081,6 +6301,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -6092,6 +6314,13 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
         return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_h200: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_h200: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -6101,6 +6330,8 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -6111,8 +6342,9 @@ stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -6126,7 +6358,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<storage_type *>(out),
       static_cast<storage_type *>(next_direction),
       static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(direction), beta, typed_extents,
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

@@ -96,14 +96,18 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 /// CG's direction update folded into the stencil: next_direction =
 /// p' = in + beta direction (beta: device memory, where CG keeps
 /// its scalars), out = A p', and partials[b] = block b's share of
-/// p' . out (as apply_dot sums them). Four separate fields.
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
     stencil::Stream stream = nullptr);
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.

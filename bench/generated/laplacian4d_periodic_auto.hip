@@ -267,8 +267,9 @@ laplacian4d_periodic_auto_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_periodic_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -276,6 +277,8 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -290,6 +293,8 @@ laplacian4d_periodic_auto_fold_dot_kernel(
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -414,23 +419,31 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny) {
       STENCIL_STORE(&out[site + sy], acc1);
       const value_type p1 = in[site + sy] + beta * direction[site + sy];
       STENCIL_STORE(&next_direction[site + sy], p1);
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny) {
       STENCIL_STORE(&out[site + 2 * sy], acc2);
       const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
       STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny) {
       STENCIL_STORE(&out[site + 3 * sy], acc3);
       const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
       STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -610,12 +623,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -627,6 +642,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian4d_periodic_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_periodic_auto: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz) *
@@ -639,6 +656,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian4d_periodic_auto: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_periodic_auto: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -648,6 +672,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -660,8 +686,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -674,7 +701,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -971,8 +999,9 @@ laplacian4d_periodic_auto_x2_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
 laplacian4d_periodic_auto_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -980,6 +1009,8 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -996,6 +1027,8 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -1112,6 +1145,9 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1122,6 +1158,8 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1135,6 +1173,9 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1145,6 +1186,8 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -1332,12 +1375,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -1349,6 +1394,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian4d_periodic_auto_x2: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_periodic_auto_x2: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz) *
@@ -1361,10 +1408,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian4d_periodic_auto_x2: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_periodic_auto_x2: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_periodic_auto_x2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian4d_periodic_auto_x2: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian4d_periodic_auto_x2: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_periodic_auto_x2_fold_dot_kernel, config.grid, config.block, stream,
@@ -1373,6 +1429,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1385,8 +1443,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1399,7 +1458,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1410,7 +1470,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_periodic. 4-D 9-point periodic negative Laplacian with mass, double precision
-// Options: block 32x2x2x2, launch bounds 256, tile y x 2, load order ascending, regular stores
+// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1423,7 +1483,7 @@ namespace stencilc_kernels {
 namespace laplacian4d_periodic_auto_fold {
 namespace {
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_periodic_auto_fold_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1434,11 +1494,11 @@ laplacian4d_periodic_auto_fold_kernel(
     const int nt,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along y, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
   if (x >= nx || y >= ny || z >= nz || t >= nt)
@@ -1452,7 +1512,6 @@ laplacian4d_periodic_auto_fold_kernel(
   const int x_p2 = stencil::wrap(x + 2, nx);
   const int y_m1 = stencil::wrap(y - 1, ny);
   const int y_p1 = stencil::wrap(y + 1, ny);
-  const int y_p2 = stencil::wrap(y + 2, ny);
   const int z_m1 = stencil::wrap(z - 1, nz);
   const int z_p1 = stencil::wrap(z + 1, nz);
   const int t_m1 = stencil::wrap(t - 1, nt);
@@ -1462,60 +1521,35 @@ laplacian4d_periodic_auto_fold_kernel(
   const value_type w1 = static_cast<value_type>(-1);
   // A row's sites move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[2], acc1[2];
+  value_type acc0[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_m1 * st);
   acc0[0] = w1 * u0.v[0];
   acc0[1] = w1 * u0.v[1];
-  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_m1 * st);
-  acc1[0] = w1 * u1.v[0];
-  acc1[1] = w1 * u1.v[1];
-  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
+  acc0[0] += w1 * u1.v[0];
+  acc0[1] += w1 * u1.v[1];
+  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
   acc0[0] += w1 * u2.v[0];
   acc0[1] += w1 * u2.v[1];
-  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_m1 * sz + t * st);
-  acc1[0] += w1 * u3.v[0];
-  acc1[1] += w1 * u3.v[1];
-  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
-  acc0[0] += w1 * u4.v[0];
-  acc0[1] += w1 * u4.v[1];
-  const value_type u5 = in[x_m1 + y * sy + z * sz + t * st];
-  acc0[0] += w1 * u5;
-  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
-  acc0[0] += w0 * u6.v[0];
-  acc0[0] += w1 * u6.v[1];
-  acc0[1] += w0 * u6.v[1];
-  acc0[1] += w1 * u6.v[0];
-  acc1[0] += w1 * u6.v[0];
-  acc1[1] += w1 * u6.v[1];
-  const value_type u7 = in[x_p2 + y * sy + z * sz + t * st];
-  acc0[1] += w1 * u7;
-  const value_type u8 = in[x_m1 + y_p1 * sy + z * sz + t * st];
-  acc1[0] += w1 * u8;
-  const vec_t u9 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
-  acc0[0] += w1 * u9.v[0];
-  acc0[1] += w1 * u9.v[1];
-  acc1[0] += w0 * u9.v[0];
-  acc1[0] += w1 * u9.v[1];
-  acc1[1] += w0 * u9.v[1];
-  acc1[1] += w1 * u9.v[0];
-  const value_type u10 = in[x_p2 + y_p1 * sy + z * sz + t * st];
-  acc1[1] += w1 * u10;
-  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + x + y_p2 * sy + z * sz + t * st);
-  acc1[0] += w1 * u11.v[0];
-  acc1[1] += w1 * u11.v[1];
-  const vec_t u12 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
-  acc0[0] += w1 * u12.v[0];
-  acc0[1] += w1 * u12.v[1];
-  const vec_t u13 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_p1 * sz + t * st);
-  acc1[0] += w1 * u13.v[0];
-  acc1[1] += w1 * u13.v[1];
-  const vec_t u14 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
-  acc0[0] += w1 * u14.v[0];
-  acc0[1] += w1 * u14.v[1];
-  const vec_t u15 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_p1 * st);
-  acc1[0] += w1 * u15.v[0];
-  acc1[1] += w1 * u15.v[1];
+  const value_type u3 = in[x_m1 + y * sy + z * sz + t * st];
+  acc0[0] += w1 * u3;
+  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
+  acc0[0] += w0 * u4.v[0];
+  acc0[0] += w1 * u4.v[1];
+  acc0[1] += w0 * u4.v[1];
+  acc0[1] += w1 * u4.v[0];
+  const value_type u5 = in[x_p2 + y * sy + z * sz + t * st];
+  acc0[1] += w1 * u5;
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
+  acc0[0] += w1 * u6.v[0];
+  acc0[1] += w1 * u6.v[1];
+  const vec_t u7 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
+  acc0[0] += w1 * u7.v[0];
+  acc0[1] += w1 * u7.v[1];
+  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
+  acc0[0] += w1 * u8.v[0];
+  acc0[1] += w1 * u8.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 0 && x + 2 <= nx - 0;
@@ -1532,24 +1566,9 @@ laplacian4d_periodic_auto_fold_kernel(
         STENCIL_STORE(&out[site + l], acc0[l]);
     }
   }
-  if (y + 1 < ny) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
-          STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
-    }
-  }
 }
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
@@ -1563,11 +1582,11 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
   double dot = 0.0;
@@ -1582,7 +1601,6 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     const int x_p2 = stencil::wrap(x + 2, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
-    const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
@@ -1592,60 +1610,35 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
+    value_type acc0[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_m1 * st);
     acc0[0] = w1 * u0.v[0];
     acc0[1] = w1 * u0.v[1];
-    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_m1 * st);
-    acc1[0] = w1 * u1.v[0];
-    acc1[1] = w1 * u1.v[1];
-    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
+    acc0[0] += w1 * u1.v[0];
+    acc0[1] += w1 * u1.v[1];
+    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
     acc0[0] += w1 * u2.v[0];
     acc0[1] += w1 * u2.v[1];
-    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_m1 * sz + t * st);
-    acc1[0] += w1 * u3.v[0];
-    acc1[1] += w1 * u3.v[1];
-    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
-    acc0[0] += w1 * u4.v[0];
-    acc0[1] += w1 * u4.v[1];
-    const value_type u5 = in[x_m1 + y * sy + z * sz + t * st];
-    acc0[0] += w1 * u5;
-    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
-    acc0[0] += w0 * u6.v[0];
-    acc0[0] += w1 * u6.v[1];
-    acc0[1] += w0 * u6.v[1];
-    acc0[1] += w1 * u6.v[0];
-    acc1[0] += w1 * u6.v[0];
-    acc1[1] += w1 * u6.v[1];
-    const value_type u7 = in[x_p2 + y * sy + z * sz + t * st];
-    acc0[1] += w1 * u7;
-    const value_type u8 = in[x_m1 + y_p1 * sy + z * sz + t * st];
-    acc1[0] += w1 * u8;
-    const vec_t u9 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
-    acc0[0] += w1 * u9.v[0];
-    acc0[1] += w1 * u9.v[1];
-    acc1[0] += w0 * u9.v[0];
-    acc1[0] += w1 * u9.v[1];
-    acc1[1] += w0 * u9.v[1];
-    acc1[1] += w1 * u9.v[0];
-    const value_type u10 = in[x_p2 + y_p1 * sy + z * sz + t * st];
-    acc1[1] += w1 * u10;
-    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + x + y_p2 * sy + z * sz + t * st);
-    acc1[0] += w1 * u11.v[0];
-    acc1[1] += w1 * u11.v[1];
-    const vec_t u12 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
-    acc0[0] += w1 * u12.v[0];
-    acc0[1] += w1 * u12.v[1];
-    const vec_t u13 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_p1 * sz + t * st);
-    acc1[0] += w1 * u13.v[0];
-    acc1[1] += w1 * u13.v[1];
-    const vec_t u14 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
-    acc0[0] += w1 * u14.v[0];
-    acc0[1] += w1 * u14.v[1];
-    const vec_t u15 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_p1 * st);
-    acc1[0] += w1 * u15.v[0];
-    acc1[1] += w1 * u15.v[1];
+    const value_type u3 = in[x_m1 + y * sy + z * sz + t * st];
+    acc0[0] += w1 * u3;
+    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
+    acc0[0] += w0 * u4.v[0];
+    acc0[0] += w1 * u4.v[1];
+    acc0[1] += w0 * u4.v[1];
+    acc0[1] += w1 * u4.v[0];
+    const value_type u5 = in[x_p2 + y * sy + z * sz + t * st];
+    acc0[1] += w1 * u5;
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
+    acc0[0] += w1 * u6.v[0];
+    acc0[1] += w1 * u6.v[1];
+    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
+    acc0[0] += w1 * u7.v[0];
+    acc0[1] += w1 * u7.v[1];
+    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
+    acc0[0] += w1 * u8.v[0];
+    acc0[1] += w1 * u8.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
@@ -1667,37 +1660,18 @@ laplacian4d_periodic_auto_fold_dot_kernel(
           dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
       }
     }
-    if (y + 1 < ny) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sy);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
-        }
-      }
-    }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_periodic_auto_fold_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1705,6 +1679,8 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1712,15 +1688,17 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
   const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
@@ -1733,7 +1711,6 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
     const int x_p2 = stencil::wrap(x + 2, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
-    const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
     const int t_m1 = stencil::wrap(t - 1, nt);
@@ -1743,88 +1720,51 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
     const value_type w1 = static_cast<value_type>(-1);
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
+    value_type acc0[2];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = x + y * sy + z * sz + t_m1 * st;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
         reinterpret_cast<const vec_t *>(direction + at0), beta);
     acc0[0] = w1 * u0.v[0];
     acc0[1] = w1 * u0.v[1];
-    const stencil::index_t at1 = x + y_p1 * sy + z * sz + t_m1 * st;
+    const stencil::index_t at1 = x + y * sy + z_m1 * sz + t * st;
     const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
         reinterpret_cast<const vec_t *>(direction + at1), beta);
-    acc1[0] = w1 * u1.v[0];
-    acc1[1] = w1 * u1.v[1];
-    const stencil::index_t at2 = x + y * sy + z_m1 * sz + t * st;
+    acc0[0] += w1 * u1.v[0];
+    acc0[1] += w1 * u1.v[1];
+    const stencil::index_t at2 = x + y_m1 * sy + z * sz + t * st;
     const vec_t u2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at2),
         reinterpret_cast<const vec_t *>(direction + at2), beta);
     acc0[0] += w1 * u2.v[0];
     acc0[1] += w1 * u2.v[1];
-    const stencil::index_t at3 = x + y_p1 * sy + z_m1 * sz + t * st;
-    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
-        reinterpret_cast<const vec_t *>(direction + at3), beta);
-    acc1[0] += w1 * u3.v[0];
-    acc1[1] += w1 * u3.v[1];
-    const stencil::index_t at4 = x + y_m1 * sy + z * sz + t * st;
+    const stencil::index_t at3 = x_m1 + y * sy + z * sz + t * st;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0[0] += w1 * u3;
+    const stencil::index_t at4 = x + y * sy + z * sz + t * st;
     const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
         reinterpret_cast<const vec_t *>(direction + at4), beta);
-    acc0[0] += w1 * u4.v[0];
-    acc0[1] += w1 * u4.v[1];
-    const stencil::index_t at5 = x_m1 + y * sy + z * sz + t * st;
+    acc0[0] += w0 * u4.v[0];
+    acc0[0] += w1 * u4.v[1];
+    acc0[1] += w0 * u4.v[1];
+    acc0[1] += w1 * u4.v[0];
+    const stencil::index_t at5 = x_p2 + y * sy + z * sz + t * st;
     const value_type u5 = in[at5] + beta * direction[at5];
-    acc0[0] += w1 * u5;
-    const stencil::index_t at6 = x + y * sy + z * sz + t * st;
+    acc0[1] += w1 * u5;
+    const stencil::index_t at6 = x + y_p1 * sy + z * sz + t * st;
     const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
         reinterpret_cast<const vec_t *>(direction + at6), beta);
-    acc0[0] += w0 * u6.v[0];
-    acc0[0] += w1 * u6.v[1];
-    acc0[1] += w0 * u6.v[1];
-    acc0[1] += w1 * u6.v[0];
-    acc1[0] += w1 * u6.v[0];
-    acc1[1] += w1 * u6.v[1];
-    const stencil::index_t at7 = x_p2 + y * sy + z * sz + t * st;
-    const value_type u7 = in[at7] + beta * direction[at7];
-    acc0[1] += w1 * u7;
-    const stencil::index_t at8 = x_m1 + y_p1 * sy + z * sz + t * st;
-    const value_type u8 = in[at8] + beta * direction[at8];
-    acc1[0] += w1 * u8;
-    const stencil::index_t at9 = x + y_p1 * sy + z * sz + t * st;
-    const vec_t u9 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at9),
-        reinterpret_cast<const vec_t *>(direction + at9), beta);
-    acc0[0] += w1 * u9.v[0];
-    acc0[1] += w1 * u9.v[1];
-    acc1[0] += w0 * u9.v[0];
-    acc1[0] += w1 * u9.v[1];
-    acc1[1] += w0 * u9.v[1];
-    acc1[1] += w1 * u9.v[0];
-    const stencil::index_t at10 = x_p2 + y_p1 * sy + z * sz + t * st;
-    const value_type u10 = in[at10] + beta * direction[at10];
-    acc1[1] += w1 * u10;
-    const stencil::index_t at11 = x + y_p2 * sy + z * sz + t * st;
-    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
-        reinterpret_cast<const vec_t *>(direction + at11), beta);
-    acc1[0] += w1 * u11.v[0];
-    acc1[1] += w1 * u11.v[1];
-    const stencil::index_t at12 = x + y * sy + z_p1 * sz + t * st;
-    const vec_t u12 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at12),
-        reinterpret_cast<const vec_t *>(direction + at12), beta);
-    acc0[0] += w1 * u12.v[0];
-    acc0[1] += w1 * u12.v[1];
-    const stencil::index_t at13 = x + y_p1 * sy + z_p1 * sz + t * st;
-    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
-        reinterpret_cast<const vec_t *>(direction + at13), beta);
-    acc1[0] += w1 * u13.v[0];
-    acc1[1] += w1 * u13.v[1];
-    const stencil::index_t at14 = x + y * sy + z * sz + t_p1 * st;
-    const vec_t u14 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at14),
-        reinterpret_cast<const vec_t *>(direction + at14), beta);
-    acc0[0] += w1 * u14.v[0];
-    acc0[1] += w1 * u14.v[1];
-    const stencil::index_t at15 = x + y_p1 * sy + z * sz + t_p1 * st;
-    const vec_t u15 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at15),
-        reinterpret_cast<const vec_t *>(direction + at15), beta);
-    acc1[0] += w1 * u15.v[0];
-    acc1[1] += w1 * u15.v[1];
+    acc0[0] += w1 * u6.v[0];
+    acc0[1] += w1 * u6.v[1];
+    const stencil::index_t at7 = x + y * sy + z_p1 * sz + t * st;
+    const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
+        reinterpret_cast<const vec_t *>(direction + at7), beta);
+    acc0[0] += w1 * u7.v[0];
+    acc0[1] += w1 * u7.v[1];
+    const stencil::index_t at8 = x + y * sy + z * sz + t_p1 * st;
+    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
+        reinterpret_cast<const vec_t *>(direction + at8), beta);
+    acc0[0] += w1 * u8.v[0];
+    acc0[1] += w1 * u8.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
@@ -1837,6 +1777,9 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -1847,31 +1790,9 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
-    }
-    if (y + 1 < ny) {
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
-            STENCIL_STORE(&next_direction[site + sy + l], c);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
       }
     }
   }
@@ -2057,12 +1978,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
@@ -2074,6 +1997,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("laplacian4d_periodic_auto_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_periodic_auto_fold: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz) *
@@ -2086,10 +2011,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("laplacian4d_periodic_auto_fold: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_periodic_auto_fold: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_periodic_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian4d_periodic_auto_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian4d_periodic_auto_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_periodic_auto_fold_fold_dot_kernel, config.grid, config.block, stream,
@@ -2098,6 +2032,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -2110,8 +2046,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2124,7 +2061,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

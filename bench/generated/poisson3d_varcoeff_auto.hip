@@ -122,8 +122,9 @@ poisson3d_varcoeff_auto_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 poisson3d_varcoeff_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -131,6 +132,8 @@ poisson3d_varcoeff_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -142,6 +145,8 @@ poisson3d_varcoeff_auto_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -184,6 +189,8 @@ poisson3d_varcoeff_auto_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
   }
   stencil::block_sum(dot, partials);
@@ -392,12 +399,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -409,6 +418,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("poisson3d_varcoeff_auto: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -420,6 +431,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("poisson3d_varcoeff_auto: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("poisson3d_varcoeff_auto: 'solution' and '") +
+          names[a] + "' overlap");
   if (params.kx == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_auto: site parameter 'kx' has no array");
   if (overlaps(out, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
@@ -447,6 +465,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -457,8 +477,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -472,7 +493,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -682,8 +704,9 @@ poisson3d_varcoeff_auto_fold_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 poisson3d_varcoeff_auto_fold_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -691,6 +714,8 @@ poisson3d_varcoeff_auto_fold_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -704,6 +729,8 @@ poisson3d_varcoeff_auto_fold_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -781,6 +808,9 @@ poisson3d_varcoeff_auto_fold_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -791,6 +821,8 @@ poisson3d_varcoeff_auto_fold_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -1007,12 +1039,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1024,6 +1058,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_auto_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("poisson3d_varcoeff_auto_fold: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1035,6 +1071,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("poisson3d_varcoeff_auto_fold: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("poisson3d_varcoeff_auto_fold: 'solution' and '") +
+          names[a] + "' overlap");
   if (params.kx == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_auto_fold: site parameter 'kx' has no array");
   if (overlaps(out, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
@@ -1057,6 +1100,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     return stencil::Status::failure("poisson3d_varcoeff_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("poisson3d_varcoeff_auto_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("poisson3d_varcoeff_auto_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(poisson3d_varcoeff_auto_fold_fold_dot_kernel, config.grid, config.block, stream,
@@ -1065,6 +1110,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1075,8 +1122,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1090,7 +1138,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1220,8 +1269,9 @@ poisson3d_varcoeff_auto_h200_dot_kernel(
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 poisson3d_varcoeff_auto_h200_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1229,6 +1279,8 @@ poisson3d_varcoeff_auto_h200_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1240,6 +1292,8 @@ poisson3d_varcoeff_auto_h200_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -1282,6 +1336,8 @@ poisson3d_varcoeff_auto_h200_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
   }
   stencil::block_sum(dot, partials);
@@ -1490,12 +1546,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1507,6 +1565,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_auto_h200: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("poisson3d_varcoeff_auto_h200: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1518,6 +1578,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("poisson3d_varcoeff_auto_h200: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("poisson3d_varcoeff_auto_h200: 'solution' and '") +
+          names[a] + "' overlap");
   if (params.kx == nullptr)
     return stencil::Status::failure("poisson3d_varcoeff_auto_h200: site parameter 'kx' has no array");
   if (overlaps(out, params.kx, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz)))
@@ -1545,6 +1612,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1555,8 +1624,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -1570,7 +1640,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

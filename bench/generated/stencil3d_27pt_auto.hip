@@ -441,8 +441,9 @@ stencil3d_27pt_auto_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -450,6 +451,8 @@ stencil3d_27pt_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -461,6 +464,8 @@ stencil3d_27pt_auto_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -699,23 +704,31 @@ stencil3d_27pt_auto_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (y + 1 < ny - 1) {
       STENCIL_STORE(&out[site + sy], acc1);
       const value_type p1 = in[site + sy] + beta * direction[site + sy];
       STENCIL_STORE(&next_direction[site + sy], p1);
+      if (solution)
+        solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (y + 2 < ny - 1) {
       STENCIL_STORE(&out[site + 2 * sy], acc2);
       const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
       STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+      if (solution)
+        solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (y + 3 < ny - 1) {
       STENCIL_STORE(&out[site + 3 * sy], acc3);
       const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
       STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+      if (solution)
+        solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -883,12 +896,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -900,6 +915,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -911,6 +928,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("stencil3d_27pt_auto: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_auto: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -920,6 +944,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -930,8 +956,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -943,7 +970,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -2168,8 +2196,9 @@ stencil3d_27pt_auto_x4_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_auto_x4_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -2177,6 +2206,8 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -2190,6 +2221,8 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -2782,6 +2815,9 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -2792,6 +2828,8 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -2805,6 +2843,9 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
             reinterpret_cast<const vec_t *>(direction + site + sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
+              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -2815,6 +2856,8 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
             STENCIL_STORE(&next_direction[site + sy + l], c);
+            if (solution)
+              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -2829,6 +2872,9 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -2839,6 +2885,8 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
             const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
             STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            if (solution)
+              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -2853,6 +2901,9 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -2863,6 +2914,8 @@ stencil3d_27pt_auto_x4_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
             const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
             STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            if (solution)
+              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -3038,12 +3091,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -3055,6 +3110,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_auto_x4: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_x4: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -3066,10 +3123,19 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("stencil3d_27pt_auto_x4: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_auto_x4: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("stencil3d_27pt_auto_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("stencil3d_27pt_auto_x4: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_x4: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(stencil3d_27pt_auto_x4_fold_dot_kernel, config.grid, config.block, stream,
@@ -3078,6 +3144,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -3088,8 +3156,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -3101,14 +3170,15 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
 } // namespace stencil3d_27pt_auto_x4
 } // namespace stencilc_kernels
 
-// stencil3d_27pt_auto_fold.hip - stencil kernels generated by stencilc 0.1.0 from stencil3d_27pt.yaml.
+// stencil3d_27pt_auto_h200_x4.hip - stencil kernels generated by stencilc 0.1.0 from stencil3d_27pt.yaml.
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for stencil3d_27pt. 3-D 27-point isotropic negative Laplacian, single precision
@@ -3122,12 +3192,12 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 #include <cstdint>
 
 namespace stencilc_kernels {
-namespace stencil3d_27pt_auto_fold {
+namespace stencil3d_27pt_auto_h200_x4 {
 namespace {
 
 /// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_auto_fold_kernel(
+stencil3d_27pt_auto_h200_x4_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -3714,7 +3784,7 @@ stencil3d_27pt_auto_fold_kernel(
 /// sums in . out over the stored sites: one partial per block, for CG's p^T A
 /// p without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_auto_fold_dot_kernel(
+stencil3d_27pt_auto_h200_x4_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -4326,15 +4396,18 @@ stencil3d_27pt_auto_fold_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_auto_fold_fold_dot_kernel(
+stencil3d_27pt_auto_h200_x4_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -4348,6 +4421,8 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
   const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -4940,6 +5015,9 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
       const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
           reinterpret_cast<const vec_t *>(direction + site), beta);
       STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4950,6 +5028,8 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
           STENCIL_STORE(&out[site + l], acc0[l]);
           const value_type c = in[site + l] + beta * direction[site + l];
           STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
           dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
       }
     }
@@ -4963,6 +5043,9 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
             reinterpret_cast<const vec_t *>(direction + site + sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4973,6 +5056,8 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
             STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
         }
       }
@@ -4987,6 +5072,9 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sz),
             reinterpret_cast<const vec_t *>(direction + site + 2 * sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sz),
+              reinterpret_cast<const vec_t *>(direction + site + 2 * sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -4997,6 +5085,8 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
             STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
             const value_type c = in[site + 2 * sz + l] + beta * direction[site + 2 * sz + l];
             STENCIL_STORE(&next_direction[site + 2 * sz + l], c);
+            if (solution)
+              solution[site + 2 * sz + l] = solution[site + 2 * sz + l] + alpha * stencil::widen(direction[site + 2 * sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
         }
       }
@@ -5011,6 +5101,9 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
         const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sz),
             reinterpret_cast<const vec_t *>(direction + site + 3 * sz), beta);
         STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sz),
+              reinterpret_cast<const vec_t *>(direction + site + 3 * sz), alpha);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
@@ -5021,6 +5114,8 @@ stencil3d_27pt_auto_fold_fold_dot_kernel(
             STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
             const value_type c = in[site + 3 * sz + l] + beta * direction[site + 3 * sz + l];
             STENCIL_STORE(&next_direction[site + 3 * sz + l], c);
+            if (solution)
+              solution[site + 3 * sz + l] = solution[site + 3 * sz + l] + alpha * stencil::widen(direction[site + 3 * sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
@@ -5054,27 +5149,27 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: " + status.message());
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: " + status.message());
   if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: null field pointer");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
   if (overlaps(out, in, values))
     return stencil::Status::failure(
-        "stencil3d_27pt_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+        "stencil3d_27pt_auto_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(stencil3d_27pt_auto_fold_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_x4_kernel, config.grid, config.block, stream,
       out,
       in,
       extents.nx,
       extents.ny,
       extents.nz,
       params);
-  return stencil::launch_status("stencil3d_27pt_auto_fold_kernel");
+  return stencil::launch_status("stencil3d_27pt_auto_h200_x4_kernel");
 }
 
 stencil::Status apply_generic(void *out, const void *in,
@@ -5103,27 +5198,27 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: " + status.message());
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: " + status.message());
   if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: null field pointer");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
   if (overlaps(out, in, values))
     return stencil::Status::failure(
-        "stencil3d_27pt_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+        "stencil3d_27pt_auto_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(stencil3d_27pt_auto_fold_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_x4_kernel, config.grid, config.block, stream,
       out,
       in,
       extents.nx,
       extents.ny,
       extents.nz,
       params);
-  return stencil::launch_status("stencil3d_27pt_auto_fold_kernel");
+  return stencil::launch_status("stencil3d_27pt_auto_h200_x4_kernel");
 }
 
 stencil::Status apply_adjoint_generic(void *out, const void *in,
@@ -5154,20 +5249,20 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: " + status.message());
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: " + status.message());
   if (out == nullptr || in == nullptr || partials == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: null field pointer");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: null field pointer");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
   if (overlaps(out, in, values))
     return stencil::Status::failure(
-        "stencil3d_27pt_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+        "stencil3d_27pt_auto_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(stencil3d_27pt_auto_fold_dot_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_x4_dot_kernel, config.grid, config.block, stream,
       out,
       in,
       extents.nx,
@@ -5175,7 +5270,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.nz,
       params,
       partials);
-  return stencil::launch_status("stencil3d_27pt_auto_fold_dot_kernel");
+  return stencil::launch_status("stencil3d_27pt_auto_h200_x4_dot_kernel");
 }
 
 stencil::Status apply_dot_generic(void *out, const void *in,
@@ -5196,12 +5291,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -5209,10 +5306,12 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: " + status.message());
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: " + status.message());
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: null field pointer");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -5221,33 +5320,45 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   for (int a = 0; a < 4; ++a)
     for (int b = a + 1; b < 4; ++b)
       if (overlaps(arrays[a], arrays[b], values))
-        return stencil::Status::failure(std::string("stencil3d_27pt_auto_fold: '") +
+        return stencil::Status::failure(std::string("stencil3d_27pt_auto_h200_x4: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_auto_h200_x4: 'solution' and '") +
+          names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
-    return stencil::Status::failure("stencil3d_27pt_auto_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_x4: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
   if (config.empty)
     return status;
-  STENCIL_LAUNCH(stencil3d_27pt_auto_fold_fold_dot_kernel, config.grid, config.block, stream,
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_x4_fold_dot_kernel, config.grid, config.block, stream,
       out,
       in,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
       params,
       partials);
-  return stencil::launch_status("stencil3d_27pt_auto_fold_fold_dot_kernel");
+  return stencil::launch_status("stencil3d_27pt_auto_h200_x4_fold_dot_kernel");
 }
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -5259,11 +5370,12 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
-} // namespace stencil3d_27pt_auto_fold
+} // namespace stencil3d_27pt_auto_h200_x4
 } // namespace stencilc_kernels
 
 // stencil3d_27pt_auto_h200.hip - stencil kernels generated by stencilc 0.1.0 from stencil3d_27pt.yaml.
@@ -5708,8 +5820,9 @@ stencil3d_27pt_auto_h200_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_auto_h200_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -5717,6 +5830,8 @@ stencil3d_27pt_auto_h200_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -5728,6 +5843,8 @@ stencil3d_27pt_auto_h200_fold_dot_kernel(
   const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -5966,23 +6083,31 @@ stencil3d_27pt_auto_h200_fold_dot_kernel(
     STENCIL_STORE(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
     if (z + 1 < nz - 1) {
       STENCIL_STORE(&out[site + sz], acc1);
       const value_type p1 = in[site + sz] + beta * direction[site + sz];
       STENCIL_STORE(&next_direction[site + sz], p1);
+      if (solution)
+        solution[site + sz] = solution[site + sz] + alpha * stencil::widen(direction[site + sz]);
       dot += static_cast<double>(p1) * static_cast<double>(acc1);
     }
     if (z + 2 < nz - 1) {
       STENCIL_STORE(&out[site + 2 * sz], acc2);
       const value_type p2 = in[site + 2 * sz] + beta * direction[site + 2 * sz];
       STENCIL_STORE(&next_direction[site + 2 * sz], p2);
+      if (solution)
+        solution[site + 2 * sz] = solution[site + 2 * sz] + alpha * stencil::widen(direction[site + 2 * sz]);
       dot += static_cast<double>(p2) * static_cast<double>(acc2);
     }
     if (z + 3 < nz - 1) {
       STENCIL_STORE(&out[site + 3 * sz], acc3);
       const value_type p3 = in[site + 3 * sz] + beta * direction[site + 3 * sz];
       STENCIL_STORE(&next_direction[site + 3 * sz], p3);
+      if (solution)
+        solution[site + 3 * sz] = solution[site + 3 * sz] + alpha * stencil::widen(direction[site + 3 * sz]);
       dot += static_cast<double>(p3) * static_cast<double>(acc3);
     }
   }
@@ -6150,12 +6275,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -6167,6 +6294,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_auto_h200: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_h200: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -6178,6 +6307,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("stencil3d_27pt_auto_h200: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_auto_h200: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -6187,6 +6323,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -6197,8 +6335,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -6210,10 +6349,1357 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
 } // namespace stencil3d_27pt_auto_h200
+} // namespace stencilc_kernels
+
+// stencil3d_27pt_auto_h200_fold.hip - stencil kernels generated by stencilc 0.1.0 from stencil3d_27pt.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// The cost model's choice of every kernel option for stencil3d_27pt. 3-D 27-point isotropic negative Laplacian, single precision
+// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace stencil3d_27pt_auto_h200_fold {
+namespace {
+
+/// 3-D dirichlet 27-point stencil; 36 loads and 2 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_auto_h200_fold_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along z inside the array, relative to this tile.
+  const int room = nz - 1 - z;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
+  // Tap weights.
+  const value_type w0 =
+      -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+  const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+  const value_type w2 =
+      -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+  const value_type w3 =
+      static_cast<value_type>(4.266666666666667) * params.inv_h2;
+  // A row's sites move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[4], acc1[4];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
+  acc0[0] = w0 * u0;
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
+  acc0[0] += w1 * u1.v[0];
+  acc0[0] += w0 * u1.v[1];
+  acc0[1] = w0 * u1.v[0];
+  acc0[1] += w1 * u1.v[1];
+  acc0[1] += w0 * u1.v[2];
+  acc0[2] = w0 * u1.v[1];
+  acc0[2] += w1 * u1.v[2];
+  acc0[2] += w0 * u1.v[3];
+  acc0[3] = w0 * u1.v[2];
+  acc0[3] += w1 * u1.v[3];
+  const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
+  acc0[3] += w0 * u2;
+  const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
+  acc0[0] += w1 * u3;
+  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
+  acc0[0] += w2 * u4.v[0];
+  acc0[0] += w1 * u4.v[1];
+  acc0[1] += w1 * u4.v[0];
+  acc0[1] += w2 * u4.v[1];
+  acc0[1] += w1 * u4.v[2];
+  acc0[2] += w1 * u4.v[1];
+  acc0[2] += w2 * u4.v[2];
+  acc0[2] += w1 * u4.v[3];
+  acc0[3] += w1 * u4.v[2];
+  acc0[3] += w2 * u4.v[3];
+  const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
+  acc0[3] += w1 * u5;
+  const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
+  acc0[0] += w0 * u6;
+  const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+  acc0[0] += w1 * u7.v[0];
+  acc0[0] += w0 * u7.v[1];
+  acc0[1] += w0 * u7.v[0];
+  acc0[1] += w1 * u7.v[1];
+  acc0[1] += w0 * u7.v[2];
+  acc0[2] += w0 * u7.v[1];
+  acc0[2] += w1 * u7.v[2];
+  acc0[2] += w0 * u7.v[3];
+  acc0[3] += w0 * u7.v[2];
+  acc0[3] += w1 * u7.v[3];
+  const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
+  acc0[3] += w0 * u8;
+  const value_type u9 = in[site + stencil::clamp_below(-1, -x) - sy];
+  acc0[0] += w1 * u9;
+  acc1[0] = w0 * u9;
+  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u10.v[0];
+  acc0[0] += w1 * u10.v[1];
+  acc0[1] += w1 * u10.v[0];
+  acc0[1] += w2 * u10.v[1];
+  acc0[1] += w1 * u10.v[2];
+  acc0[2] += w1 * u10.v[1];
+  acc0[2] += w2 * u10.v[2];
+  acc0[2] += w1 * u10.v[3];
+  acc0[3] += w1 * u10.v[2];
+  acc0[3] += w2 * u10.v[3];
+  acc1[0] += w1 * u10.v[0];
+  acc1[0] += w0 * u10.v[1];
+  acc1[1] = w0 * u10.v[0];
+  acc1[1] += w1 * u10.v[1];
+  acc1[1] += w0 * u10.v[2];
+  acc1[2] = w0 * u10.v[1];
+  acc1[2] += w1 * u10.v[2];
+  acc1[2] += w0 * u10.v[3];
+  acc1[3] = w0 * u10.v[2];
+  acc1[3] += w1 * u10.v[3];
+  const value_type u11 = in[site + stencil::clamp_above(4, xroom) - sy];
+  acc0[3] += w1 * u11;
+  acc1[3] += w0 * u11;
+  const value_type u12 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w2 * u12;
+  acc1[0] += w1 * u12;
+  const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w3 * u13.v[0];
+  acc0[0] += w2 * u13.v[1];
+  acc0[1] += w2 * u13.v[0];
+  acc0[1] += w3 * u13.v[1];
+  acc0[1] += w2 * u13.v[2];
+  acc0[2] += w2 * u13.v[1];
+  acc0[2] += w3 * u13.v[2];
+  acc0[2] += w2 * u13.v[3];
+  acc0[3] += w2 * u13.v[2];
+  acc0[3] += w3 * u13.v[3];
+  acc1[0] += w2 * u13.v[0];
+  acc1[0] += w1 * u13.v[1];
+  acc1[1] += w1 * u13.v[0];
+  acc1[1] += w2 * u13.v[1];
+  acc1[1] += w1 * u13.v[2];
+  acc1[2] += w1 * u13.v[1];
+  acc1[2] += w2 * u13.v[2];
+  acc1[2] += w1 * u13.v[3];
+  acc1[3] += w1 * u13.v[2];
+  acc1[3] += w2 * u13.v[3];
+  const value_type u14 = in[site + stencil::clamp_above(4, xroom)];
+  acc0[3] += w2 * u14;
+  acc1[3] += w1 * u14;
+  const value_type u15 = in[site + stencil::clamp_below(-1, -x) + sy];
+  acc0[0] += w1 * u15;
+  acc1[0] += w0 * u15;
+  const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u16.v[0];
+  acc0[0] += w1 * u16.v[1];
+  acc0[1] += w1 * u16.v[0];
+  acc0[1] += w2 * u16.v[1];
+  acc0[1] += w1 * u16.v[2];
+  acc0[2] += w1 * u16.v[1];
+  acc0[2] += w2 * u16.v[2];
+  acc0[2] += w1 * u16.v[3];
+  acc0[3] += w1 * u16.v[2];
+  acc0[3] += w2 * u16.v[3];
+  acc1[0] += w1 * u16.v[0];
+  acc1[0] += w0 * u16.v[1];
+  acc1[1] += w0 * u16.v[0];
+  acc1[1] += w1 * u16.v[1];
+  acc1[1] += w0 * u16.v[2];
+  acc1[2] += w0 * u16.v[1];
+  acc1[2] += w1 * u16.v[2];
+  acc1[2] += w0 * u16.v[3];
+  acc1[3] += w0 * u16.v[2];
+  acc1[3] += w1 * u16.v[3];
+  const value_type u17 = in[site + stencil::clamp_above(4, xroom) + sy];
+  acc0[3] += w1 * u17;
+  acc1[3] += w0 * u17;
+  const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
+  acc0[0] += w0 * u18;
+  acc1[0] += w1 * u18;
+  const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+  acc0[0] += w1 * u19.v[0];
+  acc0[0] += w0 * u19.v[1];
+  acc0[1] += w0 * u19.v[0];
+  acc0[1] += w1 * u19.v[1];
+  acc0[1] += w0 * u19.v[2];
+  acc0[2] += w0 * u19.v[1];
+  acc0[2] += w1 * u19.v[2];
+  acc0[2] += w0 * u19.v[3];
+  acc0[3] += w0 * u19.v[2];
+  acc0[3] += w1 * u19.v[3];
+  acc1[0] += w2 * u19.v[0];
+  acc1[0] += w1 * u19.v[1];
+  acc1[1] += w1 * u19.v[0];
+  acc1[1] += w2 * u19.v[1];
+  acc1[1] += w1 * u19.v[2];
+  acc1[2] += w1 * u19.v[1];
+  acc1[2] += w2 * u19.v[2];
+  acc1[2] += w1 * u19.v[3];
+  acc1[3] += w1 * u19.v[2];
+  acc1[3] += w2 * u19.v[3];
+  const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
+  acc0[3] += w0 * u20;
+  acc1[3] += w1 * u20;
+  const value_type u21 = in[site + stencil::clamp_below(-1, -x) + sz];
+  acc0[0] += w1 * u21;
+  acc1[0] += w2 * u21;
+  const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w2 * u22.v[0];
+  acc0[0] += w1 * u22.v[1];
+  acc0[1] += w1 * u22.v[0];
+  acc0[1] += w2 * u22.v[1];
+  acc0[1] += w1 * u22.v[2];
+  acc0[2] += w1 * u22.v[1];
+  acc0[2] += w2 * u22.v[2];
+  acc0[2] += w1 * u22.v[3];
+  acc0[3] += w1 * u22.v[2];
+  acc0[3] += w2 * u22.v[3];
+  acc1[0] += w3 * u22.v[0];
+  acc1[0] += w2 * u22.v[1];
+  acc1[1] += w2 * u22.v[0];
+  acc1[1] += w3 * u22.v[1];
+  acc1[1] += w2 * u22.v[2];
+  acc1[2] += w2 * u22.v[1];
+  acc1[2] += w3 * u22.v[2];
+  acc1[2] += w2 * u22.v[3];
+  acc1[3] += w2 * u22.v[2];
+  acc1[3] += w3 * u22.v[3];
+  const value_type u23 = in[site + stencil::clamp_above(4, xroom) + sz];
+  acc0[3] += w1 * u23;
+  acc1[3] += w2 * u23;
+  const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
+  acc0[0] += w0 * u24;
+  acc1[0] += w1 * u24;
+  const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+  acc0[0] += w1 * u25.v[0];
+  acc0[0] += w0 * u25.v[1];
+  acc0[1] += w0 * u25.v[0];
+  acc0[1] += w1 * u25.v[1];
+  acc0[1] += w0 * u25.v[2];
+  acc0[2] += w0 * u25.v[1];
+  acc0[2] += w1 * u25.v[2];
+  acc0[2] += w0 * u25.v[3];
+  acc0[3] += w0 * u25.v[2];
+  acc0[3] += w1 * u25.v[3];
+  acc1[0] += w2 * u25.v[0];
+  acc1[0] += w1 * u25.v[1];
+  acc1[1] += w1 * u25.v[0];
+  acc1[1] += w2 * u25.v[1];
+  acc1[1] += w1 * u25.v[2];
+  acc1[2] += w1 * u25.v[1];
+  acc1[2] += w2 * u25.v[2];
+  acc1[2] += w1 * u25.v[3];
+  acc1[3] += w1 * u25.v[2];
+  acc1[3] += w2 * u25.v[3];
+  const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
+  acc0[3] += w0 * u26;
+  acc1[3] += w1 * u26;
+  const value_type u27 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz];
+  acc1[0] += w0 * u27;
+  const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz);
+  acc1[0] += w1 * u28.v[0];
+  acc1[0] += w0 * u28.v[1];
+  acc1[1] += w0 * u28.v[0];
+  acc1[1] += w1 * u28.v[1];
+  acc1[1] += w0 * u28.v[2];
+  acc1[2] += w0 * u28.v[1];
+  acc1[2] += w1 * u28.v[2];
+  acc1[2] += w0 * u28.v[3];
+  acc1[3] += w0 * u28.v[2];
+  acc1[3] += w1 * u28.v[3];
+  const value_type u29 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz];
+  acc1[3] += w0 * u29;
+  const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
+  acc1[0] += w1 * u30;
+  const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+  acc1[0] += w2 * u31.v[0];
+  acc1[0] += w1 * u31.v[1];
+  acc1[1] += w1 * u31.v[0];
+  acc1[1] += w2 * u31.v[1];
+  acc1[1] += w1 * u31.v[2];
+  acc1[2] += w1 * u31.v[1];
+  acc1[2] += w2 * u31.v[2];
+  acc1[2] += w1 * u31.v[3];
+  acc1[3] += w1 * u31.v[2];
+  acc1[3] += w2 * u31.v[3];
+  const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
+  acc1[3] += w1 * u32;
+  const value_type u33 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz];
+  acc1[0] += w0 * u33;
+  const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz);
+  acc1[0] += w1 * u34.v[0];
+  acc1[0] += w0 * u34.v[1];
+  acc1[1] += w0 * u34.v[0];
+  acc1[1] += w1 * u34.v[1];
+  acc1[1] += w0 * u34.v[2];
+  acc1[2] += w0 * u34.v[1];
+  acc1[2] += w1 * u34.v[2];
+  acc1[2] += w0 * u34.v[3];
+  acc1[3] += w0 * u34.v[2];
+  acc1[3] += w1 * u34.v[3];
+  const value_type u35 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz];
+  acc1[3] += w0 * u35;
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], acc0[l]);
+    }
+  }
+  if (z + 1 < nz - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + sz + l], acc1[l]);
+      }
+    }
+  }
+}
+
+/// 3-D dirichlet 27-point stencil; 36 loads and 2 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_auto_h200_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[4], acc1[4];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
+    acc0[0] = w0 * u0;
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
+    acc0[0] += w1 * u1.v[0];
+    acc0[0] += w0 * u1.v[1];
+    acc0[1] = w0 * u1.v[0];
+    acc0[1] += w1 * u1.v[1];
+    acc0[1] += w0 * u1.v[2];
+    acc0[2] = w0 * u1.v[1];
+    acc0[2] += w1 * u1.v[2];
+    acc0[2] += w0 * u1.v[3];
+    acc0[3] = w0 * u1.v[2];
+    acc0[3] += w1 * u1.v[3];
+    const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
+    acc0[3] += w0 * u2;
+    const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
+    acc0[0] += w1 * u3;
+    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc0[0] += w2 * u4.v[0];
+    acc0[0] += w1 * u4.v[1];
+    acc0[1] += w1 * u4.v[0];
+    acc0[1] += w2 * u4.v[1];
+    acc0[1] += w1 * u4.v[2];
+    acc0[2] += w1 * u4.v[1];
+    acc0[2] += w2 * u4.v[2];
+    acc0[2] += w1 * u4.v[3];
+    acc0[3] += w1 * u4.v[2];
+    acc0[3] += w2 * u4.v[3];
+    const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
+    acc0[3] += w1 * u5;
+    const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
+    acc0[0] += w0 * u6;
+    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+    acc0[0] += w1 * u7.v[0];
+    acc0[0] += w0 * u7.v[1];
+    acc0[1] += w0 * u7.v[0];
+    acc0[1] += w1 * u7.v[1];
+    acc0[1] += w0 * u7.v[2];
+    acc0[2] += w0 * u7.v[1];
+    acc0[2] += w1 * u7.v[2];
+    acc0[2] += w0 * u7.v[3];
+    acc0[3] += w0 * u7.v[2];
+    acc0[3] += w1 * u7.v[3];
+    const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
+    acc0[3] += w0 * u8;
+    const value_type u9 = in[site + stencil::clamp_below(-1, -x) - sy];
+    acc0[0] += w1 * u9;
+    acc1[0] = w0 * u9;
+    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u10.v[0];
+    acc0[0] += w1 * u10.v[1];
+    acc0[1] += w1 * u10.v[0];
+    acc0[1] += w2 * u10.v[1];
+    acc0[1] += w1 * u10.v[2];
+    acc0[2] += w1 * u10.v[1];
+    acc0[2] += w2 * u10.v[2];
+    acc0[2] += w1 * u10.v[3];
+    acc0[3] += w1 * u10.v[2];
+    acc0[3] += w2 * u10.v[3];
+    acc1[0] += w1 * u10.v[0];
+    acc1[0] += w0 * u10.v[1];
+    acc1[1] = w0 * u10.v[0];
+    acc1[1] += w1 * u10.v[1];
+    acc1[1] += w0 * u10.v[2];
+    acc1[2] = w0 * u10.v[1];
+    acc1[2] += w1 * u10.v[2];
+    acc1[2] += w0 * u10.v[3];
+    acc1[3] = w0 * u10.v[2];
+    acc1[3] += w1 * u10.v[3];
+    const value_type u11 = in[site + stencil::clamp_above(4, xroom) - sy];
+    acc0[3] += w1 * u11;
+    acc1[3] += w0 * u11;
+    const value_type u12 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w2 * u12;
+    acc1[0] += w1 * u12;
+    const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w3 * u13.v[0];
+    acc0[0] += w2 * u13.v[1];
+    acc0[1] += w2 * u13.v[0];
+    acc0[1] += w3 * u13.v[1];
+    acc0[1] += w2 * u13.v[2];
+    acc0[2] += w2 * u13.v[1];
+    acc0[2] += w3 * u13.v[2];
+    acc0[2] += w2 * u13.v[3];
+    acc0[3] += w2 * u13.v[2];
+    acc0[3] += w3 * u13.v[3];
+    acc1[0] += w2 * u13.v[0];
+    acc1[0] += w1 * u13.v[1];
+    acc1[1] += w1 * u13.v[0];
+    acc1[1] += w2 * u13.v[1];
+    acc1[1] += w1 * u13.v[2];
+    acc1[2] += w1 * u13.v[1];
+    acc1[2] += w2 * u13.v[2];
+    acc1[2] += w1 * u13.v[3];
+    acc1[3] += w1 * u13.v[2];
+    acc1[3] += w2 * u13.v[3];
+    const value_type u14 = in[site + stencil::clamp_above(4, xroom)];
+    acc0[3] += w2 * u14;
+    acc1[3] += w1 * u14;
+    const value_type u15 = in[site + stencil::clamp_below(-1, -x) + sy];
+    acc0[0] += w1 * u15;
+    acc1[0] += w0 * u15;
+    const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u16.v[0];
+    acc0[0] += w1 * u16.v[1];
+    acc0[1] += w1 * u16.v[0];
+    acc0[1] += w2 * u16.v[1];
+    acc0[1] += w1 * u16.v[2];
+    acc0[2] += w1 * u16.v[1];
+    acc0[2] += w2 * u16.v[2];
+    acc0[2] += w1 * u16.v[3];
+    acc0[3] += w1 * u16.v[2];
+    acc0[3] += w2 * u16.v[3];
+    acc1[0] += w1 * u16.v[0];
+    acc1[0] += w0 * u16.v[1];
+    acc1[1] += w0 * u16.v[0];
+    acc1[1] += w1 * u16.v[1];
+    acc1[1] += w0 * u16.v[2];
+    acc1[2] += w0 * u16.v[1];
+    acc1[2] += w1 * u16.v[2];
+    acc1[2] += w0 * u16.v[3];
+    acc1[3] += w0 * u16.v[2];
+    acc1[3] += w1 * u16.v[3];
+    const value_type u17 = in[site + stencil::clamp_above(4, xroom) + sy];
+    acc0[3] += w1 * u17;
+    acc1[3] += w0 * u17;
+    const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
+    acc0[0] += w0 * u18;
+    acc1[0] += w1 * u18;
+    const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+    acc0[0] += w1 * u19.v[0];
+    acc0[0] += w0 * u19.v[1];
+    acc0[1] += w0 * u19.v[0];
+    acc0[1] += w1 * u19.v[1];
+    acc0[1] += w0 * u19.v[2];
+    acc0[2] += w0 * u19.v[1];
+    acc0[2] += w1 * u19.v[2];
+    acc0[2] += w0 * u19.v[3];
+    acc0[3] += w0 * u19.v[2];
+    acc0[3] += w1 * u19.v[3];
+    acc1[0] += w2 * u19.v[0];
+    acc1[0] += w1 * u19.v[1];
+    acc1[1] += w1 * u19.v[0];
+    acc1[1] += w2 * u19.v[1];
+    acc1[1] += w1 * u19.v[2];
+    acc1[2] += w1 * u19.v[1];
+    acc1[2] += w2 * u19.v[2];
+    acc1[2] += w1 * u19.v[3];
+    acc1[3] += w1 * u19.v[2];
+    acc1[3] += w2 * u19.v[3];
+    const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
+    acc0[3] += w0 * u20;
+    acc1[3] += w1 * u20;
+    const value_type u21 = in[site + stencil::clamp_below(-1, -x) + sz];
+    acc0[0] += w1 * u21;
+    acc1[0] += w2 * u21;
+    const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w2 * u22.v[0];
+    acc0[0] += w1 * u22.v[1];
+    acc0[1] += w1 * u22.v[0];
+    acc0[1] += w2 * u22.v[1];
+    acc0[1] += w1 * u22.v[2];
+    acc0[2] += w1 * u22.v[1];
+    acc0[2] += w2 * u22.v[2];
+    acc0[2] += w1 * u22.v[3];
+    acc0[3] += w1 * u22.v[2];
+    acc0[3] += w2 * u22.v[3];
+    acc1[0] += w3 * u22.v[0];
+    acc1[0] += w2 * u22.v[1];
+    acc1[1] += w2 * u22.v[0];
+    acc1[1] += w3 * u22.v[1];
+    acc1[1] += w2 * u22.v[2];
+    acc1[2] += w2 * u22.v[1];
+    acc1[2] += w3 * u22.v[2];
+    acc1[2] += w2 * u22.v[3];
+    acc1[3] += w2 * u22.v[2];
+    acc1[3] += w3 * u22.v[3];
+    const value_type u23 = in[site + stencil::clamp_above(4, xroom) + sz];
+    acc0[3] += w1 * u23;
+    acc1[3] += w2 * u23;
+    const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
+    acc0[0] += w0 * u24;
+    acc1[0] += w1 * u24;
+    const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+    acc0[0] += w1 * u25.v[0];
+    acc0[0] += w0 * u25.v[1];
+    acc0[1] += w0 * u25.v[0];
+    acc0[1] += w1 * u25.v[1];
+    acc0[1] += w0 * u25.v[2];
+    acc0[2] += w0 * u25.v[1];
+    acc0[2] += w1 * u25.v[2];
+    acc0[2] += w0 * u25.v[3];
+    acc0[3] += w0 * u25.v[2];
+    acc0[3] += w1 * u25.v[3];
+    acc1[0] += w2 * u25.v[0];
+    acc1[0] += w1 * u25.v[1];
+    acc1[1] += w1 * u25.v[0];
+    acc1[1] += w2 * u25.v[1];
+    acc1[1] += w1 * u25.v[2];
+    acc1[2] += w1 * u25.v[1];
+    acc1[2] += w2 * u25.v[2];
+    acc1[2] += w1 * u25.v[3];
+    acc1[3] += w1 * u25.v[2];
+    acc1[3] += w2 * u25.v[3];
+    const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
+    acc0[3] += w0 * u26;
+    acc1[3] += w1 * u26;
+    const value_type u27 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz];
+    acc1[0] += w0 * u27;
+    const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz);
+    acc1[0] += w1 * u28.v[0];
+    acc1[0] += w0 * u28.v[1];
+    acc1[1] += w0 * u28.v[0];
+    acc1[1] += w1 * u28.v[1];
+    acc1[1] += w0 * u28.v[2];
+    acc1[2] += w0 * u28.v[1];
+    acc1[2] += w1 * u28.v[2];
+    acc1[2] += w0 * u28.v[3];
+    acc1[3] += w0 * u28.v[2];
+    acc1[3] += w1 * u28.v[3];
+    const value_type u29 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz];
+    acc1[3] += w0 * u29;
+    const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
+    acc1[0] += w1 * u30;
+    const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+    acc1[0] += w2 * u31.v[0];
+    acc1[0] += w1 * u31.v[1];
+    acc1[1] += w1 * u31.v[0];
+    acc1[1] += w2 * u31.v[1];
+    acc1[1] += w1 * u31.v[2];
+    acc1[2] += w1 * u31.v[1];
+    acc1[2] += w2 * u31.v[2];
+    acc1[2] += w1 * u31.v[3];
+    acc1[3] += w1 * u31.v[2];
+    acc1[3] += w2 * u31.v[3];
+    const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
+    acc1[3] += w1 * u32;
+    const value_type u33 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz];
+    acc1[0] += w0 * u33;
+    const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz);
+    acc1[0] += w1 * u34.v[0];
+    acc1[0] += w0 * u34.v[1];
+    acc1[1] += w0 * u34.v[0];
+    acc1[1] += w1 * u34.v[1];
+    acc1[1] += w0 * u34.v[2];
+    acc1[2] += w0 * u34.v[1];
+    acc1[2] += w1 * u34.v[2];
+    acc1[2] += w0 * u34.v[3];
+    acc1[3] += w0 * u34.v[2];
+    acc1[3] += w1 * u34.v[3];
+    const value_type u35 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz];
+    acc1[3] += w0 * u35;
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (z + 1 < nz - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// 3-D dirichlet 27-point stencil; 36 loads and 2 stores per thread. Also
+/// sums in . out over the stored sites: one partial per block, for CG's p^T A
+/// p without a second pass over the fields. Each of those loads reads `in`
+/// and `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_auto_h200_fold_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[4], acc1[4];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy - sz;
+    const value_type u0 = in[at0] + beta * direction[at0];
+    acc0[0] = w0 * u0;
+    const stencil::index_t at1 = site - sy - sz;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+        reinterpret_cast<const vec_t *>(direction + at1), beta);
+    acc0[0] += w1 * u1.v[0];
+    acc0[0] += w0 * u1.v[1];
+    acc0[1] = w0 * u1.v[0];
+    acc0[1] += w1 * u1.v[1];
+    acc0[1] += w0 * u1.v[2];
+    acc0[2] = w0 * u1.v[1];
+    acc0[2] += w1 * u1.v[2];
+    acc0[2] += w0 * u1.v[3];
+    acc0[3] = w0 * u1.v[2];
+    acc0[3] += w1 * u1.v[3];
+    const stencil::index_t at2 = site + stencil::clamp_above(4, xroom) - sy - sz;
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0[3] += w0 * u2;
+    const stencil::index_t at3 = site + stencil::clamp_below(-1, -x) - sz;
+    const value_type u3 = in[at3] + beta * direction[at3];
+    acc0[0] += w1 * u3;
+    const stencil::index_t at4 = site - sz;
+    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
+        reinterpret_cast<const vec_t *>(direction + at4), beta);
+    acc0[0] += w2 * u4.v[0];
+    acc0[0] += w1 * u4.v[1];
+    acc0[1] += w1 * u4.v[0];
+    acc0[1] += w2 * u4.v[1];
+    acc0[1] += w1 * u4.v[2];
+    acc0[2] += w1 * u4.v[1];
+    acc0[2] += w2 * u4.v[2];
+    acc0[2] += w1 * u4.v[3];
+    acc0[3] += w1 * u4.v[2];
+    acc0[3] += w2 * u4.v[3];
+    const stencil::index_t at5 = site + stencil::clamp_above(4, xroom) - sz;
+    const value_type u5 = in[at5] + beta * direction[at5];
+    acc0[3] += w1 * u5;
+    const stencil::index_t at6 = site + stencil::clamp_below(-1, -x) + sy - sz;
+    const value_type u6 = in[at6] + beta * direction[at6];
+    acc0[0] += w0 * u6;
+    const stencil::index_t at7 = site + sy - sz;
+    const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
+        reinterpret_cast<const vec_t *>(direction + at7), beta);
+    acc0[0] += w1 * u7.v[0];
+    acc0[0] += w0 * u7.v[1];
+    acc0[1] += w0 * u7.v[0];
+    acc0[1] += w1 * u7.v[1];
+    acc0[1] += w0 * u7.v[2];
+    acc0[2] += w0 * u7.v[1];
+    acc0[2] += w1 * u7.v[2];
+    acc0[2] += w0 * u7.v[3];
+    acc0[3] += w0 * u7.v[2];
+    acc0[3] += w1 * u7.v[3];
+    const stencil::index_t at8 = site + stencil::clamp_above(4, xroom) + sy - sz;
+    const value_type u8 = in[at8] + beta * direction[at8];
+    acc0[3] += w0 * u8;
+    const stencil::index_t at9 = site + stencil::clamp_below(-1, -x) - sy;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc0[0] += w1 * u9;
+    acc1[0] = w0 * u9;
+    const stencil::index_t at10 = site - sy;
+    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
+        reinterpret_cast<const vec_t *>(direction + at10), beta);
+    acc0[0] += w2 * u10.v[0];
+    acc0[0] += w1 * u10.v[1];
+    acc0[1] += w1 * u10.v[0];
+    acc0[1] += w2 * u10.v[1];
+    acc0[1] += w1 * u10.v[2];
+    acc0[2] += w1 * u10.v[1];
+    acc0[2] += w2 * u10.v[2];
+    acc0[2] += w1 * u10.v[3];
+    acc0[3] += w1 * u10.v[2];
+    acc0[3] += w2 * u10.v[3];
+    acc1[0] += w1 * u10.v[0];
+    acc1[0] += w0 * u10.v[1];
+    acc1[1] = w0 * u10.v[0];
+    acc1[1] += w1 * u10.v[1];
+    acc1[1] += w0 * u10.v[2];
+    acc1[2] = w0 * u10.v[1];
+    acc1[2] += w1 * u10.v[2];
+    acc1[2] += w0 * u10.v[3];
+    acc1[3] = w0 * u10.v[2];
+    acc1[3] += w1 * u10.v[3];
+    const stencil::index_t at11 = site + stencil::clamp_above(4, xroom) - sy;
+    const value_type u11 = in[at11] + beta * direction[at11];
+    acc0[3] += w1 * u11;
+    acc1[3] += w0 * u11;
+    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x);
+    const value_type u12 = in[at12] + beta * direction[at12];
+    acc0[0] += w2 * u12;
+    acc1[0] += w1 * u12;
+    const stencil::index_t at13 = site;
+    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
+        reinterpret_cast<const vec_t *>(direction + at13), beta);
+    acc0[0] += w3 * u13.v[0];
+    acc0[0] += w2 * u13.v[1];
+    acc0[1] += w2 * u13.v[0];
+    acc0[1] += w3 * u13.v[1];
+    acc0[1] += w2 * u13.v[2];
+    acc0[2] += w2 * u13.v[1];
+    acc0[2] += w3 * u13.v[2];
+    acc0[2] += w2 * u13.v[3];
+    acc0[3] += w2 * u13.v[2];
+    acc0[3] += w3 * u13.v[3];
+    acc1[0] += w2 * u13.v[0];
+    acc1[0] += w1 * u13.v[1];
+    acc1[1] += w1 * u13.v[0];
+    acc1[1] += w2 * u13.v[1];
+    acc1[1] += w1 * u13.v[2];
+    acc1[2] += w1 * u13.v[1];
+    acc1[2] += w2 * u13.v[2];
+    acc1[2] += w1 * u13.v[3];
+    acc1[3] += w1 * u13.v[2];
+    acc1[3] += w2 * u13.v[3];
+    const stencil::index_t at14 = site + stencil::clamp_above(4, xroom);
+    const value_type u14 = in[at14] + beta * direction[at14];
+    acc0[3] += w2 * u14;
+    acc1[3] += w1 * u14;
+    const stencil::index_t at15 = site + stencil::clamp_below(-1, -x) + sy;
+    const value_type u15 = in[at15] + beta * direction[at15];
+    acc0[0] += w1 * u15;
+    acc1[0] += w0 * u15;
+    const stencil::index_t at16 = site + sy;
+    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at16),
+        reinterpret_cast<const vec_t *>(direction + at16), beta);
+    acc0[0] += w2 * u16.v[0];
+    acc0[0] += w1 * u16.v[1];
+    acc0[1] += w1 * u16.v[0];
+    acc0[1] += w2 * u16.v[1];
+    acc0[1] += w1 * u16.v[2];
+    acc0[2] += w1 * u16.v[1];
+    acc0[2] += w2 * u16.v[2];
+    acc0[2] += w1 * u16.v[3];
+    acc0[3] += w1 * u16.v[2];
+    acc0[3] += w2 * u16.v[3];
+    acc1[0] += w1 * u16.v[0];
+    acc1[0] += w0 * u16.v[1];
+    acc1[1] += w0 * u16.v[0];
+    acc1[1] += w1 * u16.v[1];
+    acc1[1] += w0 * u16.v[2];
+    acc1[2] += w0 * u16.v[1];
+    acc1[2] += w1 * u16.v[2];
+    acc1[2] += w0 * u16.v[3];
+    acc1[3] += w0 * u16.v[2];
+    acc1[3] += w1 * u16.v[3];
+    const stencil::index_t at17 = site + stencil::clamp_above(4, xroom) + sy;
+    const value_type u17 = in[at17] + beta * direction[at17];
+    acc0[3] += w1 * u17;
+    acc1[3] += w0 * u17;
+    const stencil::index_t at18 = site + stencil::clamp_below(-1, -x) - sy + sz;
+    const value_type u18 = in[at18] + beta * direction[at18];
+    acc0[0] += w0 * u18;
+    acc1[0] += w1 * u18;
+    const stencil::index_t at19 = site - sy + sz;
+    const vec_t u19 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at19),
+        reinterpret_cast<const vec_t *>(direction + at19), beta);
+    acc0[0] += w1 * u19.v[0];
+    acc0[0] += w0 * u19.v[1];
+    acc0[1] += w0 * u19.v[0];
+    acc0[1] += w1 * u19.v[1];
+    acc0[1] += w0 * u19.v[2];
+    acc0[2] += w0 * u19.v[1];
+    acc0[2] += w1 * u19.v[2];
+    acc0[2] += w0 * u19.v[3];
+    acc0[3] += w0 * u19.v[2];
+    acc0[3] += w1 * u19.v[3];
+    acc1[0] += w2 * u19.v[0];
+    acc1[0] += w1 * u19.v[1];
+    acc1[1] += w1 * u19.v[0];
+    acc1[1] += w2 * u19.v[1];
+    acc1[1] += w1 * u19.v[2];
+    acc1[2] += w1 * u19.v[1];
+    acc1[2] += w2 * u19.v[2];
+    acc1[2] += w1 * u19.v[3];
+    acc1[3] += w1 * u19.v[2];
+    acc1[3] += w2 * u19.v[3];
+    const stencil::index_t at20 = site + stencil::clamp_above(4, xroom) - sy + sz;
+    const value_type u20 = in[at20] + beta * direction[at20];
+    acc0[3] += w0 * u20;
+    acc1[3] += w1 * u20;
+    const stencil::index_t at21 = site + stencil::clamp_below(-1, -x) + sz;
+    const value_type u21 = in[at21] + beta * direction[at21];
+    acc0[0] += w1 * u21;
+    acc1[0] += w2 * u21;
+    const stencil::index_t at22 = site + sz;
+    const vec_t u22 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at22),
+        reinterpret_cast<const vec_t *>(direction + at22), beta);
+    acc0[0] += w2 * u22.v[0];
+    acc0[0] += w1 * u22.v[1];
+    acc0[1] += w1 * u22.v[0];
+    acc0[1] += w2 * u22.v[1];
+    acc0[1] += w1 * u22.v[2];
+    acc0[2] += w1 * u22.v[1];
+    acc0[2] += w2 * u22.v[2];
+    acc0[2] += w1 * u22.v[3];
+    acc0[3] += w1 * u22.v[2];
+    acc0[3] += w2 * u22.v[3];
+    acc1[0] += w3 * u22.v[0];
+    acc1[0] += w2 * u22.v[1];
+    acc1[1] += w2 * u22.v[0];
+    acc1[1] += w3 * u22.v[1];
+    acc1[1] += w2 * u22.v[2];
+    acc1[2] += w2 * u22.v[1];
+    acc1[2] += w3 * u22.v[2];
+    acc1[2] += w2 * u22.v[3];
+    acc1[3] += w2 * u22.v[2];
+    acc1[3] += w3 * u22.v[3];
+    const stencil::index_t at23 = site + stencil::clamp_above(4, xroom) + sz;
+    const value_type u23 = in[at23] + beta * direction[at23];
+    acc0[3] += w1 * u23;
+    acc1[3] += w2 * u23;
+    const stencil::index_t at24 = site + stencil::clamp_below(-1, -x) + sy + sz;
+    const value_type u24 = in[at24] + beta * direction[at24];
+    acc0[0] += w0 * u24;
+    acc1[0] += w1 * u24;
+    const stencil::index_t at25 = site + sy + sz;
+    const vec_t u25 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at25),
+        reinterpret_cast<const vec_t *>(direction + at25), beta);
+    acc0[0] += w1 * u25.v[0];
+    acc0[0] += w0 * u25.v[1];
+    acc0[1] += w0 * u25.v[0];
+    acc0[1] += w1 * u25.v[1];
+    acc0[1] += w0 * u25.v[2];
+    acc0[2] += w0 * u25.v[1];
+    acc0[2] += w1 * u25.v[2];
+    acc0[2] += w0 * u25.v[3];
+    acc0[3] += w0 * u25.v[2];
+    acc0[3] += w1 * u25.v[3];
+    acc1[0] += w2 * u25.v[0];
+    acc1[0] += w1 * u25.v[1];
+    acc1[1] += w1 * u25.v[0];
+    acc1[1] += w2 * u25.v[1];
+    acc1[1] += w1 * u25.v[2];
+    acc1[2] += w1 * u25.v[1];
+    acc1[2] += w2 * u25.v[2];
+    acc1[2] += w1 * u25.v[3];
+    acc1[3] += w1 * u25.v[2];
+    acc1[3] += w2 * u25.v[3];
+    const stencil::index_t at26 = site + stencil::clamp_above(4, xroom) + sy + sz;
+    const value_type u26 = in[at26] + beta * direction[at26];
+    acc0[3] += w0 * u26;
+    acc1[3] += w1 * u26;
+    const stencil::index_t at27 = site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz;
+    const value_type u27 = in[at27] + beta * direction[at27];
+    acc1[0] += w0 * u27;
+    const stencil::index_t at28 = site - sy + stencil::clamp_above(2, room) * sz;
+    const vec_t u28 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at28),
+        reinterpret_cast<const vec_t *>(direction + at28), beta);
+    acc1[0] += w1 * u28.v[0];
+    acc1[0] += w0 * u28.v[1];
+    acc1[1] += w0 * u28.v[0];
+    acc1[1] += w1 * u28.v[1];
+    acc1[1] += w0 * u28.v[2];
+    acc1[2] += w0 * u28.v[1];
+    acc1[2] += w1 * u28.v[2];
+    acc1[2] += w0 * u28.v[3];
+    acc1[3] += w0 * u28.v[2];
+    acc1[3] += w1 * u28.v[3];
+    const stencil::index_t at29 = site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz;
+    const value_type u29 = in[at29] + beta * direction[at29];
+    acc1[3] += w0 * u29;
+    const stencil::index_t at30 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz;
+    const value_type u30 = in[at30] + beta * direction[at30];
+    acc1[0] += w1 * u30;
+    const stencil::index_t at31 = site + stencil::clamp_above(2, room) * sz;
+    const vec_t u31 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at31),
+        reinterpret_cast<const vec_t *>(direction + at31), beta);
+    acc1[0] += w2 * u31.v[0];
+    acc1[0] += w1 * u31.v[1];
+    acc1[1] += w1 * u31.v[0];
+    acc1[1] += w2 * u31.v[1];
+    acc1[1] += w1 * u31.v[2];
+    acc1[2] += w1 * u31.v[1];
+    acc1[2] += w2 * u31.v[2];
+    acc1[2] += w1 * u31.v[3];
+    acc1[3] += w1 * u31.v[2];
+    acc1[3] += w2 * u31.v[3];
+    const stencil::index_t at32 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz;
+    const value_type u32 = in[at32] + beta * direction[at32];
+    acc1[3] += w1 * u32;
+    const stencil::index_t at33 = site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz;
+    const value_type u33 = in[at33] + beta * direction[at33];
+    acc1[0] += w0 * u33;
+    const stencil::index_t at34 = site + sy + stencil::clamp_above(2, room) * sz;
+    const vec_t u34 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at34),
+        reinterpret_cast<const vec_t *>(direction + at34), beta);
+    acc1[0] += w1 * u34.v[0];
+    acc1[0] += w0 * u34.v[1];
+    acc1[1] += w0 * u34.v[0];
+    acc1[1] += w1 * u34.v[1];
+    acc1[1] += w0 * u34.v[2];
+    acc1[2] += w0 * u34.v[1];
+    acc1[2] += w1 * u34.v[2];
+    acc1[2] += w0 * u34.v[3];
+    acc1[3] += w0 * u34.v[2];
+    acc1[3] += w1 * u34.v[3];
+    const stencil::index_t at35 = site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz;
+    const value_type u35 = in[at35] + beta * direction[at35];
+    acc1[3] += w0 * u35;
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+          reinterpret_cast<const vec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const vec_t *>(direction + site), alpha);
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], acc0[l]);
+          const value_type c = in[site + l] + beta * direction[site + l];
+          STENCIL_STORE(&next_direction[site + l], c);
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (z + 1 < nz - 1) {
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
+            STENCIL_STORE(&next_direction[site + sz + l], c);
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
+            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "stencil3d_27pt_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_fold_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("stencil3d_27pt_auto_h200_fold_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "stencil3d_27pt_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_fold_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("stencil3d_27pt_auto_h200_fold_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "stencil3d_27pt_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("stencil3d_27pt_auto_h200_fold_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("stencil3d_27pt_auto_h200_fold: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_auto_h200_fold: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("stencil3d_27pt_auto_h200_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(stencil3d_27pt_auto_h200_fold_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("stencil3d_27pt_auto_h200_fold_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_h2 = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace stencil3d_27pt_auto_h200_fold
 } // namespace stencilc_kernels
 

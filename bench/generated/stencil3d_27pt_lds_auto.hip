@@ -514,8 +514,9 @@ stencil3d_27pt_lds_auto_dot_kernel(
 /// for CG's p^T A p without a second pass over the fields. Each of those
 /// loads reads `in` and `direction` as p' = in + beta direction (CG's next
 /// direction from the residual `in` and the last one), each store also writes
-/// p' to next_direction (whose halo is not written), and the sum is p' . out:
-/// the direction's own pass folded into the stencil.
+/// p' to next_direction (whose halo is not written) and, given a solution,
+/// adds the last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_lds_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -523,6 +524,8 @@ stencil3d_27pt_lds_auto_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -534,6 +537,8 @@ stencil3d_27pt_lds_auto_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   // The block's box in shared memory: its sites and the halo its taps reach,
   // 258 x 6 x 3 sites, one value each (18576 bytes). Every thread stages part
   // of it, then all compute from it.
@@ -751,23 +756,31 @@ stencil3d_27pt_lds_auto_fold_dot_kernel(
       STENCIL_STORE(&out[site], acc0);
       const value_type p0 = in[site] + beta * direction[site];
       STENCIL_STORE(&next_direction[site], p0);
+      if (solution)
+        solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
       dot += static_cast<double>(p0) * static_cast<double>(acc0);
       if (y + 1 < ny - 1) {
         STENCIL_STORE(&out[site + sy], acc1);
         const value_type p1 = in[site + sy] + beta * direction[site + sy];
         STENCIL_STORE(&next_direction[site + sy], p1);
+        if (solution)
+          solution[site + sy] = solution[site + sy] + alpha * stencil::widen(direction[site + sy]);
         dot += static_cast<double>(p1) * static_cast<double>(acc1);
       }
       if (y + 2 < ny - 1) {
         STENCIL_STORE(&out[site + 2 * sy], acc2);
         const value_type p2 = in[site + 2 * sy] + beta * direction[site + 2 * sy];
         STENCIL_STORE(&next_direction[site + 2 * sy], p2);
+        if (solution)
+          solution[site + 2 * sy] = solution[site + 2 * sy] + alpha * stencil::widen(direction[site + 2 * sy]);
         dot += static_cast<double>(p2) * static_cast<double>(acc2);
       }
       if (y + 3 < ny - 1) {
         STENCIL_STORE(&out[site + 3 * sy], acc3);
         const value_type p3 = in[site + 3 * sy] + beta * direction[site + 3 * sy];
         STENCIL_STORE(&next_direction[site + 3 * sy], p3);
+        if (solution)
+          solution[site + 3 * sy] = solution[site + 3 * sy] + alpha * stencil::widen(direction[site + 3 * sy]);
         dot += static_cast<double>(p3) * static_cast<double>(acc3);
       }
     }
@@ -936,12 +949,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -953,6 +968,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_lds_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_lds_auto: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -964,6 +981,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("stencil3d_27pt_lds_auto: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_lds_auto: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -973,6 +997,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -983,8 +1009,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -996,7 +1023,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 
@@ -1518,8 +1546,9 @@ stencil3d_27pt_lds_auto_h200_dot_kernel(
 /// for CG's p^T A p without a second pass over the fields. Each of those
 /// loads reads `in` and `direction` as p' = in + beta direction (CG's next
 /// direction from the residual `in` and the last one), each store also writes
-/// p' to next_direction (whose halo is not written), and the sum is p' . out:
-/// the direction's own pass folded into the stencil.
+/// p' to next_direction (whose halo is not written) and, given a solution,
+/// adds the last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_lds_auto_h200_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1527,6 +1556,8 @@ stencil3d_27pt_lds_auto_h200_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -1538,6 +1569,8 @@ stencil3d_27pt_lds_auto_h200_fold_dot_kernel(
   const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   // The block's box in shared memory: its sites and the halo its taps reach, 34
   // x 6 x 10 sites, one value each (8160 bytes). Every thread stages part of
   // it, then all compute from it.
@@ -1755,23 +1788,31 @@ stencil3d_27pt_lds_auto_h200_fold_dot_kernel(
       STENCIL_STORE(&out[site], acc0);
       const value_type p0 = in[site] + beta * direction[site];
       STENCIL_STORE(&next_direction[site], p0);
+      if (solution)
+        solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
       dot += static_cast<double>(p0) * static_cast<double>(acc0);
       if (z + 1 < nz - 1) {
         STENCIL_STORE(&out[site + sz], acc1);
         const value_type p1 = in[site + sz] + beta * direction[site + sz];
         STENCIL_STORE(&next_direction[site + sz], p1);
+        if (solution)
+          solution[site + sz] = solution[site + sz] + alpha * stencil::widen(direction[site + sz]);
         dot += static_cast<double>(p1) * static_cast<double>(acc1);
       }
       if (z + 2 < nz - 1) {
         STENCIL_STORE(&out[site + 2 * sz], acc2);
         const value_type p2 = in[site + 2 * sz] + beta * direction[site + 2 * sz];
         STENCIL_STORE(&next_direction[site + 2 * sz], p2);
+        if (solution)
+          solution[site + 2 * sz] = solution[site + 2 * sz] + alpha * stencil::widen(direction[site + 2 * sz]);
         dot += static_cast<double>(p2) * static_cast<double>(acc2);
       }
       if (z + 3 < nz - 1) {
         STENCIL_STORE(&out[site + 3 * sz], acc3);
         const value_type p3 = in[site + 3 * sz] + beta * direction[site + 3 * sz];
         STENCIL_STORE(&next_direction[site + 3 * sz], p3);
+        if (solution)
+          solution[site + 3 * sz] = solution[site + 3 * sz] + alpha * stencil::widen(direction[site + 3 * sz]);
         dot += static_cast<double>(p3) * static_cast<double>(acc3);
       }
     }
@@ -1940,12 +1981,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -1957,6 +2000,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_lds_auto_h200: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_lds_auto_h200: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -1968,6 +2013,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("stencil3d_27pt_lds_auto_h200: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_lds_auto_h200: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -1977,6 +2029,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -1987,8 +2041,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -2000,7 +2055,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

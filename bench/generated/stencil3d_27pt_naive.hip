@@ -200,8 +200,9 @@ stencil3d_27pt_naive_dot_kernel(
 /// p without a second pass over the fields. Each of those loads reads `in`
 /// and `direction` as p' = in + beta direction (CG's next direction from the
 /// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written), and the sum is p' . out: the
-/// direction's own pass folded into the stencil.
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_naive_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -209,6 +210,8 @@ stencil3d_27pt_naive_fold_dot_kernel(
     const value_type *STENCIL_RESTRICT direction,
     value_type *STENCIL_RESTRICT next_direction,
     const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
     const int nx,
     const int ny,
     const int nz,
@@ -220,6 +223,8 @@ stencil3d_27pt_naive_fold_dot_kernel(
   const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -321,6 +326,8 @@ stencil3d_27pt_naive_fold_dot_kernel(
     STENCIL_STORE_NT(&out[site], acc0);
     const value_type p0 = in[site] + beta * direction[site];
     STENCIL_STORE_NT(&next_direction[site], p0);
+    if (solution)
+      solution[site] = solution[site] + alpha * stencil::widen(direction[site]);
     dot += static_cast<double>(p0) * static_cast<double>(acc0);
   }
   stencil::block_sum(dot, partials);
@@ -487,12 +494,14 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 
 /// CG's direction update folded into the stencil: next_direction = p' = in +
 /// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them. The four
-/// fields must not overlap.
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
 stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
     const value_type *in, const value_type *direction, const double *beta,
-    const Extents &extents, const Params &params, double *partials,
-    stencil::Stream stream) {
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
@@ -504,6 +513,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (out == nullptr || next_direction == nullptr || in == nullptr ||
       direction == nullptr || beta == nullptr || partials == nullptr)
     return stencil::Status::failure("stencil3d_27pt_naive: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("stencil3d_27pt_naive: a solution to update but no alpha");
   const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
       static_cast<std::int64_t>(extents.ny) *
       static_cast<std::int64_t>(extents.nz);
@@ -515,6 +526,13 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
         return stencil::Status::failure(std::string("stencil3d_27pt_naive: '") +
             names[a] + "' and '" + names[b] +
             "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("stencil3d_27pt_naive: 'solution' and '") +
+          names[a] + "' overlap");
 
   if (config.empty)
     return status;
@@ -524,6 +542,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       direction,
       next_direction,
       beta,
+      solution,
+      alpha,
       extents.nx,
       extents.ny,
       extents.nz,
@@ -534,8 +554,9 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
 
 stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
   (void)params;
   (void)fields;
   Extents typed_extents;
@@ -547,7 +568,8 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
   return apply_fold_dot(static_cast<value_type *>(out),
       static_cast<value_type *>(next_direction),
       static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta, typed_extents,
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
 }
 

@@ -58,6 +58,17 @@ std::string AccessPrinter::inVector(const std::string &at) const {
          " *>(direction + " + at + "), beta)";
 }
 
+std::string AccessPrinter::solutionUpdate(const std::string &at) const {
+  return "if (solution)\n  solution[" + at + "] = solution[" + at +
+         "] + alpha * stencil::widen(direction[" + at + "]);";
+}
+
+std::string AccessPrinter::solutionVectorUpdate(const std::string &at) const {
+  return "if (solution)\n  stencil::add_scaled(reinterpret_cast<vec_t *>("
+         "solution + " + at + "),\n      reinterpret_cast<const " +
+         storedVector() + " *>(direction + " + at + "), alpha);";
+}
+
 std::string AccessPrinter::stored(const std::string &value) const {
   return plan.narrowStorage ? "stencil::narrow<storage_type>(" + value + ")"
                             : value;
@@ -221,6 +232,7 @@ public:
       p.line("const value_type " + next + " = " + inValue(at) + ";");
       p.line(std::string(storeMacro()) + "(&next_direction[" + at + "], " +
              stored(next) + ");");
+      p.lines(solutionUpdate(at));
       p.line("dot += static_cast<double>(" + next +
              ") * static_cast<double>(" + acc + ");");
     } else if (store.addsDot) {
@@ -287,10 +299,12 @@ public:
     if (foldsDirection() || store.addsDot) {
       CodePrinter::Indent indent(p);
       p.lines("const vec_t c = " + inVector(at) + ";");
-      if (foldsDirection())
+      if (foldsDirection()) {
         p.line(std::string(storeMacro()) + "(reinterpret_cast<" +
                storedVector() + " *>(next_direction + " + at + "), " +
                stored("c") + ");");
+        p.lines(solutionVectorUpdate(at));
+      }
       if (store.addsDot)
         p.emit(vars, R"(
           STENCIL_UNROLL
@@ -310,6 +324,9 @@ public:
       p.emit(vars, R"(
         const value_type c = $in_value$;
         $store$(&next_direction[$at$ + l], $stored_c$);
+      )");
+      p.lines(solutionUpdate(at + " + l"));
+      p.emit(vars, R"(
         dot += static_cast<double>(c) * static_cast<double>($acc$[l]);
       )");
     } else if (store.addsDot) {

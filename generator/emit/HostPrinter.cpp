@@ -85,6 +85,12 @@ std::string launchArguments(const LauncherPlan &launcher) {
     case ParameterKind::DirectionBeta:
       args.push_back("beta");
       break;
+    case ParameterKind::SolutionField:
+      args.push_back("solution");
+      break;
+    case ParameterKind::SolutionAlpha:
+      args.push_back("alpha");
+      break;
     case ParameterKind::HopMode:
       args.push_back("static_cast<int>(mode)");
       break;
@@ -373,6 +379,14 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
                  ": 'next_direction' and 'direction' must be aligned to " +
                  bytes + " bytes for the " + bytes +
                  "-byte accesses of kernel.vector_width " +
+                 std::to_string(launcher.vectorWidth) +
+                 "\");\nif (solution != nullptr && "
+                 "!stencil::is_aligned(solution, " +
+                 std::to_string(launcher.alignmentBytes *
+                                (model.narrowStorage() ? 2 : 1)) +
+                 "))\n  return stencil::Status::failure(\"" + model.name +
+                 ": 'solution' must be aligned for the vector accesses of "
+                 "kernel.vector_width " +
                  std::to_string(launcher.vectorWidth) + "\");"},
       {"field", fieldType(model.narrowStorage())},
   };
@@ -380,13 +394,15 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
     $summary$
     stencil::Status $function$($field$ *out, $field$ *next_direction,
         const $field$ *in, const $field$ *direction, const double *beta,
-        const Extents &extents, const Params &params, double *partials,
-        stencil::Stream stream) {
+        value_type *solution, const double *alpha, const Extents &extents,
+        const Params &params, double *partials, stencil::Stream stream) {
       (void)params; // unused when the spec declares no parameters
       $configure$
       if (out == nullptr || next_direction == nullptr || in == nullptr ||
           direction == nullptr || beta == nullptr || partials == nullptr)
         return stencil::Status::failure("$model$: null field pointer");
+      if (solution != nullptr && alpha == nullptr)
+        return stencil::Status::failure("$model$: a solution to update but no alpha");
       const std::int64_t values = $value_count$;
       const void *arrays[] = {out, next_direction, in, direction};
       const char *names[] = {"out", "next_direction", "in", "direction"};
@@ -396,6 +412,13 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
             return stencil::Status::failure(std::string("$model$: '") +
                 names[a] + "' and '" + names[b] +
                 "' overlap; the kernel reads and writes four separate fields");
+      // x is stored in the arithmetic type, perhaps wider than the fields.
+      const std::int64_t solution_values =
+          values * static_cast<std::int64_t>(sizeof(value_type) / sizeof($field$));
+      for (int a = 0; solution != nullptr && a < 4; ++a)
+        if (overlaps(solution, solution_values, arrays[a], values))
+          return stencil::Status::failure(std::string("$model$: 'solution' and '") +
+              names[a] + "' overlap");
       $checks$
       $alignment_check$$whole_region$
       $launch_and_status$
@@ -403,13 +426,15 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
 
     stencil::Status $function$_generic(void *out, void *next_direction,
         const void *in, const void *direction, const double *beta,
-        const int *extents, const double *params, const void *const *fields,
-        double *partials, stencil::Stream stream) {
+        void *solution, const double *alpha, const int *extents,
+        const double *params, const void *const *fields, double *partials,
+        stencil::Stream stream) {
       $typed$
       return $function$(static_cast<$field$ *>(out),
           static_cast<$field$ *>(next_direction),
           static_cast<const $field$ *>(in),
-          static_cast<const $field$ *>(direction), beta, typed_extents,
+          static_cast<const $field$ *>(direction), beta,
+          static_cast<value_type *>(solution), alpha, typed_extents,
           typed_params, partials, stream);
     }
   )");
@@ -756,14 +781,18 @@ std::string printExtraDeclarations(const std::vector<LauncherPlan> &launchers,
           /// CG's direction update folded into the stencil: next_direction =
           /// p' = in + beta direction (beta: device memory, where CG keeps
           /// its scalars), out = A p', and partials[b] = block b's share of
-          /// p' . out (as apply_dot sums them). Four separate fields.
+          /// p' . out (as apply_dot sums them); where `solution` is not null,
+          /// also the last step's solution += alpha direction (*alpha: device
+          /// memory) on the sites out gets. Five separate fields.
           stencil::Status $function$($field$ *out, $field$ *next_direction,
               const $field$ *in, const $field$ *direction, const double *beta,
-              const Extents &extents, const Params &params, double *partials,
+              value_type *solution, const double *alpha, const Extents &extents,
+              const Params &params, double *partials,
               stencil::Stream stream = nullptr);
           stencil::Status $function$_generic(void *out, void *next_direction,
               const void *in, const void *direction, const double *beta,
-              const int *extents, const double *params, const void *const *fields,
+              void *solution, const double *alpha, const int *extents,
+              const double *params, const void *const *fields,
               double *partials, stencil::Stream stream);
         )");
         continue;

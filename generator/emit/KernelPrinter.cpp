@@ -118,7 +118,10 @@ std::string parameterDeclaration(const KernelParameter &param,
   case ParameterKind::NextDirectionField:
     return field + " *STENCIL_RESTRICT " + param.name;
   case ParameterKind::DirectionBeta:
+  case ParameterKind::SolutionAlpha:
     return "const double *STENCIL_RESTRICT " + param.name;
+  case ParameterKind::SolutionField:
+    return "value_type *STENCIL_RESTRICT " + param.name;
   case ParameterKind::HopMode:
   case ParameterKind::Extent:
   case ParameterKind::Slab:
@@ -446,14 +449,18 @@ std::vector<std::string> KernelPrinter::outsideTerms() const {
   return terms;
 }
 
-/// The folded direction update's beta, read once from the device memory
-/// where the solver keeps it.
+/// The folded direction update's beta, and the deferred x update's alpha,
+/// read once from the device memory where the solver keeps them.
 void KernelPrinter::directionBeta(CodePrinter &p) const {
   for (const KernelParameter &param : plan.parameters)
     if (param.kind == ParameterKind::DirectionBeta) {
       p.line("// CG's beta: the solver keeps its scalars in device memory.");
       p.line("const value_type beta = static_cast<value_type>(*" + param.name +
              ");");
+    } else if (param.kind == ParameterKind::SolutionAlpha) {
+      p.line("// The last step's alpha, for its x += alpha p (no x: none).");
+      p.line("const value_type alpha = solution ? static_cast<value_type>(*" +
+             param.name + ") : value_type(0);");
     }
 }
 

@@ -62,8 +62,11 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
         "CG's direction update folded into the stencil: next_direction = p' "
         "= in + beta direction (beta read from device memory), out = A p', "
         "and partials[b] = block b's "
-        "share of p' . out (double), as apply_dot() sums them. The four "
-        "fields must not overlap.");
+        "share of p' . out (double), as apply_dot() sums them; given a "
+        "solution, also the last step's solution += alpha direction "
+        "(*alpha: device memory) on the sites out gets, the update CG's "
+        "next pass would otherwise read direction again for. The fields "
+        "must not overlap.");
   if (!model.layout.evenOdd)
     return launchers;
   const bool symmetric = adjoint == nullptr;

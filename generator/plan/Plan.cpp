@@ -918,8 +918,9 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
       " Each of those loads reads `in` and `direction` as p' = in + beta "
       "direction (CG's next direction from the residual `in` and the last "
       "one), each store also writes p' to next_direction (whose halo is not "
-      "written), and the sum is p' . out: the direction's own pass folded "
-      "into the stencil.";
+      "written) and, given a solution, adds the last step's alpha direction "
+      "to it, and the sum is p' . out: the direction's own pass and x's "
+      "update folded into the stencil.";
   folded.programComment = "Each value of r and p is loaded once; p' = r + "
                           "beta p feeds every site of the tile that needs it.";
   folded.epilogue = EpilogueKind::DirectionBlockSum;
@@ -935,10 +936,15 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
   folded.parameters.insert(
       in + 1, {{ParameterKind::DirectionField, "direction"},
                {ParameterKind::NextDirectionField, "next_direction"},
-               {ParameterKind::DirectionBeta, "beta_source"}});
-  // Two fields read and two written where the stencil moves one each.
-  folded.bytesReadPerSite += dotPlan.bytesWrittenPerSite;
-  folded.bytesWrittenPerSite += dotPlan.bytesWrittenPerSite;
+               {ParameterKind::DirectionBeta, "beta_source"},
+               {ParameterKind::SolutionField, "solution"},
+               {ParameterKind::SolutionAlpha, "alpha_source"}});
+  // Two fields read and two written where the stencil moves one each, and
+  // x read and written (in the arithmetic type: float for bfloat16 fields).
+  const int xBytes = dotPlan.narrowStorage ? 2 * dotPlan.bytesWrittenPerSite
+                                           : dotPlan.bytesWrittenPerSite;
+  folded.bytesReadPerSite += dotPlan.bytesWrittenPerSite + xBytes;
+  folded.bytesWrittenPerSite += dotPlan.bytesWrittenPerSite + xBytes;
   folded.flopsPerSite += 2 * folded.accumulators.valuesPerSite; // p' itself
   return folded;
 }

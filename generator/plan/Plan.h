@@ -62,6 +62,13 @@ enum class ParameterKind {
   /// const double *beta_source: beta in device memory, where CG keeps its
   /// scalars so that an iteration needs no round trip to the host.
   DirectionBeta,
+  /// value_type *solution: CG's x, given x += alpha direction at the stored
+  /// sites (the last step's update, deferred into this pass, which reads
+  /// the direction anyway); null: no update.
+  SolutionField,
+  /// const double *alpha_source: that alpha in device memory (read only
+  /// with a solution).
+  SolutionAlpha,
 };
 
 struct KernelParameter {
@@ -578,7 +585,8 @@ enum class EpilogueKind {
   BlockSum,
   /// CG's direction update folded into the stencil: every value of `in` is
   /// read as p' = in + beta direction, p' is stored to next_direction at the
-  /// stored sites, and p' . out summed per block as BlockSum does.
+  /// stored sites, and p' . out summed per block as BlockSum does. With a
+  /// solution, the last step's x += alpha direction at the stored sites too.
   DirectionBlockSum,
   /// out = beta H in, beta D^-1 H in or alpha D same + beta H in, chosen
   /// per launch (stencil::HopMode); D is the SiteWeight named "diag", or
@@ -650,11 +658,15 @@ struct KernelPlan {
   /// when the kernel folds CG's direction update in (in and direction;
   /// out and next_direction), else one.
   int arraysPerAccess() const { return foldsDirection() ? 2 : 1; }
-  /// Load and store instructions (a vector access counts once).
+  /// Load and store instructions (a vector access counts once); the fold
+  /// also loads and stores CG's x once per stored row.
   int loadsPerTile() const {
-    return static_cast<int>(loads.size()) * arraysPerAccess();
+    return static_cast<int>(loads.size()) * arraysPerAccess() +
+           (foldsDirection() ? tileFactor : 0);
   }
-  int storesPerTile() const { return tileFactor * arraysPerAccess(); }
+  int storesPerTile() const {
+    return tileFactor * (foldsDirection() ? 3 : 1);
+  }
   double loadsPerSite() const {
     return static_cast<double>(loadsPerTile()) / sitesPerTile();
   }

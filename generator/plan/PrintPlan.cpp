@@ -46,6 +46,10 @@ const char *parameterKindName(ParameterKind kind) {
     return "next direction field";
   case ParameterKind::DirectionBeta:
     return "direction beta";
+  case ParameterKind::SolutionField:
+    return "solution field";
+  case ParameterKind::SolutionAlpha:
+    return "solution alpha";
   }
   return "?";
 }
@@ -507,8 +511,8 @@ void printPlan(const StencilModel &original, const KernelPlan &plan,
          << (store.guardUpper ? " - " + std::to_string(store.guardUpper)
                               : std::string());
     if (plan.foldsDirection())
-      os << "; next_direction = p' = in + beta * direction there; dot += p' . "
-            "out";
+      os << "; next_direction = p' = in + beta * direction there; solution "
+            "+= alpha * direction there; dot += p' . out";
     else if (store.addsDot)
       os << "; dot += in . out";
     os << "\n";

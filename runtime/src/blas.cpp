@@ -122,6 +122,18 @@ template <typename X, typename Y> struct MixedAxpyOp {
     store(y, i, load(y, i) + a * static_cast<Real<Y>>(load(x, i)));
   }
 };
+/// y += a x with `a` read from device memory, as CG's update adds alpha p
+/// to x (UpdateTerm's arithmetic: in Real<X>, x widened): the update
+/// deferred into the stencil pass, for the last step.
+template <typename X, typename Y> struct AxpyFromDeviceOp {
+  const double *a;
+  const X *x;
+  Y *y;
+  STENCIL_HOST_DEVICE void operator()(Index i) const {
+    const Real<X> alpha = static_cast<Real<X>>(*a);
+    y[i] = narrow<Y>(widen(y[i]) + alpha * widen(x[i]));
+  }
+};
 template <typename From, typename To> struct ConvertOp {
   const From *from;
   To *to;
@@ -220,6 +232,65 @@ template <typename S, typename X> struct UpdateTerm {
     r[i] = ri;
     return term;
   }
+  /// Values g * kGroup .. g * kGroup + kGroup - 1, one access a field: 16
+  /// bytes of x, the widest (8-byte accesses to bfloat16 p, q and r).
+  static constexpr int kGroup = 16 / sizeof(X);
+  STENCIL_HOST_DEVICE double group(Index g) const {
+    using V = vec<S, kGroup>;
+    using XV = vec<X, kGroup>;
+    const V pg = reinterpret_cast<const V *>(p)[g];
+    const V qg = reinterpret_cast<const V *>(q)[g];
+    XV xg = reinterpret_cast<const XV *>(x)[g];
+    V rg = reinterpret_cast<const V *>(r)[g];
+    double sum = 0.0;
+    for (int l = 0; l < kGroup; ++l)
+      sum += update(xg.v[l], rg.v[l], pg.v[l], qg.v[l]);
+    reinterpret_cast<XV *>(x)[g] = xg;
+    reinterpret_cast<V *>(r)[g] = rg;
+    return sum;
+  }
+  bool aligned() const {
+    return is_aligned(p, 16) && is_aligned(q, 16) && is_aligned(x, 16) &&
+           is_aligned(r, 16);
+  }
+};
+/// CG's update of r alone, r -= alpha q, where x's update went into the
+/// next stencil pass (StencilOperator::apply_fold_partials): the term is the
+/// new r_i^2. The same arithmetic as UpdateTerm's r.
+template <typename S> struct ResidualTerm {
+  Real<S> alpha;
+  const S *q;
+  S *r;
+  const double *alpha_source = nullptr; ///< as UpdateTerm's
+  STENCIL_HOST_DEVICE ResidualTerm resolved() const {
+    ResidualTerm term = *this;
+    if (alpha_source)
+      term.alpha = static_cast<Real<S>>(*alpha_source);
+    term.alpha_source = nullptr;
+    return term;
+  }
+  STENCIL_HOST_DEVICE double update(S &ri, S qi) const {
+    ri = narrow<S>(widen(ri) - alpha * widen(qi));
+    const double stored = widen(ri);
+    return stored * stored;
+  }
+  STENCIL_HOST_DEVICE double operator()(Index i) const {
+    S ri = r[i];
+    const double term = update(ri, q[i]);
+    r[i] = ri;
+    return term;
+  }
+  static constexpr int kGroup = kGroupValues<S>;
+  STENCIL_HOST_DEVICE double group(Index g) const {
+    const Group<S> qg = load_group(q, g);
+    Group<S> rg = load_group(r, g);
+    double sum = 0.0;
+    for (int l = 0; l < kGroup; ++l)
+      sum += update(rg.v[l], qg.v[l]);
+    store_group(r, g, rg);
+    return sum;
+  }
+  bool aligned() const { return is_aligned(q, 16) && is_aligned(r, 16); }
 };
 struct SumTerm {
   const double *v;
@@ -233,6 +304,10 @@ STENCIL_HOST_DEVICE Term resolved(const Term &term) {
 }
 template <typename S, typename X>
 STENCIL_HOST_DEVICE UpdateTerm<S, X> resolved(const UpdateTerm<S, X> &term) {
+  return term.resolved();
+}
+template <typename S>
+STENCIL_HOST_DEVICE ResidualTerm<S> resolved(const ResidualTerm<S> &term) {
   return term.resolved();
 }
 
@@ -360,7 +435,7 @@ template <typename Op> __global__ void map_kernel(Op op, Index n) {
     op(i);
 }
 
-/// A group a thread (no grid stride, as update_groups_kernel); the thread
+/// A group a thread (no grid stride, as groups_reduce_kernel); the thread
 /// after the last group takes the values past it.
 template <typename Op> __global__ void map_groups_kernel(Op op, Index n) {
   const Index groups = n / Op::kGroup;
@@ -398,57 +473,42 @@ __global__ void reduce_kernel(Term source, Index n, double *partials) {
   block_total(sum, partials);
 }
 
-/// CG's update with 16-byte accesses, one group of values per thread (no
-/// grid stride: the whole field in flight at once); the thread after the
-/// last group takes the values past it. 96% of the copy bandwidth for float
-/// and 99.9% for double at 256^3 on the H100, against 88% and 93% for the
-/// grid-stride reduce_kernel (bench/probes/cg_update.cu). A group is 16
-/// bytes of x, the widest field: with float x, 8-byte accesses to bfloat16
-/// p, q and r (update_partials at 512x256x256 on the H200, 50 calls: 4190
-/// GB/s, against 3560 for 8 values a thread with x in two accesses, and
-/// 4270 for float alone).
-template <typename S, typename X>
-__global__ void update_groups_kernel(UpdateTerm<S, X> source, Index n,
-                                     double *partials) {
-  const UpdateTerm<S, X> term = source.resolved();
-  constexpr int W = 16 / sizeof(X);
-  using V = vec<S, W>;
-  using XV = vec<X, W>;
-  const Index groups = n / W;
+/// CG's updates (UpdateTerm, ResidualTerm) with 16-byte accesses, one
+/// group of values per thread (no grid stride: the whole field in flight at
+/// once); the thread after the last group takes the values past it. 96% of
+/// the copy bandwidth for float and 99.9% for double at 256^3 on the H100,
+/// against 88% and 93% for the grid-stride reduce_kernel
+/// (bench/probes/cg_update.cu). With float x and bfloat16 p, q and r, a
+/// group is 16 bytes of x and 8 of the others (update_partials at
+/// 512x256x256 on the H200, 50 calls: 4190 GB/s, against 3560 for 8 values
+/// a thread with x in two accesses, and 4270 for float alone).
+template <typename Term>
+__global__ void groups_reduce_kernel(Term source, Index n, double *partials) {
+  const Term term = resolved(source);
+  const Index groups = n / Term::kGroup;
   const Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   double sum = 0.0;
-  if (g < groups) {
-    const V p = reinterpret_cast<const V *>(term.p)[g];
-    const V q = reinterpret_cast<const V *>(term.q)[g];
-    XV x = reinterpret_cast<const XV *>(term.x)[g];
-    V r = reinterpret_cast<const V *>(term.r)[g];
-    for (int l = 0; l < W; ++l)
-      sum += term.update(x.v[l], r.v[l], p.v[l], q.v[l]);
-    reinterpret_cast<XV *>(term.x)[g] = x;
-    reinterpret_cast<V *>(term.r)[g] = r;
-  } else if (g == groups) {
-    for (Index i = groups * W; i < n; ++i)
+  if (g < groups)
+    sum = term.group(g);
+  else if (g == groups)
+    for (Index i = groups * Term::kGroup; i < n; ++i)
       sum += term(i);
-  }
   block_total(sum, partials);
 }
 
-/// The blocks of update_groups_kernel for `n` values, or 0 when it cannot
+/// The blocks of groups_reduce_kernel for `n` values, or 0 when it cannot
 /// run (a field not 16-byte aligned, or a grid too long).
-template <typename S, typename X>
-Index update_groups(const UpdateTerm<S, X> &term, Index n) {
-  // One thread per 16 bytes of x, and one for the rest.
-  const Index threads = n / (16 / sizeof(X)) + 1;
+template <typename Term> Index reduce_groups(const Term &term, Index n) {
+  // One thread per group, and one for the rest.
+  const Index threads = n / Term::kGroup + 1;
   const Index blocks = (threads + kThreads - 1) / kThreads;
-  const bool aligned = is_aligned(term.p, 16) && is_aligned(term.q, 16) &&
-                       is_aligned(term.x, 16) && is_aligned(term.r, 16);
-  return aligned && blocks <= kMaxGridX ? blocks : 0;
+  return term.aligned() && blocks <= kMaxGridX ? blocks : 0;
 }
 
-template <typename S, typename X>
-Status launch_update_groups(const UpdateTerm<S, X> &term, Index n,
-                            Index blocks, double *partials, const char *name) {
-  STENCIL_LAUNCH((update_groups_kernel<S, X>),
+template <typename Term>
+Status launch_reduce_groups(const Term &term, Index n, Index blocks,
+                            double *partials, const char *name) {
+  STENCIL_LAUNCH(groups_reduce_kernel<Term>,
                  (LaunchDims{static_cast<unsigned>(blocks), 1, 1}), kBlock,
                  nullptr, term, n, partials);
   return launch_status(name);
@@ -525,6 +585,29 @@ Status axpy(double a, const Field &x, Field &y) {
     return for_each_index(
         x.lattice().values(),
         AxpyOp<S>{static_cast<Real<S>>(a), typed<S>(x), typed<S>(y)}, "axpy");
+  });
+}
+
+Status axpy_from_device(const double *a, const Field &x, Field &y) {
+  STENCIL_TRY(same_sites(y, x, "axpy_from_device"));
+  if (a == nullptr)
+    return Status::failure("axpy_from_device: null a");
+  return dispatch(x, [&](auto xZero) {
+    return dispatch(y, [&](auto yZero) -> Status {
+      using X = decltype(xZero);
+      using Y = decltype(yZero);
+      if constexpr (kUpdatePair<X, Y>)
+        return for_each_index(x.lattice().values(),
+                              AxpyFromDeviceOp<X, Y>{a, typed<X>(x),
+                                                     typed<Y>(y)},
+                              "axpy_from_device");
+      else
+        return Status::failure(
+            std::string("axpy_from_device: y stored as ") +
+            storage_name(sizeof(Y)) +
+            " with x as " + storage_name(sizeof(X)) +
+            "; y must be stored like x, or as float for bfloat16 x");
+    });
   });
 }
 
@@ -645,6 +728,19 @@ Status Reducer::partials_of(Index n, Term term, const char *name,
 #endif
 }
 
+template <typename Term>
+Status Reducer::update_partials_of(Index n, Term term, const char *name,
+                                   std::int64_t &count) {
+#if !defined(STENCIL_BACKEND_HOST)
+  if ((count = reduce_groups(term, n))) {
+    double *partials = nullptr;
+    STENCIL_TRY(block_partials(count, partials));
+    return launch_reduce_groups(term, n, count, partials, name);
+  }
+#endif
+  return partials_of(n, term, name, count);
+}
+
 Status Reducer::dot(const Field &x, const Field &y, double &result) {
   STENCIL_TRY(same(x, y, "dot"));
   return dispatch(x, [&](auto zero) {
@@ -665,11 +761,11 @@ Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
                                 typed<S>(q), typed<X>(x), typed<S>(r)};
     const Index n = p.lattice().values();
 #if !defined(STENCIL_BACKEND_HOST)
-    if (const Index blocks = update_groups(term, n)) {
+    if (const Index blocks = reduce_groups(term, n)) {
       double *partials = nullptr;
       STENCIL_TRY(block_partials(blocks, partials));
       STENCIL_TRY(
-          launch_update_groups(term, n, blocks, partials, name.c_str()));
+          launch_reduce_groups(term, n, blocks, partials, name.c_str()));
       return sum_block_partials(blocks, rr);
     }
 #endif
@@ -691,14 +787,22 @@ Status Reducer::update_partials(const double *alpha, const Field &p,
                           typed<S>(r)};
     term.alpha_source = alpha;
     const Index n = p.lattice().values();
-#if !defined(STENCIL_BACKEND_HOST)
-    if ((count = update_groups(term, n))) {
-      double *partials = nullptr;
-      STENCIL_TRY(block_partials(count, partials));
-      return launch_update_groups(term, n, count, partials, name.c_str());
-    }
-#endif
-    return partials_of(n, term, name.c_str(), count);
+    return update_partials_of(n, term, name.c_str(), count);
+  });
+}
+
+Status Reducer::residual_partials(const double *alpha, const Field &q,
+                                  Field &r, std::int64_t &count) {
+  const std::string name = "residual_partials";
+  STENCIL_TRY(same(q, r, (name + ": r").c_str()));
+  if (alpha == nullptr)
+    return Status::failure("residual_partials: null alpha");
+  return dispatch(q, [&](auto zero) {
+    using S = decltype(zero);
+    ResidualTerm<S> term{Real<S>(0), typed<S>(q), typed<S>(r)};
+    term.alpha_source = alpha;
+    const Index n = q.lattice().values();
+    return update_partials_of(n, term, name.c_str(), count);
   });
 }
 
@@ -719,7 +823,7 @@ Status Reducer::reserve_partials(const Field &like) {
   double *partials = nullptr;
   return block_partials(1, partials);
 #else
-  // The most of reduce_kernel's blocks and update_groups_kernel's: a thread
+  // The most of reduce_kernel's blocks and groups_reduce_kernel's: a thread
   // per 16 bytes of x, one more for the rest. x is at most as wide as
   // Real<S>, float for bfloat16 fields like `like`.
   return dispatch(like, [&](auto zero) {

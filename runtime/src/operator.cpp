@@ -802,7 +802,8 @@ Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
   STENCIL_TRY(reducer.device_scalar(beta, betaOnDevice));
   std::int64_t blocks = 0;
   STENCIL_TRY(apply_fold_partials(out, next_direction, r, direction,
-                                  betaOnDevice, reducer, blocks, stream));
+                                  betaOnDevice, nullptr, nullptr, reducer,
+                                  blocks, stream));
   result = 0.0;
   if (blocks == 0)
     return Status();
@@ -813,6 +814,8 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
                                             const Field &r,
                                             const Field &direction,
                                             const double *beta,
+                                            Field *solution,
+                                            const double *alpha,
                                             Reducer &reducer,
                                             std::int64_t &blocks,
                                             Stream stream) const {
@@ -833,6 +836,16 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
       {&direction, "apply_fold_dot: direction"}};
   for (const auto &[field, what] : fields)
     STENCIL_TRY(require_same_lattice(lattice_, field->lattice(), what));
+  if (solution) {
+    // x in the kernels' arithmetic type: float for bfloat16 fields.
+    Lattice xLattice = lattice_;
+    xLattice.element_bytes = std::max(lattice_.element_bytes, 4);
+    STENCIL_TRY(require_same_lattice(xLattice, solution->lattice(),
+                                     "apply_fold_dot: solution"));
+    if (alpha == nullptr)
+      return Status::failure("apply_fold_dot: a solution to update but no "
+                             "alpha");
+  }
   blocks = 0;
   STENCIL_TRY(launch_blocks(fold, extents_, blocks));
   if (blocks == 0)
@@ -842,7 +855,9 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
   double *partials = nullptr;
   STENCIL_TRY(reducer.block_partials(blocks, partials));
   return fold.apply_fold_dot(out.data(), next_direction.data(), r.data(),
-                               direction.data(), beta, extents_,
+                               direction.data(), beta,
+                               solution ? solution->data() : nullptr, alpha,
+                               extents_,
                                values_.data(), parameters.data(), partials,
                                stream);
 }

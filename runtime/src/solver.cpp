@@ -44,12 +44,13 @@ public:
                            double &) const {
     return Status::failure("apply_dot: not available for this system");
   }
-  /// The same with CG's direction update folded in, beta read from the
-  /// device and the sum left as block partials
-  /// (StencilOperator::apply_fold_partials).
+  /// The same with CG's direction update and the last step's x update
+  /// folded in, beta and alpha read from the device and the sum left as
+  /// block partials (StencilOperator::apply_fold_partials).
   virtual bool has_apply_fold_dot() const { return false; }
   virtual Status apply_fold_partials(Field &, Field &, const Field &,
-                                     const Field &, const double *, Reducer &,
+                                     const Field &, const double *, Field *,
+                                     const double *, Reducer &,
                                      std::int64_t &) const {
     return Status::failure("apply_fold_dot: not available for this system");
   }
@@ -87,13 +88,15 @@ public:
   }
   Status apply_fold_partials(Field &out, Field &next_direction,
                              const Field &r, const Field &direction,
-                             const double *beta, Reducer &reducer,
+                             const double *beta, Field *solution,
+                             const double *alpha, Reducer &reducer,
                              std::int64_t &blocks) const override {
     if constexpr (std::is_same_v<Operator, StencilOperator>)
       return A.apply_fold_partials(out, next_direction, r, direction, beta,
-                                   reducer, blocks);
+                                   solution, alpha, reducer, blocks);
     return LinearSystem::apply_fold_partials(out, next_direction, r,
-                                             direction, beta, reducer, blocks);
+                                             direction, beta, solution, alpha,
+                                             reducer, blocks);
   }
 
 private:
@@ -101,13 +104,24 @@ private:
 };
 
 /// The stencil pass that reads r and p and writes p' = r + beta p and
-/// q = A p': the stencil's traffic and a second field read and written on
-/// the interior (coefficient fields and links are read once).
-double bytes_per_fold_apply(const LinearSystem &A) {
+/// q = A p', and with `withX` adds the last step's alpha p to x: the
+/// stencil's traffic, a second field read and written on the interior
+/// (coefficient fields and links are read once), and x read and written
+/// there.
+double bytes_per_fold_apply(const LinearSystem &A, bool withX) {
   const Lattice lattice = A.lattice();
-  return A.bytes_per_apply() + 2.0 * static_cast<double>(
-                                         lattice.interior_sites()) *
-                                   lattice.components * lattice.element_bytes;
+  const double fieldBytes = static_cast<double>(lattice.interior_sites()) *
+                            lattice.components * lattice.element_bytes;
+  return A.bytes_per_apply() + (withX ? 4.0 : 2.0) * fieldBytes;
+}
+
+/// Whether CG's x update goes into the fold pass (x stored like the other
+/// fields). Not where x is wider: with bfloat16 fields and a float x the
+/// fold pass ran the mixed-precision solve 17% slower on an H200, the x
+/// stream costing that pass more than it saved the update
+/// (docs/performance.md, "x's update in the stencil pass").
+bool defers_solution_update(const Field &x, const Field &r) {
+  return x.lattice().element_bytes == r.lattice().element_bytes;
 }
 
 /// Runs solver operations, timing each kind when asked.
@@ -164,15 +178,18 @@ public:
     return dot(p, q, pq);
   }
   /// CG's pipelined stencil pass: p' = r + beta p (beta on the device)
-  /// written to `spare`, which then becomes p; q = A p'; alpha = rr / p'.q
-  /// finished on the device.
-  Status fold_pass(Field &q, Field &p, Field &spare, const Field &r,
+  /// written to `spare`, which then becomes p; where `x` is given, the last
+  /// step's x += alpha p (alpha still on the device); q = A p'; alpha = rr
+  /// / p'.q finished on the device.
+  Status fold_pass(Field &q, Field &p, Field &spare, const Field &r, Field *x,
                    CgScalars &scalars) {
-    STENCIL_TRY(run("stencil apply + dot, p = r + beta p folded in",
-                    bytes_per_fold_apply(A), [&]() -> Status {
+    STENCIL_TRY(run(x ? "stencil apply + dot, p = r + beta p and x folded in"
+                      : "stencil apply + dot, p = r + beta p folded in",
+                    bytes_per_fold_apply(A, x != nullptr), [&]() -> Status {
                       std::int64_t blocks = 0;
                       STENCIL_TRY(A.apply_fold_partials(
-                          q, spare, r, p, scalars.beta(), reducer, blocks));
+                          q, spare, r, p, scalars.beta(), x,
+                          scalars.alpha(), reducer, blocks));
                       if (blocks == 0)
                         return Status::failure("solve: the lattice has no "
                                                "sites to update");
@@ -220,6 +237,29 @@ public:
                  STENCIL_TRY(reducer.block_partials(count, partials));
                  return scalars.finish_beta(partials, count, iteration);
                });
+  }
+  /// After a fold pass, which took x's update: r -= alpha q (alpha on the
+  /// device), with ||r||^2 and beta finished on the device and queued for
+  /// the host as iteration `iteration`'s sums.
+  Status residual_pass(const Field &q, Field &r, CgScalars &scalars,
+                       int iteration) {
+    return run("r update + norm2", bytes_residual_update(r.lattice()),
+               [&]() -> Status {
+                 std::int64_t count = 0;
+                 STENCIL_TRY(
+                     reducer.residual_partials(scalars.alpha(), q, r, count));
+                 double *partials = nullptr;
+                 STENCIL_TRY(reducer.block_partials(count, partials));
+                 return scalars.finish_beta(partials, count, iteration);
+               });
+  }
+  /// The last step's x += alpha p that no fold pass took (alpha on the
+  /// device).
+  Status deferred_solution_update(const Field &p, Field &x,
+                                  CgScalars &scalars) {
+    return run("x update (the last step's)", bytes_axpy(p.lattice(),
+                                                        x.lattice()),
+               [&] { return axpy_from_device(scalars.alpha(), p, x); });
   }
   Status update_and_norm2(double alpha, const Field &p, const Field &q,
                           Field &x, Field &r, double &rr) {
@@ -271,15 +311,18 @@ private:
 /// p = r + beta p, q = A p and p.q as passes of their own): each iteration
 /// is queued whole, the stencil pass then the update, and the host reads
 /// iteration j's sums while iteration j + 1 runs, so that the GPU never
-/// waits for the host. An iteration queued past convergence is a valid CG
-/// step (or, if its p.Ap is not positive, changes neither x nor r: alpha is
-/// 0 then).
+/// waits for the host. With the fold, and x stored like the other fields,
+/// x's update x += alpha p goes into the next stencil pass, which reads p
+/// anyway (9 field transfers an iteration, not 10), and flush() adds the
+/// last one. An iteration queued past convergence is a valid CG step (or,
+/// if its p.Ap is not positive, changes neither x nor r: alpha is 0 then).
 class CgPipeline {
 public:
   CgPipeline(Ops &ops, Field &x, Field &r, Field &p, Field &q, Field &spare,
              int maxIterations, bool folded)
       : ops(ops), x(x), r(r), p(p), q(q), spare(spare),
-        maxIterations(maxIterations), folded(folded) {}
+        maxIterations(maxIterations), folded(folded),
+        deferred(folded && defers_solution_update(x, r)) {}
 
   /// p = r, ||r||^2 = rr, beta = 0: the first pass's p' is r.
   Status start(double rr) {
@@ -297,12 +340,25 @@ public:
     while (queued_ < std::min(read_ + depth, maxIterations)) {
       ++queued_;
       if (folded)
-        STENCIL_TRY(ops.fold_pass(q, p, spare, r, scalars));
+        STENCIL_TRY(
+            ops.fold_pass(q, p, spare, r, deferred ? &x : nullptr, scalars));
       else
         STENCIL_TRY(ops.direction_pass(q, p, r, scalars));
-      STENCIL_TRY(ops.update_pass(p, q, x, r, scalars, queued_));
+      if (deferred)
+        STENCIL_TRY(ops.residual_pass(q, r, scalars, queued_));
+      else
+        STENCIL_TRY(ops.update_pass(p, q, x, r, scalars, queued_));
     }
     return Status();
+  }
+  /// Where the fold passes take x's update, each adds the last step's
+  /// alpha p to x: the last queued step's is still to add (queued behind
+  /// it, so x is whole after it however many were read). Call before x is
+  /// read; then only restart() (which sets alpha to 0) or the end.
+  Status flush() {
+    if (!deferred)
+      return Status();
+    return ops.deferred_solution_update(p, x, scalars);
   }
   /// Waits for the next queued iteration's sums.
   Status next(CgSums &sums) {
@@ -328,7 +384,8 @@ private:
   Ops &ops;
   Field &x, &r, &p, &q, &spare;
   int maxIterations;
-  bool folded; ///< else `spare` is unused
+  bool folded;   ///< else `spare` is unused
+  bool deferred; ///< x's update in the fold pass (defers_solution_update)
   CgScalars scalars;
   int queued_ = 0, read_ = 0;
 };
@@ -443,6 +500,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       rNorm = std::sqrt(sums.rr);
       report.residual_history.push_back(rNorm / reference);
     }
+    STENCIL_TRY(pipeline->flush());
   } else if (options.method == Method::CG) {
     // Preconditioned CG; z = r without a preconditioner.
     const Field *zr = &r;
@@ -508,7 +566,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     report.bytes_per_iteration = ops.bytes / k;
     if (options.method == Method::CG && !diag)
       report.minimal_bytes_per_iteration =
-          bytes_per_fold_apply(A) + bytes_update_and_norm2(lattice);
+          bytes_per_fold_apply(A, true) + bytes_residual_update(lattice);
     report.bandwidth_gbs =
         report.bytes_per_iteration / report.seconds_per_iteration / 1e9;
   }
@@ -718,6 +776,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
           if (sums.pq > 0.0)
             take(sums);
         }
+        STENCIL_TRY(pipeline.flush());
         STENCIL_TRY(reliableUpdate());
         rr = rNorm * rNorm;
         STENCIL_TRY(pipeline.restart(rr, rr / rrBefore));
@@ -957,7 +1016,8 @@ void print_report(const SolveReport &report, std::FILE *out) {
   if (report.minimal_bytes_per_iteration > 0)
     std::fprintf(out, "  traffic             %s: %.1f MB per "
                       "iteration, minimal %.1f MB (%.2fx)\n",
-                 report.folded ? "fused kernels, p = r + beta p folded in"
+                 report.folded ? "fused kernels, p = r + beta p (and x's "
+                                 "update where stored alike) folded in"
                  : report.fused ? "fused kernels"
                  : report.device_scalars
                      ? "unfused kernels, scalars on the device"

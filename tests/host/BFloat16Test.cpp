@@ -461,6 +461,21 @@ void checkUpdate(int pBytes, int xBytes, int components) {
   EXPECT_EQ(valuesOf(x2), gotX);
   EXPECT_EQ(valuesOf(r2), gotR);
   EXPECT_DOUBLE_EQ(fromPartials, rr);
+
+  // The same update in two parts, as CG runs it where x's update went into
+  // the fold pass: r alone with its norm, then x += alpha p.
+  Field x3, r3;
+  ASSERT_OK(Field::create(x.lattice(), x3));
+  ASSERT_OK(Field::create(r.lattice(), r3));
+  ASSERT_OK(x3.upload_values(xs.data(), xs.size()));
+  ASSERT_OK(r3.upload_values(rs.data(), rs.size()));
+  ASSERT_OK(reducer.residual_partials(deviceAlpha, q, r3, count));
+  double residual = 0.0;
+  ASSERT_OK(reducer.sum_block_partials(count, residual));
+  EXPECT_EQ(valuesOf(r3), gotR);
+  EXPECT_DOUBLE_EQ(residual, rr);
+  ASSERT_OK(axpy_from_device(deviceAlpha, p, x3));
+  EXPECT_EQ(valuesOf(x3), gotX);
 }
 
 TEST(BFloat16Blas, UpdateWithFloatXAndBFloat16Fields) {
@@ -501,6 +516,13 @@ TEST(BFloat16Blas, UpdateRefusesMismatchedFields) {
                 {"update_partials: x stored as double"});
   expectFailure(reducer.update_partials(alpha, p2, q4, x4, r2, count),
                 {"update_partials: q"});
+  expectFailure(reducer.residual_partials(nullptr, q2, r2, count),
+                {"residual_partials: null alpha"});
+  expectFailure(reducer.residual_partials(alpha, q4, r2, count),
+                {"residual_partials: r"});
+  expectFailure(axpy_from_device(alpha, p2, x8),
+                {"axpy_from_device: y stored as double with x as bfloat16"});
+  expectFailure(axpy_from_device(nullptr, p2, x4), {"null a"});
 }
 
 TEST(BFloat16Field, ValuesBytesFillAndDescription) {

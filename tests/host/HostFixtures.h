@@ -23,6 +23,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -175,7 +176,9 @@ inline std::vector<Complex> applyToComplex(const stencil::StencilOperator &A,
 /// CG's fold pass of A (apply_fold_dot, with the kernels fold_info() names)
 /// on random r and p with poisoned outputs, against its definition: p' = r +
 /// beta p on the interior (the halo of next_direction left as it was), q =
-/// A p' by A.apply, and p' . q over the interior. `tolerance` is relative.
+/// A p' by A.apply, and p' . q over the interior; then with x
+/// (apply_fold_partials), x + alpha p on the interior by axpy.
+/// `tolerance` is relative.
 inline void expectFoldPassMatchesItsDefinition(const stencil::StencilOperator &A,
                                                double beta, double tolerance,
                                                unsigned seed) {
@@ -200,21 +203,69 @@ inline void expectFoldPassMatchesItsDefinition(const stencil::StencilOperator &A
   double folded = 0.0;
   ASSERT_OK(A.apply_fold_dot(q, pNext, r, p, beta, reducer, folded));
   ASSERT_OK(stencil::set_halo(pRef, poison));
-  std::vector<double> got(values.size()), want(values.size());
-  for (auto [gotField, wantField] :
-       {std::pair<Field *, Field *>{&pNext, &pRef}, {&q, &qRef}}) {
-    ASSERT_OK(gotField->download_values(got.data(), got.size()));
-    ASSERT_OK(wantField->download_values(want.data(), want.size()));
-    for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], tolerance * (1.0 + std::abs(want[i])))
-          << (gotField == &q ? "q" : "p'") << " value " << i;
-  }
+  // Each pair of fields equal to `tolerance`, relative, value by value.
+  auto expectNear = [&](std::initializer_list<
+                        std::tuple<const char *, Field *, Field *>>
+                            pairs) {
+    std::vector<double> got(values.size()), want(values.size());
+    for (auto [what, gotField, wantField] : pairs) {
+      ASSERT_OK(gotField->download_values(got.data(), got.size()));
+      ASSERT_OK(wantField->download_values(want.data(), want.size()));
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], tolerance * (1.0 + std::abs(want[i])))
+            << what << " value " << i;
+    }
+  };
+  expectNear({{"p'", &pNext, &pRef}, {"q", &q, &qRef}});
   ASSERT_OK(stencil::set_halo(pRef, 0.0));
   ASSERT_OK(stencil::set_halo(qRef, 0.0));
   double expected = 0.0;
   ASSERT_OK(reducer.dot(pRef, qRef, expected));
   EXPECT_NEAR(folded, expected, tolerance * std::abs(expected));
   EXPECT_NE(folded, 0.0);
+
+  // As CG's pipelined loop runs it: with x, which gets the last step's
+  // alpha p on the interior (its halo, poisoned, left as it was), and the
+  // same p', q and block partials as without it.
+  stencil::Lattice xLattice = A.lattice(); // float for bfloat16 fields
+  xLattice.element_bytes = std::max(xLattice.element_bytes, 4);
+  Field x, xRef, pPlain;
+  ASSERT_OK(Field::create(xLattice, x));
+  ASSERT_OK(Field::create(xLattice, xRef));
+  for (double &v : values)
+    v = random.uniform(-1.0, 1.0);
+  ASSERT_OK(x.upload_values(values.data(), values.size()));
+  ASSERT_OK(stencil::set_halo(x, poison));
+  ASSERT_OK(xRef.copy_from(x));
+  const double alpha = 0.3125;
+  ASSERT_OK(stencil::axpy(alpha, p, xRef));
+  ASSERT_OK(stencil::set_halo(xRef, poison));
+  ASSERT_OK(Field::create(A.lattice(), pPlain));
+  ASSERT_OK(pPlain.copy_from(pNext));
+  for (Field *f : {&q, &pNext})
+    ASSERT_OK(f->fill(poison));
+  stencil::Reducer scalars;
+  const double *betaOnDevice = nullptr, *alphaOnDevice = nullptr;
+  ASSERT_OK(scalars.device_scalar(beta, betaOnDevice));
+  stencil::Reducer alphaHolder;
+  ASSERT_OK(alphaHolder.device_scalar(alpha, alphaOnDevice));
+  std::int64_t blocks = 0;
+  ASSERT_OK(A.apply_fold_partials(q, pNext, r, p, betaOnDevice, &x,
+                                  alphaOnDevice, reducer, blocks));
+  double withX = 0.0;
+  ASSERT_OK(reducer.sum_block_partials(blocks, withX));
+  EXPECT_EQ(withX, folded);
+  expectNear({{"x", &x, &xRef}, {"p'", &pNext, &pPlain}});
+  stencil::Lattice wrong = xLattice;
+  wrong.extents[0] += 1;
+  stencil::Field wrongX;
+  ASSERT_OK(Field::create(wrong, wrongX));
+  EXPECT_FALSE(A.apply_fold_partials(q, pNext, r, p, betaOnDevice, &wrongX,
+                                     alphaOnDevice, reducer, blocks)
+                   .ok());
+  EXPECT_FALSE(A.apply_fold_partials(q, pNext, r, p, betaOnDevice, &x,
+                                     nullptr, reducer, blocks)
+                   .ok());
 }
 
 /// CG on A x = b with b = 1 everywhere: the status a refusal test judges.

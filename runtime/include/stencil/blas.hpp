@@ -25,6 +25,10 @@ Status xpay(const Field &x, double a, Field &y);
 /// y = x + a y with `a` read from device memory (CG's pipelined loop
 /// computes beta on the device); returns without waiting for the device.
 Status xpay_from_device(const Field &x, const double *a, Field &y);
+/// y = y + a x with `a` read from device memory, in x's arithmetic type
+/// (CG's last x += alpha p, deferred into the stencil pass that never came;
+/// y stored like x, or as float for bfloat16 x); returns without waiting.
+Status axpy_from_device(const double *a, const Field &x, Field &y);
 /// x = a x
 Status scale(double a, Field &x);
 /// z = r / d, elementwise (Jacobi: d is the operator's diagonal)
@@ -64,6 +68,12 @@ public:
   /// CgScalars); returns without waiting for the device.
   Status update_partials(const double *alpha, const Field &p, const Field &q,
                          Field &x, Field &r, std::int64_t &count);
+  /// CG's update of r alone, r -= alpha q with alpha read from device
+  /// memory, where x's update went into the next stencil pass
+  /// (StencilOperator::apply_fold_partials): the sum of r_i^2 left as
+  /// `count` partials, like update_partials(). 3 field transfers.
+  Status residual_partials(const double *alpha, const Field &q, Field &r,
+                           std::int64_t &count);
   /// Allocates block_partials() for every reduction into partials over
   /// fields like `like` (dot_partials, update_partials), so that none
   /// allocates, which waits for the device, between queued kernels.
@@ -90,6 +100,11 @@ private:
   template <typename Term>
   Status partials_of(std::int64_t n, Term term, const char *name,
                      std::int64_t &count);
+  /// partials_of for CG's update terms: on GPUs a 16-byte group of each
+  /// field a thread where the fields allow.
+  template <typename Term>
+  Status update_partials_of(std::int64_t n, Term term, const char *name,
+                            std::int64_t &count);
 
   Communicator comm_;
   void *partials_ = nullptr; ///< device doubles, one per reduction block
@@ -117,6 +132,8 @@ inline double bytes_update_and_norm2(const Lattice &x, const Lattice &others) {
 inline double bytes_update_and_norm2(const Lattice &l) {
   return bytes_update_and_norm2(l, l);
 }
+/// residual_partials: reads r and q, writes r.
+inline double bytes_residual_update(const Lattice &l) { return 3.0 * l.bytes(); }
 
 } // namespace stencil
 

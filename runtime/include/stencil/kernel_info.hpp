@@ -32,10 +32,13 @@ using GenericApplyDot = Status (*)(void *out, const void *in,
 
 /// GenericApplyDot with CG's direction update folded in: next_direction =
 /// p' = in + beta direction, out = A p', partials of p' . out; beta is read
-/// from device memory (*beta), where CG keeps its scalars.
+/// from device memory (*beta), where CG keeps its scalars. Where `solution`
+/// is not null, also the last step's solution += *alpha direction on the
+/// sites out gets (the solution in the kernels' arithmetic type).
 using GenericApplyFoldDot = Status (*)(void *out, void *next_direction,
                                        const void *in, const void *direction,
-                                       const double *beta, const int *extents,
+                                       const double *beta, void *solution,
+                                       const double *alpha, const int *extents,
                                        const double *params,
                                        const void *const *fields,
                                        double *partials, Stream stream);

@@ -201,10 +201,15 @@ public:
                         double &result, Stream stream = nullptr) const;
   /// The same pass as CG's pipelined loop runs it: beta read from device
   /// memory, and p' . out left as `blocks` partials in `reducer`'s
-  /// block_partials() for a device-side finish; returns without waiting.
+  /// block_partials() for a device-side finish; where `solution` is not
+  /// null, also the last step's solution += alpha direction on the interior
+  /// (alpha read from device memory; the solution stored in the arithmetic
+  /// type: like the fields, or float for bfloat16 ones). Returns without
+  /// waiting.
   Status apply_fold_partials(Field &out, Field &next_direction,
                              const Field &r, const Field &direction,
-                             const double *beta, Reducer &reducer,
+                             const double *beta, Field *solution,
+                             const double *alpha, Reducer &reducer,
                              std::int64_t &blocks,
                              Stream stream = nullptr) const;
   /// out = A^T in (the transposed stencil; A itself when symmetric).

@@ -278,6 +278,20 @@ STENCIL_DEVICE_INLINE vec<float, W> fold_direction(const vec<bfloat16, W> *r,
   return sum;
 }
 
+/// CG's x += alpha p, deferred from the last step into the stencil pass
+/// that reads p anyway: W values of x (the arithmetic type) and of p (as
+/// stored), one vector access each.
+template <typename T, typename S, int W>
+STENCIL_DEVICE_INLINE void add_scaled(vec<T, W> *x, const vec<S, W> *p,
+                                      T alpha) {
+  vec<T, W> sum = *x;
+  const vec<S, W> d = *p;
+  STENCIL_UNROLL
+  for (int l = 0; l < W; ++l)
+    sum.v[l] = sum.v[l] + alpha * widen(d.v[l]);
+  *x = sum;
+}
+
 /// Stores the sum of `value` over the block's threads in
 /// partials[linear block index], in a fixed order (the same result on every
 /// run). Every thread of the block must call it: on GPUs it has a barrier,

@@ -40,8 +40,10 @@ struct SolveOptions {
   bool fused = true;
   /// With `fused`, unpreconditioned CG on a field of one value per site on
   /// one rank: p = r + beta p inside the next stencil pass
-  /// (KernelInfo::apply_fold_dot), 10 field transfers per iteration instead
-  /// of 11. False keeps it a pass of its own (for comparisons).
+  /// (KernelInfo::apply_fold_dot), and the last step's x += alpha p there
+  /// too, so that the update pass moves r alone: 9 field transfers per
+  /// iteration instead of 11. False keeps them passes of their own (for
+  /// comparisons).
   bool fold_direction = true;
   /// With `fused`, unpreconditioned CG on one rank where the operator has
   /// no fused kernels (the even/odd Schur complement): CG's scalars on the
@@ -99,9 +101,9 @@ struct SolveReport {
   double bandwidth_gbs = 0.0;
   /// Whether the fused kernels ran (SolveOptions::fused and available).
   bool fused = false;
-  /// Whether CG's direction update p = r + beta p ran inside the fused
-  /// stencil pass (StencilOperator::apply_fold_dot): fields of one value per
-  /// site, one rank, no preconditioner.
+  /// Whether CG's direction update p = r + beta p, and x's update, ran
+  /// inside the fused stencil pass (StencilOperator::apply_fold_dot):
+  /// fields of one value per site, one rank, no preconditioner.
   bool folded = false;
   /// Whether CG's scalars stayed on the device (the folded CG, or
   /// SolveOptions::device_scalars), so that iterations were queued ahead.
@@ -118,10 +120,11 @@ struct SolveReport {
   /// global sums split it into two passes: before p.q is known, one must
   /// read r and p and write p = r + beta p and q = A p (the stencil's traffic
   /// and r and p' on the interior; coefficient fields are read once); after
-  /// it, one must read x, p, r, q and
-  /// write x and r. 10 fields, as the fused kernels move them with the
-  /// direction update folded in (SolveReport::folded); 11 without it
-  /// (p = r + beta p its own pass), the unfused 14.
+  /// it, one must read r and q and write r. x += alpha p needs no pass of
+  /// its own: the next stencil pass reads p anyway, and reads and writes x
+  /// there. 9 fields, as the fused kernels move them with the direction
+  /// update and x's update folded in (SolveReport::folded); 11 without them
+  /// (p = r + beta p its own pass, x updated with r), the unfused 14.
   double minimal_bytes_per_iteration = 0.0;
   std::vector<KernelStats> kernels; ///< with SolveOptions::time_kernels
   std::string message;              ///< why it stopped
