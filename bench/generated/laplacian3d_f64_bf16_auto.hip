@@ -4950,7 +4950,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
-// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, tile z x 4, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -4963,7 +4963,7 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_bf16_auto_inner_fold {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian3d_f64_bf16_auto_inner_fold_kernel(
     storage_type *STENCIL_RESTRICT out,
@@ -4972,12 +4972,12 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 4 consecutive sites along z, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
@@ -4998,7 +4998,7 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
   // A row's sites move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
   using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-  value_type acc0[4], acc1[4];
+  value_type acc0[4], acc1[4], acc2[4], acc3[4];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
   acc0[0] = w3 * u0.v[0];
@@ -5056,6 +5056,10 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
   acc1[2] += w1 * u8.v[3];
   acc1[3] += w0 * u8.v[3];
   acc1[3] += w1 * u8.v[2];
+  acc2[0] = w3 * u8.v[0];
+  acc2[1] = w3 * u8.v[1];
+  acc2[2] = w3 * u8.v[2];
+  acc2[3] = w3 * u8.v[3];
   const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
   acc1[3] += w1 * u9;
   const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
@@ -5063,11 +5067,73 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
   acc1[1] += w2 * u10.v[1];
   acc1[2] += w2 * u10.v[2];
   acc1[3] += w2 * u10.v[3];
-  const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
-  acc1[0] += w3 * u11.v[0];
-  acc1[1] += w3 * u11.v[1];
-  acc1[2] += w3 * u11.v[2];
-  acc1[3] += w3 * u11.v[3];
+  const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz));
+  acc2[0] += w2 * u11.v[0];
+  acc2[1] += w2 * u11.v[1];
+  acc2[2] += w2 * u11.v[2];
+  acc2[3] += w2 * u11.v[3];
+  const value_type u12 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
+  acc2[0] += w1 * u12;
+  const vec_t u13 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
+  acc1[0] += w3 * u13.v[0];
+  acc1[1] += w3 * u13.v[1];
+  acc1[2] += w3 * u13.v[2];
+  acc1[3] += w3 * u13.v[3];
+  acc2[0] += w0 * u13.v[0];
+  acc2[0] += w1 * u13.v[1];
+  acc2[1] += w0 * u13.v[1];
+  acc2[1] += w1 * u13.v[0];
+  acc2[1] += w1 * u13.v[2];
+  acc2[2] += w0 * u13.v[2];
+  acc2[2] += w1 * u13.v[1];
+  acc2[2] += w1 * u13.v[3];
+  acc2[3] += w0 * u13.v[3];
+  acc2[3] += w1 * u13.v[2];
+  acc3[0] = w3 * u13.v[0];
+  acc3[1] = w3 * u13.v[1];
+  acc3[2] = w3 * u13.v[2];
+  acc3[3] = w3 * u13.v[3];
+  const value_type u14 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
+  acc2[3] += w1 * u14;
+  const vec_t u15 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz));
+  acc2[0] += w2 * u15.v[0];
+  acc2[1] += w2 * u15.v[1];
+  acc2[2] += w2 * u15.v[2];
+  acc2[3] += w2 * u15.v[3];
+  const vec_t u16 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(3, room) * sz));
+  acc3[0] += w2 * u16.v[0];
+  acc3[1] += w2 * u16.v[1];
+  acc3[2] += w2 * u16.v[2];
+  acc3[3] += w2 * u16.v[3];
+  const value_type u17 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz];
+  acc3[0] += w1 * u17;
+  const vec_t u18 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(3, room) * sz));
+  acc2[0] += w3 * u18.v[0];
+  acc2[1] += w3 * u18.v[1];
+  acc2[2] += w3 * u18.v[2];
+  acc2[3] += w3 * u18.v[3];
+  acc3[0] += w0 * u18.v[0];
+  acc3[0] += w1 * u18.v[1];
+  acc3[1] += w0 * u18.v[1];
+  acc3[1] += w1 * u18.v[0];
+  acc3[1] += w1 * u18.v[2];
+  acc3[2] += w0 * u18.v[2];
+  acc3[2] += w1 * u18.v[1];
+  acc3[2] += w1 * u18.v[3];
+  acc3[3] += w0 * u18.v[3];
+  acc3[3] += w1 * u18.v[2];
+  const value_type u19 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz];
+  acc3[3] += w1 * u19;
+  const vec_t u20 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(3, room) * sz));
+  acc3[0] += w2 * u20.v[0];
+  acc3[1] += w2 * u20.v[1];
+  acc3[2] += w2 * u20.v[2];
+  acc3[3] += w2 * u20.v[3];
+  const vec_t u21 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(4, room) * sz));
+  acc3[0] += w3 * u21.v[0];
+  acc3[1] += w3 * u21.v[1];
+  acc3[2] += w3 * u21.v[2];
+  acc3[3] += w3 * u21.v[3];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -5099,9 +5165,39 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
       }
     }
   }
+  if (z + 2 < nz - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc2[l];
+      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
+      }
+    }
+  }
+  if (z + 3 < nz - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc3[l];
+      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
+      }
+    }
+  }
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
@@ -5113,12 +5209,12 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 4 consecutive sites along z, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
@@ -5140,7 +5236,7 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
     using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-    value_type acc0[4], acc1[4];
+    value_type acc0[4], acc1[4], acc2[4], acc3[4];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
     acc0[0] = w3 * u0.v[0];
@@ -5198,6 +5294,10 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     acc1[2] += w1 * u8.v[3];
     acc1[3] += w0 * u8.v[3];
     acc1[3] += w1 * u8.v[2];
+    acc2[0] = w3 * u8.v[0];
+    acc2[1] = w3 * u8.v[1];
+    acc2[2] = w3 * u8.v[2];
+    acc2[3] = w3 * u8.v[3];
     const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
     acc1[3] += w1 * u9;
     const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
@@ -5205,11 +5305,73 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     acc1[1] += w2 * u10.v[1];
     acc1[2] += w2 * u10.v[2];
     acc1[3] += w2 * u10.v[3];
-    const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    acc1[2] += w3 * u11.v[2];
-    acc1[3] += w3 * u11.v[3];
+    const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz));
+    acc2[0] += w2 * u11.v[0];
+    acc2[1] += w2 * u11.v[1];
+    acc2[2] += w2 * u11.v[2];
+    acc2[3] += w2 * u11.v[3];
+    const value_type u12 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
+    acc2[0] += w1 * u12;
+    const vec_t u13 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
+    acc1[0] += w3 * u13.v[0];
+    acc1[1] += w3 * u13.v[1];
+    acc1[2] += w3 * u13.v[2];
+    acc1[3] += w3 * u13.v[3];
+    acc2[0] += w0 * u13.v[0];
+    acc2[0] += w1 * u13.v[1];
+    acc2[1] += w0 * u13.v[1];
+    acc2[1] += w1 * u13.v[0];
+    acc2[1] += w1 * u13.v[2];
+    acc2[2] += w0 * u13.v[2];
+    acc2[2] += w1 * u13.v[1];
+    acc2[2] += w1 * u13.v[3];
+    acc2[3] += w0 * u13.v[3];
+    acc2[3] += w1 * u13.v[2];
+    acc3[0] = w3 * u13.v[0];
+    acc3[1] = w3 * u13.v[1];
+    acc3[2] = w3 * u13.v[2];
+    acc3[3] = w3 * u13.v[3];
+    const value_type u14 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
+    acc2[3] += w1 * u14;
+    const vec_t u15 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz));
+    acc2[0] += w2 * u15.v[0];
+    acc2[1] += w2 * u15.v[1];
+    acc2[2] += w2 * u15.v[2];
+    acc2[3] += w2 * u15.v[3];
+    const vec_t u16 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + stencil::clamp_above(3, room) * sz));
+    acc3[0] += w2 * u16.v[0];
+    acc3[1] += w2 * u16.v[1];
+    acc3[2] += w2 * u16.v[2];
+    acc3[3] += w2 * u16.v[3];
+    const value_type u17 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz];
+    acc3[0] += w1 * u17;
+    const vec_t u18 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(3, room) * sz));
+    acc2[0] += w3 * u18.v[0];
+    acc2[1] += w3 * u18.v[1];
+    acc2[2] += w3 * u18.v[2];
+    acc2[3] += w3 * u18.v[3];
+    acc3[0] += w0 * u18.v[0];
+    acc3[0] += w1 * u18.v[1];
+    acc3[1] += w0 * u18.v[1];
+    acc3[1] += w1 * u18.v[0];
+    acc3[1] += w1 * u18.v[2];
+    acc3[2] += w0 * u18.v[2];
+    acc3[2] += w1 * u18.v[1];
+    acc3[2] += w1 * u18.v[3];
+    acc3[3] += w0 * u18.v[3];
+    acc3[3] += w1 * u18.v[2];
+    const value_type u19 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz];
+    acc3[3] += w1 * u19;
+    const vec_t u20 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + stencil::clamp_above(3, room) * sz));
+    acc3[0] += w2 * u20.v[0];
+    acc3[1] += w2 * u20.v[1];
+    acc3[2] += w2 * u20.v[2];
+    acc3[3] += w2 * u20.v[3];
+    const vec_t u21 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(4, room) * sz));
+    acc3[0] += w3 * u21.v[0];
+    acc3[1] += w3 * u21.v[1];
+    acc3[2] += w3 * u21.v[2];
+    acc3[3] += w3 * u21.v[3];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -5259,11 +5421,59 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
         }
       }
     }
+    if (z + 2 < nz - 1) {
+      // The dot term of the values the stores keep: alpha's q is the stored q.
+      STENCIL_UNROLL
+      for (int i = 0; i < 4; ++i)
+        acc2[i] = stencil::rounded<storage_type>(acc2[i]);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc2[l];
+        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
+        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 2 * sz));
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
+            dot += static_cast<double>(in[site + 2 * sz + l]) * static_cast<double>(acc2[l]);
+        }
+      }
+    }
+    if (z + 3 < nz - 1) {
+      // The dot term of the values the stores keep: alpha's q is the stored q.
+      STENCIL_UNROLL
+      for (int i = 0; i < 4; ++i)
+        acc3[i] = stencil::rounded<storage_type>(acc3[i]);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc3[l];
+        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
+        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 3 * sz));
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
+            dot += static_cast<double>(in[site + 3 * sz + l]) * static_cast<double>(acc3[l]);
+        }
+      }
+    }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
@@ -5285,12 +5495,12 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // This thread's first site; it updates 4 consecutive sites along z, each with
   // the 4 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
   const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
   // The last step's alpha, for its x += alpha p (no x: none).
@@ -5316,7 +5526,7 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
     using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
-    value_type acc0[4], acc1[4];
+    value_type acc0[4], acc1[4], acc2[4], acc3[4];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at0),
@@ -5389,6 +5599,10 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     acc1[2] += w1 * u8.v[3];
     acc1[3] += w0 * u8.v[3];
     acc1[3] += w1 * u8.v[2];
+    acc2[0] = w3 * u8.v[0];
+    acc2[1] = w3 * u8.v[1];
+    acc2[2] = w3 * u8.v[2];
+    acc2[3] = w3 * u8.v[3];
     const stencil::index_t at9 = site + stencil::clamp_above(4, xroom) + sz;
     const value_type u9 = stencil::rounded<storage_type>(in[at9] + beta * direction[at9]);
     acc1[3] += w1 * u9;
@@ -5399,13 +5613,91 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     acc1[1] += w2 * u10.v[1];
     acc1[2] += w2 * u10.v[2];
     acc1[3] += w2 * u10.v[3];
-    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
+    const stencil::index_t at11 = site - sy + stencil::clamp_above(2, room) * sz;
     const vec_t u11 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at11),
         reinterpret_cast<const svec_t *>(direction + at11), beta);
-    acc1[0] += w3 * u11.v[0];
-    acc1[1] += w3 * u11.v[1];
-    acc1[2] += w3 * u11.v[2];
-    acc1[3] += w3 * u11.v[3];
+    acc2[0] += w2 * u11.v[0];
+    acc2[1] += w2 * u11.v[1];
+    acc2[2] += w2 * u11.v[2];
+    acc2[3] += w2 * u11.v[3];
+    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz;
+    const value_type u12 = stencil::rounded<storage_type>(in[at12] + beta * direction[at12]);
+    acc2[0] += w1 * u12;
+    const stencil::index_t at13 = site + stencil::clamp_above(2, room) * sz;
+    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at13),
+        reinterpret_cast<const svec_t *>(direction + at13), beta);
+    acc1[0] += w3 * u13.v[0];
+    acc1[1] += w3 * u13.v[1];
+    acc1[2] += w3 * u13.v[2];
+    acc1[3] += w3 * u13.v[3];
+    acc2[0] += w0 * u13.v[0];
+    acc2[0] += w1 * u13.v[1];
+    acc2[1] += w0 * u13.v[1];
+    acc2[1] += w1 * u13.v[0];
+    acc2[1] += w1 * u13.v[2];
+    acc2[2] += w0 * u13.v[2];
+    acc2[2] += w1 * u13.v[1];
+    acc2[2] += w1 * u13.v[3];
+    acc2[3] += w0 * u13.v[3];
+    acc2[3] += w1 * u13.v[2];
+    acc3[0] = w3 * u13.v[0];
+    acc3[1] = w3 * u13.v[1];
+    acc3[2] = w3 * u13.v[2];
+    acc3[3] = w3 * u13.v[3];
+    const stencil::index_t at14 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz;
+    const value_type u14 = stencil::rounded<storage_type>(in[at14] + beta * direction[at14]);
+    acc2[3] += w1 * u14;
+    const stencil::index_t at15 = site + sy + stencil::clamp_above(2, room) * sz;
+    const vec_t u15 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at15),
+        reinterpret_cast<const svec_t *>(direction + at15), beta);
+    acc2[0] += w2 * u15.v[0];
+    acc2[1] += w2 * u15.v[1];
+    acc2[2] += w2 * u15.v[2];
+    acc2[3] += w2 * u15.v[3];
+    const stencil::index_t at16 = site - sy + stencil::clamp_above(3, room) * sz;
+    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at16),
+        reinterpret_cast<const svec_t *>(direction + at16), beta);
+    acc3[0] += w2 * u16.v[0];
+    acc3[1] += w2 * u16.v[1];
+    acc3[2] += w2 * u16.v[2];
+    acc3[3] += w2 * u16.v[3];
+    const stencil::index_t at17 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz;
+    const value_type u17 = stencil::rounded<storage_type>(in[at17] + beta * direction[at17]);
+    acc3[0] += w1 * u17;
+    const stencil::index_t at18 = site + stencil::clamp_above(3, room) * sz;
+    const vec_t u18 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at18),
+        reinterpret_cast<const svec_t *>(direction + at18), beta);
+    acc2[0] += w3 * u18.v[0];
+    acc2[1] += w3 * u18.v[1];
+    acc2[2] += w3 * u18.v[2];
+    acc2[3] += w3 * u18.v[3];
+    acc3[0] += w0 * u18.v[0];
+    acc3[0] += w1 * u18.v[1];
+    acc3[1] += w0 * u18.v[1];
+    acc3[1] += w1 * u18.v[0];
+    acc3[1] += w1 * u18.v[2];
+    acc3[2] += w0 * u18.v[2];
+    acc3[2] += w1 * u18.v[1];
+    acc3[2] += w1 * u18.v[3];
+    acc3[3] += w0 * u18.v[3];
+    acc3[3] += w1 * u18.v[2];
+    const stencil::index_t at19 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz;
+    const value_type u19 = stencil::rounded<storage_type>(in[at19] + beta * direction[at19]);
+    acc3[3] += w1 * u19;
+    const stencil::index_t at20 = site + sy + stencil::clamp_above(3, room) * sz;
+    const vec_t u20 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at20),
+        reinterpret_cast<const svec_t *>(direction + at20), beta);
+    acc3[0] += w2 * u20.v[0];
+    acc3[1] += w2 * u20.v[1];
+    acc3[2] += w2 * u20.v[2];
+    acc3[3] += w2 * u20.v[3];
+    const stencil::index_t at21 = site + stencil::clamp_above(4, room) * sz;
+    const vec_t u21 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at21),
+        reinterpret_cast<const svec_t *>(direction + at21), beta);
+    acc3[0] += w3 * u21.v[0];
+    acc3[1] += w3 * u21.v[1];
+    acc3[2] += w3 * u21.v[2];
+    acc3[3] += w3 * u21.v[3];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
@@ -5470,6 +5762,72 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
             if (solution)
               solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
             dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+    if (z + 2 < nz - 1) {
+      // The dot term of the values the stores keep: alpha's q is the stored q.
+      STENCIL_UNROLL
+      for (int i = 0; i < 4; ++i)
+        acc2[i] = stencil::rounded<storage_type>(acc2[i]);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc2[l];
+        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 2 * sz),
+            reinterpret_cast<const svec_t *>(direction + site + 2 * sz), beta);
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 2 * sz), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sz),
+              reinterpret_cast<const svec_t *>(direction + site + 2 * sz), alpha);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
+            const value_type c = stencil::rounded<storage_type>(in[site + 2 * sz + l] + beta * direction[site + 2 * sz + l]);
+            STENCIL_STORE(&next_direction[site + 2 * sz + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + 2 * sz + l] = solution[site + 2 * sz + l] + alpha * stencil::widen(direction[site + 2 * sz + l]);
+            dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
+        }
+      }
+    }
+    if (z + 3 < nz - 1) {
+      // The dot term of the values the stores keep: alpha's q is the stored q.
+      STENCIL_UNROLL
+      for (int i = 0; i < 4; ++i)
+        acc3[i] = stencil::rounded<storage_type>(acc3[i]);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc3[l];
+        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 3 * sz),
+            reinterpret_cast<const svec_t *>(direction + site + 3 * sz), beta);
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 3 * sz), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sz),
+              reinterpret_cast<const svec_t *>(direction + site + 3 * sz), alpha);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
+            const value_type c = stencil::rounded<storage_type>(in[site + 3 * sz + l] + beta * direction[site + 3 * sz + l]);
+            STENCIL_STORE(&next_direction[site + 3 * sz + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + 3 * sz + l] = solution[site + 3 * sz + l] + alpha * stencil::widen(direction[site + 3 * sz + l]);
+            dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
         }
       }
     }
@@ -5737,6 +6095,799 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 }
 
 } // namespace laplacian3d_f64_bf16_auto_inner_fold
+} // namespace stencilc_kernels
+
+// laplacian3d_f64_bf16_auto_inner_h200_x4.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
+// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian3d_f64_bf16_auto_inner_h200_x4 {
+namespace {
+
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_f64_bf16_auto_inner_h200_x4_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+    return;
+  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+  const stencil::index_t sz = sy * ny;
+  const stencil::index_t site = x + y * sy + z * sz;
+  // Farthest row along z inside the array, relative to this tile.
+  const int room = nz - 1 - z;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
+  // Tap weights.
+  const value_type w0 =
+      static_cast<value_type>(2) * params.inv_hx2
+      + static_cast<value_type>(2) * params.inv_hy2
+      + static_cast<value_type>(2) * params.inv_hz2;
+  const value_type w1 = -params.inv_hx2;
+  const value_type w2 = -params.inv_hy2;
+  const value_type w3 = -params.inv_hz2;
+  // A row's sites move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
+  value_type acc0[4], acc1[4];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
+  acc0[0] = w3 * u0.v[0];
+  acc0[1] = w3 * u0.v[1];
+  acc0[2] = w3 * u0.v[2];
+  acc0[3] = w3 * u0.v[3];
+  const vec_t u1 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy));
+  acc0[0] += w2 * u1.v[0];
+  acc0[1] += w2 * u1.v[1];
+  acc0[2] += w2 * u1.v[2];
+  acc0[3] += w2 * u1.v[3];
+  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u2;
+  const vec_t u3 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
+  acc0[0] += w0 * u3.v[0];
+  acc0[0] += w1 * u3.v[1];
+  acc0[1] += w0 * u3.v[1];
+  acc0[1] += w1 * u3.v[0];
+  acc0[1] += w1 * u3.v[2];
+  acc0[2] += w0 * u3.v[2];
+  acc0[2] += w1 * u3.v[1];
+  acc0[2] += w1 * u3.v[3];
+  acc0[3] += w0 * u3.v[3];
+  acc0[3] += w1 * u3.v[2];
+  acc1[0] = w3 * u3.v[0];
+  acc1[1] = w3 * u3.v[1];
+  acc1[2] = w3 * u3.v[2];
+  acc1[3] = w3 * u3.v[3];
+  const value_type u4 = in[site + stencil::clamp_above(4, xroom)];
+  acc0[3] += w1 * u4;
+  const vec_t u5 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy));
+  acc0[0] += w2 * u5.v[0];
+  acc0[1] += w2 * u5.v[1];
+  acc0[2] += w2 * u5.v[2];
+  acc0[3] += w2 * u5.v[3];
+  const vec_t u6 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + sz));
+  acc1[0] += w2 * u6.v[0];
+  acc1[1] += w2 * u6.v[1];
+  acc1[2] += w2 * u6.v[2];
+  acc1[3] += w2 * u6.v[3];
+  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+  acc1[0] += w1 * u7;
+  const vec_t u8 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
+  acc0[0] += w3 * u8.v[0];
+  acc0[1] += w3 * u8.v[1];
+  acc0[2] += w3 * u8.v[2];
+  acc0[3] += w3 * u8.v[3];
+  acc1[0] += w0 * u8.v[0];
+  acc1[0] += w1 * u8.v[1];
+  acc1[1] += w0 * u8.v[1];
+  acc1[1] += w1 * u8.v[0];
+  acc1[1] += w1 * u8.v[2];
+  acc1[2] += w0 * u8.v[2];
+  acc1[2] += w1 * u8.v[1];
+  acc1[2] += w1 * u8.v[3];
+  acc1[3] += w0 * u8.v[3];
+  acc1[3] += w1 * u8.v[2];
+  const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
+  acc1[3] += w1 * u9;
+  const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
+  acc1[0] += w2 * u10.v[0];
+  acc1[1] += w2 * u10.v[1];
+  acc1[2] += w2 * u10.v[2];
+  acc1[3] += w2 * u10.v[3];
+  const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
+  acc1[0] += w3 * u11.v[0];
+  acc1[1] += w3 * u11.v[1];
+  acc1[2] += w3 * u11.v[2];
+  acc1[3] += w3 * u11.v[3];
+  // Store the tile's sites that lie inside the update region.
+  // Groups that lie wholly inside the update region store with one access.
+  const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+  if (whole_group) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
+  } else {
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      if (x + l >= 1 && x + l < nx - 1) {
+        STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
+    }
+  }
+  if (z + 1 < nz - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
+      }
+    }
+  }
+}
+
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_f64_bf16_auto_inner_h200_x4_dot_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
+    value_type acc0[4], acc1[4];
+    // Each value is loaded once and feeds every site of the tile that needs it.
+    const vec_t u0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sz));
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    acc0[2] = w3 * u0.v[2];
+    acc0[3] = w3 * u0.v[3];
+    const vec_t u1 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy));
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    acc0[2] += w2 * u1.v[2];
+    acc0[3] += w2 * u1.v[3];
+    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u2;
+    const vec_t u3 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    acc0[1] += w1 * u3.v[2];
+    acc0[2] += w0 * u3.v[2];
+    acc0[2] += w1 * u3.v[1];
+    acc0[2] += w1 * u3.v[3];
+    acc0[3] += w0 * u3.v[3];
+    acc0[3] += w1 * u3.v[2];
+    acc1[0] = w3 * u3.v[0];
+    acc1[1] = w3 * u3.v[1];
+    acc1[2] = w3 * u3.v[2];
+    acc1[3] = w3 * u3.v[3];
+    const value_type u4 = in[site + stencil::clamp_above(4, xroom)];
+    acc0[3] += w1 * u4;
+    const vec_t u5 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy));
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    acc0[2] += w2 * u5.v[2];
+    acc0[3] += w2 * u5.v[3];
+    const vec_t u6 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site - sy + sz));
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    acc1[2] += w2 * u6.v[2];
+    acc1[3] += w2 * u6.v[3];
+    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+    acc1[0] += w1 * u7;
+    const vec_t u8 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
+    acc0[0] += w3 * u8.v[0];
+    acc0[1] += w3 * u8.v[1];
+    acc0[2] += w3 * u8.v[2];
+    acc0[3] += w3 * u8.v[3];
+    acc1[0] += w0 * u8.v[0];
+    acc1[0] += w1 * u8.v[1];
+    acc1[1] += w0 * u8.v[1];
+    acc1[1] += w1 * u8.v[0];
+    acc1[1] += w1 * u8.v[2];
+    acc1[2] += w0 * u8.v[2];
+    acc1[2] += w1 * u8.v[1];
+    acc1[2] += w1 * u8.v[3];
+    acc1[3] += w0 * u8.v[3];
+    acc1[3] += w1 * u8.v[2];
+    const value_type u9 = in[site + stencil::clamp_above(4, xroom) + sz];
+    acc1[3] += w1 * u9;
+    const vec_t u10 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy + sz));
+    acc1[0] += w2 * u10.v[0];
+    acc1[1] += w2 * u10.v[1];
+    acc1[2] += w2 * u10.v[2];
+    acc1[3] += w2 * u10.v[3];
+    const vec_t u11 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + stencil::clamp_above(2, room) * sz));
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
+    acc1[2] += w3 * u11.v[2];
+    acc1[3] += w3 * u11.v[3];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // The dot term of the values the stores keep: alpha's q is the stored q.
+    STENCIL_UNROLL
+    for (int i = 0; i < 4; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
+      const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
+          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (z + 1 < nz - 1) {
+      // The dot term of the values the stores keep: alpha's q is the stored q.
+      STENCIL_UNROLL
+      for (int i = 0; i < 4; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
+        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
+            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian3d_f64_bf16_auto_inner_h200_x4_fold_dot_kernel(
+    storage_type *STENCIL_RESTRICT out,
+    const storage_type *STENCIL_RESTRICT in,
+    const storage_type *STENCIL_RESTRICT direction,
+    storage_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along z, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t site = x + y * sy + z * sz;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
+    // Tap weights.
+    const value_type w0 =
+        static_cast<value_type>(2) * params.inv_hx2
+        + static_cast<value_type>(2) * params.inv_hy2
+        + static_cast<value_type>(2) * params.inv_hz2;
+    const value_type w1 = -params.inv_hx2;
+    const value_type w2 = -params.inv_hy2;
+    const value_type w3 = -params.inv_hz2;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    using svec_t = stencil::vec<storage_type, 4>; // as the fields store them
+    value_type acc0[4], acc1[4];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t at0 = site - sz;
+    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at0),
+        reinterpret_cast<const svec_t *>(direction + at0), beta);
+    acc0[0] = w3 * u0.v[0];
+    acc0[1] = w3 * u0.v[1];
+    acc0[2] = w3 * u0.v[2];
+    acc0[3] = w3 * u0.v[3];
+    const stencil::index_t at1 = site - sy;
+    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at1),
+        reinterpret_cast<const svec_t *>(direction + at1), beta);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    acc0[2] += w2 * u1.v[2];
+    acc0[3] += w2 * u1.v[3];
+    const stencil::index_t at2 = site + stencil::clamp_below(-1, -x);
+    const value_type u2 = stencil::rounded<storage_type>(in[at2] + beta * direction[at2]);
+    acc0[0] += w1 * u2;
+    const stencil::index_t at3 = site;
+    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at3),
+        reinterpret_cast<const svec_t *>(direction + at3), beta);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    acc0[1] += w1 * u3.v[2];
+    acc0[2] += w0 * u3.v[2];
+    acc0[2] += w1 * u3.v[1];
+    acc0[2] += w1 * u3.v[3];
+    acc0[3] += w0 * u3.v[3];
+    acc0[3] += w1 * u3.v[2];
+    acc1[0] = w3 * u3.v[0];
+    acc1[1] = w3 * u3.v[1];
+    acc1[2] = w3 * u3.v[2];
+    acc1[3] = w3 * u3.v[3];
+    const stencil::index_t at4 = site + stencil::clamp_above(4, xroom);
+    const value_type u4 = stencil::rounded<storage_type>(in[at4] + beta * direction[at4]);
+    acc0[3] += w1 * u4;
+    const stencil::index_t at5 = site + sy;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at5),
+        reinterpret_cast<const svec_t *>(direction + at5), beta);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    acc0[2] += w2 * u5.v[2];
+    acc0[3] += w2 * u5.v[3];
+    const stencil::index_t at6 = site - sy + sz;
+    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at6),
+        reinterpret_cast<const svec_t *>(direction + at6), beta);
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    acc1[2] += w2 * u6.v[2];
+    acc1[3] += w2 * u6.v[3];
+    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x) + sz;
+    const value_type u7 = stencil::rounded<storage_type>(in[at7] + beta * direction[at7]);
+    acc1[0] += w1 * u7;
+    const stencil::index_t at8 = site + sz;
+    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at8),
+        reinterpret_cast<const svec_t *>(direction + at8), beta);
+    acc0[0] += w3 * u8.v[0];
+    acc0[1] += w3 * u8.v[1];
+    acc0[2] += w3 * u8.v[2];
+    acc0[3] += w3 * u8.v[3];
+    acc1[0] += w0 * u8.v[0];
+    acc1[0] += w1 * u8.v[1];
+    acc1[1] += w0 * u8.v[1];
+    acc1[1] += w1 * u8.v[0];
+    acc1[1] += w1 * u8.v[2];
+    acc1[2] += w0 * u8.v[2];
+    acc1[2] += w1 * u8.v[1];
+    acc1[2] += w1 * u8.v[3];
+    acc1[3] += w0 * u8.v[3];
+    acc1[3] += w1 * u8.v[2];
+    const stencil::index_t at9 = site + stencil::clamp_above(4, xroom) + sz;
+    const value_type u9 = stencil::rounded<storage_type>(in[at9] + beta * direction[at9]);
+    acc1[3] += w1 * u9;
+    const stencil::index_t at10 = site + sy + sz;
+    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at10),
+        reinterpret_cast<const svec_t *>(direction + at10), beta);
+    acc1[0] += w2 * u10.v[0];
+    acc1[1] += w2 * u10.v[1];
+    acc1[2] += w2 * u10.v[2];
+    acc1[3] += w2 * u10.v[3];
+    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
+    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + at11),
+        reinterpret_cast<const svec_t *>(direction + at11), beta);
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
+    acc1[2] += w3 * u11.v[2];
+    acc1[3] += w3 * u11.v[3];
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // The dot term of the values the stores keep: alpha's q is the stored q.
+    STENCIL_UNROLL
+    for (int i = 0; i < 4; ++i)
+      acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        r.v[l] = acc0[l];
+      STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
+      const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
+          reinterpret_cast<const svec_t *>(direction + site), beta);
+      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      if (solution)
+        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
+            reinterpret_cast<const svec_t *>(direction + site), alpha);
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (x + l >= 1 && x + l < nx - 1) {
+          STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
+          const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
+          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          if (solution)
+            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
+          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
+      }
+    }
+    if (z + 1 < nz - 1) {
+      // The dot term of the values the stores keep: alpha's q is the stored q.
+      STENCIL_UNROLL
+      for (int i = 0; i < 4; ++i)
+        acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
+        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sz),
+            reinterpret_cast<const svec_t *>(direction + site + sz), beta);
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sz), stencil::narrow<storage_type>(c));
+        if (solution)
+          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
+              reinterpret_cast<const svec_t *>(direction + site + sz), alpha);
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
+            const value_type c = stencil::rounded<storage_type>(in[site + sz + l] + beta * direction[site + sz + l]);
+            STENCIL_STORE(&next_direction[site + sz + l], stencil::narrow<storage_type>(c));
+            if (solution)
+              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
+            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
+        }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(storage_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(storage_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(storage_type *out, const storage_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_adjoint(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(storage_type *out, const storage_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_dot(static_cast<storage_type *>(out),
+      static_cast<const storage_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(storage_type *out, storage_type *next_direction,
+    const storage_type *in, const storage_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz);
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_h200_x4: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(storage_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian3d_f64_bf16_auto_inner_h200_x4: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(next_direction, 8) || !stencil::is_aligned(direction, 8))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'next_direction' and 'direction' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian3d_f64_bf16_auto_inner_h200_x4: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian3d_f64_bf16_auto_inner_h200_x4_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      params,
+      partials);
+  return stencil::launch_status("laplacian3d_f64_bf16_auto_inner_h200_x4_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  Params typed_params;
+  typed_params.inv_hx2 = static_cast<value_type>(params[0]);
+  typed_params.inv_hy2 = static_cast<value_type>(params[1]);
+  typed_params.inv_hz2 = static_cast<value_type>(params[2]);
+  return apply_fold_dot(static_cast<storage_type *>(out),
+      static_cast<storage_type *>(next_direction),
+      static_cast<const storage_type *>(in),
+      static_cast<const storage_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace laplacian3d_f64_bf16_auto_inner_h200_x4
 } // namespace stencilc_kernels
 
 // laplacian3d_f64_bf16_auto_inner_h200.hip - stencil kernels generated by stencilc 0.1.0 from laplacian3d_f64_bf16.yaml.

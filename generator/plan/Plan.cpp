@@ -940,9 +940,9 @@ KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {
                {ParameterKind::SolutionField, "solution"},
                {ParameterKind::SolutionAlpha, "alpha_source"}});
   // Two fields read and two written where the stencil moves one each, and
-  // x read and written (in the arithmetic type: float for bfloat16 fields).
-  const int xBytes = dotPlan.narrowStorage ? 2 * dotPlan.bytesWrittenPerSite
-                                           : dotPlan.bytesWrittenPerSite;
+  // x read and written where CG passes it (KernelPlan::updatesSolution).
+  const int xBytes =
+      folded.updatesSolution() ? dotPlan.bytesWrittenPerSite : 0;
   folded.bytesReadPerSite += dotPlan.bytesWrittenPerSite + xBytes;
   folded.bytesWrittenPerSite += dotPlan.bytesWrittenPerSite + xBytes;
   folded.flopsPerSite += 2 * folded.accumulators.valuesPerSite; // p' itself

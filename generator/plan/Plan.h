@@ -658,14 +658,19 @@ struct KernelPlan {
   /// when the kernel folds CG's direction update in (in and direction;
   /// out and next_direction), else one.
   int arraysPerAccess() const { return foldsDirection() ? 2 : 1; }
+  /// Whether CG runs the fold kernel with x (its `solution`), adding the
+  /// last step's alpha p: where x is stored like the fields, not for
+  /// bfloat16 fields, whose x is float (the runtime's
+  /// defers_solution_update).
+  bool updatesSolution() const { return foldsDirection() && !narrowStorage; }
   /// Load and store instructions (a vector access counts once); the fold
   /// also loads and stores CG's x once per stored row.
   int loadsPerTile() const {
     return static_cast<int>(loads.size()) * arraysPerAccess() +
-           (foldsDirection() ? tileFactor : 0);
+           (updatesSolution() ? tileFactor : 0);
   }
   int storesPerTile() const {
-    return tileFactor * (foldsDirection() ? 3 : 1);
+    return tileFactor * (arraysPerAccess() + (updatesSolution() ? 1 : 0));
   }
   double loadsPerSite() const {
     return static_cast<double>(loadsPerTile()) / sitesPerTile();

@@ -115,13 +115,16 @@ double bytes_per_fold_apply(const LinearSystem &A, bool withX) {
   return A.bytes_per_apply() + (withX ? 4.0 : 2.0) * fieldBytes;
 }
 
-/// Whether CG's x update goes into the fold pass (x stored like the other
-/// fields). Not where x is wider: with bfloat16 fields and a float x the
-/// fold pass ran the mixed-precision solve 17% slower on an H200, the x
-/// stream costing that pass more than it saved the update
-/// (docs/performance.md, "x's update in the stencil pass").
+/// Whether CG's x update goes into the fold pass: x stored like the other
+/// fields, float or double (the fold kernel's x has the arithmetic type).
+/// Not for bfloat16 fields: their x is float, and with it the fold pass ran
+/// the mixed-precision solve 17% slower on an H200, the x stream costing
+/// that pass more than it saved the update (docs/performance.md, "x's
+/// update in the stencil pass"); a bfloat16 x (CG on the inner operator
+/// itself) the kernel does not take.
 bool defers_solution_update(const Field &x, const Field &r) {
-  return x.lattice().element_bytes == r.lattice().element_bytes;
+  return x.lattice().element_bytes == r.lattice().element_bytes &&
+         r.lattice().element_bytes >= 4;
 }
 
 /// Runs solver operations, timing each kind when asked.
@@ -494,6 +497,8 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       if (!(sums.pq > 0.0)) {
         if (done)
           break; // queued past convergence: x and r as they were
+        // x as of the last step, for a caller that looks at it.
+        STENCIL_TRY(pipeline->flush());
         return breakdown(sums.pq);
       }
       ++k;

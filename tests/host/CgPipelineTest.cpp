@@ -131,7 +131,9 @@ TEST(CgScalars, TheHostReadsOnlyQueuedIterations) {
 
 /// The pipelined loop keeps up to two iterations queued ahead of the host;
 /// at the iteration cap it stops exactly there, in double and in the inner
-/// loop of mixed precision, with one residual per iteration.
+/// loop of mixed precision, with one residual per iteration, and x holds
+/// every step's update (the fold passes take x's update a step late, the
+/// solve adds the last): its true residual is the recurrence's.
 TEST(CgPipeline, StopsAtTheIterationCap) {
   const KernelInfo &info = stencilc::testing::kernelNamed("laplacian3d_f64");
   const std::vector<int> extents{19, 17, 21};
@@ -168,7 +170,44 @@ TEST(CgPipeline, StopsAtTheIterationCap) {
       // CG's residual falls on this operator from the first iteration.
       EXPECT_LT(report.residual_history.back(),
                 report.residual_history.front());
+      // One step short, x's residual would be the last iteration's but one.
+      EXPECT_NEAR(report.true_relative_residual,
+                  report.residual_history.back(),
+                  1e-6 * report.residual_history.back());
     }
+}
+
+/// CG on a bfloat16 operator itself (create_inner), x in bfloat16 too: the
+/// fold kernel takes x only in the arithmetic type, so the update pass keeps
+/// x's update there (as before the fold took it).
+TEST(CgPipeline, Bf16FieldsKeepXInTheUpdatePass) {
+  const KernelInfo &info =
+      stencilc::testing::kernelNamed("laplacian3d_f64_bf16");
+  const std::vector<int> extents{13, 11, 9};
+  StencilOperator A, inner;
+  ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+  ASSERT_OK(A.create_inner(inner));
+  ASSERT_EQ(inner.lattice().element_bytes, 2);
+  Field b, x;
+  ASSERT_OK(Field::create(inner.lattice(), b));
+  ASSERT_OK(Field::create(inner.lattice(), x));
+  Random random(3);
+  const std::vector<double> values =
+      randomReals(random, inner.lattice().values());
+  ASSERT_OK(b.upload_values(values.data(), values.size()));
+  ASSERT_OK(set_halo(b, 0.0));
+  ASSERT_OK(fill(x, 0.0));
+  SolveOptions options;
+  options.tolerance = 1e-12;
+  options.max_iterations = 4;
+  SolveReport report;
+  ASSERT_OK(solve(inner, b, x, options, report));
+  EXPECT_TRUE(report.folded);
+  EXPECT_EQ(report.iterations, 4);
+  // bfloat16 rounding: x's residual near the recurrence's, both fallen.
+  EXPECT_LT(report.true_relative_residual, 0.9);
+  EXPECT_NEAR(report.true_relative_residual, report.residual_history.back(),
+              0.1 * report.residual_history.back());
 }
 
 } // namespace
