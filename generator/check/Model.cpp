@@ -237,6 +237,11 @@ std::string blockShapeText(const StencilModel &model) {
 StencilModel innerKernelsModel(const StencilModel &model) {
   StencilModel inner = model;
   inner.name = model.name + "_inner";
+  const std::string tagged = "_" + model.deviceTag;
+  if (!model.deviceTag.empty() && StringRef(model.name).endswith(tagged))
+    inner.name = model.name.substr(0, model.name.size() - tagged.size()) +
+                 "_inner" + tagged;
+  inner.deviceTag.clear();
   inner.precision = model.innerPrecision;
   // Narrower values, the same bytes per access: a written width of 2 means
   // 16-byte loads of double, which 4-byte pairs of bfloat16 would not be.

@@ -332,6 +332,10 @@ struct StencilModel {
   /// arrays value by value, so their storage stays the spec's and tuning
   /// may not change it.
   bool storageOfOuter = false;
+  /// Set where `name` names another GPU's kernels, NAME_<tag> (`stencilc
+  /// plan --device`): the inner precision's are then NAME_inner_<tag>, as
+  /// they are compiled (tune/DevicePlans.h), not NAME_<tag>_inner.
+  std::string deviceTag;
   /// grid.exchange (only with split axes).
   ExchangeOptions exchange;
   /// Whether these are the kernels ranks run (splitKernelsModel): their

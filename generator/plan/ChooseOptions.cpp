@@ -611,7 +611,8 @@ OptionSearch chooseOpenOptions(StencilModel &model,
         innerGroups = innerAlongX(best->model, k, device);
         note.reason +=
             innerGroups
-                ? "; the inner precision's kernels " + model.name + "_inner_x" +
+                ? "; the inner precision's kernels " +
+                      innerKernelsModel(model).name + "_x" +
                       std::to_string(innerGroups->vectorWidth)
                 : std::string("; the inner precision's kernels: one site per "
                               "thread (groups predict no gain there)");

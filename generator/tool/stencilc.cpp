@@ -336,8 +336,10 @@ int runPlan() {
     const StencilModel open = *model;
     warnIfNotFitted(path, open, *device);
     // Another GPU's kernels print under the names they are compiled as.
-    if (device != knownDevices().front() && device->fitted(open))
+    if (device != knownDevices().front() && device->fitted(open)) {
       model->name += "_" + device->tag;
+      model->deviceTag = device->tag;
+    }
     chooseOpenOptions(*model, *device);
     std::vector<DeviceChoice> others;
     if (device == knownDevices().front())
