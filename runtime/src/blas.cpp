@@ -507,10 +507,11 @@ template <typename Term> Index reduce_groups(const Term &term, Index n) {
 
 template <typename Term>
 Status launch_reduce_groups(const Term &term, Index n, Index blocks,
-                            double *partials, const char *name) {
+                            double *partials, const char *name,
+                            Stream stream = nullptr) {
   STENCIL_LAUNCH(groups_reduce_kernel<Term>,
                  (LaunchDims{static_cast<unsigned>(blocks), 1, 1}), kBlock,
-                 nullptr, term, n, partials);
+                 stream, term, n, partials);
   return launch_status(name);
 }
 
@@ -710,10 +711,11 @@ Status Reducer::sum_of(Index n, Term term, const char *name, double &result) {
 
 template <typename Term>
 Status Reducer::partials_of(Index n, Term term, const char *name,
-                            std::int64_t &count) {
+                            std::int64_t &count, Stream stream) {
   double *partials = nullptr;
 #if defined(STENCIL_BACKEND_HOST)
   (void)name;
+  (void)stream;
   // One partial: the host's sum in its fixed chunk order.
   count = 1;
   STENCIL_TRY(block_partials(count, partials));
@@ -722,7 +724,7 @@ Status Reducer::partials_of(Index n, Term term, const char *name,
 #else
   count = blocks_for(n);
   STENCIL_TRY(block_partials(count, partials));
-  STENCIL_LAUNCH(reduce_kernel<Term>, grid_for(n), kBlock, nullptr, term, n,
+  STENCIL_LAUNCH(reduce_kernel<Term>, grid_for(n), kBlock, stream, term, n,
                  partials);
   return launch_status(name);
 #endif
@@ -730,15 +732,15 @@ Status Reducer::partials_of(Index n, Term term, const char *name,
 
 template <typename Term>
 Status Reducer::update_partials_of(Index n, Term term, const char *name,
-                                   std::int64_t &count) {
+                                   std::int64_t &count, Stream stream) {
 #if !defined(STENCIL_BACKEND_HOST)
   if ((count = reduce_groups(term, n))) {
     double *partials = nullptr;
     STENCIL_TRY(block_partials(count, partials));
-    return launch_reduce_groups(term, n, count, partials, name);
+    return launch_reduce_groups(term, n, count, partials, name, stream);
   }
 #endif
-  return partials_of(n, term, name, count);
+  return partials_of(n, term, name, count, stream);
 }
 
 Status Reducer::dot(const Field &x, const Field &y, double &result) {
@@ -775,7 +777,7 @@ Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
 
 Status Reducer::update_partials(const double *alpha, const Field &p,
                                 const Field &q, Field &x, Field &r,
-                                std::int64_t &count) {
+                                std::int64_t &count, Stream stream) {
   const std::string name = "update_partials";
   STENCIL_TRY(check_update(p, q, x, r, name));
   if (alpha == nullptr)
@@ -787,12 +789,13 @@ Status Reducer::update_partials(const double *alpha, const Field &p,
                           typed<S>(r)};
     term.alpha_source = alpha;
     const Index n = p.lattice().values();
-    return update_partials_of(n, term, name.c_str(), count);
+    return update_partials_of(n, term, name.c_str(), count, stream);
   });
 }
 
 Status Reducer::residual_partials(const double *alpha, const Field &q,
-                                  Field &r, std::int64_t &count) {
+                                  Field &r, std::int64_t &count,
+                                  Stream stream) {
   const std::string name = "residual_partials";
   STENCIL_TRY(same(q, r, (name + ": r").c_str()));
   if (alpha == nullptr)
@@ -802,7 +805,7 @@ Status Reducer::residual_partials(const double *alpha, const Field &q,
     ResidualTerm<S> term{Real<S>(0), typed<S>(q), typed<S>(r)};
     term.alpha_source = alpha;
     const Index n = q.lattice().values();
-    return update_partials_of(n, term, name.c_str(), count);
+    return update_partials_of(n, term, name.c_str(), count, stream);
   });
 }
 

@@ -105,7 +105,7 @@ CgScalars::~CgScalars() {
   host_free_pinned(host_);
 }
 
-Status CgScalars::allocate() {
+Status CgScalars::prepare() {
   if (device_)
     return Status();
   STENCIL_TRY(device_allocate(&device_, sizeof(DeviceState)));
@@ -119,7 +119,7 @@ Status CgScalars::allocate() {
 Status CgScalars::start(double rr) { return restart(rr, 0.0); }
 
 Status CgScalars::restart(double rr, double beta) {
-  STENCIL_TRY(allocate());
+  STENCIL_TRY(prepare());
   STENCIL_TRY(device_synchronize());
   DeviceState state{};
   state.rr = rr;
@@ -136,36 +136,47 @@ const double *CgScalars::beta() const {
   return &static_cast<const DeviceState *>(device_)->beta;
 }
 
-Status CgScalars::finish_alpha(const double *partials, std::int64_t count) {
+Status CgScalars::finish_alpha(const double *partials, std::int64_t count,
+                               Stream stream) {
   if (!device_)
     return Status::failure("CgScalars: finish_alpha() before start()");
   auto *state = static_cast<DeviceState *>(device_);
 #if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
   take_pq(*state, sum(partials, count));
   return Status();
 #else
   STENCIL_LAUNCH(finish_alpha_kernel, (LaunchDims{1, 1, 1}),
-                 (LaunchDims{kThreads, 1, 1}), nullptr, partials, count,
+                 (LaunchDims{kThreads, 1, 1}), stream, partials, count,
                  state);
   return launch_status("CG alpha");
 #endif
 }
 
 Status CgScalars::finish_beta(const double *partials, std::int64_t count,
-                              int iteration) {
+                              int iteration, Stream stream) {
   if (!device_)
     return Status::failure("CgScalars: finish_beta() before start()");
   auto *state = static_cast<DeviceState *>(device_);
   const int slot = iteration % kSlots;
 #if defined(STENCIL_BACKEND_HOST)
+  (void)stream;
   take_rr(*state, sum(partials, count));
   host_[slot] = state->sums;
+  return Status();
 #else
   STENCIL_LAUNCH(finish_beta_kernel, (LaunchDims{1, 1, 1}),
-                 (LaunchDims{kThreads, 1, 1}), nullptr, partials, count,
+                 (LaunchDims{kThreads, 1, 1}), stream, partials, count,
                  state, hostMapped_ + slot);
-  STENCIL_TRY(launch_status("CG beta"));
+  return launch_status("CG beta");
 #endif
+}
+
+Status CgScalars::sent(int iteration) {
+  if (iteration < 0)
+    return Status::failure("CgScalars: no iteration " +
+                           std::to_string(iteration));
+  const int slot = iteration % kSlots;
   STENCIL_TRY(copied_[slot].record());
   slotIteration_[slot] = iteration;
   return Status();

@@ -30,6 +30,9 @@ public:
   CgScalars(const CgScalars &) = delete;
   CgScalars &operator=(const CgScalars &) = delete;
 
+  /// Allocates the device state and the host's pinned slots (start() does
+  /// when they are not yet): a solver calls it before starting its clock.
+  Status prepare();
   /// Starts a recurrence at ||r||^2 = rr with beta = 0 (so that the first
   /// folded pass makes p' = r). Waits for the device.
   Status start(double rr);
@@ -42,19 +45,25 @@ public:
   const double *beta() const;
 
   /// Queues pq = the sum of `count` partials and alpha = rr / pq (0 when pq
-  /// is not positive, so that a broken-down iteration changes nothing).
-  Status finish_alpha(const double *partials, std::int64_t count);
+  /// is not positive, so that a broken-down iteration changes nothing) on
+  /// `stream`.
+  Status finish_alpha(const double *partials, std::int64_t count,
+                      Stream stream = nullptr);
   /// Queues rr' = the sum of `count` partials, beta = rr' / rr, rr = rr',
   /// with iteration `iteration`'s sums written to the host by the same
-  /// kernel.
+  /// kernel, on `stream` (a launch graph's while it records: the slot the
+  /// sums go to, iteration % kSlots, is then part of the graph).
   Status finish_beta(const double *partials, std::int64_t count,
-                     int iteration);
+                     int iteration, Stream stream = nullptr);
+  /// Marks iteration `iteration`'s sums as queued behind the work on the
+  /// default stream so far (its finish_beta, or a graph replaying it), for
+  /// sums().
+  Status sent(int iteration);
   /// Waits for iteration `iteration`'s sums (the last one queued in its
   /// slot) and returns them.
   Status sums(int iteration, CgSums &out);
 
 private:
-  Status allocate();
 
   void *device_ = nullptr;   ///< DeviceState
   CgSums *host_ = nullptr;   ///< pinned and mapped, kSlots entries

@@ -794,6 +794,14 @@ Status launch_blocks(const KernelInfo &info, const int *extents,
 
 } // namespace
 
+Status StencilOperator::fold_partial_count(std::int64_t &blocks) const {
+  if (!has_apply_fold_dot())
+    return Status::failure(std::string("fold_partial_count: ") +
+                           stencil_name() +
+                           " has no fold kernel for this operator");
+  return launch_blocks(fold_info(), extents_, blocks);
+}
+
 Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
                                        const Field &r, const Field &direction,
                                        double beta, Reducer &reducer,

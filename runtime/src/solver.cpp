@@ -4,6 +4,7 @@
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 #include "stencil/even_odd.hpp"
+#include "stencil/launch_graph.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -51,7 +52,11 @@ public:
   virtual Status apply_fold_partials(Field &, Field &, const Field &,
                                      const Field &, const double *, Field *,
                                      const double *, Reducer &,
-                                     std::int64_t &) const {
+                                     std::int64_t &, Stream) const {
+    return Status::failure("apply_fold_dot: not available for this system");
+  }
+  /// The block partials apply_fold_partials writes.
+  virtual Status fold_partial_count(std::int64_t &) const {
     return Status::failure("apply_fold_dot: not available for this system");
   }
 };
@@ -90,13 +95,19 @@ public:
                              const Field &r, const Field &direction,
                              const double *beta, Field *solution,
                              const double *alpha, Reducer &reducer,
-                             std::int64_t &blocks) const override {
+                             std::int64_t &blocks,
+                             Stream stream) const override {
     if constexpr (std::is_same_v<Operator, StencilOperator>)
       return A.apply_fold_partials(out, next_direction, r, direction, beta,
-                                   solution, alpha, reducer, blocks);
+                                   solution, alpha, reducer, blocks, stream);
     return LinearSystem::apply_fold_partials(out, next_direction, r,
                                              direction, beta, solution, alpha,
-                                             reducer, blocks);
+                                             reducer, blocks, stream);
+  }
+  Status fold_partial_count(std::int64_t &blocks) const override {
+    if constexpr (std::is_same_v<Operator, StencilOperator>)
+      return A.fold_partial_count(blocks);
+    return LinearSystem::fold_partial_count(blocks);
   }
 
 private:
@@ -180,25 +191,32 @@ public:
     STENCIL_TRY(apply(q, p));
     return dot(p, q, pq);
   }
-  /// CG's pipelined stencil pass: p' = r + beta p (beta on the device)
-  /// written to `spare`, which then becomes p; where `x` is given, the last
+  /// CG's pipelined stencil pass, queued on `stream`: p' = r + beta p
+  /// (beta on the device) written to `spare`; where `x` is given, the last
   /// step's x += alpha p (alpha still on the device); q = A p'; alpha = rr
-  /// / p'.q finished on the device.
+  /// / p'.q finished on the device. p' is the next direction.
+  Status queue_fold(Field &q, const Field &p, Field &spare, const Field &r,
+                    Field *x, CgScalars &scalars, Stream stream) {
+    std::int64_t blocks = 0;
+    STENCIL_TRY(A.apply_fold_partials(q, spare, r, p, scalars.beta(), x,
+                                      scalars.alpha(), reducer, blocks,
+                                      stream));
+    if (blocks == 0)
+      return Status::failure("solve: the lattice has no sites to update");
+    double *partials = nullptr;
+    STENCIL_TRY(reducer.block_partials(blocks, partials));
+    return scalars.finish_alpha(partials, blocks, stream);
+  }
+  double fold_bytes(bool withX) const {
+    return bytes_per_fold_apply(A, withX);
+  }
+  /// queue_fold on the default stream; `spare` then becomes p.
   Status fold_pass(Field &q, Field &p, Field &spare, const Field &r, Field *x,
                    CgScalars &scalars) {
     STENCIL_TRY(run(x ? "stencil apply + dot, p = r + beta p and x folded in"
                       : "stencil apply + dot, p = r + beta p folded in",
-                    bytes_per_fold_apply(A, x != nullptr), [&]() -> Status {
-                      std::int64_t blocks = 0;
-                      STENCIL_TRY(A.apply_fold_partials(
-                          q, spare, r, p, scalars.beta(), x,
-                          scalars.alpha(), reducer, blocks));
-                      if (blocks == 0)
-                        return Status::failure("solve: the lattice has no "
-                                               "sites to update");
-                      double *partials = nullptr;
-                      STENCIL_TRY(reducer.block_partials(blocks, partials));
-                      return scalars.finish_alpha(partials, blocks);
+                    fold_bytes(x != nullptr), [&] {
+                      return queue_fold(q, p, spare, r, x, scalars, nullptr);
                     }));
     std::swap(p, spare);
     return Status();
@@ -220,42 +238,75 @@ public:
       return scalars.finish_alpha(partials, count);
     });
   }
+  /// The block partials' device address (they were reserved before: the
+  /// launch graphs that write them are kept under it).
+  Status partials_address(const void *&address) {
+    double *partials = nullptr;
+    STENCIL_TRY(reducer.block_partials(1, partials));
+    address = partials;
+    return Status();
+  }
   /// Block partials for the reductions over fields like `like`, allocated
   /// before any is queued (Reducer::reserve_partials).
   Status reserve_partials(const Field &like) {
     return reducer.reserve_partials(like);
   }
-  /// CG's pipelined update: x += alpha p, r -= alpha q (alpha on the
-  /// device), then ||r||^2 and beta finished on the device and queued for
-  /// the host as iteration `iteration`'s sums.
+  /// The same for the fold passes' partials (one per block of A's fold
+  /// kernel, often more than the reductions').
+  Status reserve_fold_partials() {
+    std::int64_t blocks = 0;
+    STENCIL_TRY(A.fold_partial_count(blocks));
+    double *partials = nullptr;
+    return blocks > 0 ? reducer.block_partials(blocks, partials) : Status();
+  }
+  /// CG's pipelined update, queued on `stream`: x += alpha p, r -= alpha q
+  /// (alpha on the device), then ||r||^2 and beta finished on the device
+  /// and written to the host's slot of iteration `iteration`.
+  Status queue_update(const Field &p, const Field &q, Field &x, Field &r,
+                      CgScalars &scalars, int iteration, Stream stream) {
+    std::int64_t count = 0;
+    STENCIL_TRY(
+        reducer.update_partials(scalars.alpha(), p, q, x, r, count, stream));
+    double *partials = nullptr;
+    STENCIL_TRY(reducer.block_partials(count, partials));
+    return scalars.finish_beta(partials, count, iteration, stream);
+  }
+  double update_bytes(const Field &x, const Field &r) const {
+    return bytes_update_and_norm2(x.lattice(), r.lattice());
+  }
+  /// queue_update on the default stream, its sums then sent to the host.
   Status update_pass(const Field &p, const Field &q, Field &x, Field &r,
                      CgScalars &scalars, int iteration) {
-    return run("update + norm2",
-               bytes_update_and_norm2(x.lattice(), r.lattice()),
-               [&]() -> Status {
-                 std::int64_t count = 0;
-                 STENCIL_TRY(reducer.update_partials(scalars.alpha(), p, q, x,
-                                                     r, count));
-                 double *partials = nullptr;
-                 STENCIL_TRY(reducer.block_partials(count, partials));
-                 return scalars.finish_beta(partials, count, iteration);
-               });
+    STENCIL_TRY(run("update + norm2", update_bytes(x, r), [&] {
+      return queue_update(p, q, x, r, scalars, iteration, nullptr);
+    }));
+    return scalars.sent(iteration);
   }
-  /// After a fold pass, which took x's update: r -= alpha q (alpha on the
-  /// device), with ||r||^2 and beta finished on the device and queued for
-  /// the host as iteration `iteration`'s sums.
+  /// After a fold pass, which took x's update, queued on `stream`: r -=
+  /// alpha q (alpha on the device), with ||r||^2 and beta finished on the
+  /// device and written to the host's slot of iteration `iteration`.
+  Status queue_residual(const Field &q, Field &r, CgScalars &scalars,
+                        int iteration, Stream stream) {
+    std::int64_t count = 0;
+    STENCIL_TRY(
+        reducer.residual_partials(scalars.alpha(), q, r, count, stream));
+    double *partials = nullptr;
+    STENCIL_TRY(reducer.block_partials(count, partials));
+    return scalars.finish_beta(partials, count, iteration, stream);
+  }
+  /// queue_residual on the default stream, its sums then sent to the host.
   Status residual_pass(const Field &q, Field &r, CgScalars &scalars,
                        int iteration) {
-    return run("r update + norm2", bytes_residual_update(r.lattice()),
-               [&]() -> Status {
-                 std::int64_t count = 0;
-                 STENCIL_TRY(
-                     reducer.residual_partials(scalars.alpha(), q, r, count));
-                 double *partials = nullptr;
-                 STENCIL_TRY(reducer.block_partials(count, partials));
-                 return scalars.finish_beta(partials, count, iteration);
-               });
+    STENCIL_TRY(run("r update + norm2", bytes_residual_update(r.lattice()),
+                    [&] {
+                      return queue_residual(q, r, scalars, iteration,
+                                            nullptr);
+                    }));
+    return scalars.sent(iteration);
   }
+  /// Whether each operation is timed (an event pair around it): launch
+  /// graphs would hide the operations.
+  bool timed_operations() const { return timed; }
   /// The last step's x += alpha p that no fold pass took (alpha on the
   /// device).
   Status deferred_solution_update(const Field &p, Field &x,
@@ -319,6 +370,18 @@ private:
 /// anyway (9 field transfers an iteration, not 10), and flush() adds the
 /// last one. An iteration queued past convergence is a valid CG step (or,
 /// if its p.Ap is not positive, changes neither x nor r: alpha is 0 then).
+///
+/// With the fold, on a GPU, each iteration's four kernels (the fold pass,
+/// alpha's finish, the update pass, beta's finish) are recorded once as a
+/// launch graph and replayed with one launch: on a small lattice queuing
+/// them one by one took the host longer than the GPU took to run them. The
+/// graphs are kept under the fields' and block partials' addresses and the
+/// host slot of the sums: two of them, as p and the spare field trade
+/// places every iteration. Nothing else the launches read changes during a
+/// solve (the operator's parameters and arrays, the scalars' memory), and
+/// the pipeline lives for one solve. STENCILC_GRAPHS=off, timed operations
+/// (SolveOptions::time_kernels) and the host backend launch them one by
+/// one.
 class CgPipeline {
 public:
   CgPipeline(Ops &ops, Field &x, Field &r, Field &p, Field &q, Field &spare,
@@ -327,6 +390,31 @@ public:
         maxIterations(maxIterations), folded(folded),
         deferred(folded && defers_solution_update(x, r)) {}
 
+  /// Allocates the device scalars, their pinned copy and the block
+  /// partials of every pass, so that none is allocated (and no device
+  /// memory freed, which waits for the device) once iterations are queued.
+  Status prepare() {
+    STENCIL_TRY(scalars.prepare());
+    STENCIL_TRY(ops.reserve_partials(r));
+    if (!folded)
+      return Status();
+    STENCIL_TRY(ops.reserve_fold_partials());
+    STENCIL_TRY(LaunchGraphs::from_environment(graphs));
+    if (ops.timed_operations())
+      graphs.set_enabled(false);
+    return Status();
+  }
+  /// How the iterations' kernels were launched (after prepare()).
+  std::string launch_description() const {
+    if (!folded)
+      return std::string();
+    if (ops.timed_operations())
+      return "kernels launched one by one (each operation timed)";
+    return graphs.enabled() ? "each iteration replayed as a launch graph (" +
+                                  std::to_string(graphs.recordings()) +
+                                  " recorded)"
+                            : graphs.description();
+  }
   /// p = r, ||r||^2 = rr, beta = 0: the first pass's p' is r.
   Status start(double rr) {
     STENCIL_TRY(p.copy_from(r));
@@ -342,6 +430,10 @@ public:
   Status fill(int depth) {
     while (queued_ < std::min(read_ + depth, maxIterations)) {
       ++queued_;
+      if (folded && graphs.enabled()) {
+        STENCIL_TRY(queue_graphed(queued_));
+        continue;
+      }
       if (folded)
         STENCIL_TRY(
             ops.fold_pass(q, p, spare, r, deferred ? &x : nullptr, scalars));
@@ -384,12 +476,41 @@ public:
   }
 
 private:
+  /// Iteration `iteration` of the folded loop as a launch graph.
+  Status queue_graphed(int iteration) {
+    Field *solution = deferred ? &x : nullptr;
+    const void *partials = nullptr;
+    STENCIL_TRY(ops.partials_address(partials));
+    const LaunchGraphs::Key key = {
+        address(q.data()),     address(p.data()),
+        address(spare.data()), address(r.data()),
+        address(x.data()),     address(partials),
+        static_cast<std::uint64_t>(iteration % CgScalars::kSlots)};
+    STENCIL_TRY(graphs.run(key, nullptr, [&](Stream stream) -> Status {
+      STENCIL_TRY(
+          ops.queue_fold(q, p, spare, r, solution, scalars, stream));
+      // The fold pass's p' (in spare) is the direction the update reads.
+      if (deferred)
+        return ops.queue_residual(q, r, scalars, iteration, stream);
+      return ops.queue_update(spare, q, x, r, scalars, iteration, stream);
+    }));
+    ops.bytes += ops.fold_bytes(deferred) +
+                 (deferred ? bytes_residual_update(r.lattice())
+                           : ops.update_bytes(x, r));
+    std::swap(p, spare);
+    return scalars.sent(iteration);
+  }
+  static std::uint64_t address(const void *pointer) {
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(pointer));
+  }
+
   Ops &ops;
   Field &x, &r, &p, &q, &spare;
   int maxIterations;
   bool folded;   ///< else `spare` is unused
   bool deferred; ///< x's update in the fold pass (defers_solution_update)
   CgScalars scalars;
+  LaunchGraphs graphs; ///< each folded iteration's kernels, where enabled
   int queued_ = 0, read_ = 0;
 };
 
@@ -446,16 +567,15 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
        A.communicator().size() == 1);
   report.device_scalars = deviceScalars;
   // Set up before the clock starts, as r, p and q are: the device scalars,
-  // their pinned copy and the dot's and update's block partials (a fold
-  // pass with more blocks than the update still grows them once).
+  // their pinned copy and the block partials of every pass.
   Field pNext;
   if (folded)
     STENCIL_TRY(Field::create(lattice, pNext));
   std::optional<CgPipeline> pipeline;
   if (deviceScalars) {
     pipeline.emplace(ops, x, r, p, q, pNext, options.max_iterations, folded);
+    STENCIL_TRY(pipeline->prepare());
     STENCIL_TRY(pipeline->start(rNorm * rNorm));
-    STENCIL_TRY(ops.reserve_partials(r));
   }
 
   STENCIL_TRY(device_synchronize());
@@ -506,6 +626,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       report.residual_history.push_back(rNorm / reference);
     }
     STENCIL_TRY(pipeline->flush());
+    report.launches = pipeline->launch_description();
   } else if (options.method == Method::CG) {
     // Preconditioned CG; z = r without a preconditioner.
     const Field *zr = &r;
@@ -659,11 +780,6 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   STENCIL_TRY(trueResidual(rNorm));
   report.residual_history.push_back(rNorm / reference);
 
-  STENCIL_TRY(device_synchronize());
-  const double start = now_seconds();
-  ops.bytes = lowOps.bytes = 0.0;
-  ops.stats.clear();
-  lowOps.stats.clear();
   const bool cgnr = options.method == Method::CGNR;
   const bool fused = !cgnr && options.fused && inner.has_apply_dot();
   report.fused = fused;
@@ -671,9 +787,25 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
       fused && options.fold_direction && inner.has_apply_fold_dot();
   report.folded = folded;
   report.device_scalars = folded;
+  // Set up before the clock starts, as the other fields are (and as the
+  // solve in A's precision does): the inner CG's pipeline, its device
+  // scalars and block partials.
   Field pNextLow;
-  if (folded)
+  std::optional<CgPipeline> pipeline;
+  if (!cgnr && folded) {
     STENCIL_TRY(Field::create(low, pNextLow));
+    pipeline.emplace(lowOps, xLow, rLow, pLow, qLow, pNextLow,
+                     options.max_iterations, true);
+    STENCIL_TRY(pipeline->prepare());
+  } else {
+    STENCIL_TRY(lowOps.reserve_partials(rLow));
+  }
+
+  STENCIL_TRY(device_synchronize());
+  const double start = now_seconds();
+  ops.bytes = lowOps.bytes = 0.0;
+  ops.stats.clear();
+  lowOps.stats.clear();
   STENCIL_TRY(convert(r, rLow));
   STENCIL_TRY(fill(xLow, 0.0));
   double rr = rNorm * rNorm, largest = rNorm;
@@ -751,11 +883,9 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
         report.inner_precision +
         "): the operator is not positive definite on these values");
   };
-  if (!cgnr && folded) {
+  if (pipeline) {
     // The inner CG with its scalars on the device (CgPipeline).
-    CgPipeline pipeline(lowOps, xLow, rLow, pLow, qLow, pNextLow,
-                        options.max_iterations, true);
-    STENCIL_TRY(pipeline.start(rr));
+    STENCIL_TRY(pipeline->start(rr));
     double rrBefore = rr; // ||r||^2 before the last iteration read
     auto take = [&](const CgSums &sums) {
       ++k;
@@ -765,30 +895,31 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     };
     while (rNorm / reference >= options.tolerance &&
            k < options.max_iterations) {
-      STENCIL_TRY(pipeline.fill(
+      STENCIL_TRY(pipeline->fill(
           CgPipeline::depth(report.residual_history, options.tolerance)));
       CgSums sums;
-      STENCIL_TRY(pipeline.next(sums));
+      STENCIL_TRY(pipeline->next(sums));
       if (!(sums.pq > 0.0))
         return innerBreakdown(sums.pq);
       take(sums);
       if (wantsUpdate()) {
         // The iteration queued behind this one joins the update (one that
         // broke down left x and r as they were: its alpha was 0).
-        while (pipeline.ahead()) {
+        while (pipeline->ahead()) {
           report.residual_history.push_back(rNorm / reference);
-          STENCIL_TRY(pipeline.next(sums));
+          STENCIL_TRY(pipeline->next(sums));
           if (sums.pq > 0.0)
             take(sums);
         }
-        STENCIL_TRY(pipeline.flush());
+        STENCIL_TRY(pipeline->flush());
         STENCIL_TRY(reliableUpdate());
         rr = rNorm * rNorm;
-        STENCIL_TRY(pipeline.restart(rr, rr / rrBefore));
+        STENCIL_TRY(pipeline->restart(rr, rr / rrBefore));
       }
       largest = std::max(largest, rNorm);
       report.residual_history.push_back(rNorm / reference);
     }
+    report.launches = pipeline->launch_description();
   }
   while (!cgnr && !folded && rNorm / reference >= options.tolerance &&
          k < options.max_iterations) {
@@ -1031,6 +1162,8 @@ void print_report(const SolveReport &report, std::FILE *out) {
                  report.minimal_bytes_per_iteration / 1e6,
                  report.bytes_per_iteration /
                      report.minimal_bytes_per_iteration);
+  if (!report.launches.empty())
+    std::fprintf(out, "  launches            %s\n", report.launches.c_str());
   for (const KernelStats &k : report.kernels)
     std::fprintf(out,
                  "    %-18s %7ld calls %10.3f ms %8.1f GB/s\n", k.name.c_str(),

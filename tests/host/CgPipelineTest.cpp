@@ -34,6 +34,10 @@ TEST(CgScalars, AlphaAndBetaFromThePartials) {
   ASSERT_OK(scalars.finish_beta(rr, 2, 1));
   EXPECT_DOUBLE_EQ(*scalars.beta(), 0.25); // 1.5 / 6
   CgSums sums;
+  // The sums are the host's once marked sent (behind the kernel, or behind
+  // a launch graph that replays it).
+  expectFailure(scalars.sums(1, sums), {"iteration 1", "not queued"});
+  ASSERT_OK(scalars.sent(1));
   ASSERT_OK(scalars.sums(1, sums));
   EXPECT_DOUBLE_EQ(sums.pq, 3.0);
   EXPECT_DOUBLE_EQ(sums.rr, 1.5);
@@ -51,6 +55,7 @@ TEST(CgScalars, ABrokenDownIterationHasAlphaZero) {
   EXPECT_EQ(*scalars.alpha(), 0.0); // x and r stay as they were
   const double rr[] = {2.0};
   ASSERT_OK(scalars.finish_beta(rr, 1, 1));
+  ASSERT_OK(scalars.sent(1));
   CgSums sums;
   ASSERT_OK(scalars.sums(1, sums));
   EXPECT_DOUBLE_EQ(sums.pq, -0.5); // the host sees the breakdown
@@ -116,7 +121,9 @@ TEST(CgScalars, TheHostReadsOnlyQueuedIterations) {
   for (int iteration = 1; iteration <= 3; ++iteration) {
     ASSERT_OK(scalars.finish_alpha(one, 1));
     ASSERT_OK(scalars.finish_beta(one, 1, iteration));
+    ASSERT_OK(scalars.sent(iteration));
   }
+  expectFailure(scalars.sent(-1), {"no iteration -1"});
   // Two slots: iteration 3 took iteration 1's.
   expectFailure(scalars.sums(1, sums), {"iteration 1", "overwritten"});
   ASSERT_OK(scalars.sums(2, sums));
@@ -163,6 +170,8 @@ TEST(CgPipeline, StopsAtTheIterationCap) {
       SolveReport report;
       ASSERT_OK(solve(A, b, x, options, report));
       EXPECT_TRUE(report.folded);
+      EXPECT_EQ(report.launches, "kernels launched one by one (the host "
+                                 "backend has no launch graphs)");
       EXPECT_FALSE(report.converged);
       EXPECT_EQ(report.iterations, cap);
       EXPECT_EQ(report.residual_history.size(),
@@ -175,6 +184,47 @@ TEST(CgPipeline, StopsAtTheIterationCap) {
                   report.residual_history.back(),
                   1e-6 * report.residual_history.back());
     }
+}
+
+/// Timed operations (SolveOptions::time_kernels) put an event pair around
+/// each pass, which a launch graph would hide: the folded loop launches
+/// them one by one, says so, and times each pass of every iteration.
+TEST(CgPipeline, TimedOperationsRunOneByOne) {
+  const KernelInfo &info = stencilc::testing::kernelNamed("laplacian3d_f64");
+  const std::vector<int> extents{15, 13, 11};
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+  Field b, x;
+  ASSERT_OK(Field::create(A.lattice(), b));
+  ASSERT_OK(Field::create(A.lattice(), x));
+  Random random(5);
+  const std::vector<double> values = randomReals(random, A.lattice().values());
+  ASSERT_OK(b.upload_values(values.data(), values.size()));
+  ASSERT_OK(set_halo(b, 0.0));
+  ASSERT_OK(fill(x, 0.0));
+  SolveOptions options;
+  options.time_kernels = true;
+  SolveReport report;
+  ASSERT_OK(solve(A, b, x, options, report));
+  EXPECT_TRUE(report.converged);
+  EXPECT_TRUE(report.folded);
+  EXPECT_EQ(report.launches,
+            "kernels launched one by one (each operation timed)");
+  // Every queued iteration's two passes (the pipeline may queue one past
+  // convergence), and the last step's x update once.
+  long fold = 0, residual = 0, last = 0;
+  for (const KernelStats &k : report.kernels) {
+    if (k.name == "stencil apply + dot, p = r + beta p and x folded in")
+      fold = k.calls;
+    else if (k.name == "r update + norm2")
+      residual = k.calls;
+    else if (k.name == "x update (the last step's)")
+      last = k.calls;
+  }
+  EXPECT_GE(fold, report.iterations);
+  EXPECT_LE(fold, report.iterations + 1);
+  EXPECT_EQ(residual, fold);
+  EXPECT_EQ(last, 1);
 }
 
 /// CG on a bfloat16 operator itself (create_inner), x in bfloat16 too: the

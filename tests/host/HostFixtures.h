@@ -255,6 +255,10 @@ inline void expectFoldPassMatchesItsDefinition(const stencil::StencilOperator &A
   double withX = 0.0;
   ASSERT_OK(reducer.sum_block_partials(blocks, withX));
   EXPECT_EQ(withX, folded);
+  // The count a solver reserves before its clock starts.
+  std::int64_t counted = 0;
+  ASSERT_OK(A.fold_partial_count(counted));
+  EXPECT_EQ(counted, blocks);
   expectNear({{"x", &x, &xRef}, {"p'", &pNext, &pPlain}});
   stencil::Lattice wrong = xLattice;
   wrong.extents[0] += 1;

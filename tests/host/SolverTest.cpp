@@ -205,6 +205,10 @@ TEST(FusedCg, FoldedDirectionRefusalsSayWhy) {
   expectFailure(A.apply_fold_dot(f[0], f[1], f[2], f[3], 0.5, reducer, result),
                 {"laplacian4d_vec12_f64 has no kernel with CG's direction "
                  "update folded in"});
+  std::int64_t blocks = 0;
+  expectFailure(A.fold_partial_count(blocks),
+                {"fold_partial_count", "laplacian4d_vec12_f64",
+                 "no fold kernel"});
   // Fields that overlap: the kernel reads two and writes two.
   StencilOperator L;
   const int small[] = {13, 11, 9};
@@ -261,6 +265,12 @@ TEST(FusedCg, SameIteratesAsUnfusedWithFewerBytes) {
     EXPECT_TRUE(fused.fused);
     EXPECT_FALSE(fused.folded);
     EXPECT_FALSE(plain.fused);
+    // Only the folded loop's iterations go into launch graphs (on GPUs).
+    EXPECT_EQ(folded.launches,
+              c.folds ? "kernels launched one by one (the host backend has "
+                        "no launch graphs)"
+                      : "");
+    EXPECT_EQ(fused.launches, "");
     for (SolveReport *report : {&folded, &fused}) {
       EXPECT_TRUE(report->converged);
       EXPECT_NEAR(report->iterations, plain.iterations, 1);

@@ -65,15 +65,17 @@ public:
   /// The same update with alpha read from device memory (CG's pipelined
   /// loop), leaving the sum of r_i^2 as `count` partials in
   /// block_partials() for a device-side finish (sum_block_partials() or
-  /// CgScalars); returns without waiting for the device.
+  /// CgScalars); returns without waiting for the device. Queued on
+  /// `stream` (a launch graph's while it records: CgPipeline).
   Status update_partials(const double *alpha, const Field &p, const Field &q,
-                         Field &x, Field &r, std::int64_t &count);
+                         Field &x, Field &r, std::int64_t &count,
+                         Stream stream = nullptr);
   /// CG's update of r alone, r -= alpha q with alpha read from device
   /// memory, where x's update went into the next stencil pass
   /// (StencilOperator::apply_fold_partials): the sum of r_i^2 left as
   /// `count` partials, like update_partials(). 3 field transfers.
   Status residual_partials(const double *alpha, const Field &q, Field &r,
-                           std::int64_t &count);
+                           std::int64_t &count, Stream stream = nullptr);
   /// Allocates block_partials() for every reduction into partials over
   /// fields like `like` (dot_partials, update_partials), so that none
   /// allocates, which waits for the device, between queued kernels.
@@ -99,12 +101,12 @@ private:
   /// The same sum left as `count` partials in block_partials().
   template <typename Term>
   Status partials_of(std::int64_t n, Term term, const char *name,
-                     std::int64_t &count);
+                     std::int64_t &count, Stream stream = nullptr);
   /// partials_of for CG's update terms: on GPUs a 16-byte group of each
   /// field a thread where the fields allow.
   template <typename Term>
   Status update_partials_of(std::int64_t n, Term term, const char *name,
-                            std::int64_t &count);
+                            std::int64_t &count, Stream stream);
 
   Communicator comm_;
   void *partials_ = nullptr; ///< device doubles, one per reduction block

@@ -212,6 +212,10 @@ public:
                              const double *alpha, Reducer &reducer,
                              std::int64_t &blocks,
                              Stream stream = nullptr) const;
+  /// The block partials apply_fold_partials() writes on this lattice, so
+  /// that a solver can allocate them before it starts its clock. Fails
+  /// unless has_apply_fold_dot().
+  Status fold_partial_count(std::int64_t &blocks) const;
   /// out = A^T in (the transposed stencil; A itself when symmetric).
   Status apply_adjoint(Field &out, const Field &in,
                        Stream stream = nullptr) const;

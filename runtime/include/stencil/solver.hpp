@@ -108,6 +108,10 @@ struct SolveReport {
   /// Whether CG's scalars stayed on the device (the folded CG, or
   /// SolveOptions::device_scalars), so that iterations were queued ahead.
   bool device_scalars = false;
+  /// How CG's iterations were launched where their scalars stayed on the
+  /// device and the fold ran ("each iteration replayed as a launch graph (2
+  /// recorded)", or why one by one); else empty.
+  std::string launches;
   /// Mixed precision: the inner iterations' precision ("float") and the
   /// reliable updates made (each one application of A in the outer one).
   std::string inner_precision; ///< "float", or "bf16" (bfloat16 fields)
