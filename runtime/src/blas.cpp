@@ -359,7 +359,8 @@ struct HasGroups<Op, std::void_t<decltype(&Op::group)>> : std::true_type {};
 
 constexpr Index kChunk = 4096;
 
-template <typename Op> Status for_each_index(Index n, Op op, const char *) {
+template <typename Op>
+Status for_each_index(Index n, Op op, const char *, Stream = nullptr) {
   Index first = 0; // the values before it went by groups
   if constexpr (HasGroups<Op>::value) {
     if (op.aligned()) {
@@ -448,17 +449,18 @@ template <typename Op> __global__ void map_groups_kernel(Op op, Index n) {
 }
 
 template <typename Op>
-Status for_each_index(Index n, Op op, const char *name) {
+Status for_each_index(Index n, Op op, const char *name,
+                      Stream stream = nullptr) {
   if constexpr (HasGroups<Op>::value) {
     const Index blocks = (n / Op::kGroup + 1 + kThreads - 1) / kThreads;
     if (op.aligned() && blocks <= kMaxGridX) {
       STENCIL_LAUNCH(map_groups_kernel<Op>,
                      (LaunchDims{static_cast<unsigned>(blocks), 1, 1}),
-                     kBlock, nullptr, op, n);
+                     kBlock, stream, op, n);
       return launch_status(name);
     }
   }
-  STENCIL_LAUNCH(map_kernel<Op>, grid_for(n), kBlock, nullptr, op, n);
+  STENCIL_LAUNCH(map_kernel<Op>, grid_for(n), kBlock, stream, op, n);
   return launch_status(name);
 }
 
@@ -636,7 +638,8 @@ Status xpay(const Field &x, double a, Field &y) {
   });
 }
 
-Status xpay_from_device(const Field &x, const double *a, Field &y) {
+Status xpay_from_device(const Field &x, const double *a, Field &y,
+                        Stream stream) {
   STENCIL_TRY(same(x, y, "xpay_from_device"));
   if (a == nullptr)
     return Status::failure("xpay_from_device: null a");
@@ -644,7 +647,7 @@ Status xpay_from_device(const Field &x, const double *a, Field &y) {
     using S = decltype(zero);
     return for_each_index(x.lattice().values(),
                           XpayFromDeviceOp<S>{typed<S>(x), a, typed<S>(y)},
-                          "xpay_from_device");
+                          "xpay_from_device", stream);
   });
 }
 
@@ -810,13 +813,13 @@ Status Reducer::residual_partials(const double *alpha, const Field &q,
 }
 
 Status Reducer::dot_partials(const Field &x, const Field &y,
-                             std::int64_t &count) {
+                             std::int64_t &count, Stream stream) {
   STENCIL_TRY(same(x, y, "dot_partials"));
   return dispatch(x, [&](auto zero) {
     using S = decltype(zero);
     return partials_of(x.lattice().values(),
                        DotTerm<S>{typed<S>(x), typed<S>(y)}, "dot_partials",
-                       count);
+                       count, stream);
   });
 }
 

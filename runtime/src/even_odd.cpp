@@ -62,6 +62,18 @@ Status SchurComplement::apply_with(bool adjoint, Field &out, const Field &in,
   });
 }
 
+Status SchurComplement::apply_launched(Field &out, const Field &in,
+                                       Stream stream) const {
+  STENCIL_TRY(require_same_lattice(lattice(), out.lattice(),
+                                   "Schur complement: out"));
+  STENCIL_TRY(require_same_lattice(lattice(), in.lattice(),
+                                   "Schur complement: in"));
+  if (!A_->launches_only_kernels())
+    return Status::failure("Schur complement: apply_launched on an operator "
+                           "that exchanges halos between its kernels");
+  return launch(false, out, in, stream);
+}
+
 std::string SchurComplement::launch_description() const {
   if (graphs_.enabled() && !A_->launches_only_kernels())
     return "kernels launched one by one (the operator exchanges halos "

@@ -86,6 +86,38 @@ std::string LaunchGraphs::description() const {
   return "launch graphs (" + std::to_string(recordings_) + " recorded)";
 }
 
+Status LaunchGraphs::prepare(const Key &key,
+                             const std::function<Status(Stream)> &record) {
+  if (!enabled())
+    return Status();
+  auto kept = std::find_if(graphs_.begin(), graphs_.end(),
+                           [&](const Graph &g) { return g.key == key; });
+  if (kept != graphs_.end())
+    return Status();
+  return keep(key, record);
+}
+
+Status LaunchGraphs::keep(const Key &key,
+                          const std::function<Status(Stream)> &record) {
+  if (!capture_)
+    STENCIL_TRY(stream_create(capture_));
+  STENCIL_TRY(explained(graph_begin_capture(capture_)));
+  const Status recorded = record(capture_);
+  Graph graph;
+  graph.key = key;
+  const Status ended = graph_end_capture(capture_, !recorded.ok(), graph.exec);
+  // The launches' own failure first: it says what was wrong.
+  STENCIL_TRY(recorded);
+  STENCIL_TRY(explained(ended));
+  ++recordings_;
+  if (static_cast<int>(graphs_.size()) == kMaxGraphs) {
+    graph_destroy(graphs_.front().exec);
+    graphs_.erase(graphs_.begin());
+  }
+  graphs_.push_back(std::move(graph));
+  return Status();
+}
+
 Status LaunchGraphs::run(const Key &key, Stream stream,
                          const std::function<Status(Stream)> &record) {
   if (!enabled())
@@ -93,23 +125,7 @@ Status LaunchGraphs::run(const Key &key, Stream stream,
   auto kept = std::find_if(graphs_.begin(), graphs_.end(),
                            [&](const Graph &g) { return g.key == key; });
   if (kept == graphs_.end()) {
-    if (!capture_)
-      STENCIL_TRY(stream_create(capture_));
-    STENCIL_TRY(explained(graph_begin_capture(capture_)));
-    const Status recorded = record(capture_);
-    Graph graph;
-    graph.key = key;
-    const Status ended =
-        graph_end_capture(capture_, !recorded.ok(), graph.exec);
-    // The launches' own failure first: it says what was wrong.
-    STENCIL_TRY(recorded);
-    STENCIL_TRY(explained(ended));
-    ++recordings_;
-    if (static_cast<int>(graphs_.size()) == kMaxGraphs) {
-      graph_destroy(graphs_.front().exec);
-      graphs_.erase(graphs_.begin());
-    }
-    graphs_.push_back(std::move(graph));
+    STENCIL_TRY(keep(key, record));
     kept = graphs_.end() - 1;
   } else if (kept != graphs_.end() - 1) {
     // Most recently used last.

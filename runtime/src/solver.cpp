@@ -59,6 +59,12 @@ public:
   virtual Status fold_partial_count(std::int64_t &) const {
     return Status::failure("apply_fold_dot: not available for this system");
   }
+  /// Whether apply_launched() may be recorded into a caller's launch graph:
+  /// the system's kernels only, no halo exchange between them.
+  virtual bool records_apply() const = 0;
+  /// out = A in, the kernels launched one by one on `stream`.
+  virtual Status apply_launched(Field &out, const Field &in,
+                                Stream stream) const = 0;
 };
 
 /// A LinearSystem over any operator with StencilOperator's interface
@@ -75,6 +81,19 @@ public:
   }
   double bytes_per_apply() const override { return A.bytes_per_apply(); }
   Communicator communicator() const override { return A.communicator(); }
+  bool records_apply() const override {
+    if constexpr (std::is_same_v<Operator, StencilOperator>)
+      return A.launches_only_kernels();
+    else
+      return A.op().launches_only_kernels();
+  }
+  Status apply_launched(Field &out, const Field &in,
+                        Stream stream) const override {
+    if constexpr (std::is_same_v<Operator, StencilOperator>)
+      return A.apply(out, in, stream);
+    else
+      return A.apply_launched(out, in, stream);
+  }
   bool has_apply_dot() const override {
     if constexpr (std::is_same_v<Operator, StencilOperator>)
       return A.has_apply_dot();
@@ -136,6 +155,23 @@ double bytes_per_fold_apply(const LinearSystem &A, bool withX) {
 bool defers_solution_update(const Field &x, const Field &r) {
   return x.lattice().element_bytes == r.lattice().element_bytes &&
          r.lattice().element_bytes >= 4;
+}
+
+/// Whether unpreconditioned CG on A keeps its scalars on the device
+/// (CgPipeline): with the fold kernel; without fused kernels (the Schur
+/// complement has none) on one rank where asked, so that the host never
+/// waits for an iteration's sums before queuing the next. (`fused` off asks
+/// for the textbook loop, the comparisons' baseline.)
+bool keeps_scalars_on_device(const LinearSystem &A,
+                             const SolveOptions &options, bool folded) {
+  return folded || (options.fused && !A.has_apply_dot() &&
+                    options.device_scalars && A.communicator().size() == 1);
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 /// Runs solver operations, timing each kind when asked.
@@ -221,9 +257,28 @@ public:
     std::swap(p, spare);
     return Status();
   }
-  /// The same pass without the fold kernel (the Schur complement): p = r +
-  /// beta p (beta on the device) as a pass of its own, q = A p, and alpha =
-  /// rr / p.q finished on the device.
+  /// The same pass without the fold kernel (the Schur complement), queued
+  /// on `stream` for a launch graph: p = r + beta p (beta on the device) as
+  /// a pass of its own, q = A p, and alpha = rr / p.q finished on the
+  /// device.
+  Status queue_direction(Field &q, Field &p, const Field &r,
+                         CgScalars &scalars, Stream stream) {
+    STENCIL_TRY(xpay_from_device(r, scalars.beta(), p, stream));
+    STENCIL_TRY(A.apply_launched(q, p, stream));
+    std::int64_t count = 0;
+    STENCIL_TRY(reducer.dot_partials(p, q, count, stream));
+    double *partials = nullptr;
+    STENCIL_TRY(reducer.block_partials(count, partials));
+    return scalars.finish_alpha(partials, count, stream);
+  }
+  double direction_bytes(const Field &p) const {
+    return bytes_xpay(p.lattice()) + A.bytes_per_apply() +
+           bytes_dot(p.lattice());
+  }
+  bool records_apply() const { return A.records_apply(); }
+  /// queue_direction's work on the default stream, each operation timed
+  /// where asked (and the apply as A launches it: the Schur complement from
+  /// a graph of its own).
   Status direction_pass(Field &q, Field &p, const Field &r,
                         CgScalars &scalars) {
     STENCIL_TRY(run("xpay", bytes_xpay(p.lattice()), [&] {
@@ -371,16 +426,18 @@ private:
 /// last one. An iteration queued past convergence is a valid CG step (or,
 /// if its p.Ap is not positive, changes neither x nor r: alpha is 0 then).
 ///
-/// With the fold, on a GPU, each iteration's four kernels (the fold pass,
-/// alpha's finish, the update pass, beta's finish) are recorded once as a
-/// launch graph and replayed with one launch: on a small lattice queuing
-/// them one by one took the host longer than the GPU took to run them. The
-/// graphs are kept under the fields' and block partials' addresses and the
-/// host slot of the sums: two of them, as p and the spare field trade
-/// places every iteration. Nothing else the launches read changes during a
-/// solve (the operator's parameters and arrays, the scalars' memory), and
-/// the pipeline lives for one solve. STENCILC_GRAPHS=off, timed operations
-/// (SolveOptions::time_kernels) and the host backend launch them one by
+/// On a GPU each iteration's kernels (the fold pass, alpha's finish, the
+/// update pass, beta's finish; without the fold the direction's xpay, the
+/// operator's kernels and p.q before them) are recorded as a launch graph
+/// before the solver's clock starts and replayed with one launch: on a
+/// small lattice queuing them one by one took the host longer than the GPU
+/// took to run them. The graphs are kept under the fields' and block
+/// partials' addresses and the host slot of the sums: two of them, as the
+/// slot (and with the fold p and the spare field) alternate. Nothing else
+/// the launches read changes during a solve (the operator's parameters and
+/// arrays, the scalars' memory), and the pipeline lives for one solve.
+/// STENCILC_GRAPHS=off, timed operations (SolveOptions::time_kernels),
+/// operators that exchange halos and the host backend launch them one by
 /// one.
 class CgPipeline {
 public:
@@ -392,28 +449,42 @@ public:
 
   /// Allocates the device scalars, their pinned copy and the block
   /// partials of every pass, so that none is allocated (and no device
-  /// memory freed, which waits for the device) once iterations are queued.
+  /// memory freed, which waits for the device) once iterations are queued,
+  /// and records the iterations' launch graphs where they run from graphs.
   Status prepare() {
     STENCIL_TRY(scalars.prepare());
     STENCIL_TRY(ops.reserve_partials(r));
-    if (!folded)
-      return Status();
-    STENCIL_TRY(ops.reserve_fold_partials());
+    if (folded)
+      STENCIL_TRY(ops.reserve_fold_partials());
     STENCIL_TRY(LaunchGraphs::from_environment(graphs));
-    if (ops.timed_operations())
+    if (!recordable())
+      whyOneByOne = "the operator exchanges halos between its kernels";
+    else if (ops.timed_operations())
+      whyOneByOne = "each operation timed";
+    if (!whyOneByOne.empty())
       graphs.set_enabled(false);
+    if (!graphs.enabled())
+      return Status();
+    const double start = now_seconds();
+    STENCIL_TRY(record_graphs());
+    recordSeconds = now_seconds() - start;
     return Status();
   }
   /// How the iterations' kernels were launched (after prepare()).
   std::string launch_description() const {
-    if (!folded)
-      return std::string();
-    if (ops.timed_operations())
-      return "kernels launched one by one (each operation timed)";
-    return graphs.enabled() ? "each iteration replayed as a launch graph (" +
-                                  std::to_string(graphs.recordings()) +
-                                  " recorded)"
-                            : graphs.description();
+    if (graphs.enabled()) {
+      // The recording is set-up work outside the solver's clock, but a
+      // short solve may spend more on it than the graphs save: say what it
+      // took.
+      char took[64];
+      std::snprintf(took, sizeof took, "%.2f ms", recordSeconds * 1e3);
+      return "each iteration replayed as a launch graph (" +
+             std::to_string(graphs.recordings()) +
+             " recorded before the clock started, in " + took + ")";
+    }
+    if (!whyOneByOne.empty())
+      return "kernels launched one by one (" + whyOneByOne + ")";
+    return graphs.description();
   }
   /// p = r, ||r||^2 = rr, beta = 0: the first pass's p' is r.
   Status start(double rr) {
@@ -430,7 +501,7 @@ public:
   Status fill(int depth) {
     while (queued_ < std::min(read_ + depth, maxIterations)) {
       ++queued_;
-      if (folded && graphs.enabled()) {
+      if (graphs.enabled()) {
         STENCIL_TRY(queue_graphed(queued_));
         continue;
       }
@@ -476,28 +547,69 @@ public:
   }
 
 private:
-  /// Iteration `iteration` of the folded loop as a launch graph.
-  Status queue_graphed(int iteration) {
-    Field *solution = deferred ? &x : nullptr;
+  /// Whether an iteration's kernels can go into a launch graph: the fold
+  /// pass's can; the operator's own launches must be kernels only.
+  bool recordable() const { return folded || ops.records_apply(); }
+  /// The graph key of iteration `iteration` with p and spare as they
+  /// stand: every field's and the block partials' address, and the host
+  /// slot of its sums.
+  Status graph_key(int iteration, LaunchGraphs::Key &key) {
     const void *partials = nullptr;
     STENCIL_TRY(ops.partials_address(partials));
-    const LaunchGraphs::Key key = {
-        address(q.data()),     address(p.data()),
-        address(spare.data()), address(r.data()),
-        address(x.data()),     address(partials),
-        static_cast<std::uint64_t>(iteration % CgScalars::kSlots)};
-    STENCIL_TRY(graphs.run(key, nullptr, [&](Stream stream) -> Status {
-      STENCIL_TRY(
-          ops.queue_fold(q, p, spare, r, solution, scalars, stream));
-      // The fold pass's p' (in spare) is the direction the update reads.
-      if (deferred)
-        return ops.queue_residual(q, r, scalars, iteration, stream);
-      return ops.queue_update(spare, q, x, r, scalars, iteration, stream);
+    key = {address(q.data()),     address(p.data()),
+           address(spare.data()), address(r.data()),
+           address(x.data()),     address(partials),
+           static_cast<std::uint64_t>(iteration % CgScalars::kSlots)};
+    return Status();
+  }
+  /// Iteration `iteration`'s launches on `stream`: the fold pass then the
+  /// update (the fold's p', in spare, is the direction the update reads),
+  /// or p = r + beta p, q = A p and p.q as passes of their own then the
+  /// update.
+  Status queue_iteration(int iteration, Stream stream) {
+    if (!folded) {
+      STENCIL_TRY(ops.queue_direction(q, p, r, scalars, stream));
+      return ops.queue_update(p, q, x, r, scalars, iteration, stream);
+    }
+    STENCIL_TRY(ops.queue_fold(q, p, spare, r, deferred ? &x : nullptr,
+                               scalars, stream));
+    if (deferred)
+      return ops.queue_residual(q, r, scalars, iteration, stream);
+    return ops.queue_update(spare, q, x, r, scalars, iteration, stream);
+  }
+  /// Records the graphs of the first two iterations (p and spare trade
+  /// places between them, and the later ones repeat them), so that no
+  /// iteration records inside the solver's clock.
+  Status record_graphs() {
+    const int iterations = std::min(2, maxIterations);
+    for (int iteration = 1; iteration <= iterations; ++iteration) {
+      LaunchGraphs::Key key;
+      STENCIL_TRY(graph_key(iteration, key));
+      STENCIL_TRY(graphs.prepare(key, [&](Stream stream) {
+        return queue_iteration(iteration, stream);
+      }));
+      if (folded)
+        std::swap(p, spare);
+    }
+    if (folded && iterations % 2 == 1)
+      std::swap(p, spare);
+    return Status();
+  }
+  /// Iteration `iteration` as a launch graph.
+  Status queue_graphed(int iteration) {
+    LaunchGraphs::Key key;
+    STENCIL_TRY(graph_key(iteration, key));
+    STENCIL_TRY(graphs.run(key, nullptr, [&](Stream stream) {
+      return queue_iteration(iteration, stream);
     }));
-    ops.bytes += ops.fold_bytes(deferred) +
-                 (deferred ? bytes_residual_update(r.lattice())
-                           : ops.update_bytes(x, r));
-    std::swap(p, spare);
+    if (folded) {
+      ops.bytes += ops.fold_bytes(deferred) +
+                   (deferred ? bytes_residual_update(r.lattice())
+                             : ops.update_bytes(x, r));
+      std::swap(p, spare);
+    } else {
+      ops.bytes += ops.direction_bytes(p) + ops.update_bytes(x, r);
+    }
     return scalars.sent(iteration);
   }
   static std::uint64_t address(const void *pointer) {
@@ -510,15 +622,11 @@ private:
   bool folded;   ///< else `spare` is unused
   bool deferred; ///< x's update in the fold pass (defers_solution_update)
   CgScalars scalars;
-  LaunchGraphs graphs; ///< each folded iteration's kernels, where enabled
+  LaunchGraphs graphs; ///< each iteration's kernels, where enabled
+  std::string whyOneByOne; ///< why not, where the backend has graphs
+  double recordSeconds = 0.0; ///< host time prepare() took to record them
   int queued_ = 0, read_ = 0;
 };
-
-double now_seconds() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 } // namespace
 
@@ -556,15 +664,9 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   const bool folded =
       fused && options.fold_direction && !diag && A.has_apply_fold_dot();
   report.folded = folded;
-  // Without fused kernels (the Schur complement has none), CG on one rank
-  // may still keep its scalars on the device: the host then never waits for
-  // an iteration's sums before queuing the next. (`fused` off asks for the
-  // textbook loop, the comparisons' baseline.)
   const bool deviceScalars =
-      folded ||
-      (options.method == Method::CG && !diag && options.fused &&
-       !A.has_apply_dot() && options.device_scalars &&
-       A.communicator().size() == 1);
+      options.method == Method::CG && !diag &&
+      keeps_scalars_on_device(A, options, folded);
   report.device_scalars = deviceScalars;
   // Set up before the clock starts, as r, p and q are: the device scalars,
   // their pinned copy and the block partials of every pass.
@@ -786,16 +888,21 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   const bool folded =
       fused && options.fold_direction && inner.has_apply_fold_dot();
   report.folded = folded;
-  report.device_scalars = folded;
+  // The inner CG keeps its scalars on the device as CG in A's precision
+  // would (the fold, or the Schur complement's passes of their own).
+  const bool deviceScalars =
+      !cgnr && keeps_scalars_on_device(inner, options, folded);
+  report.device_scalars = deviceScalars;
   // Set up before the clock starts, as the other fields are (and as the
   // solve in A's precision does): the inner CG's pipeline, its device
   // scalars and block partials.
   Field pNextLow;
   std::optional<CgPipeline> pipeline;
-  if (!cgnr && folded) {
-    STENCIL_TRY(Field::create(low, pNextLow));
+  if (deviceScalars) {
+    if (folded)
+      STENCIL_TRY(Field::create(low, pNextLow));
     pipeline.emplace(lowOps, xLow, rLow, pLow, qLow, pNextLow,
-                     options.max_iterations, true);
+                     options.max_iterations, folded);
     STENCIL_TRY(pipeline->prepare());
   } else {
     STENCIL_TRY(lowOps.reserve_partials(rLow));
@@ -921,7 +1028,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     }
     report.launches = pipeline->launch_description();
   }
-  while (!cgnr && !folded && rNorm / reference >= options.tolerance &&
+  while (!cgnr && !pipeline && rNorm / reference >= options.tolerance &&
          k < options.max_iterations) {
     double pq = 0.0;
     STENCIL_TRY(lowOps.direction_product(qLow, pLow, fused, pq));

@@ -487,19 +487,43 @@ TEST(MixedPrecision, ReachesDoubleAccuracyInAboutTheDoubleIterations) {
     // same iterations and reliable updates.
     const bool folds = std::string(c.name) == "laplacian3d_f64";
     EXPECT_EQ(mixed.folded, folds);
+    // The same mixed solve with the fold or the device scalars turned off.
+    auto mixedWith = [&](bool fold, bool deviceScalars, SolveReport &report) {
+      Field x;
+      ASSERT_OK(Field::create(problem.A.lattice(), x));
+      SolveOptions options;
+      options.tolerance = 1e-10;
+      options.mixed_precision = true;
+      options.fold_direction = fold;
+      options.device_scalars = deviceScalars;
+      ASSERT_OK(c.evenOdd
+                    ? solve_even_odd(problem.A, problem.b, x, options, report)
+                    : solve(problem.A, problem.b, x, options, report));
+    };
     if (folds) {
       SolveReport unfolded;
-      Field xUnfolded;
-      ASSERT_OK(Field::create(problem.A.lattice(), xUnfolded));
-      SolveOptions noFold;
-      noFold.tolerance = 1e-10;
-      noFold.mixed_precision = true;
-      noFold.fold_direction = false;
-      ASSERT_OK(solve(problem.A, problem.b, xUnfolded, noFold, unfolded));
+      mixedWith(false, true, unfolded);
       EXPECT_FALSE(unfolded.folded);
       EXPECT_TRUE(unfolded.converged);
       EXPECT_NEAR(unfolded.iterations, mixed.iterations, 1);
       EXPECT_NEAR(unfolded.reliable_updates, mixed.reliable_updates, 1);
+    }
+    // The inner CG keeps its scalars on the device as double CG does (the
+    // fold, or passes of their own for the operators without fused
+    // kernels); with them on the host, the same iterations and updates.
+    EXPECT_TRUE(mixed.device_scalars);
+    // On GPUs its iterations replay launch graphs; the host has none.
+    EXPECT_EQ(mixed.launches, "kernels launched one by one (the host "
+                              "backend has no launch graphs)");
+    {
+      SolveReport hostScalars;
+      mixedWith(false, false, hostScalars);
+      EXPECT_TRUE(hostScalars.converged);
+      // The fused loop (the Laplacian) waits for its sums either way.
+      EXPECT_FALSE(hostScalars.device_scalars);
+      EXPECT_NEAR(hostScalars.iterations, mixed.iterations, 1);
+      EXPECT_NEAR(hostScalars.reliable_updates, mixed.reliable_updates, 1);
+      EXPECT_LT(hostScalars.true_relative_residual, 1e-10);
     }
     EXPECT_GE(mixed.reliable_updates, 2);
     // The true residual, recomputed in double, meets the tolerance: float

@@ -24,7 +24,8 @@ Status convert(const Field &from, Field &to);
 Status xpay(const Field &x, double a, Field &y);
 /// y = x + a y with `a` read from device memory (CG's pipelined loop
 /// computes beta on the device); returns without waiting for the device.
-Status xpay_from_device(const Field &x, const double *a, Field &y);
+Status xpay_from_device(const Field &x, const double *a, Field &y,
+                        Stream stream = nullptr);
 /// y = y + a x with `a` read from device memory, in x's arithmetic type
 /// (CG's last x += alpha p, deferred into the stencil pass that never came;
 /// y stored like x, or as float for bfloat16 x); returns without waiting.
@@ -82,7 +83,8 @@ public:
   Status reserve_partials(const Field &like);
   /// sum_i x_i y_i left as `count` partials in block_partials() for a
   /// device-side finish (CgScalars); returns without waiting for the device.
-  Status dot_partials(const Field &x, const Field &y, std::int64_t &count);
+  Status dot_partials(const Field &x, const Field &y, std::int64_t &count,
+                      Stream stream = nullptr);
   /// `value` in device memory kept by this reducer until the next call (for
   /// entry points that read a scalar from the device).
   Status device_scalar(double value, const double *&pointer);

@@ -51,6 +51,11 @@ public:
   /// out = S^T in (the hopping kernels of A^T).
   Status apply_adjoint(Field &out, const Field &in,
                        Stream stream = nullptr) const;
+  /// out = S in with its kernels launched one by one on `stream`, never
+  /// from a graph of its own: for a caller that records them into its own
+  /// launch graph (CG's iteration). Fails where A exchanges halos between
+  /// the kernels.
+  Status apply_launched(Field &out, const Field &in, Stream stream) const;
   /// rhs = b_e - A_eo D_o^-1 b_o, from a whole field b whose halo is zero.
   Status prepare(const Field &b, Field &rhs) const;
   /// With x_e in the even half of the whole field x: x_o = D_o^-1 (b_o -

@@ -47,6 +47,9 @@ public:
   /// keeping a graph). Without graphs `record(stream)` runs directly.
   Status run(const Key &key, Stream stream,
              const std::function<Status(Stream)> &record);
+  /// Records the graph for `key` where none is kept, without running it (a
+  /// solver records before its clock starts); nothing without graphs.
+  Status prepare(const Key &key, const std::function<Status(Stream)> &record);
 
   /// Turning graphs off drops the kept ones.
   void set_enabled(bool enabled);
@@ -64,6 +67,9 @@ private:
     void *exec = nullptr;
   };
   void clear();
+  /// Records `record`'s launches under `key` as the most recently used
+  /// graph (dropping the least recently used one past kMaxGraphs).
+  Status keep(const Key &key, const std::function<Status(Stream)> &record);
 
   bool wanted_ = true;
   bool switched_off_by_environment_ = false;

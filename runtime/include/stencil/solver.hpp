@@ -109,8 +109,8 @@ struct SolveReport {
   /// SolveOptions::device_scalars), so that iterations were queued ahead.
   bool device_scalars = false;
   /// How CG's iterations were launched where their scalars stayed on the
-  /// device and the fold ran ("each iteration replayed as a launch graph (2
-  /// recorded)", or why one by one); else empty.
+  /// device ("each iteration replayed as a launch graph (2 recorded before
+  /// the clock started, in 0.35 ms)", or why one by one); else empty.
   std::string launches;
   /// Mixed precision: the inner iterations' precision ("float") and the
   /// reliable updates made (each one application of A in the outer one).
