@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -410,6 +411,50 @@ double relativeDifference(const Field &a, const Field &b) {
   }
   return scale > 0 ? difference / scale
                    : std::numeric_limits<double>::infinity();
+}
+
+/// CG's iterations replayed from launch graphs (on GPUs) against the same
+/// iterations launched one by one (SolveOptions::launch_graphs): `solve`
+/// runs a fixed number of iterations into its field with the options it
+/// is given, in double and, with `mixed`, in mixed precision; the
+/// solutions must agree bit for bit. Returns the mismatches.
+int checkCgGraphs(
+    const std::string &what, bool mixedToo,
+    const std::function<void(const stencil::SolveOptions &, Field &,
+                             stencil::SolveReport &)> &solve) {
+  int mismatches = 0;
+  for (const bool mixed : {false, true}) {
+    if (mixed && !mixedToo)
+      continue;
+    stencil::SolveOptions options;
+    options.tolerance = 1e-30; // never reached: a fixed number of iterations
+    options.max_iterations = 40;
+    options.mixed_precision = mixed;
+    // Reliable updates every few iterations: each restarts the pipeline
+    // between graph replays.
+    options.reliable_delta = mixed ? 0.3 : 0.0;
+    Field graphed, launched;
+    stencil::SolveReport withGraphs, oneByOne;
+    options.launch_graphs = true;
+    solve(options, graphed, withGraphs);
+    options.launch_graphs = false;
+    solve(options, launched, oneByOne);
+    const double d = relativeDifference(graphed, launched);
+    std::printf("  %s%s, %d iterations (%d reliable updates): %s; "
+                "against launches one by one: %s\n",
+                what.c_str(), mixed ? ", mixed precision" : "",
+                withGraphs.iterations, withGraphs.reliable_updates,
+                withGraphs.launches.c_str(),
+                d == 0.0 ? "the same solution bit for bit" : "DIFFERENT");
+    if (d != 0.0 || withGraphs.iterations != oneByOne.iterations) {
+      std::printf("  MISMATCH %s%s: graphed and launched CG differ "
+                  "(max relative difference %.2g, %d and %d iterations)\n",
+                  what.c_str(), mixed ? ", mixed" : "", d,
+                  withGraphs.iterations, oneByOne.iterations);
+      ++mismatches;
+    }
+  }
+  return mismatches;
 }
 
 void writeJson(const std::string &path, const Peak &peak,
@@ -940,6 +985,18 @@ int main(int argc, char **argv) {
         }
       }
       std::printf("  after the checks: %s\n", S.launch_description().c_str());
+      // CG on the Schur complement (specs whose solver is CG; mixed
+      // precision where they have inner kernels): its whole iteration as a
+      // graph against its launches one by one, on the small lattice.
+      if (&n == &lattices.front() && std::string(info.solver) == "cg") {
+        mismatches += checkCgGraphs(
+            "CG on the Schur complement", info.inner != nullptr,
+            [&](const stencil::SolveOptions &options, Field &x,
+                stencil::SolveReport &report) {
+              CHECK(Field::create(b.A.lattice(), x));
+              CHECK(stencil::solve_even_odd(b.A, b.in, x, options, report));
+            });
+      }
     }
   }
 
@@ -1018,6 +1075,14 @@ int main(int argc, char **argv) {
              std::string(pair.automatic->name) + ", fold with apply's kernels",
              true, true);
     }
+    mismatches += checkCgGraphs(
+        "CG fused+fold (" + std::string(pair.tuned->name) + ")",
+        pair.tuned->inner != nullptr,
+        [&](const stencil::SolveOptions &options, Field &x,
+            stencil::SolveReport &report) {
+          CHECK(Field::create(bench.A.lattice(), x));
+          CHECK(stencil::solve(bench.A, bench.in, x, options, report));
+        });
   }
   if (!o.json.empty()) {
     writeJson(o.json, peak, rows);

@@ -451,7 +451,7 @@ public:
   /// partials of every pass, so that none is allocated (and no device
   /// memory freed, which waits for the device) once iterations are queued,
   /// and records the iterations' launch graphs where they run from graphs.
-  Status prepare() {
+  Status prepare(bool launchGraphs) {
     STENCIL_TRY(scalars.prepare());
     STENCIL_TRY(ops.reserve_partials(r));
     if (folded)
@@ -461,6 +461,8 @@ public:
       whyOneByOne = "the operator exchanges halos between its kernels";
     else if (ops.timed_operations())
       whyOneByOne = "each operation timed";
+    else if (!launchGraphs)
+      whyOneByOne = "SolveOptions::launch_graphs off";
     if (!whyOneByOne.empty())
       graphs.set_enabled(false);
     if (!graphs.enabled())
@@ -676,7 +678,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
   std::optional<CgPipeline> pipeline;
   if (deviceScalars) {
     pipeline.emplace(ops, x, r, p, q, pNext, options.max_iterations, folded);
-    STENCIL_TRY(pipeline->prepare());
+    STENCIL_TRY(pipeline->prepare(options.launch_graphs));
     STENCIL_TRY(pipeline->start(rNorm * rNorm));
   }
 
@@ -903,7 +905,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
       STENCIL_TRY(Field::create(low, pNextLow));
     pipeline.emplace(lowOps, xLow, rLow, pLow, qLow, pNextLow,
                      options.max_iterations, folded);
-    STENCIL_TRY(pipeline->prepare());
+    STENCIL_TRY(pipeline->prepare(options.launch_graphs));
   } else {
     STENCIL_TRY(lowOps.reserve_partials(rLow));
   }

@@ -51,6 +51,13 @@ struct SolveOptions {
   /// waiting for each iteration's sums (the folded CG always keeps them
   /// there). False keeps them on the host (for comparisons).
   bool device_scalars = true;
+  /// CG with its scalars on the device, on one GPU: each iteration's
+  /// kernels recorded once as a launch graph before the clock starts and
+  /// replayed (stencil/launch_graph.hpp; STENCILC_GRAPHS=off turns them off
+  /// too). False launches them one by one. The Schur complement's own
+  /// graphs, outside CG's iterations, follow
+  /// SchurComplement::set_launch_graphs.
+  bool launch_graphs = true;
   /// solve_even_odd with a clover term: the clover inverse in the hopping
   /// kernels' epilogue, or the clover kernel between them.
   CloverPlacement clover_placement = CloverPlacement::Epilogue;
