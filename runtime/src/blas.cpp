@@ -538,11 +538,22 @@ Status check_update(const Field &p, const Field &q, const Field &x,
   return same(p, r, (what + ": r").c_str());
 }
 
-/// Calls body(S(), X()) with the storage types of CG's update, p's and x's,
-/// where they are a kUpdatePair.
+/// How a refused pair of storage types is named: the field that may be
+/// stored wider, the fields it goes with, and the one it must be stored
+/// like.
+struct PairNames {
+  const char *wide;
+  const char *others;
+  const char *like;
+};
+/// CG's update: x beside p, q and r.
+constexpr PairNames kUpdateNames{"x", "p, q and r", "p"};
+
+/// Calls body(S(), X()) with the storage types of CG's update, p's and x's
+/// (or any such pair: `names` says which), where they are a kUpdatePair.
 template <typename Body>
 Status dispatch_update(const Field &p, const Field &x, const std::string &what,
-                       Body body) {
+                       Body body, const PairNames &names = kUpdateNames) {
   return dispatch(p, [&](auto pZero) {
     return dispatch(x, [&](auto xZero) -> Status {
       using S = decltype(pZero);
@@ -551,9 +562,11 @@ Status dispatch_update(const Field &p, const Field &x, const std::string &what,
         return body(pZero, xZero);
       else
         return Status::failure(
-            what + ": x stored as " + storage_name(sizeof(X)) +
-            " with p, q and r as " + storage_name(sizeof(S)) +
-            "; x must be stored like p, or as float for bfloat16 p");
+            what + ": " + names.wide + " stored as " +
+            storage_name(sizeof(X)) + " with " + names.others + " as " +
+            storage_name(sizeof(S)) + "; " + names.wide +
+            " must be stored like " + names.like + ", or as float for " +
+            "bfloat16 " + names.like);
     });
   });
 }
@@ -595,23 +608,17 @@ Status axpy_from_device(const double *a, const Field &x, Field &y) {
   STENCIL_TRY(same_sites(y, x, "axpy_from_device"));
   if (a == nullptr)
     return Status::failure("axpy_from_device: null a");
-  return dispatch(x, [&](auto xZero) {
-    return dispatch(y, [&](auto yZero) -> Status {
-      using X = decltype(xZero);
-      using Y = decltype(yZero);
-      if constexpr (kUpdatePair<X, Y>)
+  return dispatch_update(
+      x, y, "axpy_from_device",
+      [&](auto xZero, auto yZero) {
+        using X = decltype(xZero);
+        using Y = decltype(yZero);
         return for_each_index(x.lattice().values(),
                               AxpyFromDeviceOp<X, Y>{a, typed<X>(x),
                                                      typed<Y>(y)},
                               "axpy_from_device");
-      else
-        return Status::failure(
-            std::string("axpy_from_device: y stored as ") +
-            storage_name(sizeof(Y)) +
-            " with x as " + storage_name(sizeof(X)) +
-            "; y must be stored like x, or as float for bfloat16 x");
-    });
-  });
+      },
+      {"y", "x", "x"});
 }
 
 Status convert(const Field &from, Field &to) {

@@ -88,13 +88,15 @@ std::string LaunchGraphs::description() const {
 
 Status LaunchGraphs::prepare(const Key &key,
                              const std::function<Status(Stream)> &record) {
-  if (!enabled())
-    return Status();
-  auto kept = std::find_if(graphs_.begin(), graphs_.end(),
-                           [&](const Graph &g) { return g.key == key; });
-  if (kept != graphs_.end())
+  if (!enabled() || kept(key) != graphs_.end())
     return Status();
   return keep(key, record);
+}
+
+std::vector<LaunchGraphs::Graph>::iterator
+LaunchGraphs::kept(const Key &key) {
+  return std::find_if(graphs_.begin(), graphs_.end(),
+                      [&](const Graph &g) { return g.key == key; });
 }
 
 Status LaunchGraphs::keep(const Key &key,
@@ -122,17 +124,16 @@ Status LaunchGraphs::run(const Key &key, Stream stream,
                          const std::function<Status(Stream)> &record) {
   if (!enabled())
     return record(stream);
-  auto kept = std::find_if(graphs_.begin(), graphs_.end(),
-                           [&](const Graph &g) { return g.key == key; });
-  if (kept == graphs_.end()) {
+  auto graph = kept(key);
+  if (graph == graphs_.end()) {
     STENCIL_TRY(keep(key, record));
-    kept = graphs_.end() - 1;
-  } else if (kept != graphs_.end() - 1) {
+    graph = graphs_.end() - 1;
+  } else if (graph != graphs_.end() - 1) {
     // Most recently used last.
-    std::rotate(kept, kept + 1, graphs_.end());
-    kept = graphs_.end() - 1;
+    std::rotate(graph, graph + 1, graphs_.end());
+    graph = graphs_.end() - 1;
   }
-  return explained(graph_launch(kept->exec, stream));
+  return explained(graph_launch(graph->exec, stream));
 }
 
 } // namespace stencil

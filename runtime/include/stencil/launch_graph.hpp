@@ -67,6 +67,8 @@ private:
     void *exec = nullptr;
   };
   void clear();
+  /// The graph kept for `key`, or graphs_.end().
+  std::vector<Graph>::iterator kept(const Key &key);
   /// Records `record`'s launches under `key` as the most recently used
   /// graph (dropping the least recently used one past kMaxGraphs).
   Status keep(const Key &key, const std::function<Status(Stream)> &record);
