@@ -1117,6 +1117,11 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   if (options.method == Method::CG)
     STENCIL_TRY(A.check_spd());
   STENCIL_TRY(check_mixed(options));
+  // Every solve reads STENCILC_GRAPHS, also those that record no graph
+  // (CGNR, BiCGStab, timed operations): a misspelt value is an error
+  // everywhere, not only where CG's pipeline or a Schur complement reads it.
+  LaunchGraphs environment;
+  STENCIL_TRY(LaunchGraphs::from_environment(environment));
   if (options.method == Method::CGNR &&
       options.preconditioner == Preconditioner::Jacobi)
     return Status::failure("solve: Jacobi preconditioning is implemented for "

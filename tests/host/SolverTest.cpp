@@ -361,6 +361,31 @@ TEST(Solver, CgnrSolvesTheNonSymmetricAdvectionDiffusion) {
   EXPECT_LT(report.true_relative_residual, 1e-10);
 }
 
+TEST(Solver, EverySolveRefusesAMisspeltGraphSwitch) {
+  // CGNR and Jacobi-preconditioned CG record no launch graph, yet a
+  // misspelt STENCILC_GRAPHS is an error for them too, before x is touched.
+  Manufactured problem;
+  problem.setUp(kernel("anisotropic_reaction3d"), {9, 7, 5});
+  std::vector<double> before(problem.A.lattice().values(), 0.25);
+  ASSERT_OK(problem.x.upload_values(before.data(), before.size()));
+  stencilc::testing::ScopedEnv misspelt("STENCILC_GRAPHS", "of");
+  for (Method method : {Method::CGNR, Method::CG}) {
+    SolveOptions options;
+    options.method = method;
+    if (method == Method::CG)
+      options.preconditioner = Preconditioner::Jacobi;
+    SolveReport report;
+    const Status status =
+        solve(problem.A, problem.b, problem.x, options, report);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.message(), "STENCILC_GRAPHS='of': expected on or off");
+    EXPECT_EQ(report.iterations, 0);
+  }
+  std::vector<double> after(before.size());
+  ASSERT_OK(problem.x.download_values(after.data(), after.size()));
+  EXPECT_EQ(after, before);
+}
+
 TEST(Solver, JacobiCutsIterationsWhenTheDiagonalVaries) {
   Manufactured plain, preconditioned;
   plain.setUp(kernel("anisotropic_reaction3d"), {24, 20, 22});
