@@ -1118,8 +1118,8 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
     STENCIL_TRY(A.check_spd());
   STENCIL_TRY(check_mixed(options));
   // Every solve reads STENCILC_GRAPHS, also those that record no graph
-  // (CGNR, BiCGStab, timed operations): a misspelt value is an error
-  // everywhere, not only where CG's pipeline or a Schur complement reads it.
+  // (CGNR, preconditioned CG): a misspelt value is an error everywhere,
+  // not only where CG's pipeline or a Schur complement reads it.
   LaunchGraphs environment;
   STENCIL_TRY(LaunchGraphs::from_environment(environment));
   if (options.method == Method::CGNR &&
