@@ -88,6 +88,14 @@ cl::opt<std::string> deviceOption(
     cl::value_desc("h100|h200"), cl::sub(planCommand), cl::sub(tuneCommand),
     cl::cat(category));
 
+cl::opt<bool> tuneRegisterCaps(
+    "register-caps",
+    cl::desc("Also time each variant with launch bounds whose minimum of "
+             "resident blocks caps a thread's registers at 128, 80, 64 and "
+             "40 (link stencils also 255): a narrow search around a few "
+             "variants (--variants, or a small --max-variants)"),
+    cl::sub(tuneCommand), cl::cat(category));
+
 cl::opt<int> tuneLimit("max-variants", cl::init(200),
                        cl::desc("At most this many variants (default 200)"),
                        cl::sub(tuneCommand), cl::cat(category));
@@ -606,6 +614,14 @@ int runTune() {
   // The spec's open options as the planner chooses them for that GPU: the
   // first variant.
   warnIfNotFitted(tuneSpec, *model, *device);
+  // What generate compiles for that GPU: its own plan where its cost model
+  // fits the spec, else the first device's (stencilc plan, DevicePlans.h).
+  const DeviceModel &plannedFor =
+      device == knownDevices().front() || device->fitted(*model)
+          ? *device
+          : *knownDevices().front();
+  StencilModel generated = *model;
+  chooseOpenOptions(generated, plannedFor);
   chooseOpenOptions(*model, *device);
   if (tuneInner) {
     if (!model->hasInner) {
@@ -615,6 +631,7 @@ int runTune() {
       return 1;
     }
     model = innerKernelsModel(*model);
+    generated = innerKernelsModel(generated);
   }
   std::vector<int> extents;
   SmallVector<StringRef, 4> parts;
@@ -654,6 +671,9 @@ int runTune() {
            "whole lattice, with blocks of whole wavefronts)\n";
     return 1;
   }
+  // Second, what the runtime runs at this size where no entry names a
+  // kernel (dropped where it is the spec's own): the one an entry must beat.
+  const RuntimeKernels runtime = kernelsRunAt(generated, extents, tuneFold);
   std::vector<Variant> variants;
   if (!tuneVariantsFile.empty()) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> file =
@@ -665,7 +685,7 @@ int runTune() {
       return 1;
     }
     Expected<std::vector<Variant>> listed = listedVariants(
-        *model, (*file)->getBuffer(), tuneVariantsFile);
+        *model, (*file)->getBuffer(), tuneVariantsFile, &runtime.model);
     if (!listed) {
       WithColor::error(errs(), "stencilc") << toString(listed.takeError())
                                            << "\n";
@@ -674,7 +694,8 @@ int runTune() {
     variants = std::move(*listed);
   } else {
     variants =
-        tuningVariants(*model, std::numeric_limits<int>::max(), extents);
+        tuningVariants(*model, std::numeric_limits<int>::max(), extents,
+                       &runtime.model);
   }
   const size_t space = variants.size();
   if (tunePredicted && variants.size() > 2) {
@@ -687,18 +708,23 @@ int runTune() {
       return fold ? fold->picosecondsPerSite
                   : std::numeric_limits<double>::infinity();
     };
-    for (size_t i = 1; i < variants.size(); ++i)
-      ranked.push_back({predicted(variants[i].model), i});
+    std::vector<Variant> ordered;
+    for (size_t i = 0; i < variants.size(); ++i)
+      if (variants[i].pinned)
+        ordered.push_back(std::move(variants[i]));
+      else
+        ranked.push_back({predicted(variants[i].model), i});
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
-    std::vector<Variant> ordered;
-    ordered.push_back(std::move(variants.front()));
     for (const auto &[cost, i] : ranked)
       ordered.push_back(std::move(variants[i]));
     variants = std::move(ordered);
   }
   if (space > static_cast<size_t>(tuneLimit))
     variants.resize(tuneLimit);
+  const size_t chosen = variants.size();
+  if (tuneRegisterCaps)
+    variants = withRegisterCaps(*model, std::move(variants));
   if (Error error = writeTuningDirectory(*model, variants, extents, tuneOutput,
                                          tuneFold ? "fold" : "apply")) {
     WithColor::error(errs(), "stencilc") << toString(std::move(error)) << "\n";
@@ -707,8 +733,14 @@ int runTune() {
   outs() << "stencilc: " << variants.size() << " variants of " << model->name
          << " (" << variants.front().summary << " first: the spec's own) in "
          << tuneOutput << "\n";
-  if (variants.size() < space)
-    outs() << "  the first " << variants.size() << " of " << space
+  if (variants.size() > 1 && variants[1].pinned)
+    outs() << "  second, " << variants[1].model.name
+           << ": what the runtime runs at this size where no entry names a "
+              "kernel ("
+           << runtime.what << ", as planned for " << plannedFor.name
+           << "): an entry must beat it\n";
+  if (chosen < space)
+    outs() << "  the first " << chosen << " of " << space
            << (tunePredicted
                    ? (tuneFold ? " in the cost model's order for the fold "
                                  "pass (fastest predicted first"
@@ -720,6 +752,10 @@ int runTune() {
            << (!tunePredicted && model->hasLinkTaps() ? ", the links' layout"
                                                       : "")
            << "); --max-variants " << space << " emits all\n";
+  if (tuneRegisterCaps)
+    outs() << "  after each, its register caps (launch bounds with a minimum "
+              "of resident blocks): "
+           << variants.size() << " variants in all\n";
   outs()
          << "  on the GPU machine, with stencilc's runtime installed (no LLVM "
             "needed):\n"

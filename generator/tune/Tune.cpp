@@ -77,6 +77,10 @@ std::vector<std::array<int, kMaxDims>> blockShapes(int dims) {
   }
 }
 
+/// The register cap of one resident block at least: all a thread may
+/// address.
+constexpr int kMostRegisters = 255;
+
 /// A built-in load order, dropping any explicit one.
 void setLoadOrder(KernelOptions &k, LoadOrder order) {
   k.loadOrder = order;
@@ -93,6 +97,25 @@ bool groupsFitSize(const StencilModel &model, int width,
 }
 
 } // namespace
+
+RuntimeKernels kernelsRunAt(const StencilModel &planned,
+                            const std::vector<int> &extents, bool foldPass) {
+  // CG's fold pass runs the planner's fold kernels where nx takes them,
+  // else the kernels the other passes run.
+  const std::pair<std::optional<KernelOptions>, const char *>
+      seconds[] = {{foldPass ? planned.foldPass : std::nullopt,
+                    "the planner's kernels for CG's fold pass"},
+                   {planned.alongX, "the planner's groups of sites along x"}};
+  for (const auto &[kernels, what] : seconds) {
+    if (!kernels || extents.empty())
+      continue;
+    StencilModel m = plannerKernelsModel(planned, *kernels, planned.name);
+    if (extents[0] % m.sitesPerThreadX() == 0)
+      return {std::move(m), what};
+  }
+  return {plannerKernelsModel(planned, planned.kernel, planned.name),
+          "the spec's kernels"};
+}
 
 StencilModel naiveModel(const StencilModel &model) {
   StencilModel m = model;
@@ -113,10 +136,11 @@ StencilModel naiveModel(const StencilModel &model) {
 }
 
 std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
-                                    const std::vector<int> &extents) {
+                                    const std::vector<int> &extents,
+                                    const StencilModel *runtime) {
   std::vector<Variant> variants;
   std::set<std::string> seen;
-  auto add = [&](StencilModel m) {
+  auto add = [&](StencilModel m, bool pinned = false) {
     std::string summary = summaryOf(m);
     if (static_cast<int>(variants.size()) >= limit ||
         !seen.insert(summary).second)
@@ -124,9 +148,11 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "_t%03zu", variants.size());
     m.name = model.name + suffix;
-    variants.push_back({std::move(m), summary});
+    variants.push_back({std::move(m), summary, pinned});
   };
-  add(model); // the spec's own choice first
+  add(model, true); // the spec's own choice first
+  if (runtime)
+    add(*runtime, true);
   // Tiles: vector fields keep a tile's accumulators in registers, 2 x the
   // components per tile site, so they stop at 2.
   std::vector<std::pair<int, int>> tiles = {{0, 1}};
@@ -304,20 +330,64 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   return variants;
 }
 
+std::vector<Variant> withRegisterCaps(const StencilModel &model,
+                                      std::vector<Variant> variants) {
+  // The caps whose minimums the H200 search found best: from 128 for
+  // component-major 24-float fields to 40 for site-major ones
+  // (docs/performance.md, "Register caps"); link stencils also the most a
+  // thread may address.
+  std::vector<int> caps = {128, 80, 64, 40};
+  if (model.hasLinkTaps())
+    caps.insert(caps.begin(), kMostRegisters);
+  std::set<std::string> seen;
+  for (const Variant &v : variants)
+    seen.insert(v.summary);
+  std::vector<Variant> capped;
+  for (Variant &variant : variants) {
+    const StencilModel base = variant.model;
+    capped.push_back(std::move(variant));
+    const int threads = base.kernel.threadsPerBlock();
+    for (int cap : caps) {
+      // NVIDIA's register file per multiprocessor since sm_70 is 64K words;
+      // on AMD GPUs the same minimum means waves per SIMD, another cap.
+      const int minimum =
+          cap == kMostRegisters ? 1 : std::max(1, 65536 / (threads * cap));
+      // Within the checker's limits for kernel.min_blocks_per_sm.
+      if (minimum > 32 || minimum * threads > kMaxThreadsPerMultiprocessor)
+        continue;
+      StencilModel m = base;
+      m.kernel.launchBounds = threads;
+      m.kernel.minBlocksPerSm = minimum;
+      std::string summary = summaryOf(m);
+      if (!seen.insert(summary).second)
+        continue;
+      // Named by the cap the minimum gives (registers go in groups of 8).
+      const int given =
+          std::min(kMostRegisters, 65536 / (minimum * threads) / 8 * 8);
+      m.name = base.name + "_cap" + std::to_string(given);
+      capped.push_back({std::move(m), std::move(summary)});
+    }
+  }
+  return capped;
+}
+
 Expected<std::vector<Variant>> listedVariants(const StencilModel &model,
-                                              StringRef text, StringRef path) {
+                                              StringRef text, StringRef path,
+                                              const StencilModel *runtime) {
   std::vector<Variant> variants;
   std::set<std::string> seen;
-  auto add = [&](StencilModel m) {
+  auto add = [&](StencilModel m, bool pinned = false) {
     std::string summary = summaryOf(m);
     if (!seen.insert(summary).second)
       return;
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "_t%03zu", variants.size());
     m.name = model.name + suffix;
-    variants.push_back({std::move(m), summary});
+    variants.push_back({std::move(m), summary, pinned});
   };
-  add(model);
+  add(model, true);
+  if (runtime)
+    add(*runtime, true);
   SmallVector<StringRef, 32> lines;
   text.split(lines, '\n');
   for (size_t i = 0; i < lines.size(); ++i) {
