@@ -19,7 +19,10 @@ import sys
 ROW = re.compile(r"^(\S+)\s+(\d+(?:x\d+)*)\s+(apply|tuned|planner|batch20|iter|"
                  r"hop e>o|hop o>e|[a-z]+(?: [a-z>]+)?)\s+([0-9.]+)\s+([0-9.]+)"
                  r"\s+([0-9.]+)(?:\s+([0-9.]+)\s+[0-9.]+x)?\s*$")
-PEAK = re.compile(r"streaming copy kernel ([0-9.]+) GB/s")
+# The peak stencil_bench's percentages use (the faster of its two copies,
+# as its JSON's "peak"); logs older than that phrase: the streaming copy.
+PEAK = re.compile(r"percentages below are of ([0-9.]+) GB/s")
+OLD_PEAK = re.compile(r"streaming copy kernel ([0-9.]+) GB/s")
 DEVICE = re.compile(r"^stencil_bench: \S+ on (.*?);")
 
 
@@ -36,6 +39,8 @@ def load_run(path):
     for line in text.splitlines():
         if run["peak"] is None and PEAK.search(line):
             run["peak"] = float(PEAK.search(line).group(1))
+        elif run["peak"] is None and OLD_PEAK.search(line):
+            run["peak"] = float(OLD_PEAK.search(line).group(1))
         if DEVICE.match(line):
             run["device"] = DEVICE.match(line).group(1)
         m = ROW.match(line)
@@ -117,7 +122,7 @@ def main():
                 keys.append(stripped.split(":")[0])
         return ", ".join(keys) if keys else "none"
 
-    print("Device: %s; peak (streaming copy) %.1f GB/s; GB/s (%% of peak)."
+    print("Device: %s; peak (the run's copy peak) %.1f GB/s; GB/s (%% of peak)."
           % (data["device"], peak))
     for number, run in enumerate(runs[1:], start=2):
         print("Rows marked [%d]: run %d on %s, peak %.1f GB/s, percentages of "
