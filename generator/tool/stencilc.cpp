@@ -220,10 +220,13 @@ cl::opt<bool> openOptions(
 
 cl::opt<std::string> tuneCachePath(
     "tune-cache",
-    cl::desc("Compile the variants this tuning cache records for each spec "
-             "(written by `stencilc tune`'s timing program) into its code; "
-             "the runtime picks them by device and extents"),
-    cl::value_desc("file.tsv"), cl::sub(generateCommand), cl::cat(category));
+    cl::desc("generate: compile the variants this tuning cache records for "
+             "each spec (written by `stencilc tune`'s timing program) into "
+             "its code; the runtime picks them by device and extents. tune: "
+             "where it records the spec for the GPU (--device) at --size, "
+             "time that entry second, as what the runtime runs"),
+    cl::value_desc("file.tsv"), cl::sub(generateCommand), cl::sub(tuneCommand),
+    cl::cat(category));
 
 cl::opt<std::string> expectedName(
     "expect-name",
@@ -673,7 +676,26 @@ int runTune() {
   }
   // Second, what the runtime runs at this size where no entry names a
   // kernel (dropped where it is the spec's own): the one an entry must beat.
-  const RuntimeKernels runtime = kernelsRunAt(generated, extents, tuneFold);
+  RuntimeKernels runtime = kernelsRunAt(generated, extents, tuneFold);
+  if (!tuneCachePath.empty()) {
+    Expected<std::vector<TuningCacheEntry>> entries =
+        readTuningCache(tuneCachePath);
+    if (!entries) {
+      WithColor::error(errs(), "stencilc") << toString(entries.takeError())
+                                           << "\n";
+      return 1;
+    }
+    Expected<std::optional<RuntimeKernels>> entry =
+        entryRunAt(generated, *entries, tuneCachePath, device->name, extents,
+                   tuneFold, errs());
+    if (!entry) {
+      WithColor::error(errs(), "stencilc") << toString(entry.takeError())
+                                           << "\n";
+      return 1;
+    }
+    if (*entry)
+      runtime = std::move(**entry);
+  }
   std::vector<Variant> variants;
   if (!tuneVariantsFile.empty()) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> file =
@@ -735,9 +757,11 @@ int runTune() {
          << tuneOutput << "\n";
   if (variants.size() > 1 && variants[1].pinned)
     outs() << "  second, " << variants[1].model.name
-           << ": what the runtime runs at this size where no entry names a "
-              "kernel ("
-           << runtime.what << ", as planned for " << plannedFor.name
+           << ": what the runtime runs at this size ("
+           << (runtime.fromCache ? runtime.what
+                                 : "without a tuning-cache entry, " +
+                                       runtime.what + ", as planned for " +
+                                       plannedFor.name)
            << "): an entry must beat it\n";
   if (chosen < space)
     outs() << "  the first " << chosen << " of " << space

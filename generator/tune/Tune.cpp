@@ -117,6 +117,46 @@ RuntimeKernels kernelsRunAt(const StencilModel &planned,
           "the spec's kernels"};
 }
 
+Expected<std::optional<RuntimeKernels>>
+entryRunAt(const StencilModel &planned,
+           const std::vector<TuningCacheEntry> &entries, StringRef cachePath,
+           StringRef device, const std::vector<int> &extents, bool foldPass,
+           raw_ostream &warnings) {
+  const std::string fingerprint = stencilFingerprint(planned);
+  const TuningCacheEntry *found = nullptr;
+  for (const TuningCacheEntry &entry : entries) {
+    if (entry.spec != planned.name || entry.device != device ||
+        entry.extents != extents || isExchangeEntry(entry.options) ||
+        isFoldEntry(entry.options) != foldPass)
+      continue;
+    if (entry.fingerprint != fingerprint) {
+      warnings << cachePath << ":" << entry.line << ": warning: entry for "
+               << planned.name << " was recorded for another version of the "
+               << "stencil (fingerprint " << entry.fingerprint << ", now "
+               << fingerprint << "); ignored: not what the runtime runs\n";
+      continue;
+    }
+    found = &entry; // the last one wins, as in the runtime
+  }
+  if (!found)
+    return std::nullopt;
+  Expected<StencilModel> m = withTuningOptions(
+      planned, foldPass ? foldEntryOptions(found->options)
+                        : StringRef(found->options));
+  if (!m)
+    return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
+                             cachePath.str().c_str(), found->line,
+                             toString(m.takeError()).c_str());
+  std::string size;
+  for (int e : extents)
+    size += (size.empty() ? "" : "x") + std::to_string(e);
+  return RuntimeKernels{
+      plannerKernelsModel(*m, m->kernel, planned.name),
+      "its tuning-cache entry for " + device.str() + " at " + size + ", " +
+          cachePath.str() + ":" + std::to_string(found->line),
+      true};
+}
+
 StencilModel naiveModel(const StencilModel &model) {
   StencilModel m = model;
   m.name = model.name + "_naive";

@@ -21,6 +21,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <vector>
 
 namespace stencilc {
@@ -47,9 +48,24 @@ StencilModel naiveModel(const StencilModel &model);
 struct RuntimeKernels {
   StencilModel model;
   std::string what; ///< "the planner's groups of sites along x"
+  bool fromCache = false; ///< a tuning-cache entry (entryRunAt)
 };
 RuntimeKernels kernelsRunAt(const StencilModel &planned,
                             const std::vector<int> &extents, bool foldPass);
+
+/// What the runtime runs on the GPU named `device` at `extents` where
+/// `entries` (a tuning cache, read from `cachePath`) has an entry for
+/// `planned` there (the last one; with `foldPass`, a fold-pass entry): that
+/// entry's options, described with its cache line. None where the cache
+/// has no such entry; entries for another version of the stencil are
+/// skipped with a warning on `warnings`, as `generate` skips them; an entry
+/// whose options the model cannot take is an error naming its line.
+llvm::Expected<std::optional<RuntimeKernels>>
+entryRunAt(const StencilModel &planned,
+           const std::vector<TuningCacheEntry> &entries,
+           llvm::StringRef cachePath, llvm::StringRef device,
+           const std::vector<int> &extents, bool foldPass,
+           llvm::raw_ostream &warnings);
 
 /// The variants to time: the spec's own options first; second, given
 /// `runtime` (kernelsRunAt) and where it differs, what the runtime runs at
