@@ -382,17 +382,26 @@ int runPlan() {
   return status;
 }
 
+/// The tuning cache at `path`, or none after reporting why it cannot be read.
+std::optional<std::vector<TuningCacheEntry>>
+readCacheOrReport(StringRef path) {
+  Expected<std::vector<TuningCacheEntry>> entries = readTuningCache(path);
+  if (!entries) {
+    WithColor::error(errs(), "stencilc") << toString(entries.takeError())
+                                         << "\n";
+    return std::nullopt;
+  }
+  return std::move(*entries);
+}
+
 int runGenerate() {
   int status = 0;
   std::vector<TuningCacheEntry> cache;
   if (!tuneCachePath.empty()) {
-    Expected<std::vector<TuningCacheEntry>> entries =
-        readTuningCache(tuneCachePath);
-    if (!entries) {
-      WithColor::error(errs(), "stencilc") << toString(entries.takeError())
-                                           << "\n";
+    std::optional<std::vector<TuningCacheEntry>> entries =
+        readCacheOrReport(tuneCachePath);
+    if (!entries)
       return 1;
-    }
     cache = std::move(*entries);
   }
   for (const std::string &path : specPaths) {
@@ -678,13 +687,10 @@ int runTune() {
   // kernel (dropped where it is the spec's own): the one an entry must beat.
   RuntimeKernels runtime = kernelsRunAt(generated, extents, tuneFold);
   if (!tuneCachePath.empty()) {
-    Expected<std::vector<TuningCacheEntry>> entries =
-        readTuningCache(tuneCachePath);
-    if (!entries) {
-      WithColor::error(errs(), "stencilc") << toString(entries.takeError())
-                                           << "\n";
+    std::optional<std::vector<TuningCacheEntry>> entries =
+        readCacheOrReport(tuneCachePath);
+    if (!entries)
       return 1;
-    }
     Expected<std::optional<RuntimeKernels>> entry =
         entryRunAt(generated, *entries, tuneCachePath, device->name, extents,
                    tuneFold, errs());

@@ -77,6 +77,18 @@ std::vector<std::array<int, kMaxDims>> blockShapes(int dims) {
   }
 }
 
+/// A cache entry recorded for another version of the stencil (another
+/// fingerprint) is skipped with this warning; `consequence` says what that
+/// means where it is read.
+void warnStale(raw_ostream &warnings, StringRef cachePath,
+               const TuningCacheEntry &entry, StringRef fingerprint,
+               StringRef consequence) {
+  warnings << cachePath << ":" << entry.line << ": warning: entry for "
+           << entry.spec << " was recorded for another version of the "
+           << "stencil (fingerprint " << entry.fingerprint << ", now "
+           << fingerprint << "); ignored: " << consequence << "\n";
+}
+
 /// The register cap of one resident block at least: all a thread may
 /// address.
 constexpr int kMostRegisters = 255;
@@ -130,10 +142,8 @@ entryRunAt(const StencilModel &planned,
         isFoldEntry(entry.options) != foldPass)
       continue;
     if (entry.fingerprint != fingerprint) {
-      warnings << cachePath << ":" << entry.line << ": warning: entry for "
-               << planned.name << " was recorded for another version of the "
-               << "stencil (fingerprint " << entry.fingerprint << ", now "
-               << fingerprint << "); ignored: not what the runtime runs\n";
+      warnStale(warnings, cachePath, entry, fingerprint,
+                "not what the runtime runs");
       continue;
     }
     found = &entry; // the last one wins, as in the runtime
@@ -464,10 +474,7 @@ tunedKernels(const StencilModel &model,
     if (entry.spec != model.name)
       continue;
     if (entry.fingerprint != fingerprint) {
-      warnings << cachePath << ":" << entry.line << ": warning: entry for "
-               << model.name << " was recorded for another version of the "
-               << "stencil (fingerprint " << entry.fingerprint << ", now "
-               << fingerprint << "); ignored: tune it again\n";
+      warnStale(warnings, cachePath, entry, fingerprint, "tune it again");
       continue;
     }
     if (static_cast<int>(entry.extents.size()) != model.dims)
