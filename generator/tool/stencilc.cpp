@@ -683,8 +683,9 @@ int runTune() {
            "whole lattice, with blocks of whole wavefronts)\n";
     return 1;
   }
-  // Second, what the runtime runs at this size where no entry names a
-  // kernel (dropped where it is the spec's own): the one an entry must beat.
+  // Second, what the runtime runs at this size (dropped where it is the
+  // spec's own): the planner's kernels, or the entry that --tune-cache
+  // records for this GPU and size. The one a new entry must beat.
   RuntimeKernels runtime = kernelsRunAt(generated, extents, tuneFold);
   if (!tuneCachePath.empty()) {
     std::optional<std::vector<TuningCacheEntry>> entries =

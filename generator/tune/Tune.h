@@ -31,7 +31,7 @@ struct Variant {
   StencilModel model;
   std::string summary; ///< "block 64x4x1, tile y x 2, ascending, regular"
   /// Timed first whatever the order (--predicted-first): the spec's own
-  /// options, and the planner's kernels that the runtime runs at the size.
+  /// options, and what the runtime runs at the size (RuntimeKernels).
   bool pinned = false;
 };
 
@@ -68,11 +68,10 @@ entryRunAt(const StencilModel &planned,
            llvm::raw_ostream &warnings);
 
 /// The variants to time: the spec's own options first; second, given
-/// `runtime` (kernelsRunAt) and where it differs, what the runtime runs at
-/// the size without an entry, so that an entry is recorded only where it
-/// beats that; then the product of
-/// the candidate block shapes, tiles, load orders and store kinds that the
-/// model allows (no tiles for even/odd storage), at most `limit` of them.
+/// `runtime` (kernelsRunAt or entryRunAt) and where it differs, what the
+/// runtime runs at the size, so that an entry is recorded only where it
+/// beats that; then the product of the candidate block shapes, tiles, load
+/// orders and store kinds that the model allows (no tiles for even/odd storage), at most `limit` of them.
 /// With `extents` (the size to tune for), single-component fields also try
 /// groups of 4 and 2 sites along x per access where nx allows them.
 std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
@@ -80,9 +79,10 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                                     const StencilModel *runtime = nullptr);
 
 /// The spec's own options (and, as tuningVariants, `runtime`), then one
-/// variant per line of `text` (the file `path`): the options of a tuning-cache entry ("block=128x1x1x1;
-/// launch_bounds=128; min_blocks_per_sm=2; ..."), blank lines and lines
-/// starting with '#' skipped. A line the model cannot take is an error
+/// variant per line of `text` (the file `path`): the options of a
+/// tuning-cache entry ("block=128x1x1x1; launch_bounds=128;
+/// min_blocks_per_sm=2; ..."), blank lines and lines starting with '#'
+/// skipped. A line the model cannot take is an error
 /// naming path:line. For timing a few chosen candidates instead of the
 /// whole space.
 llvm::Expected<std::vector<Variant>>
@@ -94,9 +94,9 @@ listedVariants(const StencilModel &model, llvm::StringRef text,
 /// registers at 128, 80, 64 and 40 on NVIDIA GPUs (link stencils also one
 /// block at least: all 255), each named after its variant and the cap its
 /// minimum gives (NAME_tNNN_cap64), where that many blocks fit a
-/// multiprocessor; repeats dropped. nvcc spends about the cap: loads in flight per thread against
-/// threads, which no planner rule predicts, so it is a second, narrow
-/// search around chosen variants.
+/// multiprocessor; repeats dropped. nvcc spends about the cap: loads in
+/// flight per thread against threads, which no planner rule predicts, so it
+/// is a second, narrow search around chosen variants.
 std::vector<Variant> withRegisterCaps(const StencilModel &model,
                                       std::vector<Variant> variants);
 
