@@ -676,6 +676,9 @@ Error writeTuningDirectory(const StencilModel &model,
                            {"entries", join(entries, "\n")},
                            {"extents", join(sizes, ", ")},
                            {"kernel", kernel.str()},
+                           {"runs_now", variants.size() > 1 && variants[1].pinned
+                                            ? "1"
+                                            : "-1"},
                            {"version", generatorVersion().str()}}))
     return error;
   return write("CMakeLists.txt", "tune_CMakeLists.txt.in",
