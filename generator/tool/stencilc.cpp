@@ -632,9 +632,13 @@ int runTune() {
       device == knownDevices().front() || device->fitted(*model)
           ? *device
           : *knownDevices().front();
-  StencilModel generated = *model;
-  chooseOpenOptions(generated, plannedFor);
+  const StencilModel open = *model;
   chooseOpenOptions(*model, *device);
+  StencilModel generated = *model;
+  if (&plannedFor != device) {
+    generated = open;
+    chooseOpenOptions(generated, plannedFor);
+  }
   if (tuneInner) {
     if (!model->hasInner) {
       WithColor::error(errs(), "stencilc")

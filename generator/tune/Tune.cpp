@@ -16,6 +16,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
 #include <set>
 
 using namespace llvm;
@@ -92,6 +93,43 @@ void warnStale(raw_ostream &warnings, StringRef cachePath,
 /// The register cap of one resident block at least: all a thread may
 /// address.
 constexpr int kMostRegisters = 255;
+/// NVIDIA's register file per multiprocessor since sm_70, in 32-bit words;
+/// on AMD GPUs the same minimum of blocks means waves per SIMD, another cap.
+constexpr int kRegistersPerMultiprocessor = 65536;
+
+/// The variants to time, in the order added: each named NAME_tNNN by its
+/// place, a repeat of an earlier one (the same summary) dropped, at most
+/// `limit`; the spec's own options and what the runtime runs (where given)
+/// first, pinned there.
+class VariantList {
+public:
+  VariantList(const StencilModel &model, const StencilModel *runtime,
+              int limit = std::numeric_limits<int>::max())
+      : name(model.name), limit(limit) {
+    add(model, true);
+    if (runtime)
+      add(*runtime, true);
+  }
+
+  void add(StencilModel m, bool pinned = false) {
+    std::string summary = summaryOf(m);
+    if (static_cast<int>(variants.size()) >= limit ||
+        !seen.insert(summary).second)
+      return;
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "_t%03zu", variants.size());
+    m.name = name + suffix;
+    variants.push_back({std::move(m), std::move(summary), pinned});
+  }
+
+  std::vector<Variant> take() { return std::move(variants); }
+
+private:
+  std::string name;
+  int limit;
+  std::vector<Variant> variants;
+  std::set<std::string> seen;
+};
 
 /// A built-in load order, dropping any explicit one.
 void setLoadOrder(KernelOptions &k, LoadOrder order) {
@@ -188,21 +226,7 @@ StencilModel naiveModel(const StencilModel &model) {
 std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                                     const std::vector<int> &extents,
                                     const StencilModel *runtime) {
-  std::vector<Variant> variants;
-  std::set<std::string> seen;
-  auto add = [&](StencilModel m, bool pinned = false) {
-    std::string summary = summaryOf(m);
-    if (static_cast<int>(variants.size()) >= limit ||
-        !seen.insert(summary).second)
-      return;
-    char suffix[16];
-    std::snprintf(suffix, sizeof suffix, "_t%03zu", variants.size());
-    m.name = model.name + suffix;
-    variants.push_back({std::move(m), summary, pinned});
-  };
-  add(model, true); // the spec's own choice first
-  if (runtime)
-    add(*runtime, true);
+  VariantList variants(model, runtime, limit);
   // Tiles: vector fields keep a tile's accumulators in registers, 2 x the
   // components per tile site, so they stop at 2.
   std::vector<std::pair<int, int>> tiles = {{0, 1}};
@@ -375,9 +399,9 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                   continue;
                 if (!stagingProblem(m).empty())
                   continue;
-                add(std::move(m));
+                variants.add(std::move(m));
               }
-  return variants;
+  return variants.take();
 }
 
 std::vector<Variant> withRegisterCaps(const StencilModel &model,
@@ -398,10 +422,10 @@ std::vector<Variant> withRegisterCaps(const StencilModel &model,
     capped.push_back(std::move(variant));
     const int threads = base.kernel.threadsPerBlock();
     for (int cap : caps) {
-      // NVIDIA's register file per multiprocessor since sm_70 is 64K words;
-      // on AMD GPUs the same minimum means waves per SIMD, another cap.
       const int minimum =
-          cap == kMostRegisters ? 1 : std::max(1, 65536 / (threads * cap));
+          cap == kMostRegisters
+              ? 1
+              : std::max(1, kRegistersPerMultiprocessor / (threads * cap));
       // Within the checker's limits for kernel.min_blocks_per_sm.
       if (minimum > 32 || minimum * threads > kMaxThreadsPerMultiprocessor)
         continue;
@@ -412,8 +436,9 @@ std::vector<Variant> withRegisterCaps(const StencilModel &model,
       if (!seen.insert(summary).second)
         continue;
       // Named by the cap the minimum gives (registers go in groups of 8).
-      const int given =
-          std::min(kMostRegisters, 65536 / (minimum * threads) / 8 * 8);
+      const int given = std::min(
+          kMostRegisters,
+          kRegistersPerMultiprocessor / (minimum * threads) / 8 * 8);
       m.name = base.name + "_cap" + std::to_string(given);
       capped.push_back({std::move(m), std::move(summary)});
     }
@@ -424,20 +449,7 @@ std::vector<Variant> withRegisterCaps(const StencilModel &model,
 Expected<std::vector<Variant>> listedVariants(const StencilModel &model,
                                               StringRef text, StringRef path,
                                               const StencilModel *runtime) {
-  std::vector<Variant> variants;
-  std::set<std::string> seen;
-  auto add = [&](StencilModel m, bool pinned = false) {
-    std::string summary = summaryOf(m);
-    if (!seen.insert(summary).second)
-      return;
-    char suffix[16];
-    std::snprintf(suffix, sizeof suffix, "_t%03zu", variants.size());
-    m.name = model.name + suffix;
-    variants.push_back({std::move(m), summary, pinned});
-  };
-  add(model, true);
-  if (runtime)
-    add(*runtime, true);
+  VariantList variants(model, runtime);
   SmallVector<StringRef, 32> lines;
   text.split(lines, '\n');
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -449,9 +461,9 @@ Expected<std::vector<Variant>> listedVariants(const StencilModel &model,
       return createStringError(inconvertibleErrorCode(),
                                "%s:%zu: %s", path.str().c_str(), i + 1,
                                toString(m.takeError()).c_str());
-    add(std::move(*m));
+    variants.add(std::move(*m));
   }
-  return variants;
+  return variants.take();
 }
 
 Expected<TunedKernels>
