@@ -133,7 +133,7 @@ inline const stencil::KernelInfo &info() {
       "d650441a0f932e0c",
       "block=32x4x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -261,7 +261,7 @@ inline const stencil::KernelInfo &info() {
       "d650441a0f932e0c",
       "block=32x4x1x1; tile=t2; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -379,7 +379,7 @@ inline const stencil::KernelInfo &info() {
       "d650441a0f932e0c",
       "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 2, tuned, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -133,7 +133,7 @@ inline const stencil::KernelInfo &info() {
       "68a731fc3fd4b6a9",
       "block=32x4x1x1; tile=x1; order=ascending; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=1; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -250,7 +250,7 @@ inline const stencil::KernelInfo &info() {
       "68a731fc3fd4b6a9",
       "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 1, tuned, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -122,7 +122,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -239,7 +239,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=256x1x1; tile=y4; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -347,7 +347,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=256x1x1; tile=y4; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 2, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

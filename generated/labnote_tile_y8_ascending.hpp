@@ -122,7 +122,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -228,7 +228,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=256x1x1; tile=y8; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -145,7 +145,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=64x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -285,7 +285,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=32x8x1; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -425,7 +425,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -557,7 +557,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

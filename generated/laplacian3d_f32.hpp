@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=64x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -289,7 +289,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -431,7 +431,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -565,7 +565,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x4x2; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -289,7 +289,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -431,7 +431,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x2x2; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -573,7 +573,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x8x1; tile=x1; order=ascending; stores=regular; launch_bounds=256; min_blocks_per_sm=6; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -715,7 +715,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -874,7 +874,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1016,7 +1016,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=64x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1158,7 +1158,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1292,7 +1292,7 @@ inline const stencil::KernelInfo &info() {
       "9893a1eb0fd654d4",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1455,7 +1455,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 5, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      &distributed, &stencilc_kernels::laplacian3d_f64_inner::info};
+      &distributed, &stencilc_kernels::laplacian3d_f64_inner::info, nullptr};
   return value;
 }
 

@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -310,7 +310,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=32x4x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -455,7 +455,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -590,7 +590,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 2, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -749,7 +749,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=64x4x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      &distributed, &stencilc_kernels::laplacian3d_f64_bf16_inner::info};
+      &distributed, &stencilc_kernels::laplacian3d_f64_bf16_inner::info, nullptr};
   return value;
 }
 

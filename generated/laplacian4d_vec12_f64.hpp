@@ -129,7 +129,7 @@ inline const stencil::KernelInfo &info() {
       "9d12595c051b0a5b",
       "block=32x4x1x1; tile=z2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=2; components_per_thread=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -242,7 +242,7 @@ inline const stencil::KernelInfo &info() {
       "9d12595c051b0a5b",
       "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=2; components_per_thread=4", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -112,7 +112,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=8x4x4x2; tile=y1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=1; components_per_thread=6; staging=shared", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -129,7 +129,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=8x4x4x2; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=4; components_per_thread=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -253,7 +253,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=8x4x2x2; tile=x1; order=spec; stores=regular; launch_bounds=128; min_blocks_per_sm=4; layout=aosoa:32; vector_width=4; components_per_thread=6", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -377,7 +377,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=8x4x2x2; tile=x1; order=spec; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=4; components_per_thread=6", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -519,7 +519,7 @@ inline const stencil::KernelInfo &info() {
       "683df209353d138d",
       "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -645,7 +645,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      &distributed, nullptr};
+      &distributed, nullptr, nullptr};
   return value;
 }
 

@@ -174,7 +174,7 @@ inline const stencil::KernelInfo &info() {
       "826e51018180f32c",
       "block=64x4x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=0; layout=aosoa:32; vector_width=1; components_per_thread=12; slab=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -343,7 +343,7 @@ inline const stencil::KernelInfo &info() {
       "826e51018180f32c",
       "block=32x8x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=0; layout=aosoa:32; vector_width=1; components_per_thread=12; slab=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -512,7 +512,7 @@ inline const stencil::KernelInfo &info() {
       "826e51018180f32c",
       "block=256x1x1x1; tile=x1; order=spec; stores=regular; launch_bounds=256; min_blocks_per_sm=2; layout=aosoa:32; vector_width=1; slab=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -681,7 +681,7 @@ inline const stencil::KernelInfo &info() {
       "826e51018180f32c",
       "block=128x1x1x1; tile=x1; order=spec; stores=regular; launch_bounds=128; min_blocks_per_sm=4; layout=aosoa:32; vector_width=1; slab=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -842,7 +842,7 @@ inline const stencil::KernelInfo &info() {
       "826e51018180f32c",
       "block=32x4x1x1; tile=x1; order=spec; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 4, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

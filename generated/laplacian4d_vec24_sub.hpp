@@ -129,7 +129,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=32x2x2x2; tile=y2; order=ascending; stores=regular; launch_bounds=0; layout=aos; vector_width=4; components_per_thread=8", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -253,7 +253,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=32x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=4; layout=aos; vector_width=4; components_per_thread=8", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -367,7 +367,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=32x4x2x1; tile=y2; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=8", 2, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

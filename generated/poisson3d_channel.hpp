@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=64x4x1; tile=z2; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -289,7 +289,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; min_blocks_per_sm=3; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -431,7 +431,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -565,7 +565,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=64x4x1; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

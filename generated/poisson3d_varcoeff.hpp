@@ -148,7 +148,7 @@ inline const stencil::KernelInfo &info() {
       "4794642e6c3a1abc",
       "block=64x4x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -291,7 +291,7 @@ inline const stencil::KernelInfo &info() {
       "4794642e6c3a1abc",
       "block=32x4x2; tile=x1; order=ascending; stores=nontemporal; launch_bounds=256; min_blocks_per_sm=2; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -434,7 +434,7 @@ inline const stencil::KernelInfo &info() {
       "4794642e6c3a1abc",
       "block=64x4x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -569,7 +569,7 @@ inline const stencil::KernelInfo &info() {
       "4794642e6c3a1abc",
       "block=64x4x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

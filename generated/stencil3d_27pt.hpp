@@ -145,7 +145,7 @@ inline const stencil::KernelInfo &info() {
       "f07456a73b7821cc",
       "block=128x2x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -285,7 +285,7 @@ inline const stencil::KernelInfo &info() {
       "f07456a73b7821cc",
       "block=32x2x2; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -425,7 +425,7 @@ inline const stencil::KernelInfo &info() {
       "f07456a73b7821cc",
       "block=64x4x1; tile=z2; order=ascending; stores=nontemporal; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -557,7 +557,7 @@ inline const stencil::KernelInfo &info() {
       "f07456a73b7821cc",
       "block=64x4x1; tile=z2; order=ascending; stores=nontemporal; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -197,7 +197,7 @@ inline const stencil::KernelInfo &info() {
       "9b9fa5943a9b1e5c",
       "block=32x4x1x1; tile=x1; order=ascending; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2; clover=aosoa:32:v4; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -424,7 +424,7 @@ inline const stencil::KernelInfo &info() {
       "8bf03701f65d1540",
       "block=128x1x1x1; tile=x1; order=ascending; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2; clover=aosoa:32:v4", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -615,7 +615,7 @@ inline const stencil::KernelInfo &info() {
       "9b9fa5943a9b1e5c",
       "block=128x1x1x1; tile=x1; order=ascending; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2; clover=aosoa:32:v4", 1, tuned, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      &distributed, nullptr};
+      &distributed, nullptr, nullptr};
   return value;
 }
 

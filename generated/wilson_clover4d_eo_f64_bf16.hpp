@@ -217,7 +217,7 @@ inline const stencil::KernelInfo &info() {
       "cd511ee518d25bcc",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -428,7 +428,7 @@ inline const stencil::KernelInfo &info() {
       "dc37d3cbe493b03a",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_split_inner::info};
+      nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_split_inner::info, nullptr};
   return value;
 }
 
@@ -641,7 +641,7 @@ inline const stencil::KernelInfo &info() {
       "b4b04b43821e0c89",
       "block=32x4x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -824,7 +824,7 @@ inline const stencil::KernelInfo &info() {
       "b4b04b43821e0c89",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=8; links=aosoa:32:v2; clover=aosoa:32:v2", 1, tuned, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1010,7 +1010,7 @@ inline const stencil::KernelInfo &info() {
       "ca0381fb0ce35d96",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_inner::info};
+      &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_inner::info, nullptr};
   return value;
 }
 

@@ -106,7 +106,7 @@ inline const stencil::KernelInfo &info() {
       "1cf7423f8783c6cb",
       "block=64x4x1; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

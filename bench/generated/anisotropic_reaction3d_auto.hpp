@@ -149,7 +149,7 @@ inline const stencil::KernelInfo &info() {
       "b0da08c63c2e41bc",
       "block=128x2x1; tile=x1; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -293,7 +293,7 @@ inline const stencil::KernelInfo &info() {
       "b0da08c63c2e41bc",
       "block=32x4x2; tile=x1; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -437,7 +437,7 @@ inline const stencil::KernelInfo &info() {
       "b0da08c63c2e41bc",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -573,7 +573,7 @@ inline const stencil::KernelInfo &info() {
       "b0da08c63c2e41bc",
       "block=256x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -132,7 +132,7 @@ inline const stencil::KernelInfo &info() {
       "b0da08c63c2e41bc",
       "block=64x4x1; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

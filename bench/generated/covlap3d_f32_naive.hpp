@@ -101,7 +101,7 @@ inline const stencil::KernelInfo &info() {
       "9ccbaa42827326d8",
       "block=32x4x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -161,7 +161,7 @@ inline const stencil::KernelInfo &info() {
       "42f12408f38d3130",
       "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; slab=1", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

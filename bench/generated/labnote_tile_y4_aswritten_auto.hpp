@@ -122,7 +122,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=128x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -239,7 +239,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -356,7 +356,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x2x2; tile=y4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -465,7 +465,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=256x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 3, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -105,7 +105,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=256x1x1; tile=y1; order=as-written; stores=regular; launch_bounds=0; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

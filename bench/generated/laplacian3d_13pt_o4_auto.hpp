@@ -145,7 +145,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=64x2x1; tile=z2; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -285,7 +285,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -425,7 +425,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=32x4x2; tile=z4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -565,7 +565,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=32x4x1; tile=z4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -705,7 +705,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=32x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -839,7 +839,7 @@ inline const stencil::KernelInfo &info() {
       "23b027d6f1616253",
       "block=64x2x1; tile=z4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 5, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=128x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -289,7 +289,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x4x2; tile=x1; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -431,7 +431,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -573,7 +573,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x2x2; tile=y4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -715,7 +715,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=32x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -878,7 +878,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=128x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1023,7 +1023,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=32x4x2; tile=z4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1168,7 +1168,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1313,7 +1313,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=32x2x2; tile=y4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1451,7 +1451,7 @@ inline const stencil::KernelInfo &info() {
       "8fccc174b1b7454a",
       "block=256x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 5, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -1614,7 +1614,7 @@ inline const stencil::KernelInfo &info() {
       "14b93d98873f701e",
       "block=256x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 5, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      &distributed, &stencilc_kernels::laplacian3d_f64_bf16_auto_inner::info};
+      &distributed, &stencilc_kernels::laplacian3d_f64_bf16_auto_inner::info, nullptr};
   return value;
 }
 

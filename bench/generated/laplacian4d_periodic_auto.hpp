@@ -145,7 +145,7 @@ inline const stencil::KernelInfo &info() {
       "a21836f6b808327b",
       "block=32x4x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -285,7 +285,7 @@ inline const stencil::KernelInfo &info() {
       "a21836f6b808327b",
       "block=32x2x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -416,7 +416,7 @@ inline const stencil::KernelInfo &info() {
       "a21836f6b808327b",
       "block=64x2x1x1; tile=y4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 2, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -112,7 +112,7 @@ inline const stencil::KernelInfo &info() {
       "9d12595c051b0a5b",
       "block=32x2x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; components_per_thread=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

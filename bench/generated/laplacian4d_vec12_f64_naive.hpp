@@ -112,7 +112,7 @@ inline const stencil::KernelInfo &info() {
       "9d12595c051b0a5b",
       "block=32x4x2x1; tile=x1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

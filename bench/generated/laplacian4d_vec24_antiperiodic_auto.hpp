@@ -130,7 +130,7 @@ inline const stencil::KernelInfo &info() {
       "a28bdee85a608bab",
       "block=8x4x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=4; components_per_thread=6", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -245,7 +245,7 @@ inline const stencil::KernelInfo &info() {
       "a28bdee85a608bab",
       "block=32x4x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -113,7 +113,7 @@ inline const stencil::KernelInfo &info() {
       "a28bdee85a608bab",
       "block=32x2x2x2; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

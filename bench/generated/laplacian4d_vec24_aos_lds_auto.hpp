@@ -112,7 +112,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=32x2x2x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2; components_per_thread=6; staging=shared", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

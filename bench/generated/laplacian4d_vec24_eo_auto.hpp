@@ -157,7 +157,7 @@ inline const stencil::KernelInfo &info() {
       "826e51018180f32c",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -129,7 +129,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=8x4x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=soa; vector_width=4; components_per_thread=6", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -243,7 +243,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=32x4x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=soa; vector_width=1; components_per_thread=12", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

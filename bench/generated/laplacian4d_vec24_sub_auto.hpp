@@ -112,7 +112,7 @@ inline const stencil::KernelInfo &info() {
       "e837c0bb0df386b7",
       "block=32x4x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=8", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

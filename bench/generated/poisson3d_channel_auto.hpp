@@ -147,7 +147,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=128x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -289,7 +289,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=32x4x2; tile=x1; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -431,7 +431,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=32x4x2; tile=z2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -573,7 +573,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=32x2x2; tile=y4; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -715,7 +715,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=32x2x2; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -851,7 +851,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=256x1x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 5, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -130,7 +130,7 @@ inline const stencil::KernelInfo &info() {
       "e46cef4911738871",
       "block=64x4x1; tile=z1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -145,7 +145,7 @@ inline const stencil::KernelInfo &info() {
       "f07456a73b7821cc",
       "block=32x4x2; tile=z4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1; staging=shared", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -275,7 +275,7 @@ inline const stencil::KernelInfo &info() {
       "f07456a73b7821cc",
       "block=256x1x1; tile=y4; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1; staging=shared", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

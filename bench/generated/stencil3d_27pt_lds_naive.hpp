@@ -128,7 +128,7 @@ inline const stencil::KernelInfo &info() {
       "f07456a73b7821cc",
       "block=64x4x1; tile=z1; order=as-written; stores=nontemporal; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -160,7 +160,7 @@ inline const stencil::KernelInfo &info() {
       "4a7e417e658a821f",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

@@ -180,7 +180,7 @@ inline const stencil::KernelInfo &info() {
       "9b9fa5943a9b1e5c",
       "block=128x1x1x1; tile=x1; order=as-written; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aos; clover=aos; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

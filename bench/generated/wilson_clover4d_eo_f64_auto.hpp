@@ -214,7 +214,7 @@ inline const stencil::KernelInfo &info() {
       "2d22199358f3d636",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -425,7 +425,7 @@ inline const stencil::KernelInfo &info() {
       "dc37d3cbe493b03a",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_auto_split_inner::info};
+      nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_auto_split_inner::info, nullptr};
   return value;
 }
 
@@ -617,7 +617,7 @@ inline const stencil::KernelInfo &info() {
       "61a90b73b8ca3135",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=4; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -803,7 +803,7 @@ inline const stencil::KernelInfo &info() {
       "ca0381fb0ce35d96",
       "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_auto_inner::info};
+      &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_auto_inner::info, nullptr};
   return value;
 }
 

@@ -180,7 +180,7 @@ inline const stencil::KernelInfo &info() {
       "ca0381fb0ce35d96",
       "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 

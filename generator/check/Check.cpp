@@ -78,6 +78,7 @@ std::optional<StencilModel> Checker::run() {
   checkComponentSplit();
   checkSlab();
   checkStaging();
+  checkMarch();
   checkSolver();
   checkInnerPrecision();
   for (size_t i = 0; i < spec.parameters.size() && i < parameterUsed.size();
@@ -475,6 +476,7 @@ void Checker::checkKernel() {
   wrote.vectorWidth = written.vectorWidth.present;
   wrote.componentsPerThread = written.componentsPerThread.present;
   wrote.staging = written.staging.present;
+  wrote.march = written.march.present;
   checkBlock();
   checkTile();
   checkLoadOrder();
@@ -837,6 +839,32 @@ void Checker::checkStaging() {
   }
 }
 
+/// kernel.march: true makes every whole-lattice kernel walk along z through
+/// a chunk of planes; the tile is then z with factor 1 (the march is the
+/// tile), so a tile the spec writes conflicts with it.
+void Checker::checkMarch() {
+  const Located<bool> &march = spec.kernel.march;
+  if (!march.present || !march.value)
+    return;
+  model.kernel.march = true;
+  if (spec.kernel.tile.present &&
+      (model.kernel.tileFactor > 1 || model.kernel.tileAxis != model.dims - 1)) {
+    diags.error(spec.kernel.tile.range,
+                "'kernel.tile' and 'kernel.march' exclude each other: the "
+                "march is a tile along z as long as the block's chunk of "
+                "planes (write 'tile: {axis: z, factor: 1}' or none)");
+    model.kernel.march = false;
+    return;
+  }
+  if (std::string problem = marchProblem(model); !problem.empty()) {
+    diags.error(march.range, "'kernel.march' " + problem);
+    model.kernel.march = false;
+    return;
+  }
+  model.kernel.tileAxis = model.dims - 1;
+  model.kernel.tileFactor = 1;
+}
+
 /// kernel.slab: 'auto' (the default; the launch decides) or a number of
 /// slices of the slowest axis per slab of the hopping kernels' walk.
 void Checker::checkSlab() {
@@ -897,6 +925,12 @@ void Checker::checkInnerPrecision() {
   if (value == "bf16" && model.kernel.staging == Staging::Shared) {
     diags.error(at, "'inner_precision: bf16' is built for kernels that "
                     "compute from registers (kernel.staging: registers); use "
+                    "'inner_precision: float'");
+    return;
+  }
+  if (value == "bf16" && model.kernel.march) {
+    diags.error(at, "'inner_precision: bf16' is not available with "
+                    "'kernel.march' (bfloat16 fields do not march); use "
                     "'inner_precision: float'");
     return;
   }

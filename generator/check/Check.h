@@ -70,6 +70,11 @@ constexpr int kMaxStaticSharedBytes = 48 * 1024;
 /// sentence, or "" when they can or do not stage.
 std::string stagingProblem(const StencilModel &model);
 
+/// kernel.march. Why `model`'s kernels cannot march along z as its options
+/// and storage stand, as the end of a sentence, or "" when they can or do
+/// not march.
+std::string marchProblem(const StencilModel &model);
+
 /// The threads per block that a wavefront of this size fills exactly; blocks
 /// that are not a multiple of it get a warning (see README, "Validation").
 constexpr int kWavefrontSize = 64;

@@ -76,6 +76,7 @@ private:
   void checkComponentSplit();
   void checkSlab();
   void checkStaging();
+  void checkMarch();
 
   const Spec &spec;
   DiagnosticEngine &diags;

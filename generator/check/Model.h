@@ -240,6 +240,12 @@ struct KernelOptions {
   static constexpr int kSlabAuto = 0;
   /// kernel.staging: registers, or the block's box in shared memory.
   Staging staging = Staging::Registers;
+  /// kernel.march: each thread walks along the slowest axis (z) through a
+  /// chunk of planes in a loop, loads each plane once and adds it into the
+  /// 2R + 1 outputs it feeds (a ring of accumulators); the tile is then
+  /// that axis with factor 1, and the runtime sizes the chunk
+  /// (stencil::march_planes).
+  bool march = false;
 
   /// Which options the spec wrote; the planner's cost model
   /// (plan/ChooseOptions.h) chooses the others.
@@ -253,6 +259,7 @@ struct KernelOptions {
     bool vectorWidth = false;
     bool componentsPerThread = false;
     bool staging = false;
+    bool march = false;
   } written;
 
   int threadsPerBlock() const {

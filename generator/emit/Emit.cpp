@@ -52,9 +52,11 @@ std::string optionsSummary(const StencilModel &model) {
                           ? " (at least " + std::to_string(k.minBlocksPerSm) +
                                 " per SM)"
                           : std::string()) +
-                     ", tile " + axisName(k.tileAxis) + " x " +
-                     std::to_string(k.tileFactor) + ", load order " +
-                     loadOrderName(k.loadOrder);
+                     (k.march ? std::string(", marching along ") +
+                                    axisName(k.tileAxis)
+                              : ", tile " + std::string(axisName(k.tileAxis)) +
+                                    " x " + std::to_string(k.tileFactor)) +
+                     ", load order " + loadOrderName(k.loadOrder);
   if (k.loadOrder == LoadOrder::Explicit)
     text += " \"" + k.loadOrderText + "\"";
   text += std::string(", ") +
@@ -459,7 +461,7 @@ TemplateValues headerValues(const StencilModel &model,
                ThreadMappingKind::BothHalves
            ? "1"
            : "0") +
-      "}";
+      (model.kernel.march ? ", 1" : "") + "}";
 
   std::string paramTables;
   if (!model.parameters.empty())
@@ -609,6 +611,16 @@ TemplateValues headerValues(const StencilModel &model,
       {"links_ref", model.hasLinkTaps() ? "&links" : "nullptr"},
       {"param_complex_ref", complexFields ? "param_is_complex" : "nullptr"},
       {"clover_ref", model.hasCloverTap() ? "&clover" : "nullptr"},
+      {"march_declaration",
+       model.kernel.march
+           ? "/// The device's resident blocks of a marching kernel (a\n"
+             "/// stencil::MarchKernel), which size its chunks of planes.\n"
+             "std::int64_t march_residency(int kernel);\n\n"
+           : ""},
+      {"march_residency_arg",
+       model.kernel.march ? ", march_residency(stencil::kMarchApply)" : ""},
+      {"march_residency_ref",
+       model.kernel.march ? "&march_residency" : "nullptr"},
   };
 }
 

@@ -106,6 +106,9 @@ std::string launchArguments(const LauncherPlan &launcher) {
     case ParameterKind::BlocksZ:
       args.push_back("config.blocks_z");
       break;
+    case ParameterKind::MarchPlanes:
+      args.push_back("config.planes");
+      break;
     case ParameterKind::Slab:
       args.push_back("slab");
       break;
@@ -256,16 +259,32 @@ std::string launchCall(const LauncherPlan &launcher) {
 
 /// A launcher's opening: the launch configuration and the layout checks of
 /// the field (and of its links and clover term), each failure named.
+/// The stencil::MarchKernel whose residency sizes `launcher`'s grid.
+const char *marchKernel(const LauncherPlan &launcher) {
+  switch (launcher.kind) {
+  case LauncherKind::LatticeDot:
+    return "stencil::kMarchDot";
+  case LauncherKind::LatticeFoldDot:
+    return "stencil::kMarchFold";
+  default:
+    return "stencil::kMarchApply";
+  }
+}
+
 std::string launchConfiguration(const StencilModel &model,
+                                const LauncherPlan &launcher,
                                 const LauncherText &text) {
   return printed([&](CodePrinter &p) {
     p.emit({{"model", model.name},
             {"extent_list", text.extentList},
-            {"link_layout_check", linkLayoutCheck(model)}},
+            {"link_layout_check", linkLayoutCheck(model)},
+            {"residency", model.kernel.march ? std::string(", march_residency(") +
+                                                   marchKernel(launcher) + ")"
+                                             : std::string()}},
            R"(
              const int n[stencil::kMaxDims] = $extent_list$;
              stencil::LaunchConfig config;
-             stencil::Status status = stencil::make_launch_config(shape(), n, config);
+             stencil::Status status = stencil::make_launch_config(shape(), n, config$residency$);
              if (status.ok())
                status = stencil::check_layout(layout(), dims, n, boundary);
              $link_layout_check$
@@ -299,7 +318,7 @@ void latticeLauncher(CodePrinter &p, const StencilModel &model,
       {"summary", summaryComment(launcher)},
       {"function", launcher.function},
       {"model", model.name},
-      {"configure", launchConfiguration(model, text)},
+      {"configure", launchConfiguration(model, launcher, text)},
       {"launch_and_status", launchAndStatus(launcher)},
       {"value_count", text.valueCount},
       {"checks", argumentChecks(model, launcher, text)},
@@ -365,7 +384,7 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
       {"summary", summaryComment(launcher)},
       {"function", launcher.function},
       {"model", model.name},
-      {"configure", launchConfiguration(model, text)},
+      {"configure", launchConfiguration(model, launcher, text)},
       {"launch_and_status", launchAndStatus(launcher)},
       {"value_count", text.valueCount},
       {"checks", argumentChecks(model, launcher, text)},
@@ -720,6 +739,60 @@ std::string printCloverDeclarations(const StencilModel &model) {
   });
 }
 
+/// kernel.march: the resident blocks a marching kernel's grid is sized by
+/// (KernelInfo::march_residency), per stencil::MarchKernel, so that each
+/// launch and each count of its block partials agree; apply and A^T share
+/// one grid, the lesser of the two.
+void marchResidency(CodePrinter &p, const StencilModel &model,
+                    const std::vector<LauncherPlan> &launchers) {
+  std::vector<std::string> apply;
+  std::string dot, fold;
+  for (const LauncherPlan &launcher : launchers) {
+    if (launcher.kind == LauncherKind::LatticeDot)
+      dot = launcher.kernelName;
+    else if (launcher.kind == LauncherKind::LatticeFoldDot)
+      fold = launcher.kernelName;
+    else if (std::find(apply.begin(), apply.end(), launcher.kernelName) ==
+             apply.end())
+      apply.push_back(launcher.kernelName);
+  }
+  p.line("");
+  p.emit({{"threads", std::to_string(model.kernel.threadsPerBlock())}},
+         R"(
+           std::int64_t march_residency(int kernel) {
+             const int threads = $threads$;
+         )");
+  {
+  CodePrinter::Indent indent(p);
+  if (dot.empty() && fold.empty())
+    p.line("(void)kernel; // apply and A^T only: one grid");
+  for (const auto &[kind, name] :
+       {std::pair<const char *, std::string>{"stencil::kMarchDot", dot},
+        {"stencil::kMarchFold", fold}})
+    if (!name.empty())
+      p.emit({{"kind", kind}, {"kernel", name}}, R"(
+        if (kernel == $kind$)
+          return stencil::resident_blocks($kernel$, threads);
+      )");
+  if (apply.size() == 1) {
+    p.line("return stencil::resident_blocks(" + apply.front() + ", threads);");
+    apply.clear();
+  } else {
+    p.line("std::int64_t least = stencil::resident_blocks(" + apply.front() +
+           ", threads);");
+  }
+  for (size_t i = 1; i < apply.size(); ++i)
+    p.emit({{"kernel", apply[i]}}, R"(
+      if (const std::int64_t blocks = stencil::resident_blocks($kernel$, threads);
+          blocks < least)
+        least = blocks;
+    )");
+  if (!apply.empty())
+    p.line("return least;");
+  }
+  p.line("}");
+}
+
 std::string printLaunchers(const StencilModel &model,
                            const std::vector<LauncherPlan> &launchers) {
   const LauncherText text = launcherText(model);
@@ -740,6 +813,8 @@ std::string printLaunchers(const StencilModel &model,
       p.line("");
       cloverLauncher(p, model, launchers.front(), text);
     }
+    if (model.kernel.march)
+      marchResidency(p, model, launchers);
   });
 }
 

@@ -124,6 +124,7 @@ std::string parameterDeclaration(const KernelParameter &param,
     return "value_type *STENCIL_RESTRICT " + param.name;
   case ParameterKind::HopMode:
   case ParameterKind::Extent:
+  case ParameterKind::MarchPlanes:
   case ParameterKind::Slab:
     return "const int " + param.name;
   case ParameterKind::HopAlpha:
@@ -188,6 +189,8 @@ private:
   void stores(CodePrinter &p) const;
   void guardedBody(CodePrinter &p) const;
   void stagedPhases(CodePrinter &p) const;
+  void marchBody(CodePrinter &p) const;
+  void shiftRing(CodePrinter &p) const;
 
   const KernelPlan &plan;
   std::unique_ptr<SiteIndexPrinter> index;
@@ -291,10 +294,14 @@ std::string threadPosition(const LatticeThreads &t, int axis) {
 
 void KernelPrinter::latticeThreads(CodePrinter &p) const {
   const LatticeThreads &t = plan.threads.lattice;
-  std::string text = "This thread's first site; it updates " +
-                     std::to_string(plan.tileFactor) + " consecutive site" +
-                     (plan.tileFactor == 1 ? "" : "s") + " along " +
-                     axisName(plan.tileAxis);
+  std::string text =
+      plan.march
+          ? std::string("This thread's column; it walks along z through its "
+                        "block's chunk of `planes` sites")
+          : "This thread's first site; it updates " +
+                std::to_string(plan.tileFactor) + " consecutive site" +
+                (plan.tileFactor == 1 ? "" : "s") + " along " +
+                axisName(plan.tileAxis);
   if (plan.xWidth > 1)
     text += ", each with the " + std::to_string(plan.xWidth) +
             " sites of an aligned group along x (halo sites among them are "
@@ -302,6 +309,11 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
   wrappedComment(p, "//", text + ".");
   printShareThread(p, t.shares, t.block[0]);
   for (int axis = 0; axis < plan.threads.dims; ++axis) {
+    if (plan.march && axis == plan.tileAxis) {
+      p.line("const int z_first = " + std::to_string(plan.marchReach) +
+             " + static_cast<int>(blockIdx.z) * planes;");
+      continue;
+    }
     std::string value =
         "static_cast<int>(" + threadPosition(t, axis) + ")";
     if (t.sitesPerThread[axis] > 1)
@@ -430,7 +442,9 @@ std::vector<std::string> KernelPrinter::outsideTerms() const {
   std::vector<std::string> terms;
   for (int axis = 0; axis < plan.threads.dims; ++axis) {
     const AxisBounds &b = plan.guard.axes[axis];
-    const std::string name = axisName(axis);
+    const std::string name = plan.march && axis == plan.tileAxis
+                                 ? std::string("z_first")
+                                 : std::string(axisName(axis));
     if (b.hasLower)
       terms.push_back(name + " < " + std::to_string(b.lower));
     if (b.hasUpper)
@@ -515,11 +529,15 @@ void KernelPrinter::accumulators(CodePrinter &p) const {
     p.line("using svec_t = stencil::vec<storage_type, " +
            std::to_string(a.vectorWidth) + ">; // as the fields store them");
   std::vector<std::string> names;
+  // A march's ring gathers over planes from zero.
+  const std::string start =
+      !plan.march ? "" : a.declaredAsArrays() ? " = {}" : " = value_type(0)";
   for (int site = 0; site < a.sites; ++site)
     names.push_back("acc" + std::to_string(site) +
                     (a.declaredAsArrays()
                          ? "[" + std::to_string(a.valuesPerSite) + "]"
-                         : ""));
+                         : "") +
+                    start);
   p.line("value_type " + join(names, ", ") + ";");
 }
 
@@ -695,6 +713,10 @@ void KernelPrinter::stores(CodePrinter &p) const {
 }
 
 void KernelPrinter::body(CodePrinter &p) const {
+  if (plan.march) {
+    marchBody(p);
+    return;
+  }
   index->declarations(p);
   if (staging)
     staging->boxSite(p);
@@ -757,6 +779,66 @@ void KernelPrinter::guardedBody(CodePrinter &p) const {
   }
   if (plan.sumsPerBlock())
     p.line("stencil::block_sum(dot, partials);");
+}
+
+/// kernel.march: the ring of 2R + 1 accumulators (outputs z .. z + 2R),
+/// then the walk: the first 2R planes only fill the ring.
+void KernelPrinter::marchBody(CodePrinter &p) const {
+  const std::string reach = std::to_string(plan.marchReach);
+  weights(p);
+  accumulators(p);
+  p.emit({{"reach", reach},
+          {"fill", std::to_string(2 * plan.marchReach)},
+          {"last", std::to_string(2 * plan.marchReach)}},
+         R"(
+           // The chunk's end; acc0 .. acc$last$ hold outputs z .. z + $last$.
+           const int z_end = z_first + planes < nz - $reach$ ? z_first + planes : nz - $reach$;
+           for (int z = z_first - $fill$; z < z_end; ++z) {
+         )");
+  {
+    CodePrinter::Indent indent(p);
+    index->declarations(p);
+    program(p);
+    p.line("if (z >= z_first) {");
+    {
+      CodePrinter::Indent inner(p);
+      stores(p);
+    }
+    p.line("}");
+    shiftRing(p);
+  }
+  p.line("}");
+}
+
+/// The ring moves down one output: acc0 was stored, acc{2R} starts at 0.
+void KernelPrinter::shiftRing(CodePrinter &p) const {
+  const Accumulators &a = plan.accumulators;
+  p.line("// Output z is stored: the ring moves down by one.");
+  std::vector<std::string> moves;
+  for (int site = 0; site + 1 < a.sites; ++site)
+    moves.push_back("acc" + std::to_string(site) + "%s = acc" +
+                    std::to_string(site + 1) + "%s;");
+  moves.push_back("acc" + std::to_string(a.sites - 1) +
+                  "%s = value_type(0);");
+  if (!a.declaredAsArrays()) {
+    for (std::string move : moves) {
+      for (size_t at; (at = move.find("%s")) != std::string::npos;)
+        move.erase(at, 2);
+      p.line(move);
+    }
+    return;
+  }
+  p.line("STENCIL_UNROLL");
+  p.line("for (int l = 0; l < " + std::to_string(a.valuesPerSite) + "; ++l) {");
+  {
+    CodePrinter::Indent indent(p);
+    for (std::string move : moves) {
+      for (size_t at; (at = move.find("%s")) != std::string::npos;)
+        move.replace(at, 2, "[l]");
+      p.line(move);
+    }
+  }
+  p.line("}");
 }
 
 /// A staged kernel: the stage phase, the barrier, the compute phase (on

@@ -174,6 +174,8 @@ std::string printManifest(const StencilModel &model,
                                       ? k.loadOrderText
                                       : loadOrderName(k.loadOrder));
         j.attribute("nontemporal_store", k.nontemporalStore);
+        if (k.march) // only where set: the other manifests stay as they were
+          j.attribute("march", true);
         j.attribute("vector_width", k.vectorWidth);
         j.attribute("components_per_thread", model.componentsPerThread());
         j.attribute("loads_per_tile", plan.loadsPerTile());

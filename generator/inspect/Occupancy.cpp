@@ -159,7 +159,7 @@ KernelFigures figuresOf(const KernelPlan &plan) {
   k.loadsPerSite = plan.loadsPerSite();
   k.stagedBytes = plan.staging ? plan.staging->bytes() : 0;
   k.storesPerSite =
-      static_cast<double>(plan.storesPerTile()) / plan.tileFactor;
+      static_cast<double>(plan.storesPerTile()) / plan.storedSites();
   k.bytesPerSite = plan.bytesPerSite();
   k.flopsPerSite = plan.flopsPerSite;
   k.hasLinks = plan.hasLinks;

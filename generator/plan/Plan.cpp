@@ -69,6 +69,8 @@ std::vector<KernelParameter> kernelParameters(const StencilModel &model,
   for (int axis = 0; axis < model.dims; ++axis)
     params.push_back(
         {ParameterKind::Extent, std::string("n") + axisName(axis)});
+  if (model.kernel.march)
+    params.push_back({ParameterKind::MarchPlanes, "planes"});
   // Only the 4-D lattice grid packs z and t into the launch's z.
   if (model.dims == 4 && !hopping && !walksBothHalves(model))
     params.push_back({ParameterKind::BlocksZ, "blocks_z"});
@@ -716,7 +718,60 @@ static ComponentShareOrder componentShareOrder(const StencilModel &model) {
              : ComponentShareOrder::ByBlock;
 }
 
+/// kernel.march: the kernels of a tile along z of 2R + 1 sites (the ring),
+/// reduced to the loads of its plane R, which feed every site of the ring;
+/// the loop over planes and the ring's shift are the printer's.
+static KernelPlan planMarchingKernel(const StencilModel &original,
+                                     KernelRole role) {
+  const int axis = original.dims - 1;
+  const int reach = original.reach[axis];
+  StencilModel ring = original;
+  ring.kernel.march = false;
+  ring.kernel.tileAxis = axis;
+  ring.kernel.tileFactor = 2 * reach + 1;
+  KernelPlan tile = planKernel(ring, role);
+  KernelPlan plan = tile;
+  plan.march = true;
+  plan.marchReach = reach;
+  plan.parameters = kernelParameters(modelForRole(original, role),
+                                     /*hopping=*/false);
+  plan.loads.clear();
+  plan.steps.clear();
+  for (const PlanStep &step : tile.steps) {
+    const PlannedLoad &load = tile.loads[step.load];
+    if (load.offset[axis] != reach)
+      continue;
+    PlanStep kept = step;
+    kept.load = static_cast<int>(plan.loads.size());
+    // The ring's accumulators start at zero and gather over 2R + 1 planes.
+    for (PlannedAccumulation &acc : kept.accumulations)
+      acc.first = false;
+    plan.loads.push_back(load);
+    plan.steps.push_back(std::move(kept));
+  }
+  plan.stores.resize(1); // site 0: output z, complete once plane z + R is in
+  plan.indexing.declaresRoom = false;
+  plan.indexing.declaresXRoom =
+      llvm::any_of(plan.loads, [](const PlannedLoad &l) {
+        return l.clampX && l.offset[0] > 0;
+      });
+  plan.programComment = "Plane z + " + std::to_string(reach) +
+                        ": each value is loaded once and feeds every output "
+                        "of the ring that needs it.";
+  plan.comment = std::to_string(original.dims) + "-D " +
+                 boundaryText(original) + " " +
+                 std::to_string(original.taps.size()) +
+                 "-point stencil marching along z; per plane " +
+                 std::to_string(plan.loadsPerTile()) + " loads and " +
+                 std::to_string(plan.storesPerTile()) +
+                 " stores per thread, a ring of " +
+                 std::to_string(2 * reach + 1) + " outputs.";
+  return plan;
+}
+
 KernelPlan planKernel(const StencilModel &original, KernelRole role) {
+  if (original.kernel.march)
+    return planMarchingKernel(original, role);
   const StencilModel model = modelForRole(original, role);
   KernelPlan plan = planSiteKernel(model, role);
   if (model.componentGroups() > 1)

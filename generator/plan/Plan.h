@@ -51,6 +51,7 @@ enum class ParameterKind {
   HopAlpha,  ///< const value_type hop_alpha: the launch's alpha
   HopBeta,   ///< const value_type hop_beta: the launch's beta
   Extent,    ///< const int nx, ...
+  MarchPlanes, ///< const int planes: sites along z each block walks (march)
   BlocksZ,   ///< const unsigned blocks_z: z blocks of a 4-D launch
   Slab,      ///< const int slab: slices per slab of a hopping kernel's walk
   Region,    ///< const stencil::Region region: the ranks' kernels' sites
@@ -610,6 +611,15 @@ struct KernelPlan {
   SiteIndexing indexing;
   int tileAxis = 0;
   int tileFactor = 1;
+  /// kernel.march: the thread walks along the tile axis (z) through its
+  /// block's chunk of `planes` in a loop. Each iteration loads plane z + R
+  /// of its column once (every load lies at offset R along z from the
+  /// site of output z), adds each value into the ring of accumulators acc0
+  /// .. acc{2R} (outputs z .. z + 2R) with the weight of its offset, stores
+  /// acc0, now complete, and moves the ring down. tileFactor is the ring's
+  /// 2R + 1; the stores are site 0's.
+  bool march = false;
+  int marchReach = 0; ///< R: the taps' reach along z
   /// Aligned sites along x per thread (single-component fields with a
   /// vector width): the tile is xWidth x tileFactor sites, each row of it
   /// loaded and stored with one vector access.
@@ -643,7 +653,9 @@ struct KernelPlan {
   /// part in the staging and reaches the barrier).
   std::optional<SharedStaging> staging;
 
-  int sitesPerTile() const { return tileFactor * xWidth; }
+  /// Sites a thread stores per tile, or per plane of a march.
+  int storedSites() const { return march ? 1 : tileFactor; }
+  int sitesPerTile() const { return storedSites() * xWidth; }
   /// Whether the kernel ends with stencil::block_sum (BlockSum and
   /// DirectionBlockSum).
   bool sumsPerBlock() const {
@@ -667,10 +679,10 @@ struct KernelPlan {
   /// also loads and stores CG's x once per stored row.
   int loadsPerTile() const {
     return static_cast<int>(loads.size()) * arraysPerAccess() +
-           (updatesSolution() ? tileFactor : 0);
+           (updatesSolution() ? storedSites() : 0);
   }
   int storesPerTile() const {
-    return tileFactor * (arraysPerAccess() + (updatesSolution() ? 1 : 0));
+    return storedSites() * (arraysPerAccess() + (updatesSolution() ? 1 : 0));
   }
   double loadsPerSite() const {
     return static_cast<double>(loadsPerTile()) / sitesPerTile();

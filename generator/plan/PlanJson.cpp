@@ -373,6 +373,8 @@ void plan(json::OStream &j, const KernelPlan &p) {
       j.attribute("axis", axisName(p.tileAxis));
       j.attribute("factor", p.tileFactor);
       j.attribute("x_width", p.xWidth);
+      if (p.march) // the ring's factor; only where set
+        j.attribute("march", true);
     });
     j.attributeObject("access", [&] {
       j.attribute("kind", accessKindName(p.access.kind));

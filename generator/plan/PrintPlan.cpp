@@ -30,6 +30,8 @@ const char *parameterKindName(ParameterKind kind) {
     return "hop beta";
   case ParameterKind::Extent:
     return "extent";
+  case ParameterKind::MarchPlanes:
+    return "planes per block (march)";
   case ParameterKind::BlocksZ:
     return "blocks along z";
   case ParameterKind::Slab:
@@ -169,8 +171,13 @@ void printOptions(const StencilModel &model, const KernelPlan &plan,
     os << plan.launchBounds << "\n";
   else
     os << "none\n";
-  os << "  tile:        " << plan.tileFactor << " sites along "
-     << axisName(plan.tileAxis);
+  if (plan.march)
+    os << "  tile:        a march along " << axisName(plan.tileAxis)
+       << " through each block's chunk of planes, a ring of "
+       << plan.tileFactor << " outputs";
+  else
+    os << "  tile:        " << plan.tileFactor << " sites along "
+       << axisName(plan.tileAxis);
   if (plan.xWidth > 1)
     os << " x " << plan.xWidth << " aligned sites along x (vector width "
        << plan.xWidth << ")";
@@ -262,6 +269,11 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
       os << (axis ? ", " : " ") << axisName(axis) << " = ";
       if (t.lattice.origin[axis])
         os << t.lattice.origin[axis] << " + ";
+      if (plan.march && axis == plan.tileAxis) {
+        os << "planes * block." << axisName(axis)
+           << " (the block's chunk of planes, walked in a loop)";
+        continue;
+      }
       if (t.lattice.sitesPerThread[axis] > 1)
         os << t.lattice.sitesPerThread[axis] << " * ";
       os << "thread." << axisName(axis);

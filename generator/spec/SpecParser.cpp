@@ -668,7 +668,7 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
                                    "tile",       "load_order",
                                    "nontemporal_store", "vector_width",
                                    "components_per_thread", "slab",
-                                   "staging"};
+                                   "staging", "march"};
   MappingReader reader(map, keys, "'kernel'", diags);
   readIntegerList(reader.get("block"), "'kernel.block'", kernel.block);
   readInteger(reader.get("launch_bounds"), "'kernel.launch_bounds'",
@@ -685,6 +685,7 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
               "'kernel.components_per_thread'", kernel.componentsPerThread);
   readString(reader.get("slab"), "'kernel.slab'", kernel.slab);
   readString(reader.get("staging"), "'kernel.staging'", kernel.staging);
+  readBool(reader.get("march"), "'kernel.march'", kernel.march);
   if (const YamlNode *tileNode = reader.get("tile")) {
     kernel.tile.range = tileNode->range;
     if (const YamlNode *tileMap = asMapping(tileNode, "'kernel.tile'")) {

@@ -272,13 +272,19 @@ void printSummary(const StencilModel &model,
                   const std::vector<KernelPlan> &plans, StringRef directory) {
   outs() << "stencilc: " << model.name << " -> " << directory << "/"
          << model.name << ".{hip,hpp,json}\n";
-  for (const KernelPlan &plan : plans)
-  outs() << format("  kernel %s: %d loads + %d stores per thread (tile %s x "
-                   "%d), %.3f loads per site, %d bytes and %d flops per site\n",
-                   plan.kernelName.c_str(), plan.loadsPerTile(),
-                   plan.storesPerTile(), axisName(plan.tileAxis),
-                   plan.tileFactor, plan.loadsPerSite(), plan.bytesPerSite(),
-                   plan.flopsPerSite);
+  for (const KernelPlan &plan : plans) {
+    const std::string tile =
+        plan.march ? "per plane, marching along " +
+                         std::string(axisName(plan.tileAxis)) + " with a ring of " +
+                         std::to_string(plan.tileFactor)
+                   : "tile " + std::string(axisName(plan.tileAxis)) + " x " +
+                         std::to_string(plan.tileFactor);
+    outs() << format("  kernel %s: %d loads + %d stores per thread (%s), "
+                     "%.3f loads per site, %d bytes and %d flops per site\n",
+                     plan.kernelName.c_str(), plan.loadsPerTile(),
+                     plan.storesPerTile(), tile.c_str(), plan.loadsPerSite(),
+                     plan.bytesPerSite(), plan.flopsPerSite);
+  }
   if (model.componentGroups() > 1)
     outs() << "  each site's " << model.components << " components split over "
            << model.componentGroups() << " threads ("

@@ -28,8 +28,11 @@ namespace {
 std::string summaryOf(const StencilModel &m) {
   const KernelOptions &k = m.kernel;
   std::string text =
-      "block " + blockShapeText(m) + ", tile " + axisName(k.tileAxis) + " x " +
-      std::to_string(k.tileFactor) + ", " +
+      "block " + blockShapeText(m) +
+      (k.march ? ", marching along " + std::string(axisName(k.tileAxis))
+               : ", tile " + std::string(axisName(k.tileAxis)) + " x " +
+                     std::to_string(k.tileFactor)) +
+      ", " +
       (k.loadOrder == LoadOrder::Explicit ? "'" + k.loadOrderText + "'"
                                           : loadOrderName(k.loadOrder)) +
       ", " + (k.nontemporalStore ? "non-temporal" : "regular") + " stores";
@@ -214,6 +217,7 @@ StencilModel naiveModel(const StencilModel &model) {
   m.kernel.componentsPerThread = m.components; // a site per thread
   m.kernel.slab = 1; // hopping kernels' threads in storage order
   m.kernel.staging = Staging::Registers; // straight from global memory
+  m.kernel.march = false;                // one site a thread
   m.split.fill(false); // one rank
   m.rankKernels = false;
   m.hasInner = false;
@@ -348,9 +352,21 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     if (stagingProblem(other).empty())
       stagings.push_back(other.kernel.staging);
   }
+  // Whether threads march along z (kernel.march): the spec's choice, then
+  // the other where the stencil can march (each variant's block must have
+  // one thread along z; the march is its tile).
+  std::vector<bool> marches = {model.kernel.march};
+  {
+    StencilModel other = model;
+    other.kernel.march = !model.kernel.march;
+    other.kernel.block = {1, 1, 1, 1};
+    if (marchProblem(other).empty())
+      marches.push_back(other.kernel.march);
+  }
   // Most influential first, so that --max-variants keeps what matters.
   // The links' layout varies fastest: it moves most of a covariant
   // stencil's bytes, so every combination below is tried with each.
+  for (bool march : marches)
   for (Staging staging : stagings)
   for (const auto &[layout, width] : layouts)
     for (int perThread : shares)
@@ -385,6 +401,13 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                 m.kernel.nontemporalStore = nontemporal;
                 m.kernel.componentsPerThread = perThread;
                 m.kernel.staging = staging;
+                m.kernel.march = march;
+                if (march) { // the march is the tile
+                  m.kernel.tileAxis = m.dims - 1;
+                  m.kernel.tileFactor = 1;
+                  if (!marchProblem(m).empty())
+                    continue;
+                }
                 // The checker's rules for groups along x (no tile along x),
                 // for component splits (whole vector accesses) and for
                 // staging (a box within the shared-memory limit).

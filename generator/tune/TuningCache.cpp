@@ -163,7 +163,9 @@ std::string tuningOptionsText(const StencilModel &model) {
          // Last, and only when shared: entries from before the option read
          // back as registers.
          (model.kernel.staging == Staging::Shared ? "; staging=shared"
-                                                  : std::string());
+                                                  : std::string()) +
+         // Only when on, as staging.
+         (model.kernel.march ? "; march=on" : std::string());
 }
 
 Expected<StencilModel> withTuningOptions(const StencilModel &model,
@@ -174,6 +176,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
   k.minBlocksPerSm = 0; // absent: the compiler's choice
   k.slab = KernelOptions::kSlabAuto; // absent: chosen at launch
   k.staging = Staging::Registers;     // absent: registers
+  k.march = false;                    // absent: one tile a thread
   SmallVector<StringRef, 8> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
   for (StringRef raw : items) {
@@ -273,6 +276,10 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
           !problem.empty())
         return bad(item, "slab " + value + " " + problem);
       k.slab = slab;
+    } else if (key == "march") {
+      if (value != "on" && value != "off")
+        return bad(item, "expected on or off");
+      k.march = value == "on";
     } else if (key == "staging") {
       if (value != "registers" && value != "shared")
         return bad(item, "expected registers or shared");
@@ -297,7 +304,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       return bad(item, "unknown option (expected block, tile, order, stores, "
                        "launch_bounds, min_blocks_per_sm, layout, vector_width, "
                        "components_per_thread, links, clover, slab, "
-                       "staging)");
+                       "staging, march)");
     }
   }
   if (k.minBlocksPerSm && !k.launchBounds)
@@ -321,6 +328,11 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
                          Twine(k.componentsPerThread) + " " + problem);
   if (std::string problem = stagingProblem(m); !problem.empty())
     return bad(text, "staging=shared " + problem);
+  if (k.march && (k.tileFactor != 1 || k.tileAxis != m.dims - 1))
+    return bad(text, "march=on needs tile=" + std::string(axisName(m.dims - 1)) +
+                         "1: the march is the tile");
+  if (std::string problem = marchProblem(m); !problem.empty())
+    return bad(text, "march=on " + problem);
   if (model.storageOfOuter) {
     // The mixed solver converts the outer operator's arrays value by value
     // (Field::convert needs the same storage in both precisions).

@@ -55,7 +55,7 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   for (int axis = 0; axis < info.shape.dims; ++axis)
     op.extents_[axis] = extents[axis];
   LaunchConfig config;
-  Status status = make_launch_config(info.shape, op.extents_, config);
+  Status status = launch_config(info, op.extents_, config);
   if (!status.ok())
     return Status::failure(std::string(info.name) + ": " + status.message());
   op.lattice_ = lattice_for(info, op.extents_);
@@ -86,7 +86,7 @@ Status StencilOperator::choose_fold_kernels(const KernelInfo &spec,
   if (!fold.info->apply_fold_dot)
     return Status::failure(why + ": these kernels have no fold pass");
   LaunchConfig config;
-  if (Status fits = make_launch_config(fold.info->shape, extents_, config);
+  if (Status fits = launch_config(*fold.info, extents_, config);
       !fits.ok())
     return Status::failure(why + ": " + fits.message());
   // CG's fields are the apply kernels' fields: the fold pass must store
@@ -782,10 +782,10 @@ namespace {
 
 /// The blocks of the whole-lattice launch over `extents` (0 for an empty
 /// lattice): the block partials a summing kernel writes.
-Status launch_blocks(const KernelInfo &info, const int *extents,
+Status launch_blocks(const KernelInfo &info, const int *extents, int kernel,
                      std::int64_t &blocks) {
   LaunchConfig config;
-  STENCIL_TRY(make_launch_config(info.shape, extents, config));
+  STENCIL_TRY(launch_config(info, extents, config, kernel));
   blocks = config.empty ? 0
                         : static_cast<std::int64_t>(config.grid.x) *
                               config.grid.y * config.grid.z;
@@ -799,7 +799,7 @@ Status StencilOperator::fold_partial_count(std::int64_t &blocks) const {
     return Status::failure(std::string("fold_partial_count: ") +
                            stencil_name() +
                            " has no fold kernel for this operator");
-  return launch_blocks(fold_info(), extents_, blocks);
+  return launch_blocks(fold_info(), extents_, kMarchFold, blocks);
 }
 
 Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
@@ -855,7 +855,7 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
                              "alpha");
   }
   blocks = 0;
-  STENCIL_TRY(launch_blocks(fold, extents_, blocks));
+  STENCIL_TRY(launch_blocks(fold, extents_, kMarchFold, blocks));
   if (blocks == 0)
     return Status();
   std::vector<const void *> parameters;
@@ -882,7 +882,7 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
   STENCIL_TRY(
       require_same_lattice(lattice_, out.lattice(), "apply_dot: out"));
   std::int64_t blocks = 0;
-  STENCIL_TRY(launch_blocks(*info_, extents_, blocks));
+  STENCIL_TRY(launch_blocks(*info_, extents_, kMarchDot, blocks));
   result = 0.0;
   if (blocks == 0)
     return Status();

@@ -193,7 +193,7 @@ const TunedChoice *planner_choice(const KernelInfo &spec, const int *extents,
         continue;
       LaunchConfig config;
       if (Status fits =
-              make_launch_config(choice.info().shape, extents, config);
+              launch_config(choice.info(), extents, config);
           !fits.ok()) {
         if (!unfit) {
           unfit = &choice;

@@ -17,6 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 using namespace stencilc;
 using namespace stencilc::testing;
@@ -328,6 +330,54 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Range<size_t>(0, kernelsWithPlannerVariants().size()),
         ::testing::Bool()),
     kernelRoleName);
+
+// kernel.march: a block's chunk of planes fills about two whole waves of
+// the device's resident blocks, at least 8 planes where there are as many;
+// without a residency (the host backend) each column is walked whole, and
+// STENCILC_MARCH_PLANES overrides the choice.
+TEST(HostBackend, MarchPlanesFillWholeWaves) {
+  // 510 planes of a 512^3 lattice; 1584 resident blocks (12 a multiprocessor
+  // on 132): 12 chunks over 256 columns, 6 over 512.
+  EXPECT_EQ(stencil::march_planes(510, 256, 1584, 0), 43);
+  EXPECT_EQ(stencil::march_planes(510, 512, 1584, 0), 85);
+  EXPECT_EQ(stencil::march_planes(510, 1 << 20, 1584, 0), 510);
+  EXPECT_EQ(stencil::march_planes(100, 4, 1584, 0), 8);
+  EXPECT_EQ(stencil::march_planes(5, 4, 1584, 0), 5);
+  EXPECT_EQ(stencil::march_planes(17, 4, 0, 0), 17);
+  EXPECT_EQ(stencil::march_planes(510, 256, 1584, 7), 7);
+  EXPECT_EQ(stencil::march_planes(5, 256, 1584, 7), 5);
+  // The grid follows: one block along z per chunk, the chunk passed on.
+  stencil::StencilShape shape = {3, {0, 0, 0, 0}, {1, 1, 1, 0}, {32, 8, 1, 1},
+                                 2, 1, 4, 1, 0, 1};
+  const int n[stencil::kMaxDims] = {512, 512, 512, 1};
+  stencil::LaunchConfig config;
+  const char *before = std::getenv("STENCILC_MARCH_PLANES");
+  const std::string saved = before ? before : "";
+  unsetenv("STENCILC_MARCH_PLANES");
+  ASSERT_TRUE(stencil::make_launch_config(shape, n, config, 1584).ok());
+  EXPECT_EQ(config.planes, 43);
+  EXPECT_EQ(config.grid.x, 4u);
+  EXPECT_EQ(config.grid.y, 64u);
+  EXPECT_EQ(config.grid.z, 12u);
+  setenv("STENCILC_MARCH_PLANES", "100", 1);
+  ASSERT_TRUE(stencil::make_launch_config(shape, n, config, 1584).ok());
+  EXPECT_EQ(config.planes, 100);
+  EXPECT_EQ(config.grid.z, 6u);
+  for (const char *bad : {"0", "-3", "12x", "many"}) {
+    setenv("STENCILC_MARCH_PLANES", bad, 1);
+    const stencil::Status status =
+        stencil::make_launch_config(shape, n, config, 1584);
+    EXPECT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find(std::string("STENCILC_MARCH_PLANES='") +
+                                    bad + "'"),
+              std::string::npos)
+        << status.message();
+  }
+  if (before)
+    setenv("STENCILC_MARCH_PLANES", saved.c_str(), 1);
+  else
+    unsetenv("STENCILC_MARCH_PLANES");
+}
 
 TEST(HostBackend, LaunchCoversAnyGrid) {
   // The launch helper runs each (block, thread) exactly once.

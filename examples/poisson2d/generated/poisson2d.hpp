@@ -144,7 +144,7 @@ inline const stencil::KernelInfo &info() {
       "37978afbc20bccde",
       "block=64x4; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=2", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
@@ -300,7 +300,7 @@ inline const stencil::KernelInfo &info() {
       "37978afbc20bccde",
       "block=64x4; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 1, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      &distributed, nullptr};
+      &distributed, nullptr, nullptr};
   return value;
 }
 

@@ -303,7 +303,31 @@ struct KernelInfo {
   /// in that precision, for mixed-precision CG's inner iterations
   /// (StencilOperator::create_inner); null otherwise.
   const KernelInfo &(*inner)();
+  /// Marching kernels (kernel.march, StencilShape::march): the device's
+  /// resident blocks of one kernel (a MarchKernel), which size its chunks
+  /// of planes. Every count of a kernel's blocks (the dot and fold kernels'
+  /// partials) goes through launch_config(info, ..., kernel) so that it is
+  /// the launch's own; null for other stencils.
+  std::int64_t (*march_residency)(int kernel);
 };
+
+/// The kernels of a stencil whose residency sizes a march's chunks (their
+/// registers differ, and so do the blocks a multiprocessor holds).
+enum MarchKernel : int {
+  kMarchApply = 0, ///< apply and apply_adjoint (the lesser of the two)
+  kMarchDot = 1,   ///< apply_dot
+  kMarchFold = 2,  ///< apply_fold_dot
+};
+
+/// make_launch_config for `info`'s kernel `kernel` on the current device,
+/// with its residency where it marches: the grid its launches use.
+inline Status launch_config(const KernelInfo &info, const int *extents,
+                            LaunchConfig &config, int kernel = kMarchApply) {
+  return make_launch_config(info.shape, extents, config,
+                            info.march_residency
+                                ? info.march_residency(kernel)
+                                : 0);
+}
 
 /// Tap t's coefficient without its field terms: tap_constants[t] plus the
 /// scalar parameters' share, with the parameter values `values`.

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace stencil {
@@ -70,6 +71,10 @@ struct StencilShape {
   /// halves in runs of 32 that alternate between them (generator/plan/Plan.h,
   /// ThreadMappingKind::BothHalves); 0: the grid above.
   int both_halves;
+  /// 1: kernel.march, each thread walks along the tile axis (the slowest)
+  /// through a chunk of LaunchConfig::planes sites in a loop (tile_factor
+  /// is 1); 0: one tile per thread.
+  int march = 0;
 };
 
 struct LaunchConfig {
@@ -77,7 +82,52 @@ struct LaunchConfig {
   LaunchDims block;
   unsigned blocks_z = 1; ///< blocks along z; blockIdx.z / blocks_z is t's
   bool empty = false;    ///< no site to update (Dirichlet grid all halo)
+  /// Marching kernels: the sites along the tile axis each block walks.
+  int planes = 0;
 };
+
+/// The chunk of planes each block of a marching kernel walks
+/// (StencilShape::march): `sites` to update along the march, `columns`
+/// blocks across it, `resident` blocks the device holds at once (0: cannot
+/// tell, as on the host backend). The grid is made about two whole waves
+/// of resident blocks: a block walks a long chunk, so a last partial wave
+/// idles much of the GPU (at 512^3 on an H200 the 7-point march ran at 77%
+/// of the copy with 1.3 waves, 87% with 2.6 and 89% with 2;
+/// bench/probes/z_march.cu). Each
+/// chunk has at least 8 planes where there are as many: the ring's first
+/// 2R planes are loaded for no output. STENCILC_MARCH_PLANES=N overrides
+/// the choice (at most `sites`); `override` is its value, 0 when unset.
+inline long long march_planes(long long sites, long long columns,
+                              std::int64_t resident, long long override) {
+  if (sites <= 0)
+    return 1;
+  if (override > 0)
+    return override < sites ? override : sites;
+  constexpr long long kWaves = 2, kMinPlanes = 8;
+  if (resident <= 0 || columns <= 0)
+    return sites;
+  long long chunks = kWaves * resident / columns;
+  chunks = chunks < 1 ? 1 : chunks;
+  long long planes = (sites + chunks - 1) / chunks;
+  const long long least = sites < kMinPlanes ? sites : kMinPlanes;
+  return planes < least ? least : planes;
+}
+
+/// STENCILC_MARCH_PLANES: unset or empty 0, else a positive integer; any
+/// other value fails naming it.
+inline Status march_planes_override(long long &planes) {
+  planes = 0;
+  const char *text = std::getenv("STENCILC_MARCH_PLANES");
+  if (text == nullptr || *text == '\0')
+    return Status();
+  char *end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < 1 || value > (1LL << 30))
+    return Status::failure(std::string("STENCILC_MARCH_PLANES='") + text +
+                           "' is not a number of planes in [1, 2^30]");
+  planes = value;
+  return Status();
+}
 
 /// Vector loads and stores (kernel.vector_width) need fields aligned to the
 /// access size; device allocations are, sub-arrays need not be.
@@ -159,12 +209,16 @@ inline Status both_halves_config(const StencilShape &shape, const int *extents,
 }
 
 /// Checks `extents` (one per axis) against the stencil and computes the
-/// grid. Sizes need not be multiples of the block or the tile.
+/// grid. Sizes need not be multiples of the block or the tile. For a
+/// marching kernel `resident` is the device's resident blocks of it
+/// (stencil::resident_blocks; the generated headers' march_residency()).
 inline Status make_launch_config(const StencilShape &shape,
-                                 const int *extents, LaunchConfig &config) {
+                                 const int *extents, LaunchConfig &config,
+                                 std::int64_t resident = 0) {
   // Coordinates are 32-bit in the kernels; tile and reach may add to them.
   constexpr long long kMaxExtent = 1LL << 30;
   long long blocks[kMaxDims] = {1, 1, 1, 1};
+  long long marchSites = 0;
   config = LaunchConfig();
   for (int axis = 0; axis < shape.dims; ++axis) {
     const long long n = extents[axis];
@@ -207,7 +261,9 @@ inline Status make_launch_config(const StencilShape &shape,
       if (sites <= 0)
         config.empty = true;
     }
-    if (axis == shape.tile_axis)
+    if (axis == shape.tile_axis && shape.march)
+      marchSites = sites; // the chunk follows from the other axes' blocks
+    else if (axis == shape.tile_axis)
       sites = (sites + shape.tile_factor - 1) / shape.tile_factor;
     if (axis == 0) // one thread per group along x (x_width is 1 otherwise)
       sites = (sites + shape.x_width - 1) / shape.x_width;
@@ -216,6 +272,21 @@ inline Status make_launch_config(const StencilShape &shape,
   }
   if (shape.both_halves)
     return both_halves_config(shape, extents, config);
+  if (shape.march) {
+    long long override = 0;
+    const Status read = march_planes_override(override);
+    if (!read.ok())
+      return read;
+    long long columns = 1;
+    for (int axis = 0; axis < shape.dims; ++axis)
+      if (axis != shape.tile_axis)
+        columns *= blocks[axis];
+    const long long planes =
+        march_planes(marchSites, columns, resident, override);
+    config.planes = static_cast<int>(planes);
+    blocks[shape.tile_axis] =
+        marchSites > 0 ? (marchSites + planes - 1) / planes : 0;
+  }
   if (shape.component_groups > 1)
     blocks[0] *= shape.component_groups;
   config.block.x = static_cast<unsigned>(shape.block[0]);

@@ -111,6 +111,34 @@ __device__ __forceinline__ void store_nt(vec<T, W> *p,
              dim3((block).x, (block).y, (block).z), 0,                         \
              static_cast<cudaStream_t>(stream)>>>(__VA_ARGS__)
 #endif
+namespace stencil {
+/// Blocks of `threads` threads of `kernel` the current device holds at
+/// once (resident per multiprocessor, times multiprocessors); 0 when the
+/// backend cannot tell. A marching kernel's chunk of planes follows from it
+/// (stencil::march_planes).
+template <typename Kernel>
+inline std::int64_t resident_blocks(Kernel kernel, int threads) {
+  int device = 0, perMultiprocessor = 0, multiprocessors = 0;
+#if defined(STENCIL_BACKEND_HIP)
+  if (hipGetDevice(&device) != hipSuccess ||
+      hipOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, kernel,
+                                                   threads, 0) != hipSuccess ||
+      hipDeviceGetAttribute(&multiprocessors,
+                            hipDeviceAttributeMultiprocessorCount,
+                            device) != hipSuccess)
+    return 0;
+#else
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, kernel,
+                                                    threads, 0) != cudaSuccess ||
+      cudaDeviceGetAttribute(&multiprocessors,
+                             cudaDevAttrMultiProcessorCount,
+                             device) != cudaSuccess)
+    return 0;
+#endif
+  return static_cast<std::int64_t>(perMultiprocessor) * multiprocessors;
+}
+} // namespace stencil
 // A kernel in phases is one launch: its barriers order the phases.
 #define STENCIL_LAUNCH_PHASED(kernel, phases, grid, block, stream, ...)        \
   STENCIL_LAUNCH(kernel, grid, block, stream, __VA_ARGS__)
@@ -225,6 +253,13 @@ void launch_phased(Kernel kernel, int phases, LaunchDims grid,
 #define STENCIL_LAUNCH_PHASED(kernel, phases, grid, block, stream, ...)        \
   ((void)(stream), ::stencil::host::launch_phased((kernel), (phases), (grid),  \
                                                   (block), __VA_ARGS__))
+namespace stencil {
+/// The host backend runs a grid's blocks on its threads, not resident
+/// together: no count (stencil::march_planes then walks each column whole).
+template <typename Kernel> inline std::int64_t resident_blocks(Kernel, int) {
+  return 0;
+}
+} // namespace stencil
 
 #endif // backends
 
