@@ -257,8 +257,6 @@ std::string launchCall(const LauncherPlan &launcher) {
   return "STENCIL_LAUNCH(" + launcher.kernelName;
 }
 
-/// A launcher's opening: the launch configuration and the layout checks of
-/// the field (and of its links and clover term), each failure named.
 /// The stencil::MarchKernel whose residency sizes `launcher`'s grid.
 const char *marchKernel(const LauncherPlan &launcher) {
   switch (launcher.kind) {
@@ -271,6 +269,8 @@ const char *marchKernel(const LauncherPlan &launcher) {
   }
 }
 
+/// A launcher's opening: the launch configuration and the layout checks of
+/// the field (and of its links and clover term), each failure named.
 std::string launchConfiguration(const StencilModel &model,
                                 const LauncherPlan &launcher,
                                 const LauncherText &text) {
@@ -742,7 +742,7 @@ std::string printCloverDeclarations(const StencilModel &model) {
 /// kernel.march: the resident blocks a marching kernel's grid is sized by
 /// (KernelInfo::march_residency), per stencil::MarchKernel, so that each
 /// launch and each count of its block partials agree; apply and A^T share
-/// one grid, the lesser of the two.
+/// one grid, the lesser of the two. The caller closes the function.
 void marchResidency(CodePrinter &p, const StencilModel &model,
                     const std::vector<LauncherPlan> &launchers) {
   std::vector<std::string> apply;
@@ -762,7 +762,6 @@ void marchResidency(CodePrinter &p, const StencilModel &model,
            std::int64_t march_residency(int kernel) {
              const int threads = $threads$;
          )");
-  {
   CodePrinter::Indent indent(p);
   if (dot.empty() && fold.empty())
     p.line("(void)kernel; // apply and A^T only: one grid");
@@ -776,21 +775,17 @@ void marchResidency(CodePrinter &p, const StencilModel &model,
       )");
   if (apply.size() == 1) {
     p.line("return stencil::resident_blocks(" + apply.front() + ", threads);");
-    apply.clear();
-  } else {
-    p.line("std::int64_t least = stencil::resident_blocks(" + apply.front() +
-           ", threads);");
+    return;
   }
+  p.line("std::int64_t least = stencil::resident_blocks(" + apply.front() +
+         ", threads);");
   for (size_t i = 1; i < apply.size(); ++i)
     p.emit({{"kernel", apply[i]}}, R"(
       if (const std::int64_t blocks = stencil::resident_blocks($kernel$, threads);
           blocks < least)
         least = blocks;
     )");
-  if (!apply.empty())
-    p.line("return least;");
-  }
-  p.line("}");
+  p.line("return least;");
 }
 
 std::string printLaunchers(const StencilModel &model,
@@ -813,8 +808,10 @@ std::string printLaunchers(const StencilModel &model,
       p.line("");
       cloverLauncher(p, model, launchers.front(), text);
     }
-    if (model.kernel.march)
+    if (model.kernel.march) {
       marchResidency(p, model, launchers);
+      p.line("}");
+    }
   });
 }
 

@@ -787,13 +787,11 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
   const std::string reach = std::to_string(plan.marchReach);
   weights(p);
   accumulators(p);
-  p.emit({{"reach", reach},
-          {"fill", std::to_string(2 * plan.marchReach)},
-          {"last", std::to_string(2 * plan.marchReach)}},
+  p.emit({{"reach", reach}, {"ring", std::to_string(2 * plan.marchReach)}},
          R"(
-           // The chunk's end; acc0 .. acc$last$ hold outputs z .. z + $last$.
+           // The chunk's end; acc0 .. acc$ring$ hold outputs z .. z + $ring$.
            const int z_end = z_first + planes < nz - $reach$ ? z_first + planes : nz - $reach$;
-           for (int z = z_first - $fill$; z < z_end; ++z) {
+           for (int z = z_first - $ring$; z < z_end; ++z) {
          )");
   {
     CodePrinter::Indent indent(p);
