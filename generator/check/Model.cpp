@@ -447,6 +447,13 @@ const char *stagingName(Staging staging) {
   return staging == Staging::Shared ? "shared" : "registers";
 }
 
+std::string tileSummary(const KernelOptions &k) {
+  if (k.march)
+    return std::string("marching along ") + axisName(k.tileAxis);
+  return std::string("tile ") + axisName(k.tileAxis) + " x " +
+         std::to_string(k.tileFactor);
+}
+
 std::string slabText(int slab) {
   return slab == KernelOptions::kSlabAuto ? "auto" : std::to_string(slab);
 }

@@ -52,11 +52,8 @@ std::string optionsSummary(const StencilModel &model) {
                           ? " (at least " + std::to_string(k.minBlocksPerSm) +
                                 " per SM)"
                           : std::string()) +
-                     (k.march ? std::string(", marching along ") +
-                                    axisName(k.tileAxis)
-                              : ", tile " + std::string(axisName(k.tileAxis)) +
-                                    " x " + std::to_string(k.tileFactor)) +
-                     ", load order " + loadOrderName(k.loadOrder);
+                     ", " + tileSummary(k) + ", load order " +
+                     loadOrderName(k.loadOrder);
   if (k.loadOrder == LoadOrder::Explicit)
     text += " \"" + k.loadOrderText + "\"";
   text += std::string(", ") +

@@ -28,11 +28,7 @@ namespace {
 std::string summaryOf(const StencilModel &m) {
   const KernelOptions &k = m.kernel;
   std::string text =
-      "block " + blockShapeText(m) +
-      (k.march ? ", marching along " + std::string(axisName(k.tileAxis))
-               : ", tile " + std::string(axisName(k.tileAxis)) + " x " +
-                     std::to_string(k.tileFactor)) +
-      ", " +
+      "block " + blockShapeText(m) + ", " + tileSummary(k) + ", " +
       (k.loadOrder == LoadOrder::Explicit ? "'" + k.loadOrderText + "'"
                                           : loadOrderName(k.loadOrder)) +
       ", " + (k.nontemporalStore ? "non-temporal" : "regular") + " stores";
