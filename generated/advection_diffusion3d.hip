@@ -427,7 +427,7 @@ advection_diffusion3d_tuned0_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -441,7 +441,7 @@ advection_diffusion3d_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -536,7 +536,7 @@ advection_diffusion3d_tuned0_adjoint_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -550,7 +550,7 @@ advection_diffusion3d_tuned0_adjoint_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -784,7 +784,7 @@ advection_diffusion3d_tuned1_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -798,7 +798,7 @@ advection_diffusion3d_tuned1_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -893,7 +893,7 @@ advection_diffusion3d_tuned1_adjoint_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -907,7 +907,7 @@ advection_diffusion3d_tuned1_adjoint_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -1179,7 +1179,7 @@ advection_diffusion3d_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -1193,7 +1193,7 @@ advection_diffusion3d_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -1208,7 +1208,7 @@ advection_diffusion3d_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-      }
+        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -1223,7 +1223,7 @@ advection_diffusion3d_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-      }
+        }
     }
   }
 }
@@ -1356,7 +1356,7 @@ advection_diffusion3d_x2_adjoint_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -1370,7 +1370,7 @@ advection_diffusion3d_x2_adjoint_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -1385,7 +1385,7 @@ advection_diffusion3d_x2_adjoint_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-      }
+        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -1400,7 +1400,7 @@ advection_diffusion3d_x2_adjoint_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-      }
+        }
     }
   }
 }

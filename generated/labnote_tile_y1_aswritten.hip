@@ -285,7 +285,7 @@ labnote_tile_y1_aswritten_tuned0_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -299,7 +299,7 @@ labnote_tile_y1_aswritten_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -510,7 +510,7 @@ labnote_tile_y1_aswritten_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
 }
 

@@ -332,7 +332,7 @@ labnote_tile_y4_aswritten_tuned0_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -346,7 +346,7 @@ labnote_tile_y4_aswritten_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -616,7 +616,7 @@ labnote_tile_y4_aswritten_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -630,7 +630,7 @@ labnote_tile_y4_aswritten_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -645,7 +645,7 @@ labnote_tile_y4_aswritten_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-      }
+        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -660,7 +660,7 @@ labnote_tile_y4_aswritten_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-      }
+        }
     }
   }
 }

@@ -390,7 +390,7 @@ STENCIL_GLOBAL void labnote_tile_y8_ascending_tuned0_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -404,7 +404,7 @@ STENCIL_GLOBAL void labnote_tile_y8_ascending_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }

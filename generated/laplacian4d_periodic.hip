@@ -687,7 +687,7 @@ laplacian4d_periodic_tuned0_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 0 && x + l < nx - 0) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz) {
     if (whole_group) {
@@ -701,7 +701,7 @@ laplacian4d_periodic_tuned0_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -806,42 +806,44 @@ laplacian4d_periodic_tuned0_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 0 && x + l < nx - 0) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -990,60 +992,66 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 0 && x + l < nx - 0) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
+            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -1444,7 +1452,7 @@ laplacian4d_periodic_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 0 && x + l < nx - 0) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (t + 1 < nt) {
     if (whole_group) {
@@ -1458,7 +1466,7 @@ laplacian4d_periodic_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + st + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -1563,42 +1571,44 @@ laplacian4d_periodic_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (t + 1 < nt) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + st);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + st), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + st);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 0 && x + l < nx - 0) {
             STENCIL_STORE(&out[site + st + l], acc1[l]);
-            dot += static_cast<double>(in[site + st + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -1747,60 +1757,66 @@ laplacian4d_periodic_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (t + 1 < nt) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + st),
+          reinterpret_cast<const vec_t *>(direction + site + st), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + st),
+            reinterpret_cast<const vec_t *>(direction + site + st), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + st), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + st),
-            reinterpret_cast<const vec_t *>(direction + site + st), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + st), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + st), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + st),
-              reinterpret_cast<const vec_t *>(direction + site + st), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + st) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 0 && x + l < nx - 0) {
             STENCIL_STORE(&out[site + st + l], acc1[l]);
-            const value_type c = in[site + st + l] + beta * direction[site + st + l];
-            STENCIL_STORE(&next_direction[site + st + l], c);
+            STENCIL_STORE(&next_direction[site + st + l], c1.v[l]);
             if (solution)
-              solution[site + st + l] = solution[site + st + l] + alpha * stencil::widen(direction[site + st + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + st + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }

@@ -1267,7 +1267,7 @@ stencil3d_27pt_tuned0_kernel(
     for (int l = 0; l < 4; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -1281,7 +1281,7 @@ stencil3d_27pt_tuned0_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -1296,7 +1296,7 @@ stencil3d_27pt_tuned0_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-      }
+        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -1311,7 +1311,7 @@ stencil3d_27pt_tuned0_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-      }
+        }
     }
   }
 }
@@ -1845,82 +1845,86 @@ stencil3d_27pt_tuned0_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sy);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (y + 2 < ny - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c2 = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            dot += static_cast<double>(in[site + 2 * sy + l]) * static_cast<double>(acc2[l]);
-        }
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (y + 3 < ny - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c3 = *reinterpret_cast<const vec_t *>(in + site + 3 * sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 3 * sy);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            dot += static_cast<double>(in[site + 3 * sy + l]) * static_cast<double>(acc3[l]);
-        }
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -2542,118 +2546,130 @@ stencil3d_27pt_tuned0_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
+          reinterpret_cast<const vec_t *>(direction + site + sy), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
+            reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
-              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
-            STENCIL_STORE(&next_direction[site + sy + l], c);
+            STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
             if (solution)
-              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sy + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (y + 2 < ny - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
+          reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
+      vec_t xs2 = {};
+      if (solution)
+        xs2 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 2 * sy),
+            reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c2);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
-              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 2 * sy) = xs2;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
-            STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            STENCIL_STORE(&next_direction[site + 2 * sy + l], c2.v[l]);
             if (solution)
-              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
-        }
+              solution[site + 2 * sy + l] = xs2.v[l];
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (y + 3 < ny - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
+          reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
+      vec_t xs3 = {};
+      if (solution)
+        xs3 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 3 * sy),
+            reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c3);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
-              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 3 * sy) = xs3;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
-            STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            STENCIL_STORE(&next_direction[site + 3 * sy + l], c3.v[l]);
             if (solution)
-              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
-        }
+              solution[site + 3 * sy + l] = xs3.v[l];
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -3467,7 +3483,7 @@ stencil3d_27pt_tuned1_kernel(
     for (int l = 0; l < 4; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -3481,7 +3497,7 @@ stencil3d_27pt_tuned1_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -3496,7 +3512,7 @@ stencil3d_27pt_tuned1_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-      }
+        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -3511,7 +3527,7 @@ stencil3d_27pt_tuned1_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-      }
+        }
     }
   }
 }
@@ -4045,82 +4061,86 @@ stencil3d_27pt_tuned1_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sy);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (y + 2 < ny - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c2 = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            dot += static_cast<double>(in[site + 2 * sy + l]) * static_cast<double>(acc2[l]);
-        }
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (y + 3 < ny - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c3 = *reinterpret_cast<const vec_t *>(in + site + 3 * sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 3 * sy);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            dot += static_cast<double>(in[site + 3 * sy + l]) * static_cast<double>(acc3[l]);
-        }
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -4742,118 +4762,130 @@ stencil3d_27pt_tuned1_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
+          reinterpret_cast<const vec_t *>(direction + site + sy), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
+            reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
-              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
-            STENCIL_STORE(&next_direction[site + sy + l], c);
+            STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
             if (solution)
-              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sy + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (y + 2 < ny - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
+          reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
+      vec_t xs2 = {};
+      if (solution)
+        xs2 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 2 * sy),
+            reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c2);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sy),
-              reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 2 * sy) = xs2;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            const value_type c = in[site + 2 * sy + l] + beta * direction[site + 2 * sy + l];
-            STENCIL_STORE(&next_direction[site + 2 * sy + l], c);
+            STENCIL_STORE(&next_direction[site + 2 * sy + l], c2.v[l]);
             if (solution)
-              solution[site + 2 * sy + l] = solution[site + 2 * sy + l] + alpha * stencil::widen(direction[site + 2 * sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
-        }
+              solution[site + 2 * sy + l] = xs2.v[l];
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (y + 3 < ny - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
+          reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
+      vec_t xs3 = {};
+      if (solution)
+        xs3 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 3 * sy),
+            reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c3);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sy),
-              reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 3 * sy) = xs3;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            const value_type c = in[site + 3 * sy + l] + beta * direction[site + 3 * sy + l];
-            STENCIL_STORE(&next_direction[site + 3 * sy + l], c);
+            STENCIL_STORE(&next_direction[site + 3 * sy + l], c3.v[l]);
             if (solution)
-              solution[site + 3 * sy + l] = solution[site + 3 * sy + l] + alpha * stencil::widen(direction[site + 3 * sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
-        }
+              solution[site + 3 * sy + l] = xs3.v[l];
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -5433,7 +5465,7 @@ stencil3d_27pt_x4_kernel(
     for (int l = 0; l < 4; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE_NT(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -5447,7 +5479,7 @@ stencil3d_27pt_x4_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE_NT(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -5747,42 +5779,44 @@ stencil3d_27pt_x4_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE_NT(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE_NT(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE_NT(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE_NT(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -6146,60 +6180,66 @@ stencil3d_27pt_x4_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE_NT(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE_NT(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE_NT(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE_NT(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE_NT(&next_direction[site + l], c);
+          STENCIL_STORE_NT(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE_NT(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE_NT(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        STENCIL_STORE_NT(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE_NT(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE_NT(&next_direction[site + sz + l], c);
+            STENCIL_STORE_NT(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }

@@ -557,7 +557,7 @@ anisotropic_reaction3d_auto_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
 }
 
@@ -625,23 +625,24 @@ anisotropic_reaction3d_auto_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -737,32 +738,35 @@ anisotropic_reaction3d_auto_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -1140,7 +1144,7 @@ anisotropic_reaction3d_auto_h200_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
 }
 
@@ -1208,23 +1212,24 @@ anisotropic_reaction3d_auto_h200_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -1320,32 +1325,35 @@ anisotropic_reaction3d_auto_h200_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);

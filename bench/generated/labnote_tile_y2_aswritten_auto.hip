@@ -302,7 +302,7 @@ labnote_tile_y2_aswritten_auto_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -316,7 +316,7 @@ labnote_tile_y2_aswritten_auto_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -548,7 +548,7 @@ labnote_tile_y2_aswritten_auto_h200_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -562,7 +562,7 @@ labnote_tile_y2_aswritten_auto_h200_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }

@@ -887,7 +887,7 @@ laplacian3d_13pt_o4_auto_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 2 && x + l < nx - 2) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 2) {
     if (whole_group) {
@@ -901,7 +901,7 @@ laplacian3d_13pt_o4_auto_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -1021,42 +1021,44 @@ laplacian3d_13pt_o4_auto_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 2) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -1228,60 +1230,66 @@ laplacian3d_13pt_o4_auto_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 2) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
+            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -1681,7 +1689,7 @@ laplacian3d_13pt_o4_auto_fold_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 2 && x + l < nx - 2) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 2) {
     if (whole_group) {
@@ -1695,7 +1703,7 @@ laplacian3d_13pt_o4_auto_fold_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -1815,42 +1823,44 @@ laplacian3d_13pt_o4_auto_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 2) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -2022,60 +2032,66 @@ laplacian3d_13pt_o4_auto_fold_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 2) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
+            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -2545,7 +2561,7 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 2 && x + l < nx - 2) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 2) {
     if (whole_group) {
@@ -2559,7 +2575,7 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
   if (z + 2 < nz - 2) {
@@ -2574,7 +2590,7 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
-      }
+        }
     }
   }
   if (z + 3 < nz - 2) {
@@ -2589,7 +2605,7 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
-      }
+        }
     }
   }
 }
@@ -2779,82 +2795,86 @@ laplacian3d_13pt_o4_auto_h200_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 2) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (z + 2 < nz - 2) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c2 = *reinterpret_cast<const vec_t *>(in + site + 2 * sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 2 * sz);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
-            dot += static_cast<double>(in[site + 2 * sz + l]) * static_cast<double>(acc2[l]);
-        }
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (z + 3 < nz - 2) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c3 = *reinterpret_cast<const vec_t *>(in + site + 3 * sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + 3 * sz);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
-            dot += static_cast<double>(in[site + 3 * sz + l]) * static_cast<double>(acc3[l]);
-        }
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -3124,118 +3144,130 @@ laplacian3d_13pt_o4_auto_h200_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 2) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
+            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (z + 2 < nz - 2) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sz),
+          reinterpret_cast<const vec_t *>(direction + site + 2 * sz), beta);
+      vec_t xs2 = {};
+      if (solution)
+        xs2 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 2 * sz),
+            reinterpret_cast<const vec_t *>(direction + site + 2 * sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sz),
-            reinterpret_cast<const vec_t *>(direction + site + 2 * sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sz), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sz), c2);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sz),
-              reinterpret_cast<const vec_t *>(direction + site + 2 * sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 2 * sz) = xs2;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
-            const value_type c = in[site + 2 * sz + l] + beta * direction[site + 2 * sz + l];
-            STENCIL_STORE(&next_direction[site + 2 * sz + l], c);
+            STENCIL_STORE(&next_direction[site + 2 * sz + l], c2.v[l]);
             if (solution)
-              solution[site + 2 * sz + l] = solution[site + 2 * sz + l] + alpha * stencil::widen(direction[site + 2 * sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
-        }
+              solution[site + 2 * sz + l] = xs2.v[l];
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (z + 3 < nz - 2) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sz),
+          reinterpret_cast<const vec_t *>(direction + site + 3 * sz), beta);
+      vec_t xs3 = {};
+      if (solution)
+        xs3 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 3 * sz),
+            reinterpret_cast<const vec_t *>(direction + site + 3 * sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sz),
-            reinterpret_cast<const vec_t *>(direction + site + 3 * sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sz), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sz), c3);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sz),
-              reinterpret_cast<const vec_t *>(direction + site + 3 * sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 3 * sz) = xs3;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 2 && x + l < nx - 2) {
             STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
-            const value_type c = in[site + 3 * sz + l] + beta * direction[site + 3 * sz + l];
-            STENCIL_STORE(&next_direction[site + 3 * sz + l], c);
+            STENCIL_STORE(&next_direction[site + 3 * sz + l], c3.v[l]);
             if (solution)
-              solution[site + 3 * sz + l] = solution[site + 3 * sz + l] + alpha * stencil::widen(direction[site + 3 * sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
-        }
+              solution[site + 3 * sz + l] = xs3.v[l];
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -4349,7 +4381,7 @@ laplacian3d_13pt_o4_auto_h200_fold_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 2 && x + l < nx - 2) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
 }
 
@@ -4433,23 +4465,24 @@ laplacian3d_13pt_o4_auto_h200_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -4571,32 +4604,35 @@ laplacian3d_13pt_o4_auto_h200_fold_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 2 && x + 2 <= nx - 2;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 2 && x + l < nx - 2) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);

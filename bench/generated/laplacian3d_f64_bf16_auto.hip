@@ -724,7 +724,7 @@ laplacian3d_f64_bf16_auto_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -738,7 +738,7 @@ laplacian3d_f64_bf16_auto_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -826,42 +826,44 @@ laplacian3d_f64_bf16_auto_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sy);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -985,60 +987,66 @@ laplacian3d_f64_bf16_auto_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
+          reinterpret_cast<const vec_t *>(direction + site + sy), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
+            reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
-              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
-            STENCIL_STORE(&next_direction[site + sy + l], c);
+            STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
             if (solution)
-              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sy + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -1393,7 +1401,7 @@ laplacian3d_f64_bf16_auto_fold_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
 }
 
@@ -1459,23 +1467,24 @@ laplacian3d_f64_bf16_auto_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -1569,32 +1578,35 @@ laplacian3d_f64_bf16_auto_fold_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -1969,7 +1981,7 @@ laplacian3d_f64_bf16_auto_h200_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1983,7 +1995,7 @@ laplacian3d_f64_bf16_auto_h200_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -2071,42 +2083,44 @@ laplacian3d_f64_bf16_auto_h200_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sz);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -2230,60 +2244,66 @@ laplacian3d_f64_bf16_auto_h200_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            const value_type c = in[site + sz + l] + beta * direction[site + sz + l];
-            STENCIL_STORE(&next_direction[site + sz + l], c);
+            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -3257,7 +3277,7 @@ laplacian3d_f64_bf16_auto_h200_fold_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
 }
 
@@ -3323,23 +3343,24 @@ laplacian3d_f64_bf16_auto_h200_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -3433,32 +3454,35 @@ laplacian3d_f64_bf16_auto_h200_fold_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -4345,7 +4369,7 @@ laplacian3d_f64_bf16_auto_inner_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-    }
+      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -4359,7 +4383,7 @@ laplacian3d_f64_bf16_auto_inner_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
-      }
+        }
     }
   }
 }
@@ -4452,46 +4476,48 @@ laplacian3d_f64_bf16_auto_inner_x2_dot_kernel(
     STENCIL_UNROLL
     for (int i = 0; i < 2; ++i)
       acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
       for (int i = 0; i < 2; ++i)
         acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy));
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sy), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sy));
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
-            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -4620,64 +4646,70 @@ laplacian3d_f64_bf16_auto_inner_x2_fold_dot_kernel(
     STENCIL_UNROLL
     for (int i = 0; i < 2; ++i)
       acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
+        reinterpret_cast<const svec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const svec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
-          reinterpret_cast<const svec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c0));
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const svec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
-          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c0.v[l]));
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
       for (int i = 0; i < 2; ++i)
         acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sy),
+          reinterpret_cast<const svec_t *>(direction + site + sy), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
+            reinterpret_cast<const svec_t *>(direction + site + sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sy), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sy),
-            reinterpret_cast<const svec_t *>(direction + site + sy), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sy), stencil::narrow<storage_type>(c));
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sy), stencil::narrow<storage_type>(c1));
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
-              reinterpret_cast<const svec_t *>(direction + site + sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + sy + l] + beta * direction[site + sy + l]);
-            STENCIL_STORE(&next_direction[site + sy + l], stencil::narrow<storage_type>(c));
+            STENCIL_STORE(&next_direction[site + sy + l], stencil::narrow<storage_type>(c1.v[l]));
             if (solution)
-              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sy + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -5148,7 +5180,7 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
     for (int l = 0; l < 4; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -5162,7 +5194,7 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-      }
+        }
     }
   }
   if (z + 2 < nz - 1) {
@@ -5177,7 +5209,7 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
-      }
+        }
     }
   }
   if (z + 3 < nz - 1) {
@@ -5192,7 +5224,7 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
-      }
+        }
     }
   }
 }
@@ -5379,46 +5411,48 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
     STENCIL_UNROLL
     for (int i = 0; i < 4; ++i)
       acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (z + 2 < nz - 1) {
@@ -5426,23 +5460,24 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc2[i] = stencil::rounded<storage_type>(acc2[i]);
+      // The input at the group, read before any store for both branches.
+      const vec_t c2 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 2 * sz));
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 2 * sz));
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
-            dot += static_cast<double>(in[site + 2 * sz + l]) * static_cast<double>(acc2[l]);
-        }
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (z + 3 < nz - 1) {
@@ -5450,23 +5485,24 @@ laplacian3d_f64_bf16_auto_inner_fold_dot_kernel(
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc3[i] = stencil::rounded<storage_type>(acc3[i]);
+      // The input at the group, read before any store for both branches.
+      const vec_t c3 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 3 * sz));
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + 3 * sz));
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
-            dot += static_cast<double>(in[site + 3 * sz + l]) * static_cast<double>(acc3[l]);
-        }
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -5705,64 +5741,70 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
     STENCIL_UNROLL
     for (int i = 0; i < 4; ++i)
       acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
+        reinterpret_cast<const svec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const svec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
-          reinterpret_cast<const svec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c0));
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const svec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
-          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c0.v[l]));
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sz),
+          reinterpret_cast<const svec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const svec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sz),
-            reinterpret_cast<const svec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sz), stencil::narrow<storage_type>(c));
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sz), stencil::narrow<storage_type>(c1));
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const svec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + sz + l] + beta * direction[site + sz + l]);
-            STENCIL_STORE(&next_direction[site + sz + l], stencil::narrow<storage_type>(c));
+            STENCIL_STORE(&next_direction[site + sz + l], stencil::narrow<storage_type>(c1.v[l]));
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
     if (z + 2 < nz - 1) {
@@ -5770,32 +5812,35 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc2[i] = stencil::rounded<storage_type>(acc2[i]);
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c2 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 2 * sz),
+          reinterpret_cast<const svec_t *>(direction + site + 2 * sz), beta);
+      vec_t xs2 = {};
+      if (solution)
+        xs2 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 2 * sz),
+            reinterpret_cast<const svec_t *>(direction + site + 2 * sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc2[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 2 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 2 * sz),
-            reinterpret_cast<const svec_t *>(direction + site + 2 * sz), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 2 * sz), stencil::narrow<storage_type>(c));
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 2 * sz), stencil::narrow<storage_type>(c2));
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 2 * sz),
-              reinterpret_cast<const svec_t *>(direction + site + 2 * sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 2 * sz) = xs2;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + 2 * sz + l] + beta * direction[site + 2 * sz + l]);
-            STENCIL_STORE(&next_direction[site + 2 * sz + l], stencil::narrow<storage_type>(c));
+            STENCIL_STORE(&next_direction[site + 2 * sz + l], stencil::narrow<storage_type>(c2.v[l]));
             if (solution)
-              solution[site + 2 * sz + l] = solution[site + 2 * sz + l] + alpha * stencil::widen(direction[site + 2 * sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc2[l]);
-        }
+              solution[site + 2 * sz + l] = xs2.v[l];
+            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
+          }
       }
     }
     if (z + 3 < nz - 1) {
@@ -5803,32 +5848,35 @@ laplacian3d_f64_bf16_auto_inner_fold_fold_dot_kernel(
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc3[i] = stencil::rounded<storage_type>(acc3[i]);
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c3 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 3 * sz),
+          reinterpret_cast<const svec_t *>(direction + site + 3 * sz), beta);
+      vec_t xs3 = {};
+      if (solution)
+        xs3 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 3 * sz),
+            reinterpret_cast<const svec_t *>(direction + site + 3 * sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc3[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + 3 * sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + 3 * sz),
-            reinterpret_cast<const svec_t *>(direction + site + 3 * sz), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 3 * sz), stencil::narrow<storage_type>(c));
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + 3 * sz), stencil::narrow<storage_type>(c3));
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + 3 * sz),
-              reinterpret_cast<const svec_t *>(direction + site + 3 * sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + 3 * sz) = xs3;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + 3 * sz + l] + beta * direction[site + 3 * sz + l]);
-            STENCIL_STORE(&next_direction[site + 3 * sz + l], stencil::narrow<storage_type>(c));
+            STENCIL_STORE(&next_direction[site + 3 * sz + l], stencil::narrow<storage_type>(c3.v[l]));
             if (solution)
-              solution[site + 3 * sz + l] = solution[site + 3 * sz + l] + alpha * stencil::widen(direction[site + 3 * sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc3[l]);
-        }
+              solution[site + 3 * sz + l] = xs3.v[l];
+            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
+          }
       }
     }
   }
@@ -6233,7 +6281,7 @@ laplacian3d_f64_bf16_auto_inner_h200_x4_kernel(
     for (int l = 0; l < 4; ++l)
       if (x + l >= 1 && x + l < nx - 1) {
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-    }
+      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -6247,7 +6295,7 @@ laplacian3d_f64_bf16_auto_inner_h200_x4_kernel(
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-      }
+        }
     }
   }
 }
@@ -6368,46 +6416,48 @@ laplacian3d_f64_bf16_auto_inner_h200_x4_dot_kernel(
     STENCIL_UNROLL
     for (int i = 0; i < 4; ++i)
       acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site));
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::widen(*reinterpret_cast<const svec_t *>(in + site + sz));
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-            dot += static_cast<double>(in[site + sz + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -6564,64 +6614,70 @@ laplacian3d_f64_bf16_auto_inner_h200_x4_fold_dot_kernel(
     STENCIL_UNROLL
     for (int i = 0; i < 4; ++i)
       acc0[i] = stencil::rounded<storage_type>(acc0[i]);
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
+        reinterpret_cast<const svec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const svec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<svec_t *>(out + site), stencil::narrow<storage_type>(r));
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site),
-          reinterpret_cast<const svec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c));
+      STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site), stencil::narrow<storage_type>(c0));
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const svec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
         if (x + l >= 1 && x + l < nx - 1) {
           STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-          const value_type c = stencil::rounded<storage_type>(in[site + l] + beta * direction[site + l]);
-          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c));
+          STENCIL_STORE(&next_direction[site + l], stencil::narrow<storage_type>(c0.v[l]));
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (z + 1 < nz - 1) {
       // The dot term of the values the stores keep: alpha's q is the stored q.
       STENCIL_UNROLL
       for (int i = 0; i < 4; ++i)
         acc1[i] = stencil::rounded<storage_type>(acc1[i]);
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sz),
+          reinterpret_cast<const svec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const svec_t *>(direction + site + sz), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<svec_t *>(out + site + sz), stencil::narrow<storage_type>(r));
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const svec_t *>(in + site + sz),
-            reinterpret_cast<const svec_t *>(direction + site + sz), beta);
-        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sz), stencil::narrow<storage_type>(c));
+        STENCIL_STORE(reinterpret_cast<svec_t *>(next_direction + site + sz), stencil::narrow<storage_type>(c1));
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sz),
-              reinterpret_cast<const svec_t *>(direction + site + sz), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
           if (x + l >= 1 && x + l < nx - 1) {
             STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-            const value_type c = stencil::rounded<storage_type>(in[site + sz + l] + beta * direction[site + sz + l]);
-            STENCIL_STORE(&next_direction[site + sz + l], stencil::narrow<storage_type>(c));
+            STENCIL_STORE(&next_direction[site + sz + l], stencil::narrow<storage_type>(c1.v[l]));
             if (solution)
-              solution[site + sz + l] = solution[site + sz + l] + alpha * stencil::widen(direction[site + sz + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }

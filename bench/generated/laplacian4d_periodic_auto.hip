@@ -833,7 +833,7 @@ laplacian4d_periodic_auto_x2_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 0 && x + l < nx - 0) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
   if (y + 1 < ny) {
     if (whole_group) {
@@ -847,7 +847,7 @@ laplacian4d_periodic_auto_x2_kernel(
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-      }
+        }
     }
   }
 }
@@ -952,42 +952,44 @@ laplacian4d_periodic_auto_x2_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sy);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = *reinterpret_cast<const vec_t *>(in + site + sy);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 0 && x + l < nx - 0) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(in[site + sy + l]) * static_cast<double>(acc1[l]);
-        }
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -1136,60 +1138,66 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
     if (y + 1 < ny) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
+          reinterpret_cast<const vec_t *>(direction + site + sy), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
+            reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
       if (whole_group) {
         vec_t r;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           r.v[l] = acc1[l];
         STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c1);
         if (solution)
-          stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site + sy),
-              reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
+          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           if (x + l >= 0 && x + l < nx - 0) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            const value_type c = in[site + sy + l] + beta * direction[site + sy + l];
-            STENCIL_STORE(&next_direction[site + sy + l], c);
+            STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
             if (solution)
-              solution[site + sy + l] = solution[site + sy + l] + alpha * stencil::widen(direction[site + sy + l]);
-            dot += static_cast<double>(c) * static_cast<double>(acc1[l]);
-        }
+              solution[site + sy + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
       }
     }
   }
@@ -1564,7 +1572,7 @@ laplacian4d_periodic_auto_fold_kernel(
     for (int l = 0; l < 2; ++l)
       if (x + l >= 0 && x + l < nx - 0) {
         STENCIL_STORE(&out[site + l], acc0[l]);
-    }
+      }
   }
 }
 
@@ -1642,23 +1650,24 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // The input at the group, read before any store for both branches.
+    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = *reinterpret_cast<const vec_t *>(in + site);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(in[site + l]) * static_cast<double>(acc0[l]);
-      }
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);
@@ -1768,32 +1777,35 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    // p' and x + alpha p at the group, read before any store for both branches.
+    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+        reinterpret_cast<const vec_t *>(direction + site), beta);
+    vec_t xs0 = {};
+    if (solution)
+      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+          reinterpret_cast<const vec_t *>(direction + site), alpha);
     if (whole_group) {
       vec_t r;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         r.v[l] = acc0[l];
       STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      const vec_t c = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-          reinterpret_cast<const vec_t *>(direction + site), beta);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c);
+      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
       if (solution)
-        stencil::add_scaled(reinterpret_cast<vec_t *>(solution + site),
-            reinterpret_cast<const vec_t *>(direction + site), alpha);
+        *reinterpret_cast<vec_t *>(solution + site) = xs0;
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
         if (x + l >= 0 && x + l < nx - 0) {
           STENCIL_STORE(&out[site + l], acc0[l]);
-          const value_type c = in[site + l] + beta * direction[site + l];
-          STENCIL_STORE(&next_direction[site + l], c);
+          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
-            solution[site + l] = solution[site + l] + alpha * stencil::widen(direction[site + l]);
-          dot += static_cast<double>(c) * static_cast<double>(acc0[l]);
-      }
+            solution[site + l] = xs0.v[l];
+          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+        }
     }
   }
   stencil::block_sum(dot, partials);

@@ -63,12 +63,6 @@ std::string AccessPrinter::solutionUpdate(const std::string &at) const {
          "] + alpha * stencil::widen(direction[" + at + "]);";
 }
 
-std::string AccessPrinter::solutionVectorUpdate(const std::string &at) const {
-  return "if (solution)\n  stencil::add_scaled(reinterpret_cast<vec_t *>("
-         "solution + " + at + "),\n      reinterpret_cast<const " +
-         storedVector() + " *>(direction + " + at + "), alpha);";
-}
-
 std::string AccessPrinter::stored(const std::string &value) const {
   return plan.narrowStorage ? "stencil::narrow<storage_type>(" + value + ")"
                             : value;
@@ -270,24 +264,46 @@ public:
     wholeGroupFlag(p, plan);
   }
 
-  /// One vector store when the whole group is inside the update region
-  /// (`whole_group`), else site by site: the array's first and last groups
-  /// hold halo sites.
+  /// The group's own values first, with one vector access each for every
+  /// group (the array's first and last groups lie inside it too): p' and
+  /// x + alpha p where the kernel folds CG's direction, else the input for
+  /// the dot term. Then one vector store when the whole group is inside the
+  /// update region (`whole_group`), else site by site: those groups hold
+  /// halo sites. Loading in the site-by-site branch kept the warps that
+  /// hold such a group waiting on its loads after the others had stored.
   void store(CodePrinter &p, const PlannedStore &store) const override {
-    const std::string reach = std::to_string(store.groupReach);
+    const std::string site = std::to_string(store.site);
     const std::string at = index.storeIndex(store);
-    const std::string acc = "acc" + std::to_string(store.site);
+    const std::string acc = "acc" + site;
+    const std::string own = "c" + site;
+    const std::string sum = "xs" + site;
+    const bool readsOwn = foldsDirection() || store.addsDot;
     CodePrinter::Vars vars = {{"at", at},
                               {"acc", acc},
+                              {"own", own},
+                              {"sum", sum},
                               {"width", std::to_string(access.width)},
                               {"store", storeMacro()},
-                              {"reach", reach},
-                              {"in_value", inValue(at + " + l")},
+                              {"reach", std::to_string(store.groupReach)},
                               {"vector", storedVector()},
                               {"stored_r", stored("r")},
                               {"stored_acc", stored(acc + "[l]")},
-                              {"stored_c", stored("c")}};
+                              {"stored_own", stored(own)},
+                              {"stored_own_l", stored(own + ".v[l]")}};
     roundStoredValues(p, store, access.width);
+    if (readsOwn) {
+      p.line(foldsDirection()
+                 ? "// p' and x + alpha p at the group, read before any store for both branches."
+                 : "// The input at the group, read before any store for both branches.");
+      p.lines("const vec_t " + own + " = " + inVector(at) + ";");
+      if (foldsDirection())
+        p.emit(vars, R"(
+          vec_t $sum$ = {};
+          if (solution)
+            $sum$ = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + $at$),
+                reinterpret_cast<const $vector$ *>(direction + $at$), alpha);
+        )");
+    }
     p.emit(vars, R"(
       if (whole_group) {
         vec_t r;
@@ -296,20 +312,19 @@ public:
           r.v[l] = $acc$[l];
         $store$(reinterpret_cast<$vector$ *>(out + $at$), $stored_r$);
     )");
-    if (foldsDirection() || store.addsDot) {
+    {
       CodePrinter::Indent indent(p);
-      p.lines("const vec_t c = " + inVector(at) + ";");
-      if (foldsDirection()) {
-        p.line(std::string(storeMacro()) + "(reinterpret_cast<" +
-               storedVector() + " *>(next_direction + " + at + "), " +
-               stored("c") + ");");
-        p.lines(solutionVectorUpdate(at));
-      }
+      if (foldsDirection())
+        p.emit(vars, R"(
+          $store$(reinterpret_cast<$vector$ *>(next_direction + $at$), $stored_own$);
+          if (solution)
+            *reinterpret_cast<vec_t *>(solution + $at$) = $sum$;
+        )");
       if (store.addsDot)
         p.emit(vars, R"(
           STENCIL_UNROLL
           for (int l = 0; l < $width$; ++l)
-            dot += static_cast<double>(c.v[l]) * static_cast<double>(r.v[l]);
+            dot += static_cast<double>($own$.v[l]) * static_cast<double>(r.v[l]);
         )");
     }
     p.emit(vars, R"(
@@ -319,24 +334,21 @@ public:
           if (x + l >= $reach$ && x + l < nx - $reach$) {
             $store$(&out[$at$ + l], $stored_acc$);
     )");
-    if (foldsDirection()) {
+    {
       CodePrinter::Indent indent(p, 6);
-      p.emit(vars, R"(
-        const value_type c = $in_value$;
-        $store$(&next_direction[$at$ + l], $stored_c$);
-      )");
-      p.lines(solutionUpdate(at + " + l"));
-      p.emit(vars, R"(
-        dot += static_cast<double>(c) * static_cast<double>($acc$[l]);
-      )");
-    } else if (store.addsDot) {
-      CodePrinter::Indent indent(p, 6);
-      p.emit(vars, R"(
-        dot += static_cast<double>(in[$at$ + l]) * static_cast<double>($acc$[l]);
-      )");
+      if (foldsDirection())
+        p.emit(vars, R"(
+          $store$(&next_direction[$at$ + l], $stored_own_l$);
+          if (solution)
+            solution[$at$ + l] = $sum$.v[l];
+        )");
+      if (readsOwn)
+        p.emit(vars, R"(
+          dot += static_cast<double>($own$.v[l]) * static_cast<double>($acc$[l]);
+        )");
     }
     p.emit(R"(
-        }
+          }
       }
     )");
   }

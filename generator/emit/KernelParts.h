@@ -89,9 +89,8 @@ protected:
   /// storage_type where storage is narrower.
   std::string stored(const std::string &value) const;
   /// The fold's deferred x += alpha direction at element `at` (x in the
-  /// arithmetic type), or for the vector access there; none without x.
+  /// arithmetic type); none without x.
   std::string solutionUpdate(const std::string &at) const;
-  std::string solutionVectorUpdate(const std::string &at) const;
   /// The vector type of a field access: vec_t, or svec_t (storage_type).
   std::string storedVector() const {
     return plan.narrowStorage ? "svec_t" : "vec_t";

@@ -313,18 +313,18 @@ STENCIL_DEVICE_INLINE vec<float, W> fold_direction(const vec<bfloat16, W> *r,
   return sum;
 }
 
-/// CG's x += alpha p, deferred from the last step into the stencil pass
+/// CG's x + alpha p, deferred from the last step into the stencil pass
 /// that reads p anyway: W values of x (the arithmetic type) and of p (as
-/// stored), one vector access each.
+/// stored), one vector access each; the caller stores the sum.
 template <typename T, typename S, int W>
-STENCIL_DEVICE_INLINE void add_scaled(vec<T, W> *x, const vec<S, W> *p,
-                                      T alpha) {
+STENCIL_DEVICE_INLINE vec<T, W> plus_scaled(const vec<T, W> *x,
+                                            const vec<S, W> *p, T alpha) {
   vec<T, W> sum = *x;
   const vec<S, W> d = *p;
   STENCIL_UNROLL
   for (int l = 0; l < W; ++l)
     sum.v[l] = sum.v[l] + alpha * widen(d.v[l]);
-  *x = sum;
+  return sum;
 }
 
 /// Stores the sum of `value` over the block's threads in
