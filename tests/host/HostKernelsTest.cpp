@@ -331,6 +331,81 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Bool()),
     kernelRoleName);
 
+/// The sizes a kernel's layouts hold (links and clover terms have their
+/// own), none smaller than the stencil's reach where it wraps.
+bool fitsKernel(const stencil::KernelInfo &info, const StencilModel &model,
+                const Extents &extents) {
+  for (int axis = 0; axis < model.dims; ++axis)
+    if (model.wraps(axis) && extents[axis] < model.reach[axis])
+      return false;
+  const auto fits = [&](const stencil::Layout &layout) {
+    return stencil::check_layout(layout, model.dims, extents.data(),
+                                 info.shape.boundary)
+        .ok();
+  };
+  return fits(info.layout) && (!info.links || fits(info.links->layout)) &&
+         (!info.clover || fits(info.clover->layout));
+}
+
+// The GPUs' tuning-cache entries compiled into the shipped kernels
+// (NAME_tunedN, the runtime's choice on that GPU at that size) compute the
+// spec's operator too: A and A^T of each against the reference, at the
+// test sizes its layouts hold, nx rounded up to its group along x.
+// (stencil_bench checks them on their GPU against the naive kernels.)
+// Entries on bfloat16 fields are not among them: the reference compares
+// float and double fields, and the bfloat16 rule (one rounding step from
+// the double operator, MixedPrecision tests) takes the operator.
+TEST(HostKernelEntries, EveryDeviceEntryMatchesTheNaiveReference) {
+  int checked = 0, bfloat16 = 0;
+  for (const RegisteredKernel &registered : registeredKernels()) {
+    if (registered.variant != PlannerVariant::None || registered.inner)
+      continue;
+    const StencilModel specModel = loadModel(registered.specPath);
+    std::vector<std::pair<const stencil::KernelInfo *, StencilModel>> levels =
+        {{registered.info, specModel}};
+    if (registered.info->inner)
+      levels.push_back(
+          {&registered.info->inner(), innerKernelsModel(specModel)});
+    for (const auto &[spec, model] : levels) {
+      for (int i = 0; i < spec->num_tuned; ++i) {
+        const stencil::TunedChoice &choice = spec->tuned[i];
+        if (!choice.device)
+          continue;
+        const stencil::KernelInfo &entry = choice.info();
+        if (entry.element_bytes == 2) {
+          ++bfloat16;
+          continue;
+        }
+        SCOPED_TRACE(std::string(entry.name) + " (" + choice.device + ")");
+        const int group = entry.shape.x_width;
+        int sizes = 0;
+        for (Extents extents : testExtents(model.dims)) {
+          extents[0] += (group - extents[0] % group) % group;
+          if (!fitsKernel(entry, model, extents))
+            continue;
+          for (bool adjoint : {false, true}) {
+            SCOPED_TRACE(describe(extents, model.dims) +
+                         (adjoint ? " adjoint" : " apply"));
+            const Verification result =
+                verifyKernel(entry, model, extents, 4321 + i, adjoint);
+            ASSERT_TRUE(result.launched) << result.launchMessage;
+            EXPECT_EQ(result.writtenHaloValues, 0);
+            EXPECT_EQ(result.unwrittenValues, 0);
+            EXPECT_LT(result.maxRelativeError, result.tolerance);
+          }
+          if (++sizes == 2)
+            break;
+        }
+        EXPECT_GT(sizes, 0) << "no test size fits";
+        ++checked;
+      }
+    }
+  }
+  std::printf("%d device entries checked (%d on bfloat16 fields not)\n",
+              checked, bfloat16);
+  EXPECT_GT(checked, 0) << "no shipped spec has a device's entry";
+}
+
 // kernel.march: a block's chunk of planes fills about two whole waves of
 // the device's resident blocks, at least 8 planes where there are as many;
 // without a residency (the host backend) each column is walked whole, and
