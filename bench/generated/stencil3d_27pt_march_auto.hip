@@ -982,7 +982,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for stencil3d_27pt_march. 3-D 27-point isotropic negative Laplacian, single precision, marching along z
-// Options: block 64x4x1, launch bounds 256, tile y x 4, load order ascending, regular stores
+// Options: block 64x4x1, launch bounds 256, marching along z, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -995,7 +995,8 @@ namespace stencilc_kernels {
 namespace stencil3d_27pt_march_auto_x4 {
 namespace {
 
-/// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread.
+/// 3-D dirichlet 27-point stencil marching along z; per plane 9 loads and 1
+/// stores per thread, a ring of 3 outputs.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_march_auto_x4_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -1003,22 +1004,16 @@ stencil3d_27pt_march_auto_x4_kernel(
     const int nx,
     const int ny,
     const int nz,
+    const int planes,
     const Params params) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
+  // This thread's column; it walks along z through its block's chunk of
+  // `planes` sites, each with the 4 sites of an aligned group along x (halo
+  // sites among them are not stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
-  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z_first = 1 + static_cast<int>(blockIdx.z) * planes;
+  if (x >= nx - 1 || y >= ny - 1 || z_first >= nz - 1)
     return;
-  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-  const stencil::index_t sz = sy * ny;
-  const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along y inside the array, relative to this tile.
-  const int room = ny - 1 - y;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
       -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -1029,616 +1024,60 @@ stencil3d_27pt_march_auto_x4_kernel(
       static_cast<value_type>(4.266666666666667) * params.inv_h2;
   // A row's sites move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[4], acc1[4], acc2[4], acc3[4];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
-  acc0[0] = w0 * u0;
-  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
-  acc0[0] += w1 * u1.v[0];
-  acc0[0] += w0 * u1.v[1];
-  acc0[1] = w0 * u1.v[0];
-  acc0[1] += w1 * u1.v[1];
-  acc0[1] += w0 * u1.v[2];
-  acc0[2] = w0 * u1.v[1];
-  acc0[2] += w1 * u1.v[2];
-  acc0[2] += w0 * u1.v[3];
-  acc0[3] = w0 * u1.v[2];
-  acc0[3] += w1 * u1.v[3];
-  const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
-  acc0[3] += w0 * u2;
-  const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
-  acc0[0] += w1 * u3;
-  acc1[0] = w0 * u3;
-  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
-  acc0[0] += w2 * u4.v[0];
-  acc0[0] += w1 * u4.v[1];
-  acc0[1] += w1 * u4.v[0];
-  acc0[1] += w2 * u4.v[1];
-  acc0[1] += w1 * u4.v[2];
-  acc0[2] += w1 * u4.v[1];
-  acc0[2] += w2 * u4.v[2];
-  acc0[2] += w1 * u4.v[3];
-  acc0[3] += w1 * u4.v[2];
-  acc0[3] += w2 * u4.v[3];
-  acc1[0] += w1 * u4.v[0];
-  acc1[0] += w0 * u4.v[1];
-  acc1[1] = w0 * u4.v[0];
-  acc1[1] += w1 * u4.v[1];
-  acc1[1] += w0 * u4.v[2];
-  acc1[2] = w0 * u4.v[1];
-  acc1[2] += w1 * u4.v[2];
-  acc1[2] += w0 * u4.v[3];
-  acc1[3] = w0 * u4.v[2];
-  acc1[3] += w1 * u4.v[3];
-  const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
-  acc0[3] += w1 * u5;
-  acc1[3] += w0 * u5;
-  const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
-  acc0[0] += w0 * u6;
-  acc1[0] += w1 * u6;
-  acc2[0] = w0 * u6;
-  const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
-  acc0[0] += w1 * u7.v[0];
-  acc0[0] += w0 * u7.v[1];
-  acc0[1] += w0 * u7.v[0];
-  acc0[1] += w1 * u7.v[1];
-  acc0[1] += w0 * u7.v[2];
-  acc0[2] += w0 * u7.v[1];
-  acc0[2] += w1 * u7.v[2];
-  acc0[2] += w0 * u7.v[3];
-  acc0[3] += w0 * u7.v[2];
-  acc0[3] += w1 * u7.v[3];
-  acc1[0] += w2 * u7.v[0];
-  acc1[0] += w1 * u7.v[1];
-  acc1[1] += w1 * u7.v[0];
-  acc1[1] += w2 * u7.v[1];
-  acc1[1] += w1 * u7.v[2];
-  acc1[2] += w1 * u7.v[1];
-  acc1[2] += w2 * u7.v[2];
-  acc1[2] += w1 * u7.v[3];
-  acc1[3] += w1 * u7.v[2];
-  acc1[3] += w2 * u7.v[3];
-  acc2[0] += w1 * u7.v[0];
-  acc2[0] += w0 * u7.v[1];
-  acc2[1] = w0 * u7.v[0];
-  acc2[1] += w1 * u7.v[1];
-  acc2[1] += w0 * u7.v[2];
-  acc2[2] = w0 * u7.v[1];
-  acc2[2] += w1 * u7.v[2];
-  acc2[2] += w0 * u7.v[3];
-  acc2[3] = w0 * u7.v[2];
-  acc2[3] += w1 * u7.v[3];
-  const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
-  acc0[3] += w0 * u8;
-  acc1[3] += w1 * u8;
-  acc2[3] += w0 * u8;
-  const value_type u9 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy - sz];
-  acc1[0] += w0 * u9;
-  acc2[0] += w1 * u9;
-  acc3[0] = w0 * u9;
-  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy - sz);
-  acc1[0] += w1 * u10.v[0];
-  acc1[0] += w0 * u10.v[1];
-  acc1[1] += w0 * u10.v[0];
-  acc1[1] += w1 * u10.v[1];
-  acc1[1] += w0 * u10.v[2];
-  acc1[2] += w0 * u10.v[1];
-  acc1[2] += w1 * u10.v[2];
-  acc1[2] += w0 * u10.v[3];
-  acc1[3] += w0 * u10.v[2];
-  acc1[3] += w1 * u10.v[3];
-  acc2[0] += w2 * u10.v[0];
-  acc2[0] += w1 * u10.v[1];
-  acc2[1] += w1 * u10.v[0];
-  acc2[1] += w2 * u10.v[1];
-  acc2[1] += w1 * u10.v[2];
-  acc2[2] += w1 * u10.v[1];
-  acc2[2] += w2 * u10.v[2];
-  acc2[2] += w1 * u10.v[3];
-  acc2[3] += w1 * u10.v[2];
-  acc2[3] += w2 * u10.v[3];
-  acc3[0] += w1 * u10.v[0];
-  acc3[0] += w0 * u10.v[1];
-  acc3[1] = w0 * u10.v[0];
-  acc3[1] += w1 * u10.v[1];
-  acc3[1] += w0 * u10.v[2];
-  acc3[2] = w0 * u10.v[1];
-  acc3[2] += w1 * u10.v[2];
-  acc3[2] += w0 * u10.v[3];
-  acc3[3] = w0 * u10.v[2];
-  acc3[3] += w1 * u10.v[3];
-  const value_type u11 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy - sz];
-  acc1[3] += w0 * u11;
-  acc2[3] += w1 * u11;
-  acc3[3] += w0 * u11;
-  const value_type u12 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy - sz];
-  acc2[0] += w0 * u12;
-  acc3[0] += w1 * u12;
-  const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy - sz);
-  acc2[0] += w1 * u13.v[0];
-  acc2[0] += w0 * u13.v[1];
-  acc2[1] += w0 * u13.v[0];
-  acc2[1] += w1 * u13.v[1];
-  acc2[1] += w0 * u13.v[2];
-  acc2[2] += w0 * u13.v[1];
-  acc2[2] += w1 * u13.v[2];
-  acc2[2] += w0 * u13.v[3];
-  acc2[3] += w0 * u13.v[2];
-  acc2[3] += w1 * u13.v[3];
-  acc3[0] += w2 * u13.v[0];
-  acc3[0] += w1 * u13.v[1];
-  acc3[1] += w1 * u13.v[0];
-  acc3[1] += w2 * u13.v[1];
-  acc3[1] += w1 * u13.v[2];
-  acc3[2] += w1 * u13.v[1];
-  acc3[2] += w2 * u13.v[2];
-  acc3[2] += w1 * u13.v[3];
-  acc3[3] += w1 * u13.v[2];
-  acc3[3] += w2 * u13.v[3];
-  const value_type u14 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy - sz];
-  acc2[3] += w0 * u14;
-  acc3[3] += w1 * u14;
-  const value_type u15 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy - sz];
-  acc3[0] += w0 * u15;
-  const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy - sz);
-  acc3[0] += w1 * u16.v[0];
-  acc3[0] += w0 * u16.v[1];
-  acc3[1] += w0 * u16.v[0];
-  acc3[1] += w1 * u16.v[1];
-  acc3[1] += w0 * u16.v[2];
-  acc3[2] += w0 * u16.v[1];
-  acc3[2] += w1 * u16.v[2];
-  acc3[2] += w0 * u16.v[3];
-  acc3[3] += w0 * u16.v[2];
-  acc3[3] += w1 * u16.v[3];
-  const value_type u17 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy - sz];
-  acc3[3] += w0 * u17;
-  const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy];
-  acc0[0] += w1 * u18;
-  const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy);
-  acc0[0] += w2 * u19.v[0];
-  acc0[0] += w1 * u19.v[1];
-  acc0[1] += w1 * u19.v[0];
-  acc0[1] += w2 * u19.v[1];
-  acc0[1] += w1 * u19.v[2];
-  acc0[2] += w1 * u19.v[1];
-  acc0[2] += w2 * u19.v[2];
-  acc0[2] += w1 * u19.v[3];
-  acc0[3] += w1 * u19.v[2];
-  acc0[3] += w2 * u19.v[3];
-  const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy];
-  acc0[3] += w1 * u20;
-  const value_type u21 = in[site + stencil::clamp_below(-1, -x)];
-  acc0[0] += w2 * u21;
-  acc1[0] += w1 * u21;
-  const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site);
-  acc0[0] += w3 * u22.v[0];
-  acc0[0] += w2 * u22.v[1];
-  acc0[1] += w2 * u22.v[0];
-  acc0[1] += w3 * u22.v[1];
-  acc0[1] += w2 * u22.v[2];
-  acc0[2] += w2 * u22.v[1];
-  acc0[2] += w3 * u22.v[2];
-  acc0[2] += w2 * u22.v[3];
-  acc0[3] += w2 * u22.v[2];
-  acc0[3] += w3 * u22.v[3];
-  acc1[0] += w2 * u22.v[0];
-  acc1[0] += w1 * u22.v[1];
-  acc1[1] += w1 * u22.v[0];
-  acc1[1] += w2 * u22.v[1];
-  acc1[1] += w1 * u22.v[2];
-  acc1[2] += w1 * u22.v[1];
-  acc1[2] += w2 * u22.v[2];
-  acc1[2] += w1 * u22.v[3];
-  acc1[3] += w1 * u22.v[2];
-  acc1[3] += w2 * u22.v[3];
-  const value_type u23 = in[site + stencil::clamp_above(4, xroom)];
-  acc0[3] += w2 * u23;
-  acc1[3] += w1 * u23;
-  const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy];
-  acc0[0] += w1 * u24;
-  acc1[0] += w2 * u24;
-  acc2[0] += w1 * u24;
-  const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy);
-  acc0[0] += w2 * u25.v[0];
-  acc0[0] += w1 * u25.v[1];
-  acc0[1] += w1 * u25.v[0];
-  acc0[1] += w2 * u25.v[1];
-  acc0[1] += w1 * u25.v[2];
-  acc0[2] += w1 * u25.v[1];
-  acc0[2] += w2 * u25.v[2];
-  acc0[2] += w1 * u25.v[3];
-  acc0[3] += w1 * u25.v[2];
-  acc0[3] += w2 * u25.v[3];
-  acc1[0] += w3 * u25.v[0];
-  acc1[0] += w2 * u25.v[1];
-  acc1[1] += w2 * u25.v[0];
-  acc1[1] += w3 * u25.v[1];
-  acc1[1] += w2 * u25.v[2];
-  acc1[2] += w2 * u25.v[1];
-  acc1[2] += w3 * u25.v[2];
-  acc1[2] += w2 * u25.v[3];
-  acc1[3] += w2 * u25.v[2];
-  acc1[3] += w3 * u25.v[3];
-  acc2[0] += w2 * u25.v[0];
-  acc2[0] += w1 * u25.v[1];
-  acc2[1] += w1 * u25.v[0];
-  acc2[1] += w2 * u25.v[1];
-  acc2[1] += w1 * u25.v[2];
-  acc2[2] += w1 * u25.v[1];
-  acc2[2] += w2 * u25.v[2];
-  acc2[2] += w1 * u25.v[3];
-  acc2[3] += w1 * u25.v[2];
-  acc2[3] += w2 * u25.v[3];
-  const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy];
-  acc0[3] += w1 * u26;
-  acc1[3] += w2 * u26;
-  acc2[3] += w1 * u26;
-  const value_type u27 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy];
-  acc1[0] += w1 * u27;
-  acc2[0] += w2 * u27;
-  acc3[0] += w1 * u27;
-  const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
-  acc1[0] += w2 * u28.v[0];
-  acc1[0] += w1 * u28.v[1];
-  acc1[1] += w1 * u28.v[0];
-  acc1[1] += w2 * u28.v[1];
-  acc1[1] += w1 * u28.v[2];
-  acc1[2] += w1 * u28.v[1];
-  acc1[2] += w2 * u28.v[2];
-  acc1[2] += w1 * u28.v[3];
-  acc1[3] += w1 * u28.v[2];
-  acc1[3] += w2 * u28.v[3];
-  acc2[0] += w3 * u28.v[0];
-  acc2[0] += w2 * u28.v[1];
-  acc2[1] += w2 * u28.v[0];
-  acc2[1] += w3 * u28.v[1];
-  acc2[1] += w2 * u28.v[2];
-  acc2[2] += w2 * u28.v[1];
-  acc2[2] += w3 * u28.v[2];
-  acc2[2] += w2 * u28.v[3];
-  acc2[3] += w2 * u28.v[2];
-  acc2[3] += w3 * u28.v[3];
-  acc3[0] += w2 * u28.v[0];
-  acc3[0] += w1 * u28.v[1];
-  acc3[1] += w1 * u28.v[0];
-  acc3[1] += w2 * u28.v[1];
-  acc3[1] += w1 * u28.v[2];
-  acc3[2] += w1 * u28.v[1];
-  acc3[2] += w2 * u28.v[2];
-  acc3[2] += w1 * u28.v[3];
-  acc3[3] += w1 * u28.v[2];
-  acc3[3] += w2 * u28.v[3];
-  const value_type u29 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy];
-  acc1[3] += w1 * u29;
-  acc2[3] += w2 * u29;
-  acc3[3] += w1 * u29;
-  const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy];
-  acc2[0] += w1 * u30;
-  acc3[0] += w2 * u30;
-  const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy);
-  acc2[0] += w2 * u31.v[0];
-  acc2[0] += w1 * u31.v[1];
-  acc2[1] += w1 * u31.v[0];
-  acc2[1] += w2 * u31.v[1];
-  acc2[1] += w1 * u31.v[2];
-  acc2[2] += w1 * u31.v[1];
-  acc2[2] += w2 * u31.v[2];
-  acc2[2] += w1 * u31.v[3];
-  acc2[3] += w1 * u31.v[2];
-  acc2[3] += w2 * u31.v[3];
-  acc3[0] += w3 * u31.v[0];
-  acc3[0] += w2 * u31.v[1];
-  acc3[1] += w2 * u31.v[0];
-  acc3[1] += w3 * u31.v[1];
-  acc3[1] += w2 * u31.v[2];
-  acc3[2] += w2 * u31.v[1];
-  acc3[2] += w3 * u31.v[2];
-  acc3[2] += w2 * u31.v[3];
-  acc3[3] += w2 * u31.v[2];
-  acc3[3] += w3 * u31.v[3];
-  const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy];
-  acc2[3] += w1 * u32;
-  acc3[3] += w2 * u32;
-  const value_type u33 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy];
-  acc3[0] += w1 * u33;
-  const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy);
-  acc3[0] += w2 * u34.v[0];
-  acc3[0] += w1 * u34.v[1];
-  acc3[1] += w1 * u34.v[0];
-  acc3[1] += w2 * u34.v[1];
-  acc3[1] += w1 * u34.v[2];
-  acc3[2] += w1 * u34.v[1];
-  acc3[2] += w2 * u34.v[2];
-  acc3[2] += w1 * u34.v[3];
-  acc3[3] += w1 * u34.v[2];
-  acc3[3] += w2 * u34.v[3];
-  const value_type u35 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy];
-  acc3[3] += w1 * u35;
-  const value_type u36 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
-  acc0[0] += w0 * u36;
-  const vec_t u37 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-  acc0[0] += w1 * u37.v[0];
-  acc0[0] += w0 * u37.v[1];
-  acc0[1] += w0 * u37.v[0];
-  acc0[1] += w1 * u37.v[1];
-  acc0[1] += w0 * u37.v[2];
-  acc0[2] += w0 * u37.v[1];
-  acc0[2] += w1 * u37.v[2];
-  acc0[2] += w0 * u37.v[3];
-  acc0[3] += w0 * u37.v[2];
-  acc0[3] += w1 * u37.v[3];
-  const value_type u38 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
-  acc0[3] += w0 * u38;
-  const value_type u39 = in[site + stencil::clamp_below(-1, -x) + sz];
-  acc0[0] += w1 * u39;
-  acc1[0] += w0 * u39;
-  const vec_t u40 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w2 * u40.v[0];
-  acc0[0] += w1 * u40.v[1];
-  acc0[1] += w1 * u40.v[0];
-  acc0[1] += w2 * u40.v[1];
-  acc0[1] += w1 * u40.v[2];
-  acc0[2] += w1 * u40.v[1];
-  acc0[2] += w2 * u40.v[2];
-  acc0[2] += w1 * u40.v[3];
-  acc0[3] += w1 * u40.v[2];
-  acc0[3] += w2 * u40.v[3];
-  acc1[0] += w1 * u40.v[0];
-  acc1[0] += w0 * u40.v[1];
-  acc1[1] += w0 * u40.v[0];
-  acc1[1] += w1 * u40.v[1];
-  acc1[1] += w0 * u40.v[2];
-  acc1[2] += w0 * u40.v[1];
-  acc1[2] += w1 * u40.v[2];
-  acc1[2] += w0 * u40.v[3];
-  acc1[3] += w0 * u40.v[2];
-  acc1[3] += w1 * u40.v[3];
-  const value_type u41 = in[site + stencil::clamp_above(4, xroom) + sz];
-  acc0[3] += w1 * u41;
-  acc1[3] += w0 * u41;
-  const value_type u42 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
-  acc0[0] += w0 * u42;
-  acc1[0] += w1 * u42;
-  acc2[0] += w0 * u42;
-  const vec_t u43 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-  acc0[0] += w1 * u43.v[0];
-  acc0[0] += w0 * u43.v[1];
-  acc0[1] += w0 * u43.v[0];
-  acc0[1] += w1 * u43.v[1];
-  acc0[1] += w0 * u43.v[2];
-  acc0[2] += w0 * u43.v[1];
-  acc0[2] += w1 * u43.v[2];
-  acc0[2] += w0 * u43.v[3];
-  acc0[3] += w0 * u43.v[2];
-  acc0[3] += w1 * u43.v[3];
-  acc1[0] += w2 * u43.v[0];
-  acc1[0] += w1 * u43.v[1];
-  acc1[1] += w1 * u43.v[0];
-  acc1[1] += w2 * u43.v[1];
-  acc1[1] += w1 * u43.v[2];
-  acc1[2] += w1 * u43.v[1];
-  acc1[2] += w2 * u43.v[2];
-  acc1[2] += w1 * u43.v[3];
-  acc1[3] += w1 * u43.v[2];
-  acc1[3] += w2 * u43.v[3];
-  acc2[0] += w1 * u43.v[0];
-  acc2[0] += w0 * u43.v[1];
-  acc2[1] += w0 * u43.v[0];
-  acc2[1] += w1 * u43.v[1];
-  acc2[1] += w0 * u43.v[2];
-  acc2[2] += w0 * u43.v[1];
-  acc2[2] += w1 * u43.v[2];
-  acc2[2] += w0 * u43.v[3];
-  acc2[3] += w0 * u43.v[2];
-  acc2[3] += w1 * u43.v[3];
-  const value_type u44 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
-  acc0[3] += w0 * u44;
-  acc1[3] += w1 * u44;
-  acc2[3] += w0 * u44;
-  const value_type u45 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy + sz];
-  acc1[0] += w0 * u45;
-  acc2[0] += w1 * u45;
-  acc3[0] += w0 * u45;
-  const vec_t u46 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy + sz);
-  acc1[0] += w1 * u46.v[0];
-  acc1[0] += w0 * u46.v[1];
-  acc1[1] += w0 * u46.v[0];
-  acc1[1] += w1 * u46.v[1];
-  acc1[1] += w0 * u46.v[2];
-  acc1[2] += w0 * u46.v[1];
-  acc1[2] += w1 * u46.v[2];
-  acc1[2] += w0 * u46.v[3];
-  acc1[3] += w0 * u46.v[2];
-  acc1[3] += w1 * u46.v[3];
-  acc2[0] += w2 * u46.v[0];
-  acc2[0] += w1 * u46.v[1];
-  acc2[1] += w1 * u46.v[0];
-  acc2[1] += w2 * u46.v[1];
-  acc2[1] += w1 * u46.v[2];
-  acc2[2] += w1 * u46.v[1];
-  acc2[2] += w2 * u46.v[2];
-  acc2[2] += w1 * u46.v[3];
-  acc2[3] += w1 * u46.v[2];
-  acc2[3] += w2 * u46.v[3];
-  acc3[0] += w1 * u46.v[0];
-  acc3[0] += w0 * u46.v[1];
-  acc3[1] += w0 * u46.v[0];
-  acc3[1] += w1 * u46.v[1];
-  acc3[1] += w0 * u46.v[2];
-  acc3[2] += w0 * u46.v[1];
-  acc3[2] += w1 * u46.v[2];
-  acc3[2] += w0 * u46.v[3];
-  acc3[3] += w0 * u46.v[2];
-  acc3[3] += w1 * u46.v[3];
-  const value_type u47 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy + sz];
-  acc1[3] += w0 * u47;
-  acc2[3] += w1 * u47;
-  acc3[3] += w0 * u47;
-  const value_type u48 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy + sz];
-  acc2[0] += w0 * u48;
-  acc3[0] += w1 * u48;
-  const vec_t u49 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy + sz);
-  acc2[0] += w1 * u49.v[0];
-  acc2[0] += w0 * u49.v[1];
-  acc2[1] += w0 * u49.v[0];
-  acc2[1] += w1 * u49.v[1];
-  acc2[1] += w0 * u49.v[2];
-  acc2[2] += w0 * u49.v[1];
-  acc2[2] += w1 * u49.v[2];
-  acc2[2] += w0 * u49.v[3];
-  acc2[3] += w0 * u49.v[2];
-  acc2[3] += w1 * u49.v[3];
-  acc3[0] += w2 * u49.v[0];
-  acc3[0] += w1 * u49.v[1];
-  acc3[1] += w1 * u49.v[0];
-  acc3[1] += w2 * u49.v[1];
-  acc3[1] += w1 * u49.v[2];
-  acc3[2] += w1 * u49.v[1];
-  acc3[2] += w2 * u49.v[2];
-  acc3[2] += w1 * u49.v[3];
-  acc3[3] += w1 * u49.v[2];
-  acc3[3] += w2 * u49.v[3];
-  const value_type u50 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy + sz];
-  acc2[3] += w0 * u50;
-  acc3[3] += w1 * u50;
-  const value_type u51 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy + sz];
-  acc3[0] += w0 * u51;
-  const vec_t u52 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy + sz);
-  acc3[0] += w1 * u52.v[0];
-  acc3[0] += w0 * u52.v[1];
-  acc3[1] += w0 * u52.v[0];
-  acc3[1] += w1 * u52.v[1];
-  acc3[1] += w0 * u52.v[2];
-  acc3[2] += w0 * u52.v[1];
-  acc3[2] += w1 * u52.v[2];
-  acc3[2] += w0 * u52.v[3];
-  acc3[3] += w0 * u52.v[2];
-  acc3[3] += w1 * u52.v[3];
-  const value_type u53 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy + sz];
-  acc3[3] += w0 * u53;
-  // Store the tile's sites that lie inside the update region.
-  // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-  if (whole_group) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-  } else {
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
-        STENCIL_STORE(&out[site + l], acc0[l]);
-      }
-  }
-  if (y + 1 < ny - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
-    }
-  }
-  if (y + 2 < ny - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc2[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
-    }
-  }
-  if (y + 3 < ny - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc3[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
-    }
-  }
-}
-
-/// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread. Also
-/// sums in . out over the stored sites: one partial per block, for CG's p^T A
-/// p without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_march_auto_x4_dot_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+  value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+  // The chunk's end; acc0 .. acc2 hold outputs z .. z + 2.
+  const int z_end = z_first + planes < nz - 1 ? z_first + planes : nz - 1;
+  for (int z = z_first - 2; z < z_end; ++z) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along y inside the array, relative to this tile.
-    const int room = ny - 1 - y;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
-    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
-    const value_type w2 =
-        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
-    const value_type w3 =
-        static_cast<value_type>(4.266666666666667) * params.inv_h2;
-    // A row's sites move 4 at a time.
-    using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4], acc2[4], acc3[4];
-    // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
-    acc0[0] = w0 * u0;
-    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
+    // Plane z + 1: each value is loaded once and feeds every output of the ring that needs it.
+    const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
+    acc0[0] += w0 * u0;
+    acc1[0] += w1 * u0;
+    acc2[0] += w0 * u0;
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
     acc0[0] += w1 * u1.v[0];
     acc0[0] += w0 * u1.v[1];
-    acc0[1] = w0 * u1.v[0];
+    acc0[1] += w0 * u1.v[0];
     acc0[1] += w1 * u1.v[1];
     acc0[1] += w0 * u1.v[2];
-    acc0[2] = w0 * u1.v[1];
+    acc0[2] += w0 * u1.v[1];
     acc0[2] += w1 * u1.v[2];
     acc0[2] += w0 * u1.v[3];
-    acc0[3] = w0 * u1.v[2];
+    acc0[3] += w0 * u1.v[2];
     acc0[3] += w1 * u1.v[3];
-    const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
+    acc1[0] += w2 * u1.v[0];
+    acc1[0] += w1 * u1.v[1];
+    acc1[1] += w1 * u1.v[0];
+    acc1[1] += w2 * u1.v[1];
+    acc1[1] += w1 * u1.v[2];
+    acc1[2] += w1 * u1.v[1];
+    acc1[2] += w2 * u1.v[2];
+    acc1[2] += w1 * u1.v[3];
+    acc1[3] += w1 * u1.v[2];
+    acc1[3] += w2 * u1.v[3];
+    acc2[0] += w1 * u1.v[0];
+    acc2[0] += w0 * u1.v[1];
+    acc2[1] += w0 * u1.v[0];
+    acc2[1] += w1 * u1.v[1];
+    acc2[1] += w0 * u1.v[2];
+    acc2[2] += w0 * u1.v[1];
+    acc2[2] += w1 * u1.v[2];
+    acc2[2] += w0 * u1.v[3];
+    acc2[3] += w0 * u1.v[2];
+    acc2[3] += w1 * u1.v[3];
+    const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
     acc0[3] += w0 * u2;
-    const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
+    acc1[3] += w1 * u2;
+    acc2[3] += w0 * u2;
+    const value_type u3 = in[site + stencil::clamp_below(-1, -x) + sz];
     acc0[0] += w1 * u3;
-    acc1[0] = w0 * u3;
-    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc1[0] += w2 * u3;
+    acc2[0] += w1 * u3;
+    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site + sz);
     acc0[0] += w2 * u4.v[0];
     acc0[0] += w1 * u4.v[1];
     acc0[1] += w1 * u4.v[0];
@@ -1649,24 +1088,35 @@ stencil3d_27pt_march_auto_x4_dot_kernel(
     acc0[2] += w1 * u4.v[3];
     acc0[3] += w1 * u4.v[2];
     acc0[3] += w2 * u4.v[3];
-    acc1[0] += w1 * u4.v[0];
-    acc1[0] += w0 * u4.v[1];
-    acc1[1] = w0 * u4.v[0];
-    acc1[1] += w1 * u4.v[1];
-    acc1[1] += w0 * u4.v[2];
-    acc1[2] = w0 * u4.v[1];
-    acc1[2] += w1 * u4.v[2];
-    acc1[2] += w0 * u4.v[3];
-    acc1[3] = w0 * u4.v[2];
-    acc1[3] += w1 * u4.v[3];
-    const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
+    acc1[0] += w3 * u4.v[0];
+    acc1[0] += w2 * u4.v[1];
+    acc1[1] += w2 * u4.v[0];
+    acc1[1] += w3 * u4.v[1];
+    acc1[1] += w2 * u4.v[2];
+    acc1[2] += w2 * u4.v[1];
+    acc1[2] += w3 * u4.v[2];
+    acc1[2] += w2 * u4.v[3];
+    acc1[3] += w2 * u4.v[2];
+    acc1[3] += w3 * u4.v[3];
+    acc2[0] += w2 * u4.v[0];
+    acc2[0] += w1 * u4.v[1];
+    acc2[1] += w1 * u4.v[0];
+    acc2[1] += w2 * u4.v[1];
+    acc2[1] += w1 * u4.v[2];
+    acc2[2] += w1 * u4.v[1];
+    acc2[2] += w2 * u4.v[2];
+    acc2[2] += w1 * u4.v[3];
+    acc2[3] += w1 * u4.v[2];
+    acc2[3] += w2 * u4.v[3];
+    const value_type u5 = in[site + stencil::clamp_above(4, xroom) + sz];
     acc0[3] += w1 * u5;
-    acc1[3] += w0 * u5;
-    const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
+    acc1[3] += w2 * u5;
+    acc2[3] += w1 * u5;
+    const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
     acc0[0] += w0 * u6;
     acc1[0] += w1 * u6;
-    acc2[0] = w0 * u6;
-    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+    acc2[0] += w0 * u6;
+    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
     acc0[0] += w1 * u7.v[0];
     acc0[0] += w0 * u7.v[1];
     acc0[1] += w0 * u7.v[0];
@@ -1689,520 +1139,251 @@ stencil3d_27pt_march_auto_x4_dot_kernel(
     acc1[3] += w2 * u7.v[3];
     acc2[0] += w1 * u7.v[0];
     acc2[0] += w0 * u7.v[1];
-    acc2[1] = w0 * u7.v[0];
+    acc2[1] += w0 * u7.v[0];
     acc2[1] += w1 * u7.v[1];
     acc2[1] += w0 * u7.v[2];
-    acc2[2] = w0 * u7.v[1];
+    acc2[2] += w0 * u7.v[1];
     acc2[2] += w1 * u7.v[2];
     acc2[2] += w0 * u7.v[3];
-    acc2[3] = w0 * u7.v[2];
+    acc2[3] += w0 * u7.v[2];
     acc2[3] += w1 * u7.v[3];
-    const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
+    const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
     acc0[3] += w0 * u8;
     acc1[3] += w1 * u8;
     acc2[3] += w0 * u8;
-    const value_type u9 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy - sz];
-    acc1[0] += w0 * u9;
-    acc2[0] += w1 * u9;
-    acc3[0] = w0 * u9;
-    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy - sz);
-    acc1[0] += w1 * u10.v[0];
-    acc1[0] += w0 * u10.v[1];
-    acc1[1] += w0 * u10.v[0];
-    acc1[1] += w1 * u10.v[1];
-    acc1[1] += w0 * u10.v[2];
-    acc1[2] += w0 * u10.v[1];
-    acc1[2] += w1 * u10.v[2];
-    acc1[2] += w0 * u10.v[3];
-    acc1[3] += w0 * u10.v[2];
-    acc1[3] += w1 * u10.v[3];
-    acc2[0] += w2 * u10.v[0];
-    acc2[0] += w1 * u10.v[1];
-    acc2[1] += w1 * u10.v[0];
-    acc2[1] += w2 * u10.v[1];
-    acc2[1] += w1 * u10.v[2];
-    acc2[2] += w1 * u10.v[1];
-    acc2[2] += w2 * u10.v[2];
-    acc2[2] += w1 * u10.v[3];
-    acc2[3] += w1 * u10.v[2];
-    acc2[3] += w2 * u10.v[3];
-    acc3[0] += w1 * u10.v[0];
-    acc3[0] += w0 * u10.v[1];
-    acc3[1] = w0 * u10.v[0];
-    acc3[1] += w1 * u10.v[1];
-    acc3[1] += w0 * u10.v[2];
-    acc3[2] = w0 * u10.v[1];
-    acc3[2] += w1 * u10.v[2];
-    acc3[2] += w0 * u10.v[3];
-    acc3[3] = w0 * u10.v[2];
-    acc3[3] += w1 * u10.v[3];
-    const value_type u11 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy - sz];
-    acc1[3] += w0 * u11;
-    acc2[3] += w1 * u11;
-    acc3[3] += w0 * u11;
-    const value_type u12 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy - sz];
-    acc2[0] += w0 * u12;
-    acc3[0] += w1 * u12;
-    const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy - sz);
-    acc2[0] += w1 * u13.v[0];
-    acc2[0] += w0 * u13.v[1];
-    acc2[1] += w0 * u13.v[0];
-    acc2[1] += w1 * u13.v[1];
-    acc2[1] += w0 * u13.v[2];
-    acc2[2] += w0 * u13.v[1];
-    acc2[2] += w1 * u13.v[2];
-    acc2[2] += w0 * u13.v[3];
-    acc2[3] += w0 * u13.v[2];
-    acc2[3] += w1 * u13.v[3];
-    acc3[0] += w2 * u13.v[0];
-    acc3[0] += w1 * u13.v[1];
-    acc3[1] += w1 * u13.v[0];
-    acc3[1] += w2 * u13.v[1];
-    acc3[1] += w1 * u13.v[2];
-    acc3[2] += w1 * u13.v[1];
-    acc3[2] += w2 * u13.v[2];
-    acc3[2] += w1 * u13.v[3];
-    acc3[3] += w1 * u13.v[2];
-    acc3[3] += w2 * u13.v[3];
-    const value_type u14 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy - sz];
-    acc2[3] += w0 * u14;
-    acc3[3] += w1 * u14;
-    const value_type u15 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy - sz];
-    acc3[0] += w0 * u15;
-    const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy - sz);
-    acc3[0] += w1 * u16.v[0];
-    acc3[0] += w0 * u16.v[1];
-    acc3[1] += w0 * u16.v[0];
-    acc3[1] += w1 * u16.v[1];
-    acc3[1] += w0 * u16.v[2];
-    acc3[2] += w0 * u16.v[1];
-    acc3[2] += w1 * u16.v[2];
-    acc3[2] += w0 * u16.v[3];
-    acc3[3] += w0 * u16.v[2];
-    acc3[3] += w1 * u16.v[3];
-    const value_type u17 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy - sz];
-    acc3[3] += w0 * u17;
-    const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy];
-    acc0[0] += w1 * u18;
-    const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy);
-    acc0[0] += w2 * u19.v[0];
-    acc0[0] += w1 * u19.v[1];
-    acc0[1] += w1 * u19.v[0];
-    acc0[1] += w2 * u19.v[1];
-    acc0[1] += w1 * u19.v[2];
-    acc0[2] += w1 * u19.v[1];
-    acc0[2] += w2 * u19.v[2];
-    acc0[2] += w1 * u19.v[3];
-    acc0[3] += w1 * u19.v[2];
-    acc0[3] += w2 * u19.v[3];
-    const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy];
-    acc0[3] += w1 * u20;
-    const value_type u21 = in[site + stencil::clamp_below(-1, -x)];
-    acc0[0] += w2 * u21;
-    acc1[0] += w1 * u21;
-    const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site);
-    acc0[0] += w3 * u22.v[0];
-    acc0[0] += w2 * u22.v[1];
-    acc0[1] += w2 * u22.v[0];
-    acc0[1] += w3 * u22.v[1];
-    acc0[1] += w2 * u22.v[2];
-    acc0[2] += w2 * u22.v[1];
-    acc0[2] += w3 * u22.v[2];
-    acc0[2] += w2 * u22.v[3];
-    acc0[3] += w2 * u22.v[2];
-    acc0[3] += w3 * u22.v[3];
-    acc1[0] += w2 * u22.v[0];
-    acc1[0] += w1 * u22.v[1];
-    acc1[1] += w1 * u22.v[0];
-    acc1[1] += w2 * u22.v[1];
-    acc1[1] += w1 * u22.v[2];
-    acc1[2] += w1 * u22.v[1];
-    acc1[2] += w2 * u22.v[2];
-    acc1[2] += w1 * u22.v[3];
-    acc1[3] += w1 * u22.v[2];
-    acc1[3] += w2 * u22.v[3];
-    const value_type u23 = in[site + stencil::clamp_above(4, xroom)];
-    acc0[3] += w2 * u23;
-    acc1[3] += w1 * u23;
-    const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy];
-    acc0[0] += w1 * u24;
-    acc1[0] += w2 * u24;
-    acc2[0] += w1 * u24;
-    const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy);
-    acc0[0] += w2 * u25.v[0];
-    acc0[0] += w1 * u25.v[1];
-    acc0[1] += w1 * u25.v[0];
-    acc0[1] += w2 * u25.v[1];
-    acc0[1] += w1 * u25.v[2];
-    acc0[2] += w1 * u25.v[1];
-    acc0[2] += w2 * u25.v[2];
-    acc0[2] += w1 * u25.v[3];
-    acc0[3] += w1 * u25.v[2];
-    acc0[3] += w2 * u25.v[3];
-    acc1[0] += w3 * u25.v[0];
-    acc1[0] += w2 * u25.v[1];
-    acc1[1] += w2 * u25.v[0];
-    acc1[1] += w3 * u25.v[1];
-    acc1[1] += w2 * u25.v[2];
-    acc1[2] += w2 * u25.v[1];
-    acc1[2] += w3 * u25.v[2];
-    acc1[2] += w2 * u25.v[3];
-    acc1[3] += w2 * u25.v[2];
-    acc1[3] += w3 * u25.v[3];
-    acc2[0] += w2 * u25.v[0];
-    acc2[0] += w1 * u25.v[1];
-    acc2[1] += w1 * u25.v[0];
-    acc2[1] += w2 * u25.v[1];
-    acc2[1] += w1 * u25.v[2];
-    acc2[2] += w1 * u25.v[1];
-    acc2[2] += w2 * u25.v[2];
-    acc2[2] += w1 * u25.v[3];
-    acc2[3] += w1 * u25.v[2];
-    acc2[3] += w2 * u25.v[3];
-    const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy];
-    acc0[3] += w1 * u26;
-    acc1[3] += w2 * u26;
-    acc2[3] += w1 * u26;
-    const value_type u27 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy];
-    acc1[0] += w1 * u27;
-    acc2[0] += w2 * u27;
-    acc3[0] += w1 * u27;
-    const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
-    acc1[0] += w2 * u28.v[0];
-    acc1[0] += w1 * u28.v[1];
-    acc1[1] += w1 * u28.v[0];
-    acc1[1] += w2 * u28.v[1];
-    acc1[1] += w1 * u28.v[2];
-    acc1[2] += w1 * u28.v[1];
-    acc1[2] += w2 * u28.v[2];
-    acc1[2] += w1 * u28.v[3];
-    acc1[3] += w1 * u28.v[2];
-    acc1[3] += w2 * u28.v[3];
-    acc2[0] += w3 * u28.v[0];
-    acc2[0] += w2 * u28.v[1];
-    acc2[1] += w2 * u28.v[0];
-    acc2[1] += w3 * u28.v[1];
-    acc2[1] += w2 * u28.v[2];
-    acc2[2] += w2 * u28.v[1];
-    acc2[2] += w3 * u28.v[2];
-    acc2[2] += w2 * u28.v[3];
-    acc2[3] += w2 * u28.v[2];
-    acc2[3] += w3 * u28.v[3];
-    acc3[0] += w2 * u28.v[0];
-    acc3[0] += w1 * u28.v[1];
-    acc3[1] += w1 * u28.v[0];
-    acc3[1] += w2 * u28.v[1];
-    acc3[1] += w1 * u28.v[2];
-    acc3[2] += w1 * u28.v[1];
-    acc3[2] += w2 * u28.v[2];
-    acc3[2] += w1 * u28.v[3];
-    acc3[3] += w1 * u28.v[2];
-    acc3[3] += w2 * u28.v[3];
-    const value_type u29 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy];
-    acc1[3] += w1 * u29;
-    acc2[3] += w2 * u29;
-    acc3[3] += w1 * u29;
-    const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy];
-    acc2[0] += w1 * u30;
-    acc3[0] += w2 * u30;
-    const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy);
-    acc2[0] += w2 * u31.v[0];
-    acc2[0] += w1 * u31.v[1];
-    acc2[1] += w1 * u31.v[0];
-    acc2[1] += w2 * u31.v[1];
-    acc2[1] += w1 * u31.v[2];
-    acc2[2] += w1 * u31.v[1];
-    acc2[2] += w2 * u31.v[2];
-    acc2[2] += w1 * u31.v[3];
-    acc2[3] += w1 * u31.v[2];
-    acc2[3] += w2 * u31.v[3];
-    acc3[0] += w3 * u31.v[0];
-    acc3[0] += w2 * u31.v[1];
-    acc3[1] += w2 * u31.v[0];
-    acc3[1] += w3 * u31.v[1];
-    acc3[1] += w2 * u31.v[2];
-    acc3[2] += w2 * u31.v[1];
-    acc3[2] += w3 * u31.v[2];
-    acc3[2] += w2 * u31.v[3];
-    acc3[3] += w2 * u31.v[2];
-    acc3[3] += w3 * u31.v[3];
-    const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy];
-    acc2[3] += w1 * u32;
-    acc3[3] += w2 * u32;
-    const value_type u33 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy];
-    acc3[0] += w1 * u33;
-    const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy);
-    acc3[0] += w2 * u34.v[0];
-    acc3[0] += w1 * u34.v[1];
-    acc3[1] += w1 * u34.v[0];
-    acc3[1] += w2 * u34.v[1];
-    acc3[1] += w1 * u34.v[2];
-    acc3[2] += w1 * u34.v[1];
-    acc3[2] += w2 * u34.v[2];
-    acc3[2] += w1 * u34.v[3];
-    acc3[3] += w1 * u34.v[2];
-    acc3[3] += w2 * u34.v[3];
-    const value_type u35 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy];
-    acc3[3] += w1 * u35;
-    const value_type u36 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
-    acc0[0] += w0 * u36;
-    const vec_t u37 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-    acc0[0] += w1 * u37.v[0];
-    acc0[0] += w0 * u37.v[1];
-    acc0[1] += w0 * u37.v[0];
-    acc0[1] += w1 * u37.v[1];
-    acc0[1] += w0 * u37.v[2];
-    acc0[2] += w0 * u37.v[1];
-    acc0[2] += w1 * u37.v[2];
-    acc0[2] += w0 * u37.v[3];
-    acc0[3] += w0 * u37.v[2];
-    acc0[3] += w1 * u37.v[3];
-    const value_type u38 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
-    acc0[3] += w0 * u38;
-    const value_type u39 = in[site + stencil::clamp_below(-1, -x) + sz];
-    acc0[0] += w1 * u39;
-    acc1[0] += w0 * u39;
-    const vec_t u40 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w2 * u40.v[0];
-    acc0[0] += w1 * u40.v[1];
-    acc0[1] += w1 * u40.v[0];
-    acc0[1] += w2 * u40.v[1];
-    acc0[1] += w1 * u40.v[2];
-    acc0[2] += w1 * u40.v[1];
-    acc0[2] += w2 * u40.v[2];
-    acc0[2] += w1 * u40.v[3];
-    acc0[3] += w1 * u40.v[2];
-    acc0[3] += w2 * u40.v[3];
-    acc1[0] += w1 * u40.v[0];
-    acc1[0] += w0 * u40.v[1];
-    acc1[1] += w0 * u40.v[0];
-    acc1[1] += w1 * u40.v[1];
-    acc1[1] += w0 * u40.v[2];
-    acc1[2] += w0 * u40.v[1];
-    acc1[2] += w1 * u40.v[2];
-    acc1[2] += w0 * u40.v[3];
-    acc1[3] += w0 * u40.v[2];
-    acc1[3] += w1 * u40.v[3];
-    const value_type u41 = in[site + stencil::clamp_above(4, xroom) + sz];
-    acc0[3] += w1 * u41;
-    acc1[3] += w0 * u41;
-    const value_type u42 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
-    acc0[0] += w0 * u42;
-    acc1[0] += w1 * u42;
-    acc2[0] += w0 * u42;
-    const vec_t u43 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-    acc0[0] += w1 * u43.v[0];
-    acc0[0] += w0 * u43.v[1];
-    acc0[1] += w0 * u43.v[0];
-    acc0[1] += w1 * u43.v[1];
-    acc0[1] += w0 * u43.v[2];
-    acc0[2] += w0 * u43.v[1];
-    acc0[2] += w1 * u43.v[2];
-    acc0[2] += w0 * u43.v[3];
-    acc0[3] += w0 * u43.v[2];
-    acc0[3] += w1 * u43.v[3];
-    acc1[0] += w2 * u43.v[0];
-    acc1[0] += w1 * u43.v[1];
-    acc1[1] += w1 * u43.v[0];
-    acc1[1] += w2 * u43.v[1];
-    acc1[1] += w1 * u43.v[2];
-    acc1[2] += w1 * u43.v[1];
-    acc1[2] += w2 * u43.v[2];
-    acc1[2] += w1 * u43.v[3];
-    acc1[3] += w1 * u43.v[2];
-    acc1[3] += w2 * u43.v[3];
-    acc2[0] += w1 * u43.v[0];
-    acc2[0] += w0 * u43.v[1];
-    acc2[1] += w0 * u43.v[0];
-    acc2[1] += w1 * u43.v[1];
-    acc2[1] += w0 * u43.v[2];
-    acc2[2] += w0 * u43.v[1];
-    acc2[2] += w1 * u43.v[2];
-    acc2[2] += w0 * u43.v[3];
-    acc2[3] += w0 * u43.v[2];
-    acc2[3] += w1 * u43.v[3];
-    const value_type u44 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
-    acc0[3] += w0 * u44;
-    acc1[3] += w1 * u44;
-    acc2[3] += w0 * u44;
-    const value_type u45 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy + sz];
-    acc1[0] += w0 * u45;
-    acc2[0] += w1 * u45;
-    acc3[0] += w0 * u45;
-    const vec_t u46 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy + sz);
-    acc1[0] += w1 * u46.v[0];
-    acc1[0] += w0 * u46.v[1];
-    acc1[1] += w0 * u46.v[0];
-    acc1[1] += w1 * u46.v[1];
-    acc1[1] += w0 * u46.v[2];
-    acc1[2] += w0 * u46.v[1];
-    acc1[2] += w1 * u46.v[2];
-    acc1[2] += w0 * u46.v[3];
-    acc1[3] += w0 * u46.v[2];
-    acc1[3] += w1 * u46.v[3];
-    acc2[0] += w2 * u46.v[0];
-    acc2[0] += w1 * u46.v[1];
-    acc2[1] += w1 * u46.v[0];
-    acc2[1] += w2 * u46.v[1];
-    acc2[1] += w1 * u46.v[2];
-    acc2[2] += w1 * u46.v[1];
-    acc2[2] += w2 * u46.v[2];
-    acc2[2] += w1 * u46.v[3];
-    acc2[3] += w1 * u46.v[2];
-    acc2[3] += w2 * u46.v[3];
-    acc3[0] += w1 * u46.v[0];
-    acc3[0] += w0 * u46.v[1];
-    acc3[1] += w0 * u46.v[0];
-    acc3[1] += w1 * u46.v[1];
-    acc3[1] += w0 * u46.v[2];
-    acc3[2] += w0 * u46.v[1];
-    acc3[2] += w1 * u46.v[2];
-    acc3[2] += w0 * u46.v[3];
-    acc3[3] += w0 * u46.v[2];
-    acc3[3] += w1 * u46.v[3];
-    const value_type u47 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy + sz];
-    acc1[3] += w0 * u47;
-    acc2[3] += w1 * u47;
-    acc3[3] += w0 * u47;
-    const value_type u48 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy + sz];
-    acc2[0] += w0 * u48;
-    acc3[0] += w1 * u48;
-    const vec_t u49 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy + sz);
-    acc2[0] += w1 * u49.v[0];
-    acc2[0] += w0 * u49.v[1];
-    acc2[1] += w0 * u49.v[0];
-    acc2[1] += w1 * u49.v[1];
-    acc2[1] += w0 * u49.v[2];
-    acc2[2] += w0 * u49.v[1];
-    acc2[2] += w1 * u49.v[2];
-    acc2[2] += w0 * u49.v[3];
-    acc2[3] += w0 * u49.v[2];
-    acc2[3] += w1 * u49.v[3];
-    acc3[0] += w2 * u49.v[0];
-    acc3[0] += w1 * u49.v[1];
-    acc3[1] += w1 * u49.v[0];
-    acc3[1] += w2 * u49.v[1];
-    acc3[1] += w1 * u49.v[2];
-    acc3[2] += w1 * u49.v[1];
-    acc3[2] += w2 * u49.v[2];
-    acc3[2] += w1 * u49.v[3];
-    acc3[3] += w1 * u49.v[2];
-    acc3[3] += w2 * u49.v[3];
-    const value_type u50 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy + sz];
-    acc2[3] += w0 * u50;
-    acc3[3] += w1 * u50;
-    const value_type u51 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy + sz];
-    acc3[0] += w0 * u51;
-    const vec_t u52 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy + sz);
-    acc3[0] += w1 * u52.v[0];
-    acc3[0] += w0 * u52.v[1];
-    acc3[1] += w0 * u52.v[0];
-    acc3[1] += w1 * u52.v[1];
-    acc3[1] += w0 * u52.v[2];
-    acc3[2] += w0 * u52.v[1];
-    acc3[2] += w1 * u52.v[2];
-    acc3[2] += w0 * u52.v[3];
-    acc3[3] += w0 * u52.v[2];
-    acc3[3] += w1 * u52.v[3];
-    const value_type u53 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy + sz];
-    acc3[3] += w0 * u53;
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // The input at the group, read before any store for both branches.
-    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+    if (z >= z_first) {
+      // Store the tile's sites that lie inside the update region.
+      // Groups that lie wholly inside the update region store with one access.
+      const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + l], acc0[l]);
+          }
+      }
+    }
+    // Output z is stored: the ring moves down by one.
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[l] = acc1[l];
+      acc1[l] = acc2[l];
+      acc2[l] = value_type(0);
+    }
+  }
+}
+
+/// 3-D dirichlet 27-point stencil marching along z; per plane 9 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_march_auto_x4_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int planes,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's column; it walks along z through its block's chunk of
+  // `planes` sites, each with the 4 sites of an aligned group along x (halo
+  // sites among them are not stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z_first = 1 + static_cast<int>(blockIdx.z) * planes;
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z_first >= nz - 1)) {
+    // Tap weights.
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+    // The chunk's end; acc0 .. acc2 hold outputs z .. z + 2.
+    const int z_end = z_first + planes < nz - 1 ? z_first + planes : nz - 1;
+    for (int z = z_first - 2; z < z_end; ++z) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t site = x + y * sy + z * sz;
+      // Farthest site along x inside the array, relative to this group.
+      const int xroom = nx - 1 - x;
+      // Plane z + 1: each value is loaded once and feeds every output of the ring that needs it.
+      const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
+      acc0[0] += w0 * u0;
+      acc1[0] += w1 * u0;
+      acc2[0] += w0 * u0;
+      const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+      acc0[0] += w1 * u1.v[0];
+      acc0[0] += w0 * u1.v[1];
+      acc0[1] += w0 * u1.v[0];
+      acc0[1] += w1 * u1.v[1];
+      acc0[1] += w0 * u1.v[2];
+      acc0[2] += w0 * u1.v[1];
+      acc0[2] += w1 * u1.v[2];
+      acc0[2] += w0 * u1.v[3];
+      acc0[3] += w0 * u1.v[2];
+      acc0[3] += w1 * u1.v[3];
+      acc1[0] += w2 * u1.v[0];
+      acc1[0] += w1 * u1.v[1];
+      acc1[1] += w1 * u1.v[0];
+      acc1[1] += w2 * u1.v[1];
+      acc1[1] += w1 * u1.v[2];
+      acc1[2] += w1 * u1.v[1];
+      acc1[2] += w2 * u1.v[2];
+      acc1[2] += w1 * u1.v[3];
+      acc1[3] += w1 * u1.v[2];
+      acc1[3] += w2 * u1.v[3];
+      acc2[0] += w1 * u1.v[0];
+      acc2[0] += w0 * u1.v[1];
+      acc2[1] += w0 * u1.v[0];
+      acc2[1] += w1 * u1.v[1];
+      acc2[1] += w0 * u1.v[2];
+      acc2[2] += w0 * u1.v[1];
+      acc2[2] += w1 * u1.v[2];
+      acc2[2] += w0 * u1.v[3];
+      acc2[3] += w0 * u1.v[2];
+      acc2[3] += w1 * u1.v[3];
+      const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
+      acc0[3] += w0 * u2;
+      acc1[3] += w1 * u2;
+      acc2[3] += w0 * u2;
+      const value_type u3 = in[site + stencil::clamp_below(-1, -x) + sz];
+      acc0[0] += w1 * u3;
+      acc1[0] += w2 * u3;
+      acc2[0] += w1 * u3;
+      const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site + sz);
+      acc0[0] += w2 * u4.v[0];
+      acc0[0] += w1 * u4.v[1];
+      acc0[1] += w1 * u4.v[0];
+      acc0[1] += w2 * u4.v[1];
+      acc0[1] += w1 * u4.v[2];
+      acc0[2] += w1 * u4.v[1];
+      acc0[2] += w2 * u4.v[2];
+      acc0[2] += w1 * u4.v[3];
+      acc0[3] += w1 * u4.v[2];
+      acc0[3] += w2 * u4.v[3];
+      acc1[0] += w3 * u4.v[0];
+      acc1[0] += w2 * u4.v[1];
+      acc1[1] += w2 * u4.v[0];
+      acc1[1] += w3 * u4.v[1];
+      acc1[1] += w2 * u4.v[2];
+      acc1[2] += w2 * u4.v[1];
+      acc1[2] += w3 * u4.v[2];
+      acc1[2] += w2 * u4.v[3];
+      acc1[3] += w2 * u4.v[2];
+      acc1[3] += w3 * u4.v[3];
+      acc2[0] += w2 * u4.v[0];
+      acc2[0] += w1 * u4.v[1];
+      acc2[1] += w1 * u4.v[0];
+      acc2[1] += w2 * u4.v[1];
+      acc2[1] += w1 * u4.v[2];
+      acc2[2] += w1 * u4.v[1];
+      acc2[2] += w2 * u4.v[2];
+      acc2[2] += w1 * u4.v[3];
+      acc2[3] += w1 * u4.v[2];
+      acc2[3] += w2 * u4.v[3];
+      const value_type u5 = in[site + stencil::clamp_above(4, xroom) + sz];
+      acc0[3] += w1 * u5;
+      acc1[3] += w2 * u5;
+      acc2[3] += w1 * u5;
+      const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
+      acc0[0] += w0 * u6;
+      acc1[0] += w1 * u6;
+      acc2[0] += w0 * u6;
+      const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+      acc0[0] += w1 * u7.v[0];
+      acc0[0] += w0 * u7.v[1];
+      acc0[1] += w0 * u7.v[0];
+      acc0[1] += w1 * u7.v[1];
+      acc0[1] += w0 * u7.v[2];
+      acc0[2] += w0 * u7.v[1];
+      acc0[2] += w1 * u7.v[2];
+      acc0[2] += w0 * u7.v[3];
+      acc0[3] += w0 * u7.v[2];
+      acc0[3] += w1 * u7.v[3];
+      acc1[0] += w2 * u7.v[0];
+      acc1[0] += w1 * u7.v[1];
+      acc1[1] += w1 * u7.v[0];
+      acc1[1] += w2 * u7.v[1];
+      acc1[1] += w1 * u7.v[2];
+      acc1[2] += w1 * u7.v[1];
+      acc1[2] += w2 * u7.v[2];
+      acc1[2] += w1 * u7.v[3];
+      acc1[3] += w1 * u7.v[2];
+      acc1[3] += w2 * u7.v[3];
+      acc2[0] += w1 * u7.v[0];
+      acc2[0] += w0 * u7.v[1];
+      acc2[1] += w0 * u7.v[0];
+      acc2[1] += w1 * u7.v[1];
+      acc2[1] += w0 * u7.v[2];
+      acc2[2] += w0 * u7.v[1];
+      acc2[2] += w1 * u7.v[2];
+      acc2[2] += w0 * u7.v[3];
+      acc2[3] += w0 * u7.v[2];
+      acc2[3] += w1 * u7.v[3];
+      const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
+      acc0[3] += w0 * u8;
+      acc1[3] += w1 * u8;
+      acc2[3] += w0 * u8;
+      if (z >= z_first) {
+        // Store the tile's sites that lie inside the update region.
+        // Groups that lie wholly inside the update region store with one access.
+        const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+        // The input at the group, read before any store for both branches.
+        const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            r.v[l] = acc0[l];
+          STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            if (x + l >= 1 && x + l < nx - 1) {
+              STENCIL_STORE(&out[site + l], acc0[l]);
+              dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            }
         }
-    }
-    if (y + 1 < ny - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sy);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
       }
-    }
-    if (y + 2 < ny - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c2 = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
-          }
-      }
-    }
-    if (y + 3 < ny - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c3 = *reinterpret_cast<const vec_t *>(in + site + 3 * sy);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
-          }
+      // Output z is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
       }
     }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread. Also
-/// sums in . out over the stored sites: one partial per block, for CG's p^T A
-/// p without a second pass over the fields. Each of those loads reads `in`
-/// and `direction` as p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written) and, given a solution, adds the
-/// last step's alpha direction to it, and the sum is p' . out: the
-/// direction's own pass and x's update folded into the stencil.
+/// 3-D dirichlet 27-point stencil marching along z; per plane 9 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields. Each of those loads reads `in` and `direction` as p' = in +
+/// beta direction (CG's next direction from the residual `in` and the last
+/// one), each store also writes p' to next_direction (whose halo is not
+/// written) and, given a solution, adds the last step's alpha direction to
+/// it, and the sum is p' . out: the direction's own pass and x's update
+/// folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_march_auto_x4_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -2215,28 +1396,22 @@ stencil3d_27pt_march_auto_x4_fold_dot_kernel(
     const int nx,
     const int ny,
     const int nz,
+    const int planes,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
+  // This thread's column; it walks along z through its block's chunk of
+  // `planes` sites, each with the 4 sites of an aligned group along x (halo
+  // sites among them are not stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 64u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z_first = 1 + static_cast<int>(blockIdx.z) * planes;
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
   // The last step's alpha, for its x += alpha p (no x: none).
   const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along y inside the array, relative to this tile.
-    const int room = ny - 1 - y;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+  if (!(x >= nx - 1 || y >= ny - 1 || z_first >= nz - 1)) {
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -2247,693 +1422,186 @@ stencil3d_27pt_march_auto_x4_fold_dot_kernel(
         static_cast<value_type>(4.266666666666667) * params.inv_h2;
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4], acc2[4], acc3[4];
-    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
-    const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy - sz;
-    const value_type u0 = in[at0] + beta * direction[at0];
-    acc0[0] = w0 * u0;
-    const stencil::index_t at1 = site - sy - sz;
-    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
-        reinterpret_cast<const vec_t *>(direction + at1), beta);
-    acc0[0] += w1 * u1.v[0];
-    acc0[0] += w0 * u1.v[1];
-    acc0[1] = w0 * u1.v[0];
-    acc0[1] += w1 * u1.v[1];
-    acc0[1] += w0 * u1.v[2];
-    acc0[2] = w0 * u1.v[1];
-    acc0[2] += w1 * u1.v[2];
-    acc0[2] += w0 * u1.v[3];
-    acc0[3] = w0 * u1.v[2];
-    acc0[3] += w1 * u1.v[3];
-    const stencil::index_t at2 = site + stencil::clamp_above(4, xroom) - sy - sz;
-    const value_type u2 = in[at2] + beta * direction[at2];
-    acc0[3] += w0 * u2;
-    const stencil::index_t at3 = site + stencil::clamp_below(-1, -x) - sz;
-    const value_type u3 = in[at3] + beta * direction[at3];
-    acc0[0] += w1 * u3;
-    acc1[0] = w0 * u3;
-    const stencil::index_t at4 = site - sz;
-    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
-        reinterpret_cast<const vec_t *>(direction + at4), beta);
-    acc0[0] += w2 * u4.v[0];
-    acc0[0] += w1 * u4.v[1];
-    acc0[1] += w1 * u4.v[0];
-    acc0[1] += w2 * u4.v[1];
-    acc0[1] += w1 * u4.v[2];
-    acc0[2] += w1 * u4.v[1];
-    acc0[2] += w2 * u4.v[2];
-    acc0[2] += w1 * u4.v[3];
-    acc0[3] += w1 * u4.v[2];
-    acc0[3] += w2 * u4.v[3];
-    acc1[0] += w1 * u4.v[0];
-    acc1[0] += w0 * u4.v[1];
-    acc1[1] = w0 * u4.v[0];
-    acc1[1] += w1 * u4.v[1];
-    acc1[1] += w0 * u4.v[2];
-    acc1[2] = w0 * u4.v[1];
-    acc1[2] += w1 * u4.v[2];
-    acc1[2] += w0 * u4.v[3];
-    acc1[3] = w0 * u4.v[2];
-    acc1[3] += w1 * u4.v[3];
-    const stencil::index_t at5 = site + stencil::clamp_above(4, xroom) - sz;
-    const value_type u5 = in[at5] + beta * direction[at5];
-    acc0[3] += w1 * u5;
-    acc1[3] += w0 * u5;
-    const stencil::index_t at6 = site + stencil::clamp_below(-1, -x) + sy - sz;
-    const value_type u6 = in[at6] + beta * direction[at6];
-    acc0[0] += w0 * u6;
-    acc1[0] += w1 * u6;
-    acc2[0] = w0 * u6;
-    const stencil::index_t at7 = site + sy - sz;
-    const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
-        reinterpret_cast<const vec_t *>(direction + at7), beta);
-    acc0[0] += w1 * u7.v[0];
-    acc0[0] += w0 * u7.v[1];
-    acc0[1] += w0 * u7.v[0];
-    acc0[1] += w1 * u7.v[1];
-    acc0[1] += w0 * u7.v[2];
-    acc0[2] += w0 * u7.v[1];
-    acc0[2] += w1 * u7.v[2];
-    acc0[2] += w0 * u7.v[3];
-    acc0[3] += w0 * u7.v[2];
-    acc0[3] += w1 * u7.v[3];
-    acc1[0] += w2 * u7.v[0];
-    acc1[0] += w1 * u7.v[1];
-    acc1[1] += w1 * u7.v[0];
-    acc1[1] += w2 * u7.v[1];
-    acc1[1] += w1 * u7.v[2];
-    acc1[2] += w1 * u7.v[1];
-    acc1[2] += w2 * u7.v[2];
-    acc1[2] += w1 * u7.v[3];
-    acc1[3] += w1 * u7.v[2];
-    acc1[3] += w2 * u7.v[3];
-    acc2[0] += w1 * u7.v[0];
-    acc2[0] += w0 * u7.v[1];
-    acc2[1] = w0 * u7.v[0];
-    acc2[1] += w1 * u7.v[1];
-    acc2[1] += w0 * u7.v[2];
-    acc2[2] = w0 * u7.v[1];
-    acc2[2] += w1 * u7.v[2];
-    acc2[2] += w0 * u7.v[3];
-    acc2[3] = w0 * u7.v[2];
-    acc2[3] += w1 * u7.v[3];
-    const stencil::index_t at8 = site + stencil::clamp_above(4, xroom) + sy - sz;
-    const value_type u8 = in[at8] + beta * direction[at8];
-    acc0[3] += w0 * u8;
-    acc1[3] += w1 * u8;
-    acc2[3] += w0 * u8;
-    const stencil::index_t at9 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy - sz;
-    const value_type u9 = in[at9] + beta * direction[at9];
-    acc1[0] += w0 * u9;
-    acc2[0] += w1 * u9;
-    acc3[0] = w0 * u9;
-    const stencil::index_t at10 = site + stencil::clamp_above(2, room) * sy - sz;
-    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
-        reinterpret_cast<const vec_t *>(direction + at10), beta);
-    acc1[0] += w1 * u10.v[0];
-    acc1[0] += w0 * u10.v[1];
-    acc1[1] += w0 * u10.v[0];
-    acc1[1] += w1 * u10.v[1];
-    acc1[1] += w0 * u10.v[2];
-    acc1[2] += w0 * u10.v[1];
-    acc1[2] += w1 * u10.v[2];
-    acc1[2] += w0 * u10.v[3];
-    acc1[3] += w0 * u10.v[2];
-    acc1[3] += w1 * u10.v[3];
-    acc2[0] += w2 * u10.v[0];
-    acc2[0] += w1 * u10.v[1];
-    acc2[1] += w1 * u10.v[0];
-    acc2[1] += w2 * u10.v[1];
-    acc2[1] += w1 * u10.v[2];
-    acc2[2] += w1 * u10.v[1];
-    acc2[2] += w2 * u10.v[2];
-    acc2[2] += w1 * u10.v[3];
-    acc2[3] += w1 * u10.v[2];
-    acc2[3] += w2 * u10.v[3];
-    acc3[0] += w1 * u10.v[0];
-    acc3[0] += w0 * u10.v[1];
-    acc3[1] = w0 * u10.v[0];
-    acc3[1] += w1 * u10.v[1];
-    acc3[1] += w0 * u10.v[2];
-    acc3[2] = w0 * u10.v[1];
-    acc3[2] += w1 * u10.v[2];
-    acc3[2] += w0 * u10.v[3];
-    acc3[3] = w0 * u10.v[2];
-    acc3[3] += w1 * u10.v[3];
-    const stencil::index_t at11 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy - sz;
-    const value_type u11 = in[at11] + beta * direction[at11];
-    acc1[3] += w0 * u11;
-    acc2[3] += w1 * u11;
-    acc3[3] += w0 * u11;
-    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy - sz;
-    const value_type u12 = in[at12] + beta * direction[at12];
-    acc2[0] += w0 * u12;
-    acc3[0] += w1 * u12;
-    const stencil::index_t at13 = site + stencil::clamp_above(3, room) * sy - sz;
-    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
-        reinterpret_cast<const vec_t *>(direction + at13), beta);
-    acc2[0] += w1 * u13.v[0];
-    acc2[0] += w0 * u13.v[1];
-    acc2[1] += w0 * u13.v[0];
-    acc2[1] += w1 * u13.v[1];
-    acc2[1] += w0 * u13.v[2];
-    acc2[2] += w0 * u13.v[1];
-    acc2[2] += w1 * u13.v[2];
-    acc2[2] += w0 * u13.v[3];
-    acc2[3] += w0 * u13.v[2];
-    acc2[3] += w1 * u13.v[3];
-    acc3[0] += w2 * u13.v[0];
-    acc3[0] += w1 * u13.v[1];
-    acc3[1] += w1 * u13.v[0];
-    acc3[1] += w2 * u13.v[1];
-    acc3[1] += w1 * u13.v[2];
-    acc3[2] += w1 * u13.v[1];
-    acc3[2] += w2 * u13.v[2];
-    acc3[2] += w1 * u13.v[3];
-    acc3[3] += w1 * u13.v[2];
-    acc3[3] += w2 * u13.v[3];
-    const stencil::index_t at14 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy - sz;
-    const value_type u14 = in[at14] + beta * direction[at14];
-    acc2[3] += w0 * u14;
-    acc3[3] += w1 * u14;
-    const stencil::index_t at15 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy - sz;
-    const value_type u15 = in[at15] + beta * direction[at15];
-    acc3[0] += w0 * u15;
-    const stencil::index_t at16 = site + stencil::clamp_above(4, room) * sy - sz;
-    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at16),
-        reinterpret_cast<const vec_t *>(direction + at16), beta);
-    acc3[0] += w1 * u16.v[0];
-    acc3[0] += w0 * u16.v[1];
-    acc3[1] += w0 * u16.v[0];
-    acc3[1] += w1 * u16.v[1];
-    acc3[1] += w0 * u16.v[2];
-    acc3[2] += w0 * u16.v[1];
-    acc3[2] += w1 * u16.v[2];
-    acc3[2] += w0 * u16.v[3];
-    acc3[3] += w0 * u16.v[2];
-    acc3[3] += w1 * u16.v[3];
-    const stencil::index_t at17 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy - sz;
-    const value_type u17 = in[at17] + beta * direction[at17];
-    acc3[3] += w0 * u17;
-    const stencil::index_t at18 = site + stencil::clamp_below(-1, -x) - sy;
-    const value_type u18 = in[at18] + beta * direction[at18];
-    acc0[0] += w1 * u18;
-    const stencil::index_t at19 = site - sy;
-    const vec_t u19 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at19),
-        reinterpret_cast<const vec_t *>(direction + at19), beta);
-    acc0[0] += w2 * u19.v[0];
-    acc0[0] += w1 * u19.v[1];
-    acc0[1] += w1 * u19.v[0];
-    acc0[1] += w2 * u19.v[1];
-    acc0[1] += w1 * u19.v[2];
-    acc0[2] += w1 * u19.v[1];
-    acc0[2] += w2 * u19.v[2];
-    acc0[2] += w1 * u19.v[3];
-    acc0[3] += w1 * u19.v[2];
-    acc0[3] += w2 * u19.v[3];
-    const stencil::index_t at20 = site + stencil::clamp_above(4, xroom) - sy;
-    const value_type u20 = in[at20] + beta * direction[at20];
-    acc0[3] += w1 * u20;
-    const stencil::index_t at21 = site + stencil::clamp_below(-1, -x);
-    const value_type u21 = in[at21] + beta * direction[at21];
-    acc0[0] += w2 * u21;
-    acc1[0] += w1 * u21;
-    const stencil::index_t at22 = site;
-    const vec_t u22 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at22),
-        reinterpret_cast<const vec_t *>(direction + at22), beta);
-    acc0[0] += w3 * u22.v[0];
-    acc0[0] += w2 * u22.v[1];
-    acc0[1] += w2 * u22.v[0];
-    acc0[1] += w3 * u22.v[1];
-    acc0[1] += w2 * u22.v[2];
-    acc0[2] += w2 * u22.v[1];
-    acc0[2] += w3 * u22.v[2];
-    acc0[2] += w2 * u22.v[3];
-    acc0[3] += w2 * u22.v[2];
-    acc0[3] += w3 * u22.v[3];
-    acc1[0] += w2 * u22.v[0];
-    acc1[0] += w1 * u22.v[1];
-    acc1[1] += w1 * u22.v[0];
-    acc1[1] += w2 * u22.v[1];
-    acc1[1] += w1 * u22.v[2];
-    acc1[2] += w1 * u22.v[1];
-    acc1[2] += w2 * u22.v[2];
-    acc1[2] += w1 * u22.v[3];
-    acc1[3] += w1 * u22.v[2];
-    acc1[3] += w2 * u22.v[3];
-    const stencil::index_t at23 = site + stencil::clamp_above(4, xroom);
-    const value_type u23 = in[at23] + beta * direction[at23];
-    acc0[3] += w2 * u23;
-    acc1[3] += w1 * u23;
-    const stencil::index_t at24 = site + stencil::clamp_below(-1, -x) + sy;
-    const value_type u24 = in[at24] + beta * direction[at24];
-    acc0[0] += w1 * u24;
-    acc1[0] += w2 * u24;
-    acc2[0] += w1 * u24;
-    const stencil::index_t at25 = site + sy;
-    const vec_t u25 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at25),
-        reinterpret_cast<const vec_t *>(direction + at25), beta);
-    acc0[0] += w2 * u25.v[0];
-    acc0[0] += w1 * u25.v[1];
-    acc0[1] += w1 * u25.v[0];
-    acc0[1] += w2 * u25.v[1];
-    acc0[1] += w1 * u25.v[2];
-    acc0[2] += w1 * u25.v[1];
-    acc0[2] += w2 * u25.v[2];
-    acc0[2] += w1 * u25.v[3];
-    acc0[3] += w1 * u25.v[2];
-    acc0[3] += w2 * u25.v[3];
-    acc1[0] += w3 * u25.v[0];
-    acc1[0] += w2 * u25.v[1];
-    acc1[1] += w2 * u25.v[0];
-    acc1[1] += w3 * u25.v[1];
-    acc1[1] += w2 * u25.v[2];
-    acc1[2] += w2 * u25.v[1];
-    acc1[2] += w3 * u25.v[2];
-    acc1[2] += w2 * u25.v[3];
-    acc1[3] += w2 * u25.v[2];
-    acc1[3] += w3 * u25.v[3];
-    acc2[0] += w2 * u25.v[0];
-    acc2[0] += w1 * u25.v[1];
-    acc2[1] += w1 * u25.v[0];
-    acc2[1] += w2 * u25.v[1];
-    acc2[1] += w1 * u25.v[2];
-    acc2[2] += w1 * u25.v[1];
-    acc2[2] += w2 * u25.v[2];
-    acc2[2] += w1 * u25.v[3];
-    acc2[3] += w1 * u25.v[2];
-    acc2[3] += w2 * u25.v[3];
-    const stencil::index_t at26 = site + stencil::clamp_above(4, xroom) + sy;
-    const value_type u26 = in[at26] + beta * direction[at26];
-    acc0[3] += w1 * u26;
-    acc1[3] += w2 * u26;
-    acc2[3] += w1 * u26;
-    const stencil::index_t at27 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy;
-    const value_type u27 = in[at27] + beta * direction[at27];
-    acc1[0] += w1 * u27;
-    acc2[0] += w2 * u27;
-    acc3[0] += w1 * u27;
-    const stencil::index_t at28 = site + stencil::clamp_above(2, room) * sy;
-    const vec_t u28 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at28),
-        reinterpret_cast<const vec_t *>(direction + at28), beta);
-    acc1[0] += w2 * u28.v[0];
-    acc1[0] += w1 * u28.v[1];
-    acc1[1] += w1 * u28.v[0];
-    acc1[1] += w2 * u28.v[1];
-    acc1[1] += w1 * u28.v[2];
-    acc1[2] += w1 * u28.v[1];
-    acc1[2] += w2 * u28.v[2];
-    acc1[2] += w1 * u28.v[3];
-    acc1[3] += w1 * u28.v[2];
-    acc1[3] += w2 * u28.v[3];
-    acc2[0] += w3 * u28.v[0];
-    acc2[0] += w2 * u28.v[1];
-    acc2[1] += w2 * u28.v[0];
-    acc2[1] += w3 * u28.v[1];
-    acc2[1] += w2 * u28.v[2];
-    acc2[2] += w2 * u28.v[1];
-    acc2[2] += w3 * u28.v[2];
-    acc2[2] += w2 * u28.v[3];
-    acc2[3] += w2 * u28.v[2];
-    acc2[3] += w3 * u28.v[3];
-    acc3[0] += w2 * u28.v[0];
-    acc3[0] += w1 * u28.v[1];
-    acc3[1] += w1 * u28.v[0];
-    acc3[1] += w2 * u28.v[1];
-    acc3[1] += w1 * u28.v[2];
-    acc3[2] += w1 * u28.v[1];
-    acc3[2] += w2 * u28.v[2];
-    acc3[2] += w1 * u28.v[3];
-    acc3[3] += w1 * u28.v[2];
-    acc3[3] += w2 * u28.v[3];
-    const stencil::index_t at29 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy;
-    const value_type u29 = in[at29] + beta * direction[at29];
-    acc1[3] += w1 * u29;
-    acc2[3] += w2 * u29;
-    acc3[3] += w1 * u29;
-    const stencil::index_t at30 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy;
-    const value_type u30 = in[at30] + beta * direction[at30];
-    acc2[0] += w1 * u30;
-    acc3[0] += w2 * u30;
-    const stencil::index_t at31 = site + stencil::clamp_above(3, room) * sy;
-    const vec_t u31 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at31),
-        reinterpret_cast<const vec_t *>(direction + at31), beta);
-    acc2[0] += w2 * u31.v[0];
-    acc2[0] += w1 * u31.v[1];
-    acc2[1] += w1 * u31.v[0];
-    acc2[1] += w2 * u31.v[1];
-    acc2[1] += w1 * u31.v[2];
-    acc2[2] += w1 * u31.v[1];
-    acc2[2] += w2 * u31.v[2];
-    acc2[2] += w1 * u31.v[3];
-    acc2[3] += w1 * u31.v[2];
-    acc2[3] += w2 * u31.v[3];
-    acc3[0] += w3 * u31.v[0];
-    acc3[0] += w2 * u31.v[1];
-    acc3[1] += w2 * u31.v[0];
-    acc3[1] += w3 * u31.v[1];
-    acc3[1] += w2 * u31.v[2];
-    acc3[2] += w2 * u31.v[1];
-    acc3[2] += w3 * u31.v[2];
-    acc3[2] += w2 * u31.v[3];
-    acc3[3] += w2 * u31.v[2];
-    acc3[3] += w3 * u31.v[3];
-    const stencil::index_t at32 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy;
-    const value_type u32 = in[at32] + beta * direction[at32];
-    acc2[3] += w1 * u32;
-    acc3[3] += w2 * u32;
-    const stencil::index_t at33 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy;
-    const value_type u33 = in[at33] + beta * direction[at33];
-    acc3[0] += w1 * u33;
-    const stencil::index_t at34 = site + stencil::clamp_above(4, room) * sy;
-    const vec_t u34 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at34),
-        reinterpret_cast<const vec_t *>(direction + at34), beta);
-    acc3[0] += w2 * u34.v[0];
-    acc3[0] += w1 * u34.v[1];
-    acc3[1] += w1 * u34.v[0];
-    acc3[1] += w2 * u34.v[1];
-    acc3[1] += w1 * u34.v[2];
-    acc3[2] += w1 * u34.v[1];
-    acc3[2] += w2 * u34.v[2];
-    acc3[2] += w1 * u34.v[3];
-    acc3[3] += w1 * u34.v[2];
-    acc3[3] += w2 * u34.v[3];
-    const stencil::index_t at35 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy;
-    const value_type u35 = in[at35] + beta * direction[at35];
-    acc3[3] += w1 * u35;
-    const stencil::index_t at36 = site + stencil::clamp_below(-1, -x) - sy + sz;
-    const value_type u36 = in[at36] + beta * direction[at36];
-    acc0[0] += w0 * u36;
-    const stencil::index_t at37 = site - sy + sz;
-    const vec_t u37 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at37),
-        reinterpret_cast<const vec_t *>(direction + at37), beta);
-    acc0[0] += w1 * u37.v[0];
-    acc0[0] += w0 * u37.v[1];
-    acc0[1] += w0 * u37.v[0];
-    acc0[1] += w1 * u37.v[1];
-    acc0[1] += w0 * u37.v[2];
-    acc0[2] += w0 * u37.v[1];
-    acc0[2] += w1 * u37.v[2];
-    acc0[2] += w0 * u37.v[3];
-    acc0[3] += w0 * u37.v[2];
-    acc0[3] += w1 * u37.v[3];
-    const stencil::index_t at38 = site + stencil::clamp_above(4, xroom) - sy + sz;
-    const value_type u38 = in[at38] + beta * direction[at38];
-    acc0[3] += w0 * u38;
-    const stencil::index_t at39 = site + stencil::clamp_below(-1, -x) + sz;
-    const value_type u39 = in[at39] + beta * direction[at39];
-    acc0[0] += w1 * u39;
-    acc1[0] += w0 * u39;
-    const stencil::index_t at40 = site + sz;
-    const vec_t u40 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at40),
-        reinterpret_cast<const vec_t *>(direction + at40), beta);
-    acc0[0] += w2 * u40.v[0];
-    acc0[0] += w1 * u40.v[1];
-    acc0[1] += w1 * u40.v[0];
-    acc0[1] += w2 * u40.v[1];
-    acc0[1] += w1 * u40.v[2];
-    acc0[2] += w1 * u40.v[1];
-    acc0[2] += w2 * u40.v[2];
-    acc0[2] += w1 * u40.v[3];
-    acc0[3] += w1 * u40.v[2];
-    acc0[3] += w2 * u40.v[3];
-    acc1[0] += w1 * u40.v[0];
-    acc1[0] += w0 * u40.v[1];
-    acc1[1] += w0 * u40.v[0];
-    acc1[1] += w1 * u40.v[1];
-    acc1[1] += w0 * u40.v[2];
-    acc1[2] += w0 * u40.v[1];
-    acc1[2] += w1 * u40.v[2];
-    acc1[2] += w0 * u40.v[3];
-    acc1[3] += w0 * u40.v[2];
-    acc1[3] += w1 * u40.v[3];
-    const stencil::index_t at41 = site + stencil::clamp_above(4, xroom) + sz;
-    const value_type u41 = in[at41] + beta * direction[at41];
-    acc0[3] += w1 * u41;
-    acc1[3] += w0 * u41;
-    const stencil::index_t at42 = site + stencil::clamp_below(-1, -x) + sy + sz;
-    const value_type u42 = in[at42] + beta * direction[at42];
-    acc0[0] += w0 * u42;
-    acc1[0] += w1 * u42;
-    acc2[0] += w0 * u42;
-    const stencil::index_t at43 = site + sy + sz;
-    const vec_t u43 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at43),
-        reinterpret_cast<const vec_t *>(direction + at43), beta);
-    acc0[0] += w1 * u43.v[0];
-    acc0[0] += w0 * u43.v[1];
-    acc0[1] += w0 * u43.v[0];
-    acc0[1] += w1 * u43.v[1];
-    acc0[1] += w0 * u43.v[2];
-    acc0[2] += w0 * u43.v[1];
-    acc0[2] += w1 * u43.v[2];
-    acc0[2] += w0 * u43.v[3];
-    acc0[3] += w0 * u43.v[2];
-    acc0[3] += w1 * u43.v[3];
-    acc1[0] += w2 * u43.v[0];
-    acc1[0] += w1 * u43.v[1];
-    acc1[1] += w1 * u43.v[0];
-    acc1[1] += w2 * u43.v[1];
-    acc1[1] += w1 * u43.v[2];
-    acc1[2] += w1 * u43.v[1];
-    acc1[2] += w2 * u43.v[2];
-    acc1[2] += w1 * u43.v[3];
-    acc1[3] += w1 * u43.v[2];
-    acc1[3] += w2 * u43.v[3];
-    acc2[0] += w1 * u43.v[0];
-    acc2[0] += w0 * u43.v[1];
-    acc2[1] += w0 * u43.v[0];
-    acc2[1] += w1 * u43.v[1];
-    acc2[1] += w0 * u43.v[2];
-    acc2[2] += w0 * u43.v[1];
-    acc2[2] += w1 * u43.v[2];
-    acc2[2] += w0 * u43.v[3];
-    acc2[3] += w0 * u43.v[2];
-    acc2[3] += w1 * u43.v[3];
-    const stencil::index_t at44 = site + stencil::clamp_above(4, xroom) + sy + sz;
-    const value_type u44 = in[at44] + beta * direction[at44];
-    acc0[3] += w0 * u44;
-    acc1[3] += w1 * u44;
-    acc2[3] += w0 * u44;
-    const stencil::index_t at45 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy + sz;
-    const value_type u45 = in[at45] + beta * direction[at45];
-    acc1[0] += w0 * u45;
-    acc2[0] += w1 * u45;
-    acc3[0] += w0 * u45;
-    const stencil::index_t at46 = site + stencil::clamp_above(2, room) * sy + sz;
-    const vec_t u46 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at46),
-        reinterpret_cast<const vec_t *>(direction + at46), beta);
-    acc1[0] += w1 * u46.v[0];
-    acc1[0] += w0 * u46.v[1];
-    acc1[1] += w0 * u46.v[0];
-    acc1[1] += w1 * u46.v[1];
-    acc1[1] += w0 * u46.v[2];
-    acc1[2] += w0 * u46.v[1];
-    acc1[2] += w1 * u46.v[2];
-    acc1[2] += w0 * u46.v[3];
-    acc1[3] += w0 * u46.v[2];
-    acc1[3] += w1 * u46.v[3];
-    acc2[0] += w2 * u46.v[0];
-    acc2[0] += w1 * u46.v[1];
-    acc2[1] += w1 * u46.v[0];
-    acc2[1] += w2 * u46.v[1];
-    acc2[1] += w1 * u46.v[2];
-    acc2[2] += w1 * u46.v[1];
-    acc2[2] += w2 * u46.v[2];
-    acc2[2] += w1 * u46.v[3];
-    acc2[3] += w1 * u46.v[2];
-    acc2[3] += w2 * u46.v[3];
-    acc3[0] += w1 * u46.v[0];
-    acc3[0] += w0 * u46.v[1];
-    acc3[1] += w0 * u46.v[0];
-    acc3[1] += w1 * u46.v[1];
-    acc3[1] += w0 * u46.v[2];
-    acc3[2] += w0 * u46.v[1];
-    acc3[2] += w1 * u46.v[2];
-    acc3[2] += w0 * u46.v[3];
-    acc3[3] += w0 * u46.v[2];
-    acc3[3] += w1 * u46.v[3];
-    const stencil::index_t at47 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sy + sz;
-    const value_type u47 = in[at47] + beta * direction[at47];
-    acc1[3] += w0 * u47;
-    acc2[3] += w1 * u47;
-    acc3[3] += w0 * u47;
-    const stencil::index_t at48 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy + sz;
-    const value_type u48 = in[at48] + beta * direction[at48];
-    acc2[0] += w0 * u48;
-    acc3[0] += w1 * u48;
-    const stencil::index_t at49 = site + stencil::clamp_above(3, room) * sy + sz;
-    const vec_t u49 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at49),
-        reinterpret_cast<const vec_t *>(direction + at49), beta);
-    acc2[0] += w1 * u49.v[0];
-    acc2[0] += w0 * u49.v[1];
-    acc2[1] += w0 * u49.v[0];
-    acc2[1] += w1 * u49.v[1];
-    acc2[1] += w0 * u49.v[2];
-    acc2[2] += w0 * u49.v[1];
-    acc2[2] += w1 * u49.v[2];
-    acc2[2] += w0 * u49.v[3];
-    acc2[3] += w0 * u49.v[2];
-    acc2[3] += w1 * u49.v[3];
-    acc3[0] += w2 * u49.v[0];
-    acc3[0] += w1 * u49.v[1];
-    acc3[1] += w1 * u49.v[0];
-    acc3[1] += w2 * u49.v[1];
-    acc3[1] += w1 * u49.v[2];
-    acc3[2] += w1 * u49.v[1];
-    acc3[2] += w2 * u49.v[2];
-    acc3[2] += w1 * u49.v[3];
-    acc3[3] += w1 * u49.v[2];
-    acc3[3] += w2 * u49.v[3];
-    const stencil::index_t at50 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sy + sz;
-    const value_type u50 = in[at50] + beta * direction[at50];
-    acc2[3] += w0 * u50;
-    acc3[3] += w1 * u50;
-    const stencil::index_t at51 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sy + sz;
-    const value_type u51 = in[at51] + beta * direction[at51];
-    acc3[0] += w0 * u51;
-    const stencil::index_t at52 = site + stencil::clamp_above(4, room) * sy + sz;
-    const vec_t u52 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at52),
-        reinterpret_cast<const vec_t *>(direction + at52), beta);
-    acc3[0] += w1 * u52.v[0];
-    acc3[0] += w0 * u52.v[1];
-    acc3[1] += w0 * u52.v[0];
-    acc3[1] += w1 * u52.v[1];
-    acc3[1] += w0 * u52.v[2];
-    acc3[2] += w0 * u52.v[1];
-    acc3[2] += w1 * u52.v[2];
-    acc3[2] += w0 * u52.v[3];
-    acc3[3] += w0 * u52.v[2];
-    acc3[3] += w1 * u52.v[3];
-    const stencil::index_t at53 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sy + sz;
-    const value_type u53 = in[at53] + beta * direction[at53];
-    acc3[3] += w0 * u53;
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // p' and x + alpha p at the group, read before any store for both branches.
-    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-        reinterpret_cast<const vec_t *>(direction + site), beta);
-    vec_t xs0 = {};
-    if (solution)
-      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
-          reinterpret_cast<const vec_t *>(direction + site), alpha);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
-      if (solution)
-        *reinterpret_cast<vec_t *>(solution + site) = xs0;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
+    value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+    // The chunk's end; acc0 .. acc2 hold outputs z .. z + 2.
+    const int z_end = z_first + planes < nz - 1 ? z_first + planes : nz - 1;
+    for (int z = z_first - 2; z < z_end; ++z) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t site = x + y * sy + z * sz;
+      // Farthest site along x inside the array, relative to this group.
+      const int xroom = nx - 1 - x;
+      // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+      const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy + sz;
+      const value_type u0 = in[at0] + beta * direction[at0];
+      acc0[0] += w0 * u0;
+      acc1[0] += w1 * u0;
+      acc2[0] += w0 * u0;
+      const stencil::index_t at1 = site - sy + sz;
+      const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+          reinterpret_cast<const vec_t *>(direction + at1), beta);
+      acc0[0] += w1 * u1.v[0];
+      acc0[0] += w0 * u1.v[1];
+      acc0[1] += w0 * u1.v[0];
+      acc0[1] += w1 * u1.v[1];
+      acc0[1] += w0 * u1.v[2];
+      acc0[2] += w0 * u1.v[1];
+      acc0[2] += w1 * u1.v[2];
+      acc0[2] += w0 * u1.v[3];
+      acc0[3] += w0 * u1.v[2];
+      acc0[3] += w1 * u1.v[3];
+      acc1[0] += w2 * u1.v[0];
+      acc1[0] += w1 * u1.v[1];
+      acc1[1] += w1 * u1.v[0];
+      acc1[1] += w2 * u1.v[1];
+      acc1[1] += w1 * u1.v[2];
+      acc1[2] += w1 * u1.v[1];
+      acc1[2] += w2 * u1.v[2];
+      acc1[2] += w1 * u1.v[3];
+      acc1[3] += w1 * u1.v[2];
+      acc1[3] += w2 * u1.v[3];
+      acc2[0] += w1 * u1.v[0];
+      acc2[0] += w0 * u1.v[1];
+      acc2[1] += w0 * u1.v[0];
+      acc2[1] += w1 * u1.v[1];
+      acc2[1] += w0 * u1.v[2];
+      acc2[2] += w0 * u1.v[1];
+      acc2[2] += w1 * u1.v[2];
+      acc2[2] += w0 * u1.v[3];
+      acc2[3] += w0 * u1.v[2];
+      acc2[3] += w1 * u1.v[3];
+      const stencil::index_t at2 = site + stencil::clamp_above(4, xroom) - sy + sz;
+      const value_type u2 = in[at2] + beta * direction[at2];
+      acc0[3] += w0 * u2;
+      acc1[3] += w1 * u2;
+      acc2[3] += w0 * u2;
+      const stencil::index_t at3 = site + stencil::clamp_below(-1, -x) + sz;
+      const value_type u3 = in[at3] + beta * direction[at3];
+      acc0[0] += w1 * u3;
+      acc1[0] += w2 * u3;
+      acc2[0] += w1 * u3;
+      const stencil::index_t at4 = site + sz;
+      const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
+          reinterpret_cast<const vec_t *>(direction + at4), beta);
+      acc0[0] += w2 * u4.v[0];
+      acc0[0] += w1 * u4.v[1];
+      acc0[1] += w1 * u4.v[0];
+      acc0[1] += w2 * u4.v[1];
+      acc0[1] += w1 * u4.v[2];
+      acc0[2] += w1 * u4.v[1];
+      acc0[2] += w2 * u4.v[2];
+      acc0[2] += w1 * u4.v[3];
+      acc0[3] += w1 * u4.v[2];
+      acc0[3] += w2 * u4.v[3];
+      acc1[0] += w3 * u4.v[0];
+      acc1[0] += w2 * u4.v[1];
+      acc1[1] += w2 * u4.v[0];
+      acc1[1] += w3 * u4.v[1];
+      acc1[1] += w2 * u4.v[2];
+      acc1[2] += w2 * u4.v[1];
+      acc1[2] += w3 * u4.v[2];
+      acc1[2] += w2 * u4.v[3];
+      acc1[3] += w2 * u4.v[2];
+      acc1[3] += w3 * u4.v[3];
+      acc2[0] += w2 * u4.v[0];
+      acc2[0] += w1 * u4.v[1];
+      acc2[1] += w1 * u4.v[0];
+      acc2[1] += w2 * u4.v[1];
+      acc2[1] += w1 * u4.v[2];
+      acc2[2] += w1 * u4.v[1];
+      acc2[2] += w2 * u4.v[2];
+      acc2[2] += w1 * u4.v[3];
+      acc2[3] += w1 * u4.v[2];
+      acc2[3] += w2 * u4.v[3];
+      const stencil::index_t at5 = site + stencil::clamp_above(4, xroom) + sz;
+      const value_type u5 = in[at5] + beta * direction[at5];
+      acc0[3] += w1 * u5;
+      acc1[3] += w2 * u5;
+      acc2[3] += w1 * u5;
+      const stencil::index_t at6 = site + stencil::clamp_below(-1, -x) + sy + sz;
+      const value_type u6 = in[at6] + beta * direction[at6];
+      acc0[0] += w0 * u6;
+      acc1[0] += w1 * u6;
+      acc2[0] += w0 * u6;
+      const stencil::index_t at7 = site + sy + sz;
+      const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
+          reinterpret_cast<const vec_t *>(direction + at7), beta);
+      acc0[0] += w1 * u7.v[0];
+      acc0[0] += w0 * u7.v[1];
+      acc0[1] += w0 * u7.v[0];
+      acc0[1] += w1 * u7.v[1];
+      acc0[1] += w0 * u7.v[2];
+      acc0[2] += w0 * u7.v[1];
+      acc0[2] += w1 * u7.v[2];
+      acc0[2] += w0 * u7.v[3];
+      acc0[3] += w0 * u7.v[2];
+      acc0[3] += w1 * u7.v[3];
+      acc1[0] += w2 * u7.v[0];
+      acc1[0] += w1 * u7.v[1];
+      acc1[1] += w1 * u7.v[0];
+      acc1[1] += w2 * u7.v[1];
+      acc1[1] += w1 * u7.v[2];
+      acc1[2] += w1 * u7.v[1];
+      acc1[2] += w2 * u7.v[2];
+      acc1[2] += w1 * u7.v[3];
+      acc1[3] += w1 * u7.v[2];
+      acc1[3] += w2 * u7.v[3];
+      acc2[0] += w1 * u7.v[0];
+      acc2[0] += w0 * u7.v[1];
+      acc2[1] += w0 * u7.v[0];
+      acc2[1] += w1 * u7.v[1];
+      acc2[1] += w0 * u7.v[2];
+      acc2[2] += w0 * u7.v[1];
+      acc2[2] += w1 * u7.v[2];
+      acc2[2] += w0 * u7.v[3];
+      acc2[3] += w0 * u7.v[2];
+      acc2[3] += w1 * u7.v[3];
+      const stencil::index_t at8 = site + stencil::clamp_above(4, xroom) + sy + sz;
+      const value_type u8 = in[at8] + beta * direction[at8];
+      acc0[3] += w0 * u8;
+      acc1[3] += w1 * u8;
+      acc2[3] += w0 * u8;
+      if (z >= z_first) {
+        // Store the tile's sites that lie inside the update region.
+        // Groups that lie wholly inside the update region store with one access.
+        const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+        // p' and x + alpha p at the group, read before any store for both branches.
+        const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+            reinterpret_cast<const vec_t *>(direction + site), beta);
+        vec_t xs0 = {};
+        if (solution)
+          xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+              reinterpret_cast<const vec_t *>(direction + site), alpha);
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            r.v[l] = acc0[l];
+          STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+          STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
           if (solution)
-            solution[site + l] = xs0.v[l];
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            *reinterpret_cast<vec_t *>(solution + site) = xs0;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            if (x + l >= 1 && x + l < nx - 1) {
+              STENCIL_STORE(&out[site + l], acc0[l]);
+              STENCIL_STORE(&next_direction[site + l], c0.v[l]);
+              if (solution)
+                solution[site + l] = xs0.v[l];
+              dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            }
         }
-    }
-    if (y + 1 < ny - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-          reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-      vec_t xs1 = {};
-      if (solution)
-        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c1);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
-            if (solution)
-              solution[site + sy + l] = xs1.v[l];
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
       }
-    }
-    if (y + 2 < ny - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
-          reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
-      vec_t xs2 = {};
-      if (solution)
-        xs2 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 2 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c2);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + 2 * sy) = xs2;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            STENCIL_STORE(&next_direction[site + 2 * sy + l], c2.v[l]);
-            if (solution)
-              solution[site + 2 * sy + l] = xs2.v[l];
-            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
-          }
-      }
-    }
-    if (y + 3 < ny - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
-          reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
-      vec_t xs3 = {};
-      if (solution)
-        xs3 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 3 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c3);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + 3 * sy) = xs3;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            STENCIL_STORE(&next_direction[site + 3 * sy + l], c3.v[l]);
-            if (solution)
-              solution[site + 3 * sy + l] = xs3.v[l];
-            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
-          }
+      // Output z is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
       }
     }
   }
@@ -2961,7 +1629,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -2984,6 +1652,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params);
   return stencil::launch_status("stencil3d_27pt_march_auto_x4_kernel");
 }
@@ -3010,7 +1679,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -3033,6 +1702,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params);
   return stencil::launch_status("stencil3d_27pt_march_auto_x4_kernel");
 }
@@ -3061,7 +1731,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchDot));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -3084,6 +1754,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params,
       partials);
   return stencil::launch_status("stencil3d_27pt_march_auto_x4_dot_kernel");
@@ -3118,7 +1789,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchFold));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -3165,6 +1836,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params,
       partials);
   return stencil::launch_status("stencil3d_27pt_march_auto_x4_fold_dot_kernel");
@@ -3191,6 +1863,15 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
       typed_params, partials, stream);
 }
 
+std::int64_t march_residency(int kernel) {
+  const int threads = 256;
+  if (kernel == stencil::kMarchDot)
+    return stencil::resident_blocks(stencil3d_27pt_march_auto_x4_dot_kernel, threads);
+  if (kernel == stencil::kMarchFold)
+    return stencil::resident_blocks(stencil3d_27pt_march_auto_x4_fold_dot_kernel, threads);
+  return stencil::resident_blocks(stencil3d_27pt_march_auto_x4_kernel, threads);
+}
+
 } // namespace stencil3d_27pt_march_auto_x4
 } // namespace stencilc_kernels
 
@@ -3198,7 +1879,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for stencil3d_27pt_march. 3-D 27-point isotropic negative Laplacian, single precision, marching along z
-// Options: block 32x4x2, launch bounds 256, tile z x 4, load order ascending, regular stores
+// Options: block 32x8x1, launch bounds 256, marching along z, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -3211,7 +1892,8 @@ namespace stencilc_kernels {
 namespace stencil3d_27pt_march_auto_h200_x4 {
 namespace {
 
-/// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread.
+/// 3-D dirichlet 27-point stencil marching along z; per plane 9 loads and 1
+/// stores per thread, a ring of 3 outputs.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_march_auto_h200_x4_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -3219,22 +1901,16 @@ stencil3d_27pt_march_auto_h200_x4_kernel(
     const int nx,
     const int ny,
     const int nz,
+    const int planes,
     const Params params) {
-  // This thread's first site; it updates 4 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
+  // This thread's column; it walks along z through its block's chunk of
+  // `planes` sites, each with the 4 sites of an aligned group along x (halo
+  // sites among them are not stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z_first = 1 + static_cast<int>(blockIdx.z) * planes;
+  if (x >= nx - 1 || y >= ny - 1 || z_first >= nz - 1)
     return;
-  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-  const stencil::index_t sz = sy * ny;
-  const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along z inside the array, relative to this tile.
-  const int room = nz - 1 - z;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
       -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -3245,615 +1921,60 @@ stencil3d_27pt_march_auto_h200_x4_kernel(
       static_cast<value_type>(4.266666666666667) * params.inv_h2;
   // A row's sites move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[4], acc1[4], acc2[4], acc3[4];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
-  acc0[0] = w0 * u0;
-  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
-  acc0[0] += w1 * u1.v[0];
-  acc0[0] += w0 * u1.v[1];
-  acc0[1] = w0 * u1.v[0];
-  acc0[1] += w1 * u1.v[1];
-  acc0[1] += w0 * u1.v[2];
-  acc0[2] = w0 * u1.v[1];
-  acc0[2] += w1 * u1.v[2];
-  acc0[2] += w0 * u1.v[3];
-  acc0[3] = w0 * u1.v[2];
-  acc0[3] += w1 * u1.v[3];
-  const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
-  acc0[3] += w0 * u2;
-  const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
-  acc0[0] += w1 * u3;
-  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
-  acc0[0] += w2 * u4.v[0];
-  acc0[0] += w1 * u4.v[1];
-  acc0[1] += w1 * u4.v[0];
-  acc0[1] += w2 * u4.v[1];
-  acc0[1] += w1 * u4.v[2];
-  acc0[2] += w1 * u4.v[1];
-  acc0[2] += w2 * u4.v[2];
-  acc0[2] += w1 * u4.v[3];
-  acc0[3] += w1 * u4.v[2];
-  acc0[3] += w2 * u4.v[3];
-  const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
-  acc0[3] += w1 * u5;
-  const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
-  acc0[0] += w0 * u6;
-  const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
-  acc0[0] += w1 * u7.v[0];
-  acc0[0] += w0 * u7.v[1];
-  acc0[1] += w0 * u7.v[0];
-  acc0[1] += w1 * u7.v[1];
-  acc0[1] += w0 * u7.v[2];
-  acc0[2] += w0 * u7.v[1];
-  acc0[2] += w1 * u7.v[2];
-  acc0[2] += w0 * u7.v[3];
-  acc0[3] += w0 * u7.v[2];
-  acc0[3] += w1 * u7.v[3];
-  const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
-  acc0[3] += w0 * u8;
-  const value_type u9 = in[site + stencil::clamp_below(-1, -x) - sy];
-  acc0[0] += w1 * u9;
-  acc1[0] = w0 * u9;
-  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site - sy);
-  acc0[0] += w2 * u10.v[0];
-  acc0[0] += w1 * u10.v[1];
-  acc0[1] += w1 * u10.v[0];
-  acc0[1] += w2 * u10.v[1];
-  acc0[1] += w1 * u10.v[2];
-  acc0[2] += w1 * u10.v[1];
-  acc0[2] += w2 * u10.v[2];
-  acc0[2] += w1 * u10.v[3];
-  acc0[3] += w1 * u10.v[2];
-  acc0[3] += w2 * u10.v[3];
-  acc1[0] += w1 * u10.v[0];
-  acc1[0] += w0 * u10.v[1];
-  acc1[1] = w0 * u10.v[0];
-  acc1[1] += w1 * u10.v[1];
-  acc1[1] += w0 * u10.v[2];
-  acc1[2] = w0 * u10.v[1];
-  acc1[2] += w1 * u10.v[2];
-  acc1[2] += w0 * u10.v[3];
-  acc1[3] = w0 * u10.v[2];
-  acc1[3] += w1 * u10.v[3];
-  const value_type u11 = in[site + stencil::clamp_above(4, xroom) - sy];
-  acc0[3] += w1 * u11;
-  acc1[3] += w0 * u11;
-  const value_type u12 = in[site + stencil::clamp_below(-1, -x)];
-  acc0[0] += w2 * u12;
-  acc1[0] += w1 * u12;
-  const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site);
-  acc0[0] += w3 * u13.v[0];
-  acc0[0] += w2 * u13.v[1];
-  acc0[1] += w2 * u13.v[0];
-  acc0[1] += w3 * u13.v[1];
-  acc0[1] += w2 * u13.v[2];
-  acc0[2] += w2 * u13.v[1];
-  acc0[2] += w3 * u13.v[2];
-  acc0[2] += w2 * u13.v[3];
-  acc0[3] += w2 * u13.v[2];
-  acc0[3] += w3 * u13.v[3];
-  acc1[0] += w2 * u13.v[0];
-  acc1[0] += w1 * u13.v[1];
-  acc1[1] += w1 * u13.v[0];
-  acc1[1] += w2 * u13.v[1];
-  acc1[1] += w1 * u13.v[2];
-  acc1[2] += w1 * u13.v[1];
-  acc1[2] += w2 * u13.v[2];
-  acc1[2] += w1 * u13.v[3];
-  acc1[3] += w1 * u13.v[2];
-  acc1[3] += w2 * u13.v[3];
-  const value_type u14 = in[site + stencil::clamp_above(4, xroom)];
-  acc0[3] += w2 * u14;
-  acc1[3] += w1 * u14;
-  const value_type u15 = in[site + stencil::clamp_below(-1, -x) + sy];
-  acc0[0] += w1 * u15;
-  acc1[0] += w0 * u15;
-  const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + sy);
-  acc0[0] += w2 * u16.v[0];
-  acc0[0] += w1 * u16.v[1];
-  acc0[1] += w1 * u16.v[0];
-  acc0[1] += w2 * u16.v[1];
-  acc0[1] += w1 * u16.v[2];
-  acc0[2] += w1 * u16.v[1];
-  acc0[2] += w2 * u16.v[2];
-  acc0[2] += w1 * u16.v[3];
-  acc0[3] += w1 * u16.v[2];
-  acc0[3] += w2 * u16.v[3];
-  acc1[0] += w1 * u16.v[0];
-  acc1[0] += w0 * u16.v[1];
-  acc1[1] += w0 * u16.v[0];
-  acc1[1] += w1 * u16.v[1];
-  acc1[1] += w0 * u16.v[2];
-  acc1[2] += w0 * u16.v[1];
-  acc1[2] += w1 * u16.v[2];
-  acc1[2] += w0 * u16.v[3];
-  acc1[3] += w0 * u16.v[2];
-  acc1[3] += w1 * u16.v[3];
-  const value_type u17 = in[site + stencil::clamp_above(4, xroom) + sy];
-  acc0[3] += w1 * u17;
-  acc1[3] += w0 * u17;
-  const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
-  acc0[0] += w0 * u18;
-  acc1[0] += w1 * u18;
-  acc2[0] = w0 * u18;
-  const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-  acc0[0] += w1 * u19.v[0];
-  acc0[0] += w0 * u19.v[1];
-  acc0[1] += w0 * u19.v[0];
-  acc0[1] += w1 * u19.v[1];
-  acc0[1] += w0 * u19.v[2];
-  acc0[2] += w0 * u19.v[1];
-  acc0[2] += w1 * u19.v[2];
-  acc0[2] += w0 * u19.v[3];
-  acc0[3] += w0 * u19.v[2];
-  acc0[3] += w1 * u19.v[3];
-  acc1[0] += w2 * u19.v[0];
-  acc1[0] += w1 * u19.v[1];
-  acc1[1] += w1 * u19.v[0];
-  acc1[1] += w2 * u19.v[1];
-  acc1[1] += w1 * u19.v[2];
-  acc1[2] += w1 * u19.v[1];
-  acc1[2] += w2 * u19.v[2];
-  acc1[2] += w1 * u19.v[3];
-  acc1[3] += w1 * u19.v[2];
-  acc1[3] += w2 * u19.v[3];
-  acc2[0] += w1 * u19.v[0];
-  acc2[0] += w0 * u19.v[1];
-  acc2[1] = w0 * u19.v[0];
-  acc2[1] += w1 * u19.v[1];
-  acc2[1] += w0 * u19.v[2];
-  acc2[2] = w0 * u19.v[1];
-  acc2[2] += w1 * u19.v[2];
-  acc2[2] += w0 * u19.v[3];
-  acc2[3] = w0 * u19.v[2];
-  acc2[3] += w1 * u19.v[3];
-  const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
-  acc0[3] += w0 * u20;
-  acc1[3] += w1 * u20;
-  acc2[3] += w0 * u20;
-  const value_type u21 = in[site + stencil::clamp_below(-1, -x) + sz];
-  acc0[0] += w1 * u21;
-  acc1[0] += w2 * u21;
-  acc2[0] += w1 * u21;
-  const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w2 * u22.v[0];
-  acc0[0] += w1 * u22.v[1];
-  acc0[1] += w1 * u22.v[0];
-  acc0[1] += w2 * u22.v[1];
-  acc0[1] += w1 * u22.v[2];
-  acc0[2] += w1 * u22.v[1];
-  acc0[2] += w2 * u22.v[2];
-  acc0[2] += w1 * u22.v[3];
-  acc0[3] += w1 * u22.v[2];
-  acc0[3] += w2 * u22.v[3];
-  acc1[0] += w3 * u22.v[0];
-  acc1[0] += w2 * u22.v[1];
-  acc1[1] += w2 * u22.v[0];
-  acc1[1] += w3 * u22.v[1];
-  acc1[1] += w2 * u22.v[2];
-  acc1[2] += w2 * u22.v[1];
-  acc1[2] += w3 * u22.v[2];
-  acc1[2] += w2 * u22.v[3];
-  acc1[3] += w2 * u22.v[2];
-  acc1[3] += w3 * u22.v[3];
-  acc2[0] += w2 * u22.v[0];
-  acc2[0] += w1 * u22.v[1];
-  acc2[1] += w1 * u22.v[0];
-  acc2[1] += w2 * u22.v[1];
-  acc2[1] += w1 * u22.v[2];
-  acc2[2] += w1 * u22.v[1];
-  acc2[2] += w2 * u22.v[2];
-  acc2[2] += w1 * u22.v[3];
-  acc2[3] += w1 * u22.v[2];
-  acc2[3] += w2 * u22.v[3];
-  const value_type u23 = in[site + stencil::clamp_above(4, xroom) + sz];
-  acc0[3] += w1 * u23;
-  acc1[3] += w2 * u23;
-  acc2[3] += w1 * u23;
-  const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
-  acc0[0] += w0 * u24;
-  acc1[0] += w1 * u24;
-  acc2[0] += w0 * u24;
-  const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-  acc0[0] += w1 * u25.v[0];
-  acc0[0] += w0 * u25.v[1];
-  acc0[1] += w0 * u25.v[0];
-  acc0[1] += w1 * u25.v[1];
-  acc0[1] += w0 * u25.v[2];
-  acc0[2] += w0 * u25.v[1];
-  acc0[2] += w1 * u25.v[2];
-  acc0[2] += w0 * u25.v[3];
-  acc0[3] += w0 * u25.v[2];
-  acc0[3] += w1 * u25.v[3];
-  acc1[0] += w2 * u25.v[0];
-  acc1[0] += w1 * u25.v[1];
-  acc1[1] += w1 * u25.v[0];
-  acc1[1] += w2 * u25.v[1];
-  acc1[1] += w1 * u25.v[2];
-  acc1[2] += w1 * u25.v[1];
-  acc1[2] += w2 * u25.v[2];
-  acc1[2] += w1 * u25.v[3];
-  acc1[3] += w1 * u25.v[2];
-  acc1[3] += w2 * u25.v[3];
-  acc2[0] += w1 * u25.v[0];
-  acc2[0] += w0 * u25.v[1];
-  acc2[1] += w0 * u25.v[0];
-  acc2[1] += w1 * u25.v[1];
-  acc2[1] += w0 * u25.v[2];
-  acc2[2] += w0 * u25.v[1];
-  acc2[2] += w1 * u25.v[2];
-  acc2[2] += w0 * u25.v[3];
-  acc2[3] += w0 * u25.v[2];
-  acc2[3] += w1 * u25.v[3];
-  const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
-  acc0[3] += w0 * u26;
-  acc1[3] += w1 * u26;
-  acc2[3] += w0 * u26;
-  const value_type u27 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz];
-  acc1[0] += w0 * u27;
-  acc2[0] += w1 * u27;
-  acc3[0] = w0 * u27;
-  const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w1 * u28.v[0];
-  acc1[0] += w0 * u28.v[1];
-  acc1[1] += w0 * u28.v[0];
-  acc1[1] += w1 * u28.v[1];
-  acc1[1] += w0 * u28.v[2];
-  acc1[2] += w0 * u28.v[1];
-  acc1[2] += w1 * u28.v[2];
-  acc1[2] += w0 * u28.v[3];
-  acc1[3] += w0 * u28.v[2];
-  acc1[3] += w1 * u28.v[3];
-  acc2[0] += w2 * u28.v[0];
-  acc2[0] += w1 * u28.v[1];
-  acc2[1] += w1 * u28.v[0];
-  acc2[1] += w2 * u28.v[1];
-  acc2[1] += w1 * u28.v[2];
-  acc2[2] += w1 * u28.v[1];
-  acc2[2] += w2 * u28.v[2];
-  acc2[2] += w1 * u28.v[3];
-  acc2[3] += w1 * u28.v[2];
-  acc2[3] += w2 * u28.v[3];
-  acc3[0] += w1 * u28.v[0];
-  acc3[0] += w0 * u28.v[1];
-  acc3[1] = w0 * u28.v[0];
-  acc3[1] += w1 * u28.v[1];
-  acc3[1] += w0 * u28.v[2];
-  acc3[2] = w0 * u28.v[1];
-  acc3[2] += w1 * u28.v[2];
-  acc3[2] += w0 * u28.v[3];
-  acc3[3] = w0 * u28.v[2];
-  acc3[3] += w1 * u28.v[3];
-  const value_type u29 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz];
-  acc1[3] += w0 * u29;
-  acc2[3] += w1 * u29;
-  acc3[3] += w0 * u29;
-  const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
-  acc1[0] += w1 * u30;
-  acc2[0] += w2 * u30;
-  acc3[0] += w1 * u30;
-  const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w2 * u31.v[0];
-  acc1[0] += w1 * u31.v[1];
-  acc1[1] += w1 * u31.v[0];
-  acc1[1] += w2 * u31.v[1];
-  acc1[1] += w1 * u31.v[2];
-  acc1[2] += w1 * u31.v[1];
-  acc1[2] += w2 * u31.v[2];
-  acc1[2] += w1 * u31.v[3];
-  acc1[3] += w1 * u31.v[2];
-  acc1[3] += w2 * u31.v[3];
-  acc2[0] += w3 * u31.v[0];
-  acc2[0] += w2 * u31.v[1];
-  acc2[1] += w2 * u31.v[0];
-  acc2[1] += w3 * u31.v[1];
-  acc2[1] += w2 * u31.v[2];
-  acc2[2] += w2 * u31.v[1];
-  acc2[2] += w3 * u31.v[2];
-  acc2[2] += w2 * u31.v[3];
-  acc2[3] += w2 * u31.v[2];
-  acc2[3] += w3 * u31.v[3];
-  acc3[0] += w2 * u31.v[0];
-  acc3[0] += w1 * u31.v[1];
-  acc3[1] += w1 * u31.v[0];
-  acc3[1] += w2 * u31.v[1];
-  acc3[1] += w1 * u31.v[2];
-  acc3[2] += w1 * u31.v[1];
-  acc3[2] += w2 * u31.v[2];
-  acc3[2] += w1 * u31.v[3];
-  acc3[3] += w1 * u31.v[2];
-  acc3[3] += w2 * u31.v[3];
-  const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
-  acc1[3] += w1 * u32;
-  acc2[3] += w2 * u32;
-  acc3[3] += w1 * u32;
-  const value_type u33 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz];
-  acc1[0] += w0 * u33;
-  acc2[0] += w1 * u33;
-  acc3[0] += w0 * u33;
-  const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w1 * u34.v[0];
-  acc1[0] += w0 * u34.v[1];
-  acc1[1] += w0 * u34.v[0];
-  acc1[1] += w1 * u34.v[1];
-  acc1[1] += w0 * u34.v[2];
-  acc1[2] += w0 * u34.v[1];
-  acc1[2] += w1 * u34.v[2];
-  acc1[2] += w0 * u34.v[3];
-  acc1[3] += w0 * u34.v[2];
-  acc1[3] += w1 * u34.v[3];
-  acc2[0] += w2 * u34.v[0];
-  acc2[0] += w1 * u34.v[1];
-  acc2[1] += w1 * u34.v[0];
-  acc2[1] += w2 * u34.v[1];
-  acc2[1] += w1 * u34.v[2];
-  acc2[2] += w1 * u34.v[1];
-  acc2[2] += w2 * u34.v[2];
-  acc2[2] += w1 * u34.v[3];
-  acc2[3] += w1 * u34.v[2];
-  acc2[3] += w2 * u34.v[3];
-  acc3[0] += w1 * u34.v[0];
-  acc3[0] += w0 * u34.v[1];
-  acc3[1] += w0 * u34.v[0];
-  acc3[1] += w1 * u34.v[1];
-  acc3[1] += w0 * u34.v[2];
-  acc3[2] += w0 * u34.v[1];
-  acc3[2] += w1 * u34.v[2];
-  acc3[2] += w0 * u34.v[3];
-  acc3[3] += w0 * u34.v[2];
-  acc3[3] += w1 * u34.v[3];
-  const value_type u35 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz];
-  acc1[3] += w0 * u35;
-  acc2[3] += w1 * u35;
-  acc3[3] += w0 * u35;
-  const value_type u36 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(3, room) * sz];
-  acc2[0] += w0 * u36;
-  acc3[0] += w1 * u36;
-  const vec_t u37 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(3, room) * sz);
-  acc2[0] += w1 * u37.v[0];
-  acc2[0] += w0 * u37.v[1];
-  acc2[1] += w0 * u37.v[0];
-  acc2[1] += w1 * u37.v[1];
-  acc2[1] += w0 * u37.v[2];
-  acc2[2] += w0 * u37.v[1];
-  acc2[2] += w1 * u37.v[2];
-  acc2[2] += w0 * u37.v[3];
-  acc2[3] += w0 * u37.v[2];
-  acc2[3] += w1 * u37.v[3];
-  acc3[0] += w2 * u37.v[0];
-  acc3[0] += w1 * u37.v[1];
-  acc3[1] += w1 * u37.v[0];
-  acc3[1] += w2 * u37.v[1];
-  acc3[1] += w1 * u37.v[2];
-  acc3[2] += w1 * u37.v[1];
-  acc3[2] += w2 * u37.v[2];
-  acc3[2] += w1 * u37.v[3];
-  acc3[3] += w1 * u37.v[2];
-  acc3[3] += w2 * u37.v[3];
-  const value_type u38 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(3, room) * sz];
-  acc2[3] += w0 * u38;
-  acc3[3] += w1 * u38;
-  const value_type u39 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz];
-  acc2[0] += w1 * u39;
-  acc3[0] += w2 * u39;
-  const vec_t u40 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sz);
-  acc2[0] += w2 * u40.v[0];
-  acc2[0] += w1 * u40.v[1];
-  acc2[1] += w1 * u40.v[0];
-  acc2[1] += w2 * u40.v[1];
-  acc2[1] += w1 * u40.v[2];
-  acc2[2] += w1 * u40.v[1];
-  acc2[2] += w2 * u40.v[2];
-  acc2[2] += w1 * u40.v[3];
-  acc2[3] += w1 * u40.v[2];
-  acc2[3] += w2 * u40.v[3];
-  acc3[0] += w3 * u40.v[0];
-  acc3[0] += w2 * u40.v[1];
-  acc3[1] += w2 * u40.v[0];
-  acc3[1] += w3 * u40.v[1];
-  acc3[1] += w2 * u40.v[2];
-  acc3[2] += w2 * u40.v[1];
-  acc3[2] += w3 * u40.v[2];
-  acc3[2] += w2 * u40.v[3];
-  acc3[3] += w2 * u40.v[2];
-  acc3[3] += w3 * u40.v[3];
-  const value_type u41 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz];
-  acc2[3] += w1 * u41;
-  acc3[3] += w2 * u41;
-  const value_type u42 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(3, room) * sz];
-  acc2[0] += w0 * u42;
-  acc3[0] += w1 * u42;
-  const vec_t u43 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(3, room) * sz);
-  acc2[0] += w1 * u43.v[0];
-  acc2[0] += w0 * u43.v[1];
-  acc2[1] += w0 * u43.v[0];
-  acc2[1] += w1 * u43.v[1];
-  acc2[1] += w0 * u43.v[2];
-  acc2[2] += w0 * u43.v[1];
-  acc2[2] += w1 * u43.v[2];
-  acc2[2] += w0 * u43.v[3];
-  acc2[3] += w0 * u43.v[2];
-  acc2[3] += w1 * u43.v[3];
-  acc3[0] += w2 * u43.v[0];
-  acc3[0] += w1 * u43.v[1];
-  acc3[1] += w1 * u43.v[0];
-  acc3[1] += w2 * u43.v[1];
-  acc3[1] += w1 * u43.v[2];
-  acc3[2] += w1 * u43.v[1];
-  acc3[2] += w2 * u43.v[2];
-  acc3[2] += w1 * u43.v[3];
-  acc3[3] += w1 * u43.v[2];
-  acc3[3] += w2 * u43.v[3];
-  const value_type u44 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(3, room) * sz];
-  acc2[3] += w0 * u44;
-  acc3[3] += w1 * u44;
-  const value_type u45 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(4, room) * sz];
-  acc3[0] += w0 * u45;
-  const vec_t u46 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(4, room) * sz);
-  acc3[0] += w1 * u46.v[0];
-  acc3[0] += w0 * u46.v[1];
-  acc3[1] += w0 * u46.v[0];
-  acc3[1] += w1 * u46.v[1];
-  acc3[1] += w0 * u46.v[2];
-  acc3[2] += w0 * u46.v[1];
-  acc3[2] += w1 * u46.v[2];
-  acc3[2] += w0 * u46.v[3];
-  acc3[3] += w0 * u46.v[2];
-  acc3[3] += w1 * u46.v[3];
-  const value_type u47 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(4, room) * sz];
-  acc3[3] += w0 * u47;
-  const value_type u48 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sz];
-  acc3[0] += w1 * u48;
-  const vec_t u49 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sz);
-  acc3[0] += w2 * u49.v[0];
-  acc3[0] += w1 * u49.v[1];
-  acc3[1] += w1 * u49.v[0];
-  acc3[1] += w2 * u49.v[1];
-  acc3[1] += w1 * u49.v[2];
-  acc3[2] += w1 * u49.v[1];
-  acc3[2] += w2 * u49.v[2];
-  acc3[2] += w1 * u49.v[3];
-  acc3[3] += w1 * u49.v[2];
-  acc3[3] += w2 * u49.v[3];
-  const value_type u50 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sz];
-  acc3[3] += w1 * u50;
-  const value_type u51 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(4, room) * sz];
-  acc3[0] += w0 * u51;
-  const vec_t u52 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(4, room) * sz);
-  acc3[0] += w1 * u52.v[0];
-  acc3[0] += w0 * u52.v[1];
-  acc3[1] += w0 * u52.v[0];
-  acc3[1] += w1 * u52.v[1];
-  acc3[1] += w0 * u52.v[2];
-  acc3[2] += w0 * u52.v[1];
-  acc3[2] += w1 * u52.v[2];
-  acc3[2] += w0 * u52.v[3];
-  acc3[3] += w0 * u52.v[2];
-  acc3[3] += w1 * u52.v[3];
-  const value_type u53 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(4, room) * sz];
-  acc3[3] += w0 * u53;
-  // Store the tile's sites that lie inside the update region.
-  // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-  if (whole_group) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-  } else {
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
-        STENCIL_STORE(&out[site + l], acc0[l]);
-      }
-  }
-  if (z + 1 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
-    }
-  }
-  if (z + 2 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc2[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sz), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
-        }
-    }
-  }
-  if (z + 3 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc3[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sz), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
-        }
-    }
-  }
-}
-
-/// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread. Also
-/// sums in . out over the stored sites: one partial per block, for CG's p^T A
-/// p without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_march_auto_h200_x4_dot_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
+  value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+  // The chunk's end; acc0 .. acc2 hold outputs z .. z + 2.
+  const int z_end = z_first + planes < nz - 1 ? z_first + planes : nz - 1;
+  for (int z = z_first - 2; z < z_end; ++z) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
     // Farthest site along x inside the array, relative to this group.
     const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
-    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
-    const value_type w2 =
-        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
-    const value_type w3 =
-        static_cast<value_type>(4.266666666666667) * params.inv_h2;
-    // A row's sites move 4 at a time.
-    using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4], acc2[4], acc3[4];
-    // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
-    acc0[0] = w0 * u0;
-    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
+    // Plane z + 1: each value is loaded once and feeds every output of the ring that needs it.
+    const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
+    acc0[0] += w0 * u0;
+    acc1[0] += w1 * u0;
+    acc2[0] += w0 * u0;
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
     acc0[0] += w1 * u1.v[0];
     acc0[0] += w0 * u1.v[1];
-    acc0[1] = w0 * u1.v[0];
+    acc0[1] += w0 * u1.v[0];
     acc0[1] += w1 * u1.v[1];
     acc0[1] += w0 * u1.v[2];
-    acc0[2] = w0 * u1.v[1];
+    acc0[2] += w0 * u1.v[1];
     acc0[2] += w1 * u1.v[2];
     acc0[2] += w0 * u1.v[3];
-    acc0[3] = w0 * u1.v[2];
+    acc0[3] += w0 * u1.v[2];
     acc0[3] += w1 * u1.v[3];
-    const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
+    acc1[0] += w2 * u1.v[0];
+    acc1[0] += w1 * u1.v[1];
+    acc1[1] += w1 * u1.v[0];
+    acc1[1] += w2 * u1.v[1];
+    acc1[1] += w1 * u1.v[2];
+    acc1[2] += w1 * u1.v[1];
+    acc1[2] += w2 * u1.v[2];
+    acc1[2] += w1 * u1.v[3];
+    acc1[3] += w1 * u1.v[2];
+    acc1[3] += w2 * u1.v[3];
+    acc2[0] += w1 * u1.v[0];
+    acc2[0] += w0 * u1.v[1];
+    acc2[1] += w0 * u1.v[0];
+    acc2[1] += w1 * u1.v[1];
+    acc2[1] += w0 * u1.v[2];
+    acc2[2] += w0 * u1.v[1];
+    acc2[2] += w1 * u1.v[2];
+    acc2[2] += w0 * u1.v[3];
+    acc2[3] += w0 * u1.v[2];
+    acc2[3] += w1 * u1.v[3];
+    const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
     acc0[3] += w0 * u2;
-    const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
+    acc1[3] += w1 * u2;
+    acc2[3] += w0 * u2;
+    const value_type u3 = in[site + stencil::clamp_below(-1, -x) + sz];
     acc0[0] += w1 * u3;
-    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
+    acc1[0] += w2 * u3;
+    acc2[0] += w1 * u3;
+    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site + sz);
     acc0[0] += w2 * u4.v[0];
     acc0[0] += w1 * u4.v[1];
     acc0[1] += w1 * u4.v[0];
@@ -3864,11 +1985,35 @@ stencil3d_27pt_march_auto_h200_x4_dot_kernel(
     acc0[2] += w1 * u4.v[3];
     acc0[3] += w1 * u4.v[2];
     acc0[3] += w2 * u4.v[3];
-    const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
+    acc1[0] += w3 * u4.v[0];
+    acc1[0] += w2 * u4.v[1];
+    acc1[1] += w2 * u4.v[0];
+    acc1[1] += w3 * u4.v[1];
+    acc1[1] += w2 * u4.v[2];
+    acc1[2] += w2 * u4.v[1];
+    acc1[2] += w3 * u4.v[2];
+    acc1[2] += w2 * u4.v[3];
+    acc1[3] += w2 * u4.v[2];
+    acc1[3] += w3 * u4.v[3];
+    acc2[0] += w2 * u4.v[0];
+    acc2[0] += w1 * u4.v[1];
+    acc2[1] += w1 * u4.v[0];
+    acc2[1] += w2 * u4.v[1];
+    acc2[1] += w1 * u4.v[2];
+    acc2[2] += w1 * u4.v[1];
+    acc2[2] += w2 * u4.v[2];
+    acc2[2] += w1 * u4.v[3];
+    acc2[3] += w1 * u4.v[2];
+    acc2[3] += w2 * u4.v[3];
+    const value_type u5 = in[site + stencil::clamp_above(4, xroom) + sz];
     acc0[3] += w1 * u5;
-    const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
+    acc1[3] += w2 * u5;
+    acc2[3] += w1 * u5;
+    const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
     acc0[0] += w0 * u6;
-    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
+    acc1[0] += w1 * u6;
+    acc2[0] += w0 * u6;
+    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
     acc0[0] += w1 * u7.v[0];
     acc0[0] += w0 * u7.v[1];
     acc0[1] += w0 * u7.v[0];
@@ -3879,546 +2024,263 @@ stencil3d_27pt_march_auto_h200_x4_dot_kernel(
     acc0[2] += w0 * u7.v[3];
     acc0[3] += w0 * u7.v[2];
     acc0[3] += w1 * u7.v[3];
-    const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
+    acc1[0] += w2 * u7.v[0];
+    acc1[0] += w1 * u7.v[1];
+    acc1[1] += w1 * u7.v[0];
+    acc1[1] += w2 * u7.v[1];
+    acc1[1] += w1 * u7.v[2];
+    acc1[2] += w1 * u7.v[1];
+    acc1[2] += w2 * u7.v[2];
+    acc1[2] += w1 * u7.v[3];
+    acc1[3] += w1 * u7.v[2];
+    acc1[3] += w2 * u7.v[3];
+    acc2[0] += w1 * u7.v[0];
+    acc2[0] += w0 * u7.v[1];
+    acc2[1] += w0 * u7.v[0];
+    acc2[1] += w1 * u7.v[1];
+    acc2[1] += w0 * u7.v[2];
+    acc2[2] += w0 * u7.v[1];
+    acc2[2] += w1 * u7.v[2];
+    acc2[2] += w0 * u7.v[3];
+    acc2[3] += w0 * u7.v[2];
+    acc2[3] += w1 * u7.v[3];
+    const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
     acc0[3] += w0 * u8;
-    const value_type u9 = in[site + stencil::clamp_below(-1, -x) - sy];
-    acc0[0] += w1 * u9;
-    acc1[0] = w0 * u9;
-    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site - sy);
-    acc0[0] += w2 * u10.v[0];
-    acc0[0] += w1 * u10.v[1];
-    acc0[1] += w1 * u10.v[0];
-    acc0[1] += w2 * u10.v[1];
-    acc0[1] += w1 * u10.v[2];
-    acc0[2] += w1 * u10.v[1];
-    acc0[2] += w2 * u10.v[2];
-    acc0[2] += w1 * u10.v[3];
-    acc0[3] += w1 * u10.v[2];
-    acc0[3] += w2 * u10.v[3];
-    acc1[0] += w1 * u10.v[0];
-    acc1[0] += w0 * u10.v[1];
-    acc1[1] = w0 * u10.v[0];
-    acc1[1] += w1 * u10.v[1];
-    acc1[1] += w0 * u10.v[2];
-    acc1[2] = w0 * u10.v[1];
-    acc1[2] += w1 * u10.v[2];
-    acc1[2] += w0 * u10.v[3];
-    acc1[3] = w0 * u10.v[2];
-    acc1[3] += w1 * u10.v[3];
-    const value_type u11 = in[site + stencil::clamp_above(4, xroom) - sy];
-    acc0[3] += w1 * u11;
-    acc1[3] += w0 * u11;
-    const value_type u12 = in[site + stencil::clamp_below(-1, -x)];
-    acc0[0] += w2 * u12;
-    acc1[0] += w1 * u12;
-    const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site);
-    acc0[0] += w3 * u13.v[0];
-    acc0[0] += w2 * u13.v[1];
-    acc0[1] += w2 * u13.v[0];
-    acc0[1] += w3 * u13.v[1];
-    acc0[1] += w2 * u13.v[2];
-    acc0[2] += w2 * u13.v[1];
-    acc0[2] += w3 * u13.v[2];
-    acc0[2] += w2 * u13.v[3];
-    acc0[3] += w2 * u13.v[2];
-    acc0[3] += w3 * u13.v[3];
-    acc1[0] += w2 * u13.v[0];
-    acc1[0] += w1 * u13.v[1];
-    acc1[1] += w1 * u13.v[0];
-    acc1[1] += w2 * u13.v[1];
-    acc1[1] += w1 * u13.v[2];
-    acc1[2] += w1 * u13.v[1];
-    acc1[2] += w2 * u13.v[2];
-    acc1[2] += w1 * u13.v[3];
-    acc1[3] += w1 * u13.v[2];
-    acc1[3] += w2 * u13.v[3];
-    const value_type u14 = in[site + stencil::clamp_above(4, xroom)];
-    acc0[3] += w2 * u14;
-    acc1[3] += w1 * u14;
-    const value_type u15 = in[site + stencil::clamp_below(-1, -x) + sy];
-    acc0[0] += w1 * u15;
-    acc1[0] += w0 * u15;
-    const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + sy);
-    acc0[0] += w2 * u16.v[0];
-    acc0[0] += w1 * u16.v[1];
-    acc0[1] += w1 * u16.v[0];
-    acc0[1] += w2 * u16.v[1];
-    acc0[1] += w1 * u16.v[2];
-    acc0[2] += w1 * u16.v[1];
-    acc0[2] += w2 * u16.v[2];
-    acc0[2] += w1 * u16.v[3];
-    acc0[3] += w1 * u16.v[2];
-    acc0[3] += w2 * u16.v[3];
-    acc1[0] += w1 * u16.v[0];
-    acc1[0] += w0 * u16.v[1];
-    acc1[1] += w0 * u16.v[0];
-    acc1[1] += w1 * u16.v[1];
-    acc1[1] += w0 * u16.v[2];
-    acc1[2] += w0 * u16.v[1];
-    acc1[2] += w1 * u16.v[2];
-    acc1[2] += w0 * u16.v[3];
-    acc1[3] += w0 * u16.v[2];
-    acc1[3] += w1 * u16.v[3];
-    const value_type u17 = in[site + stencil::clamp_above(4, xroom) + sy];
-    acc0[3] += w1 * u17;
-    acc1[3] += w0 * u17;
-    const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
-    acc0[0] += w0 * u18;
-    acc1[0] += w1 * u18;
-    acc2[0] = w0 * u18;
-    const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-    acc0[0] += w1 * u19.v[0];
-    acc0[0] += w0 * u19.v[1];
-    acc0[1] += w0 * u19.v[0];
-    acc0[1] += w1 * u19.v[1];
-    acc0[1] += w0 * u19.v[2];
-    acc0[2] += w0 * u19.v[1];
-    acc0[2] += w1 * u19.v[2];
-    acc0[2] += w0 * u19.v[3];
-    acc0[3] += w0 * u19.v[2];
-    acc0[3] += w1 * u19.v[3];
-    acc1[0] += w2 * u19.v[0];
-    acc1[0] += w1 * u19.v[1];
-    acc1[1] += w1 * u19.v[0];
-    acc1[1] += w2 * u19.v[1];
-    acc1[1] += w1 * u19.v[2];
-    acc1[2] += w1 * u19.v[1];
-    acc1[2] += w2 * u19.v[2];
-    acc1[2] += w1 * u19.v[3];
-    acc1[3] += w1 * u19.v[2];
-    acc1[3] += w2 * u19.v[3];
-    acc2[0] += w1 * u19.v[0];
-    acc2[0] += w0 * u19.v[1];
-    acc2[1] = w0 * u19.v[0];
-    acc2[1] += w1 * u19.v[1];
-    acc2[1] += w0 * u19.v[2];
-    acc2[2] = w0 * u19.v[1];
-    acc2[2] += w1 * u19.v[2];
-    acc2[2] += w0 * u19.v[3];
-    acc2[3] = w0 * u19.v[2];
-    acc2[3] += w1 * u19.v[3];
-    const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
-    acc0[3] += w0 * u20;
-    acc1[3] += w1 * u20;
-    acc2[3] += w0 * u20;
-    const value_type u21 = in[site + stencil::clamp_below(-1, -x) + sz];
-    acc0[0] += w1 * u21;
-    acc1[0] += w2 * u21;
-    acc2[0] += w1 * u21;
-    const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w2 * u22.v[0];
-    acc0[0] += w1 * u22.v[1];
-    acc0[1] += w1 * u22.v[0];
-    acc0[1] += w2 * u22.v[1];
-    acc0[1] += w1 * u22.v[2];
-    acc0[2] += w1 * u22.v[1];
-    acc0[2] += w2 * u22.v[2];
-    acc0[2] += w1 * u22.v[3];
-    acc0[3] += w1 * u22.v[2];
-    acc0[3] += w2 * u22.v[3];
-    acc1[0] += w3 * u22.v[0];
-    acc1[0] += w2 * u22.v[1];
-    acc1[1] += w2 * u22.v[0];
-    acc1[1] += w3 * u22.v[1];
-    acc1[1] += w2 * u22.v[2];
-    acc1[2] += w2 * u22.v[1];
-    acc1[2] += w3 * u22.v[2];
-    acc1[2] += w2 * u22.v[3];
-    acc1[3] += w2 * u22.v[2];
-    acc1[3] += w3 * u22.v[3];
-    acc2[0] += w2 * u22.v[0];
-    acc2[0] += w1 * u22.v[1];
-    acc2[1] += w1 * u22.v[0];
-    acc2[1] += w2 * u22.v[1];
-    acc2[1] += w1 * u22.v[2];
-    acc2[2] += w1 * u22.v[1];
-    acc2[2] += w2 * u22.v[2];
-    acc2[2] += w1 * u22.v[3];
-    acc2[3] += w1 * u22.v[2];
-    acc2[3] += w2 * u22.v[3];
-    const value_type u23 = in[site + stencil::clamp_above(4, xroom) + sz];
-    acc0[3] += w1 * u23;
-    acc1[3] += w2 * u23;
-    acc2[3] += w1 * u23;
-    const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
-    acc0[0] += w0 * u24;
-    acc1[0] += w1 * u24;
-    acc2[0] += w0 * u24;
-    const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-    acc0[0] += w1 * u25.v[0];
-    acc0[0] += w0 * u25.v[1];
-    acc0[1] += w0 * u25.v[0];
-    acc0[1] += w1 * u25.v[1];
-    acc0[1] += w0 * u25.v[2];
-    acc0[2] += w0 * u25.v[1];
-    acc0[2] += w1 * u25.v[2];
-    acc0[2] += w0 * u25.v[3];
-    acc0[3] += w0 * u25.v[2];
-    acc0[3] += w1 * u25.v[3];
-    acc1[0] += w2 * u25.v[0];
-    acc1[0] += w1 * u25.v[1];
-    acc1[1] += w1 * u25.v[0];
-    acc1[1] += w2 * u25.v[1];
-    acc1[1] += w1 * u25.v[2];
-    acc1[2] += w1 * u25.v[1];
-    acc1[2] += w2 * u25.v[2];
-    acc1[2] += w1 * u25.v[3];
-    acc1[3] += w1 * u25.v[2];
-    acc1[3] += w2 * u25.v[3];
-    acc2[0] += w1 * u25.v[0];
-    acc2[0] += w0 * u25.v[1];
-    acc2[1] += w0 * u25.v[0];
-    acc2[1] += w1 * u25.v[1];
-    acc2[1] += w0 * u25.v[2];
-    acc2[2] += w0 * u25.v[1];
-    acc2[2] += w1 * u25.v[2];
-    acc2[2] += w0 * u25.v[3];
-    acc2[3] += w0 * u25.v[2];
-    acc2[3] += w1 * u25.v[3];
-    const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
-    acc0[3] += w0 * u26;
-    acc1[3] += w1 * u26;
-    acc2[3] += w0 * u26;
-    const value_type u27 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz];
-    acc1[0] += w0 * u27;
-    acc2[0] += w1 * u27;
-    acc3[0] = w0 * u27;
-    const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w1 * u28.v[0];
-    acc1[0] += w0 * u28.v[1];
-    acc1[1] += w0 * u28.v[0];
-    acc1[1] += w1 * u28.v[1];
-    acc1[1] += w0 * u28.v[2];
-    acc1[2] += w0 * u28.v[1];
-    acc1[2] += w1 * u28.v[2];
-    acc1[2] += w0 * u28.v[3];
-    acc1[3] += w0 * u28.v[2];
-    acc1[3] += w1 * u28.v[3];
-    acc2[0] += w2 * u28.v[0];
-    acc2[0] += w1 * u28.v[1];
-    acc2[1] += w1 * u28.v[0];
-    acc2[1] += w2 * u28.v[1];
-    acc2[1] += w1 * u28.v[2];
-    acc2[2] += w1 * u28.v[1];
-    acc2[2] += w2 * u28.v[2];
-    acc2[2] += w1 * u28.v[3];
-    acc2[3] += w1 * u28.v[2];
-    acc2[3] += w2 * u28.v[3];
-    acc3[0] += w1 * u28.v[0];
-    acc3[0] += w0 * u28.v[1];
-    acc3[1] = w0 * u28.v[0];
-    acc3[1] += w1 * u28.v[1];
-    acc3[1] += w0 * u28.v[2];
-    acc3[2] = w0 * u28.v[1];
-    acc3[2] += w1 * u28.v[2];
-    acc3[2] += w0 * u28.v[3];
-    acc3[3] = w0 * u28.v[2];
-    acc3[3] += w1 * u28.v[3];
-    const value_type u29 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz];
-    acc1[3] += w0 * u29;
-    acc2[3] += w1 * u29;
-    acc3[3] += w0 * u29;
-    const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
-    acc1[0] += w1 * u30;
-    acc2[0] += w2 * u30;
-    acc3[0] += w1 * u30;
-    const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w2 * u31.v[0];
-    acc1[0] += w1 * u31.v[1];
-    acc1[1] += w1 * u31.v[0];
-    acc1[1] += w2 * u31.v[1];
-    acc1[1] += w1 * u31.v[2];
-    acc1[2] += w1 * u31.v[1];
-    acc1[2] += w2 * u31.v[2];
-    acc1[2] += w1 * u31.v[3];
-    acc1[3] += w1 * u31.v[2];
-    acc1[3] += w2 * u31.v[3];
-    acc2[0] += w3 * u31.v[0];
-    acc2[0] += w2 * u31.v[1];
-    acc2[1] += w2 * u31.v[0];
-    acc2[1] += w3 * u31.v[1];
-    acc2[1] += w2 * u31.v[2];
-    acc2[2] += w2 * u31.v[1];
-    acc2[2] += w3 * u31.v[2];
-    acc2[2] += w2 * u31.v[3];
-    acc2[3] += w2 * u31.v[2];
-    acc2[3] += w3 * u31.v[3];
-    acc3[0] += w2 * u31.v[0];
-    acc3[0] += w1 * u31.v[1];
-    acc3[1] += w1 * u31.v[0];
-    acc3[1] += w2 * u31.v[1];
-    acc3[1] += w1 * u31.v[2];
-    acc3[2] += w1 * u31.v[1];
-    acc3[2] += w2 * u31.v[2];
-    acc3[2] += w1 * u31.v[3];
-    acc3[3] += w1 * u31.v[2];
-    acc3[3] += w2 * u31.v[3];
-    const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
-    acc1[3] += w1 * u32;
-    acc2[3] += w2 * u32;
-    acc3[3] += w1 * u32;
-    const value_type u33 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz];
-    acc1[0] += w0 * u33;
-    acc2[0] += w1 * u33;
-    acc3[0] += w0 * u33;
-    const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w1 * u34.v[0];
-    acc1[0] += w0 * u34.v[1];
-    acc1[1] += w0 * u34.v[0];
-    acc1[1] += w1 * u34.v[1];
-    acc1[1] += w0 * u34.v[2];
-    acc1[2] += w0 * u34.v[1];
-    acc1[2] += w1 * u34.v[2];
-    acc1[2] += w0 * u34.v[3];
-    acc1[3] += w0 * u34.v[2];
-    acc1[3] += w1 * u34.v[3];
-    acc2[0] += w2 * u34.v[0];
-    acc2[0] += w1 * u34.v[1];
-    acc2[1] += w1 * u34.v[0];
-    acc2[1] += w2 * u34.v[1];
-    acc2[1] += w1 * u34.v[2];
-    acc2[2] += w1 * u34.v[1];
-    acc2[2] += w2 * u34.v[2];
-    acc2[2] += w1 * u34.v[3];
-    acc2[3] += w1 * u34.v[2];
-    acc2[3] += w2 * u34.v[3];
-    acc3[0] += w1 * u34.v[0];
-    acc3[0] += w0 * u34.v[1];
-    acc3[1] += w0 * u34.v[0];
-    acc3[1] += w1 * u34.v[1];
-    acc3[1] += w0 * u34.v[2];
-    acc3[2] += w0 * u34.v[1];
-    acc3[2] += w1 * u34.v[2];
-    acc3[2] += w0 * u34.v[3];
-    acc3[3] += w0 * u34.v[2];
-    acc3[3] += w1 * u34.v[3];
-    const value_type u35 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz];
-    acc1[3] += w0 * u35;
-    acc2[3] += w1 * u35;
-    acc3[3] += w0 * u35;
-    const value_type u36 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(3, room) * sz];
-    acc2[0] += w0 * u36;
-    acc3[0] += w1 * u36;
-    const vec_t u37 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(3, room) * sz);
-    acc2[0] += w1 * u37.v[0];
-    acc2[0] += w0 * u37.v[1];
-    acc2[1] += w0 * u37.v[0];
-    acc2[1] += w1 * u37.v[1];
-    acc2[1] += w0 * u37.v[2];
-    acc2[2] += w0 * u37.v[1];
-    acc2[2] += w1 * u37.v[2];
-    acc2[2] += w0 * u37.v[3];
-    acc2[3] += w0 * u37.v[2];
-    acc2[3] += w1 * u37.v[3];
-    acc3[0] += w2 * u37.v[0];
-    acc3[0] += w1 * u37.v[1];
-    acc3[1] += w1 * u37.v[0];
-    acc3[1] += w2 * u37.v[1];
-    acc3[1] += w1 * u37.v[2];
-    acc3[2] += w1 * u37.v[1];
-    acc3[2] += w2 * u37.v[2];
-    acc3[2] += w1 * u37.v[3];
-    acc3[3] += w1 * u37.v[2];
-    acc3[3] += w2 * u37.v[3];
-    const value_type u38 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(3, room) * sz];
-    acc2[3] += w0 * u38;
-    acc3[3] += w1 * u38;
-    const value_type u39 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz];
-    acc2[0] += w1 * u39;
-    acc3[0] += w2 * u39;
-    const vec_t u40 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sz);
-    acc2[0] += w2 * u40.v[0];
-    acc2[0] += w1 * u40.v[1];
-    acc2[1] += w1 * u40.v[0];
-    acc2[1] += w2 * u40.v[1];
-    acc2[1] += w1 * u40.v[2];
-    acc2[2] += w1 * u40.v[1];
-    acc2[2] += w2 * u40.v[2];
-    acc2[2] += w1 * u40.v[3];
-    acc2[3] += w1 * u40.v[2];
-    acc2[3] += w2 * u40.v[3];
-    acc3[0] += w3 * u40.v[0];
-    acc3[0] += w2 * u40.v[1];
-    acc3[1] += w2 * u40.v[0];
-    acc3[1] += w3 * u40.v[1];
-    acc3[1] += w2 * u40.v[2];
-    acc3[2] += w2 * u40.v[1];
-    acc3[2] += w3 * u40.v[2];
-    acc3[2] += w2 * u40.v[3];
-    acc3[3] += w2 * u40.v[2];
-    acc3[3] += w3 * u40.v[3];
-    const value_type u41 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz];
-    acc2[3] += w1 * u41;
-    acc3[3] += w2 * u41;
-    const value_type u42 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(3, room) * sz];
-    acc2[0] += w0 * u42;
-    acc3[0] += w1 * u42;
-    const vec_t u43 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(3, room) * sz);
-    acc2[0] += w1 * u43.v[0];
-    acc2[0] += w0 * u43.v[1];
-    acc2[1] += w0 * u43.v[0];
-    acc2[1] += w1 * u43.v[1];
-    acc2[1] += w0 * u43.v[2];
-    acc2[2] += w0 * u43.v[1];
-    acc2[2] += w1 * u43.v[2];
-    acc2[2] += w0 * u43.v[3];
-    acc2[3] += w0 * u43.v[2];
-    acc2[3] += w1 * u43.v[3];
-    acc3[0] += w2 * u43.v[0];
-    acc3[0] += w1 * u43.v[1];
-    acc3[1] += w1 * u43.v[0];
-    acc3[1] += w2 * u43.v[1];
-    acc3[1] += w1 * u43.v[2];
-    acc3[2] += w1 * u43.v[1];
-    acc3[2] += w2 * u43.v[2];
-    acc3[2] += w1 * u43.v[3];
-    acc3[3] += w1 * u43.v[2];
-    acc3[3] += w2 * u43.v[3];
-    const value_type u44 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(3, room) * sz];
-    acc2[3] += w0 * u44;
-    acc3[3] += w1 * u44;
-    const value_type u45 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(4, room) * sz];
-    acc3[0] += w0 * u45;
-    const vec_t u46 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(4, room) * sz);
-    acc3[0] += w1 * u46.v[0];
-    acc3[0] += w0 * u46.v[1];
-    acc3[1] += w0 * u46.v[0];
-    acc3[1] += w1 * u46.v[1];
-    acc3[1] += w0 * u46.v[2];
-    acc3[2] += w0 * u46.v[1];
-    acc3[2] += w1 * u46.v[2];
-    acc3[2] += w0 * u46.v[3];
-    acc3[3] += w0 * u46.v[2];
-    acc3[3] += w1 * u46.v[3];
-    const value_type u47 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(4, room) * sz];
-    acc3[3] += w0 * u47;
-    const value_type u48 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sz];
-    acc3[0] += w1 * u48;
-    const vec_t u49 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sz);
-    acc3[0] += w2 * u49.v[0];
-    acc3[0] += w1 * u49.v[1];
-    acc3[1] += w1 * u49.v[0];
-    acc3[1] += w2 * u49.v[1];
-    acc3[1] += w1 * u49.v[2];
-    acc3[2] += w1 * u49.v[1];
-    acc3[2] += w2 * u49.v[2];
-    acc3[2] += w1 * u49.v[3];
-    acc3[3] += w1 * u49.v[2];
-    acc3[3] += w2 * u49.v[3];
-    const value_type u50 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sz];
-    acc3[3] += w1 * u50;
-    const value_type u51 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(4, room) * sz];
-    acc3[0] += w0 * u51;
-    const vec_t u52 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(4, room) * sz);
-    acc3[0] += w1 * u52.v[0];
-    acc3[0] += w0 * u52.v[1];
-    acc3[1] += w0 * u52.v[0];
-    acc3[1] += w1 * u52.v[1];
-    acc3[1] += w0 * u52.v[2];
-    acc3[2] += w0 * u52.v[1];
-    acc3[2] += w1 * u52.v[2];
-    acc3[2] += w0 * u52.v[3];
-    acc3[3] += w0 * u52.v[2];
-    acc3[3] += w1 * u52.v[3];
-    const value_type u53 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(4, room) * sz];
-    acc3[3] += w0 * u53;
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // The input at the group, read before any store for both branches.
-    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+    acc1[3] += w1 * u8;
+    acc2[3] += w0 * u8;
+    if (z >= z_first) {
+      // Store the tile's sites that lie inside the update region.
+      // Groups that lie wholly inside the update region store with one access.
+      const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + l], acc0[l]);
+          }
+      }
+    }
+    // Output z is stored: the ring moves down by one.
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[l] = acc1[l];
+      acc1[l] = acc2[l];
+      acc2[l] = value_type(0);
+    }
+  }
+}
+
+/// 3-D dirichlet 27-point stencil marching along z; per plane 9 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+stencil3d_27pt_march_auto_h200_x4_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int planes,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's column; it walks along z through its block's chunk of
+  // `planes` sites, each with the 4 sites of an aligned group along x (halo
+  // sites among them are not stored).
+  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z_first = 1 + static_cast<int>(blockIdx.z) * planes;
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx - 1 || y >= ny - 1 || z_first >= nz - 1)) {
+    // Tap weights.
+    const value_type w0 =
+        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
+    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
+    const value_type w2 =
+        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
+    const value_type w3 =
+        static_cast<value_type>(4.266666666666667) * params.inv_h2;
+    // A row's sites move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+    // The chunk's end; acc0 .. acc2 hold outputs z .. z + 2.
+    const int z_end = z_first + planes < nz - 1 ? z_first + planes : nz - 1;
+    for (int z = z_first - 2; z < z_end; ++z) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t site = x + y * sy + z * sz;
+      // Farthest site along x inside the array, relative to this group.
+      const int xroom = nx - 1 - x;
+      // Plane z + 1: each value is loaded once and feeds every output of the ring that needs it.
+      const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
+      acc0[0] += w0 * u0;
+      acc1[0] += w1 * u0;
+      acc2[0] += w0 * u0;
+      const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+      acc0[0] += w1 * u1.v[0];
+      acc0[0] += w0 * u1.v[1];
+      acc0[1] += w0 * u1.v[0];
+      acc0[1] += w1 * u1.v[1];
+      acc0[1] += w0 * u1.v[2];
+      acc0[2] += w0 * u1.v[1];
+      acc0[2] += w1 * u1.v[2];
+      acc0[2] += w0 * u1.v[3];
+      acc0[3] += w0 * u1.v[2];
+      acc0[3] += w1 * u1.v[3];
+      acc1[0] += w2 * u1.v[0];
+      acc1[0] += w1 * u1.v[1];
+      acc1[1] += w1 * u1.v[0];
+      acc1[1] += w2 * u1.v[1];
+      acc1[1] += w1 * u1.v[2];
+      acc1[2] += w1 * u1.v[1];
+      acc1[2] += w2 * u1.v[2];
+      acc1[2] += w1 * u1.v[3];
+      acc1[3] += w1 * u1.v[2];
+      acc1[3] += w2 * u1.v[3];
+      acc2[0] += w1 * u1.v[0];
+      acc2[0] += w0 * u1.v[1];
+      acc2[1] += w0 * u1.v[0];
+      acc2[1] += w1 * u1.v[1];
+      acc2[1] += w0 * u1.v[2];
+      acc2[2] += w0 * u1.v[1];
+      acc2[2] += w1 * u1.v[2];
+      acc2[2] += w0 * u1.v[3];
+      acc2[3] += w0 * u1.v[2];
+      acc2[3] += w1 * u1.v[3];
+      const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
+      acc0[3] += w0 * u2;
+      acc1[3] += w1 * u2;
+      acc2[3] += w0 * u2;
+      const value_type u3 = in[site + stencil::clamp_below(-1, -x) + sz];
+      acc0[0] += w1 * u3;
+      acc1[0] += w2 * u3;
+      acc2[0] += w1 * u3;
+      const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site + sz);
+      acc0[0] += w2 * u4.v[0];
+      acc0[0] += w1 * u4.v[1];
+      acc0[1] += w1 * u4.v[0];
+      acc0[1] += w2 * u4.v[1];
+      acc0[1] += w1 * u4.v[2];
+      acc0[2] += w1 * u4.v[1];
+      acc0[2] += w2 * u4.v[2];
+      acc0[2] += w1 * u4.v[3];
+      acc0[3] += w1 * u4.v[2];
+      acc0[3] += w2 * u4.v[3];
+      acc1[0] += w3 * u4.v[0];
+      acc1[0] += w2 * u4.v[1];
+      acc1[1] += w2 * u4.v[0];
+      acc1[1] += w3 * u4.v[1];
+      acc1[1] += w2 * u4.v[2];
+      acc1[2] += w2 * u4.v[1];
+      acc1[2] += w3 * u4.v[2];
+      acc1[2] += w2 * u4.v[3];
+      acc1[3] += w2 * u4.v[2];
+      acc1[3] += w3 * u4.v[3];
+      acc2[0] += w2 * u4.v[0];
+      acc2[0] += w1 * u4.v[1];
+      acc2[1] += w1 * u4.v[0];
+      acc2[1] += w2 * u4.v[1];
+      acc2[1] += w1 * u4.v[2];
+      acc2[2] += w1 * u4.v[1];
+      acc2[2] += w2 * u4.v[2];
+      acc2[2] += w1 * u4.v[3];
+      acc2[3] += w1 * u4.v[2];
+      acc2[3] += w2 * u4.v[3];
+      const value_type u5 = in[site + stencil::clamp_above(4, xroom) + sz];
+      acc0[3] += w1 * u5;
+      acc1[3] += w2 * u5;
+      acc2[3] += w1 * u5;
+      const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
+      acc0[0] += w0 * u6;
+      acc1[0] += w1 * u6;
+      acc2[0] += w0 * u6;
+      const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+      acc0[0] += w1 * u7.v[0];
+      acc0[0] += w0 * u7.v[1];
+      acc0[1] += w0 * u7.v[0];
+      acc0[1] += w1 * u7.v[1];
+      acc0[1] += w0 * u7.v[2];
+      acc0[2] += w0 * u7.v[1];
+      acc0[2] += w1 * u7.v[2];
+      acc0[2] += w0 * u7.v[3];
+      acc0[3] += w0 * u7.v[2];
+      acc0[3] += w1 * u7.v[3];
+      acc1[0] += w2 * u7.v[0];
+      acc1[0] += w1 * u7.v[1];
+      acc1[1] += w1 * u7.v[0];
+      acc1[1] += w2 * u7.v[1];
+      acc1[1] += w1 * u7.v[2];
+      acc1[2] += w1 * u7.v[1];
+      acc1[2] += w2 * u7.v[2];
+      acc1[2] += w1 * u7.v[3];
+      acc1[3] += w1 * u7.v[2];
+      acc1[3] += w2 * u7.v[3];
+      acc2[0] += w1 * u7.v[0];
+      acc2[0] += w0 * u7.v[1];
+      acc2[1] += w0 * u7.v[0];
+      acc2[1] += w1 * u7.v[1];
+      acc2[1] += w0 * u7.v[2];
+      acc2[2] += w0 * u7.v[1];
+      acc2[2] += w1 * u7.v[2];
+      acc2[2] += w0 * u7.v[3];
+      acc2[3] += w0 * u7.v[2];
+      acc2[3] += w1 * u7.v[3];
+      const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
+      acc0[3] += w0 * u8;
+      acc1[3] += w1 * u8;
+      acc2[3] += w0 * u8;
+      if (z >= z_first) {
+        // Store the tile's sites that lie inside the update region.
+        // Groups that lie wholly inside the update region store with one access.
+        const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+        // The input at the group, read before any store for both branches.
+        const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            r.v[l] = acc0[l];
+          STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            if (x + l >= 1 && x + l < nx - 1) {
+              STENCIL_STORE(&out[site + l], acc0[l]);
+              dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            }
         }
-    }
-    if (z + 1 < nz - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
       }
-    }
-    if (z + 2 < nz - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c2 = *reinterpret_cast<const vec_t *>(in + site + 2 * sz);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sz), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
-            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
-          }
-      }
-    }
-    if (z + 3 < nz - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c3 = *reinterpret_cast<const vec_t *>(in + site + 3 * sz);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sz), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
-            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
-          }
+      // Output z is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
       }
     }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 27-point stencil; 54 loads and 4 stores per thread. Also
-/// sums in . out over the stored sites: one partial per block, for CG's p^T A
-/// p without a second pass over the fields. Each of those loads reads `in`
-/// and `direction` as p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written) and, given a solution, adds the
-/// last step's alpha direction to it, and the sum is p' . out: the
-/// direction's own pass and x's update folded into the stencil.
+/// 3-D dirichlet 27-point stencil marching along z; per plane 9 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields. Each of those loads reads `in` and `direction` as p' = in +
+/// beta direction (CG's next direction from the residual `in` and the last
+/// one), each store also writes p' to next_direction (whose halo is not
+/// written) and, given a solution, adds the last step's alpha direction to
+/// it, and the sum is p' . out: the direction's own pass and x's update
+/// folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 stencil3d_27pt_march_auto_h200_x4_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -4431,28 +2293,22 @@ stencil3d_27pt_march_auto_h200_x4_fold_dot_kernel(
     const int nx,
     const int ny,
     const int nz,
+    const int planes,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
+  // This thread's column; it walks along z through its block's chunk of
+  // `planes` sites, each with the 4 sites of an aligned group along x (halo
+  // sites among them are not stored).
   const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 4 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z_first = 1 + static_cast<int>(blockIdx.z) * planes;
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
   // The last step's alpha, for its x += alpha p (no x: none).
   const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+  if (!(x >= nx - 1 || y >= ny - 1 || z_first >= nz - 1)) {
     // Tap weights.
     const value_type w0 =
         -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
@@ -4463,693 +2319,186 @@ stencil3d_27pt_march_auto_h200_x4_fold_dot_kernel(
         static_cast<value_type>(4.266666666666667) * params.inv_h2;
     // A row's sites move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4], acc2[4], acc3[4];
-    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
-    const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy - sz;
-    const value_type u0 = in[at0] + beta * direction[at0];
-    acc0[0] = w0 * u0;
-    const stencil::index_t at1 = site - sy - sz;
-    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
-        reinterpret_cast<const vec_t *>(direction + at1), beta);
-    acc0[0] += w1 * u1.v[0];
-    acc0[0] += w0 * u1.v[1];
-    acc0[1] = w0 * u1.v[0];
-    acc0[1] += w1 * u1.v[1];
-    acc0[1] += w0 * u1.v[2];
-    acc0[2] = w0 * u1.v[1];
-    acc0[2] += w1 * u1.v[2];
-    acc0[2] += w0 * u1.v[3];
-    acc0[3] = w0 * u1.v[2];
-    acc0[3] += w1 * u1.v[3];
-    const stencil::index_t at2 = site + stencil::clamp_above(4, xroom) - sy - sz;
-    const value_type u2 = in[at2] + beta * direction[at2];
-    acc0[3] += w0 * u2;
-    const stencil::index_t at3 = site + stencil::clamp_below(-1, -x) - sz;
-    const value_type u3 = in[at3] + beta * direction[at3];
-    acc0[0] += w1 * u3;
-    const stencil::index_t at4 = site - sz;
-    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
-        reinterpret_cast<const vec_t *>(direction + at4), beta);
-    acc0[0] += w2 * u4.v[0];
-    acc0[0] += w1 * u4.v[1];
-    acc0[1] += w1 * u4.v[0];
-    acc0[1] += w2 * u4.v[1];
-    acc0[1] += w1 * u4.v[2];
-    acc0[2] += w1 * u4.v[1];
-    acc0[2] += w2 * u4.v[2];
-    acc0[2] += w1 * u4.v[3];
-    acc0[3] += w1 * u4.v[2];
-    acc0[3] += w2 * u4.v[3];
-    const stencil::index_t at5 = site + stencil::clamp_above(4, xroom) - sz;
-    const value_type u5 = in[at5] + beta * direction[at5];
-    acc0[3] += w1 * u5;
-    const stencil::index_t at6 = site + stencil::clamp_below(-1, -x) + sy - sz;
-    const value_type u6 = in[at6] + beta * direction[at6];
-    acc0[0] += w0 * u6;
-    const stencil::index_t at7 = site + sy - sz;
-    const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
-        reinterpret_cast<const vec_t *>(direction + at7), beta);
-    acc0[0] += w1 * u7.v[0];
-    acc0[0] += w0 * u7.v[1];
-    acc0[1] += w0 * u7.v[0];
-    acc0[1] += w1 * u7.v[1];
-    acc0[1] += w0 * u7.v[2];
-    acc0[2] += w0 * u7.v[1];
-    acc0[2] += w1 * u7.v[2];
-    acc0[2] += w0 * u7.v[3];
-    acc0[3] += w0 * u7.v[2];
-    acc0[3] += w1 * u7.v[3];
-    const stencil::index_t at8 = site + stencil::clamp_above(4, xroom) + sy - sz;
-    const value_type u8 = in[at8] + beta * direction[at8];
-    acc0[3] += w0 * u8;
-    const stencil::index_t at9 = site + stencil::clamp_below(-1, -x) - sy;
-    const value_type u9 = in[at9] + beta * direction[at9];
-    acc0[0] += w1 * u9;
-    acc1[0] = w0 * u9;
-    const stencil::index_t at10 = site - sy;
-    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
-        reinterpret_cast<const vec_t *>(direction + at10), beta);
-    acc0[0] += w2 * u10.v[0];
-    acc0[0] += w1 * u10.v[1];
-    acc0[1] += w1 * u10.v[0];
-    acc0[1] += w2 * u10.v[1];
-    acc0[1] += w1 * u10.v[2];
-    acc0[2] += w1 * u10.v[1];
-    acc0[2] += w2 * u10.v[2];
-    acc0[2] += w1 * u10.v[3];
-    acc0[3] += w1 * u10.v[2];
-    acc0[3] += w2 * u10.v[3];
-    acc1[0] += w1 * u10.v[0];
-    acc1[0] += w0 * u10.v[1];
-    acc1[1] = w0 * u10.v[0];
-    acc1[1] += w1 * u10.v[1];
-    acc1[1] += w0 * u10.v[2];
-    acc1[2] = w0 * u10.v[1];
-    acc1[2] += w1 * u10.v[2];
-    acc1[2] += w0 * u10.v[3];
-    acc1[3] = w0 * u10.v[2];
-    acc1[3] += w1 * u10.v[3];
-    const stencil::index_t at11 = site + stencil::clamp_above(4, xroom) - sy;
-    const value_type u11 = in[at11] + beta * direction[at11];
-    acc0[3] += w1 * u11;
-    acc1[3] += w0 * u11;
-    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x);
-    const value_type u12 = in[at12] + beta * direction[at12];
-    acc0[0] += w2 * u12;
-    acc1[0] += w1 * u12;
-    const stencil::index_t at13 = site;
-    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
-        reinterpret_cast<const vec_t *>(direction + at13), beta);
-    acc0[0] += w3 * u13.v[0];
-    acc0[0] += w2 * u13.v[1];
-    acc0[1] += w2 * u13.v[0];
-    acc0[1] += w3 * u13.v[1];
-    acc0[1] += w2 * u13.v[2];
-    acc0[2] += w2 * u13.v[1];
-    acc0[2] += w3 * u13.v[2];
-    acc0[2] += w2 * u13.v[3];
-    acc0[3] += w2 * u13.v[2];
-    acc0[3] += w3 * u13.v[3];
-    acc1[0] += w2 * u13.v[0];
-    acc1[0] += w1 * u13.v[1];
-    acc1[1] += w1 * u13.v[0];
-    acc1[1] += w2 * u13.v[1];
-    acc1[1] += w1 * u13.v[2];
-    acc1[2] += w1 * u13.v[1];
-    acc1[2] += w2 * u13.v[2];
-    acc1[2] += w1 * u13.v[3];
-    acc1[3] += w1 * u13.v[2];
-    acc1[3] += w2 * u13.v[3];
-    const stencil::index_t at14 = site + stencil::clamp_above(4, xroom);
-    const value_type u14 = in[at14] + beta * direction[at14];
-    acc0[3] += w2 * u14;
-    acc1[3] += w1 * u14;
-    const stencil::index_t at15 = site + stencil::clamp_below(-1, -x) + sy;
-    const value_type u15 = in[at15] + beta * direction[at15];
-    acc0[0] += w1 * u15;
-    acc1[0] += w0 * u15;
-    const stencil::index_t at16 = site + sy;
-    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at16),
-        reinterpret_cast<const vec_t *>(direction + at16), beta);
-    acc0[0] += w2 * u16.v[0];
-    acc0[0] += w1 * u16.v[1];
-    acc0[1] += w1 * u16.v[0];
-    acc0[1] += w2 * u16.v[1];
-    acc0[1] += w1 * u16.v[2];
-    acc0[2] += w1 * u16.v[1];
-    acc0[2] += w2 * u16.v[2];
-    acc0[2] += w1 * u16.v[3];
-    acc0[3] += w1 * u16.v[2];
-    acc0[3] += w2 * u16.v[3];
-    acc1[0] += w1 * u16.v[0];
-    acc1[0] += w0 * u16.v[1];
-    acc1[1] += w0 * u16.v[0];
-    acc1[1] += w1 * u16.v[1];
-    acc1[1] += w0 * u16.v[2];
-    acc1[2] += w0 * u16.v[1];
-    acc1[2] += w1 * u16.v[2];
-    acc1[2] += w0 * u16.v[3];
-    acc1[3] += w0 * u16.v[2];
-    acc1[3] += w1 * u16.v[3];
-    const stencil::index_t at17 = site + stencil::clamp_above(4, xroom) + sy;
-    const value_type u17 = in[at17] + beta * direction[at17];
-    acc0[3] += w1 * u17;
-    acc1[3] += w0 * u17;
-    const stencil::index_t at18 = site + stencil::clamp_below(-1, -x) - sy + sz;
-    const value_type u18 = in[at18] + beta * direction[at18];
-    acc0[0] += w0 * u18;
-    acc1[0] += w1 * u18;
-    acc2[0] = w0 * u18;
-    const stencil::index_t at19 = site - sy + sz;
-    const vec_t u19 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at19),
-        reinterpret_cast<const vec_t *>(direction + at19), beta);
-    acc0[0] += w1 * u19.v[0];
-    acc0[0] += w0 * u19.v[1];
-    acc0[1] += w0 * u19.v[0];
-    acc0[1] += w1 * u19.v[1];
-    acc0[1] += w0 * u19.v[2];
-    acc0[2] += w0 * u19.v[1];
-    acc0[2] += w1 * u19.v[2];
-    acc0[2] += w0 * u19.v[3];
-    acc0[3] += w0 * u19.v[2];
-    acc0[3] += w1 * u19.v[3];
-    acc1[0] += w2 * u19.v[0];
-    acc1[0] += w1 * u19.v[1];
-    acc1[1] += w1 * u19.v[0];
-    acc1[1] += w2 * u19.v[1];
-    acc1[1] += w1 * u19.v[2];
-    acc1[2] += w1 * u19.v[1];
-    acc1[2] += w2 * u19.v[2];
-    acc1[2] += w1 * u19.v[3];
-    acc1[3] += w1 * u19.v[2];
-    acc1[3] += w2 * u19.v[3];
-    acc2[0] += w1 * u19.v[0];
-    acc2[0] += w0 * u19.v[1];
-    acc2[1] = w0 * u19.v[0];
-    acc2[1] += w1 * u19.v[1];
-    acc2[1] += w0 * u19.v[2];
-    acc2[2] = w0 * u19.v[1];
-    acc2[2] += w1 * u19.v[2];
-    acc2[2] += w0 * u19.v[3];
-    acc2[3] = w0 * u19.v[2];
-    acc2[3] += w1 * u19.v[3];
-    const stencil::index_t at20 = site + stencil::clamp_above(4, xroom) - sy + sz;
-    const value_type u20 = in[at20] + beta * direction[at20];
-    acc0[3] += w0 * u20;
-    acc1[3] += w1 * u20;
-    acc2[3] += w0 * u20;
-    const stencil::index_t at21 = site + stencil::clamp_below(-1, -x) + sz;
-    const value_type u21 = in[at21] + beta * direction[at21];
-    acc0[0] += w1 * u21;
-    acc1[0] += w2 * u21;
-    acc2[0] += w1 * u21;
-    const stencil::index_t at22 = site + sz;
-    const vec_t u22 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at22),
-        reinterpret_cast<const vec_t *>(direction + at22), beta);
-    acc0[0] += w2 * u22.v[0];
-    acc0[0] += w1 * u22.v[1];
-    acc0[1] += w1 * u22.v[0];
-    acc0[1] += w2 * u22.v[1];
-    acc0[1] += w1 * u22.v[2];
-    acc0[2] += w1 * u22.v[1];
-    acc0[2] += w2 * u22.v[2];
-    acc0[2] += w1 * u22.v[3];
-    acc0[3] += w1 * u22.v[2];
-    acc0[3] += w2 * u22.v[3];
-    acc1[0] += w3 * u22.v[0];
-    acc1[0] += w2 * u22.v[1];
-    acc1[1] += w2 * u22.v[0];
-    acc1[1] += w3 * u22.v[1];
-    acc1[1] += w2 * u22.v[2];
-    acc1[2] += w2 * u22.v[1];
-    acc1[2] += w3 * u22.v[2];
-    acc1[2] += w2 * u22.v[3];
-    acc1[3] += w2 * u22.v[2];
-    acc1[3] += w3 * u22.v[3];
-    acc2[0] += w2 * u22.v[0];
-    acc2[0] += w1 * u22.v[1];
-    acc2[1] += w1 * u22.v[0];
-    acc2[1] += w2 * u22.v[1];
-    acc2[1] += w1 * u22.v[2];
-    acc2[2] += w1 * u22.v[1];
-    acc2[2] += w2 * u22.v[2];
-    acc2[2] += w1 * u22.v[3];
-    acc2[3] += w1 * u22.v[2];
-    acc2[3] += w2 * u22.v[3];
-    const stencil::index_t at23 = site + stencil::clamp_above(4, xroom) + sz;
-    const value_type u23 = in[at23] + beta * direction[at23];
-    acc0[3] += w1 * u23;
-    acc1[3] += w2 * u23;
-    acc2[3] += w1 * u23;
-    const stencil::index_t at24 = site + stencil::clamp_below(-1, -x) + sy + sz;
-    const value_type u24 = in[at24] + beta * direction[at24];
-    acc0[0] += w0 * u24;
-    acc1[0] += w1 * u24;
-    acc2[0] += w0 * u24;
-    const stencil::index_t at25 = site + sy + sz;
-    const vec_t u25 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at25),
-        reinterpret_cast<const vec_t *>(direction + at25), beta);
-    acc0[0] += w1 * u25.v[0];
-    acc0[0] += w0 * u25.v[1];
-    acc0[1] += w0 * u25.v[0];
-    acc0[1] += w1 * u25.v[1];
-    acc0[1] += w0 * u25.v[2];
-    acc0[2] += w0 * u25.v[1];
-    acc0[2] += w1 * u25.v[2];
-    acc0[2] += w0 * u25.v[3];
-    acc0[3] += w0 * u25.v[2];
-    acc0[3] += w1 * u25.v[3];
-    acc1[0] += w2 * u25.v[0];
-    acc1[0] += w1 * u25.v[1];
-    acc1[1] += w1 * u25.v[0];
-    acc1[1] += w2 * u25.v[1];
-    acc1[1] += w1 * u25.v[2];
-    acc1[2] += w1 * u25.v[1];
-    acc1[2] += w2 * u25.v[2];
-    acc1[2] += w1 * u25.v[3];
-    acc1[3] += w1 * u25.v[2];
-    acc1[3] += w2 * u25.v[3];
-    acc2[0] += w1 * u25.v[0];
-    acc2[0] += w0 * u25.v[1];
-    acc2[1] += w0 * u25.v[0];
-    acc2[1] += w1 * u25.v[1];
-    acc2[1] += w0 * u25.v[2];
-    acc2[2] += w0 * u25.v[1];
-    acc2[2] += w1 * u25.v[2];
-    acc2[2] += w0 * u25.v[3];
-    acc2[3] += w0 * u25.v[2];
-    acc2[3] += w1 * u25.v[3];
-    const stencil::index_t at26 = site + stencil::clamp_above(4, xroom) + sy + sz;
-    const value_type u26 = in[at26] + beta * direction[at26];
-    acc0[3] += w0 * u26;
-    acc1[3] += w1 * u26;
-    acc2[3] += w0 * u26;
-    const stencil::index_t at27 = site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz;
-    const value_type u27 = in[at27] + beta * direction[at27];
-    acc1[0] += w0 * u27;
-    acc2[0] += w1 * u27;
-    acc3[0] = w0 * u27;
-    const stencil::index_t at28 = site - sy + stencil::clamp_above(2, room) * sz;
-    const vec_t u28 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at28),
-        reinterpret_cast<const vec_t *>(direction + at28), beta);
-    acc1[0] += w1 * u28.v[0];
-    acc1[0] += w0 * u28.v[1];
-    acc1[1] += w0 * u28.v[0];
-    acc1[1] += w1 * u28.v[1];
-    acc1[1] += w0 * u28.v[2];
-    acc1[2] += w0 * u28.v[1];
-    acc1[2] += w1 * u28.v[2];
-    acc1[2] += w0 * u28.v[3];
-    acc1[3] += w0 * u28.v[2];
-    acc1[3] += w1 * u28.v[3];
-    acc2[0] += w2 * u28.v[0];
-    acc2[0] += w1 * u28.v[1];
-    acc2[1] += w1 * u28.v[0];
-    acc2[1] += w2 * u28.v[1];
-    acc2[1] += w1 * u28.v[2];
-    acc2[2] += w1 * u28.v[1];
-    acc2[2] += w2 * u28.v[2];
-    acc2[2] += w1 * u28.v[3];
-    acc2[3] += w1 * u28.v[2];
-    acc2[3] += w2 * u28.v[3];
-    acc3[0] += w1 * u28.v[0];
-    acc3[0] += w0 * u28.v[1];
-    acc3[1] = w0 * u28.v[0];
-    acc3[1] += w1 * u28.v[1];
-    acc3[1] += w0 * u28.v[2];
-    acc3[2] = w0 * u28.v[1];
-    acc3[2] += w1 * u28.v[2];
-    acc3[2] += w0 * u28.v[3];
-    acc3[3] = w0 * u28.v[2];
-    acc3[3] += w1 * u28.v[3];
-    const stencil::index_t at29 = site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz;
-    const value_type u29 = in[at29] + beta * direction[at29];
-    acc1[3] += w0 * u29;
-    acc2[3] += w1 * u29;
-    acc3[3] += w0 * u29;
-    const stencil::index_t at30 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz;
-    const value_type u30 = in[at30] + beta * direction[at30];
-    acc1[0] += w1 * u30;
-    acc2[0] += w2 * u30;
-    acc3[0] += w1 * u30;
-    const stencil::index_t at31 = site + stencil::clamp_above(2, room) * sz;
-    const vec_t u31 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at31),
-        reinterpret_cast<const vec_t *>(direction + at31), beta);
-    acc1[0] += w2 * u31.v[0];
-    acc1[0] += w1 * u31.v[1];
-    acc1[1] += w1 * u31.v[0];
-    acc1[1] += w2 * u31.v[1];
-    acc1[1] += w1 * u31.v[2];
-    acc1[2] += w1 * u31.v[1];
-    acc1[2] += w2 * u31.v[2];
-    acc1[2] += w1 * u31.v[3];
-    acc1[3] += w1 * u31.v[2];
-    acc1[3] += w2 * u31.v[3];
-    acc2[0] += w3 * u31.v[0];
-    acc2[0] += w2 * u31.v[1];
-    acc2[1] += w2 * u31.v[0];
-    acc2[1] += w3 * u31.v[1];
-    acc2[1] += w2 * u31.v[2];
-    acc2[2] += w2 * u31.v[1];
-    acc2[2] += w3 * u31.v[2];
-    acc2[2] += w2 * u31.v[3];
-    acc2[3] += w2 * u31.v[2];
-    acc2[3] += w3 * u31.v[3];
-    acc3[0] += w2 * u31.v[0];
-    acc3[0] += w1 * u31.v[1];
-    acc3[1] += w1 * u31.v[0];
-    acc3[1] += w2 * u31.v[1];
-    acc3[1] += w1 * u31.v[2];
-    acc3[2] += w1 * u31.v[1];
-    acc3[2] += w2 * u31.v[2];
-    acc3[2] += w1 * u31.v[3];
-    acc3[3] += w1 * u31.v[2];
-    acc3[3] += w2 * u31.v[3];
-    const stencil::index_t at32 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz;
-    const value_type u32 = in[at32] + beta * direction[at32];
-    acc1[3] += w1 * u32;
-    acc2[3] += w2 * u32;
-    acc3[3] += w1 * u32;
-    const stencil::index_t at33 = site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz;
-    const value_type u33 = in[at33] + beta * direction[at33];
-    acc1[0] += w0 * u33;
-    acc2[0] += w1 * u33;
-    acc3[0] += w0 * u33;
-    const stencil::index_t at34 = site + sy + stencil::clamp_above(2, room) * sz;
-    const vec_t u34 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at34),
-        reinterpret_cast<const vec_t *>(direction + at34), beta);
-    acc1[0] += w1 * u34.v[0];
-    acc1[0] += w0 * u34.v[1];
-    acc1[1] += w0 * u34.v[0];
-    acc1[1] += w1 * u34.v[1];
-    acc1[1] += w0 * u34.v[2];
-    acc1[2] += w0 * u34.v[1];
-    acc1[2] += w1 * u34.v[2];
-    acc1[2] += w0 * u34.v[3];
-    acc1[3] += w0 * u34.v[2];
-    acc1[3] += w1 * u34.v[3];
-    acc2[0] += w2 * u34.v[0];
-    acc2[0] += w1 * u34.v[1];
-    acc2[1] += w1 * u34.v[0];
-    acc2[1] += w2 * u34.v[1];
-    acc2[1] += w1 * u34.v[2];
-    acc2[2] += w1 * u34.v[1];
-    acc2[2] += w2 * u34.v[2];
-    acc2[2] += w1 * u34.v[3];
-    acc2[3] += w1 * u34.v[2];
-    acc2[3] += w2 * u34.v[3];
-    acc3[0] += w1 * u34.v[0];
-    acc3[0] += w0 * u34.v[1];
-    acc3[1] += w0 * u34.v[0];
-    acc3[1] += w1 * u34.v[1];
-    acc3[1] += w0 * u34.v[2];
-    acc3[2] += w0 * u34.v[1];
-    acc3[2] += w1 * u34.v[2];
-    acc3[2] += w0 * u34.v[3];
-    acc3[3] += w0 * u34.v[2];
-    acc3[3] += w1 * u34.v[3];
-    const stencil::index_t at35 = site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz;
-    const value_type u35 = in[at35] + beta * direction[at35];
-    acc1[3] += w0 * u35;
-    acc2[3] += w1 * u35;
-    acc3[3] += w0 * u35;
-    const stencil::index_t at36 = site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(3, room) * sz;
-    const value_type u36 = in[at36] + beta * direction[at36];
-    acc2[0] += w0 * u36;
-    acc3[0] += w1 * u36;
-    const stencil::index_t at37 = site - sy + stencil::clamp_above(3, room) * sz;
-    const vec_t u37 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at37),
-        reinterpret_cast<const vec_t *>(direction + at37), beta);
-    acc2[0] += w1 * u37.v[0];
-    acc2[0] += w0 * u37.v[1];
-    acc2[1] += w0 * u37.v[0];
-    acc2[1] += w1 * u37.v[1];
-    acc2[1] += w0 * u37.v[2];
-    acc2[2] += w0 * u37.v[1];
-    acc2[2] += w1 * u37.v[2];
-    acc2[2] += w0 * u37.v[3];
-    acc2[3] += w0 * u37.v[2];
-    acc2[3] += w1 * u37.v[3];
-    acc3[0] += w2 * u37.v[0];
-    acc3[0] += w1 * u37.v[1];
-    acc3[1] += w1 * u37.v[0];
-    acc3[1] += w2 * u37.v[1];
-    acc3[1] += w1 * u37.v[2];
-    acc3[2] += w1 * u37.v[1];
-    acc3[2] += w2 * u37.v[2];
-    acc3[2] += w1 * u37.v[3];
-    acc3[3] += w1 * u37.v[2];
-    acc3[3] += w2 * u37.v[3];
-    const stencil::index_t at38 = site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(3, room) * sz;
-    const value_type u38 = in[at38] + beta * direction[at38];
-    acc2[3] += w0 * u38;
-    acc3[3] += w1 * u38;
-    const stencil::index_t at39 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sz;
-    const value_type u39 = in[at39] + beta * direction[at39];
-    acc2[0] += w1 * u39;
-    acc3[0] += w2 * u39;
-    const stencil::index_t at40 = site + stencil::clamp_above(3, room) * sz;
-    const vec_t u40 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at40),
-        reinterpret_cast<const vec_t *>(direction + at40), beta);
-    acc2[0] += w2 * u40.v[0];
-    acc2[0] += w1 * u40.v[1];
-    acc2[1] += w1 * u40.v[0];
-    acc2[1] += w2 * u40.v[1];
-    acc2[1] += w1 * u40.v[2];
-    acc2[2] += w1 * u40.v[1];
-    acc2[2] += w2 * u40.v[2];
-    acc2[2] += w1 * u40.v[3];
-    acc2[3] += w1 * u40.v[2];
-    acc2[3] += w2 * u40.v[3];
-    acc3[0] += w3 * u40.v[0];
-    acc3[0] += w2 * u40.v[1];
-    acc3[1] += w2 * u40.v[0];
-    acc3[1] += w3 * u40.v[1];
-    acc3[1] += w2 * u40.v[2];
-    acc3[2] += w2 * u40.v[1];
-    acc3[2] += w3 * u40.v[2];
-    acc3[2] += w2 * u40.v[3];
-    acc3[3] += w2 * u40.v[2];
-    acc3[3] += w3 * u40.v[3];
-    const stencil::index_t at41 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(3, room) * sz;
-    const value_type u41 = in[at41] + beta * direction[at41];
-    acc2[3] += w1 * u41;
-    acc3[3] += w2 * u41;
-    const stencil::index_t at42 = site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(3, room) * sz;
-    const value_type u42 = in[at42] + beta * direction[at42];
-    acc2[0] += w0 * u42;
-    acc3[0] += w1 * u42;
-    const stencil::index_t at43 = site + sy + stencil::clamp_above(3, room) * sz;
-    const vec_t u43 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at43),
-        reinterpret_cast<const vec_t *>(direction + at43), beta);
-    acc2[0] += w1 * u43.v[0];
-    acc2[0] += w0 * u43.v[1];
-    acc2[1] += w0 * u43.v[0];
-    acc2[1] += w1 * u43.v[1];
-    acc2[1] += w0 * u43.v[2];
-    acc2[2] += w0 * u43.v[1];
-    acc2[2] += w1 * u43.v[2];
-    acc2[2] += w0 * u43.v[3];
-    acc2[3] += w0 * u43.v[2];
-    acc2[3] += w1 * u43.v[3];
-    acc3[0] += w2 * u43.v[0];
-    acc3[0] += w1 * u43.v[1];
-    acc3[1] += w1 * u43.v[0];
-    acc3[1] += w2 * u43.v[1];
-    acc3[1] += w1 * u43.v[2];
-    acc3[2] += w1 * u43.v[1];
-    acc3[2] += w2 * u43.v[2];
-    acc3[2] += w1 * u43.v[3];
-    acc3[3] += w1 * u43.v[2];
-    acc3[3] += w2 * u43.v[3];
-    const stencil::index_t at44 = site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(3, room) * sz;
-    const value_type u44 = in[at44] + beta * direction[at44];
-    acc2[3] += w0 * u44;
-    acc3[3] += w1 * u44;
-    const stencil::index_t at45 = site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(4, room) * sz;
-    const value_type u45 = in[at45] + beta * direction[at45];
-    acc3[0] += w0 * u45;
-    const stencil::index_t at46 = site - sy + stencil::clamp_above(4, room) * sz;
-    const vec_t u46 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at46),
-        reinterpret_cast<const vec_t *>(direction + at46), beta);
-    acc3[0] += w1 * u46.v[0];
-    acc3[0] += w0 * u46.v[1];
-    acc3[1] += w0 * u46.v[0];
-    acc3[1] += w1 * u46.v[1];
-    acc3[1] += w0 * u46.v[2];
-    acc3[2] += w0 * u46.v[1];
-    acc3[2] += w1 * u46.v[2];
-    acc3[2] += w0 * u46.v[3];
-    acc3[3] += w0 * u46.v[2];
-    acc3[3] += w1 * u46.v[3];
-    const stencil::index_t at47 = site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(4, room) * sz;
-    const value_type u47 = in[at47] + beta * direction[at47];
-    acc3[3] += w0 * u47;
-    const stencil::index_t at48 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(4, room) * sz;
-    const value_type u48 = in[at48] + beta * direction[at48];
-    acc3[0] += w1 * u48;
-    const stencil::index_t at49 = site + stencil::clamp_above(4, room) * sz;
-    const vec_t u49 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at49),
-        reinterpret_cast<const vec_t *>(direction + at49), beta);
-    acc3[0] += w2 * u49.v[0];
-    acc3[0] += w1 * u49.v[1];
-    acc3[1] += w1 * u49.v[0];
-    acc3[1] += w2 * u49.v[1];
-    acc3[1] += w1 * u49.v[2];
-    acc3[2] += w1 * u49.v[1];
-    acc3[2] += w2 * u49.v[2];
-    acc3[2] += w1 * u49.v[3];
-    acc3[3] += w1 * u49.v[2];
-    acc3[3] += w2 * u49.v[3];
-    const stencil::index_t at50 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(4, room) * sz;
-    const value_type u50 = in[at50] + beta * direction[at50];
-    acc3[3] += w1 * u50;
-    const stencil::index_t at51 = site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(4, room) * sz;
-    const value_type u51 = in[at51] + beta * direction[at51];
-    acc3[0] += w0 * u51;
-    const stencil::index_t at52 = site + sy + stencil::clamp_above(4, room) * sz;
-    const vec_t u52 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at52),
-        reinterpret_cast<const vec_t *>(direction + at52), beta);
-    acc3[0] += w1 * u52.v[0];
-    acc3[0] += w0 * u52.v[1];
-    acc3[1] += w0 * u52.v[0];
-    acc3[1] += w1 * u52.v[1];
-    acc3[1] += w0 * u52.v[2];
-    acc3[2] += w0 * u52.v[1];
-    acc3[2] += w1 * u52.v[2];
-    acc3[2] += w0 * u52.v[3];
-    acc3[3] += w0 * u52.v[2];
-    acc3[3] += w1 * u52.v[3];
-    const stencil::index_t at53 = site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(4, room) * sz;
-    const value_type u53 = in[at53] + beta * direction[at53];
-    acc3[3] += w0 * u53;
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // p' and x + alpha p at the group, read before any store for both branches.
-    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-        reinterpret_cast<const vec_t *>(direction + site), beta);
-    vec_t xs0 = {};
-    if (solution)
-      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
-          reinterpret_cast<const vec_t *>(direction + site), alpha);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
-      if (solution)
-        *reinterpret_cast<vec_t *>(solution + site) = xs0;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
+    value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+    // The chunk's end; acc0 .. acc2 hold outputs z .. z + 2.
+    const int z_end = z_first + planes < nz - 1 ? z_first + planes : nz - 1;
+    for (int z = z_first - 2; z < z_end; ++z) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t site = x + y * sy + z * sz;
+      // Farthest site along x inside the array, relative to this group.
+      const int xroom = nx - 1 - x;
+      // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+      const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy + sz;
+      const value_type u0 = in[at0] + beta * direction[at0];
+      acc0[0] += w0 * u0;
+      acc1[0] += w1 * u0;
+      acc2[0] += w0 * u0;
+      const stencil::index_t at1 = site - sy + sz;
+      const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+          reinterpret_cast<const vec_t *>(direction + at1), beta);
+      acc0[0] += w1 * u1.v[0];
+      acc0[0] += w0 * u1.v[1];
+      acc0[1] += w0 * u1.v[0];
+      acc0[1] += w1 * u1.v[1];
+      acc0[1] += w0 * u1.v[2];
+      acc0[2] += w0 * u1.v[1];
+      acc0[2] += w1 * u1.v[2];
+      acc0[2] += w0 * u1.v[3];
+      acc0[3] += w0 * u1.v[2];
+      acc0[3] += w1 * u1.v[3];
+      acc1[0] += w2 * u1.v[0];
+      acc1[0] += w1 * u1.v[1];
+      acc1[1] += w1 * u1.v[0];
+      acc1[1] += w2 * u1.v[1];
+      acc1[1] += w1 * u1.v[2];
+      acc1[2] += w1 * u1.v[1];
+      acc1[2] += w2 * u1.v[2];
+      acc1[2] += w1 * u1.v[3];
+      acc1[3] += w1 * u1.v[2];
+      acc1[3] += w2 * u1.v[3];
+      acc2[0] += w1 * u1.v[0];
+      acc2[0] += w0 * u1.v[1];
+      acc2[1] += w0 * u1.v[0];
+      acc2[1] += w1 * u1.v[1];
+      acc2[1] += w0 * u1.v[2];
+      acc2[2] += w0 * u1.v[1];
+      acc2[2] += w1 * u1.v[2];
+      acc2[2] += w0 * u1.v[3];
+      acc2[3] += w0 * u1.v[2];
+      acc2[3] += w1 * u1.v[3];
+      const stencil::index_t at2 = site + stencil::clamp_above(4, xroom) - sy + sz;
+      const value_type u2 = in[at2] + beta * direction[at2];
+      acc0[3] += w0 * u2;
+      acc1[3] += w1 * u2;
+      acc2[3] += w0 * u2;
+      const stencil::index_t at3 = site + stencil::clamp_below(-1, -x) + sz;
+      const value_type u3 = in[at3] + beta * direction[at3];
+      acc0[0] += w1 * u3;
+      acc1[0] += w2 * u3;
+      acc2[0] += w1 * u3;
+      const stencil::index_t at4 = site + sz;
+      const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
+          reinterpret_cast<const vec_t *>(direction + at4), beta);
+      acc0[0] += w2 * u4.v[0];
+      acc0[0] += w1 * u4.v[1];
+      acc0[1] += w1 * u4.v[0];
+      acc0[1] += w2 * u4.v[1];
+      acc0[1] += w1 * u4.v[2];
+      acc0[2] += w1 * u4.v[1];
+      acc0[2] += w2 * u4.v[2];
+      acc0[2] += w1 * u4.v[3];
+      acc0[3] += w1 * u4.v[2];
+      acc0[3] += w2 * u4.v[3];
+      acc1[0] += w3 * u4.v[0];
+      acc1[0] += w2 * u4.v[1];
+      acc1[1] += w2 * u4.v[0];
+      acc1[1] += w3 * u4.v[1];
+      acc1[1] += w2 * u4.v[2];
+      acc1[2] += w2 * u4.v[1];
+      acc1[2] += w3 * u4.v[2];
+      acc1[2] += w2 * u4.v[3];
+      acc1[3] += w2 * u4.v[2];
+      acc1[3] += w3 * u4.v[3];
+      acc2[0] += w2 * u4.v[0];
+      acc2[0] += w1 * u4.v[1];
+      acc2[1] += w1 * u4.v[0];
+      acc2[1] += w2 * u4.v[1];
+      acc2[1] += w1 * u4.v[2];
+      acc2[2] += w1 * u4.v[1];
+      acc2[2] += w2 * u4.v[2];
+      acc2[2] += w1 * u4.v[3];
+      acc2[3] += w1 * u4.v[2];
+      acc2[3] += w2 * u4.v[3];
+      const stencil::index_t at5 = site + stencil::clamp_above(4, xroom) + sz;
+      const value_type u5 = in[at5] + beta * direction[at5];
+      acc0[3] += w1 * u5;
+      acc1[3] += w2 * u5;
+      acc2[3] += w1 * u5;
+      const stencil::index_t at6 = site + stencil::clamp_below(-1, -x) + sy + sz;
+      const value_type u6 = in[at6] + beta * direction[at6];
+      acc0[0] += w0 * u6;
+      acc1[0] += w1 * u6;
+      acc2[0] += w0 * u6;
+      const stencil::index_t at7 = site + sy + sz;
+      const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
+          reinterpret_cast<const vec_t *>(direction + at7), beta);
+      acc0[0] += w1 * u7.v[0];
+      acc0[0] += w0 * u7.v[1];
+      acc0[1] += w0 * u7.v[0];
+      acc0[1] += w1 * u7.v[1];
+      acc0[1] += w0 * u7.v[2];
+      acc0[2] += w0 * u7.v[1];
+      acc0[2] += w1 * u7.v[2];
+      acc0[2] += w0 * u7.v[3];
+      acc0[3] += w0 * u7.v[2];
+      acc0[3] += w1 * u7.v[3];
+      acc1[0] += w2 * u7.v[0];
+      acc1[0] += w1 * u7.v[1];
+      acc1[1] += w1 * u7.v[0];
+      acc1[1] += w2 * u7.v[1];
+      acc1[1] += w1 * u7.v[2];
+      acc1[2] += w1 * u7.v[1];
+      acc1[2] += w2 * u7.v[2];
+      acc1[2] += w1 * u7.v[3];
+      acc1[3] += w1 * u7.v[2];
+      acc1[3] += w2 * u7.v[3];
+      acc2[0] += w1 * u7.v[0];
+      acc2[0] += w0 * u7.v[1];
+      acc2[1] += w0 * u7.v[0];
+      acc2[1] += w1 * u7.v[1];
+      acc2[1] += w0 * u7.v[2];
+      acc2[2] += w0 * u7.v[1];
+      acc2[2] += w1 * u7.v[2];
+      acc2[2] += w0 * u7.v[3];
+      acc2[3] += w0 * u7.v[2];
+      acc2[3] += w1 * u7.v[3];
+      const stencil::index_t at8 = site + stencil::clamp_above(4, xroom) + sy + sz;
+      const value_type u8 = in[at8] + beta * direction[at8];
+      acc0[3] += w0 * u8;
+      acc1[3] += w1 * u8;
+      acc2[3] += w0 * u8;
+      if (z >= z_first) {
+        // Store the tile's sites that lie inside the update region.
+        // Groups that lie wholly inside the update region store with one access.
+        const bool whole_group = x >= 1 && x + 4 <= nx - 1;
+        // p' and x + alpha p at the group, read before any store for both branches.
+        const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+            reinterpret_cast<const vec_t *>(direction + site), beta);
+        vec_t xs0 = {};
+        if (solution)
+          xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+              reinterpret_cast<const vec_t *>(direction + site), alpha);
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            r.v[l] = acc0[l];
+          STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+          STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
           if (solution)
-            solution[site + l] = xs0.v[l];
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            *reinterpret_cast<vec_t *>(solution + site) = xs0;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            if (x + l >= 1 && x + l < nx - 1) {
+              STENCIL_STORE(&out[site + l], acc0[l]);
+              STENCIL_STORE(&next_direction[site + l], c0.v[l]);
+              if (solution)
+                solution[site + l] = xs0.v[l];
+              dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            }
         }
-    }
-    if (z + 1 < nz - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-      vec_t xs1 = {};
-      if (solution)
-        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
-            if (solution)
-              solution[site + sz + l] = xs1.v[l];
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
       }
-    }
-    if (z + 2 < nz - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sz),
-          reinterpret_cast<const vec_t *>(direction + site + 2 * sz), beta);
-      vec_t xs2 = {};
-      if (solution)
-        xs2 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 2 * sz),
-            reinterpret_cast<const vec_t *>(direction + site + 2 * sz), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sz), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sz), c2);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + 2 * sz) = xs2;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
-            STENCIL_STORE(&next_direction[site + 2 * sz + l], c2.v[l]);
-            if (solution)
-              solution[site + 2 * sz + l] = xs2.v[l];
-            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
-          }
-      }
-    }
-    if (z + 3 < nz - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sz),
-          reinterpret_cast<const vec_t *>(direction + site + 3 * sz), beta);
-      vec_t xs3 = {};
-      if (solution)
-        xs3 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 3 * sz),
-            reinterpret_cast<const vec_t *>(direction + site + 3 * sz), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sz), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sz), c3);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + 3 * sz) = xs3;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
-            STENCIL_STORE(&next_direction[site + 3 * sz + l], c3.v[l]);
-            if (solution)
-              solution[site + 3 * sz + l] = xs3.v[l];
-            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
-          }
+      // Output z is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
       }
     }
   }
@@ -5177,7 +2526,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -5200,6 +2549,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params);
   return stencil::launch_status("stencil3d_27pt_march_auto_h200_x4_kernel");
 }
@@ -5226,7 +2576,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -5249,6 +2599,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params);
   return stencil::launch_status("stencil3d_27pt_march_auto_h200_x4_kernel");
 }
@@ -5277,7 +2628,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchDot));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -5300,6 +2651,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params,
       partials);
   return stencil::launch_status("stencil3d_27pt_march_auto_h200_x4_dot_kernel");
@@ -5334,7 +2686,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchFold));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -5381,6 +2733,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       extents.nx,
       extents.ny,
       extents.nz,
+      config.planes,
       params,
       partials);
   return stencil::launch_status("stencil3d_27pt_march_auto_h200_x4_fold_dot_kernel");
@@ -5405,6 +2758,15 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
       static_cast<const value_type *>(direction), beta,
       static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
+}
+
+std::int64_t march_residency(int kernel) {
+  const int threads = 256;
+  if (kernel == stencil::kMarchDot)
+    return stencil::resident_blocks(stencil3d_27pt_march_auto_h200_x4_dot_kernel, threads);
+  if (kernel == stencil::kMarchFold)
+    return stencil::resident_blocks(stencil3d_27pt_march_auto_h200_x4_fold_dot_kernel, threads);
+  return stencil::resident_blocks(stencil3d_27pt_march_auto_h200_x4_kernel, threads);
 }
 
 } // namespace stencil3d_27pt_march_auto_h200_x4
@@ -6387,1359 +3749,5 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 }
 
 } // namespace stencil3d_27pt_march_auto_h200
-} // namespace stencilc_kernels
-
-// stencil3d_27pt_march_auto_h200_fold.hip - stencil kernels generated by stencilc 0.1.0 from stencil3d_27pt_march.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// The cost model's choice of every kernel option for stencil3d_27pt_march. 3-D 27-point isotropic negative Laplacian, single precision, marching along z
-// Options: block 32x4x2, launch bounds 256, tile z x 2, load order ascending, regular stores
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace stencil3d_27pt_march_auto_h200_fold {
-namespace {
-
-/// 3-D dirichlet 27-point stencil; 36 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_march_auto_h200_fold_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
-    return;
-  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-  const stencil::index_t sz = sy * ny;
-  const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along z inside the array, relative to this tile.
-  const int room = nz - 1 - z;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
-  // Tap weights.
-  const value_type w0 =
-      -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
-  const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
-  const value_type w2 =
-      -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
-  const value_type w3 =
-      static_cast<value_type>(4.266666666666667) * params.inv_h2;
-  // A row's sites move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[4], acc1[4];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
-  acc0[0] = w0 * u0;
-  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
-  acc0[0] += w1 * u1.v[0];
-  acc0[0] += w0 * u1.v[1];
-  acc0[1] = w0 * u1.v[0];
-  acc0[1] += w1 * u1.v[1];
-  acc0[1] += w0 * u1.v[2];
-  acc0[2] = w0 * u1.v[1];
-  acc0[2] += w1 * u1.v[2];
-  acc0[2] += w0 * u1.v[3];
-  acc0[3] = w0 * u1.v[2];
-  acc0[3] += w1 * u1.v[3];
-  const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
-  acc0[3] += w0 * u2;
-  const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
-  acc0[0] += w1 * u3;
-  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
-  acc0[0] += w2 * u4.v[0];
-  acc0[0] += w1 * u4.v[1];
-  acc0[1] += w1 * u4.v[0];
-  acc0[1] += w2 * u4.v[1];
-  acc0[1] += w1 * u4.v[2];
-  acc0[2] += w1 * u4.v[1];
-  acc0[2] += w2 * u4.v[2];
-  acc0[2] += w1 * u4.v[3];
-  acc0[3] += w1 * u4.v[2];
-  acc0[3] += w2 * u4.v[3];
-  const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
-  acc0[3] += w1 * u5;
-  const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
-  acc0[0] += w0 * u6;
-  const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
-  acc0[0] += w1 * u7.v[0];
-  acc0[0] += w0 * u7.v[1];
-  acc0[1] += w0 * u7.v[0];
-  acc0[1] += w1 * u7.v[1];
-  acc0[1] += w0 * u7.v[2];
-  acc0[2] += w0 * u7.v[1];
-  acc0[2] += w1 * u7.v[2];
-  acc0[2] += w0 * u7.v[3];
-  acc0[3] += w0 * u7.v[2];
-  acc0[3] += w1 * u7.v[3];
-  const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
-  acc0[3] += w0 * u8;
-  const value_type u9 = in[site + stencil::clamp_below(-1, -x) - sy];
-  acc0[0] += w1 * u9;
-  acc1[0] = w0 * u9;
-  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site - sy);
-  acc0[0] += w2 * u10.v[0];
-  acc0[0] += w1 * u10.v[1];
-  acc0[1] += w1 * u10.v[0];
-  acc0[1] += w2 * u10.v[1];
-  acc0[1] += w1 * u10.v[2];
-  acc0[2] += w1 * u10.v[1];
-  acc0[2] += w2 * u10.v[2];
-  acc0[2] += w1 * u10.v[3];
-  acc0[3] += w1 * u10.v[2];
-  acc0[3] += w2 * u10.v[3];
-  acc1[0] += w1 * u10.v[0];
-  acc1[0] += w0 * u10.v[1];
-  acc1[1] = w0 * u10.v[0];
-  acc1[1] += w1 * u10.v[1];
-  acc1[1] += w0 * u10.v[2];
-  acc1[2] = w0 * u10.v[1];
-  acc1[2] += w1 * u10.v[2];
-  acc1[2] += w0 * u10.v[3];
-  acc1[3] = w0 * u10.v[2];
-  acc1[3] += w1 * u10.v[3];
-  const value_type u11 = in[site + stencil::clamp_above(4, xroom) - sy];
-  acc0[3] += w1 * u11;
-  acc1[3] += w0 * u11;
-  const value_type u12 = in[site + stencil::clamp_below(-1, -x)];
-  acc0[0] += w2 * u12;
-  acc1[0] += w1 * u12;
-  const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site);
-  acc0[0] += w3 * u13.v[0];
-  acc0[0] += w2 * u13.v[1];
-  acc0[1] += w2 * u13.v[0];
-  acc0[1] += w3 * u13.v[1];
-  acc0[1] += w2 * u13.v[2];
-  acc0[2] += w2 * u13.v[1];
-  acc0[2] += w3 * u13.v[2];
-  acc0[2] += w2 * u13.v[3];
-  acc0[3] += w2 * u13.v[2];
-  acc0[3] += w3 * u13.v[3];
-  acc1[0] += w2 * u13.v[0];
-  acc1[0] += w1 * u13.v[1];
-  acc1[1] += w1 * u13.v[0];
-  acc1[1] += w2 * u13.v[1];
-  acc1[1] += w1 * u13.v[2];
-  acc1[2] += w1 * u13.v[1];
-  acc1[2] += w2 * u13.v[2];
-  acc1[2] += w1 * u13.v[3];
-  acc1[3] += w1 * u13.v[2];
-  acc1[3] += w2 * u13.v[3];
-  const value_type u14 = in[site + stencil::clamp_above(4, xroom)];
-  acc0[3] += w2 * u14;
-  acc1[3] += w1 * u14;
-  const value_type u15 = in[site + stencil::clamp_below(-1, -x) + sy];
-  acc0[0] += w1 * u15;
-  acc1[0] += w0 * u15;
-  const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + sy);
-  acc0[0] += w2 * u16.v[0];
-  acc0[0] += w1 * u16.v[1];
-  acc0[1] += w1 * u16.v[0];
-  acc0[1] += w2 * u16.v[1];
-  acc0[1] += w1 * u16.v[2];
-  acc0[2] += w1 * u16.v[1];
-  acc0[2] += w2 * u16.v[2];
-  acc0[2] += w1 * u16.v[3];
-  acc0[3] += w1 * u16.v[2];
-  acc0[3] += w2 * u16.v[3];
-  acc1[0] += w1 * u16.v[0];
-  acc1[0] += w0 * u16.v[1];
-  acc1[1] += w0 * u16.v[0];
-  acc1[1] += w1 * u16.v[1];
-  acc1[1] += w0 * u16.v[2];
-  acc1[2] += w0 * u16.v[1];
-  acc1[2] += w1 * u16.v[2];
-  acc1[2] += w0 * u16.v[3];
-  acc1[3] += w0 * u16.v[2];
-  acc1[3] += w1 * u16.v[3];
-  const value_type u17 = in[site + stencil::clamp_above(4, xroom) + sy];
-  acc0[3] += w1 * u17;
-  acc1[3] += w0 * u17;
-  const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
-  acc0[0] += w0 * u18;
-  acc1[0] += w1 * u18;
-  const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-  acc0[0] += w1 * u19.v[0];
-  acc0[0] += w0 * u19.v[1];
-  acc0[1] += w0 * u19.v[0];
-  acc0[1] += w1 * u19.v[1];
-  acc0[1] += w0 * u19.v[2];
-  acc0[2] += w0 * u19.v[1];
-  acc0[2] += w1 * u19.v[2];
-  acc0[2] += w0 * u19.v[3];
-  acc0[3] += w0 * u19.v[2];
-  acc0[3] += w1 * u19.v[3];
-  acc1[0] += w2 * u19.v[0];
-  acc1[0] += w1 * u19.v[1];
-  acc1[1] += w1 * u19.v[0];
-  acc1[1] += w2 * u19.v[1];
-  acc1[1] += w1 * u19.v[2];
-  acc1[2] += w1 * u19.v[1];
-  acc1[2] += w2 * u19.v[2];
-  acc1[2] += w1 * u19.v[3];
-  acc1[3] += w1 * u19.v[2];
-  acc1[3] += w2 * u19.v[3];
-  const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
-  acc0[3] += w0 * u20;
-  acc1[3] += w1 * u20;
-  const value_type u21 = in[site + stencil::clamp_below(-1, -x) + sz];
-  acc0[0] += w1 * u21;
-  acc1[0] += w2 * u21;
-  const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w2 * u22.v[0];
-  acc0[0] += w1 * u22.v[1];
-  acc0[1] += w1 * u22.v[0];
-  acc0[1] += w2 * u22.v[1];
-  acc0[1] += w1 * u22.v[2];
-  acc0[2] += w1 * u22.v[1];
-  acc0[2] += w2 * u22.v[2];
-  acc0[2] += w1 * u22.v[3];
-  acc0[3] += w1 * u22.v[2];
-  acc0[3] += w2 * u22.v[3];
-  acc1[0] += w3 * u22.v[0];
-  acc1[0] += w2 * u22.v[1];
-  acc1[1] += w2 * u22.v[0];
-  acc1[1] += w3 * u22.v[1];
-  acc1[1] += w2 * u22.v[2];
-  acc1[2] += w2 * u22.v[1];
-  acc1[2] += w3 * u22.v[2];
-  acc1[2] += w2 * u22.v[3];
-  acc1[3] += w2 * u22.v[2];
-  acc1[3] += w3 * u22.v[3];
-  const value_type u23 = in[site + stencil::clamp_above(4, xroom) + sz];
-  acc0[3] += w1 * u23;
-  acc1[3] += w2 * u23;
-  const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
-  acc0[0] += w0 * u24;
-  acc1[0] += w1 * u24;
-  const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-  acc0[0] += w1 * u25.v[0];
-  acc0[0] += w0 * u25.v[1];
-  acc0[1] += w0 * u25.v[0];
-  acc0[1] += w1 * u25.v[1];
-  acc0[1] += w0 * u25.v[2];
-  acc0[2] += w0 * u25.v[1];
-  acc0[2] += w1 * u25.v[2];
-  acc0[2] += w0 * u25.v[3];
-  acc0[3] += w0 * u25.v[2];
-  acc0[3] += w1 * u25.v[3];
-  acc1[0] += w2 * u25.v[0];
-  acc1[0] += w1 * u25.v[1];
-  acc1[1] += w1 * u25.v[0];
-  acc1[1] += w2 * u25.v[1];
-  acc1[1] += w1 * u25.v[2];
-  acc1[2] += w1 * u25.v[1];
-  acc1[2] += w2 * u25.v[2];
-  acc1[2] += w1 * u25.v[3];
-  acc1[3] += w1 * u25.v[2];
-  acc1[3] += w2 * u25.v[3];
-  const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
-  acc0[3] += w0 * u26;
-  acc1[3] += w1 * u26;
-  const value_type u27 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz];
-  acc1[0] += w0 * u27;
-  const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w1 * u28.v[0];
-  acc1[0] += w0 * u28.v[1];
-  acc1[1] += w0 * u28.v[0];
-  acc1[1] += w1 * u28.v[1];
-  acc1[1] += w0 * u28.v[2];
-  acc1[2] += w0 * u28.v[1];
-  acc1[2] += w1 * u28.v[2];
-  acc1[2] += w0 * u28.v[3];
-  acc1[3] += w0 * u28.v[2];
-  acc1[3] += w1 * u28.v[3];
-  const value_type u29 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz];
-  acc1[3] += w0 * u29;
-  const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
-  acc1[0] += w1 * u30;
-  const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w2 * u31.v[0];
-  acc1[0] += w1 * u31.v[1];
-  acc1[1] += w1 * u31.v[0];
-  acc1[1] += w2 * u31.v[1];
-  acc1[1] += w1 * u31.v[2];
-  acc1[2] += w1 * u31.v[1];
-  acc1[2] += w2 * u31.v[2];
-  acc1[2] += w1 * u31.v[3];
-  acc1[3] += w1 * u31.v[2];
-  acc1[3] += w2 * u31.v[3];
-  const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
-  acc1[3] += w1 * u32;
-  const value_type u33 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz];
-  acc1[0] += w0 * u33;
-  const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz);
-  acc1[0] += w1 * u34.v[0];
-  acc1[0] += w0 * u34.v[1];
-  acc1[1] += w0 * u34.v[0];
-  acc1[1] += w1 * u34.v[1];
-  acc1[1] += w0 * u34.v[2];
-  acc1[2] += w0 * u34.v[1];
-  acc1[2] += w1 * u34.v[2];
-  acc1[2] += w0 * u34.v[3];
-  acc1[3] += w0 * u34.v[2];
-  acc1[3] += w1 * u34.v[3];
-  const value_type u35 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz];
-  acc1[3] += w0 * u35;
-  // Store the tile's sites that lie inside the update region.
-  // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-  if (whole_group) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-  } else {
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
-        STENCIL_STORE(&out[site + l], acc0[l]);
-      }
-  }
-  if (z + 1 < nz - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
-    }
-  }
-}
-
-/// 3-D dirichlet 27-point stencil; 36 loads and 2 stores per thread. Also
-/// sums in . out over the stored sites: one partial per block, for CG's p^T A
-/// p without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_march_auto_h200_fold_dot_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
-    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
-    const value_type w2 =
-        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
-    const value_type w3 =
-        static_cast<value_type>(4.266666666666667) * params.inv_h2;
-    // A row's sites move 4 at a time.
-    using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4];
-    // Each value is loaded once and feeds every site of the tile that needs it.
-    const value_type u0 = in[site + stencil::clamp_below(-1, -x) - sy - sz];
-    acc0[0] = w0 * u0;
-    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy - sz);
-    acc0[0] += w1 * u1.v[0];
-    acc0[0] += w0 * u1.v[1];
-    acc0[1] = w0 * u1.v[0];
-    acc0[1] += w1 * u1.v[1];
-    acc0[1] += w0 * u1.v[2];
-    acc0[2] = w0 * u1.v[1];
-    acc0[2] += w1 * u1.v[2];
-    acc0[2] += w0 * u1.v[3];
-    acc0[3] = w0 * u1.v[2];
-    acc0[3] += w1 * u1.v[3];
-    const value_type u2 = in[site + stencil::clamp_above(4, xroom) - sy - sz];
-    acc0[3] += w0 * u2;
-    const value_type u3 = in[site + stencil::clamp_below(-1, -x) - sz];
-    acc0[0] += w1 * u3;
-    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sz);
-    acc0[0] += w2 * u4.v[0];
-    acc0[0] += w1 * u4.v[1];
-    acc0[1] += w1 * u4.v[0];
-    acc0[1] += w2 * u4.v[1];
-    acc0[1] += w1 * u4.v[2];
-    acc0[2] += w1 * u4.v[1];
-    acc0[2] += w2 * u4.v[2];
-    acc0[2] += w1 * u4.v[3];
-    acc0[3] += w1 * u4.v[2];
-    acc0[3] += w2 * u4.v[3];
-    const value_type u5 = in[site + stencil::clamp_above(4, xroom) - sz];
-    acc0[3] += w1 * u5;
-    const value_type u6 = in[site + stencil::clamp_below(-1, -x) + sy - sz];
-    acc0[0] += w0 * u6;
-    const vec_t u7 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
-    acc0[0] += w1 * u7.v[0];
-    acc0[0] += w0 * u7.v[1];
-    acc0[1] += w0 * u7.v[0];
-    acc0[1] += w1 * u7.v[1];
-    acc0[1] += w0 * u7.v[2];
-    acc0[2] += w0 * u7.v[1];
-    acc0[2] += w1 * u7.v[2];
-    acc0[2] += w0 * u7.v[3];
-    acc0[3] += w0 * u7.v[2];
-    acc0[3] += w1 * u7.v[3];
-    const value_type u8 = in[site + stencil::clamp_above(4, xroom) + sy - sz];
-    acc0[3] += w0 * u8;
-    const value_type u9 = in[site + stencil::clamp_below(-1, -x) - sy];
-    acc0[0] += w1 * u9;
-    acc1[0] = w0 * u9;
-    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site - sy);
-    acc0[0] += w2 * u10.v[0];
-    acc0[0] += w1 * u10.v[1];
-    acc0[1] += w1 * u10.v[0];
-    acc0[1] += w2 * u10.v[1];
-    acc0[1] += w1 * u10.v[2];
-    acc0[2] += w1 * u10.v[1];
-    acc0[2] += w2 * u10.v[2];
-    acc0[2] += w1 * u10.v[3];
-    acc0[3] += w1 * u10.v[2];
-    acc0[3] += w2 * u10.v[3];
-    acc1[0] += w1 * u10.v[0];
-    acc1[0] += w0 * u10.v[1];
-    acc1[1] = w0 * u10.v[0];
-    acc1[1] += w1 * u10.v[1];
-    acc1[1] += w0 * u10.v[2];
-    acc1[2] = w0 * u10.v[1];
-    acc1[2] += w1 * u10.v[2];
-    acc1[2] += w0 * u10.v[3];
-    acc1[3] = w0 * u10.v[2];
-    acc1[3] += w1 * u10.v[3];
-    const value_type u11 = in[site + stencil::clamp_above(4, xroom) - sy];
-    acc0[3] += w1 * u11;
-    acc1[3] += w0 * u11;
-    const value_type u12 = in[site + stencil::clamp_below(-1, -x)];
-    acc0[0] += w2 * u12;
-    acc1[0] += w1 * u12;
-    const vec_t u13 = *reinterpret_cast<const vec_t *>(in + site);
-    acc0[0] += w3 * u13.v[0];
-    acc0[0] += w2 * u13.v[1];
-    acc0[1] += w2 * u13.v[0];
-    acc0[1] += w3 * u13.v[1];
-    acc0[1] += w2 * u13.v[2];
-    acc0[2] += w2 * u13.v[1];
-    acc0[2] += w3 * u13.v[2];
-    acc0[2] += w2 * u13.v[3];
-    acc0[3] += w2 * u13.v[2];
-    acc0[3] += w3 * u13.v[3];
-    acc1[0] += w2 * u13.v[0];
-    acc1[0] += w1 * u13.v[1];
-    acc1[1] += w1 * u13.v[0];
-    acc1[1] += w2 * u13.v[1];
-    acc1[1] += w1 * u13.v[2];
-    acc1[2] += w1 * u13.v[1];
-    acc1[2] += w2 * u13.v[2];
-    acc1[2] += w1 * u13.v[3];
-    acc1[3] += w1 * u13.v[2];
-    acc1[3] += w2 * u13.v[3];
-    const value_type u14 = in[site + stencil::clamp_above(4, xroom)];
-    acc0[3] += w2 * u14;
-    acc1[3] += w1 * u14;
-    const value_type u15 = in[site + stencil::clamp_below(-1, -x) + sy];
-    acc0[0] += w1 * u15;
-    acc1[0] += w0 * u15;
-    const vec_t u16 = *reinterpret_cast<const vec_t *>(in + site + sy);
-    acc0[0] += w2 * u16.v[0];
-    acc0[0] += w1 * u16.v[1];
-    acc0[1] += w1 * u16.v[0];
-    acc0[1] += w2 * u16.v[1];
-    acc0[1] += w1 * u16.v[2];
-    acc0[2] += w1 * u16.v[1];
-    acc0[2] += w2 * u16.v[2];
-    acc0[2] += w1 * u16.v[3];
-    acc0[3] += w1 * u16.v[2];
-    acc0[3] += w2 * u16.v[3];
-    acc1[0] += w1 * u16.v[0];
-    acc1[0] += w0 * u16.v[1];
-    acc1[1] += w0 * u16.v[0];
-    acc1[1] += w1 * u16.v[1];
-    acc1[1] += w0 * u16.v[2];
-    acc1[2] += w0 * u16.v[1];
-    acc1[2] += w1 * u16.v[2];
-    acc1[2] += w0 * u16.v[3];
-    acc1[3] += w0 * u16.v[2];
-    acc1[3] += w1 * u16.v[3];
-    const value_type u17 = in[site + stencil::clamp_above(4, xroom) + sy];
-    acc0[3] += w1 * u17;
-    acc1[3] += w0 * u17;
-    const value_type u18 = in[site + stencil::clamp_below(-1, -x) - sy + sz];
-    acc0[0] += w0 * u18;
-    acc1[0] += w1 * u18;
-    const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
-    acc0[0] += w1 * u19.v[0];
-    acc0[0] += w0 * u19.v[1];
-    acc0[1] += w0 * u19.v[0];
-    acc0[1] += w1 * u19.v[1];
-    acc0[1] += w0 * u19.v[2];
-    acc0[2] += w0 * u19.v[1];
-    acc0[2] += w1 * u19.v[2];
-    acc0[2] += w0 * u19.v[3];
-    acc0[3] += w0 * u19.v[2];
-    acc0[3] += w1 * u19.v[3];
-    acc1[0] += w2 * u19.v[0];
-    acc1[0] += w1 * u19.v[1];
-    acc1[1] += w1 * u19.v[0];
-    acc1[1] += w2 * u19.v[1];
-    acc1[1] += w1 * u19.v[2];
-    acc1[2] += w1 * u19.v[1];
-    acc1[2] += w2 * u19.v[2];
-    acc1[2] += w1 * u19.v[3];
-    acc1[3] += w1 * u19.v[2];
-    acc1[3] += w2 * u19.v[3];
-    const value_type u20 = in[site + stencil::clamp_above(4, xroom) - sy + sz];
-    acc0[3] += w0 * u20;
-    acc1[3] += w1 * u20;
-    const value_type u21 = in[site + stencil::clamp_below(-1, -x) + sz];
-    acc0[0] += w1 * u21;
-    acc1[0] += w2 * u21;
-    const vec_t u22 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w2 * u22.v[0];
-    acc0[0] += w1 * u22.v[1];
-    acc0[1] += w1 * u22.v[0];
-    acc0[1] += w2 * u22.v[1];
-    acc0[1] += w1 * u22.v[2];
-    acc0[2] += w1 * u22.v[1];
-    acc0[2] += w2 * u22.v[2];
-    acc0[2] += w1 * u22.v[3];
-    acc0[3] += w1 * u22.v[2];
-    acc0[3] += w2 * u22.v[3];
-    acc1[0] += w3 * u22.v[0];
-    acc1[0] += w2 * u22.v[1];
-    acc1[1] += w2 * u22.v[0];
-    acc1[1] += w3 * u22.v[1];
-    acc1[1] += w2 * u22.v[2];
-    acc1[2] += w2 * u22.v[1];
-    acc1[2] += w3 * u22.v[2];
-    acc1[2] += w2 * u22.v[3];
-    acc1[3] += w2 * u22.v[2];
-    acc1[3] += w3 * u22.v[3];
-    const value_type u23 = in[site + stencil::clamp_above(4, xroom) + sz];
-    acc0[3] += w1 * u23;
-    acc1[3] += w2 * u23;
-    const value_type u24 = in[site + stencil::clamp_below(-1, -x) + sy + sz];
-    acc0[0] += w0 * u24;
-    acc1[0] += w1 * u24;
-    const vec_t u25 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-    acc0[0] += w1 * u25.v[0];
-    acc0[0] += w0 * u25.v[1];
-    acc0[1] += w0 * u25.v[0];
-    acc0[1] += w1 * u25.v[1];
-    acc0[1] += w0 * u25.v[2];
-    acc0[2] += w0 * u25.v[1];
-    acc0[2] += w1 * u25.v[2];
-    acc0[2] += w0 * u25.v[3];
-    acc0[3] += w0 * u25.v[2];
-    acc0[3] += w1 * u25.v[3];
-    acc1[0] += w2 * u25.v[0];
-    acc1[0] += w1 * u25.v[1];
-    acc1[1] += w1 * u25.v[0];
-    acc1[1] += w2 * u25.v[1];
-    acc1[1] += w1 * u25.v[2];
-    acc1[2] += w1 * u25.v[1];
-    acc1[2] += w2 * u25.v[2];
-    acc1[2] += w1 * u25.v[3];
-    acc1[3] += w1 * u25.v[2];
-    acc1[3] += w2 * u25.v[3];
-    const value_type u26 = in[site + stencil::clamp_above(4, xroom) + sy + sz];
-    acc0[3] += w0 * u26;
-    acc1[3] += w1 * u26;
-    const value_type u27 = in[site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz];
-    acc1[0] += w0 * u27;
-    const vec_t u28 = *reinterpret_cast<const vec_t *>(in + site - sy + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w1 * u28.v[0];
-    acc1[0] += w0 * u28.v[1];
-    acc1[1] += w0 * u28.v[0];
-    acc1[1] += w1 * u28.v[1];
-    acc1[1] += w0 * u28.v[2];
-    acc1[2] += w0 * u28.v[1];
-    acc1[2] += w1 * u28.v[2];
-    acc1[2] += w0 * u28.v[3];
-    acc1[3] += w0 * u28.v[2];
-    acc1[3] += w1 * u28.v[3];
-    const value_type u29 = in[site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz];
-    acc1[3] += w0 * u29;
-    const value_type u30 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz];
-    acc1[0] += w1 * u30;
-    const vec_t u31 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w2 * u31.v[0];
-    acc1[0] += w1 * u31.v[1];
-    acc1[1] += w1 * u31.v[0];
-    acc1[1] += w2 * u31.v[1];
-    acc1[1] += w1 * u31.v[2];
-    acc1[2] += w1 * u31.v[1];
-    acc1[2] += w2 * u31.v[2];
-    acc1[2] += w1 * u31.v[3];
-    acc1[3] += w1 * u31.v[2];
-    acc1[3] += w2 * u31.v[3];
-    const value_type u32 = in[site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz];
-    acc1[3] += w1 * u32;
-    const value_type u33 = in[site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz];
-    acc1[0] += w0 * u33;
-    const vec_t u34 = *reinterpret_cast<const vec_t *>(in + site + sy + stencil::clamp_above(2, room) * sz);
-    acc1[0] += w1 * u34.v[0];
-    acc1[0] += w0 * u34.v[1];
-    acc1[1] += w0 * u34.v[0];
-    acc1[1] += w1 * u34.v[1];
-    acc1[1] += w0 * u34.v[2];
-    acc1[2] += w0 * u34.v[1];
-    acc1[2] += w1 * u34.v[2];
-    acc1[2] += w0 * u34.v[3];
-    acc1[3] += w0 * u34.v[2];
-    acc1[3] += w1 * u34.v[3];
-    const value_type u35 = in[site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz];
-    acc1[3] += w0 * u35;
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // The input at the group, read before any store for both branches.
-    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
-        }
-    }
-    if (z + 1 < nz - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
-      }
-    }
-  }
-  stencil::block_sum(dot, partials);
-}
-
-/// 3-D dirichlet 27-point stencil; 36 loads and 2 stores per thread. Also
-/// sums in . out over the stored sites: one partial per block, for CG's p^T A
-/// p without a second pass over the fields. Each of those loads reads `in`
-/// and `direction` as p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written) and, given a solution, adds the
-/// last step's alpha direction to it, and the sum is p' . out: the
-/// direction's own pass and x's update folded into the stencil.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
-stencil3d_27pt_march_auto_h200_fold_fold_dot_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT direction,
-    value_type *STENCIL_RESTRICT next_direction,
-    const double *STENCIL_RESTRICT beta_source,
-    value_type *STENCIL_RESTRICT solution,
-    const double *STENCIL_RESTRICT alpha_source,
-    const int nx,
-    const int ny,
-    const int nz,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along z, each with
-  // the 4 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 4 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
-  // CG's beta: the solver keeps its scalars in device memory.
-  const value_type beta = static_cast<value_type>(*beta_source);
-  // The last step's alpha, for its x += alpha p (no x: none).
-  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along z inside the array, relative to this tile.
-    const int room = nz - 1 - z;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
-    // Tap weights.
-    const value_type w0 =
-        -static_cast<value_type>(0.03333333333333333) * params.inv_h2;
-    const value_type w1 = -static_cast<value_type>(0.1) * params.inv_h2;
-    const value_type w2 =
-        -static_cast<value_type>(0.4666666666666667) * params.inv_h2;
-    const value_type w3 =
-        static_cast<value_type>(4.266666666666667) * params.inv_h2;
-    // A row's sites move 4 at a time.
-    using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[4], acc1[4];
-    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
-    const stencil::index_t at0 = site + stencil::clamp_below(-1, -x) - sy - sz;
-    const value_type u0 = in[at0] + beta * direction[at0];
-    acc0[0] = w0 * u0;
-    const stencil::index_t at1 = site - sy - sz;
-    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
-        reinterpret_cast<const vec_t *>(direction + at1), beta);
-    acc0[0] += w1 * u1.v[0];
-    acc0[0] += w0 * u1.v[1];
-    acc0[1] = w0 * u1.v[0];
-    acc0[1] += w1 * u1.v[1];
-    acc0[1] += w0 * u1.v[2];
-    acc0[2] = w0 * u1.v[1];
-    acc0[2] += w1 * u1.v[2];
-    acc0[2] += w0 * u1.v[3];
-    acc0[3] = w0 * u1.v[2];
-    acc0[3] += w1 * u1.v[3];
-    const stencil::index_t at2 = site + stencil::clamp_above(4, xroom) - sy - sz;
-    const value_type u2 = in[at2] + beta * direction[at2];
-    acc0[3] += w0 * u2;
-    const stencil::index_t at3 = site + stencil::clamp_below(-1, -x) - sz;
-    const value_type u3 = in[at3] + beta * direction[at3];
-    acc0[0] += w1 * u3;
-    const stencil::index_t at4 = site - sz;
-    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
-        reinterpret_cast<const vec_t *>(direction + at4), beta);
-    acc0[0] += w2 * u4.v[0];
-    acc0[0] += w1 * u4.v[1];
-    acc0[1] += w1 * u4.v[0];
-    acc0[1] += w2 * u4.v[1];
-    acc0[1] += w1 * u4.v[2];
-    acc0[2] += w1 * u4.v[1];
-    acc0[2] += w2 * u4.v[2];
-    acc0[2] += w1 * u4.v[3];
-    acc0[3] += w1 * u4.v[2];
-    acc0[3] += w2 * u4.v[3];
-    const stencil::index_t at5 = site + stencil::clamp_above(4, xroom) - sz;
-    const value_type u5 = in[at5] + beta * direction[at5];
-    acc0[3] += w1 * u5;
-    const stencil::index_t at6 = site + stencil::clamp_below(-1, -x) + sy - sz;
-    const value_type u6 = in[at6] + beta * direction[at6];
-    acc0[0] += w0 * u6;
-    const stencil::index_t at7 = site + sy - sz;
-    const vec_t u7 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at7),
-        reinterpret_cast<const vec_t *>(direction + at7), beta);
-    acc0[0] += w1 * u7.v[0];
-    acc0[0] += w0 * u7.v[1];
-    acc0[1] += w0 * u7.v[0];
-    acc0[1] += w1 * u7.v[1];
-    acc0[1] += w0 * u7.v[2];
-    acc0[2] += w0 * u7.v[1];
-    acc0[2] += w1 * u7.v[2];
-    acc0[2] += w0 * u7.v[3];
-    acc0[3] += w0 * u7.v[2];
-    acc0[3] += w1 * u7.v[3];
-    const stencil::index_t at8 = site + stencil::clamp_above(4, xroom) + sy - sz;
-    const value_type u8 = in[at8] + beta * direction[at8];
-    acc0[3] += w0 * u8;
-    const stencil::index_t at9 = site + stencil::clamp_below(-1, -x) - sy;
-    const value_type u9 = in[at9] + beta * direction[at9];
-    acc0[0] += w1 * u9;
-    acc1[0] = w0 * u9;
-    const stencil::index_t at10 = site - sy;
-    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
-        reinterpret_cast<const vec_t *>(direction + at10), beta);
-    acc0[0] += w2 * u10.v[0];
-    acc0[0] += w1 * u10.v[1];
-    acc0[1] += w1 * u10.v[0];
-    acc0[1] += w2 * u10.v[1];
-    acc0[1] += w1 * u10.v[2];
-    acc0[2] += w1 * u10.v[1];
-    acc0[2] += w2 * u10.v[2];
-    acc0[2] += w1 * u10.v[3];
-    acc0[3] += w1 * u10.v[2];
-    acc0[3] += w2 * u10.v[3];
-    acc1[0] += w1 * u10.v[0];
-    acc1[0] += w0 * u10.v[1];
-    acc1[1] = w0 * u10.v[0];
-    acc1[1] += w1 * u10.v[1];
-    acc1[1] += w0 * u10.v[2];
-    acc1[2] = w0 * u10.v[1];
-    acc1[2] += w1 * u10.v[2];
-    acc1[2] += w0 * u10.v[3];
-    acc1[3] = w0 * u10.v[2];
-    acc1[3] += w1 * u10.v[3];
-    const stencil::index_t at11 = site + stencil::clamp_above(4, xroom) - sy;
-    const value_type u11 = in[at11] + beta * direction[at11];
-    acc0[3] += w1 * u11;
-    acc1[3] += w0 * u11;
-    const stencil::index_t at12 = site + stencil::clamp_below(-1, -x);
-    const value_type u12 = in[at12] + beta * direction[at12];
-    acc0[0] += w2 * u12;
-    acc1[0] += w1 * u12;
-    const stencil::index_t at13 = site;
-    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
-        reinterpret_cast<const vec_t *>(direction + at13), beta);
-    acc0[0] += w3 * u13.v[0];
-    acc0[0] += w2 * u13.v[1];
-    acc0[1] += w2 * u13.v[0];
-    acc0[1] += w3 * u13.v[1];
-    acc0[1] += w2 * u13.v[2];
-    acc0[2] += w2 * u13.v[1];
-    acc0[2] += w3 * u13.v[2];
-    acc0[2] += w2 * u13.v[3];
-    acc0[3] += w2 * u13.v[2];
-    acc0[3] += w3 * u13.v[3];
-    acc1[0] += w2 * u13.v[0];
-    acc1[0] += w1 * u13.v[1];
-    acc1[1] += w1 * u13.v[0];
-    acc1[1] += w2 * u13.v[1];
-    acc1[1] += w1 * u13.v[2];
-    acc1[2] += w1 * u13.v[1];
-    acc1[2] += w2 * u13.v[2];
-    acc1[2] += w1 * u13.v[3];
-    acc1[3] += w1 * u13.v[2];
-    acc1[3] += w2 * u13.v[3];
-    const stencil::index_t at14 = site + stencil::clamp_above(4, xroom);
-    const value_type u14 = in[at14] + beta * direction[at14];
-    acc0[3] += w2 * u14;
-    acc1[3] += w1 * u14;
-    const stencil::index_t at15 = site + stencil::clamp_below(-1, -x) + sy;
-    const value_type u15 = in[at15] + beta * direction[at15];
-    acc0[0] += w1 * u15;
-    acc1[0] += w0 * u15;
-    const stencil::index_t at16 = site + sy;
-    const vec_t u16 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at16),
-        reinterpret_cast<const vec_t *>(direction + at16), beta);
-    acc0[0] += w2 * u16.v[0];
-    acc0[0] += w1 * u16.v[1];
-    acc0[1] += w1 * u16.v[0];
-    acc0[1] += w2 * u16.v[1];
-    acc0[1] += w1 * u16.v[2];
-    acc0[2] += w1 * u16.v[1];
-    acc0[2] += w2 * u16.v[2];
-    acc0[2] += w1 * u16.v[3];
-    acc0[3] += w1 * u16.v[2];
-    acc0[3] += w2 * u16.v[3];
-    acc1[0] += w1 * u16.v[0];
-    acc1[0] += w0 * u16.v[1];
-    acc1[1] += w0 * u16.v[0];
-    acc1[1] += w1 * u16.v[1];
-    acc1[1] += w0 * u16.v[2];
-    acc1[2] += w0 * u16.v[1];
-    acc1[2] += w1 * u16.v[2];
-    acc1[2] += w0 * u16.v[3];
-    acc1[3] += w0 * u16.v[2];
-    acc1[3] += w1 * u16.v[3];
-    const stencil::index_t at17 = site + stencil::clamp_above(4, xroom) + sy;
-    const value_type u17 = in[at17] + beta * direction[at17];
-    acc0[3] += w1 * u17;
-    acc1[3] += w0 * u17;
-    const stencil::index_t at18 = site + stencil::clamp_below(-1, -x) - sy + sz;
-    const value_type u18 = in[at18] + beta * direction[at18];
-    acc0[0] += w0 * u18;
-    acc1[0] += w1 * u18;
-    const stencil::index_t at19 = site - sy + sz;
-    const vec_t u19 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at19),
-        reinterpret_cast<const vec_t *>(direction + at19), beta);
-    acc0[0] += w1 * u19.v[0];
-    acc0[0] += w0 * u19.v[1];
-    acc0[1] += w0 * u19.v[0];
-    acc0[1] += w1 * u19.v[1];
-    acc0[1] += w0 * u19.v[2];
-    acc0[2] += w0 * u19.v[1];
-    acc0[2] += w1 * u19.v[2];
-    acc0[2] += w0 * u19.v[3];
-    acc0[3] += w0 * u19.v[2];
-    acc0[3] += w1 * u19.v[3];
-    acc1[0] += w2 * u19.v[0];
-    acc1[0] += w1 * u19.v[1];
-    acc1[1] += w1 * u19.v[0];
-    acc1[1] += w2 * u19.v[1];
-    acc1[1] += w1 * u19.v[2];
-    acc1[2] += w1 * u19.v[1];
-    acc1[2] += w2 * u19.v[2];
-    acc1[2] += w1 * u19.v[3];
-    acc1[3] += w1 * u19.v[2];
-    acc1[3] += w2 * u19.v[3];
-    const stencil::index_t at20 = site + stencil::clamp_above(4, xroom) - sy + sz;
-    const value_type u20 = in[at20] + beta * direction[at20];
-    acc0[3] += w0 * u20;
-    acc1[3] += w1 * u20;
-    const stencil::index_t at21 = site + stencil::clamp_below(-1, -x) + sz;
-    const value_type u21 = in[at21] + beta * direction[at21];
-    acc0[0] += w1 * u21;
-    acc1[0] += w2 * u21;
-    const stencil::index_t at22 = site + sz;
-    const vec_t u22 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at22),
-        reinterpret_cast<const vec_t *>(direction + at22), beta);
-    acc0[0] += w2 * u22.v[0];
-    acc0[0] += w1 * u22.v[1];
-    acc0[1] += w1 * u22.v[0];
-    acc0[1] += w2 * u22.v[1];
-    acc0[1] += w1 * u22.v[2];
-    acc0[2] += w1 * u22.v[1];
-    acc0[2] += w2 * u22.v[2];
-    acc0[2] += w1 * u22.v[3];
-    acc0[3] += w1 * u22.v[2];
-    acc0[3] += w2 * u22.v[3];
-    acc1[0] += w3 * u22.v[0];
-    acc1[0] += w2 * u22.v[1];
-    acc1[1] += w2 * u22.v[0];
-    acc1[1] += w3 * u22.v[1];
-    acc1[1] += w2 * u22.v[2];
-    acc1[2] += w2 * u22.v[1];
-    acc1[2] += w3 * u22.v[2];
-    acc1[2] += w2 * u22.v[3];
-    acc1[3] += w2 * u22.v[2];
-    acc1[3] += w3 * u22.v[3];
-    const stencil::index_t at23 = site + stencil::clamp_above(4, xroom) + sz;
-    const value_type u23 = in[at23] + beta * direction[at23];
-    acc0[3] += w1 * u23;
-    acc1[3] += w2 * u23;
-    const stencil::index_t at24 = site + stencil::clamp_below(-1, -x) + sy + sz;
-    const value_type u24 = in[at24] + beta * direction[at24];
-    acc0[0] += w0 * u24;
-    acc1[0] += w1 * u24;
-    const stencil::index_t at25 = site + sy + sz;
-    const vec_t u25 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at25),
-        reinterpret_cast<const vec_t *>(direction + at25), beta);
-    acc0[0] += w1 * u25.v[0];
-    acc0[0] += w0 * u25.v[1];
-    acc0[1] += w0 * u25.v[0];
-    acc0[1] += w1 * u25.v[1];
-    acc0[1] += w0 * u25.v[2];
-    acc0[2] += w0 * u25.v[1];
-    acc0[2] += w1 * u25.v[2];
-    acc0[2] += w0 * u25.v[3];
-    acc0[3] += w0 * u25.v[2];
-    acc0[3] += w1 * u25.v[3];
-    acc1[0] += w2 * u25.v[0];
-    acc1[0] += w1 * u25.v[1];
-    acc1[1] += w1 * u25.v[0];
-    acc1[1] += w2 * u25.v[1];
-    acc1[1] += w1 * u25.v[2];
-    acc1[2] += w1 * u25.v[1];
-    acc1[2] += w2 * u25.v[2];
-    acc1[2] += w1 * u25.v[3];
-    acc1[3] += w1 * u25.v[2];
-    acc1[3] += w2 * u25.v[3];
-    const stencil::index_t at26 = site + stencil::clamp_above(4, xroom) + sy + sz;
-    const value_type u26 = in[at26] + beta * direction[at26];
-    acc0[3] += w0 * u26;
-    acc1[3] += w1 * u26;
-    const stencil::index_t at27 = site + stencil::clamp_below(-1, -x) - sy + stencil::clamp_above(2, room) * sz;
-    const value_type u27 = in[at27] + beta * direction[at27];
-    acc1[0] += w0 * u27;
-    const stencil::index_t at28 = site - sy + stencil::clamp_above(2, room) * sz;
-    const vec_t u28 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at28),
-        reinterpret_cast<const vec_t *>(direction + at28), beta);
-    acc1[0] += w1 * u28.v[0];
-    acc1[0] += w0 * u28.v[1];
-    acc1[1] += w0 * u28.v[0];
-    acc1[1] += w1 * u28.v[1];
-    acc1[1] += w0 * u28.v[2];
-    acc1[2] += w0 * u28.v[1];
-    acc1[2] += w1 * u28.v[2];
-    acc1[2] += w0 * u28.v[3];
-    acc1[3] += w0 * u28.v[2];
-    acc1[3] += w1 * u28.v[3];
-    const stencil::index_t at29 = site + stencil::clamp_above(4, xroom) - sy + stencil::clamp_above(2, room) * sz;
-    const value_type u29 = in[at29] + beta * direction[at29];
-    acc1[3] += w0 * u29;
-    const stencil::index_t at30 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sz;
-    const value_type u30 = in[at30] + beta * direction[at30];
-    acc1[0] += w1 * u30;
-    const stencil::index_t at31 = site + stencil::clamp_above(2, room) * sz;
-    const vec_t u31 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at31),
-        reinterpret_cast<const vec_t *>(direction + at31), beta);
-    acc1[0] += w2 * u31.v[0];
-    acc1[0] += w1 * u31.v[1];
-    acc1[1] += w1 * u31.v[0];
-    acc1[1] += w2 * u31.v[1];
-    acc1[1] += w1 * u31.v[2];
-    acc1[2] += w1 * u31.v[1];
-    acc1[2] += w2 * u31.v[2];
-    acc1[2] += w1 * u31.v[3];
-    acc1[3] += w1 * u31.v[2];
-    acc1[3] += w2 * u31.v[3];
-    const stencil::index_t at32 = site + stencil::clamp_above(4, xroom) + stencil::clamp_above(2, room) * sz;
-    const value_type u32 = in[at32] + beta * direction[at32];
-    acc1[3] += w1 * u32;
-    const stencil::index_t at33 = site + stencil::clamp_below(-1, -x) + sy + stencil::clamp_above(2, room) * sz;
-    const value_type u33 = in[at33] + beta * direction[at33];
-    acc1[0] += w0 * u33;
-    const stencil::index_t at34 = site + sy + stencil::clamp_above(2, room) * sz;
-    const vec_t u34 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at34),
-        reinterpret_cast<const vec_t *>(direction + at34), beta);
-    acc1[0] += w1 * u34.v[0];
-    acc1[0] += w0 * u34.v[1];
-    acc1[1] += w0 * u34.v[0];
-    acc1[1] += w1 * u34.v[1];
-    acc1[1] += w0 * u34.v[2];
-    acc1[2] += w0 * u34.v[1];
-    acc1[2] += w1 * u34.v[2];
-    acc1[2] += w0 * u34.v[3];
-    acc1[3] += w0 * u34.v[2];
-    acc1[3] += w1 * u34.v[3];
-    const stencil::index_t at35 = site + stencil::clamp_above(4, xroom) + sy + stencil::clamp_above(2, room) * sz;
-    const value_type u35 = in[at35] + beta * direction[at35];
-    acc1[3] += w0 * u35;
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 1 && x + 4 <= nx - 1;
-    // p' and x + alpha p at the group, read before any store for both branches.
-    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-        reinterpret_cast<const vec_t *>(direction + site), beta);
-    vec_t xs0 = {};
-    if (solution)
-      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
-          reinterpret_cast<const vec_t *>(direction + site), alpha);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
-      if (solution)
-        *reinterpret_cast<vec_t *>(solution + site) = xs0;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
-          if (solution)
-            solution[site + l] = xs0.v[l];
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
-        }
-    }
-    if (z + 1 < nz - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
-          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
-      vec_t xs1 = {};
-      if (solution)
-        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
-            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sz + l], acc1[l]);
-            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
-            if (solution)
-              solution[site + sz + l] = xs1.v[l];
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
-      }
-    }
-  }
-  stencil::block_sum(dot, partials);
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "stencil3d_27pt_march_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(stencil3d_27pt_march_auto_h200_fold_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("stencil3d_27pt_march_auto_h200_fold_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_h2 = static_cast<value_type>(params[0]);
-  return apply(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: A is symmetric, so this is apply().
-stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "stencil3d_27pt_march_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(stencil3d_27pt_march_auto_h200_fold_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params);
-  return stencil::launch_status("stencil3d_27pt_march_auto_h200_fold_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_h2 = static_cast<value_type>(params[0]);
-  return apply_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A in, and partials[b] = block b's share of in . out (double).
-/// `partials` is device memory for one double per block of the launch (grid.x
-/// * grid.y * grid.z of make_launch_config); the caller adds them.
-stencil::Status apply_dot(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: " + status.message());
-  if (out == nullptr || in == nullptr || partials == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "stencil3d_27pt_march_auto_h200_fold: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(stencil3d_27pt_march_auto_h200_fold_dot_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params,
-      partials);
-  return stencil::launch_status("stencil3d_27pt_march_auto_h200_fold_dot_kernel");
-}
-
-stencil::Status apply_dot_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_h2 = static_cast<value_type>(params[0]);
-  return apply_dot(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      partials, stream);
-}
-
-/// CG's direction update folded into the stencil: next_direction = p' = in +
-/// beta direction (beta read from device memory), out = A p', and partials[b]
-/// = block b's share of p' . out (double), as apply_dot() sums them; given a
-/// solution, also the last step's solution += alpha direction (*alpha: device
-/// memory) on the sites out gets, the update CG's next pass would otherwise
-/// read direction again for. The fields must not overlap.
-stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
-    const value_type *in, const value_type *direction, const double *beta,
-    value_type *solution, const double *alpha, const Extents &extents,
-    const Params &params, double *partials, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, 1};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: " + status.message());
-  if (out == nullptr || next_direction == nullptr || in == nullptr ||
-      direction == nullptr || beta == nullptr || partials == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: null field pointer");
-  if (solution != nullptr && alpha == nullptr)
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: a solution to update but no alpha");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz);
-  const void *arrays[] = {out, next_direction, in, direction};
-  const char *names[] = {"out", "next_direction", "in", "direction"};
-  for (int a = 0; a < 4; ++a)
-    for (int b = a + 1; b < 4; ++b)
-      if (overlaps(arrays[a], arrays[b], values))
-        return stencil::Status::failure(std::string("stencil3d_27pt_march_auto_h200_fold: '") +
-            names[a] + "' and '" + names[b] +
-            "' overlap; the kernel reads and writes four separate fields");
-  // x is stored in the arithmetic type, perhaps wider than the fields.
-  const std::int64_t solution_values =
-      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
-  for (int a = 0; solution != nullptr && a < 4; ++a)
-    if (overlaps(solution, solution_values, arrays[a], values))
-      return stencil::Status::failure(std::string("stencil3d_27pt_march_auto_h200_fold: 'solution' and '") +
-          names[a] + "' overlap");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
-  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
-  if (solution != nullptr && !stencil::is_aligned(solution, 16))
-    return stencil::Status::failure("stencil3d_27pt_march_auto_h200_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(stencil3d_27pt_march_auto_h200_fold_fold_dot_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      direction,
-      next_direction,
-      beta,
-      solution,
-      alpha,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      params,
-      partials);
-  return stencil::launch_status("stencil3d_27pt_march_auto_h200_fold_fold_dot_kernel");
-}
-
-stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
-    const void *in, const void *direction, const double *beta,
-    void *solution, const double *alpha, const int *extents,
-    const double *params, const void *const *fields, double *partials,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  Params typed_params;
-  typed_params.inv_h2 = static_cast<value_type>(params[0]);
-  return apply_fold_dot(static_cast<value_type *>(out),
-      static_cast<value_type *>(next_direction),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(direction), beta,
-      static_cast<value_type *>(solution), alpha, typed_extents,
-      typed_params, partials, stream);
-}
-
-} // namespace stencil3d_27pt_march_auto_h200_fold
 } // namespace stencilc_kernels
 

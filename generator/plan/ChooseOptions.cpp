@@ -153,6 +153,44 @@ bool admissible(const StencilModel &m) {
          stagingProblem(m).empty() && marchProblem(m).empty();
 }
 
+/// Taps that lie off the z axis and reach along z: a tile along z shares
+/// their columns' loads between planes only through a long register tile,
+/// which the march gets with one ring of 2R + 1 accumulators instead.
+int offAxisZTaps(const StencilModel &m) {
+  if (m.dims != 3)
+    return 0;
+  int count = 0;
+  for (const Tap &tap : m.taps)
+    count += tap.offset[2] != 0 && (tap.offset[0] != 0 || tap.offset[1] != 0);
+  return count;
+}
+
+/// The groups' kernel marching along z, by rule rather than by the cost
+/// model, which does not weigh the march: for stencils with taps off the z
+/// axis that reach along z, where the spec leaves the tile open. The
+/// block's threads along z move to y (a march has one along z). On an H200
+/// at 512^3 the 27-point stencil marched at 3476 GB/s with the 32x8x1
+/// threads this gives its planner's 32x4x2, against 2905 for the tile
+/// (docs/performance.md); star stencils (7- and 13-point) gained nothing
+/// in the probe (bench/probes/z_march.cu), so the rule leaves them.
+std::optional<KernelOptions> marchingGroups(const StencilModel &grouped) {
+  const KernelOptions &k = grouped.kernel;
+  if (k.written.tile || k.written.march || offAxisZTaps(grouped) == 0)
+    return std::nullopt;
+  StencilModel m = grouped;
+  KernelOptions &marching = m.kernel;
+  marching.march = true;
+  marching.tileAxis = m.dims - 1;
+  marching.tileFactor = 1;
+  if (!k.written.block) {
+    marching.block[1] *= marching.block[2];
+    marching.block[2] = 1;
+  }
+  if (!admissible(m))
+    return std::nullopt;
+  return marching;
+}
+
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.
 std::string groupsProblem(const StencilModel &m, int width) {
   StencilModel w = m;
@@ -613,6 +651,16 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                     " predicted against " +
                     percent(best->cost.predictedFraction()) + " (" +
                     std::to_string(widened.size()) + " candidates weighed)";
+      if (std::optional<KernelOptions> marching =
+              marchingGroups(grouped->model)) {
+        alongX = *marching;
+        StencilModel shown = grouped->model;
+        shown.kernel = *marching;
+        note.reason += "; it marches along z instead of that tile, block " +
+                       blockShapeText(shown) + " (a rule, not the cost " +
+                       "model: " + std::to_string(offAxisZTaps(model)) +
+                       " taps off the z axis reach along z)";
+      }
       if (model.hasInner) {
         innerGroups = innerAlongX(best->model, k, device);
         note.reason +=
