@@ -272,6 +272,158 @@ laplacian4d_vec24_aos_lds_dot_kernel(
   }
 }
 
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. The loads
+/// read the block's 10x6x6x4-site box, staged in shared memory (34560 bytes).
+/// Also sums in . out over the stored sites: one partial per block, for CG's
+/// p^T A p without a second pass over the fields. Each of those loads reads
+/// `in` and `direction` as p' = in + beta direction (CG's next direction from
+/// the residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_aos_lds_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along y.
+  const int x = static_cast<int>((blockIdx.x / 4u) * 8u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 4u);
+  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
+  // the 4 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  // The block's box in shared memory: its sites and the halo its taps reach, 10
+  // x 6 x 6 x 4 sites, 6 components each, component by component (34560 bytes).
+  // Every thread stages part of it, then all compute from it.
+  STENCIL_SHARED_ARRAY(value_type, box, 8640);
+  constexpr int box_sy = 10;
+  constexpr int box_sz = 60;
+  constexpr int box_st = 360;
+  constexpr int box_sites = 1440;
+  if (STENCIL_PHASE(0)) {
+    // The block's threads copy the box together, consecutive threads consecutive
+    // components of a site of `in` and `direction`.
+    const int box_x = -1 + static_cast<int>((blockIdx.x / 4u) * 8u);
+    const int box_y = -1 + static_cast<int>(blockIdx.y * 4u);
+    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 4u);
+    const int box_t = -1 + static_cast<int>((blockIdx.z / blocks_z) * 2u);
+    const int thread = static_cast<int>(threadIdx.x + 8u * (threadIdx.y +
+        4u * threadIdx.z));
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t st = sz * nz;
+    for (int e = thread; e < 8640; e += 256) {
+      const int c = e % 6;
+      const int b = e / 6;
+      const int gx = stencil::wrap(box_x + b % 10, nx);
+      const int gy = stencil::wrap(box_y + b / 10 % 6, ny);
+      const int gz = stencil::wrap(box_z + b / 60 % 6, nz);
+      const int gt = stencil::wrap(box_t + b / 360, nt);
+      const stencil::index_t at =
+          (gx + gy * sy + gz * sz + gt * st) * 24 + c0 + c;
+      const value_type v = in[at] + beta * direction[at];
+      box[c * box_sites + b] = v;
+    }
+  }
+  STENCIL_BARRIER();
+  if (STENCIL_PHASE(1)) {
+    double dot = 0.0;
+    // No early return: every thread of the block takes part in the sum.
+    if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t st = sz * nz;
+      const stencil::index_t site = x + y * sy + z * sz + t * st;
+      // This thread's first site in the box.
+      const int box_site = 1 + static_cast<int>(threadIdx.x) +
+          box_sy * (1 + static_cast<int>(threadIdx.y)) +
+          box_sz * (1 + static_cast<int>(threadIdx.z % 4u)) +
+          box_st * (1 + static_cast<int>(threadIdx.z / 4u));
+      // Tap weights.
+      const value_type w0 = static_cast<value_type>(8) + params.mass;
+      const value_type w1 = static_cast<value_type>(-1);
+      value_type acc0[6];
+      // p' = r + beta p, staged once per element, feeds the tile's sites.
+      const value_type *u0 = box + (box_site - box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] = w1 * u0[c * box_sites];
+      }
+      const value_type *u1 = box + (box_site - box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u1[c * box_sites];
+      }
+      const value_type *u2 = box + (box_site - box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u2[c * box_sites];
+      }
+      const value_type *u3 = box + (box_site + box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u3[c * box_sites];
+      }
+      const value_type *u4 = box + (box_site + box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u4[c * box_sites];
+      }
+      const value_type *u5 = box + (box_site + box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u5[c * box_sites];
+      }
+      const value_type *u6 = box + (box_site - 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u6[c * box_sites];
+      }
+      const value_type *u7 = box + (box_site + 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u7[c * box_sites];
+      }
+      const value_type *u8 = box + box_site;
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w0 * u8[c * box_sites];
+      }
+      // Store the tile's sites that lie inside the update region.
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c)
+        STENCIL_STORE(&out[(site) * 24 + c0 + c], acc0[c]);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        const stencil::index_t at = (site) * 24 + c0 + c;
+        const value_type next = in[at] + beta * direction[at];
+        STENCIL_STORE(&next_direction[at], next);
+        if (solution)
+          solution[at] = solution[at] + alpha * stencil::widen(direction[at]);
+        dot += static_cast<double>(next) * static_cast<double>(acc0[c]);
+      }
+    }
+    stencil::block_sum(dot, partials);
+  }
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -444,6 +596,92 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian4d_vec24_aos_lds: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_vec24_aos_lds: 'solution' and '") +
+          names[a] + "' overlap");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH_PHASED(laplacian4d_vec24_aos_lds_fold_dot_kernel, 2, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_aos_lds_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace laplacian4d_vec24_aos_lds

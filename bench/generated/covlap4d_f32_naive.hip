@@ -388,6 +388,233 @@ covlap4d_f32_naive_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
+covlap4d_f32_naive_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t st = sz * nz;
+    const stencil::index_t site = x + y * sy + z * sz + t * st;
+    const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    const int t_m1 = stencil::wrap(t - 1, nt);
+    const int t_p1 = stencil::wrap(t + 1, nt);
+    // Links params.U: 4 3x3 complex matrices per site, aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
+    constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(8) + params.mass;
+    const value_type w1 = static_cast<value_type>(-1);
+    // A site's components move 2 at a time.
+    using vec_t = stencil::vec<value_type, 2>;
+    value_type acc0[6];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t u0 = (x + y * sy + z * sz + t * st) * 6;
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
+          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[j * 2 + l] = w0 * v.v[l];
+      }
+    }
+    stencil::LinkMatrix<value_type, 3> l0;
+    stencil::load_link<3, 18>(l0, params.U, link_layout,
+        x_m1 + y * sy + z * sz + t * st, 0, 4, sites);
+    value_type u1[6];
+    {
+      const stencil::index_t from = (x_m1 + y * sy + z * sz + t * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u1[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_dagger_times<false>(acc0, w1, l0, u1);
+    stencil::LinkMatrix<value_type, 3> l1;
+    stencil::load_link<3, 18>(l1, params.U, link_layout,
+        x + y * sy + z * sz + t * st, 0, 4, sites);
+    value_type u2[6];
+    {
+      const stencil::index_t from = (x_p1 + y * sy + z * sz + t * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u2[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_times<false>(acc0, w1, l1, u2);
+    stencil::LinkMatrix<value_type, 3> l2;
+    stencil::load_link<3, 18>(l2, params.U, link_layout,
+        x + y_m1 * sy + z * sz + t * st, 1, 4, sites);
+    value_type u3[6];
+    {
+      const stencil::index_t from = (x + y_m1 * sy + z * sz + t * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u3[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_dagger_times<false>(acc0, w1, l2, u3);
+    stencil::LinkMatrix<value_type, 3> l3;
+    stencil::load_link<3, 18>(l3, params.U, link_layout,
+        x + y * sy + z * sz + t * st, 1, 4, sites);
+    value_type u4[6];
+    {
+      const stencil::index_t from = (x + y_p1 * sy + z * sz + t * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u4[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_times<false>(acc0, w1, l3, u4);
+    stencil::LinkMatrix<value_type, 3> l4;
+    stencil::load_link<3, 18>(l4, params.U, link_layout,
+        x + y * sy + z_m1 * sz + t * st, 2, 4, sites);
+    value_type u5[6];
+    {
+      const stencil::index_t from = (x + y * sy + z_m1 * sz + t * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u5[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_dagger_times<false>(acc0, w1, l4, u5);
+    stencil::LinkMatrix<value_type, 3> l5;
+    stencil::load_link<3, 18>(l5, params.U, link_layout,
+        x + y * sy + z * sz + t * st, 2, 4, sites);
+    value_type u6[6];
+    {
+      const stencil::index_t from = (x + y * sy + z_p1 * sz + t * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u6[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_times<false>(acc0, w1, l5, u6);
+    stencil::LinkMatrix<value_type, 3> l6;
+    stencil::load_link<3, 18>(l6, params.U, link_layout,
+        x + y * sy + z * sz + t_m1 * st, 3, 4, sites);
+    value_type u7[6];
+    {
+      const stencil::index_t from = (x + y * sy + z * sz + t_m1 * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u7[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_dagger_times<false>(acc0, w1, l6, u7);
+    stencil::LinkMatrix<value_type, 3> l7;
+    stencil::load_link<3, 18>(l7, params.U, link_layout,
+        x + y * sy + z * sz + t * st, 3, 4, sites);
+    value_type u8[6];
+    {
+      const stencil::index_t from = (x + y * sy + z * sz + t_p1 * st) * 6;
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
+            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          u8[j * 2 + l] = v.v[l];
+      }
+    }
+    stencil::link_times<false>(acc0, w1, l7, u8);
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc0[j * 2 + l];
+      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 6)[j], r);
+    }
+    {
+      const stencil::index_t first = (site) * 6;
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + first);
+      const vec_t *along = reinterpret_cast<const vec_t *>(direction + first);
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        const vec_t next = stencil::fold_direction(from + j, along + j, beta);
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(next_direction + first)[j], next);
+        if (solution) {
+          vec_t *xs = reinterpret_cast<vec_t *>(solution + first) + j;
+          *xs = stencil::plus_scaled(xs, along + j, alpha);
+        }
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(next.v[l]) * static_cast<double>(acc0[j * 2 + l]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -602,6 +829,109 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (status.ok()) {
+    status = stencil::check_layout(info().links->layout, dims, n, boundary);
+    if (!status.ok())
+      status = stencil::Status::failure("link field 'U': " + status.message());
+  }
+  if (!status.ok())
+    return stencil::Status::failure("covlap4d_f32_naive: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("covlap4d_f32_naive: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("covlap4d_f32_naive: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      6;
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("covlap4d_f32_naive: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("covlap4d_f32_naive: 'solution' and '") +
+          names[a] + "' overlap");
+  if (params.U == nullptr)
+    return stencil::Status::failure("covlap4d_f32_naive: link field 'U' has no array");
+  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
+    return stencil::Status::failure("covlap4d_f32_naive: 'out' overlaps link field 'U'");
+  if (!stencil::is_aligned(params.U, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 8) || !stencil::is_aligned(direction, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: 'next_direction' and 'direction' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 8))
+    return stencil::Status::failure("covlap4d_f32_naive: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(covlap4d_f32_naive_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("covlap4d_f32_naive_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  typed_params.U = fields ? static_cast<const value_type *>(fields[1]) : nullptr;
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace covlap4d_f32_naive

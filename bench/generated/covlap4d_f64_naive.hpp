@@ -93,6 +93,22 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction (beta: device memory, where CG keeps
+/// its scalars), out = A p', and partials[b] = block b's share of
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -112,7 +128,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 9, 672,
       630, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, nullptr,
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
       "68a731fc3fd4b6a9",
       "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2", 0, nullptr, {true, 1, {3, 1, 1, 1}},
       &links, nullptr, nullptr,

@@ -286,6 +286,173 @@ laplacian4d_vec24_aos_lds_auto_dot_kernel(
   }
 }
 
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. The loads
+/// read the block's 34x4x4x3-site box, staged in shared memory (39168 bytes).
+/// Also sums in . out over the stored sites: one partial per block, for CG's
+/// p^T A p without a second pass over the fields. Each of those loads reads
+/// `in` and `direction` as p' = in + beta direction (CG's next direction from
+/// the residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian4d_vec24_aos_lds_auto_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>((blockIdx.x / 4u) * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
+  // the 4 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  // The block's box in shared memory: its sites and the halo its taps reach, 34
+  // x 4 x 4 x 3 sites, 6 components each, component by component (39168 bytes).
+  // Every thread stages part of it, then all compute from it.
+  STENCIL_SHARED_ARRAY(value_type, box, 9792);
+  constexpr int box_sy = 34;
+  constexpr int box_sz = 136;
+  constexpr int box_st = 544;
+  constexpr int box_sites = 1632;
+  if (STENCIL_PHASE(0)) {
+    // The block's threads copy the box together, consecutive threads consecutive
+    // components of a site of `in` and `direction`.
+    const int box_x = -1 + static_cast<int>((blockIdx.x / 4u) * 32u);
+    const int box_y = -1 + static_cast<int>(blockIdx.y * 2u);
+    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 2u);
+    const int box_t = -1 + static_cast<int>((blockIdx.z / blocks_z) * 1u);
+    const int thread = static_cast<int>(threadIdx.x + 32u * (threadIdx.y +
+        2u * threadIdx.z));
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t st = sz * nz;
+    for (int e = thread; e < 9792; e += 128) {
+      const int c = e % 6;
+      const int b = e / 6;
+      const int gx = stencil::wrap(box_x + b % 34, nx);
+      const int gy = stencil::wrap(box_y + b / 34 % 4, ny);
+      const int gz = stencil::wrap(box_z + b / 136 % 4, nz);
+      const int gt = stencil::wrap(box_t + b / 544, nt);
+      const stencil::index_t at =
+          (gx + gy * sy + gz * sz + gt * st) * 24 + c0 + c;
+      const value_type v = in[at] + beta * direction[at];
+      box[c * box_sites + b] = v;
+    }
+  }
+  STENCIL_BARRIER();
+  if (STENCIL_PHASE(1)) {
+    double dot = 0.0;
+    // No early return: every thread of the block takes part in the sum.
+    if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t st = sz * nz;
+      const stencil::index_t site = x + y * sy + z * sz + t * st;
+      // This thread's first site in the box.
+      const int box_site = 1 + static_cast<int>(threadIdx.x) +
+          box_sy * (1 + static_cast<int>(threadIdx.y)) +
+          box_sz * (1 + static_cast<int>(threadIdx.z % 2u)) +
+          box_st * (1 + static_cast<int>(threadIdx.z / 2u));
+      // Tap weights.
+      const value_type w0 = static_cast<value_type>(8) + params.mass;
+      const value_type w1 = static_cast<value_type>(-1);
+      // A site's components move 2 at a time.
+      using vec_t = stencil::vec<value_type, 2>;
+      value_type acc0[6];
+      // p' = r + beta p, staged once per element, feeds the tile's sites.
+      const value_type *u0 = box + (box_site - box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] = w1 * u0[c * box_sites];
+      }
+      const value_type *u1 = box + (box_site - box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u1[c * box_sites];
+      }
+      const value_type *u2 = box + (box_site - box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u2[c * box_sites];
+      }
+      const value_type *u3 = box + (box_site - 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u3[c * box_sites];
+      }
+      const value_type *u4 = box + box_site;
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w0 * u4[c * box_sites];
+      }
+      const value_type *u5 = box + (box_site + 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u5[c * box_sites];
+      }
+      const value_type *u6 = box + (box_site + box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u6[c * box_sites];
+      }
+      const value_type *u7 = box + (box_site + box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u7[c * box_sites];
+      }
+      const value_type *u8 = box + (box_site + box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 6; ++c) {
+        acc0[c] += w1 * u8[c * box_sites];
+      }
+      // Store the tile's sites that lie inside the update region.
+      STENCIL_UNROLL
+      for (int j = 0; j < 3; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc0[j * 2 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+      }
+      {
+        const stencil::index_t first = (site) * 24 + c0;
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + first);
+        const vec_t *along = reinterpret_cast<const vec_t *>(direction + first);
+        STENCIL_UNROLL
+        for (int j = 0; j < 3; ++j) {
+          const vec_t next = stencil::fold_direction(from + j, along + j, beta);
+          STENCIL_STORE(&reinterpret_cast<vec_t *>(next_direction + first)[j], next);
+          if (solution) {
+            vec_t *xs = reinterpret_cast<vec_t *>(solution + first) + j;
+            *xs = stencil::plus_scaled(xs, along + j, alpha);
+          }
+          STENCIL_UNROLL
+          for (int l = 0; l < 2; ++l)
+            dot += static_cast<double>(next.v[l]) * static_cast<double>(acc0[j * 2 + l]);
+        }
+      }
+    }
+    stencil::block_sum(dot, partials);
+  }
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -466,5 +633,825 @@ stencil::Status apply_dot_generic(void *out, const void *in,
       partials, stream);
 }
 
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian4d_vec24_aos_lds_auto: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_vec24_aos_lds_auto: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (!stencil::is_aligned(next_direction, 8) || !stencil::is_aligned(direction, 8))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto: 'next_direction' and 'direction' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
+  if (solution != nullptr && !stencil::is_aligned(solution, 8))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto: 'solution' must be aligned for the vector accesses of kernel.vector_width 2");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH_PHASED(laplacian4d_vec24_aos_lds_auto_fold_dot_kernel, 2, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_aos_lds_auto_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
 } // namespace laplacian4d_vec24_aos_lds_auto
 } // namespace stencilc_kernels
+
+// laplacian4d_vec24_aos_lds_auto_fold.hip - stencil kernels generated by stencilc 0.1.0 from laplacian4d_vec24_aos_lds.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// The cost model's choice of every kernel option for laplacian4d_vec24_aos_lds. 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), staged in shared memory
+// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores, 4 of 24 components per thread, staged in shared memory
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian4d_vec24_aos_lds_auto_fold {
+namespace {
+
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. The loads
+/// read the block's 34x4x4x4-site box, staged in shared memory (34816 bytes).
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_aos_lds_auto_fold_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
+  // This thread's 4 of the site's 24 components, from c0; blockIdx.x counts
+  // the 6 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 6u) * 4;
+  // The block's box in shared memory: its sites and the halo its taps reach, 34
+  // x 4 x 4 x 4 sites, 4 components each, component by component (34816 bytes).
+  // Every thread stages part of it, then all compute from it.
+  STENCIL_SHARED_ARRAY(value_type, box, 8704);
+  constexpr int box_sy = 34;
+  constexpr int box_sz = 136;
+  constexpr int box_st = 544;
+  constexpr int box_sites = 2176;
+  if (STENCIL_PHASE(0)) {
+    // The block's threads copy the box together, consecutive threads consecutive
+    // components of a site of `in`.
+    const int box_x = -1 + static_cast<int>((blockIdx.x / 6u) * 32u);
+    const int box_y = -1 + static_cast<int>(blockIdx.y * 2u);
+    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 2u);
+    const int box_t = -1 + static_cast<int>((blockIdx.z / blocks_z) * 2u);
+    const int thread = static_cast<int>(threadIdx.x + 32u * (threadIdx.y +
+        2u * threadIdx.z));
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t st = sz * nz;
+    for (int e = thread; e < 8704; e += 256) {
+      const int c = e % 4;
+      const int b = e / 4;
+      const int gx = stencil::wrap(box_x + b % 34, nx);
+      const int gy = stencil::wrap(box_y + b / 34 % 4, ny);
+      const int gz = stencil::wrap(box_z + b / 136 % 4, nz);
+      const int gt = stencil::wrap(box_t + b / 544, nt);
+      const stencil::index_t at =
+          (gx + gy * sy + gz * sz + gt * st) * 24 + c0 + c;
+      const value_type v = in[at];
+      box[c * box_sites + b] = v;
+    }
+  }
+  STENCIL_BARRIER();
+  if (STENCIL_PHASE(1)) {
+    // No early return: every thread of the block takes part in the staging.
+    if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t st = sz * nz;
+      const stencil::index_t site = x + y * sy + z * sz + t * st;
+      // This thread's first site in the box.
+      const int box_site = 1 + static_cast<int>(threadIdx.x) +
+          box_sy * (1 + static_cast<int>(threadIdx.y)) +
+          box_sz * (1 + static_cast<int>(threadIdx.z % 2u)) +
+          box_st * (1 + static_cast<int>(threadIdx.z / 2u));
+      // Tap weights.
+      const value_type w0 = static_cast<value_type>(8) + params.mass;
+      const value_type w1 = static_cast<value_type>(-1);
+      // A site's components move 4 at a time.
+      using vec_t = stencil::vec<value_type, 4>;
+      value_type acc0[4];
+      // Each value is read from the box once and feeds the tile's sites.
+      const value_type *u0 = box + (box_site - box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] = w1 * u0[c * box_sites];
+      }
+      const value_type *u1 = box + (box_site - box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u1[c * box_sites];
+      }
+      const value_type *u2 = box + (box_site - box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u2[c * box_sites];
+      }
+      const value_type *u3 = box + (box_site - 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u3[c * box_sites];
+      }
+      const value_type *u4 = box + box_site;
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w0 * u4[c * box_sites];
+      }
+      const value_type *u5 = box + (box_site + 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u5[c * box_sites];
+      }
+      const value_type *u6 = box + (box_site + box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u6[c * box_sites];
+      }
+      const value_type *u7 = box + (box_site + box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u7[c * box_sites];
+      }
+      const value_type *u8 = box + (box_site + box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u8[c * box_sites];
+      }
+      // Store the tile's sites that lie inside the update region.
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[j * 4 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+      }
+    }
+  }
+}
+
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. The loads
+/// read the block's 34x4x4x4-site box, staged in shared memory (34816 bytes).
+/// Also sums in . out over the stored sites: one partial per block, for CG's
+/// p^T A p without a second pass over the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_aos_lds_auto_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
+  // This thread's 4 of the site's 24 components, from c0; blockIdx.x counts
+  // the 6 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 6u) * 4;
+  // The block's box in shared memory: its sites and the halo its taps reach, 34
+  // x 4 x 4 x 4 sites, 4 components each, component by component (34816 bytes).
+  // Every thread stages part of it, then all compute from it.
+  STENCIL_SHARED_ARRAY(value_type, box, 8704);
+  constexpr int box_sy = 34;
+  constexpr int box_sz = 136;
+  constexpr int box_st = 544;
+  constexpr int box_sites = 2176;
+  if (STENCIL_PHASE(0)) {
+    // The block's threads copy the box together, consecutive threads consecutive
+    // components of a site of `in`.
+    const int box_x = -1 + static_cast<int>((blockIdx.x / 6u) * 32u);
+    const int box_y = -1 + static_cast<int>(blockIdx.y * 2u);
+    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 2u);
+    const int box_t = -1 + static_cast<int>((blockIdx.z / blocks_z) * 2u);
+    const int thread = static_cast<int>(threadIdx.x + 32u * (threadIdx.y +
+        2u * threadIdx.z));
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t st = sz * nz;
+    for (int e = thread; e < 8704; e += 256) {
+      const int c = e % 4;
+      const int b = e / 4;
+      const int gx = stencil::wrap(box_x + b % 34, nx);
+      const int gy = stencil::wrap(box_y + b / 34 % 4, ny);
+      const int gz = stencil::wrap(box_z + b / 136 % 4, nz);
+      const int gt = stencil::wrap(box_t + b / 544, nt);
+      const stencil::index_t at =
+          (gx + gy * sy + gz * sz + gt * st) * 24 + c0 + c;
+      const value_type v = in[at];
+      box[c * box_sites + b] = v;
+    }
+  }
+  STENCIL_BARRIER();
+  if (STENCIL_PHASE(1)) {
+    double dot = 0.0;
+    // No early return: every thread of the block takes part in the sum.
+    if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t st = sz * nz;
+      const stencil::index_t site = x + y * sy + z * sz + t * st;
+      // This thread's first site in the box.
+      const int box_site = 1 + static_cast<int>(threadIdx.x) +
+          box_sy * (1 + static_cast<int>(threadIdx.y)) +
+          box_sz * (1 + static_cast<int>(threadIdx.z % 2u)) +
+          box_st * (1 + static_cast<int>(threadIdx.z / 2u));
+      // Tap weights.
+      const value_type w0 = static_cast<value_type>(8) + params.mass;
+      const value_type w1 = static_cast<value_type>(-1);
+      // A site's components move 4 at a time.
+      using vec_t = stencil::vec<value_type, 4>;
+      value_type acc0[4];
+      // Each value is read from the box once and feeds the tile's sites.
+      const value_type *u0 = box + (box_site - box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] = w1 * u0[c * box_sites];
+      }
+      const value_type *u1 = box + (box_site - box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u1[c * box_sites];
+      }
+      const value_type *u2 = box + (box_site - box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u2[c * box_sites];
+      }
+      const value_type *u3 = box + (box_site - 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u3[c * box_sites];
+      }
+      const value_type *u4 = box + box_site;
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w0 * u4[c * box_sites];
+      }
+      const value_type *u5 = box + (box_site + 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u5[c * box_sites];
+      }
+      const value_type *u6 = box + (box_site + box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u6[c * box_sites];
+      }
+      const value_type *u7 = box + (box_site + box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u7[c * box_sites];
+      }
+      const value_type *u8 = box + (box_site + box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u8[c * box_sites];
+      }
+      // Store the tile's sites that lie inside the update region.
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[j * 4 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c)
+        dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
+    }
+    stencil::block_sum(dot, partials);
+  }
+}
+
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. The loads
+/// read the block's 34x4x4x4-site box, staged in shared memory (34816 bytes).
+/// Also sums in . out over the stored sites: one partial per block, for CG's
+/// p^T A p without a second pass over the fields. Each of those loads reads
+/// `in` and `direction` as p' = in + beta direction (CG's next direction from
+/// the residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_aos_lds_auto_fold_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 2u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
+  // This thread's 4 of the site's 24 components, from c0; blockIdx.x counts
+  // the 6 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 6u) * 4;
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  // The block's box in shared memory: its sites and the halo its taps reach, 34
+  // x 4 x 4 x 4 sites, 4 components each, component by component (34816 bytes).
+  // Every thread stages part of it, then all compute from it.
+  STENCIL_SHARED_ARRAY(value_type, box, 8704);
+  constexpr int box_sy = 34;
+  constexpr int box_sz = 136;
+  constexpr int box_st = 544;
+  constexpr int box_sites = 2176;
+  if (STENCIL_PHASE(0)) {
+    // The block's threads copy the box together, consecutive threads consecutive
+    // components of a site of `in` and `direction`.
+    const int box_x = -1 + static_cast<int>((blockIdx.x / 6u) * 32u);
+    const int box_y = -1 + static_cast<int>(blockIdx.y * 2u);
+    const int box_z = -1 + static_cast<int>((blockIdx.z % blocks_z) * 2u);
+    const int box_t = -1 + static_cast<int>((blockIdx.z / blocks_z) * 2u);
+    const int thread = static_cast<int>(threadIdx.x + 32u * (threadIdx.y +
+        2u * threadIdx.z));
+    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+    const stencil::index_t sz = sy * ny;
+    const stencil::index_t st = sz * nz;
+    for (int e = thread; e < 8704; e += 256) {
+      const int c = e % 4;
+      const int b = e / 4;
+      const int gx = stencil::wrap(box_x + b % 34, nx);
+      const int gy = stencil::wrap(box_y + b / 34 % 4, ny);
+      const int gz = stencil::wrap(box_z + b / 136 % 4, nz);
+      const int gt = stencil::wrap(box_t + b / 544, nt);
+      const stencil::index_t at =
+          (gx + gy * sy + gz * sz + gt * st) * 24 + c0 + c;
+      const value_type v = in[at] + beta * direction[at];
+      box[c * box_sites + b] = v;
+    }
+  }
+  STENCIL_BARRIER();
+  if (STENCIL_PHASE(1)) {
+    double dot = 0.0;
+    // No early return: every thread of the block takes part in the sum.
+    if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t st = sz * nz;
+      const stencil::index_t site = x + y * sy + z * sz + t * st;
+      // This thread's first site in the box.
+      const int box_site = 1 + static_cast<int>(threadIdx.x) +
+          box_sy * (1 + static_cast<int>(threadIdx.y)) +
+          box_sz * (1 + static_cast<int>(threadIdx.z % 2u)) +
+          box_st * (1 + static_cast<int>(threadIdx.z / 2u));
+      // Tap weights.
+      const value_type w0 = static_cast<value_type>(8) + params.mass;
+      const value_type w1 = static_cast<value_type>(-1);
+      // A site's components move 4 at a time.
+      using vec_t = stencil::vec<value_type, 4>;
+      value_type acc0[4];
+      // p' = r + beta p, staged once per element, feeds the tile's sites.
+      const value_type *u0 = box + (box_site - box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] = w1 * u0[c * box_sites];
+      }
+      const value_type *u1 = box + (box_site - box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u1[c * box_sites];
+      }
+      const value_type *u2 = box + (box_site - box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u2[c * box_sites];
+      }
+      const value_type *u3 = box + (box_site - 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u3[c * box_sites];
+      }
+      const value_type *u4 = box + box_site;
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w0 * u4[c * box_sites];
+      }
+      const value_type *u5 = box + (box_site + 1);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u5[c * box_sites];
+      }
+      const value_type *u6 = box + (box_site + box_sy);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u6[c * box_sites];
+      }
+      const value_type *u7 = box + (box_site + box_sz);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u7[c * box_sites];
+      }
+      const value_type *u8 = box + (box_site + box_st);
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u8[c * box_sites];
+      }
+      // Store the tile's sites that lie inside the update region.
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[j * 4 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+      }
+      {
+        const stencil::index_t first = (site) * 24 + c0;
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + first);
+        const vec_t *along = reinterpret_cast<const vec_t *>(direction + first);
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t next = stencil::fold_direction(from + j, along + j, beta);
+          STENCIL_STORE(&reinterpret_cast<vec_t *>(next_direction + first)[j], next);
+          if (solution) {
+            vec_t *xs = reinterpret_cast<vec_t *>(solution + first) + j;
+            *xs = stencil::plus_scaled(xs, along + j, alpha);
+          }
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            dot += static_cast<double>(next.v[l]) * static_cast<double>(acc0[j * 4 + l]);
+        }
+      }
+    }
+    stencil::block_sum(dot, partials);
+  }
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_aos_lds_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH_PHASED(laplacian4d_vec24_aos_lds_auto_fold_kernel, 2, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_aos_lds_auto_fold_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_aos_lds_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH_PHASED(laplacian4d_vec24_aos_lds_auto_fold_kernel, 2, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_aos_lds_auto_fold_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A in, and partials[b] = block b's share of in . out (double).
+/// `partials` is device memory for one double per block of the launch (grid.x
+/// * grid.y * grid.z of make_launch_config); the caller adds them.
+stencil::Status apply_dot(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: " + status.message());
+  if (out == nullptr || in == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_aos_lds_auto_fold: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH_PHASED(laplacian4d_vec24_aos_lds_auto_fold_dot_kernel, 2, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_aos_lds_auto_fold_dot_kernel");
+}
+
+stencil::Status apply_dot_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_dot(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian4d_vec24_aos_lds_auto_fold: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_vec24_aos_lds_auto_fold: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aos_lds_auto_fold: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH_PHASED(laplacian4d_vec24_aos_lds_auto_fold_fold_dot_kernel, 2, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_aos_lds_auto_fold_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
+}
+
+} // namespace laplacian4d_vec24_aos_lds_auto_fold
+} // namespace stencilc_kernels
+

@@ -91,6 +91,22 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
 stencil::Status apply_dot_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, stencil::Stream stream);
+/// CG's direction update folded into the stencil: next_direction =
+/// p' = in + beta direction (beta: device memory, where CG keeps
+/// its scalars), out = A p', and partials[b] = block b's share of
+/// p' . out (as apply_dot sums them); where `solution` is not null,
+/// also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets. Five separate fields.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials,
+    stencil::Stream stream = nullptr);
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields,
+    double *partials, stencil::Stream stream);
 
 /// Everything the runtime and the tools need to drive this stencil.
 inline const stencil::KernelInfo &info() {
@@ -108,7 +124,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0,
       true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
-      nullptr, &apply_dot_generic, nullptr,
+      nullptr, &apply_dot_generic, &apply_fold_dot_generic,
       "e837c0bb0df386b7",
       "block=8x4x4x2; tile=y1; order=as-written; stores=regular; launch_bounds=256; layout=aos; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,

@@ -326,6 +326,193 @@ laplacian4d_vec24_aosoa_auto_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_aosoa_auto_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 2 consecutive sites along y.
+  const int x = static_cast<int>((blockIdx.x / 2u) * 32u + threadIdx.x);
+  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+    // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
+    constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}};
+    const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int y_p2 = stencil::wrap(y + 2, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    const int t_m1 = stencil::wrap(t - 1, nt);
+    const int t_p1 = stencil::wrap(t + 1, nt);
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(8) + params.mass;
+    const value_type w1 = static_cast<value_type>(-1);
+    value_type acc0[12], acc1[12];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u0, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u0, c0 + c, 24, sites)];
+      acc0[c] = w1 * v;
+    }
+    const stencil::index_t u1 = stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u1, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u1, c0 + c, 24, sites)];
+      acc1[c] = w1 * v;
+    }
+    const stencil::index_t u2 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u2, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u2, c0 + c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
+      acc1[c] += w1 * v;
+    }
+    const stencil::index_t u4 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u4, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u4, c0 + c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u5 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u6 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
+      acc0[c] += w0 * v;
+      acc1[c] += w1 * v;
+    }
+    const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u7, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u7, c0 + c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u8 = stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
+      acc1[c] += w1 * v;
+    }
+    const stencil::index_t u9 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u9, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u9, c0 + c, 24, sites)];
+      acc0[c] += w1 * v;
+      acc1[c] += w0 * v;
+    }
+    const stencil::index_t u10 = stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u10, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u10, c0 + c, 24, sites)];
+      acc1[c] += w1 * v;
+    }
+    const stencil::index_t u11 = stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u11, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u11, c0 + c, 24, sites)];
+      acc1[c] += w1 * v;
+    }
+    const stencil::index_t u12 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u12, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u12, c0 + c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u13 = stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u13, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u13, c0 + c, 24, sites)];
+      acc1[c] += w1 * v;
+    }
+    const stencil::index_t u14 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u14, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u14, c0 + c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u15 = stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u15, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u15, c0 + c, 24, sites)];
+      acc1[c] += w1 * v;
+    }
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c)
+      STENCIL_STORE(&out[stencil::layout_element(layout, site, c0 + c, 24, sites)], acc0[c]);
+    STENCIL_UNROLL
+    for (int c = 0; c < 12; ++c) {
+      const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      const value_type next = in[at] + beta * direction[at];
+      STENCIL_STORE(&next_direction[at], next);
+      if (solution)
+        solution[at] = solution[at] + alpha * stencil::widen(direction[at]);
+      dot += static_cast<double>(next) * static_cast<double>(acc0[c]);
+    }
+    if (y + 1 < ny) {
+      STENCIL_UNROLL
+      for (int c = 0; c < 12; ++c)
+        STENCIL_STORE(&out[stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites)], acc1[c]);
+      STENCIL_UNROLL
+      for (int c = 0; c < 12; ++c) {
+        const stencil::index_t at = stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites);
+        const value_type next = in[at] + beta * direction[at];
+        STENCIL_STORE(&next_direction[at], next);
+        if (solution)
+          solution[at] = solution[at] + alpha * stencil::widen(direction[at]);
+        dot += static_cast<double>(next) * static_cast<double>(acc1[c]);
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -498,6 +685,92 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian4d_vec24_aosoa_auto: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_vec24_aosoa_auto: 'solution' and '") +
+          names[a] + "' overlap");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_aosoa_auto_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_aosoa_auto_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace laplacian4d_vec24_aosoa_auto
@@ -820,6 +1093,195 @@ laplacian4d_vec24_aosoa_auto_x4_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+laplacian4d_vec24_aosoa_auto_x4_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x, each with
+  // the 4 sites of an aligned group along x (halo sites among them are not
+  // stored).
+  const int x = 4 * static_cast<int>((blockIdx.x / 4u) * 8u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 2u + threadIdx.z / 2u);
+  // This thread's 6 of the site's 24 components, from c0; blockIdx.x counts
+  // the 4 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 4u) * 6;
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+    // Storage: aosoa in blocks of 32 sites (stencil/layout.hpp).
+    constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}};
+    const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p4 = stencil::wrap(x + 4, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    const int t_m1 = stencil::wrap(t - 1, nt);
+    const int t_p1 = stencil::wrap(t + 1, nt);
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(8) + params.mass;
+    const value_type w1 = static_cast<value_type>(-1);
+    // Each component's sites along x move 4 at a time.
+    using vec_t = stencil::vec<value_type, 4>;
+    value_type acc0[24];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + c, 24, sites)),
+          reinterpret_cast<const vec_t *>(direction + stencil::layout_element(layout, u0, c0 + c, 24, sites)), beta);
+      acc0[c * 4 + 0] = w1 * v.v[0];
+      acc0[c * 4 + 1] = w1 * v.v[1];
+      acc0[c * 4 + 2] = w1 * v.v[2];
+      acc0[c * 4 + 3] = w1 * v.v[3];
+    }
+    const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + c, 24, sites)),
+          reinterpret_cast<const vec_t *>(direction + stencil::layout_element(layout, u1, c0 + c, 24, sites)), beta);
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u2 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + c, 24, sites)),
+          reinterpret_cast<const vec_t *>(direction + stencil::layout_element(layout, u2, c0 + c, 24, sites)), beta);
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u3 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
+      acc0[c * 4 + 0] += w1 * v;
+    }
+    const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + c, 24, sites)),
+          reinterpret_cast<const vec_t *>(direction + stencil::layout_element(layout, u4, c0 + c, 24, sites)), beta);
+      acc0[c * 4 + 0] += w0 * v.v[0];
+      acc0[c * 4 + 0] += w1 * v.v[1];
+      acc0[c * 4 + 1] += w0 * v.v[1];
+      acc0[c * 4 + 1] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[2];
+      acc0[c * 4 + 2] += w0 * v.v[2];
+      acc0[c * 4 + 2] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[3];
+      acc0[c * 4 + 3] += w0 * v.v[3];
+      acc0[c * 4 + 3] += w1 * v.v[2];
+    }
+    const stencil::index_t u5 = stencil::layout_site(layout, x_p4, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)] + beta * direction[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
+      acc0[c * 4 + 3] += w1 * v;
+    }
+    const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + c, 24, sites)),
+          reinterpret_cast<const vec_t *>(direction + stencil::layout_element(layout, u6, c0 + c, 24, sites)), beta);
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u7 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + c, 24, sites)),
+          reinterpret_cast<const vec_t *>(direction + stencil::layout_element(layout, u7, c0 + c, 24, sites)), beta);
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8, c0 + c, 24, sites)),
+          reinterpret_cast<const vec_t *>(direction + stencil::layout_element(layout, u8, c0 + c, 24, sites)), beta);
+      acc0[c * 4 + 0] += w1 * v.v[0];
+      acc0[c * 4 + 1] += w1 * v.v[1];
+      acc0[c * 4 + 2] += w1 * v.v[2];
+      acc0[c * 4 + 3] += w1 * v.v[3];
+    }
+    // Store the tile's sites that lie inside the update region.
+    // Groups that lie wholly inside the update region store with one access.
+    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    STENCIL_UNROLL
+    for (int c = 0; c < 6; ++c) {
+      const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
+          reinterpret_cast<const vec_t *>(direction + at), beta);
+      vec_t xs = {};
+      if (solution)
+        xs = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + at),
+            reinterpret_cast<const vec_t *>(direction + at), alpha);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[c * 4 + l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + at), r);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + at), own);
+        if (solution)
+          *reinterpret_cast<vec_t *>(solution + at) = xs;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          dot += static_cast<double>(own.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          if (x + l >= 0 && x + l < nx - 0) {
+            STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
+            STENCIL_STORE(&next_direction[at + l], own.v[l]);
+            if (solution)
+              solution[at + l] = xs.v[l];
+            dot += static_cast<double>(own.v[l]) * static_cast<double>(acc0[c * 4 + l]);
+          }
+      }
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -998,6 +1460,97 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto_x4: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto_x4: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto_x4: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian4d_vec24_aosoa_auto_x4: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_vec24_aosoa_auto_x4: 'solution' and '") +
+          names[a] + "' overlap");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto_x4: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto_x4: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (solution != nullptr && !stencil::is_aligned(solution, 16))
+    return stencil::Status::failure("laplacian4d_vec24_aosoa_auto_x4: 'solution' must be aligned for the vector accesses of kernel.vector_width 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_aosoa_auto_x4_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_aosoa_auto_x4_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace laplacian4d_vec24_aosoa_auto_x4

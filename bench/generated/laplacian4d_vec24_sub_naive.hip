@@ -217,6 +217,131 @@ laplacian4d_vec24_sub_naive_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread. Also sums
+/// in . out over the stored sites: one partial per block, for CG's p^T A p
+/// without a second pass over the fields. Each of those loads reads `in` and
+/// `direction` as p' = in + beta direction (CG's next direction from the
+/// residual `in` and the last one), each store also writes p' to
+/// next_direction (whose halo is not written) and, given a solution, adds the
+/// last step's alpha direction to it, and the sum is p' . out: the
+/// direction's own pass and x's update folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+laplacian4d_vec24_sub_naive_fold_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT direction,
+    value_type *STENCIL_RESTRICT next_direction,
+    const double *STENCIL_RESTRICT beta_source,
+    value_type *STENCIL_RESTRICT solution,
+    const double *STENCIL_RESTRICT alpha_source,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's first site; it updates 1 consecutive site along x.
+  const int x = static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
+  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
+  // CG's beta: the solver keeps its scalars in device memory.
+  const value_type beta = static_cast<value_type>(*beta_source);
+  // The last step's alpha, for its x += alpha p (no x: none).
+  const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+    // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
+    constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
+    const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    const int t_m1 = stencil::wrap(t - 1, nt);
+    const int t_p1 = stencil::wrap(t + 1, nt);
+    // Tap weights.
+    const value_type w0 = static_cast<value_type>(8) + params.mass;
+    const value_type w1 = static_cast<value_type>(-1);
+    value_type acc0[24];
+    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+    const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u0, c, 24, sites)];
+      acc0[c] = w0 * v;
+    }
+    const stencil::index_t u1 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u1, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u1, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u2 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u2, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u2, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u3 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u3, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u3, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u4 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u4, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u5 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u5, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u5, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u6 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u6, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u6, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u7 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u7, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u7, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const value_type v = in[stencil::layout_element(layout, u8, c, 24, sites)] + beta * direction[stencil::layout_element(layout, u8, c, 24, sites)];
+      acc0[c] += w1 * v;
+    }
+    // Store the tile's sites that lie inside the update region.
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c)
+      STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+    STENCIL_UNROLL
+    for (int c = 0; c < 24; ++c) {
+      const stencil::index_t at = stencil::layout_element(layout, site, c, 24, sites);
+      const value_type next = in[at] + beta * direction[at];
+      STENCIL_STORE(&next_direction[at], next);
+      if (solution)
+        solution[at] = solution[at] + alpha * stencil::widen(direction[at]);
+      dot += static_cast<double>(next) * static_cast<double>(acc0[c]);
+    }
+  }
+  stencil::block_sum(dot, partials);
+}
+
 /// True when [a, a + na) and [b, b + nb) share an element.
 bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
   const auto first = reinterpret_cast<std::uintptr_t>(a);
@@ -389,6 +514,92 @@ stencil::Status apply_dot_generic(void *out, const void *in,
   return apply_dot(static_cast<value_type *>(out),
       static_cast<const value_type *>(in), typed_extents, typed_params,
       partials, stream);
+}
+
+/// CG's direction update folded into the stencil: next_direction = p' = in +
+/// beta direction (beta read from device memory), out = A p', and partials[b]
+/// = block b's share of p' . out (double), as apply_dot() sums them; given a
+/// solution, also the last step's solution += alpha direction (*alpha: device
+/// memory) on the sites out gets, the update CG's next pass would otherwise
+/// read direction again for. The fields must not overlap.
+stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
+    const value_type *in, const value_type *direction, const double *beta,
+    value_type *solution, const double *alpha, const Extents &extents,
+    const Params &params, double *partials, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_sub_naive: " + status.message());
+  if (out == nullptr || next_direction == nullptr || in == nullptr ||
+      direction == nullptr || beta == nullptr || partials == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_sub_naive: null field pointer");
+  if (solution != nullptr && alpha == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_sub_naive: a solution to update but no alpha");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  const void *arrays[] = {out, next_direction, in, direction};
+  const char *names[] = {"out", "next_direction", "in", "direction"};
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      if (overlaps(arrays[a], arrays[b], values))
+        return stencil::Status::failure(std::string("laplacian4d_vec24_sub_naive: '") +
+            names[a] + "' and '" + names[b] +
+            "' overlap; the kernel reads and writes four separate fields");
+  // x is stored in the arithmetic type, perhaps wider than the fields.
+  const std::int64_t solution_values =
+      values * static_cast<std::int64_t>(sizeof(value_type) / sizeof(value_type));
+  for (int a = 0; solution != nullptr && a < 4; ++a)
+    if (overlaps(solution, solution_values, arrays[a], values))
+      return stencil::Status::failure(std::string("laplacian4d_vec24_sub_naive: 'solution' and '") +
+          names[a] + "' overlap");
+
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_sub_naive_fold_dot_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      direction,
+      next_direction,
+      beta,
+      solution,
+      alpha,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      config.blocks_z,
+      params,
+      partials);
+  return stencil::launch_status("laplacian4d_vec24_sub_naive_fold_dot_kernel");
+}
+
+stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
+    const void *in, const void *direction, const double *beta,
+    void *solution, const double *alpha, const int *extents,
+    const double *params, const void *const *fields, double *partials,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_fold_dot(static_cast<value_type *>(out),
+      static_cast<value_type *>(next_direction),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(direction), beta,
+      static_cast<value_type *>(solution), alpha, typed_extents,
+      typed_params, partials, stream);
 }
 
 } // namespace laplacian4d_vec24_sub_naive

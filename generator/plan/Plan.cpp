@@ -958,9 +958,10 @@ KernelPlan withBlockSum(const KernelPlan &plan) {
 }
 
 bool canFoldDirection(const KernelPlan &dotPlan) {
-  const AccessKind kind = dotPlan.access.kind;
+  // Every whole-lattice access; one parity's half (HalfOrder) serves the
+  // hops, whose Schur complement has no fused kernels.
   return dotPlan.epilogue == EpilogueKind::BlockSum &&
-         (kind == AccessKind::Scalar || kind == AccessKind::RowGroup);
+         dotPlan.access.kind != AccessKind::HalfOrder;
 }
 
 KernelPlan withFoldedDirection(const KernelPlan &dotPlan) {

@@ -799,8 +799,8 @@ KernelPlan withRegion(const KernelPlan &plan);
 /// p' . out; the 11 field transfers of an iteration become 10.
 KernelPlan withFoldedDirection(const KernelPlan &dotPlan);
 
-/// Whether `dotPlan` (withBlockSum's) can take withFoldedDirection: one value
-/// per site (Scalar and RowGroup accesses).
+/// Whether `dotPlan` (withBlockSum's) can take withFoldedDirection: every
+/// whole-lattice field access (not one parity's half).
 bool canFoldDirection(const KernelPlan &dotPlan);
 
 /// CG's fold pass among `model`'s kernels (withFoldedDirection of the fused

@@ -689,8 +689,8 @@ int runTune() {
   if (tuneFold && !planFoldPass(*model)) {
     WithColor::error(errs(), "stencilc")
         << tuneSpec << ": --fold tunes CG's fold pass, but " << model->name
-        << "'s kernels have none (CG specs of one value per site on the "
-           "whole lattice, with blocks of whole wavefronts)\n";
+        << "'s kernels have none (CG specs on the whole lattice, not "
+           "even/odd storage, with blocks of whole wavefronts)\n";
     return 1;
   }
   // Second, what the runtime runs at this size (dropped where it is the

@@ -831,8 +831,8 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
   if (!fold.apply_fold_dot)
     return Status::failure(std::string("apply_fold_dot: ") + stencil_name() +
                            " has no kernel with CG's direction update folded "
-                           "in (emitted with apply_dot for fields of one "
-                           "value per site)");
+                           "in (emitted with apply_dot, except for the "
+                           "kernels only ranks run)");
   if (distributed_)
     return Status::failure("apply_fold_dot: not for operators split over "
                            "ranks (the halos of both fields would travel); "

@@ -18,6 +18,7 @@
 #include <vector>
 
 using namespace stencil;
+using stencilc::testing::attachRandomLinks;
 using stencilc::testing::attachRandomSiteParameters;
 using stencilc::testing::expectFailure;
 using stencilc::testing::expectFoldPassMatchesItsDefinition;
@@ -159,7 +160,7 @@ TEST(FusedCg, ApplyDotEqualsApplyThenDot) {
 // written), A p' and p' . A p', as the update followed by apply() and a dot
 // product do. Odd sizes, random r and p (halos too), outputs poisoned.
 TEST(FusedCg, ApplyFoldDotEqualsTheUpdateThenApplyDot) {
-  int checked = 0;
+  int checked = 0, vectorFields = 0;
   for (const auto &entry : kernelsWithPlannerVariants()) {
     const KernelInfo &info = *entry.info;
     if (!info.apply_fold_dot)
@@ -167,48 +168,64 @@ TEST(FusedCg, ApplyFoldDotEqualsTheUpdateThenApplyDot) {
     SCOPED_TRACE(info.name);
     ++checked;
     EXPECT_NE(info.apply_dot, nullptr);
-    EXPECT_EQ(info.components, 1);
-    std::vector<int> extents = info.shape.dims == 4
-                                   ? std::vector<int>{8, 8, 4, 6}
-                                   : std::vector<int>{37, 29, 23};
-    extents.resize(info.shape.dims);
-    extents[0] += (info.shape.x_width - extents[0] % info.shape.x_width) %
-                  info.shape.x_width;
+    vectorFields += info.components > 1;
+    // Odd extents where the layouts hold them (8 x 7 x 5 x 8: blocks of 32
+    // sites too), else multiples of 8 (subdomains).
     StencilOperator A;
-    ASSERT_OK(StencilOperator::create(info, extents.data(), A));
+    for (std::vector<int> extents :
+         info.shape.dims == 4
+             ? std::vector<std::vector<int>>{{8, 7, 5, 8}, {8, 8, 8, 8}}
+             : std::vector<std::vector<int>>{{37, 29, 23}, {40, 32, 24}}) {
+      extents.resize(info.shape.dims);
+      extents[0] += (info.shape.x_width - extents[0] % info.shape.x_width) %
+                    info.shape.x_width;
+      Field probe;
+      if (StencilOperator::create(info, extents.data(), A).ok() &&
+          Field::create(A.lattice(), probe).ok())
+        break;
+    }
     ASSERT_TRUE(A.has_apply_fold_dot());
     Random random(11);
     std::vector<std::unique_ptr<Field>> sites;
     ASSERT_OK(attachRandomSiteParameters(A, random, 0.0, 1.0, sites));
+    Field links;
+    ASSERT_OK(attachRandomLinks(A, random, links));
     expectFoldPassMatchesItsDefinition(
         A, 0.8125, info.element_bytes == 4 ? 1e-5 : 1e-13, 11);
   }
-  // The single-component CG specs with blocks of whole wavefronts, their
-  // tuned variants and the inner kernels.
+  // The CG specs with blocks of whole wavefronts, their tuned variants and
+  // the inner kernels: single-component and vector fields (site-major,
+  // with and without vector accesses, soa, aosoa and subdomains, groups
+  // along x, a site's components over several threads, links).
   EXPECT_GE(checked, 8);
+  EXPECT_GE(vectorFields, 10);
 }
 
 TEST(FusedCg, FoldedDirectionRefusalsSayWhy) {
-  // Vector fields keep p = r + beta p as a pass of its own.
-  const KernelInfo &vector = kernel("laplacian4d_vec12_f64");
-  ASSERT_NE(vector.apply_dot, nullptr);
-  ASSERT_EQ(vector.apply_fold_dot, nullptr);
+  // The kernels only ranks run keep p = r + beta p as a pass of its own:
+  // both fields' halos would have to travel.
+  const KernelInfo &spec = kernel("laplacian4d_vec24_aosoa");
+  ASSERT_NE(spec.distributed, nullptr);
+  const KernelInfo &ranks = spec.distributed->kernels();
+  ASSERT_NE(&ranks, &spec);
+  ASSERT_NE(ranks.apply_dot, nullptr);
+  ASSERT_EQ(ranks.apply_fold_dot, nullptr);
   StencilOperator A;
-  const int extents[] = {6, 6, 6, 8};
-  ASSERT_OK(StencilOperator::create(vector, extents, A));
+  const int extents[] = {8, 6, 6, 8};
+  ASSERT_OK(StencilOperator::create(ranks, extents, A));
   EXPECT_FALSE(A.has_apply_fold_dot());
   Field f[4];
   for (Field &field : f)
     ASSERT_OK(Field::create(A.lattice(), field));
   Reducer reducer;
   double result = 0.0;
+  const std::string name = ranks.name;
   expectFailure(A.apply_fold_dot(f[0], f[1], f[2], f[3], 0.5, reducer, result),
-                {"laplacian4d_vec12_f64 has no kernel with CG's direction "
-                 "update folded in"});
+                {name + " has no kernel with CG's direction update folded "
+                        "in"});
   std::int64_t blocks = 0;
   expectFailure(A.fold_partial_count(blocks),
-                {"fold_partial_count", "laplacian4d_vec12_f64",
-                 "no fold kernel"});
+                {"fold_partial_count", name, "no fold kernel"});
   // Fields that overlap: the kernel reads two and writes two.
   StencilOperator L;
   const int small[] = {13, 11, 9};
@@ -228,27 +245,33 @@ TEST(FusedCg, FoldedDirectionRefusalsSayWhy) {
 }
 
 TEST(FusedCg, SameIteratesAsUnfusedWithFewerBytes) {
-  // Single-component fields fold p = r + beta p and x += alpha p into the
-  // stencil pass (9 field transfers); the vector field keeps them in
-  // passes of their own (11).
+  // Fields of one value per site and vector fields fold p = r + beta p
+  // and x += alpha p into the stencil pass (9 field transfers), unless
+  // SolveOptions::fold_direction is off (11).
+  // Double fields: single-component, site-major vector, and component-major
+  // vector with the planner's groups of 4 sites along x (nx = 24).
   struct Case {
     const char *name;
-    bool folds;
-  } cases[] = {{"laplacian3d_f64", true},
-               {"anisotropic_reaction3d", true},
-               {"laplacian4d_vec12_f64", false}};
+    std::vector<int> extents;
+    bool groupsAlongX;
+  } cases[] = {{"laplacian3d_f64", {21, 17, 19}, false},
+               {"anisotropic_reaction3d", {21, 17, 19}, false},
+               {"laplacian4d_vec12_f64", {6, 6, 6, 8}, false},
+               {"t_bf16_vec3d_soa", {24, 17, 19}, true}};
   for (const Case &c : cases) {
     SCOPED_TRACE(c.name);
     const KernelInfo &info = kernel(c.name);
     ASSERT_NE(info.apply_dot, nullptr);
-    EXPECT_EQ(info.apply_fold_dot != nullptr, c.folds);
-    std::vector<int> extents = info.shape.dims == 4
-                                   ? std::vector<int>{6, 6, 6, 8}
-                                   : std::vector<int>{21, 17, 19};
+    ASSERT_NE(info.apply_fold_dot, nullptr);
+    const std::vector<int> &extents = c.extents;
     Manufactured foldedProblem, fusedProblem, plainProblem;
     foldedProblem.setUp(info, extents);
     fusedProblem.setUp(info, extents);
     plainProblem.setUp(info, extents);
+    EXPECT_EQ(foldedProblem.A.kernel_choice().find("a multiple of") !=
+                  std::string::npos,
+              c.groupsAlongX)
+        << foldedProblem.A.kernel_choice();
     SolveOptions options;
     options.tolerance = 1e-11;
     SolveReport folded, fused, plain;
@@ -261,15 +284,13 @@ TEST(FusedCg, SameIteratesAsUnfusedWithFewerBytes) {
     ASSERT_OK(solve(plainProblem.A, plainProblem.b, plainProblem.x, options,
                     plain));
     EXPECT_TRUE(folded.fused);
-    EXPECT_EQ(folded.folded, c.folds);
+    EXPECT_TRUE(folded.folded);
     EXPECT_TRUE(fused.fused);
     EXPECT_FALSE(fused.folded);
     EXPECT_FALSE(plain.fused);
     // Only the folded loop's iterations go into launch graphs (on GPUs).
-    EXPECT_EQ(folded.launches,
-              c.folds ? "kernels launched one by one (the host backend has "
-                        "no launch graphs)"
-                      : "");
+    EXPECT_EQ(folded.launches, "kernels launched one by one (the host backend "
+                               "has no launch graphs)");
     EXPECT_EQ(fused.launches, "");
     for (SolveReport *report : {&folded, &fused}) {
       EXPECT_TRUE(report->converged);
@@ -301,9 +322,8 @@ TEST(FusedCg, SameIteratesAsUnfusedWithFewerBytes) {
                      static_cast<double>(lattice.sites());
     const double S = fusedProblem.A.bytes_per_apply() / field;
     const double tolerance = (2.0 * f + 3.0) / folded.iterations + 1e-9;
-    EXPECT_NEAR(folded.bytes_per_iteration / field,
-                c.folds ? S + 4.0 * f + 3.0 : S + 9.0,
-                c.folds ? tolerance : 3.0 / folded.iterations + 1e-9);
+    EXPECT_NEAR(folded.bytes_per_iteration / field, S + 4.0 * f + 3.0,
+                tolerance);
     EXPECT_NEAR(fused.bytes_per_iteration / field, S + 9.0,
                 3.0 / fused.iterations + 1e-9);
     EXPECT_NEAR(plain.bytes_per_iteration / field, S + 12.0,
@@ -312,10 +332,8 @@ TEST(FusedCg, SameIteratesAsUnfusedWithFewerBytes) {
                 1e-9);
     EXPECT_LT(fused.minimal_bytes_per_iteration, fused.bytes_per_iteration);
     // Folded, every iteration after the first (p = r) moves the minimum.
-    if (c.folds)
-      EXPECT_NEAR(folded.bytes_per_iteration,
-                  folded.minimal_bytes_per_iteration,
-                  tolerance * field);
+    EXPECT_NEAR(folded.bytes_per_iteration,
+                folded.minimal_bytes_per_iteration, tolerance * field);
     EXPECT_DOUBLE_EQ(fused.minimal_bytes_per_iteration,
                      plain.minimal_bytes_per_iteration);
   }

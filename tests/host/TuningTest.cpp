@@ -220,7 +220,7 @@ const KernelInfo &foldVariant() {
   return spec;
 }
 const KernelInfo &floatLaplacian() { return kernelNamed("laplacian3d_f32"); }
-const KernelInfo &noFoldPass() { return kernelNamed("laplacian4d_vec12_f64"); }
+const KernelInfo &noFoldPass() { return kernelNamed("advection_diffusion3d"); }
 
 /// laplacian3d_f64 with one compiled-in fold-pass entry: this device at
 /// 20x18x16 -> `fold`.
@@ -449,9 +449,10 @@ TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
 // Every registered stencil whose planner compiled kernels of its own for
 // CG's fold pass (NAME_fold, and NAME_inner_fold) runs its fold pass from
 // them where nx allows, and that pass computes p' = r + beta p and A p' as
-// the spec's own apply kernel does (site parameters random, odd extents
-// along y and z).
+// the spec's own apply kernel does (site parameters and links random, odd
+// extents along y and z).
 TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
+  using stencilc::testing::attachRandomLinks;
   using stencilc::testing::attachRandomSiteParameters;
   using stencilc::testing::registeredKernels;
   int checked = 0;
@@ -466,7 +467,8 @@ TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
           continue;
         SCOPED_TRACE(spec->name);
         const int nx = 6 * choice.x_multiple;
-        const int extents[] = {nx, 7, 5, 4};
+        // 4-D: a multiple of the link arrays' blocks of 32 sites.
+        const int extents[] = {nx, spec->shape.dims == 4 ? 8 : 7, 5, 8};
         StencilOperator A;
         ASSERT_OK(StencilOperator::create(*spec, extents, A));
         EXPECT_STREQ(A.fold_info().name, choice.info().name);
@@ -476,6 +478,8 @@ TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
         Random random(11);
         std::vector<std::unique_ptr<Field>> sites;
         ASSERT_OK(attachRandomSiteParameters(A, random, 0.5, 1.5, sites));
+        Field links;
+        ASSERT_OK(attachRandomLinks(A, random, links));
         const double tolerance = A.lattice().element_bytes == 8 ? 1e-13 : 1e-5;
         expectFoldPassMatchesItsDefinition(A, 0.6875, tolerance, 7);
         ++checked;

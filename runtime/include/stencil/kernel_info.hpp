@@ -275,8 +275,8 @@ struct KernelInfo {
   /// threads).
   GenericApplyDot apply_dot;
   /// apply_dot() with CG's direction update p' = r + beta p folded into its
-  /// loads (one value per site, one rank; null otherwise): an iteration of
-  /// fused CG moves 10 fields instead of 11.
+  /// loads (with apply_dot, except for the kernels only ranks run; null
+  /// otherwise): an iteration of fused CG moves 10 fields instead of 11.
   GenericApplyFoldDot apply_fold_dot;
   /// What the stencil computes, hashed: tuning-cache entries apply only to
   /// stencils with the fingerprint they were recorded for.

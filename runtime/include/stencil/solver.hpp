@@ -38,12 +38,14 @@ struct SolveOptions {
   /// a norm. 11 field transfers per CG iteration instead of 14; same
   /// iterates up to rounding. False keeps the textbook passes.
   bool fused = true;
-  /// With `fused`, unpreconditioned CG on a field of one value per site on
-  /// one rank: p = r + beta p inside the next stencil pass
+  /// With `fused`, unpreconditioned CG on one rank, on the whole lattice:
+  /// p = r + beta p inside the next stencil pass
   /// (KernelInfo::apply_fold_dot), and the last step's x += alpha p there
   /// too, so that the update pass moves r alone: 9 field transfers per
   /// iteration instead of 11. False keeps them passes of their own (for
-  /// comparisons).
+  /// comparisons, and for the vector fields whose stencil pass runs too far
+  /// below the copy bandwidth for the fold to pay: docs/performance.md,
+  /// "CG's fold pass for vector fields").
   bool fold_direction = true;
   /// With `fused`, unpreconditioned CG on one rank where the operator has
   /// no fused kernels (the even/odd Schur complement): CG's scalars on the
@@ -109,8 +111,8 @@ struct SolveReport {
   /// Whether the fused kernels ran (SolveOptions::fused and available).
   bool fused = false;
   /// Whether CG's direction update p = r + beta p, and x's update, ran
-  /// inside the fused stencil pass (StencilOperator::apply_fold_dot):
-  /// fields of one value per site, one rank, no preconditioner.
+  /// inside the fused stencil pass (StencilOperator::apply_fold_dot): one
+  /// rank, the whole lattice, no preconditioner.
   bool folded = false;
   /// Whether CG's scalars stayed on the device (the folded CG, or
   /// SolveOptions::device_scalars), so that iterations were queued ahead.
