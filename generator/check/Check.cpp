@@ -856,13 +856,15 @@ void Checker::checkMarch() {
     model.kernel.march = false;
     return;
   }
+  const int tileAxis = model.kernel.tileAxis, tileFactor = model.kernel.tileFactor;
+  model.kernel.tileAxis = model.dims - 1;
+  model.kernel.tileFactor = 1;
   if (std::string problem = marchProblem(model); !problem.empty()) {
     diags.error(march.range, "'kernel.march' " + problem);
     model.kernel.march = false;
-    return;
+    model.kernel.tileAxis = tileAxis;
+    model.kernel.tileFactor = tileFactor;
   }
-  model.kernel.tileAxis = model.dims - 1;
-  model.kernel.tileFactor = 1;
 }
 
 /// kernel.slab: 'auto' (the default; the launch decides) or a number of

@@ -1,8 +1,9 @@
 //===- MarchRules.cpp - What kernel.march needs ---------------------------===//
 //
 // The rule behind kernel.march (declared in Check.h): the checker applies it
-// to the spec's options, the tuner and the tuning-cache reader to the models
-// they build.
+// to the spec's options, the tuner, the planner and the tuning-cache reader
+// to the models they build. A marching model's tile is z x 1 (the march is
+// the tile).
 //
 //===----------------------------------------------------------------------===//
 #include "check/Check.h"
@@ -44,6 +45,10 @@ std::string marchProblem(const StencilModel &model) {
     return "needs one thread along z ('kernel.block' [x, y, 1]): each thread "
            "walks the planes itself, not " +
            std::to_string(model.kernel.block[2]);
+  if (model.kernel.tileAxis != model.dims - 1 || model.kernel.tileFactor != 1)
+    return "is the tile: it takes none but z x 1, not " +
+           std::string(axisName(model.kernel.tileAxis)) + " x " +
+           std::to_string(model.kernel.tileFactor);
   return "";
 }
 

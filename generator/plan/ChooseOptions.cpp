@@ -143,8 +143,6 @@ std::vector<std::array<int, kMaxDims>> vectorGroupBlocks(int dims, int width) {
 /// march keeps its one thread and tile of one along z.
 bool admissible(const StencilModel &m) {
   const KernelOptions &k = m.kernel;
-  if (k.march && (k.tileAxis != m.dims - 1 || k.tileFactor != 1))
-    return false;
   if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
     return false;
   if (k.minBlocksPerSm * k.threadsPerBlock() > kMaxThreadsPerMultiprocessor)

@@ -356,6 +356,8 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     StencilModel other = model;
     other.kernel.march = !model.kernel.march;
     other.kernel.block = {1, 1, 1, 1};
+    other.kernel.tileAxis = other.dims - 1;
+    other.kernel.tileFactor = 1;
     if (marchProblem(other).empty())
       marches.push_back(other.kernel.march);
   }
@@ -398,7 +400,9 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
                 m.kernel.componentsPerThread = perThread;
                 m.kernel.staging = staging;
                 m.kernel.march = march;
-                if (march) { // the march is the tile
+                if (march) { // the march is the tile: one model, not one a tile
+                  if (std::make_pair(axis, factor) != tiles.front())
+                    continue;
                   m.kernel.tileAxis = m.dims - 1;
                   m.kernel.tileFactor = 1;
                   if (!marchProblem(m).empty())

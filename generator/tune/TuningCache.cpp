@@ -217,9 +217,13 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
             value == "ascending" ? LoadOrder::Ascending : LoadOrder::AsWritten;
         k.loadOrderText.clear();
         k.tapOrder.clear();
-      } else if (value != "spec" || model.kernel.loadOrder != LoadOrder::Explicit)
+      } else if (value != "spec") {
         return bad(item, "expected ascending, as-written, or spec (the "
                          "spec's explicit order)");
+      } else if (model.kernel.loadOrder != LoadOrder::Explicit) {
+        return bad(item, "the spec writes no explicit load order to keep; "
+                         "expected ascending or as-written");
+      }
     } else if (key == "stores") {
       if (value != "regular" && value != "nontemporal")
         return bad(item, "expected regular or nontemporal");
@@ -328,9 +332,6 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
                          Twine(k.componentsPerThread) + " " + problem);
   if (std::string problem = stagingProblem(m); !problem.empty())
     return bad(text, "staging=shared " + problem);
-  if (k.march && (k.tileFactor != 1 || k.tileAxis != m.dims - 1))
-    return bad(text, "march=on needs tile=" + std::string(axisName(m.dims - 1)) +
-                         "1: the march is the tile");
   if (std::string problem = marchProblem(m); !problem.empty())
     return bad(text, "march=on " + problem);
   if (model.storageOfOuter) {
