@@ -1,5 +1,6 @@
 #include "Verify.h"
 
+#include "stencil/bfloat16.hpp"
 #include "stencil/field.hpp"
 #include "stencil/gauge.hpp"
 
@@ -30,16 +31,38 @@ template <> double poison<double>() {
   return value;
 }
 
+template <> stencil::bfloat16 poison<stencil::bfloat16>() {
+  return stencil::bfloat16{0x7fc1};
+}
+
 template <typename T> bool isPoison(T value) {
   T expected = poison<T>();
   return std::memcmp(&value, &expected, sizeof value) == 0;
 }
 
-template <typename T>
+/// `v` as an array of T stores it (bfloat16: rounded through float).
+template <typename T> T stored(double v) { return static_cast<T>(v); }
+template <> stencil::bfloat16 stored<stencil::bfloat16>(double v) {
+  return stencil::to_bfloat16(static_cast<float>(v));
+}
+
+/// The value a T holds, exactly.
+template <typename T> double exactly(T v) {
+  return static_cast<double>(stencil::widen(v));
+}
+
+/// S: the fields' element type; T: the kernels' arithmetic, in which they
+/// read parameters, coefficient fields, links and clover terms (float for
+/// bfloat16 fields, else S).
+template <typename S, typename T>
 Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
                     const Extents &extents, std::uint64_t seed, bool adjoint) {
   Verification result;
-  result.tolerance = sizeof(T) == 4 ? 1e-5 : 1e-12;
+  // bfloat16 fields: the output rounded once to 8 significant bits, the
+  // error measured against the largest value (as below), a step at most.
+  result.tolerance = sizeof(S) == 2   ? 1.0 / 128.0
+                     : sizeof(T) == 4 ? 1e-5
+                                      : 1e-12;
   std::mt19937_64 random(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::uniform_real_distribution<double> parameter(0.5, 1.5);
@@ -56,12 +79,12 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     return l;
   }();
   auto at = [&](std::int64_t i) { return stencil::storage_index(lattice, i); };
-  std::vector<T> in(values), out(values, poison<T>());
+  std::vector<S> in(values), out(values, poison<S>());
   std::vector<double> inExact(values);
   for (std::int64_t i = 0; i < values; ++i) {
     bool halo = adjoint && !isUpdated(model, extents, i / nc);
-    in[at(i)] = halo ? T(0) : static_cast<T>(uniform(random));
-    inExact[i] = in[at(i)];
+    in[at(i)] = stored<S>(halo ? 0.0 : uniform(random));
+    inExact[i] = exactly(in[at(i)]);
   }
   // Parameters reach the kernel in T: the reference uses the same values.
   std::vector<double> params, paramsExact;
@@ -178,9 +201,9 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
     result.updatedSites += updated;
     for (int k = 0; k < nc; ++k) {
       std::int64_t i = site * nc + k;
-      const T value = out[at(i)];
+      const double value = exactly(out[at(i)]);
       if (!updated) {
-        if (isPoison(value))
+        if (isPoison(out[at(i)]))
           ++result.untouchedValues;
         else
           ++result.writtenHaloValues;
@@ -203,9 +226,12 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
 Verification verifyKernel(const stencil::KernelInfo &info,
                           const StencilModel &model, const Extents &extents,
                           std::uint64_t seed, bool adjoint) {
+  if (info.element_bytes == 2)
+    return verify<stencil::bfloat16, float>(info, model, extents, seed,
+                                            adjoint);
   if (info.element_bytes == 4)
-    return verify<float>(info, model, extents, seed, adjoint);
-  return verify<double>(info, model, extents, seed, adjoint);
+    return verify<float, float>(info, model, extents, seed, adjoint);
+  return verify<double, double>(info, model, extents, seed, adjoint);
 }
 
 } // namespace testing

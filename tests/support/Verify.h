@@ -35,7 +35,10 @@ struct Verification {
 /// Verifies `info` (generated from `model`) on `extents` with random input,
 /// random scalar parameters in [0.5, 1.5] and random site parameters in
 /// [0, 2] (complex ones' parts in [-1, 1]), all drawn from `seed`: A, or A^T when `adjoint` (then the input's
-/// halo is zero, as the operator on interior unknowns requires).
+/// halo is zero, as the operator on interior unknowns requires). Fields of
+/// bfloat16 get inputs rounded to it, and their kernels' parameters, links
+/// and clover terms in float, as they read them; the tolerance is then a
+/// bfloat16 step of the largest value.
 Verification verifyKernel(const stencil::KernelInfo &info,
                           const StencilModel &model, const Extents &extents,
                           std::uint64_t seed, bool adjoint = false);
