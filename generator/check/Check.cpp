@@ -856,7 +856,9 @@ void Checker::checkMarch() {
     model.kernel.march = false;
     return;
   }
-  const int tileAxis = model.kernel.tileAxis, tileFactor = model.kernel.tileFactor;
+  // The march is the tile; refused, the spec keeps the tile it had.
+  const int tileAxis = model.kernel.tileAxis;
+  const int tileFactor = model.kernel.tileFactor;
   model.kernel.tileAxis = model.dims - 1;
   model.kernel.tileFactor = 1;
   if (std::string problem = marchProblem(model); !problem.empty()) {
