@@ -63,6 +63,17 @@ std::string AccessPrinter::solutionUpdate(const std::string &at) const {
          "] + alpha * stencil::widen(direction[" + at + "]);";
 }
 
+void AccessPrinter::foldElement(CodePrinter &p, const std::string &at,
+                                const std::string &next,
+                                const std::string &acc) const {
+  p.line("const value_type " + next + " = " + inValue(at) + ";");
+  p.line(std::string(storeMacro()) + "(&next_direction[" + at + "], " +
+         stored(next) + ");");
+  p.lines(solutionUpdate(at));
+  p.line("dot += static_cast<double>(" + next + ") * static_cast<double>(" +
+         acc + ");");
+}
+
 std::string AccessPrinter::stored(const std::string &value) const {
   return plan.narrowStorage ? "stencil::narrow<storage_type>(" + value + ")"
                             : value;
@@ -222,13 +233,7 @@ public:
     p.line(std::string(storeMacro()) + "(&out[" + at + "], " + stored(acc) +
            ");");
     if (foldsDirection()) {
-      const std::string next = "p" + std::to_string(store.site);
-      p.line("const value_type " + next + " = " + inValue(at) + ";");
-      p.line(std::string(storeMacro()) + "(&next_direction[" + at + "], " +
-             stored(next) + ");");
-      p.lines(solutionUpdate(at));
-      p.line("dot += static_cast<double>(" + next +
-             ") * static_cast<double>(" + acc + ");");
+      foldElement(p, at, "p" + std::to_string(store.site), acc);
     } else if (store.addsDot) {
       p.line("dot += static_cast<double>(in[" + at +
              "]) * static_cast<double>(" + acc + ");");
@@ -426,22 +431,17 @@ protected:
   /// dot += p' . out.
   void foldTerms(CodePrinter &p, const PlannedStore &store) const {
     p.emit({{"count", std::to_string(access.perThread)},
-            {"element", element(index.storeIndex(store), component())},
-            {"next", inValue("at")},
-            {"store", storeMacro()},
-            {"stored", stored("next")},
-            {"update", solutionUpdate("at")},
-            {"acc", "acc" + std::to_string(store.site)}},
+            {"element", element(index.storeIndex(store), component())}},
            R"(
              STENCIL_UNROLL
              for (int c = 0; c < $count$; ++c) {
                const stencil::index_t at = $element$;
-               const value_type next = $next$;
-               $store$(&next_direction[at], $stored$);
-               $update$
-               dot += static_cast<double>(next) * static_cast<double>($acc$[c]);
-             }
            )");
+    {
+      CodePrinter::Indent indent(p);
+      foldElement(p, "at", "next", "acc" + std::to_string(store.site) + "[c]");
+    }
+    p.line("}");
   }
 
   /// dot += in . out over this thread's components of the stored site.

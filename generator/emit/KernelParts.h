@@ -91,6 +91,11 @@ protected:
   /// The fold's deferred x += alpha direction at element `at` (x in the
   /// arithmetic type); none without x.
   std::string solutionUpdate(const std::string &at) const;
+  /// CG's fold at element `at`, whose stored value is `acc`: p' (declared
+  /// as `next`, as its store keeps it) to next_direction, the last step's
+  /// x += alpha p, and dot += p' . acc.
+  void foldElement(CodePrinter &p, const std::string &at,
+                   const std::string &next, const std::string &acc) const;
   /// The vector type of a field access: vec_t, or svec_t (storage_type).
   std::string storedVector() const {
     return plan.narrowStorage ? "svec_t" : "vec_t";
