@@ -173,23 +173,6 @@ inline std::vector<Complex> applyToComplex(const stencil::StencilOperator &A,
   return pairsOf(result);
 }
 
-/// Random SU(N) links in `links`, set on A, where A's stencil has link taps
-/// (nothing otherwise).
-inline stencil::Status attachRandomLinks(stencil::StencilOperator &A,
-                                         stencil::Random &random,
-                                         stencil::Field &links) {
-  const stencil::LinkInfo *info = A.info().links;
-  if (!info)
-    return stencil::Status();
-  stencil::GaugeField U;
-  STENCIL_TRY(stencil::GaugeField::create(A.lattice().dims,
-                                          A.lattice().extents, info->colours,
-                                          U));
-  U.set_random(random);
-  STENCIL_TRY(A.upload_links(U, links));
-  return A.set_links(links);
-}
-
 /// CG's fold pass of A (apply_fold_dot, with the kernels fold_info() names)
 /// on random r and p with poisoned outputs, against its definition: p' = r +
 /// beta p on the interior (the halo of next_direction left as it was), q =

@@ -452,7 +452,6 @@ TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
 // the spec's own apply kernel does (site parameters and links random, odd
 // extents along y and z).
 TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
-  using stencilc::testing::attachRandomLinks;
   using stencilc::testing::attachRandomSiteParameters;
   using stencilc::testing::registeredKernels;
   int checked = 0;
@@ -479,7 +478,7 @@ TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
         std::vector<std::unique_ptr<Field>> sites;
         ASSERT_OK(attachRandomSiteParameters(A, random, 0.5, 1.5, sites));
         Field links;
-        ASSERT_OK(attachRandomLinks(A, random, links));
+        ASSERT_OK(stencil::set_random_links(A, random, links));
         const double tolerance = A.lattice().element_bytes == 8 ? 1e-13 : 1e-5;
         expectFoldPassMatchesItsDefinition(A, 0.6875, tolerance, 7);
         ++checked;

@@ -40,12 +40,6 @@ template <typename T> bool isPoison(T value) {
   return std::memcmp(&value, &expected, sizeof value) == 0;
 }
 
-/// `v` as an array of T stores it (bfloat16: rounded through float).
-template <typename T> T stored(double v) { return static_cast<T>(v); }
-template <> stencil::bfloat16 stored<stencil::bfloat16>(double v) {
-  return stencil::to_bfloat16(static_cast<float>(v));
-}
-
 /// The value a T holds, exactly.
 template <typename T> double exactly(T v) {
   return static_cast<double>(stencil::widen(v));
@@ -83,7 +77,7 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
   std::vector<double> inExact(values);
   for (std::int64_t i = 0; i < values; ++i) {
     bool halo = adjoint && !isUpdated(model, extents, i / nc);
-    in[at(i)] = stored<S>(halo ? 0.0 : uniform(random));
+    in[at(i)] = stencil::narrow<S>(halo ? 0.0 : uniform(random));
     inExact[i] = exactly(in[at(i)]);
   }
   // Parameters reach the kernel in T: the reference uses the same values.
