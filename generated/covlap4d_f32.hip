@@ -450,8 +450,8 @@ covlap4d_f32_fold_dot_kernel(
     const stencil::index_t u0 = (x + y * sy + z * sz + t * st) * 6;
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] = w0 * v.v[l];
@@ -465,8 +465,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x_m1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u1[j * 2 + l] = v.v[l];
@@ -481,8 +481,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x_p1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u2[j * 2 + l] = v.v[l];
@@ -497,8 +497,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x + y_m1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u3[j * 2 + l] = v.v[l];
@@ -513,8 +513,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u4[j * 2 + l] = v.v[l];
@@ -529,8 +529,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_m1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u5[j * 2 + l] = v.v[l];
@@ -545,8 +545,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_p1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u6[j * 2 + l] = v.v[l];
@@ -561,8 +561,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_m1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u7[j * 2 + l] = v.v[l];
@@ -577,8 +577,8 @@ covlap4d_f32_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u8[j * 2 + l] = v.v[l];
@@ -1393,8 +1393,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_m1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u0[j * 2 + l] = v.v[l];
@@ -1409,8 +1409,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_m1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u1[j * 2 + l] = v.v[l];
@@ -1425,8 +1425,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x + y_m1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u2[j * 2 + l] = v.v[l];
@@ -1441,8 +1441,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x_m1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u3[j * 2 + l] = v.v[l];
@@ -1452,8 +1452,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
     const stencil::index_t u4 = (x + y * sy + z * sz + t * st) * 6;
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w0 * v.v[l];
@@ -1467,8 +1467,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x_p1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u5[j * 2 + l] = v.v[l];
@@ -1483,8 +1483,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u6[j * 2 + l] = v.v[l];
@@ -1499,8 +1499,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_p1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u7[j * 2 + l] = v.v[l];
@@ -1515,8 +1515,8 @@ covlap4d_f32_tuned0_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u8[j * 2 + l] = v.v[l];
@@ -2589,8 +2589,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_m1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u0[j * 2 + l] = v.v[l];
@@ -2605,8 +2605,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_m1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u1[j * 2 + l] = v.v[l];
@@ -2621,8 +2621,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y_m1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u2[j * 2 + l] = v.v[l];
@@ -2637,8 +2637,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x_m1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u3[j * 2 + l] = v.v[l];
@@ -2653,8 +2653,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u4[j * 2 + l] = v.v[l];
@@ -2673,8 +2673,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x_p1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u5[j * 2 + l] = v.v[l];
@@ -2689,8 +2689,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u6[j * 2 + l] = v.v[l];
@@ -2705,8 +2705,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_p1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u7[j * 2 + l] = v.v[l];
@@ -2721,8 +2721,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_m1 * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u8[j * 2 + l] = v.v[l];
@@ -2737,8 +2737,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y_m1 * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u9[j * 2 + l] = v.v[l];
@@ -2753,8 +2753,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x_m1 + y * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u10[j * 2 + l] = v.v[l];
@@ -2766,8 +2766,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u11[j * 2 + l] = v.v[l];
@@ -2786,8 +2786,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x_p1 + y * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u12[j * 2 + l] = v.v[l];
@@ -2802,8 +2802,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u13[j * 2 + l] = v.v[l];
@@ -2818,8 +2818,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_p1 * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u14[j * 2 + l] = v.v[l];
@@ -2834,8 +2834,8 @@ covlap4d_f32_tuned1_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_p2 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u15[j * 2 + l] = v.v[l];
@@ -3935,8 +3935,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u0[j * 2 + l] = v.v[l];
@@ -3955,8 +3955,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x_m1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u1[j * 2 + l] = v.v[l];
@@ -3971,8 +3971,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x_p1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u2[j * 2 + l] = v.v[l];
@@ -3987,8 +3987,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y_m1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u3[j * 2 + l] = v.v[l];
@@ -4000,8 +4000,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u4[j * 2 + l] = v.v[l];
@@ -4020,8 +4020,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_m1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u5[j * 2 + l] = v.v[l];
@@ -4036,8 +4036,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_p1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u6[j * 2 + l] = v.v[l];
@@ -4052,8 +4052,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_m1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u7[j * 2 + l] = v.v[l];
@@ -4068,8 +4068,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u8[j * 2 + l] = v.v[l];
@@ -4084,8 +4084,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x_m1 + y_p1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u9[j * 2 + l] = v.v[l];
@@ -4100,8 +4100,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x_p1 + y_p1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u10[j * 2 + l] = v.v[l];
@@ -4116,8 +4116,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y_p2 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u11[j * 2 + l] = v.v[l];
@@ -4132,8 +4132,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z_m1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u12[j * 2 + l] = v.v[l];
@@ -4148,8 +4148,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z_p1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u13[j * 2 + l] = v.v[l];
@@ -4164,8 +4164,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t_m1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u14[j * 2 + l] = v.v[l];
@@ -4180,8 +4180,8 @@ covlap4d_f32_fold_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u15[j * 2 + l] = v.v[l];

@@ -330,9 +330,8 @@ labnote_tile_y4_aswritten_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -344,9 +343,8 @@ labnote_tile_y4_aswritten_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -614,9 +612,8 @@ labnote_tile_y4_aswritten_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -628,9 +625,8 @@ labnote_tile_y4_aswritten_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -643,9 +639,8 @@ labnote_tile_y4_aswritten_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -658,9 +653,8 @@ labnote_tile_y4_aswritten_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }

@@ -388,9 +388,8 @@ STENCIL_GLOBAL void labnote_tile_y8_ascending_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -402,9 +401,8 @@ STENCIL_GLOBAL void labnote_tile_y8_ascending_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }

@@ -885,9 +885,8 @@ laplacian3d_13pt_o4_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 2 && x + l < nx - 2) {
+      if (x + l >= 2 && x + l < nx - 2)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 2) {
     if (whole_group) {
@@ -899,9 +898,8 @@ laplacian3d_13pt_o4_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
 }
@@ -1687,9 +1685,8 @@ laplacian3d_13pt_o4_tuned1_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 2 && x + l < nx - 2) {
+      if (x + l >= 2 && x + l < nx - 2)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 2) {
     if (whole_group) {
@@ -1701,9 +1698,8 @@ laplacian3d_13pt_o4_tuned1_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -2559,9 +2555,8 @@ laplacian3d_13pt_o4_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 2 && x + l < nx - 2) {
+      if (x + l >= 2 && x + l < nx - 2)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 2) {
     if (whole_group) {
@@ -2573,9 +2568,8 @@ laplacian3d_13pt_o4_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 2) {
@@ -2588,9 +2582,8 @@ laplacian3d_13pt_o4_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 2) {
@@ -2603,9 +2596,8 @@ laplacian3d_13pt_o4_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }

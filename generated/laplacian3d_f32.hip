@@ -750,9 +750,8 @@ STENCIL_GLOBAL void laplacian3d_f32_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -764,9 +763,8 @@ STENCIL_GLOBAL void laplacian3d_f32_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
 }
@@ -1530,9 +1528,8 @@ laplacian3d_f32_tuned1_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1544,9 +1541,8 @@ laplacian3d_f32_tuned1_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -2378,9 +2374,8 @@ laplacian3d_f32_x4_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -2392,9 +2387,8 @@ laplacian3d_f32_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -2407,9 +2401,8 @@ laplacian3d_f32_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -2422,9 +2415,8 @@ laplacian3d_f32_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }

@@ -872,9 +872,8 @@ laplacian3d_f64_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -886,9 +885,8 @@ laplacian3d_f64_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -901,9 +899,8 @@ laplacian3d_f64_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -916,9 +913,8 @@ laplacian3d_f64_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }
@@ -1797,9 +1793,8 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1811,9 +1806,8 @@ STENCIL_GLOBAL void laplacian3d_f64_tuned1_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -2531,9 +2525,8 @@ laplacian3d_f64_tuned2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -2545,9 +2538,8 @@ laplacian3d_f64_tuned2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -2560,9 +2552,8 @@ laplacian3d_f64_tuned2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -2575,9 +2566,8 @@ laplacian3d_f64_tuned2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }
@@ -3436,9 +3426,8 @@ laplacian3d_f64_tuned3_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 
@@ -4054,9 +4043,8 @@ laplacian3d_f64_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -4068,9 +4056,8 @@ laplacian3d_f64_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -4083,9 +4070,8 @@ laplacian3d_f64_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -4098,9 +4084,8 @@ laplacian3d_f64_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }
@@ -5626,9 +5611,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -5640,9 +5624,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -6370,9 +6353,8 @@ STENCIL_GLOBAL void laplacian3d_f64_inner_tuned1_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 
@@ -7070,9 +7052,8 @@ laplacian3d_f64_inner_x4_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -7084,9 +7065,8 @@ laplacian3d_f64_inner_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -7099,9 +7079,8 @@ laplacian3d_f64_inner_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -7114,9 +7093,8 @@ laplacian3d_f64_inner_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }

@@ -872,9 +872,8 @@ laplacian3d_f64_bf16_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -886,9 +885,8 @@ laplacian3d_f64_bf16_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -901,9 +899,8 @@ laplacian3d_f64_bf16_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -916,9 +913,8 @@ laplacian3d_f64_bf16_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-        }
     }
   }
 }
@@ -2453,9 +2449,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -2467,9 +2462,8 @@ STENCIL_GLOBAL void laplacian3d_f64_bf16_inner_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
-        }
     }
   }
 }
@@ -3318,9 +3312,8 @@ laplacian3d_f64_bf16_inner_x4_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -3332,9 +3325,8 @@ laplacian3d_f64_bf16_inner_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
-        }
     }
   }
   if (y + 2 < ny - 1) {
@@ -3347,9 +3339,8 @@ laplacian3d_f64_bf16_inner_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sy + l], stencil::narrow<storage_type>(acc2[l]));
-        }
     }
   }
   if (y + 3 < ny - 1) {
@@ -3362,9 +3353,8 @@ laplacian3d_f64_bf16_inner_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sy + l], stencil::narrow<storage_type>(acc3[l]));
-        }
     }
   }
 }

@@ -675,7 +675,7 @@ laplacian4d_periodic_tuned0_kernel(
   acc1[1] += w1 * u15.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -685,9 +685,8 @@ laplacian4d_periodic_tuned0_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz) {
     if (whole_group) {
@@ -699,9 +698,8 @@ laplacian4d_periodic_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -805,7 +803,7 @@ laplacian4d_periodic_tuned0_dot_kernel(
     acc1[1] += w1 * u15.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -820,7 +818,7 @@ laplacian4d_periodic_tuned0_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -840,7 +838,7 @@ laplacian4d_periodic_tuned0_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
           }
@@ -991,7 +989,7 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
     acc1[1] += w1 * u15.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -1014,7 +1012,7 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -1045,7 +1043,7 @@ laplacian4d_periodic_tuned0_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
@@ -1440,7 +1438,7 @@ laplacian4d_periodic_x2_kernel(
   acc1[1] += w1 * u15;
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -1450,9 +1448,8 @@ laplacian4d_periodic_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (t + 1 < nt) {
     if (whole_group) {
@@ -1464,9 +1461,8 @@ laplacian4d_periodic_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx)
           STENCIL_STORE(&out[site + st + l], acc1[l]);
-        }
     }
   }
 }
@@ -1570,7 +1566,7 @@ laplacian4d_periodic_x2_dot_kernel(
     acc1[1] += w1 * u15;
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -1585,7 +1581,7 @@ laplacian4d_periodic_x2_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -1605,7 +1601,7 @@ laplacian4d_periodic_x2_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + st + l], acc1[l]);
             dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
           }
@@ -1756,7 +1752,7 @@ laplacian4d_periodic_x2_fold_dot_kernel(
     acc1[1] += w1 * u15;
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -1779,7 +1775,7 @@ laplacian4d_periodic_x2_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -1810,7 +1806,7 @@ laplacian4d_periodic_x2_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + st + l], acc1[l]);
             STENCIL_STORE(&next_direction[site + st + l], c1.v[l]);
             if (solution)

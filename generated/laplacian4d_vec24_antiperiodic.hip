@@ -929,7 +929,7 @@ laplacian4d_vec24_antiperiodic_tuned0_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  const bool whole_group = x + 4 <= nx;
   STENCIL_UNROLL
   for (int c = 0; c < 2; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -942,7 +942,7 @@ laplacian4d_vec24_antiperiodic_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
     }
   }
@@ -1080,7 +1080,7 @@ laplacian4d_vec24_antiperiodic_tuned0_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 2; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -1093,12 +1093,12 @@ laplacian4d_vec24_antiperiodic_tuned0_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
       }
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
     }
   }
@@ -1258,10 +1258,11 @@ laplacian4d_vec24_antiperiodic_tuned0_fold_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 2; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      // p' and x + alpha p at the group, read before any store for both branches.
       const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
           reinterpret_cast<const vec_t *>(direction + at), beta);
       vec_t xs = {};
@@ -1283,7 +1284,7 @@ laplacian4d_vec24_antiperiodic_tuned0_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
             STENCIL_STORE(&next_direction[at + l], own.v[l]);
             if (solution)
@@ -1716,7 +1717,7 @@ laplacian4d_vec24_antiperiodic_tuned1_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  const bool whole_group = x + 4 <= nx;
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -1729,7 +1730,7 @@ laplacian4d_vec24_antiperiodic_tuned1_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           STENCIL_STORE_NT(&out[at + l], acc0[c * 4 + l]);
     }
   }
@@ -1867,7 +1868,7 @@ laplacian4d_vec24_antiperiodic_tuned1_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -1880,12 +1881,12 @@ laplacian4d_vec24_antiperiodic_tuned1_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE_NT(&out[at + l], acc0[c * 4 + l]);
       }
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
     }
   }
@@ -2045,10 +2046,11 @@ laplacian4d_vec24_antiperiodic_tuned1_fold_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      // p' and x + alpha p at the group, read before any store for both branches.
       const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
           reinterpret_cast<const vec_t *>(direction + at), beta);
       vec_t xs = {};
@@ -2070,7 +2072,7 @@ laplacian4d_vec24_antiperiodic_tuned1_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE_NT(&out[at + l], acc0[c * 4 + l]);
             STENCIL_STORE_NT(&next_direction[at + l], own.v[l]);
             if (solution)
@@ -2575,7 +2577,7 @@ laplacian4d_vec24_antiperiodic_x4_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  const bool whole_group = x + 4 <= nx;
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -2588,7 +2590,7 @@ laplacian4d_vec24_antiperiodic_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
     }
   }
@@ -2605,7 +2607,7 @@ laplacian4d_vec24_antiperiodic_x4_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
       }
     }
@@ -2816,7 +2818,7 @@ laplacian4d_vec24_antiperiodic_x4_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -2829,12 +2831,12 @@ laplacian4d_vec24_antiperiodic_x4_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
       }
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
     }
     if (y + 1 < ny) {
@@ -2850,12 +2852,12 @@ laplacian4d_vec24_antiperiodic_x4_dot_kernel(
         } else {
           STENCIL_UNROLL
           for (int l = 0; l < 4; ++l)
-            if (x + l >= 0 && x + l < nx - 0)
+            if (x + l < nx)
               STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
         }
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             dot += static_cast<double>(in[at + l]) * static_cast<double>(acc1[c * 4 + l]);
       }
     }
@@ -3093,10 +3095,11 @@ laplacian4d_vec24_antiperiodic_x4_fold_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      // p' and x + alpha p at the group, read before any store for both branches.
       const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
           reinterpret_cast<const vec_t *>(direction + at), beta);
       vec_t xs = {};
@@ -3118,7 +3121,7 @@ laplacian4d_vec24_antiperiodic_x4_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
             STENCIL_STORE(&next_direction[at + l], own.v[l]);
             if (solution)
@@ -3131,6 +3134,7 @@ laplacian4d_vec24_antiperiodic_x4_fold_dot_kernel(
       STENCIL_UNROLL
       for (int c = 0; c < 6; ++c) {
         const stencil::index_t at = stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites);
+        // p' and x + alpha p at the group, read before any store for both branches.
         const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
             reinterpret_cast<const vec_t *>(direction + at), beta);
         vec_t xs = {};
@@ -3152,7 +3156,7 @@ laplacian4d_vec24_antiperiodic_x4_fold_dot_kernel(
         } else {
           STENCIL_UNROLL
           for (int l = 0; l < 4; ++l)
-            if (x + l >= 0 && x + l < nx - 0) {
+            if (x + l < nx) {
               STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
               STENCIL_STORE(&next_direction[at + l], own.v[l]);
               if (solution)

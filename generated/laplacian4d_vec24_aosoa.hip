@@ -991,7 +991,7 @@ laplacian4d_vec24_aosoa_tuned0_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  const bool whole_group = x + 4 <= nx;
   STENCIL_UNROLL
   for (int c = 0; c < 2; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -1004,7 +1004,7 @@ laplacian4d_vec24_aosoa_tuned0_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
     }
   }
@@ -1021,7 +1021,7 @@ laplacian4d_vec24_aosoa_tuned0_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
       }
     }
@@ -1230,7 +1230,7 @@ laplacian4d_vec24_aosoa_tuned0_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 2; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -1243,12 +1243,12 @@ laplacian4d_vec24_aosoa_tuned0_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
       }
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
     }
     if (y + 1 < ny) {
@@ -1264,12 +1264,12 @@ laplacian4d_vec24_aosoa_tuned0_dot_kernel(
         } else {
           STENCIL_UNROLL
           for (int l = 0; l < 4; ++l)
-            if (x + l >= 0 && x + l < nx - 0)
+            if (x + l < nx)
               STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
         }
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             dot += static_cast<double>(in[at + l]) * static_cast<double>(acc1[c * 4 + l]);
       }
     }
@@ -1505,10 +1505,11 @@ laplacian4d_vec24_aosoa_tuned0_fold_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 2; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      // p' and x + alpha p at the group, read before any store for both branches.
       const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
           reinterpret_cast<const vec_t *>(direction + at), beta);
       vec_t xs = {};
@@ -1530,7 +1531,7 @@ laplacian4d_vec24_aosoa_tuned0_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
             STENCIL_STORE(&next_direction[at + l], own.v[l]);
             if (solution)
@@ -1543,6 +1544,7 @@ laplacian4d_vec24_aosoa_tuned0_fold_dot_kernel(
       STENCIL_UNROLL
       for (int c = 0; c < 2; ++c) {
         const stencil::index_t at = stencil::layout_element(layout, stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt), c0 + c, 24, sites);
+        // p' and x + alpha p at the group, read before any store for both branches.
         const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
             reinterpret_cast<const vec_t *>(direction + at), beta);
         vec_t xs = {};
@@ -1564,7 +1566,7 @@ laplacian4d_vec24_aosoa_tuned0_fold_dot_kernel(
         } else {
           STENCIL_UNROLL
           for (int l = 0; l < 4; ++l)
-            if (x + l >= 0 && x + l < nx - 0) {
+            if (x + l < nx) {
               STENCIL_STORE(&out[at + l], acc1[c * 4 + l]);
               STENCIL_STORE(&next_direction[at + l], own.v[l]);
               if (solution)
@@ -1995,7 +1997,7 @@ laplacian4d_vec24_aosoa_tuned1_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  const bool whole_group = x + 4 <= nx;
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -2008,7 +2010,7 @@ laplacian4d_vec24_aosoa_tuned1_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
     }
   }
@@ -2144,7 +2146,7 @@ laplacian4d_vec24_aosoa_tuned1_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -2157,12 +2159,12 @@ laplacian4d_vec24_aosoa_tuned1_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
       }
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
     }
   }
@@ -2320,10 +2322,11 @@ laplacian4d_vec24_aosoa_tuned1_fold_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      // p' and x + alpha p at the group, read before any store for both branches.
       const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
           reinterpret_cast<const vec_t *>(direction + at), beta);
       vec_t xs = {};
@@ -2345,7 +2348,7 @@ laplacian4d_vec24_aosoa_tuned1_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
             STENCIL_STORE(&next_direction[at + l], own.v[l]);
             if (solution)
@@ -2775,7 +2778,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  const bool whole_group = x + 4 <= nx;
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -2788,7 +2791,7 @@ laplacian4d_vec24_aosoa_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
     }
   }
@@ -2924,7 +2927,7 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -2937,12 +2940,12 @@ laplacian4d_vec24_aosoa_x4_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
       }
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
     }
   }
@@ -3100,10 +3103,11 @@ laplacian4d_vec24_aosoa_x4_fold_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      // p' and x + alpha p at the group, read before any store for both branches.
       const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
           reinterpret_cast<const vec_t *>(direction + at), beta);
       vec_t xs = {};
@@ -3125,7 +3129,7 @@ laplacian4d_vec24_aosoa_x4_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
             STENCIL_STORE(&next_direction[at + l], own.v[l]);
             if (solution)

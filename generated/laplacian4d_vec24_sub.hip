@@ -515,8 +515,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u0 = (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
@@ -525,8 +525,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u1 = (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w0 * v.v[l];
@@ -536,8 +536,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u2 = (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -546,8 +546,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u3 = (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -556,8 +556,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u4 = (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -566,8 +566,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u5 = (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -576,8 +576,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u6 = (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -587,8 +587,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u7 = (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -597,8 +597,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u8 = (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -607,8 +607,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u9 = (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9) + j,
-          reinterpret_cast<const vec_t *>(direction + u9) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u9 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -617,8 +617,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u10 = (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10) + j,
-          reinterpret_cast<const vec_t *>(direction + u10) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u10 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -627,8 +627,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u11 = (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11) + j,
-          reinterpret_cast<const vec_t *>(direction + u11) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u11 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -637,8 +637,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u12 = (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12) + j,
-          reinterpret_cast<const vec_t *>(direction + u12) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u12 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -647,8 +647,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u13 = (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13) + j,
-          reinterpret_cast<const vec_t *>(direction + u13) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u13 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -657,8 +657,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u14 = (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14) + j,
-          reinterpret_cast<const vec_t *>(direction + u14) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u14 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -667,8 +667,8 @@ laplacian4d_vec24_sub_fold_dot_kernel(
     const stencil::index_t u15 = (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15) + j,
-          reinterpret_cast<const vec_t *>(direction + u15) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u15 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -1518,8 +1518,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u0 = (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
@@ -1528,8 +1528,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u1 = (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] = w1 * v.v[l];
@@ -1538,8 +1538,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u2 = (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1548,8 +1548,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u3 = (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -1558,8 +1558,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u4 = (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1568,8 +1568,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u5 = (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1578,8 +1578,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u6 = (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w0 * v.v[l];
@@ -1589,8 +1589,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u7 = (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1599,8 +1599,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u8 = (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -1609,8 +1609,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u9 = (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9) + j,
-          reinterpret_cast<const vec_t *>(direction + u9) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u9 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1620,8 +1620,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u10 = (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10) + j,
-          reinterpret_cast<const vec_t *>(direction + u10) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u10 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -1630,8 +1630,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u11 = (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11) + j,
-          reinterpret_cast<const vec_t *>(direction + u11) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u11 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -1640,8 +1640,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u12 = (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12) + j,
-          reinterpret_cast<const vec_t *>(direction + u12) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u12 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1650,8 +1650,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u13 = (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13) + j,
-          reinterpret_cast<const vec_t *>(direction + u13) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u13 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -1660,8 +1660,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u14 = (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14) + j,
-          reinterpret_cast<const vec_t *>(direction + u14) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u14 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1670,8 +1670,8 @@ STENCIL_GLOBAL void laplacian4d_vec24_sub_tuned0_fold_dot_kernel(
     const stencil::index_t u15 = (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15) + j,
-          reinterpret_cast<const vec_t *>(direction + u15) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u15 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -2524,8 +2524,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u0 = (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
@@ -2534,8 +2534,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u1 = (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] = w1 * v.v[l];
@@ -2544,8 +2544,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u2 = (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -2554,8 +2554,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u3 = (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -2564,8 +2564,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u4 = (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -2574,8 +2574,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u5 = (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -2584,8 +2584,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u6 = (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w0 * v.v[l];
@@ -2595,8 +2595,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u7 = (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -2605,8 +2605,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u8 = (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -2615,8 +2615,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u9 = (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9) + j,
-          reinterpret_cast<const vec_t *>(direction + u9) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u9 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -2626,8 +2626,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u10 = (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10) + j,
-          reinterpret_cast<const vec_t *>(direction + u10) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u10 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -2636,8 +2636,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u11 = (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11) + j,
-          reinterpret_cast<const vec_t *>(direction + u11) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u11 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -2646,8 +2646,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u12 = (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12) + j,
-          reinterpret_cast<const vec_t *>(direction + u12) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u12 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -2656,8 +2656,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u13 = (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13) + j,
-          reinterpret_cast<const vec_t *>(direction + u13) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u13 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -2666,8 +2666,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u14 = (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14) + j,
-          reinterpret_cast<const vec_t *>(direction + u14) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u14 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -2676,8 +2676,8 @@ laplacian4d_vec24_sub_tuned1_fold_dot_kernel(
     const stencil::index_t u15 = (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15) + j,
-          reinterpret_cast<const vec_t *>(direction + u15) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u15 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];

@@ -1165,7 +1165,7 @@ poisson3d_channel_tuned1_kernel(
   acc1[1] += w3 * u11.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -1175,9 +1175,8 @@ poisson3d_channel_tuned1_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1189,9 +1188,8 @@ poisson3d_channel_tuned1_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -1284,7 +1282,7 @@ poisson3d_channel_tuned1_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -1299,7 +1297,7 @@ poisson3d_channel_tuned1_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -1319,7 +1317,7 @@ poisson3d_channel_tuned1_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
           }
@@ -1451,7 +1449,7 @@ poisson3d_channel_tuned1_fold_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -1474,7 +1472,7 @@ poisson3d_channel_tuned1_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -1505,7 +1503,7 @@ poisson3d_channel_tuned1_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
@@ -1882,7 +1880,7 @@ poisson3d_channel_x2_kernel(
   acc1[1] += w3 * u11.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -1892,9 +1890,8 @@ poisson3d_channel_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1906,9 +1903,8 @@ poisson3d_channel_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -2001,7 +1997,7 @@ poisson3d_channel_x2_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -2016,7 +2012,7 @@ poisson3d_channel_x2_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -2036,7 +2032,7 @@ poisson3d_channel_x2_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
           }
@@ -2168,7 +2164,7 @@ poisson3d_channel_x2_fold_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -2191,7 +2187,7 @@ poisson3d_channel_x2_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -2222,7 +2218,7 @@ poisson3d_channel_x2_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)

@@ -365,9 +365,8 @@ advection_diffusion3d_auto_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -379,9 +378,8 @@ advection_diffusion3d_auto_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
 }
@@ -474,9 +472,8 @@ advection_diffusion3d_auto_x2_adjoint_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -488,9 +485,8 @@ advection_diffusion3d_auto_x2_adjoint_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
 }
@@ -722,9 +718,8 @@ advection_diffusion3d_auto_h200_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -736,9 +731,8 @@ advection_diffusion3d_auto_h200_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -831,9 +825,8 @@ advection_diffusion3d_auto_h200_x2_adjoint_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -845,9 +838,8 @@ advection_diffusion3d_auto_h200_x2_adjoint_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }

@@ -455,8 +455,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_m1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u0[j * 2 + l] = v.v[l];
@@ -471,8 +471,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_m1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u1[j * 2 + l] = v.v[l];
@@ -487,8 +487,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x + y_m1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u2[j * 2 + l] = v.v[l];
@@ -503,8 +503,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x_m1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u3[j * 2 + l] = v.v[l];
@@ -514,8 +514,8 @@ covlap4d_f64_auto_fold_dot_kernel(
     const stencil::index_t u4 = (x + y * sy + z * sz + t * st) * 6;
     STENCIL_UNROLL
     for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w0 * v.v[l];
@@ -529,8 +529,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x_p1 + y * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u5[j * 2 + l] = v.v[l];
@@ -545,8 +545,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x + y_p1 * sy + z * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u6[j * 2 + l] = v.v[l];
@@ -561,8 +561,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z_p1 * sz + t * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u7[j * 2 + l] = v.v[l];
@@ -577,8 +577,8 @@ covlap4d_f64_auto_fold_dot_kernel(
       const stencil::index_t from = (x + y * sy + z * sz + t_p1 * st) * 6;
       STENCIL_UNROLL
       for (int j = 0; j < 3; ++j) {
-        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from) + j,
-            reinterpret_cast<const vec_t *>(direction + from) + j, beta);
+        const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 2),
+            reinterpret_cast<const vec_t *>(direction + from + j * 2), beta);
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
           u8[j * 2 + l] = v.v[l];

@@ -885,9 +885,8 @@ laplacian3d_13pt_o4_auto_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 2 && x + l < nx - 2) {
+      if (x + l >= 2 && x + l < nx - 2)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 2) {
     if (whole_group) {
@@ -899,9 +898,8 @@ laplacian3d_13pt_o4_auto_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -1687,9 +1685,8 @@ laplacian3d_13pt_o4_auto_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 2 && x + l < nx - 2) {
+      if (x + l >= 2 && x + l < nx - 2)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 2) {
     if (whole_group) {
@@ -1701,9 +1698,8 @@ laplacian3d_13pt_o4_auto_fold_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -2559,9 +2555,8 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 2 && x + l < nx - 2) {
+      if (x + l >= 2 && x + l < nx - 2)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 2) {
     if (whole_group) {
@@ -2573,9 +2568,8 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
   if (z + 2 < nz - 2) {
@@ -2588,9 +2582,8 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + 2 * sz + l], acc2[l]);
-        }
     }
   }
   if (z + 3 < nz - 2) {
@@ -2603,9 +2596,8 @@ laplacian3d_13pt_o4_auto_h200_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 2 && x + l < nx - 2) {
+        if (x + l >= 2 && x + l < nx - 2)
           STENCIL_STORE(&out[site + 3 * sz + l], acc3[l]);
-        }
     }
   }
 }
@@ -4379,9 +4371,8 @@ laplacian3d_13pt_o4_auto_h200_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 2 && x + l < nx - 2) {
+      if (x + l >= 2 && x + l < nx - 2)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 

@@ -722,9 +722,8 @@ laplacian3d_f64_bf16_auto_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -736,9 +735,8 @@ laplacian3d_f64_bf16_auto_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
 }
@@ -1399,9 +1397,8 @@ laplacian3d_f64_bf16_auto_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 
@@ -1979,9 +1976,8 @@ laplacian3d_f64_bf16_auto_h200_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1993,9 +1989,8 @@ laplacian3d_f64_bf16_auto_h200_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -3275,9 +3270,8 @@ laplacian3d_f64_bf16_auto_h200_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 
@@ -4367,9 +4361,8 @@ laplacian3d_f64_bf16_auto_inner_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-      }
   }
   if (y + 1 < ny - 1) {
     if (whole_group) {
@@ -4381,9 +4374,8 @@ laplacian3d_f64_bf16_auto_inner_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sy + l], stencil::narrow<storage_type>(acc1[l]));
-        }
     }
   }
 }
@@ -5178,9 +5170,8 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -5192,9 +5183,8 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-        }
     }
   }
   if (z + 2 < nz - 1) {
@@ -5207,9 +5197,8 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 2 * sz + l], stencil::narrow<storage_type>(acc2[l]));
-        }
     }
   }
   if (z + 3 < nz - 1) {
@@ -5222,9 +5211,8 @@ laplacian3d_f64_bf16_auto_inner_fold_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + 3 * sz + l], stencil::narrow<storage_type>(acc3[l]));
-        }
     }
   }
 }
@@ -6279,9 +6267,8 @@ laplacian3d_f64_bf16_auto_inner_h200_x4_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
-      if (x + l >= 1 && x + l < nx - 1) {
+      if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], stencil::narrow<storage_type>(acc0[l]));
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -6293,9 +6280,8 @@ laplacian3d_f64_bf16_auto_inner_h200_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 1 && x + l < nx - 1) {
+        if (x + l >= 1 && x + l < nx - 1)
           STENCIL_STORE(&out[site + sz + l], stencil::narrow<storage_type>(acc1[l]));
-        }
     }
   }
 }

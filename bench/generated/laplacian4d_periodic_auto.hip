@@ -821,7 +821,7 @@ laplacian4d_periodic_auto_x2_kernel(
   acc1[1] += w1 * u15.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -831,9 +831,8 @@ laplacian4d_periodic_auto_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny) {
     if (whole_group) {
@@ -845,9 +844,8 @@ laplacian4d_periodic_auto_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
 }
@@ -951,7 +949,7 @@ laplacian4d_periodic_auto_x2_dot_kernel(
     acc1[1] += w1 * u15.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -966,7 +964,7 @@ laplacian4d_periodic_auto_x2_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -986,7 +984,7 @@ laplacian4d_periodic_auto_x2_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
           }
@@ -1137,7 +1135,7 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
     acc1[1] += w1 * u15.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -1160,7 +1158,7 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -1191,7 +1189,7 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
             if (solution)
@@ -1560,7 +1558,7 @@ laplacian4d_periodic_auto_fold_kernel(
   acc0[1] += w1 * u8.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -1570,9 +1568,8 @@ laplacian4d_periodic_auto_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 
@@ -1649,7 +1646,7 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     acc0[1] += w1 * u8.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -1664,7 +1661,7 @@ laplacian4d_periodic_auto_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -1776,7 +1773,7 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
     acc0[1] += w1 * u8.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -1799,7 +1796,7 @@ laplacian4d_periodic_auto_fold_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)

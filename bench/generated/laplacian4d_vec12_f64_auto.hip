@@ -518,8 +518,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u0 = (x + y * sy + z * sz + t_m1 * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] = w1 * v.v[l];
@@ -528,8 +528,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u1 = (x + y_p1 * sy + z * sz + t_m1 * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc1[j * 2 + l] = w1 * v.v[l];
@@ -538,8 +538,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u2 = (x + y * sy + z_m1 * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -548,8 +548,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u3 = (x + y_p1 * sy + z_m1 * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc1[j * 2 + l] += w1 * v.v[l];
@@ -558,8 +558,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u4 = (x + y_m1 * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -568,8 +568,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u5 = (x_m1 + y * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -578,8 +578,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u6 = (x + y * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w0 * v.v[l];
@@ -589,8 +589,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u7 = (x_p1 + y * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -599,8 +599,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u8 = (x_m1 + y_p1 * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc1[j * 2 + l] += w1 * v.v[l];
@@ -609,8 +609,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u9 = (x + y_p1 * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9) + j,
-          reinterpret_cast<const vec_t *>(direction + u9) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u9 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -620,8 +620,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u10 = (x_p1 + y_p1 * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10) + j,
-          reinterpret_cast<const vec_t *>(direction + u10) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u10 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc1[j * 2 + l] += w1 * v.v[l];
@@ -630,8 +630,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u11 = (x + y_p2 * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11) + j,
-          reinterpret_cast<const vec_t *>(direction + u11) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u11 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc1[j * 2 + l] += w1 * v.v[l];
@@ -640,8 +640,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u12 = (x + y * sy + z_p1 * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12) + j,
-          reinterpret_cast<const vec_t *>(direction + u12) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u12 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -650,8 +650,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u13 = (x + y_p1 * sy + z_p1 * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13) + j,
-          reinterpret_cast<const vec_t *>(direction + u13) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u13 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc1[j * 2 + l] += w1 * v.v[l];
@@ -660,8 +660,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u14 = (x + y * sy + z * sz + t_p1 * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14) + j,
-          reinterpret_cast<const vec_t *>(direction + u14) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u14 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -670,8 +670,8 @@ laplacian4d_vec12_f64_auto_fold_dot_kernel(
     const stencil::index_t u15 = (x + y_p1 * sy + z * sz + t_p1 * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15) + j,
-          reinterpret_cast<const vec_t *>(direction + u15) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u15 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc1[j * 2 + l] += w1 * v.v[l];
@@ -1371,8 +1371,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u0 = (x + y * sy + z * sz + t_m1 * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] = w1 * v.v[l];
@@ -1381,8 +1381,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u1 = (x + y * sy + z_m1 * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -1391,8 +1391,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u2 = (x + y_m1 * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -1401,8 +1401,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u3 = (x_m1 + y * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -1411,8 +1411,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u4 = (x + y * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w0 * v.v[l];
@@ -1421,8 +1421,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u5 = (x_p1 + y * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -1431,8 +1431,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u6 = (x + y_p1 * sy + z * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -1441,8 +1441,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u7 = (x + y * sy + z_p1 * sz + t * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];
@@ -1451,8 +1451,8 @@ laplacian4d_vec12_f64_auto_fold_fold_dot_kernel(
     const stencil::index_t u8 = (x + y * sy + z * sz + t_p1 * st) * 12 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 2),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 2), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l) {
         acc0[j * 2 + l] += w1 * v.v[l];

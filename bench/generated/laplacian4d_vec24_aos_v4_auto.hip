@@ -362,8 +362,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u0 = (x + y * sy + z * sz + t_m1 * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
@@ -372,8 +372,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u1 = (x + y * sy + z_m1 * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -382,8 +382,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u2 = (x + y_m1 * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -392,8 +392,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u3 = (x_m1 + y * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -402,8 +402,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u4 = (x + y * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w0 * v.v[l];
@@ -412,8 +412,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u5 = (x_p1 + y * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -422,8 +422,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u6 = (x + y_p1 * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -432,8 +432,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u7 = (x + y * sy + z_p1 * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -442,8 +442,8 @@ laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     const stencil::index_t u8 = (x + y * sy + z * sz + t_p1 * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 1; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1116,8 +1116,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u0 = (x + y * sy + z * sz + t_m1 * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
@@ -1126,8 +1126,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u1 = (x + y * sy + z_m1 * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1136,8 +1136,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u2 = (x + y_m1 * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1146,8 +1146,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u3 = (x_m1 + y * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1156,8 +1156,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u4 = (x + y * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w0 * v.v[l];
@@ -1166,8 +1166,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u5 = (x_p1 + y * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1176,8 +1176,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u6 = (x + y_p1 * sy + z * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1186,8 +1186,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u7 = (x + y * sy + z_p1 * sz + t * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -1196,8 +1196,8 @@ laplacian4d_vec24_aos_v4_auto_fold_fold_dot_kernel(
     const stencil::index_t u8 = (x + y * sy + z * sz + t_p1 * st) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];

@@ -344,8 +344,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u0 = (x + y * sy + z * sz + t * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w0 * v.v[l];
@@ -354,8 +354,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u1 = (x_m1 + y * sy + z * sz + t * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -364,8 +364,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u2 = (x_p1 + y * sy + z * sz + t * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -374,8 +374,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u3 = (x + y_m1 * sy + z * sz + t * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -384,8 +384,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u4 = (x + y_p1 * sy + z * sz + t * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -394,8 +394,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u5 = (x + y * sy + z_m1 * sz + t * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -404,8 +404,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u6 = (x + y * sy + z_p1 * sz + t * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -414,8 +414,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u7 = (x + y * sy + z * sz + t_m1 * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -424,8 +424,8 @@ laplacian4d_vec24_aos_v4_naive_fold_dot_kernel(
     const stencil::index_t u8 = (x + y * sy + z * sz + t_p1 * st) * 24;
     STENCIL_UNROLL
     for (int j = 0; j < 6; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];

@@ -919,7 +919,7 @@ laplacian4d_vec24_soa_auto_x4_kernel(
   }
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+  const bool whole_group = x + 4 <= nx;
   STENCIL_UNROLL
   for (int c = 0; c < 6; ++c) {
     const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -932,7 +932,7 @@ laplacian4d_vec24_soa_auto_x4_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
     }
   }
@@ -1068,7 +1068,7 @@ laplacian4d_vec24_soa_auto_x4_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
@@ -1081,12 +1081,12 @@ laplacian4d_vec24_soa_auto_x4_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0)
+          if (x + l < nx)
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
       }
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l)
-        if (x + l >= 0 && x + l < nx - 0)
+        if (x + l < nx)
           dot += static_cast<double>(in[at + l]) * static_cast<double>(acc0[c * 4 + l]);
     }
   }
@@ -1244,10 +1244,11 @@ laplacian4d_vec24_soa_auto_x4_fold_dot_kernel(
     }
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 4 <= nx - 0;
+    const bool whole_group = x + 4 <= nx;
     STENCIL_UNROLL
     for (int c = 0; c < 6; ++c) {
       const stencil::index_t at = stencil::layout_element(layout, site, c0 + c, 24, sites);
+      // p' and x + alpha p at the group, read before any store for both branches.
       const vec_t own = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at),
           reinterpret_cast<const vec_t *>(direction + at), beta);
       vec_t xs = {};
@@ -1269,7 +1270,7 @@ laplacian4d_vec24_soa_auto_x4_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[at + l], acc0[c * 4 + l]);
             STENCIL_STORE(&next_direction[at + l], own.v[l]);
             if (solution)

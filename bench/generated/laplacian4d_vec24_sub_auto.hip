@@ -515,8 +515,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u0 = (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0) + j,
-          reinterpret_cast<const vec_t *>(direction + u0) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] = w1 * v.v[l];
@@ -525,8 +525,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u1 = (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1) + j,
-          reinterpret_cast<const vec_t *>(direction + u1) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] = w1 * v.v[l];
@@ -535,8 +535,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u2 = (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2) + j,
-          reinterpret_cast<const vec_t *>(direction + u2) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -545,8 +545,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u3 = (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3) + j,
-          reinterpret_cast<const vec_t *>(direction + u3) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -555,8 +555,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u4 = (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4) + j,
-          reinterpret_cast<const vec_t *>(direction + u4) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -565,8 +565,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u5 = (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5) + j,
-          reinterpret_cast<const vec_t *>(direction + u5) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -575,8 +575,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u6 = (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6) + j,
-          reinterpret_cast<const vec_t *>(direction + u6) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w0 * v.v[l];
@@ -586,8 +586,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u7 = (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7) + j,
-          reinterpret_cast<const vec_t *>(direction + u7) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -596,8 +596,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u8 = (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8) + j,
-          reinterpret_cast<const vec_t *>(direction + u8) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -606,8 +606,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u9 = (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9) + j,
-          reinterpret_cast<const vec_t *>(direction + u9) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u9 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -617,8 +617,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u10 = (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10) + j,
-          reinterpret_cast<const vec_t *>(direction + u10) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u10 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -627,8 +627,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u11 = (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11) + j,
-          reinterpret_cast<const vec_t *>(direction + u11) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u11 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -637,8 +637,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u12 = (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12) + j,
-          reinterpret_cast<const vec_t *>(direction + u12) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u12 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -647,8 +647,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u13 = (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13) + j,
-          reinterpret_cast<const vec_t *>(direction + u13) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u13 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];
@@ -657,8 +657,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u14 = (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14) + j,
-          reinterpret_cast<const vec_t *>(direction + u14) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u14 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc0[j * 4 + l] += w1 * v.v[l];
@@ -667,8 +667,8 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const stencil::index_t u15 = (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
     STENCIL_UNROLL
     for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15) + j,
-          reinterpret_cast<const vec_t *>(direction + u15) + j, beta);
+      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15 + j * 4),
+          reinterpret_cast<const vec_t *>(direction + u15 + j * 4), beta);
       STENCIL_UNROLL
       for (int l = 0; l < 4; ++l) {
         acc1[j * 4 + l] += w1 * v.v[l];

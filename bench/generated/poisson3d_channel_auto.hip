@@ -625,7 +625,7 @@ poisson3d_channel_auto_x2_kernel(
   acc1[1] += w3 * u11.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -635,9 +635,8 @@ poisson3d_channel_auto_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (y + 1 < ny) {
     if (whole_group) {
@@ -649,9 +648,8 @@ poisson3d_channel_auto_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx)
           STENCIL_STORE(&out[site + sy + l], acc1[l]);
-        }
     }
   }
 }
@@ -742,7 +740,7 @@ poisson3d_channel_auto_x2_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -757,7 +755,7 @@ poisson3d_channel_auto_x2_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -777,7 +775,7 @@ poisson3d_channel_auto_x2_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
           }
@@ -907,7 +905,7 @@ poisson3d_channel_auto_x2_fold_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -930,7 +928,7 @@ poisson3d_channel_auto_x2_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -961,7 +959,7 @@ poisson3d_channel_auto_x2_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sy + l], acc1[l]);
             STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
             if (solution)
@@ -1316,7 +1314,7 @@ poisson3d_channel_auto_fold_kernel(
   acc0[1] += w3 * u6.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -1326,9 +1324,8 @@ poisson3d_channel_auto_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 
@@ -1398,7 +1395,7 @@ poisson3d_channel_auto_fold_dot_kernel(
     acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -1413,7 +1410,7 @@ poisson3d_channel_auto_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -1514,7 +1511,7 @@ poisson3d_channel_auto_fold_fold_dot_kernel(
     acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -1537,7 +1534,7 @@ poisson3d_channel_auto_fold_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -1913,7 +1910,7 @@ poisson3d_channel_auto_h200_x2_kernel(
   acc1[1] += w3 * u11.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -1923,9 +1920,8 @@ poisson3d_channel_auto_h200_x2_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
   if (z + 1 < nz - 1) {
     if (whole_group) {
@@ -1937,9 +1933,8 @@ poisson3d_channel_auto_h200_x2_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx)
           STENCIL_STORE(&out[site + sz + l], acc1[l]);
-        }
     }
   }
 }
@@ -2032,7 +2027,7 @@ poisson3d_channel_auto_h200_x2_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -2047,7 +2042,7 @@ poisson3d_channel_auto_h200_x2_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -2067,7 +2062,7 @@ poisson3d_channel_auto_h200_x2_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
           }
@@ -2199,7 +2194,7 @@ poisson3d_channel_auto_h200_x2_fold_dot_kernel(
     acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -2222,7 +2217,7 @@ poisson3d_channel_auto_h200_x2_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)
@@ -2253,7 +2248,7 @@ poisson3d_channel_auto_h200_x2_fold_dot_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 2; ++l)
-          if (x + l >= 0 && x + l < nx - 0) {
+          if (x + l < nx) {
             STENCIL_STORE(&out[site + sz + l], acc1[l]);
             STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
             if (solution)
@@ -3252,7 +3247,7 @@ poisson3d_channel_auto_h200_fold_kernel(
   acc0[1] += w3 * u6.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+  const bool whole_group = x + 2 <= nx;
   if (whole_group) {
     vec_t r;
     STENCIL_UNROLL
@@ -3262,9 +3257,8 @@ poisson3d_channel_auto_h200_fold_kernel(
   } else {
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
-      if (x + l >= 0 && x + l < nx - 0) {
+      if (x + l < nx)
         STENCIL_STORE(&out[site + l], acc0[l]);
-      }
   }
 }
 
@@ -3334,7 +3328,7 @@ poisson3d_channel_auto_h200_fold_dot_kernel(
     acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // The input at the group, read before any store for both branches.
     const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
     if (whole_group) {
@@ -3349,7 +3343,7 @@ poisson3d_channel_auto_h200_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
@@ -3450,7 +3444,7 @@ poisson3d_channel_auto_h200_fold_fold_dot_kernel(
     acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x >= 0 && x + 2 <= nx - 0;
+    const bool whole_group = x + 2 <= nx;
     // p' and x + alpha p at the group, read before any store for both branches.
     const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
         reinterpret_cast<const vec_t *>(direction + site), beta);
@@ -3473,7 +3467,7 @@ poisson3d_channel_auto_h200_fold_fold_dot_kernel(
     } else {
       STENCIL_UNROLL
       for (int l = 0; l < 2; ++l)
-        if (x + l >= 0 && x + l < nx - 0) {
+        if (x + l < nx) {
           STENCIL_STORE(&out[site + l], acc0[l]);
           STENCIL_STORE(&next_direction[site + l], c0.v[l]);
           if (solution)

@@ -1164,9 +1164,8 @@ stencil3d_27pt_march_auto_x4_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
+          if (x + l >= 1 && x + l < nx - 1)
             STENCIL_STORE(&out[site + l], acc0[l]);
-          }
       }
     }
     // Output z is stored: the ring moves down by one.
@@ -2061,9 +2060,8 @@ stencil3d_27pt_march_auto_h200_x4_kernel(
       } else {
         STENCIL_UNROLL
         for (int l = 0; l < 4; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
+          if (x + l >= 1 && x + l < nx - 1)
             STENCIL_STORE(&out[site + l], acc0[l]);
-          }
       }
     }
     // Output z is stored: the ring moves down by one.

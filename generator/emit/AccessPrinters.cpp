@@ -74,6 +74,105 @@ void AccessPrinter::foldElement(CodePrinter &p, const std::string &at,
          acc + ");");
 }
 
+/// Whether lane `l` of the group at `x` lies in the update region along
+/// x, whose sites are `reach` or more from either end.
+static std::string laneInside(int reach) {
+  if (reach == 0)
+    return "x + l < nx";
+  const std::string r = std::to_string(reach);
+  return "x + l >= " + r + " && x + l < nx - " + r;
+}
+
+void AccessPrinter::groupStore(CodePrinter &p, const PlannedStore &store,
+                               const GroupStore &group) const {
+  const bool folds = foldsDirection();
+  // Read before any store, for both branches: loading in the site-by-site
+  // branch kept the warps that hold a halo group waiting on its loads after
+  // the others had stored.
+  const bool ownFirst = folds || (store.addsDot && group.dotReadsAhead);
+  CodePrinter::Vars vars = {{"at", group.at},
+                            {"lane", group.lane},
+                            {"own", group.own},
+                            {"sum", group.sum},
+                            {"width", std::to_string(access.width)},
+                            {"store", storeMacro()},
+                            {"inside", laneInside(store.groupReach)},
+                            {"vector", storedVector()},
+                            {"stored_r", stored("r")},
+                            {"stored_lane", stored(group.lane)},
+                            {"stored_own", stored(group.own)},
+                            {"stored_own_l", stored(group.own + ".v[l]")}};
+  if (ownFirst) {
+    p.line(folds ? "// p' and x + alpha p at the group, read before any store "
+                   "for both branches."
+                 : "// The input at the group, read before any store for "
+                   "both branches.");
+    p.lines("const vec_t " + group.own + " = " + inVector(group.at) + ";");
+    if (folds)
+      p.emit(vars, R"(
+        vec_t $sum$ = {};
+        if (solution)
+          $sum$ = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + $at$),
+              reinterpret_cast<const $vector$ *>(direction + $at$), alpha);
+      )");
+  }
+  p.emit(vars, R"(
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < $width$; ++l)
+        r.v[l] = $lane$;
+      $store$(reinterpret_cast<$vector$ *>(out + $at$), $stored_r$);
+  )");
+  {
+    CodePrinter::Indent indent(p);
+    if (folds)
+      p.emit(vars, R"(
+        $store$(reinterpret_cast<$vector$ *>(next_direction + $at$), $stored_own$);
+        if (solution)
+          *reinterpret_cast<vec_t *>(solution + $at$) = $sum$;
+      )");
+    if (ownFirst)
+      p.emit(vars, R"(
+        STENCIL_UNROLL
+        for (int l = 0; l < $width$; ++l)
+          dot += static_cast<double>($own$.v[l]) * static_cast<double>(r.v[l]);
+      )");
+  }
+  // A lane's stores: braces where there are several.
+  vars.push_back({"open", ownFirst ? " {" : ""});
+  p.emit(vars, R"(
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < $width$; ++l)
+        if ($inside$)$open$
+          $store$(&out[$at$ + l], $stored_lane$);
+  )");
+  if (ownFirst) {
+    {
+      CodePrinter::Indent lane(p, 6);
+      if (folds)
+        p.emit(vars, R"(
+          $store$(&next_direction[$at$ + l], $stored_own_l$);
+          if (solution)
+            solution[$at$ + l] = $sum$.v[l];
+        )");
+      p.line("dot += static_cast<double>(" + group.own +
+             ".v[l]) * static_cast<double>(" + group.lane + ");");
+    }
+    CodePrinter::Indent closing(p, 4);
+    p.line("}");
+  }
+  p.line("}");
+  if (store.addsDot && !ownFirst)
+    p.emit(vars, R"(
+      STENCIL_UNROLL
+      for (int l = 0; l < $width$; ++l)
+        if ($inside$)
+          dot += static_cast<double>(in[$at$ + l]) * static_cast<double>($lane$);
+    )");
+}
+
 std::string AccessPrinter::stored(const std::string &value) const {
   return plan.narrowStorage ? "stencil::narrow<storage_type>(" + value + ")"
                             : value;
@@ -203,11 +302,15 @@ namespace {
 /// `whole_group`: whether the thread's group of sites along x lies wholly
 /// inside the update region, so that its stores move whole rows.
 void wholeGroupFlag(CodePrinter &p, const KernelPlan &plan) {
-  p.emit({{"reach", std::to_string(plan.stores.front().groupReach)},
-          {"width", std::to_string(plan.access.width)}},
+  const int reach = plan.stores.front().groupReach;
+  const std::string width = std::to_string(plan.access.width);
+  const std::string r = std::to_string(reach);
+  p.emit({{"inside", reach == 0 ? "x + " + width + " <= nx"
+                                : "x >= " + r + " && x + " + width +
+                                      " <= nx - " + r}},
          R"(
            // Groups that lie wholly inside the update region store with one access.
-           const bool whole_group = x >= $reach$ && x + $width$ <= nx - $reach$;
+           const bool whole_group = $inside$;
          )");
 }
 
@@ -269,93 +372,14 @@ public:
     wholeGroupFlag(p, plan);
   }
 
-  /// The group's own values first, with one vector access each for every
-  /// group (the array's first and last groups lie inside it too): p' and
-  /// x + alpha p where the kernel folds CG's direction, else the input for
-  /// the dot term. Then one vector store when the whole group is inside the
-  /// update region (`whole_group`), else site by site: those groups hold
-  /// halo sites. Loading in the site-by-site branch kept the warps that
-  /// hold such a group waiting on its loads after the others had stored.
+  /// The group's stores (groupStore), its own input read as a vector
+  /// before them for the dot term too.
   void store(CodePrinter &p, const PlannedStore &store) const override {
     const std::string site = std::to_string(store.site);
-    const std::string at = index.storeIndex(store);
-    const std::string acc = "acc" + site;
-    const std::string own = "c" + site;
-    const std::string sum = "xs" + site;
-    const bool readsOwn = foldsDirection() || store.addsDot;
-    CodePrinter::Vars vars = {{"at", at},
-                              {"acc", acc},
-                              {"own", own},
-                              {"sum", sum},
-                              {"width", std::to_string(access.width)},
-                              {"store", storeMacro()},
-                              {"reach", std::to_string(store.groupReach)},
-                              {"vector", storedVector()},
-                              {"stored_r", stored("r")},
-                              {"stored_acc", stored(acc + "[l]")},
-                              {"stored_own", stored(own)},
-                              {"stored_own_l", stored(own + ".v[l]")}};
     roundStoredValues(p, store, access.width);
-    if (readsOwn) {
-      p.line(foldsDirection()
-                 ? "// p' and x + alpha p at the group, read before any store for both branches."
-                 : "// The input at the group, read before any store for both branches.");
-      p.lines("const vec_t " + own + " = " + inVector(at) + ";");
-      if (foldsDirection())
-        p.emit(vars, R"(
-          vec_t $sum$ = {};
-          if (solution)
-            $sum$ = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + $at$),
-                reinterpret_cast<const $vector$ *>(direction + $at$), alpha);
-        )");
-    }
-    p.emit(vars, R"(
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < $width$; ++l)
-          r.v[l] = $acc$[l];
-        $store$(reinterpret_cast<$vector$ *>(out + $at$), $stored_r$);
-    )");
-    {
-      CodePrinter::Indent indent(p);
-      if (foldsDirection())
-        p.emit(vars, R"(
-          $store$(reinterpret_cast<$vector$ *>(next_direction + $at$), $stored_own$);
-          if (solution)
-            *reinterpret_cast<vec_t *>(solution + $at$) = $sum$;
-        )");
-      if (store.addsDot)
-        p.emit(vars, R"(
-          STENCIL_UNROLL
-          for (int l = 0; l < $width$; ++l)
-            dot += static_cast<double>($own$.v[l]) * static_cast<double>(r.v[l]);
-        )");
-    }
-    p.emit(vars, R"(
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < $width$; ++l)
-          if (x + l >= $reach$ && x + l < nx - $reach$) {
-            $store$(&out[$at$ + l], $stored_acc$);
-    )");
-    {
-      CodePrinter::Indent indent(p, 6);
-      if (foldsDirection())
-        p.emit(vars, R"(
-          $store$(&next_direction[$at$ + l], $stored_own_l$);
-          if (solution)
-            solution[$at$ + l] = $sum$.v[l];
-        )");
-      if (readsOwn)
-        p.emit(vars, R"(
-          dot += static_cast<double>($own$.v[l]) * static_cast<double>($acc$[l]);
-        )");
-    }
-    p.emit(R"(
-          }
-      }
-    )");
+    groupStore(p, store,
+               {index.storeIndex(store), "acc" + site + "[l]", "c" + site,
+                "xs" + site, /*dotReadsAhead=*/true});
   }
 };
 
@@ -606,9 +630,7 @@ private:
   std::string vectorOf(const std::string &name) const {
     if (!foldsDirection())
       return widened(name + "[j]");
-    const std::string type = "reinterpret_cast<const " + storedVector() + " *>(";
-    return "stencil::fold_direction(" + type + "in + " + name + ") + j,\n    " +
-           type + "direction + " + name + ") + j, beta)";
+    return inVector(name + " + j * " + std::to_string(access.width));
   }
 
   /// CG's fold at the stored site, a vector at a time: p' (as its store
@@ -726,90 +748,26 @@ public:
     wholeGroupFlag(p, plan);
   }
 
-  /// Per component: where the kernel folds CG's direction, the group's p'
-  /// and x + alpha p first, with one vector access each (as
-  /// RowGroupAccess::store, and for the same reason). Then one vector store
-  /// when the whole group is inside the update region, else site by site
-  /// (a component's row is contiguous). The dot kernel's term reads the
-  /// input value by value after the stores: on the H200 that ran 3% faster
-  /// than vector reads before them (laplacian4d_vec24_antiperiodic's CG).
+  /// Per component, the group's stores (groupStore; a component's row is
+  /// contiguous). The dot kernel's term reads the input value by value
+  /// after the stores: on the H200 that ran 3% faster than vector reads
+  /// before them (laplacian4d_vec24_antiperiodic's CG).
   void store(CodePrinter &p, const PlannedStore &store) const override {
-    const std::string acc = "acc" + std::to_string(store.site);
     const std::string width = std::to_string(access.width);
-    const bool folds = foldsDirection();
-    CodePrinter::Vars vars = {
-        {"count", std::to_string(access.perThread)},
-        {"element", element(index.storeIndex(store), component())},
-        {"acc", acc},
-        {"width", width},
-        {"store", storeMacro()},
-        {"reach", std::to_string(store.groupReach)},
-        {"vector", storedVector()},
-        {"own", inVector("at")},
-        {"stored_r", stored("r")},
-        {"stored_acc", stored(acc + "[c * " + width + " + l]")},
-        {"stored_own", stored("own")},
-        {"stored_own_l", stored("own.v[l]")}};
     roundStoredValues(p, store, access.perThread * access.width);
-    p.emit(vars, R"(
-      STENCIL_UNROLL
-      for (int c = 0; c < $count$; ++c) {
-        const stencil::index_t at = $element$;
-    )");
+    p.emit({{"count", std::to_string(access.perThread)},
+            {"element", element(index.storeIndex(store), component())}},
+           R"(
+             STENCIL_UNROLL
+             for (int c = 0; c < $count$; ++c) {
+               const stencil::index_t at = $element$;
+           )");
     {
       CodePrinter::Indent body(p);
-      if (folds)
-        p.emit(vars, R"(
-          const vec_t own = $own$;
-          vec_t xs = {};
-          if (solution)
-            xs = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + at),
-                reinterpret_cast<const $vector$ *>(direction + at), alpha);
-        )");
-      p.emit(vars, R"(
-        if (whole_group) {
-          vec_t r;
-          STENCIL_UNROLL
-          for (int l = 0; l < $width$; ++l)
-            r.v[l] = $acc$[c * $width$ + l];
-          $store$(reinterpret_cast<$vector$ *>(out + at), $stored_r$);
-      )");
-      if (folds)
-        p.emit(vars, R"(
-            $store$(reinterpret_cast<$vector$ *>(next_direction + at), $stored_own$);
-            if (solution)
-              *reinterpret_cast<vec_t *>(solution + at) = xs;
-            STENCIL_UNROLL
-            for (int l = 0; l < $width$; ++l)
-              dot += static_cast<double>(own.v[l]) * static_cast<double>(r.v[l]);
-          } else {
-            STENCIL_UNROLL
-            for (int l = 0; l < $width$; ++l)
-              if (x + l >= $reach$ && x + l < nx - $reach$) {
-                $store$(&out[at + l], $stored_acc$);
-                $store$(&next_direction[at + l], $stored_own_l$);
-                if (solution)
-                  solution[at + l] = xs.v[l];
-                dot += static_cast<double>(own.v[l]) * static_cast<double>($acc$[c * $width$ + l]);
-              }
-          }
-        )");
-      else
-        p.emit(vars, R"(
-          } else {
-            STENCIL_UNROLL
-            for (int l = 0; l < $width$; ++l)
-              if (x + l >= $reach$ && x + l < nx - $reach$)
-                $store$(&out[at + l], $stored_acc$);
-          }
-        )");
-      if (store.addsDot && !folds)
-        p.emit(vars, R"(
-          STENCIL_UNROLL
-          for (int l = 0; l < $width$; ++l)
-            if (x + l >= $reach$ && x + l < nx - $reach$)
-              dot += static_cast<double>(in[at + l]) * static_cast<double>($acc$[c * $width$ + l]);
-        )");
+      groupStore(p, store,
+                 {"at", "acc" + std::to_string(store.site) + "[c * " + width +
+                            " + l]",
+                  "own", "xs", /*dotReadsAhead=*/false});
     }
     p.line("}");
   }

@@ -96,6 +96,22 @@ protected:
   /// x += alpha p, and dot += p' . acc.
   void foldElement(CodePrinter &p, const std::string &at,
                    const std::string &next, const std::string &acc) const;
+  /// What groupStore() prints one group's stores with.
+  struct GroupStore {
+    std::string at;   ///< element index of the group's first value
+    std::string lane; ///< lane `l`'s accumulator, e.g. "acc0[l]"
+    std::string own;  ///< local: the group's input (p' where CG folds)
+    std::string sum;  ///< local: x + alpha p where CG folds
+    /// Dot kernels read the group's input as a vector before the stores
+    /// (else value by value after them).
+    bool dotReadsAhead;
+  };
+  /// The stores of an aligned group of `access.width` sites along x (the
+  /// caller declares whole_group): one vector store when the whole group
+  /// is inside the update region, else site by site; where CG folds, p'
+  /// and x + alpha p, read as vectors before the stores; the dot term.
+  void groupStore(CodePrinter &p, const PlannedStore &store,
+                  const GroupStore &group) const;
   /// The vector type of a field access: vec_t, or svec_t (storage_type).
   std::string storedVector() const {
     return plan.narrowStorage ? "svec_t" : "vec_t";
