@@ -27,6 +27,7 @@
 #include "stencil/tuning.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -75,18 +76,37 @@ Options parse(int argc, char **argv) {
         usage(arg + " needs a value");
       return argv[++i];
     };
+    // Whole values only: atoi read "5x" as 5 and "x" as 0.
+    auto integer = [&] {
+      const std::string text = value();
+      char *end = nullptr;
+      errno = 0;
+      long n = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || errno == ERANGE || n < 1 ||
+          n > 1000000000)
+        usage(arg + " '" + text + "' is not a positive integer");
+      return static_cast<int>(n);
+    };
+    auto number = [&] {
+      const std::string text = value();
+      char *end = nullptr;
+      double x = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !std::isfinite(x))
+        usage(arg + " '" + text + "' is not a number");
+      return x;
+    };
     if (arg == "--runs")
-      o.runs = std::atoi(value().c_str());
+      o.runs = integer();
     else if (arg == "--scale")
-      o.scale = std::atof(value().c_str());
+      o.scale = number();
     else if (arg == "--only")
       o.only = value();
     else if (arg == "--json")
       o.json = value();
     else if (arg == "--cg-size")
-      o.cgSize = std::atoi(value().c_str());
+      o.cgSize = integer();
     else if (arg == "--cg-iterations")
-      o.cgIterations = std::atoi(value().c_str());
+      o.cgIterations = integer();
     else if (arg == "--lattice-size")
       o.latticeSizes.push_back(value());
     else

@@ -38,9 +38,11 @@ bool isIdentifier(StringRef word) {
 
 /// Names a spec may not use for the stencil or a parameter: C++'s keywords,
 /// the names its implementation reserves, the platform's macros
-/// (STENCIL_...), and the few names the generated host code gives the
-/// stencil's own types and arguments. The kernels' local variables need no
-/// entry: they reach the spec's parameters only as members of `params`.
+/// (STENCIL_...), the few names the generated host code gives the
+/// stencil's own types and arguments, the namespaces it names (a stencil
+/// called `std` would shadow them), the standard library's macros and the
+/// GPU's built-in variables. The kernels' local variables need no entry:
+/// they reach the spec's parameters only as members of `params`.
 bool isReservedName(StringRef word) {
   static const StringRef reserved[] = {
       "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case",
@@ -58,7 +60,19 @@ bool isReservedName(StringRef word) {
       "static_cast", "static_assert", "decltype", "thread_local", "typeid",
       "concept", "requires", "consteval", "constinit", "co_await",
       "co_return", "co_yield", "in", "out", "stream", "params", "extents",
-      "value_type"};
+      "value_type",
+      // Namespaces of the generated code.
+      "std", "stencil", "stencilc_kernels",
+      // The C and C++ libraries' macros.
+      "NULL", "EOF", "errno", "assert", "offsetof", "stdin", "stdout",
+      "stderr", "INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL",
+      "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "DBL_MAX", "DBL_MIN",
+      "DBL_EPSILON", "CHAR_BIT", "INT_MAX", "INT_MIN", "UINT_MAX",
+      "LONG_MAX", "LONG_MIN", "LLONG_MAX", "LLONG_MIN", "SIZE_MAX",
+      "RAND_MAX", "EXIT_SUCCESS", "EXIT_FAILURE", "BUFSIZ", "FILENAME_MAX",
+      "SEEK_SET", "SEEK_CUR", "SEEK_END", "M_PI", "M_E", "unix", "linux",
+      // CUDA's and HIP's built-in variables.
+      "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"};
   return is_contained(reserved, word) || word.startswith("__") ||
          word.startswith("STENCIL_");
 }
@@ -105,10 +119,31 @@ void Checker::checkName() {
     model.name = spec.name.value;
   }
   if (spec.description.present) {
-    if (spec.description.value.find("*/") != std::string::npos)
+    const std::string &text = spec.description.value;
+    // Copied into comments of the generated code: nothing may end them or
+    // run one into the code after it.
+    auto control = llvm::find_if(text, [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t';
+    });
+    SmallVector<StringRef, 4> lines;
+    StringRef(text).split(lines, '\n');
+    bool continues = llvm::any_of(lines, [](StringRef line) {
+      return line.rtrim(" \t").endswith("\\");
+    });
+    if (text.find("*/") != std::string::npos)
       diags.error(spec.description.range,
                   "'description' may not contain '*/' (it is copied into a "
                   "comment of the generated code)");
+    else if (control != text.end())
+      diags.error(spec.description.range,
+                  "'description' may not contain control characters (found "
+                  "character code " +
+                      Twine(static_cast<int>(*control)) +
+                      "; it is copied into comments of the generated code)");
+    else if (continues)
+      diags.error(spec.description.range,
+                  "a line of 'description' may not end with '\\' (it would "
+                  "continue the generated code's comment onto the next line)");
     model.description = spec.description.value;
   }
 }

@@ -275,9 +275,13 @@ Error writeRoofline(const std::vector<SpecReport> &reports,
           ? "set terminal pngcairo size 1100,700 noenhanced font 'sans,10'\n"
           : "set terminal svg size 1100,700 dynamic noenhanced font "
             "'sans,11'\n";
+  // A quote in gnuplot's single-quoted string is written twice.
+  std::string quoted;
+  for (char c : path)
+    quoted += c == '\'' ? std::string("''") : std::string(1, c);
   std::string script =
       terminal +
-      "set output '" + path.str() + "'\n"
+      "set output '" + quoted + "'\n"
       "set title 'stencilc roofline'\nset logscale xy\n"
       "set xlabel 'arithmetic intensity (flop/byte)'\n"
       "set ylabel 'attainable GFLOP/s'\nset xrange [0.01:100]\n"

@@ -85,11 +85,20 @@ bool Reader::run() {
 void Reader::readGroup() {
   char sign = text[i];
   size_t signAt = i++;
-  int distance = 0;
+  size_t digitsAt = i;
   while (i < text.size() && isDigit(text[i]))
-    distance = distance * 10 + (text[i++] - '0');
-  if (distance == 0)
-    distance = 1;
+    ++i;
+  int distance = 1;
+  if (i > digitsAt) {
+    // Taps reach 1024 sites at most; a longer number names no tap.
+    StringRef digits = text.slice(digitsAt, i);
+    unsigned long long value = 0;
+    if (digits.getAsInteger(10, value) || value == 0 || value > 1024)
+      return fail(digitsAt, "distance '" + digits +
+                                "' in the load order: expected 1 to 1024 "
+                                "(no digits for 1)");
+    distance = static_cast<int>(value);
+  }
   if (i >= text.size() || axisOf(text[i]) < 0)
     return fail(i < text.size() ? i : signAt,
                 "expected an axis letter (X, Y, Z or T) after '" +

@@ -49,10 +49,38 @@ SMRange widenToBracket(SMRange range, char open, const char *bufferStart) {
   return range;
 }
 
-YamlNode materialize(yaml::Node *node, const char *bufferStart) {
+/// How deep a spec's YAML may nest. A spec needs five levels; the limit
+/// keeps the recursive copy below off the end of the stack on hostile
+/// input (20000 nested brackets overflowed it).
+constexpr int kMaxYamlDepth = 64;
+
+/// A node the copy below refuses, and why.
+struct RefusedNode {
+  yaml::Node *node = nullptr;
+  std::string why;
+};
+
+/// Copies `node` and what it holds. The first node deeper than
+/// kMaxYamlDepth, or alias (`*name`, whose target may be missing), is
+/// not entered but returned in `refused`, and the copy stops.
+YamlNode materialize(yaml::Node *node, const char *bufferStart, int depth,
+                     RefusedNode &refused) {
   YamlNode out;
-  if (!node)
+  if (!node || refused.node)
     return out;
+  if (depth > kMaxYamlDepth) {
+    // Going on to the next document would walk the rest of this one, as
+    // deep as it goes.
+    refused = {node, "YAML nested deeper than " +
+                         std::to_string(kMaxYamlDepth) +
+                         " levels; a spec nests five at most"};
+    return out;
+  }
+  if (auto *alias = dyn_cast<yaml::AliasNode>(node)) {
+    refused = {node, "a spec may not use YAML aliases ('*" +
+                         alias->getName().str() + "'); write the value out"};
+    return out;
+  }
   out.range = node->getSourceRange();
   if (isa<yaml::MappingNode>(node))
     out.range = widenToBracket(out.range, '{', bufferStart);
@@ -68,16 +96,23 @@ YamlNode materialize(yaml::Node *node, const char *bufferStart) {
   } else if (auto *map = dyn_cast<yaml::MappingNode>(node)) {
     out.kind = YamlNode::Mapping;
     for (yaml::KeyValueNode &entry : *map) {
-      YamlNode key = materialize(entry.getKey(), bufferStart);
-      YamlNode value = materialize(entry.getValue(), bufferStart);
+      YamlNode key =
+          materialize(entry.getKey(), bufferStart, depth + 1, refused);
+      YamlNode value =
+          materialize(entry.getValue(), bufferStart, depth + 1, refused);
       if (value.kind == YamlNode::Null && !value.range.isValid())
         value.range = key.range;
       out.entries.emplace_back(std::move(key), std::move(value));
+      if (refused.node)
+        break;
     }
   } else if (auto *seq = dyn_cast<yaml::SequenceNode>(node)) {
     out.kind = YamlNode::Sequence;
-    for (yaml::Node &item : *seq)
-      out.items.push_back(materialize(&item, bufferStart));
+    for (yaml::Node &item : *seq) {
+      out.items.push_back(materialize(&item, bufferStart, depth + 1, refused));
+      if (refused.node)
+        break;
+    }
   } else if (isa<yaml::NullNode>(node)) {
     out.kind = YamlNode::Null;
   } else {
@@ -526,15 +561,31 @@ bool parseCoefficientText(StringRef text, CoefficientSpec &out) {
     while (i < text.size() && text[i] == ' ')
       ++i;
   };
+  // digits [. digits] [e [+-] digits]: an exponent without digits ("2e",
+  // "1e+-5") is an error, not a number and a term.
   auto readNumber = [&](double &value) {
     size_t start = i;
-    while (i < text.size() &&
-           (isDigit(text[i]) || text[i] == '.' || text[i] == 'e' ||
-            text[i] == 'E' ||
-            ((text[i] == '+' || text[i] == '-') && i > start &&
-             (text[i - 1] == 'e' || text[i - 1] == 'E'))))
+    auto digits = [&] {
+      size_t from = i;
+      while (i < text.size() && isDigit(text[i]))
+        ++i;
+      return i > from;
+    };
+    bool mantissa = digits();
+    if (i < text.size() && text[i] == '.') {
       ++i;
-    return i > start && !text.slice(start, i).getAsDouble(value);
+      mantissa |= digits();
+    }
+    if (!mantissa)
+      return false;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+      ++i;
+      if (i < text.size() && (text[i] == '+' || text[i] == '-'))
+        ++i;
+      if (!digits())
+        return false;
+    }
+    return !text.slice(start, i).getAsDouble(value);
   };
   auto readName = [&](std::string &name) {
     size_t start = i;
@@ -721,8 +772,33 @@ std::optional<Spec> parseSpec(unsigned bufferID, StringRef path,
                   "a spec file holds one YAML document; found a second");
       break;
     }
-    YamlNode tree = materialize(
-        root, sourceMgr.getMemoryBuffer(bufferID)->getBufferStart());
+    RefusedNode refused;
+    YamlNode tree =
+        materialize(root, sourceMgr.getMemoryBuffer(bufferID)->getBufferStart(),
+                    /*depth=*/1, refused);
+    if (refused.node) {
+      SMRange range = refused.node->getSourceRange();
+      const char *start =
+          sourceMgr.getMemoryBuffer(bufferID)->getBufferStart();
+      if (isa<yaml::MappingNode>(refused.node))
+        range = widenToBracket(range, '{', start);
+      else if (isa<yaml::SequenceNode>(refused.node))
+        range = widenToBracket(range, '[', start);
+      // LLVM's range of an alias starts after its token: point at `*name`.
+      if (auto *alias = dyn_cast<yaml::AliasNode>(refused.node)) {
+        StringRef buffer = sourceMgr.getMemoryBuffer(bufferID)->getBuffer();
+        size_t end = range.Start.getPointer() - buffer.data();
+        size_t star =
+            buffer.take_front(end).rfind("*" + alias->getName().str());
+        if (star != StringRef::npos)
+          range = SMRange(
+              SMLoc::getFromPointer(buffer.data() + star),
+              SMLoc::getFromPointer(buffer.data() + star + 1 +
+                                    alias->getName().size()));
+      }
+      diags.error(range, refused.why);
+      return std::nullopt;
+    }
     if (!stream.failed())
       parser.parseDocument(&tree, spec);
   }

@@ -28,6 +28,9 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <map>
+
 using namespace llvm;
 using namespace stencilc;
 
@@ -400,8 +403,40 @@ readCacheOrReport(StringRef path) {
   return std::move(*entries);
 }
 
+/// The namespaces inside stencilc_kernels that `files` define: every
+/// `namespace NAME {` line but stencilc_kernels itself (read from the text,
+/// so that every kind of variant counts: groups along x, other GPUs,
+/// tuned entries, rank kernels, inner kernels).
+std::vector<std::string> definedNamespaces(const EmittedStencil &files) {
+  std::vector<std::string> names;
+  for (StringRef text : {StringRef(files.kernels), StringRef(files.header)}) {
+    SmallVector<StringRef, 0> lines;
+    text.split(lines, '\n');
+    for (StringRef line : lines)
+      if (line.consume_front("namespace ") && line.consume_back(" {") &&
+          line != "stencilc_kernels" && !is_contained(names, line))
+        names.push_back(line.str());
+  }
+  return names;
+}
+
+/// What names the file at `path` across spellings (./a.yaml, a.yaml):
+/// its device and inode, or the path where they cannot be read.
+std::string fileIdentity(StringRef path) {
+  sys::fs::UniqueID id;
+  if (sys::fs::getUniqueID(path, id))
+    return path.str();
+  return std::to_string(id.getDevice()) + ":" + std::to_string(id.getFile());
+}
+
 int runGenerate() {
   int status = 0;
+  // Namespace -> the spec file whose written code defines it (identity,
+  // path): two specs' code would not link together, and a second spec of
+  // one name would overwrite the first's files. Only across the specs of
+  // one run: CMake's stencilc_add_kernels generates a spec a run, and
+  // there the linker reports the clash.
+  std::map<std::string, std::pair<std::string, std::string>> definedBy;
   std::vector<TuningCacheEntry> cache;
   if (!tuneCachePath.empty()) {
     std::optional<std::vector<TuningCacheEntry>> entries =
@@ -477,12 +512,29 @@ int runGenerate() {
       status = 1;
       continue;
     }
+    const std::string identity = fileIdentity(path);
+    const std::vector<std::string> names = definedNamespaces(*files);
+    auto clash = llvm::find_if(names, [&](const std::string &name) {
+      auto it = definedBy.find(name);
+      return it != definedBy.end() && it->second.first != identity;
+    });
+    if (clash != names.end()) {
+      WithColor::error(errs(), "stencilc")
+          << path << ": the code of spec '" << model->name
+          << "' would define namespace stencilc_kernels::" << *clash
+          << ", which " << definedBy[*clash].second
+          << " defines too; rename one of the two specs\n";
+      status = 1;
+      continue;
+    }
     if (Error error = writeStencil(*model, *files, outputDirectory)) {
       WithColor::error(errs(), "stencilc") << toString(std::move(error))
                                            << "\n";
       status = 1;
       continue;
     }
+    for (const std::string &name : names)
+      definedBy.emplace(name, std::make_pair(identity, path));
     if (!quiet) {
       printSummary(*model, plans, outputDirectory);
       // The compiled-in choices of the spec's kernels and of its inner ones
@@ -545,11 +597,13 @@ bool applyPeaks(const cl::list<std::string> &entries, bool bandwidth,
     auto it = llvm::find_if(targets, [&, name = name](const TargetInfo &t) {
       return t.target == name;
     });
-    if (it == targets.end() || text.getAsDouble(value) || !(value > 0)) {
+    if (it == targets.end() || text.getAsDouble(value) || !(value > 0) ||
+        !std::isfinite(value)) {
       WithColor::error(errs(), "stencilc")
           << "--peak-" << (bandwidth ? "bandwidth" : "gflops") << " '"
-          << entry << "': expected TARGET=NUMBER with a positive number and "
-          << "one of the inspected targets\n";
+          << entry
+          << "': expected TARGET=NUMBER with a finite positive number and "
+             "one of the inspected targets\n";
       return false;
     }
     if (bandwidth)
@@ -564,7 +618,10 @@ int runInspect(const char *argv0) {
   InspectOptions options;
   options.runtimeInclude = runtimeIncludeDirectory(argv0);
   options.keepIsa = inspectIsa;
-  std::vector<std::string> names(inspectTargets.begin(), inspectTargets.end());
+  std::vector<std::string> names;
+  for (const std::string &name : inspectTargets)
+    if (!llvm::is_contained(names, name)) // sm_90,sm_90: once
+      names.push_back(name);
   if (names.empty() || llvm::is_contained(names, "all")) {
     names.clear();
     for (const TargetInfo &t : knownTargets())
@@ -584,6 +641,24 @@ int runInspect(const char *argv0) {
   if (!applyPeaks(measuredBandwidth, true, options.targets) ||
       !applyPeaks(measuredCompute, false, options.targets))
     return 1;
+  // Checked before the compiles: gnuplot draws .svg or .png only, and a
+  // line break would end the path's gnuplot command.
+  if (!rooflinePath.empty()) {
+    StringRef chart = rooflinePath;
+    const char *why = nullptr;
+    if (!chart.endswith_insensitive(".svg") &&
+        !chart.endswith_insensitive(".png"))
+      why = "the chart is drawn as .svg or .png; name one of those";
+    else if (llvm::any_of(chart, [](char c) {
+               return static_cast<unsigned char>(c) < 0x20;
+             }))
+      why = "the path may not hold control characters";
+    if (why) {
+      WithColor::error(errs(), "stencilc")
+          << "--roofline '" << rooflinePath << "': " << why << "\n";
+      return 1;
+    }
+  }
   std::vector<SpecReport> reports;
   for (const std::string &path : specPaths) {
     SourceMgr sourceMgr;
@@ -902,6 +977,19 @@ int main(int argc, char **argv) {
       "                                  emit variants and their timing program\n"
       "  stencilc import FILE --function F [-o SPEC] [-- CLANG ARGS]\n"
       "                                  derive a spec from a C++/HIP kernel\n");
+  // `--device=` and the like: an empty value given is a mistake, not the
+  // option left out.
+  for (const cl::opt<std::string> *option :
+       {&deviceOption, &importFunction, &importOutput, &importName,
+        &importPrecision, &importResourceDir, &rooflinePath, &runtimeInclude,
+        &outputDirectory, &tuneCachePath, &expectedName, &tuneVariantsFile,
+        &tuneSize, &tuneOutput})
+    if (option->getNumOccurrences() > 0 && option->empty()) {
+      WithColor::error(errs(), "stencilc")
+          << (option->ArgStr.size() == 1 ? "-" : "--") << option->ArgStr
+          << " needs a value\n";
+      return 1;
+    }
   if (checkCommand)
     return runCheck();
   if (planCommand)

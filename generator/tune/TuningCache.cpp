@@ -8,6 +8,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/xxhash.h"
 
+#include <cmath>
+
 using namespace llvm;
 
 namespace stencilc {
@@ -179,11 +181,16 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
   k.march = false;                    // absent: one tile a thread
   SmallVector<StringRef, 8> items;
   text.split(items, ';', -1, /*KeepEmpty=*/false);
+  SmallVector<StringRef, 8> keys;
   for (StringRef raw : items) {
     StringRef item = raw.trim();
     auto [key, value] = item.split('=');
     key = key.trim();
     value = value.trim();
+    // A second value for a key would silently replace the first.
+    if (is_contained(keys, key))
+      return bad(item, "repeats option '" + key + "'");
+    keys.push_back(key);
     if (key == "block") {
       SmallVector<StringRef, 4> parts;
       value.split(parts, 'x');
@@ -485,6 +492,17 @@ Expected<std::vector<TuningCacheEntry>> readTuningCache(StringRef path) {
     if (!to_float(fields[5].trim(), e.milliseconds) ||
         !to_float(fields[6].trim(), e.gbs))
       return fail(columnOf(5), "time and bandwidth must be numbers");
+    // Both are printed into the generated tables as literals.
+    if (!std::isfinite(e.milliseconds) || !(e.milliseconds > 0))
+      return fail(columnOf(5), "time must be a positive number of "
+                               "milliseconds, not '" +
+                                   fields[5].trim() + "'");
+    // Zero is allowed: the exchange tuner prints tenths of a GB/s, and a
+    // tiny lattice's exchange can round to 0.0.
+    if (!std::isfinite(e.gbs) || e.gbs < 0)
+      return fail(columnOf(6), "bandwidth must be a number of GB/s, at least "
+                               "0, not '" +
+                                   fields[6].trim() + "'");
     if (e.spec.empty() || e.fingerprint.size() != 16 || e.device.empty())
       return fail(0, "needs a spec name, a 16-digit fingerprint and a device");
     entries.push_back(std::move(e));

@@ -1111,9 +1111,22 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   const Lattice &lattice = A.lattice();
   STENCIL_TRY(require_same_lattice(lattice, b.lattice(), "solve: b"));
   STENCIL_TRY(require_same_lattice(lattice, x.lattice(), "solve: x"));
-  if (!(options.tolerance > 0) || options.max_iterations < 0)
-    return Status::failure("solve: tolerance must be positive and the "
-                           "iteration cap non-negative");
+  if (!(options.tolerance > 0)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", options.tolerance);
+    return Status::failure(std::string("solve: the tolerance must be "
+                                       "positive, not ") +
+                           text);
+  }
+  if (options.max_iterations < 0)
+    return Status::failure("solve: the iteration cap must be non-negative, "
+                           "not " +
+                           std::to_string(options.max_iterations));
+  // A lattice no wider than its halo has nothing to solve for, and the
+  // relative residual of zero unknowns is 0 / 0.
+  if (lattice.interior_sites() == 0)
+    return Status::failure("solve: lattice " + lattice.describe() +
+                           " has no unknowns: every site is halo");
   if (options.method == Method::CG)
     STENCIL_TRY(A.check_spd());
   STENCIL_TRY(check_mixed(options));

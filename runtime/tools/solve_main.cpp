@@ -60,13 +60,16 @@
 #include "stencil/scatter.hpp"
 #include "stencil/solver.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,12 +102,8 @@ stencil::Communicator &job() {
   return world;
 }
 
-[[noreturn]] void usage_error(const std::string &message) {
-  if (job().distributed())
-    job().abort(std::string(solver_kernel().name) + ": " + message, 1);
-  std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
-               message.c_str());
-  std::fprintf(stderr,
+void print_usage(std::FILE *stream) {
+  std::fprintf(stream,
                "usage: solve_%s [--size n,n,...] [--tol T] [--max-iterations "
                "N] [--method cg|cgnr] [--precond none|jacobi] [--param "
                "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
@@ -114,6 +113,14 @@ stencil::Communicator &job() {
                "CACHE] [--mixed [--reliable-delta D]] [--no-fold] "
                "[--host-scalars]\n",
                solver_kernel().name);
+}
+
+[[noreturn]] void usage_error(const std::string &message) {
+  if (job().distributed())
+    job().abort(std::string(solver_kernel().name) + ": " + message, 1);
+  std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
+               message.c_str());
+  print_usage(stderr);
   std::exit(1);
 }
 
@@ -125,11 +132,18 @@ double parse_number(const std::string &text, const char *what) {
   return value;
 }
 
-long parse_integer(const std::string &text, const char *what) {
+/// `text` as an integer in [low, high]; a usage error naming `what` and
+/// the text otherwise (strtoll's out-of-range values included).
+long long parse_integer(const std::string &text, const char *what,
+                        long long low, long long high) {
   char *end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0')
     usage_error(std::string(what) + " '" + text + "' is not an integer");
+  if (errno == ERANGE || value < low || value > high)
+    usage_error(std::string(what) + " " + text + " is out of range (" +
+                std::to_string(low) + " to " + std::to_string(high) + ")");
   return value;
 }
 
@@ -151,10 +165,8 @@ Options parse(int argc, char **argv) {
         std::string part = text.substr(
             start, comma == std::string::npos ? std::string::npos
                                               : comma - start);
-        long n = parse_integer(part, "extent");
-        if (n < 1 || n > (1L << 30))
-          usage_error("extent " + part + " is out of range");
-        options.size.push_back(static_cast<int>(n));
+        options.size.push_back(
+            static_cast<int>(parse_integer(part, "extent", 1, 1LL << 30)));
         if (comma == std::string::npos)
           break;
         start = comma + 1;
@@ -162,8 +174,8 @@ Options parse(int argc, char **argv) {
     } else if (arg == "--tol") {
       options.solve.tolerance = parse_number(value(i), "tolerance");
     } else if (arg == "--max-iterations") {
-      options.solve.max_iterations =
-          static_cast<int>(parse_integer(value(i), "iteration cap"));
+      options.solve.max_iterations = static_cast<int>(parse_integer(
+          value(i), "iteration cap", 0, std::numeric_limits<int>::max()));
     } else if (arg == "--method") {
       std::string m = value(i);
       if (m != "cg" && m != "cgnr")
@@ -195,8 +207,15 @@ Options parse(int argc, char **argv) {
            {parse_number(text.substr(eq + 1, colon - eq - 1), "low"),
             parse_number(text.substr(colon + 1), "high")}});
     } else if (arg == "--seed") {
-      options.seed = static_cast<unsigned long long>(
-          parse_integer(value(i), "seed"));
+      const std::string text = value(i);
+      char *end = nullptr;
+      errno = 0;
+      options.seed = std::strtoull(text.c_str(), &end, 10);
+      // strtoull would wrap "-1" to 2^64 - 1.
+      if (text.empty() || *end != '\0' || text.find('-') != std::string::npos)
+        usage_error("seed '" + text + "' is not a non-negative integer");
+      if (errno == ERANGE)
+        usage_error("seed " + text + " is out of range (0 to 2^64 - 1)");
     } else if (arg == "--time-kernels") {
       options.solve.time_kernels = true;
     } else if (arg == "--save") {
@@ -227,7 +246,8 @@ Options parse(int argc, char **argv) {
     } else if (arg == "--compare-tol") {
       options.compareTolerance = parse_number(value(i), "tolerance");
     } else if (arg == "--help" || arg == "-h") {
-      usage_error("help requested");
+      print_usage(stdout);
+      std::exit(0);
     } else {
       usage_error("unknown option '" + arg + "'");
     }
@@ -640,6 +660,11 @@ int main(int argc, char **argv) {
   }
   bool matched = true;
   if (!options.compare.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(options.compare, ec))
+      return fail(stencil::Status::failure(
+          "cannot read '" + options.compare + "': " +
+          (ec ? ec.message() : std::string("not a regular file"))));
     std::ifstream file(options.compare, std::ios::binary | std::ios::ate);
     if (!file)
       return fail(stencil::Status::failure("cannot read '" + options.compare +

@@ -100,8 +100,10 @@ std::string layoutOption(llvm::StringRef text, llvm::StringRef vector) {
 std::string optionsFromSummary(llvm::StringRef summary) {
   llvm::SmallVector<llvm::StringRef, 16> items;
   summary.split(items, ", ");
-  std::string out = "launch_bounds=0";
-  bool fieldLayout = false;
+  // Summaries without launch bounds were timed without them. Each key
+  // once: the cache's reader refuses a repeated one.
+  std::string out;
+  bool fieldLayout = false, bounds = false;
   for (size_t i = 0; i < items.size(); ++i) {
     llvm::StringRef item = items[i];
     llvm::StringRef next = i + 1 < items.size() ? items[i + 1] : "";
@@ -120,8 +122,9 @@ std::string optionsFromSummary(llvm::StringRef summary) {
     else if (item == "non-temporal stores")
       out += "; stores=nontemporal";
     else if (item.consume_front("launch bounds ")) {
-      auto [bounds, rest] = item.split(' ');
-      out += "; launch_bounds=" + bounds.str();
+      auto [value, rest] = item.split(' ');
+      out += "; launch_bounds=" + value.str();
+      bounds = true;
       if (rest.consume_front("(at least "))
         out += "; min_blocks_per_sm=" + rest.split(' ').first.str();
     } else if (item.consume_front("vector width "))
@@ -144,7 +147,9 @@ std::string optionsFromSummary(llvm::StringRef summary) {
     } else
       return "";
   }
-  return out;
+  if (!bounds)
+    out += "; launch_bounds=0";
+  return llvm::StringRef(out).drop_front(2).str();
 }
 
 /// The searches of site-major fields with component splits recorded while

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 using namespace stencilc;
 using namespace stencilc::testing;
 
@@ -323,6 +325,23 @@ TEST(Coefficients, LinearFormsOverParameters) {
   EXPECT_FALSE(parseCoefficientText("a*b", spec));
   EXPECT_FALSE(parseCoefficientText("", spec));
   EXPECT_FALSE(parseCoefficientText("+", spec));
+}
+
+TEST(Coefficients, NumbersWholeOrRefused) {
+  CoefficientSpec spec;
+  for (auto [text, value] : {std::pair<const char *, double>{"3.", 3.0},
+                             {".5", 0.5},
+                             {"1E+5", 1e5},
+                             {"2.5e-2", 0.025}}) {
+    ASSERT_TRUE(parseCoefficientText(text, spec)) << text;
+    EXPECT_EQ(spec.constant, value) << text;
+    EXPECT_TRUE(spec.terms.empty()) << text;
+  }
+  // An exponent without digits is no number: "1e+-5" had read as 1 + -5,
+  // "2e" as 2.
+  for (const char *text :
+       {"1e+-5", "1e-+5", "2e", "2e+", "3.e", ".", "1e+-5*h"})
+    EXPECT_FALSE(parseCoefficientText(text, spec)) << text;
 }
 
 TEST(Coefficients, FieldsReadAtShiftedSites) {
@@ -1021,9 +1040,12 @@ TEST(LayoutChecks, GeneratedNamesCannotCollideWithParameters) {
                            "x", "site", "acc0", "u3", "diag", "c", "t_p1"})
     EXPECT_TRUE(isUsableParameterName(name)) << name;
   // Keywords, reserved identifiers, the platform's macros, the host API's
-  // own names.
+  // own names, the generated code's namespaces, library macros and GPU
+  // built-ins.
   for (const char *name : {"for", "__x", "STENCIL_STORE", "value_type",
-                           "params", "in"})
+                           "params", "in", "std", "stencil",
+                           "stencilc_kernels", "NULL", "errno", "EOF",
+                           "threadIdx", "warpSize"})
     EXPECT_FALSE(isUsableParameterName(name)) << name;
 }
 
