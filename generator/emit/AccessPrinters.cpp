@@ -454,6 +454,17 @@ protected:
   /// store keeps it) to next_direction, the last step's x += alpha p, and
   /// dot += p' . out.
   void foldTerms(CodePrinter &p, const PlannedStore &store) const {
+    openComponentLoop(p, store);
+    {
+      CodePrinter::Indent indent(p);
+      foldElement(p, "at", "next", "acc" + std::to_string(store.site) + "[c]");
+    }
+    p.line("}");
+  }
+
+  /// Opens the loop over this thread's components of the stored site, with
+  /// `at` the element index of component c; the caller closes it.
+  void openComponentLoop(CodePrinter &p, const PlannedStore &store) const {
     p.emit({{"count", std::to_string(access.perThread)},
             {"element", element(index.storeIndex(store), component())}},
            R"(
@@ -461,11 +472,6 @@ protected:
              for (int c = 0; c < $count$; ++c) {
                const stencil::index_t at = $element$;
            )");
-    {
-      CodePrinter::Indent indent(p);
-      foldElement(p, "at", "next", "acc" + std::to_string(store.site) + "[c]");
-    }
-    p.line("}");
   }
 
   /// dot += in . out over this thread's components of the stored site.
@@ -755,13 +761,7 @@ public:
   void store(CodePrinter &p, const PlannedStore &store) const override {
     const std::string width = std::to_string(access.width);
     roundStoredValues(p, store, access.perThread * access.width);
-    p.emit({{"count", std::to_string(access.perThread)},
-            {"element", element(index.storeIndex(store), component())}},
-           R"(
-             STENCIL_UNROLL
-             for (int c = 0; c < $count$; ++c) {
-               const stencil::index_t at = $element$;
-           )");
+    openComponentLoop(p, store);
     {
       CodePrinter::Indent body(p);
       groupStore(p, store,
