@@ -25,11 +25,15 @@ namespace {
 using Index = std::int64_t;
 
 Status same(const Field &a, const Field &b, const char *what) {
+  STENCIL_TRY(require_storage(a, what));
+  STENCIL_TRY(require_storage(b, what));
   return require_same_lattice(a.lattice(), b.lattice(), what);
 }
 
 /// The same lattice but perhaps for the precision.
 Status same_sites(const Field &a, const Field &b, const char *what) {
+  STENCIL_TRY(require_storage(a, what));
+  STENCIL_TRY(require_storage(b, what));
   Lattice other = b.lattice();
   other.element_bytes = a.lattice().element_bytes;
   if (a.lattice() == other)
@@ -527,6 +531,8 @@ template <typename T> const T *typed(const Field &f) {
 /// Calls body(S()) with S the field's storage type; a failure for any other
 /// element size rather than a guess.
 template <typename Body> Status dispatch(const Field &f, Body body) {
+  // Every operation here reaches its fields through this.
+  STENCIL_TRY(require_storage(f, "blas"));
   return with_storage(f.lattice().element_bytes, body);
 }
 

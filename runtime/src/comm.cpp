@@ -224,13 +224,17 @@ int ProcessGrid::total() const {
 
 std::string ProcessGrid::text() const {
   std::string s;
-  for (int axis = 0; axis < dims; ++axis)
+  // A hand-built grid may claim any dims; ranks has kMaxDims entries.
+  for (int axis = 0; axis < std::min(dims, kMaxDims); ++axis)
     s += (axis ? "x" : "") + std::to_string(ranks[axis]);
   return s;
 }
 
 Status parse_process_grid(const std::string &text, int dims,
                           ProcessGrid &out) {
+  if (dims < 1 || dims > kMaxDims)
+    return Status::failure("process grid '" + text + "': a lattice of " +
+                           std::to_string(dims) + " axes (1 to 4 expected)");
   ProcessGrid grid;
   grid.dims = dims;
   std::string item;

@@ -34,6 +34,8 @@ Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
     STENCIL_TRY(Field::create(A.lattice(), S.diagonal_));
     // Fails with the reason on a zero or non-finite diagonal entry.
     STENCIL_TRY(A.diagonal(S.diagonal_));
+    S.diagonal_values_ = A.parameter_values();
+    S.diagonal_fields_ = A.site_parameter_fields();
   }
   STENCIL_TRY(Field::create(A.lattice().half(1), S.odd_scratch_));
   STENCIL_TRY(LaunchGraphs::from_environment(S.graphs_));
@@ -41,13 +43,20 @@ Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
   return Status();
 }
 
+Status SchurComplement::require_created(const char *what) const {
+  if (A_)
+    return Status();
+  return Status::failure(std::string("Schur complement: ") + what +
+                         " on a complement never created "
+                         "(default-constructed or moved from)");
+}
+
 Status SchurComplement::apply_with(bool adjoint, Field &out, const Field &in,
                                    Stream stream) const {
+  STENCIL_TRY(require_created(adjoint ? "apply_adjoint" : "apply"));
   // Checked here, not only by the kernels: a replayed graph checks nothing.
-  STENCIL_TRY(require_same_lattice(lattice(), out.lattice(),
-                                   "Schur complement: out"));
-  STENCIL_TRY(require_same_lattice(lattice(), in.lattice(),
-                                   "Schur complement: in"));
+  STENCIL_TRY(require_field(lattice(), out, "Schur complement: out"));
+  STENCIL_TRY(require_field(lattice(), in, "Schur complement: in"));
   if (!graphs_.enabled() || !A_->launches_only_kernels())
     return launch(adjoint, out, in, stream);
   // The fields, the direction and every argument A's kernels take: the
@@ -64,10 +73,9 @@ Status SchurComplement::apply_with(bool adjoint, Field &out, const Field &in,
 
 Status SchurComplement::apply_launched(Field &out, const Field &in,
                                        Stream stream) const {
-  STENCIL_TRY(require_same_lattice(lattice(), out.lattice(),
-                                   "Schur complement: out"));
-  STENCIL_TRY(require_same_lattice(lattice(), in.lattice(),
-                                   "Schur complement: in"));
+  STENCIL_TRY(require_created("apply_launched"));
+  STENCIL_TRY(require_field(lattice(), out, "Schur complement: out"));
+  STENCIL_TRY(require_field(lattice(), in, "Schur complement: in"));
   if (!A_->launches_only_kernels())
     return Status::failure("Schur complement: apply_launched on an operator "
                            "that exchanges halos between its kernels");
@@ -118,12 +126,24 @@ Status SchurComplement::invert_odd(Field &out, const Field &in) const {
                                  0.0, 1.0));
     return out.copy_from(odd_scratch_);
   }
+  // The hops read A's parameters as they are now; D must follow them.
+  if (A_->parameter_values() != diagonal_values_ ||
+      A_->site_parameter_fields() != diagonal_fields_) {
+    STENCIL_TRY(A_->diagonal(diagonal_));
+    diagonal_values_ = A_->parameter_values();
+    diagonal_fields_ = A_->site_parameter_fields();
+  }
   Field dOdd;
   STENCIL_TRY(diagonal_.half(1, dOdd));
   return divide(in, dOdd, out);
 }
 
 Status SchurComplement::prepare(const Field &b, Field &rhs) const {
+  STENCIL_TRY(require_created("prepare"));
+  // rhs is written before b_e is read.
+  if (share_memory(b, rhs))
+    return Status::failure("Schur complement: prepare's rhs shares memory "
+                           "with b; give it a field of its own");
   Field bEven, bOdd, scaled;
   STENCIL_TRY(b.half(0, bEven));
   STENCIL_TRY(b.half(1, bOdd));
@@ -134,6 +154,11 @@ Status SchurComplement::prepare(const Field &b, Field &rhs) const {
 }
 
 Status SchurComplement::reconstruct(const Field &b, Field &x) const {
+  STENCIL_TRY(require_created("reconstruct"));
+  // x_o is written before b_o is read.
+  if (share_memory(b, x))
+    return Status::failure("Schur complement: reconstruct's x shares memory "
+                           "with b; give it a field of its own");
   Field bOdd, xEven, xOdd;
   STENCIL_TRY(b.half(1, bOdd));
   STENCIL_TRY(x.half(0, xEven));

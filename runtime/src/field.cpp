@@ -57,7 +57,11 @@ std::string Lattice::describe() const {
   if (!layout.is_plain()) {
     static const char *const orders[3] = {"aos", "soa", "aosoa"};
     // (even/odd is appended below)
-    text += orders[layout.order];
+    // A hand-built Layout may hold any order; check_lattice refuses it,
+    // and its message describes it.
+    text += layout.order >= 0 && layout.order < 3
+                ? std::string(orders[layout.order])
+                : "order " + std::to_string(layout.order);
     if (layout.order == kBlocked)
       text += "(" + std::to_string(layout.block) + ")";
     if (layout.vector > 1)
@@ -220,6 +224,66 @@ Status download_any(const Lattice &l, void *host, const void *device) {
 
 } // namespace
 
+Status require_field(const Lattice &expected, const Field &field,
+                     const char *what) {
+  STENCIL_TRY(require_storage(field, what));
+  return require_same_lattice(expected, field.lattice(), what);
+}
+
+bool share_memory(const Field &a, const Field &b) {
+  if (!a.has_storage() || !b.has_storage())
+    return false;
+  const char *aBegin = static_cast<const char *>(a.data());
+  const char *bBegin = static_cast<const char *>(b.data());
+  return aBegin < bBegin + b.lattice().bytes() &&
+         bBegin < aBegin + a.lattice().bytes();
+}
+
+Status require_storage(const Field &field, const char *what) {
+  if (field.has_storage())
+    return Status();
+  return Status::failure(std::string(what) +
+                         ": the field has no storage (default-constructed or "
+                         "moved from)");
+}
+
+Status check_lattice(const Lattice &l) {
+  if (l.dims < 1 || l.dims > kMaxDims)
+    return Status::failure("lattice dimension " + std::to_string(l.dims) +
+                           " is not 1..4");
+  for (int axis = 0; axis < l.dims; ++axis)
+    if (l.extents[axis] < 1)
+      return Status::failure("extent " + std::to_string(l.extents[axis]) +
+                             " along axis " + std::to_string(axis) +
+                             " is not positive");
+  if (l.components < 1)
+    return Status::failure(std::to_string(l.components) +
+                           " components per site: at least 1 needed");
+  STENCIL_TRY(check_storage(l.element_bytes));
+  for (int axis = 0; axis < l.dims; ++axis)
+    if (l.halo[axis] < 0)
+      return Status::failure("halo " + std::to_string(l.halo[axis]) +
+                             " along axis " + std::to_string(axis) +
+                             " is negative");
+  if (l.parity < -1 || l.parity > 1)
+    return Status::failure("parity " + std::to_string(l.parity) +
+                           " is not -1 (whole), 0 (even) or 1 (odd)");
+  if (l.parity >= 0 && !l.layout.even_odd)
+    return Status::failure("a parity half needs an even/odd layout");
+  STENCIL_TRY(check_layout(l.layout, l.dims, l.extents, l.boundary));
+  STENCIL_TRY(check_layout_vector(l.layout, l.components, l.element_bytes));
+  // check_layout bounds the sites by 2^62; the bytes must fit too.
+  const std::int64_t limit = (std::int64_t{1} << 62) /
+                             (static_cast<std::int64_t>(l.components) *
+                              l.element_bytes);
+  if (l.sites() > limit)
+    return Status::failure(std::to_string(l.sites()) + " sites of " +
+                           std::to_string(l.components) + " " +
+                           std::to_string(l.element_bytes) +
+                           "-byte values do not fit in 64-bit byte counts");
+  return Status();
+}
+
 Status require_same_lattice(const Lattice &a, const Lattice &b,
                             const char *what) {
   if (a == b)
@@ -249,6 +313,10 @@ Field &Field::operator=(Field &&other) noexcept {
 }
 
 Status Field::half(int which, Field &view) const {
+  STENCIL_TRY(require_storage(*this, "half"));
+  // The view would be freed by the move into `view` before it is made.
+  if (&view == this)
+    return Status::failure("half: the view may not be the field itself");
   if (!lattice_.layout.even_odd || lattice_.parity >= 0)
     return Status::failure("half: " + lattice_.describe() +
                            " is not a whole even/odd field");
@@ -264,25 +332,9 @@ Status Field::half(int which, Field &view) const {
 }
 
 Status Field::create(const Lattice &lattice, Field &out) {
-  if (lattice.dims < 1 || lattice.dims > kMaxDims)
-    return Status::failure("field: lattice dimension " +
-                           std::to_string(lattice.dims) + " is not 1..4");
-  for (int axis = 0; axis < lattice.dims; ++axis)
-    if (lattice.extents[axis] < 1)
-      return Status::failure("field: extent " +
-                             std::to_string(lattice.extents[axis]) +
-                             " along axis " + std::to_string(axis) +
-                             " is not positive");
-  STENCIL_TRY(check_storage(lattice.element_bytes));
-  Status layoutStatus = check_layout(lattice.layout, lattice.dims,
-                                     lattice.extents, lattice.boundary);
-  if (layoutStatus.ok())
-    layoutStatus = check_layout_vector(lattice.layout, lattice.components,
-                                       lattice.element_bytes);
-  if (lattice.parity >= 0 && !lattice.layout.even_odd)
-    layoutStatus = Status::failure("a parity half needs an even/odd layout");
-  if (!layoutStatus.ok())
-    return Status::failure("field: " + layoutStatus.message());
+  Status valid = check_lattice(lattice);
+  if (!valid.ok())
+    return Status::failure("field: " + valid.message());
   Field field;
   field.lattice_ = lattice;
   STENCIL_TRY(device_allocate(&field.data_, lattice.bytes()));
@@ -301,17 +353,30 @@ static Status require_bytes(const Lattice &lattice, std::size_t bytes,
                          lattice.describe() + ")");
 }
 
+/// A clear error unless `host` points somewhere.
+static Status require_host(const void *host, const char *what) {
+  if (host)
+    return Status();
+  return Status::failure(std::string(what) + ": the host buffer is null");
+}
+
 Status Field::upload(const void *host, std::size_t bytes) {
+  STENCIL_TRY(require_storage(*this, "upload"));
+  STENCIL_TRY(require_host(host, "upload"));
   STENCIL_TRY(require_bytes(lattice_, bytes, "upload"));
   return upload_any(lattice_, data_, host);
 }
 
 Status Field::download(void *host, std::size_t bytes) const {
+  STENCIL_TRY(require_storage(*this, "download"));
+  STENCIL_TRY(require_host(host, "download"));
   STENCIL_TRY(require_bytes(lattice_, bytes, "download"));
   return download_any(lattice_, host, data_);
 }
 
 Status Field::upload_values(const double *host, std::int64_t count) {
+  STENCIL_TRY(require_storage(*this, "upload"));
+  STENCIL_TRY(require_host(host, "upload"));
   if (count != lattice_.values())
     return Status::failure("upload of " + std::to_string(count) +
                            " values into a field of " +
@@ -329,6 +394,8 @@ Status Field::upload_values(const double *host, std::int64_t count) {
 }
 
 Status Field::download_values(double *host, std::int64_t count) const {
+  STENCIL_TRY(require_storage(*this, "download"));
+  STENCIL_TRY(require_host(host, "download"));
   if (count != lattice_.values())
     return Status::failure("download of " + std::to_string(count) +
                            " values from a field of " +
@@ -347,6 +414,8 @@ Status Field::download_values(double *host, std::int64_t count) const {
 }
 
 Status Field::copy_from(const Field &other) {
+  STENCIL_TRY(require_storage(*this, "copy: destination"));
+  STENCIL_TRY(require_storage(other, "copy: source"));
   STENCIL_TRY(require_same_lattice(lattice_, other.lattice_, "copy"));
   return copy_device_to_device(data_, other.data_, lattice_.bytes());
 }

@@ -84,14 +84,17 @@ HostMatrix randomSpecialUnitary(int n, Random &random) {
   return m;
 }
 
+/// max |U U^dagger - 1| (and |det U - 1|): NaN where any entry is NaN,
+/// which std::max alone would drop.
 double deviation(const HostMatrix &u, bool special) {
   const HostMatrix p = multiply(u, dagger(u));
   double worst = 0;
-  for (int i = 0; i < u.n; ++i)
-    for (int j = 0; j < u.n; ++j)
-      worst = std::max(worst, std::abs(p(i, j) - (i == j ? 1.0 : 0.0)));
-  if (u.n >= 2 && special)
-    worst = std::max(worst, std::abs(determinant(u) - 1.0));
+  auto take = [&](double d) { worst = std::isnan(d) ? d : std::max(worst, d); };
+  for (int i = 0; i < u.n && !std::isnan(worst); ++i)
+    for (int j = 0; j < u.n && !std::isnan(worst); ++j)
+      take(std::abs(p(i, j) - (i == j ? 1.0 : 0.0)));
+  if (u.n >= 2 && special && !std::isnan(worst))
+    take(std::abs(determinant(u) - 1.0));
   return worst;
 }
 

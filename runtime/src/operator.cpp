@@ -59,6 +59,10 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   if (!status.ok())
     return Status::failure(std::string(info.name) + ": " + status.message());
   op.lattice_ = lattice_for(info, op.extents_);
+  // Extents that each fit may still overflow the lattice's byte count.
+  Status valid = check_lattice(op.lattice_);
+  if (!valid.ok())
+    return Status::failure(std::string(info.name) + ": " + valid.message());
   // Also where the chosen kernels have no fold pass: an entry of its own
   // may give one.
   if (kernels == Kernels::Tuned)
@@ -68,6 +72,14 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   op.site_fields_.assign(info.num_params, nullptr);
   out = std::move(op);
   return Status();
+}
+
+Status StencilOperator::require_created(const char *what) const {
+  if (created())
+    return Status();
+  return Status::failure(std::string(what) +
+                         ": the operator was never created "
+                         "(default-constructed or moved from)");
 }
 
 Status StencilOperator::choose_fold_kernels(const KernelInfo &spec,
@@ -199,6 +211,7 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
 }
 
 Status StencilOperator::create_inner(StencilOperator &out) const {
+  STENCIL_TRY(require_created("create_inner"));
   const KernelInfo &spec = declared();
   const std::string name = spec.name;
   if (!spec.inner)
@@ -324,6 +337,7 @@ void StencilOperator::set_overlap(bool overlap) {
 
 Status StencilOperator::set_exchange(const ExchangeOptions &options,
                                      const std::string &why) {
+  STENCIL_TRY(require_created("set_exchange"));
   if (!exchange_)
     return Status::failure(std::string(stencil_name()) +
                            ": set_exchange needs a distributed operator");
@@ -349,6 +363,7 @@ Status StencilOperator::set_exchange(const ExchangeOptions &options,
 }
 
 Status StencilOperator::exchange_halos(const Field &field) const {
+  STENCIL_TRY(require_created("exchange_halos"));
   if (!exchange_)
     return Status::failure(std::string(stencil_name()) +
                            ": exchange_halos needs a distributed operator");
@@ -428,6 +443,7 @@ int StencilOperator::parameter_index(const std::string &name) const {
 }
 
 Status StencilOperator::set_parameter(const std::string &name, double value) {
+  STENCIL_TRY(require_created("set_parameter"));
   int p = parameter_index(name);
   if (p < 0)
     return Status::failure(std::string(stencil_name()) +
@@ -441,8 +457,19 @@ Status StencilOperator::set_parameter(const std::string &name, double value) {
   return Status();
 }
 
+bool StencilOperator::reads(const Field &field) const {
+  for (const Field *site : site_fields_)
+    if (site && share_memory(*site, field))
+      return true;
+  if (links_ && share_memory(*links_, field))
+    return true;
+  return clover_ && (share_memory(clover_->clover, field) ||
+                     share_memory(clover_->inverse, field));
+}
+
 Status StencilOperator::set_site_parameter(const std::string &name,
                                            const Field &values) {
+  STENCIL_TRY(require_created("set_site_parameter"));
   int p = parameter_index(name);
   if (p < 0)
     return Status::failure(std::string(stencil_name()) +
@@ -450,10 +477,10 @@ Status StencilOperator::set_site_parameter(const std::string &name,
   if (!info_->param_is_site[p])
     return Status::failure("parameter '" + name + "' of " + stencil_name() +
                            " is a scalar: set it with a value");
+  const std::string what = "site parameter '" + name + "'";
   Lattice expected;
   STENCIL_TRY(site_lattice(name, expected));
-  STENCIL_TRY(require_same_lattice(expected, values.lattice(),
-                                   ("site parameter '" + name + "'").c_str()));
+  STENCIL_TRY(require_field(expected, values, what.c_str()));
   // A coefficient field is read at neighbours too: its ghost zone is
   // filled once, here (periodic: coefficients take no antiperiodic sign).
   if (distributed_)
@@ -488,6 +515,7 @@ Status StencilOperator::check_gauge(const GaugeField &U) const {
 
 Status StencilOperator::upload_links(const GaugeField &whole,
                                      Field &out) const {
+  STENCIL_TRY(require_created("upload_links"));
   GaugeField box;
   const GaugeField *local = nullptr;
   STENCIL_TRY(local_gauge(whole, local, box));
@@ -534,10 +562,11 @@ Status StencilOperator::upload_links(const GaugeField &whole,
 }
 
 Status StencilOperator::set_links(const Field &links) {
+  STENCIL_TRY(require_created("set_links"));
   if (!info_->links)
     return Status::failure(std::string(stencil_name()) +
                            " has no link taps, so it takes no links");
-  STENCIL_TRY(require_same_lattice(link_lattice(), links.lattice(), "links"));
+  STENCIL_TRY(require_field(link_lattice(), links, "links"));
   // Backward taps read U_mu(x - mu) in the ghost zone: filled once, here
   // (links are periodic; the antiperiodic sign belongs to fields).
   if (distributed_)
@@ -581,6 +610,7 @@ bool enters_clover(const KernelInfo &info, int p) {
 
 Status StencilOperator::upload_clover(const GaugeField &U, CloverArrays &out,
                                       int inverse_parity) const {
+  STENCIL_TRY(require_created("upload_clover"));
   CloverField A;
   STENCIL_TRY(compute_clover(U, A));
   return upload_clover(A, out, inverse_parity);
@@ -588,6 +618,7 @@ Status StencilOperator::upload_clover(const GaugeField &U, CloverArrays &out,
 
 Status StencilOperator::compute_clover(const GaugeField &U,
                                        CloverField &out) const {
+  STENCIL_TRY(require_created("compute_clover"));
   if (!info_->clover)
     return Status::failure(std::string(stencil_name()) + " has no clover term");
   const double diagonal = clover_diagonal(*info_, values_.data());
@@ -618,6 +649,7 @@ Status StencilOperator::compute_clover(const GaugeField &U,
 
 Status StencilOperator::upload_clover(const CloverField &A, CloverArrays &out,
                                       int inverse_parity) const {
+  STENCIL_TRY(require_created("upload_clover"));
   // A block that cannot be inverted on one rank stops every rank.
   const Status mine = upload_clover_on_rank(A, out, inverse_parity);
   return decomposition_ ? decomposition_->comm.agree(mine) : mine;
@@ -706,6 +738,7 @@ Status StencilOperator::require_clover_inverse(int parity) const {
 }
 
 Status StencilOperator::set_clover(const CloverArrays &arrays) {
+  STENCIL_TRY(require_created("set_clover"));
   if (!info_->clover)
     return Status::failure(std::string(stencil_name()) + " has no clover term");
   STENCIL_TRY(require_same_lattice(clover_lattice(), arrays.clover.lattice(),
@@ -765,8 +798,9 @@ Status StencilOperator::gather_parameters(
 
 Status StencilOperator::apply(Field &out, const Field &in,
                               Stream stream) const {
-  STENCIL_TRY(require_same_lattice(lattice_, in.lattice(), "apply: in"));
-  STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "apply: out"));
+  STENCIL_TRY(require_created("apply"));
+  STENCIL_TRY(require_field(lattice_, in, "apply: in"));
+  STENCIL_TRY(require_field(lattice_, out, "apply: out"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
   if (!distributed_)
@@ -795,6 +829,7 @@ Status launch_blocks(const KernelInfo &info, const int *extents, int kernel,
 } // namespace
 
 Status StencilOperator::fold_partial_count(std::int64_t &blocks) const {
+  STENCIL_TRY(require_created("fold_partial_count"));
   if (!has_apply_fold_dot())
     return Status::failure(std::string("fold_partial_count: ") +
                            stencil_name() +
@@ -806,6 +841,7 @@ Status StencilOperator::apply_fold_dot(Field &out, Field &next_direction,
                                        const Field &r, const Field &direction,
                                        double beta, Reducer &reducer,
                                        double &result, Stream stream) const {
+  STENCIL_TRY(require_created("apply_fold_dot"));
   const double *betaOnDevice = nullptr;
   STENCIL_TRY(reducer.device_scalar(beta, betaOnDevice));
   std::int64_t blocks = 0;
@@ -827,6 +863,7 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
                                             Reducer &reducer,
                                             std::int64_t &blocks,
                                             Stream stream) const {
+  STENCIL_TRY(require_created("apply_fold_partials"));
   const KernelInfo &fold = fold_info();
   if (!fold.apply_fold_dot)
     return Status::failure(std::string("apply_fold_dot: ") + stencil_name() +
@@ -843,12 +880,12 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
       {&r, "apply_fold_dot: r"},
       {&direction, "apply_fold_dot: direction"}};
   for (const auto &[field, what] : fields)
-    STENCIL_TRY(require_same_lattice(lattice_, field->lattice(), what));
+    STENCIL_TRY(require_field(lattice_, *field, what));
   if (solution) {
     // x in the kernels' arithmetic type: float for bfloat16 fields.
     Lattice xLattice = lattice_;
     xLattice.element_bytes = std::max(lattice_.element_bytes, 4);
-    STENCIL_TRY(require_same_lattice(xLattice, solution->lattice(),
+    STENCIL_TRY(require_field(xLattice, *solution,
                                      "apply_fold_dot: solution"));
     if (alpha == nullptr)
       return Status::failure("apply_fold_dot: a solution to update but no "
@@ -873,14 +910,14 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
 Status StencilOperator::apply_dot(Field &out, const Field &in,
                                   Reducer &reducer, double &result,
                                   Stream stream) const {
+  STENCIL_TRY(require_created("apply_dot"));
   if (!info_->apply_dot)
     return Status::failure(std::string("apply_dot: ") + stencil_name() +
                            " has no fused stencil-and-dot kernel (emitted "
                            "for solver: cg, storage not even/odd, blocks of "
                            "a multiple of 64 threads)");
-  STENCIL_TRY(require_same_lattice(lattice_, in.lattice(), "apply_dot: in"));
-  STENCIL_TRY(
-      require_same_lattice(lattice_, out.lattice(), "apply_dot: out"));
+  STENCIL_TRY(require_field(lattice_, in, "apply_dot: in"));
+  STENCIL_TRY(require_field(lattice_, out, "apply_dot: out"));
   std::int64_t blocks = 0;
   STENCIL_TRY(launch_blocks(*info_, extents_, kMarchDot, blocks));
   result = 0.0;
@@ -912,10 +949,9 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
 
 Status StencilOperator::apply_adjoint(Field &out, const Field &in,
                                       Stream stream) const {
-  STENCIL_TRY(
-      require_same_lattice(lattice_, in.lattice(), "apply_adjoint: in"));
-  STENCIL_TRY(
-      require_same_lattice(lattice_, out.lattice(), "apply_adjoint: out"));
+  STENCIL_TRY(require_created("apply_adjoint"));
+  STENCIL_TRY(require_field(lattice_, in, "apply_adjoint: in"));
+  STENCIL_TRY(require_field(lattice_, out, "apply_adjoint: out"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
   if (!distributed_)
@@ -929,13 +965,14 @@ Status StencilOperator::apply_adjoint(Field &out, const Field &in,
 }
 
 Status StencilOperator::diagonal(Field &out) const {
+  STENCIL_TRY(require_created("diagonal"));
   // A zero diagonal on one rank stops every rank.
   const Status mine = diagonal_on_rank(out);
   return decomposition_ ? decomposition_->comm.agree(mine) : mine;
 }
 
 Status StencilOperator::diagonal_on_rank(Field &out) const {
-  STENCIL_TRY(require_same_lattice(lattice_, out.lattice(), "diagonal"));
+  STENCIL_TRY(require_field(lattice_, out, "diagonal"));
   if (info_->clover)
     return Status::failure(std::string(stencil_name()) +
                            ": the diagonal is the clover term, a matrix per "
@@ -986,6 +1023,7 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
                             const Field &in, HopMode mode, double alpha,
                             double beta, const Field *same,
                             Stream stream) const {
+  STENCIL_TRY(require_created("hop"));
   const EvenOddKernels *kernels = info_->even_odd;
   if (!kernels)
     return Status::failure(std::string(stencil_name()) +
@@ -994,10 +1032,10 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
   const bool toOdd = direction == Hop::EvenToOdd;
   const Lattice target = lattice_.half(toOdd ? 1 : 0);
   const Lattice source = lattice_.half(toOdd ? 0 : 1);
-  STENCIL_TRY(require_same_lattice(target, out.lattice(), "hop: out"));
-  STENCIL_TRY(require_same_lattice(source, in.lattice(), "hop: in"));
+  STENCIL_TRY(require_field(target, out, "hop: out"));
+  STENCIL_TRY(require_field(source, in, "hop: in"));
   if (same)
-    STENCIL_TRY(require_same_lattice(target, same->lattice(), "hop: same"));
+    STENCIL_TRY(require_field(target, *same, "hop: same"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
   if (info_->clover && mode == kInverseDiagonalHop)
@@ -1024,9 +1062,10 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
 
 Status StencilOperator::append_launch_key(
     std::vector<std::uint64_t> &key) const {
+  STENCIL_TRY(require_created("append_launch_key"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
-  key.push_back(reinterpret_cast<std::uintptr_t>(info_));
+  key.push_back(reinterpret_cast<std::uintptr_t>(&info()));
   for (const double value : values_) {
     std::uint64_t bits = 0;
     std::memcpy(&bits, &value, sizeof bits);
@@ -1058,6 +1097,7 @@ double StencilOperator::bytes_per_hop(Hop direction, HopMode mode) const {
 Status StencilOperator::apply_clover(int parity, Field &out, const Field &in,
                                      HopMode mode, double alpha, double beta,
                                      const Field *same, Stream stream) const {
+  STENCIL_TRY(require_created("apply_clover"));
   const std::string name = stencil_name();
   if (!info_->clover || !info_->clover->apply)
     return Status::failure(name + " has no clover kernel (a clover term "
@@ -1066,10 +1106,10 @@ Status StencilOperator::apply_clover(int parity, Field &out, const Field &in,
     return Status::failure(name + ": apply_clover: parity " +
                            std::to_string(parity) + " is not 0 or 1");
   const Lattice target = lattice_.half(parity);
-  STENCIL_TRY(require_same_lattice(target, out.lattice(), "clover: out"));
-  STENCIL_TRY(require_same_lattice(target, in.lattice(), "clover: in"));
+  STENCIL_TRY(require_field(target, out, "clover: out"));
+  STENCIL_TRY(require_field(target, in, "clover: in"));
   if (same)
-    STENCIL_TRY(require_same_lattice(target, same->lattice(), "clover: same"));
+    STENCIL_TRY(require_field(target, *same, "clover: same"));
   std::vector<const void *> fields;
   STENCIL_TRY(gather_parameters(fields));
   if (mode == kInverseDiagonalHop)
@@ -1095,6 +1135,7 @@ double StencilOperator::bytes_per_clover(HopMode mode) const {
 }
 
 Status StencilOperator::host_coefficients(HostCoefficients &out) const {
+  STENCIL_TRY(require_created("host_coefficients"));
   std::vector<const Field *> fields(info_->num_params, nullptr);
   for (int p = 0; p < info_->num_params; ++p)
     if (info_->param_is_site[p]) {
@@ -1109,6 +1150,7 @@ Status StencilOperator::host_coefficients(HostCoefficients &out) const {
 }
 
 Status StencilOperator::check_spd() const {
+  STENCIL_TRY(require_created("check_spd"));
   const Status mine = check_spd_on_rank();
   // Every rank judges its rows; all must agree before CG starts.
   return decomposition_ ? decomposition_->comm.agree(mine) : mine;

@@ -78,22 +78,39 @@ void coords_of(const ProcessGrid &grid, int rank, int *coords) {
 
 } // namespace
 
+/// A clear error unless `local` is a whole field of the rank's block of
+/// `d` (`what` names the caller).
+static Status require_rank_field(const Decomposition &d, const Field &local,
+                                  const char *what) {
+  STENCIL_TRY(require_storage(local, what));
+  const Lattice &l = local.lattice();
+  if (l.dims != d.dims)
+    return Status::failure(std::string(what) + ": the field has " +
+                           std::to_string(l.dims) + " axes, the lattice " +
+                           std::to_string(d.dims));
+  for (int axis = 0; axis < d.dims; ++axis)
+    if (l.extents[axis] != d.local[axis])
+      return Status::failure(std::string(what) +
+                             ": the field's lattice is not the rank's "
+                             "(extent " +
+                             std::to_string(l.extents[axis]) + " along axis " +
+                             std::to_string(axis) + ", the rank stores " +
+                             std::to_string(d.local[axis]) + ")");
+  return Status();
+}
+
 Status scatter_field(const Decomposition &d, const double *whole,
                      std::int64_t count, Field &local) {
+  if (!whole)
+    return Status::failure("scatter_field: the host array is null");
+  STENCIL_TRY(require_rank_field(d, local, "scatter_field"));
   const Lattice &l = local.lattice();
   if (l.parity >= 0)
     return Status::failure("scatter_field: a whole field, not one parity's "
                            "half");
   std::int64_t expected = l.components;
-  for (int axis = 0; axis < d.dims; ++axis) {
+  for (int axis = 0; axis < d.dims; ++axis)
     expected *= d.global[axis];
-    if (l.extents[axis] != d.local[axis])
-      return Status::failure("scatter_field: the field's lattice is not the "
-                             "rank's (extent " +
-                             std::to_string(l.extents[axis]) + " along axis " +
-                             std::to_string(axis) + ", the rank stores " +
-                             std::to_string(d.local[axis]) + ")");
-  }
   if (count != expected)
     return Status::failure("scatter_field: " + std::to_string(count) +
                            " values; the whole lattice holds " +
@@ -111,6 +128,8 @@ Status scatter_field(const Decomposition &d, const double *whole,
 
 Status gather_field(const Decomposition &d, const Field &local,
                     std::vector<double> &whole, int root) {
+  // Agreed on: every rank must take part in the gather below or none.
+  STENCIL_TRY(d.comm.agree(require_rank_field(d, local, "gather_field")));
   const Lattice &l = local.lattice();
   if (l.parity >= 0)
     return Status::failure("gather_field: a whole field, not one parity's "

@@ -1108,6 +1108,14 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   report = SolveReport();
   report.method = method_name(options.method);
   report.preconditioner = preconditioner_name(options.preconditioner);
+  STENCIL_TRY(A.require_created("solve"));
+  STENCIL_TRY(require_storage(b, "solve: b"));
+  STENCIL_TRY(require_storage(x, "solve: x"));
+  // The solve writes x: the operator would read its own iterate.
+  if (A.reads(x))
+    return Status::failure("solve: x is one of the operator's own fields (a "
+                           "site parameter's array, the links or the clover "
+                           "term); solve into a field of its own");
   const Lattice &lattice = A.lattice();
   STENCIL_TRY(require_same_lattice(lattice, b.lattice(), "solve: b"));
   STENCIL_TRY(require_same_lattice(lattice, x.lattice(), "solve: x"));
@@ -1145,7 +1153,17 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   STENCIL_TRY(set_halo(bInterior, 0.0));
   STENCIL_TRY(set_halo(x, 0.0));
   Reducer reducer(A.communicator());
-  return reducer.norm2(bInterior, bNorm);
+  STENCIL_TRY(reducer.norm2(bInterior, bNorm));
+  // A non-finite b or initial x would end the iteration on a NaN residual
+  // and be reported as the operator's fault or a reached cap.
+  if (!std::isfinite(bNorm))
+    return Status::failure("solve: b holds values that are not finite");
+  double xNorm = 0.0;
+  STENCIL_TRY(reducer.norm2(x, xNorm));
+  if (!std::isfinite(xNorm))
+    return Status::failure("solve: the initial x holds values that are not "
+                           "finite");
+  return Status();
 }
 
 /// b = 0: x = 0, reported as converged without iterating.

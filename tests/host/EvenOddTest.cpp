@@ -24,6 +24,7 @@
 #include <vector>
 
 using namespace stencil;
+using stencilc::testing::downloadValues;
 using stencilc::testing::registeredKernels;
 using stencilc::testing::ScopedEnv;
 using Hop = StencilOperator::Hop;
@@ -70,20 +71,9 @@ struct Problem {
     ASSERT_OK(stencil::set_random_links(A, random, links, &clover));
   }
   void randomField(Field &f) {
-    ASSERT_OK(Field::create(A.lattice(), f));
-    std::vector<double> values(A.lattice().values());
-    for (double &v : values)
-      v = random.uniform(-1.0, 1.0);
-    ASSERT_OK(f.upload_values(values.data(), values.size()));
-    ASSERT_OK(set_halo(f, 0.0));
+    stencilc::testing::randomInteriorField(A.lattice(), random, f);
   }
 };
-
-std::vector<double> download(const Field &f) {
-  std::vector<double> values(f.lattice().values());
-  EXPECT_TRUE(f.download_values(values.data(), values.size()).ok());
-  return values;
-}
 
 /// max |a - b| / max |b|.
 double relativeDifference(const std::vector<double> &a,
@@ -133,7 +123,7 @@ TEST(EvenOdd, HoppingKernelsComposeTheWholeOperator) {
                           1.0, 1.0, &xe));
         ASSERT_OK(s.A.hop(Hop::EvenToOdd, adjoint, yo, xe, kDiagonalPlusHop,
                           1.0, 1.0, &xo));
-        EXPECT_LT(relativeDifference(download(composed), download(whole)),
+        EXPECT_LT(relativeDifference(downloadValues(composed), downloadValues(whole)),
                   10 * roundoff(*info));
       }
 }
@@ -187,7 +177,7 @@ TEST(EvenOdd, SlabWalksComputeWhatStorageOrderComputes) {
                                   sameHalf));
             ASSERT_OK(slab.A.hop(hop, adjoint, b, in, mode, 0.5, -1.5,
                                  sameHalf));
-            const std::vector<double> va = download(a), vb = download(b);
+            const std::vector<double> va = downloadValues(a), vb = downloadValues(b);
             size_t differing = 0, written = 0;
             for (size_t i = 0; i < va.size(); ++i) {
               differing += std::memcmp(&va[i], &vb[i], sizeof(double)) != 0;
@@ -291,9 +281,9 @@ TEST(EvenOdd, HopModesScaleByTheDiagonal) {
                         kInverseDiagonalHop, 0.0, -2.0));
       ASSERT_OK(s.A.apply_clover(1, undone, inverse, kDiagonalPlusHop, 1.0,
                                  0.0, &inverse));
-      EXPECT_LT(relativeDifference(download(undone), download(plain)),
+      EXPECT_LT(relativeDifference(downloadValues(undone), downloadValues(plain)),
                 100 * roundoff(*info));
-      EXPECT_GT(relativeDifference(download(inverse), download(plain)), 0.01)
+      EXPECT_GT(relativeDifference(downloadValues(inverse), downloadValues(plain)), 0.01)
           << "D^-1 did something";
       continue;
     }
@@ -303,8 +293,8 @@ TEST(EvenOdd, HopModesScaleByTheDiagonal) {
     ASSERT_OK(s.A.hop(Hop::EvenToOdd, false, plain, xe, kHop, 0.0, -2.0));
     ASSERT_OK(s.A.hop(Hop::EvenToOdd, false, inverse, xe,
                       kInverseDiagonalHop, 0.0, -2.0));
-    std::vector<double> p = download(plain), q = download(inverse),
-                        d = download(diagOdd);
+    std::vector<double> p = downloadValues(plain), q = downloadValues(inverse),
+                        d = downloadValues(diagOdd);
     std::vector<double> scaled(q.size());
     for (size_t i = 0; i < q.size(); ++i)
       scaled[i] = q[i] * d[i];
@@ -371,8 +361,8 @@ void solveBothWays(const KernelInfo &info, const std::vector<int> &extents,
   options.max_iterations = 20000;
   ASSERT_OK(solve(s.A, b, xWhole, options, out.whole));
   ASSERT_OK(solve_even_odd(s.A, b, xSchur, options, out.schur));
-  std::vector<double> w = download(xWhole), e = download(xSchur),
-                      u = download(exact);
+  std::vector<double> w = downloadValues(xWhole), e = downloadValues(xSchur),
+                      u = downloadValues(exact);
   auto norm = [](const std::vector<double> &v) {
     double sum = 0.0;
     for (double a : v)
@@ -460,7 +450,7 @@ TEST(EvenOdd, SchurCgScalarsOnTheDeviceFollowTheHostLoop) {
       ASSERT_OK(solve_even_odd(s.A, b, x, options, reports[onDevice]));
       EXPECT_TRUE(reports[onDevice].converged) << reports[onDevice].message;
       EXPECT_EQ(reports[onDevice].device_scalars, onDevice == 1);
-      solutions[onDevice] = download(x);
+      solutions[onDevice] = downloadValues(x);
     }
     EXPECT_EQ(reports[0].iterations, reports[1].iterations);
     ASSERT_EQ(reports[0].residual_history.size(),
@@ -658,7 +648,7 @@ TEST(EvenOdd, HalfFieldsKnowTheirHalo) {
     ASSERT_OK(set_halo(half, 0.0));
   }
   // Every site, in the host order: 0 on the halo, 1 inside.
-  std::vector<double> values = download(whole);
+  std::vector<double> values = downloadValues(whole);
   int inside = 0;
   for (int z = 0; z < 5; ++z)
     for (int y = 0; y < 6; ++y)

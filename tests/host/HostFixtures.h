@@ -66,6 +66,24 @@ struct ScopedEnv {
   ~ScopedEnv() { unsetenv(name.c_str()); }
 };
 
+/// `f` created on `lattice`, its values uniform in [-1, 1), its halo zero.
+inline void randomInteriorField(const stencil::Lattice &lattice,
+                                stencil::Random &random, stencil::Field &f) {
+  ASSERT_OK(stencil::Field::create(lattice, f));
+  std::vector<double> values(lattice.values());
+  for (double &v : values)
+    v = random.uniform(-1.0, 1.0);
+  ASSERT_OK(f.upload_values(values.data(), values.size()));
+  ASSERT_OK(stencil::set_halo(f, 0.0));
+}
+
+/// `f`'s values in the host's site-major order.
+inline std::vector<double> downloadValues(const stencil::Field &f) {
+  std::vector<double> values(f.lattice().values());
+  EXPECT_TRUE(f.download_values(values.data(), values.size()).ok());
+  return values;
+}
+
 /// A failure whose message says each of `texts`.
 inline void expectFailure(const stencil::Status &status,
                           std::initializer_list<std::string> texts) {

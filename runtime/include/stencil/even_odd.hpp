@@ -82,11 +82,19 @@ private:
                 Stream stream) const;
   /// out_o = D_o^-1 in_o (out and in may be the same field).
   Status invert_odd(Field &out, const Field &in) const;
+  /// A clear error naming `what` unless create() made this complement.
+  Status require_created(const char *what) const;
 
-  const StencilOperator *A_ = nullptr;
+  /// Null for a complement never created (default-constructed or moved
+  /// from).
+  detail::NullAfterMove<const StencilOperator> A_;
   bool clover_ = false;
   CloverPlacement placement_ = CloverPlacement::Epilogue;
-  Field diagonal_;            ///< D on every site (1 on the halo; no clover)
+  /// D on every site (1 on the halo; no clover), computed again when A's
+  /// parameters are no longer those it was computed with.
+  mutable Field diagonal_;
+  mutable std::vector<double> diagonal_values_;
+  mutable std::vector<const Field *> diagonal_fields_;
   mutable Field odd_scratch_; ///< D_o^-1 A_oe in
   mutable Field odd_hop_;     ///< SiteKernel: A_oe in
   mutable Field even_hop_;    ///< SiteKernel: A_eo D_o^-1 A_oe in

@@ -54,6 +54,11 @@ struct Lattice {
 /// The lattice of a generated stencil on `extents` (info.shape.dims entries).
 Lattice lattice_for(const KernelInfo &info, const int *extents);
 
+/// A clear error unless Field::create can make a field of `lattice`: its
+/// dimensions, extents, components, stored type, layout and parity in
+/// range, and its bytes within 64 bits.
+Status check_lattice(const Lattice &lattice);
+
 /// A field in device memory; zero-filled on creation. Move-only.
 /// A view (see half()) shares another field's memory and frees nothing.
 class Field {
@@ -73,6 +78,9 @@ public:
   const Lattice &lattice() const { return lattice_; }
   void *data() { return data_; }
   const void *data() const { return data_; }
+  /// False for a default-constructed or moved-from field: every operation
+  /// on it is an error.
+  bool has_storage() const { return data_ != nullptr; }
 
   /// Host buffers in the user's order (site-major, x fastest; for a half,
   /// that parity's sites in that order) and the field's type; `bytes` must equal lattice().bytes(). Fields stored in
@@ -98,6 +106,19 @@ std::int64_t storage_index(const Lattice &lattice, std::int64_t index);
 /// operation, e.g. "apply: out".
 Status require_same_lattice(const Lattice &a, const Lattice &b,
                             const char *what);
+
+/// require_storage(field) and require_same_lattice(expected, its lattice):
+/// what every operation checks of a field argument.
+Status require_field(const Lattice &expected, const Field &field,
+                     const char *what);
+
+/// Whether `a` and `b` hold some of the same memory (a field and a view of
+/// its half, or one field twice).
+bool share_memory(const Field &a, const Field &b);
+
+/// A clear error unless `field` has storage (see Field::has_storage); `what`
+/// names the operation and the argument, e.g. "solve: x".
+Status require_storage(const Field &field, const char *what);
 
 } // namespace stencil
 

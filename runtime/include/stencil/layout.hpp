@@ -148,7 +148,37 @@ inline Status check_layout(const Layout &l, int dims, const int *extents,
                            const int *boundary = nullptr) {
   long long sites = 1;
   static const char *const axes[4] = {"x", "y", "z", "t"};
+  // A Layout built by hand, not by the generator: every field in range
+  // before anything divides by it.
+  if (l.order != kSiteMajor && l.order != kComponentMajor &&
+      l.order != kBlocked)
+    return Status::failure("layout order " + std::to_string(l.order) +
+                           " is not aos (0), soa (1) or aosoa (2)");
+  if (l.order == kBlocked && l.block < 1)
+    return Status::failure("the aosoa layout's blocks of " +
+                           std::to_string(l.block) + " sites are not positive");
+  if (l.vector < 1)
+    return Status::failure("the layout's groups of " +
+                           std::to_string(l.vector) +
+                           " values are not positive");
+  if (l.even_odd != 0 && l.even_odd != 1)
+    return Status::failure("the layout's even_odd is " +
+                           std::to_string(l.even_odd) + ", not 0 or 1");
+  for (int axis = 0; axis < 4; ++axis)
+    if (l.sub[axis] < 1 || (axis >= dims && l.sub[axis] != 1))
+      return Status::failure(std::string("the layout's subdomain extent ") +
+                             std::to_string(l.sub[axis]) + " along " +
+                             axes[axis] + " is not " +
+                             (axis < dims ? "positive" : "1 (no such axis)"));
   for (int axis = 0; axis < dims; ++axis) {
+    // 2^62 sites at most: the products below and the field's bytes stay in
+    // 64 bits.
+    if (extents[axis] < 1 || sites > (1LL << 62) / extents[axis])
+      return Status::failure(
+          std::string("extent n") + axes[axis] + " = " +
+          std::to_string(extents[axis]) +
+          (extents[axis] < 1 ? " is not positive"
+                             : " makes the lattice too large to index"));
     sites *= extents[axis];
     const bool wraps = boundary && boundary[axis] != 0;
     if (l.even_odd && (axis == 0 || wraps) && extents[axis] % 2 != 0)

@@ -28,6 +28,33 @@ struct KernelSelection; // stencil/tuning.hpp
 /// values (the spec's defaults until set). On a Dirichlet lattice A acts on
 /// the interior unknowns: fields passed to apply() hold zero in the halo
 /// unless they carry boundary values on purpose (see README).
+namespace detail {
+
+/// A pointer that a move leaves null, so that a moved-from object reads as
+/// one never created and its methods refuse instead of using moved-out
+/// state.
+template <typename T> class NullAfterMove {
+public:
+  NullAfterMove() = default;
+  NullAfterMove(T *pointer) : pointer_(pointer) {}
+  NullAfterMove(const NullAfterMove &) = default;
+  NullAfterMove &operator=(const NullAfterMove &) = default;
+  NullAfterMove(NullAfterMove &&other) noexcept
+      : pointer_(std::exchange(other.pointer_, nullptr)) {}
+  NullAfterMove &operator=(NullAfterMove &&other) noexcept {
+    pointer_ = std::exchange(other.pointer_, nullptr);
+    return *this;
+  }
+  T *operator->() const { return pointer_; }
+  T &operator*() const { return *pointer_; }
+  operator T *() const { return pointer_; }
+
+private:
+  T *pointer_ = nullptr;
+};
+
+} // namespace detail
+
 class StencilOperator {
 public:
   /// Which of a stencil's compiled kernels to run: the one the tuning
@@ -96,6 +123,11 @@ public:
   const std::string &exchange_choice() const { return exchange_choice_; }
 
   /// The kernels that run (a tuned variant's, or the spec's own).
+  /// Whether create() or create_distributed() made this operator (a
+  /// default-constructed or moved-from one was not).
+  bool created() const { return info_ != nullptr; }
+  /// A clear error naming `what` unless created().
+  Status require_created(const char *what) const;
   const KernelInfo &info() const { return *info_; }
   /// The kernels of CG's fold pass (apply_fold_dot): a tuning-cache entry
   /// of its own for this device and these extents, or the planner's
@@ -115,6 +147,15 @@ public:
   Status site_lattice(const std::string &name, Lattice &out) const;
 
   Status set_parameter(const std::string &name, double value);
+  /// The scalar parameters' values and the site parameters' arrays (null
+  /// where none is set), in the stencil's parameter order.
+  const std::vector<double> &parameter_values() const { return values_; }
+  const std::vector<const Field *> &site_parameter_fields() const {
+    return site_fields_;
+  }
+  /// Whether the operator reads memory of `field`: a site parameter's
+  /// array, the links or the clover arrays. A solve must not write there.
+  bool reads(const Field &field) const;
   /// `values` must outlive the operator's use; its lattice is
   /// site_lattice(name) and, for CG, its values must make A positive
   /// definite (check_spd()).
@@ -309,7 +350,9 @@ private:
   Status local_gauge(const GaugeField &U, const GaugeField *&local,
                      GaugeField &box) const;
 
-  const KernelInfo *info_ = nullptr;
+  /// Null for an operator never created (default-constructed or moved
+  /// from): require_created() refuses it.
+  detail::NullAfterMove<const KernelInfo> info_;
   /// CG's fold pass, where the tuning cache chose other kernels for it
   /// (their fields stored as info_'s); null otherwise.
   const KernelInfo *fold_info_ = nullptr;
