@@ -531,7 +531,8 @@ template <typename T> const T *typed(const Field &f) {
 /// Calls body(S()) with S the field's storage type; a failure for any other
 /// element size rather than a guess.
 template <typename Body> Status dispatch(const Field &f, Body body) {
-  // Every operation here reaches its fields through this.
+  // Every operation here reaches its fields through this; the ones of one
+  // field name themselves before (same() names the others).
   STENCIL_TRY(require_storage(f, "blas"));
   return with_storage(f.lattice().element_bytes, body);
 }
@@ -580,6 +581,7 @@ Status dispatch_update(const Field &p, const Field &x, const std::string &what,
 } // namespace
 
 Status fill(Field &x, double value) {
+  STENCIL_TRY(require_storage(x, "fill"));
   return dispatch(x, [&](auto zero) {
     using S = decltype(zero);
     return for_each_index(x.lattice().values(),
@@ -665,6 +667,7 @@ Status xpay_from_device(const Field &x, const double *a, Field &y,
 }
 
 Status scale(double a, Field &x) {
+  STENCIL_TRY(require_storage(x, "scale"));
   return dispatch(x, [&](auto zero) {
     using S = decltype(zero);
     return for_each_index(x.lattice().values(),
@@ -685,6 +688,7 @@ Status divide(const Field &r, const Field &d, Field &z) {
 }
 
 Status set_halo(Field &x, double value) {
+  STENCIL_TRY(require_storage(x, "set_halo"));
   const Lattice &l = x.lattice();
   if (!l.has_halo())
     return Status();

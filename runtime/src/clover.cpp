@@ -104,8 +104,11 @@ Status CloverField::box(const int *first, const int *extents,
   b.csw_ = csw_;
   b.sites_ = 1;
   for (int mu = 0; mu < 4; ++mu) {
-    if (first[mu] < 0 || extents[mu] < 1 ||
-        first[mu] + extents[mu] > extents_[mu])
+    if (extents[mu] < 1)
+      return Status::failure("clover box: extent " +
+                             std::to_string(extents[mu]) + " along axis " +
+                             std::to_string(mu) + " is not positive");
+    if (first[mu] < 0 || first[mu] + extents[mu] > extents_[mu])
       return Status::failure("clover box: sites [" + std::to_string(first[mu]) +
                              ", " + std::to_string(first[mu] + extents[mu]) +
                              ") along axis " + std::to_string(mu) +

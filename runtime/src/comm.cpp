@@ -217,7 +217,8 @@ Status use_local_device(const Communicator &comm, int *device) {
 
 int ProcessGrid::total() const {
   int n = 1;
-  for (int axis = 0; axis < dims; ++axis)
+  // As text(): a hand-built grid may claim more axes than ranks holds.
+  for (int axis = 0; axis < std::min(dims, kMaxDims); ++axis)
     n *= ranks[axis];
   return n;
 }

@@ -9,6 +9,7 @@ using Hop = StencilOperator::Hop;
 
 Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
                                CloverPlacement placement) {
+  STENCIL_TRY(A.require_created("Schur complement: create"));
   if (!A.info().even_odd)
     return Status::failure(std::string(A.info().name) +
                            ": the even/odd Schur complement needs fields "
@@ -34,8 +35,7 @@ Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
     STENCIL_TRY(Field::create(A.lattice(), S.diagonal_));
     // Fails with the reason on a zero or non-finite diagonal entry.
     STENCIL_TRY(A.diagonal(S.diagonal_));
-    S.diagonal_values_ = A.parameter_values();
-    S.diagonal_fields_ = A.site_parameter_fields();
+    S.diagonal_generation_ = A.parameter_generation();
   }
   STENCIL_TRY(Field::create(A.lattice().half(1), S.odd_scratch_));
   STENCIL_TRY(LaunchGraphs::from_environment(S.graphs_));
@@ -127,11 +127,13 @@ Status SchurComplement::invert_odd(Field &out, const Field &in) const {
     return out.copy_from(odd_scratch_);
   }
   // The hops read A's parameters as they are now; D must follow them.
-  if (A_->parameter_values() != diagonal_values_ ||
-      A_->site_parameter_fields() != diagonal_fields_) {
-    STENCIL_TRY(A_->diagonal(diagonal_));
-    diagonal_values_ = A_->parameter_values();
-    diagonal_fields_ = A_->site_parameter_fields();
+  if (A_->parameter_generation() != diagonal_generation_) {
+    Status computed = A_->diagonal(diagonal_);
+    if (!computed.ok())
+      return Status::failure("Schur complement: D after a change of the "
+                             "operator's parameters: " +
+                             computed.message());
+    diagonal_generation_ = A_->parameter_generation();
   }
   Field dOdd;
   STENCIL_TRY(diagonal_.half(1, dOdd));

@@ -253,8 +253,8 @@ Status check_lattice(const Lattice &l) {
                            " is not 1..4");
   for (int axis = 0; axis < l.dims; ++axis)
     if (l.extents[axis] < 1)
-      return Status::failure("extent " + std::to_string(l.extents[axis]) +
-                             " along axis " + std::to_string(axis) +
+      return Status::failure(std::string("extent n") + axis_name(axis) +
+                             " = " + std::to_string(l.extents[axis]) +
                              " is not positive");
   if (l.components < 1)
     return Status::failure(std::to_string(l.components) +
@@ -263,8 +263,7 @@ Status check_lattice(const Lattice &l) {
   for (int axis = 0; axis < l.dims; ++axis)
     if (l.halo[axis] < 0)
       return Status::failure("halo " + std::to_string(l.halo[axis]) +
-                             " along axis " + std::to_string(axis) +
-                             " is negative");
+                             " along " + axis_name(axis) + " is negative");
   if (l.parity < -1 || l.parity > 1)
     return Status::failure("parity " + std::to_string(l.parity) +
                            " is not -1 (whole), 0 (even) or 1 (odd)");

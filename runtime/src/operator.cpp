@@ -420,6 +420,7 @@ Lattice StencilOperator::site_lattice() const {
 
 Status StencilOperator::site_lattice(const std::string &name,
                                      Lattice &out) const {
+  STENCIL_TRY(require_created("site_lattice"));
   const int p = parameter_index(name);
   if (p < 0 || !info_->param_is_site[p])
     return Status::failure(std::string(stencil_name()) +
@@ -454,6 +455,7 @@ Status StencilOperator::set_parameter(const std::string &name, double value) {
   if (!std::isfinite(value))
     return Status::failure("parameter '" + name + "' must be finite");
   values_[p] = value;
+  ++generation_;
   return Status();
 }
 
@@ -486,6 +488,7 @@ Status StencilOperator::set_site_parameter(const std::string &name,
   if (distributed_)
     STENCIL_TRY(fill_ghosts(values, distributed_->copy_field, false, nullptr));
   site_fields_[p] = &values;
+  ++generation_;
   return Status();
 }
 
@@ -572,6 +575,7 @@ Status StencilOperator::set_links(const Field &links) {
   if (distributed_)
     STENCIL_TRY(fill_ghosts(links, distributed_->copy_links, false, nullptr));
   links_ = &links;
+  ++generation_;
   return Status();
 }
 
@@ -751,6 +755,7 @@ Status StencilOperator::set_clover(const CloverArrays &arrays) {
     return Status::failure(std::string(stencil_name()) +
                            ": clover arrays of another stencil");
   clover_ = &arrays;
+  ++generation_;
   return Status();
 }
 
@@ -885,8 +890,8 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
     // x in the kernels' arithmetic type: float for bfloat16 fields.
     Lattice xLattice = lattice_;
     xLattice.element_bytes = std::max(lattice_.element_bytes, 4);
-    STENCIL_TRY(require_field(xLattice, *solution,
-                                     "apply_fold_dot: solution"));
+    STENCIL_TRY(
+        require_field(xLattice, *solution, "apply_fold_dot: solution"));
     if (alpha == nullptr)
       return Status::failure("apply_fold_dot: a solution to update but no "
                              "alpha");
@@ -1284,6 +1289,7 @@ double StencilOperator::flops_per_apply() const {
 Status set_random_site_parameters(StencilOperator &A, Random &random,
                                   const SiteRange &range,
                                   std::vector<std::unique_ptr<Field>> &arrays) {
+  STENCIL_TRY(A.require_created("set_random_site_parameters"));
   const KernelInfo &info = A.info();
   for (int p = 0; p < info.num_params; ++p) {
     if (!info.param_is_site[p])
@@ -1317,6 +1323,7 @@ Status set_random_site_parameters(StencilOperator &A, Random &random,
 
 Status set_random_links(StencilOperator &A, Random &random, Field &links,
                         StencilOperator::CloverArrays *clover) {
+  STENCIL_TRY(A.require_created("set_random_links"));
   const LinkInfo *info = A.info().links;
   if (!info)
     return Status();

@@ -1155,14 +1155,19 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   Reducer reducer(A.communicator());
   STENCIL_TRY(reducer.norm2(bInterior, bNorm));
   // A non-finite b or initial x would end the iteration on a NaN residual
-  // and be reported as the operator's fault or a reached cap.
+  // and be reported as the operator's fault or a reached cap. (b = 0
+  // overwrites x with 0: its values do not matter then.)
   if (!std::isfinite(bNorm))
-    return Status::failure("solve: b holds values that are not finite");
+    return Status::failure("solve: the norm of b is not finite (values that "
+                           "are NaN or infinite, or too large to square)");
+  if (bNorm == 0.0)
+    return Status();
   double xNorm = 0.0;
   STENCIL_TRY(reducer.norm2(x, xNorm));
   if (!std::isfinite(xNorm))
-    return Status::failure("solve: the initial x holds values that are not "
-                           "finite");
+    return Status::failure("solve: the norm of the initial x is not finite "
+                           "(values that are NaN or infinite, or too large "
+                           "to square)");
   return Status();
 }
 

@@ -24,7 +24,6 @@
 #include <vector>
 
 using namespace stencil;
-using stencilc::testing::downloadValues;
 using stencilc::testing::registeredKernels;
 using stencilc::testing::ScopedEnv;
 using Hop = StencilOperator::Hop;
@@ -75,6 +74,9 @@ struct Problem {
   }
 };
 
+/// A field's values on the host, named short for the comparisons below.
+constexpr auto &download = stencilc::testing::downloadValues;
+
 /// max |a - b| / max |b|.
 double relativeDifference(const std::vector<double> &a,
                           const std::vector<double> &b) {
@@ -123,7 +125,7 @@ TEST(EvenOdd, HoppingKernelsComposeTheWholeOperator) {
                           1.0, 1.0, &xe));
         ASSERT_OK(s.A.hop(Hop::EvenToOdd, adjoint, yo, xe, kDiagonalPlusHop,
                           1.0, 1.0, &xo));
-        EXPECT_LT(relativeDifference(downloadValues(composed), downloadValues(whole)),
+        EXPECT_LT(relativeDifference(download(composed), download(whole)),
                   10 * roundoff(*info));
       }
 }
@@ -177,7 +179,7 @@ TEST(EvenOdd, SlabWalksComputeWhatStorageOrderComputes) {
                                   sameHalf));
             ASSERT_OK(slab.A.hop(hop, adjoint, b, in, mode, 0.5, -1.5,
                                  sameHalf));
-            const std::vector<double> va = downloadValues(a), vb = downloadValues(b);
+            const std::vector<double> va = download(a), vb = download(b);
             size_t differing = 0, written = 0;
             for (size_t i = 0; i < va.size(); ++i) {
               differing += std::memcmp(&va[i], &vb[i], sizeof(double)) != 0;
@@ -281,9 +283,9 @@ TEST(EvenOdd, HopModesScaleByTheDiagonal) {
                         kInverseDiagonalHop, 0.0, -2.0));
       ASSERT_OK(s.A.apply_clover(1, undone, inverse, kDiagonalPlusHop, 1.0,
                                  0.0, &inverse));
-      EXPECT_LT(relativeDifference(downloadValues(undone), downloadValues(plain)),
+      EXPECT_LT(relativeDifference(download(undone), download(plain)),
                 100 * roundoff(*info));
-      EXPECT_GT(relativeDifference(downloadValues(inverse), downloadValues(plain)), 0.01)
+      EXPECT_GT(relativeDifference(download(inverse), download(plain)), 0.01)
           << "D^-1 did something";
       continue;
     }
@@ -293,8 +295,8 @@ TEST(EvenOdd, HopModesScaleByTheDiagonal) {
     ASSERT_OK(s.A.hop(Hop::EvenToOdd, false, plain, xe, kHop, 0.0, -2.0));
     ASSERT_OK(s.A.hop(Hop::EvenToOdd, false, inverse, xe,
                       kInverseDiagonalHop, 0.0, -2.0));
-    std::vector<double> p = downloadValues(plain), q = downloadValues(inverse),
-                        d = downloadValues(diagOdd);
+    std::vector<double> p = download(plain), q = download(inverse),
+                        d = download(diagOdd);
     std::vector<double> scaled(q.size());
     for (size_t i = 0; i < q.size(); ++i)
       scaled[i] = q[i] * d[i];
@@ -361,8 +363,8 @@ void solveBothWays(const KernelInfo &info, const std::vector<int> &extents,
   options.max_iterations = 20000;
   ASSERT_OK(solve(s.A, b, xWhole, options, out.whole));
   ASSERT_OK(solve_even_odd(s.A, b, xSchur, options, out.schur));
-  std::vector<double> w = downloadValues(xWhole), e = downloadValues(xSchur),
-                      u = downloadValues(exact);
+  std::vector<double> w = download(xWhole), e = download(xSchur),
+                      u = download(exact);
   auto norm = [](const std::vector<double> &v) {
     double sum = 0.0;
     for (double a : v)
@@ -450,7 +452,7 @@ TEST(EvenOdd, SchurCgScalarsOnTheDeviceFollowTheHostLoop) {
       ASSERT_OK(solve_even_odd(s.A, b, x, options, reports[onDevice]));
       EXPECT_TRUE(reports[onDevice].converged) << reports[onDevice].message;
       EXPECT_EQ(reports[onDevice].device_scalars, onDevice == 1);
-      solutions[onDevice] = downloadValues(x);
+      solutions[onDevice] = download(x);
     }
     EXPECT_EQ(reports[0].iterations, reports[1].iterations);
     ASSERT_EQ(reports[0].residual_history.size(),
@@ -648,7 +650,7 @@ TEST(EvenOdd, HalfFieldsKnowTheirHalo) {
     ASSERT_OK(set_halo(half, 0.0));
   }
   // Every site, in the host order: 0 on the halo, 1 inside.
-  std::vector<double> values = downloadValues(whole);
+  std::vector<double> values = download(whole);
   int inside = 0;
   for (int z = 0; z < 5; ++z)
     for (int y = 0; y < 6; ++y)

@@ -73,7 +73,11 @@ TEST(Misuse, HandBuiltLayoutsAreChecked) {
   refused([](Lattice &l) { l.components = 0; }, {"0 components per site"});
   refused([](Lattice &l) { l.components = -2; }, {"-2 components per site"});
   refused([](Lattice &l) { l.parity = 5; }, {"parity 5"});
-  refused([](Lattice &l) { l.halo[2] = -1; }, {"halo -1 along axis 2"});
+  refused([](Lattice &l) { l.halo[2] = -1; }, {"halo -1 along z"});
+  refused([](Lattice &l) { l.layout.vector = 0; }, {"groups of 0 values"});
+  refused([](Lattice &l) { l.layout.even_odd = 2; }, {"even_odd is 2"});
+  refused([](Lattice &l) { l.layout.sub[3] = 2; },
+          {"subdomain extent 2 along t is not 1 (no such axis)"});
   // A description of any of them names the value instead of reading past
   // its table.
   Lattice odd = good;
@@ -216,6 +220,50 @@ TEST(Misuse, SchurComplementFollowsTheOperatorsParameters) {
   EXPECT_EQ(downloadValues(xEarly), downloadValues(x));
 }
 
+TEST(Misuse, SchurComplementFollowsTheSiteParameters) {
+  // A coefficient array set again, in place or as a new array that may
+  // reuse the old one's address: the diagonal is computed again either way.
+  const int extents[3] = {8, 8, 8};
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(kernel("t_bf16_eo3d_aosoa"), extents, A));
+  Random random(13);
+  std::vector<std::unique_ptr<Field>> arrays;
+  ASSERT_OK(stencilc::testing::attachRandomSiteParameters(A, random, 0.5, 2.0,
+                                                          arrays));
+  SchurComplement early;
+  ASSERT_OK(SchurComplement::create(A, early));
+  Field b;
+  randomInteriorField(A.lattice(), random, b);
+  auto agreesWithAFreshOne = [&] {
+    SchurComplement fresh;
+    ASSERT_OK(SchurComplement::create(A, fresh));
+    Field rhsEarly, rhsFresh;
+    ASSERT_OK(Field::create(early.lattice(), rhsEarly));
+    ASSERT_OK(Field::create(fresh.lattice(), rhsFresh));
+    ASSERT_OK(early.prepare(b, rhsEarly));
+    ASSERT_OK(fresh.prepare(b, rhsFresh));
+    EXPECT_EQ(downloadValues(rhsEarly), downloadValues(rhsFresh));
+  };
+  // New values in place, then the array set again.
+  Field &s = *arrays.front();
+  std::vector<double> values(s.lattice().values());
+  for (double &v : values)
+    v = random.uniform(3.0, 4.0);
+  ASSERT_OK(s.upload_values(values.data(), values.size()));
+  ASSERT_OK(A.set_site_parameter("s", s));
+  agreesWithAFreshOne();
+  // A new array, likely where the old one was.
+  arrays.clear();
+  ASSERT_OK(stencilc::testing::attachRandomSiteParameters(A, random, 5.0, 6.0,
+                                                          arrays));
+  agreesWithAFreshOne();
+  // Made on an operator that was never created.
+  StencilOperator never;
+  SchurComplement S;
+  expectFailure(SchurComplement::create(never, S),
+                {"Schur complement: create", "never created"});
+}
+
 TEST(Misuse, NonFiniteInputsAreNamed) {
   const int extents[3] = {10, 9, 8};
   StencilOperator A;
@@ -230,11 +278,24 @@ TEST(Misuse, NonFiniteInputsAreNamed) {
   SolveReport report;
   // It had stopped at "iteration cap reached" (or blamed the operator).
   expectFailure(solve(A, b, x, SolveOptions(), report),
-                {"solve: b holds values that are not finite"});
-  randomInteriorField(A.lattice(), random, b); // an interior site's NaN, in x now
+                {"solve: the norm of b is not finite"});
+  // An interior site's NaN in x.
+  randomInteriorField(A.lattice(), random, b);
   ASSERT_OK(x.upload_values(values.data(), values.size()));
   expectFailure(solve(A, b, x, SolveOptions(), report),
-                {"solve: the initial x holds values that are not finite"});
+                {"solve: the norm of the initial x is not finite"});
+  // b = 0 sets x = 0 whatever it held.
+  Field zero;
+  ASSERT_OK(Field::create(A.lattice(), zero));
+  ASSERT_OK(solve(A, zero, x, SolveOptions(), report));
+  EXPECT_TRUE(report.converged);
+  // NaN in the halo, which the solve ignores and zeroes: accepted.
+  std::vector<double> halo = downloadValues(b);
+  halo[0] = std::numeric_limits<double>::quiet_NaN(); // site (0, 0, 0)
+  ASSERT_OK(b.upload_values(halo.data(), halo.size()));
+  ASSERT_OK(x.fill(0.0));
+  ASSERT_OK(solve(A, b, x, SolveOptions(), report));
+  EXPECT_TRUE(report.converged);
 
   // A NaN link is the least unitary of all, not a perfect one.
   GaugeField U;
@@ -260,7 +321,8 @@ TEST(Misuse, HelpersCheckTheirRanges) {
   ASSERT_OK(CloverField::create(U, 0.1, 1.0, A));
   const int first[4] = {0, 0, 0, 0};
   const int negative[4] = {-2, -2, 1, 1};
-  expectFailure(A.box(first, negative, box), {"clover box: sites [0, -2)"});
+  expectFailure(A.box(first, negative, box),
+                {"clover box: extent -2 along axis 0 is not positive"});
 }
 
 } // namespace

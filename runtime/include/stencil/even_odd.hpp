@@ -28,11 +28,15 @@
 #include "stencil/operator.hpp"
 #include "stencil/types.hpp"
 
+#include <cstdint>
+
 namespace stencil {
 
 /// Where a Wilson-clover Schur complement applies the clover term.
 enum class CloverPlacement { Epilogue, SiteKernel };
 
+/// Not for use from several threads at once: its const methods share
+/// scratch fields, launch graphs and the diagonal.
 class SchurComplement {
 public:
   /// A must store its fields even/odd; its diagonal must be non-zero on
@@ -91,10 +95,9 @@ private:
   bool clover_ = false;
   CloverPlacement placement_ = CloverPlacement::Epilogue;
   /// D on every site (1 on the halo; no clover), computed again when A's
-  /// parameters are no longer those it was computed with.
+  /// parameter_generation() is no longer the one it was computed at.
   mutable Field diagonal_;
-  mutable std::vector<double> diagonal_values_;
-  mutable std::vector<const Field *> diagonal_fields_;
+  mutable std::uint64_t diagonal_generation_ = 0;
   mutable Field odd_scratch_; ///< D_o^-1 A_oe in
   mutable Field odd_hop_;     ///< SiteKernel: A_oe in
   mutable Field even_hop_;    ///< SiteKernel: A_eo D_o^-1 A_oe in

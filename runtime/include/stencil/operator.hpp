@@ -24,10 +24,6 @@ namespace stencil {
 
 struct KernelSelection; // stencil/tuning.hpp
 
-/// A = the stencil of `info` on a lattice of given extents, with parameter
-/// values (the spec's defaults until set). On a Dirichlet lattice A acts on
-/// the interior unknowns: fields passed to apply() hold zero in the halo
-/// unless they carry boundary values on purpose (see README).
 namespace detail {
 
 /// A pointer that a move leaves null, so that a moved-from object reads as
@@ -54,6 +50,11 @@ private:
 };
 
 } // namespace detail
+
+/// A = the stencil of `info` on a lattice of given extents, with parameter
+/// values (the spec's defaults until set). On a Dirichlet lattice A acts on
+/// the interior unknowns: fields passed to apply() hold zero in the halo
+/// unless they carry boundary values on purpose (see README).
 
 class StencilOperator {
 public:
@@ -122,12 +123,12 @@ public:
   /// environment), for reports; empty for an operator made by create().
   const std::string &exchange_choice() const { return exchange_choice_; }
 
-  /// The kernels that run (a tuned variant's, or the spec's own).
   /// Whether create() or create_distributed() made this operator (a
   /// default-constructed or moved-from one was not).
   bool created() const { return info_ != nullptr; }
   /// A clear error naming `what` unless created().
   Status require_created(const char *what) const;
+  /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
   /// The kernels of CG's fold pass (apply_fold_dot): a tuning-cache entry
   /// of its own for this device and these extents, or the planner's
@@ -147,12 +148,11 @@ public:
   Status site_lattice(const std::string &name, Lattice &out) const;
 
   Status set_parameter(const std::string &name, double value);
-  /// The scalar parameters' values and the site parameters' arrays (null
-  /// where none is set), in the stencil's parameter order.
-  const std::vector<double> &parameter_values() const { return values_; }
-  const std::vector<const Field *> &site_parameter_fields() const {
-    return site_fields_;
-  }
+  /// Counts the calls that change what the operator reads (set_parameter,
+  /// set_site_parameter, set_links, set_clover), so that what was derived
+  /// from it (a Schur complement's diagonal) knows when to derive it again;
+  /// the same on every rank where every rank makes the same calls.
+  std::uint64_t parameter_generation() const { return generation_; }
   /// Whether the operator reads memory of `field`: a site parameter's
   /// array, the links or the clover arrays. A solve must not write there.
   bool reads(const Field &field) const;
@@ -372,6 +372,7 @@ private:
   int extents_[kMaxDims] = {1, 1, 1, 1};
   std::vector<double> values_;
   std::vector<const Field *> site_fields_;
+  std::uint64_t generation_ = 0; ///< see parameter_generation()
   /// The stencil as created (info_ may be a tuned variant of it, or the
   /// planner's groups along x): what messages name.
   const KernelInfo *declared_ = nullptr;
