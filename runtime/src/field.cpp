@@ -251,11 +251,7 @@ Status check_lattice(const Lattice &l) {
   if (l.dims < 1 || l.dims > kMaxDims)
     return Status::failure("lattice dimension " + std::to_string(l.dims) +
                            " is not 1..4");
-  for (int axis = 0; axis < l.dims; ++axis)
-    if (l.extents[axis] < 1)
-      return Status::failure(std::string("extent n") + axis_name(axis) +
-                             " = " + std::to_string(l.extents[axis]) +
-                             " is not positive");
+  // Extents are check_layout's, below.
   if (l.components < 1)
     return Status::failure(std::to_string(l.components) +
                            " components per site: at least 1 needed");
