@@ -17,6 +17,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
+#include <cmath>
+
 using namespace clang;
 using llvm::Twine;
 
@@ -24,7 +26,39 @@ namespace stencilc {
 namespace import {
 namespace lift {
 
+namespace {
+
+bool isFinite(const LinearForm &form) {
+  return std::isfinite(form.constant) &&
+         llvm::all_of(form.terms, [](const auto &term) {
+           return std::isfinite(term.second);
+         });
+}
+
+bool isFinite(const FloatValue &value) {
+  return isFinite(value.constant) &&
+         llvm::all_of(value.reads,
+                      [](const auto &read) { return isFinite(read.second); });
+}
+
+} // namespace
+
 std::optional<Value> Lifter::eval(const Expr *e) {
+  std::optional<Value> value = evalExpression(e);
+  // Constant factors are folded in double; an overflow there would reach
+  // the spec as 'inf' or, times the zero of a term that reads nothing, as
+  // 'nan'. The innermost expression that overflows is the one named.
+  if (value && value->kind == Value::Kind::Float && !isFinite(value->number)) {
+    error(e->getSourceRange(), "'" + text(e->getSourceRange()) +
+                                   "' is not a finite number in double "
+                                   "(it overflows); a tap's coefficient must "
+                                   "be finite");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<Value> Lifter::evalExpression(const Expr *e) {
   e = e->IgnoreParens();
   if (const auto *cast = dyn_cast<ImplicitCastExpr>(e))
     return evalCast(cast->getSubExpr(), cast->getType(),

@@ -16,8 +16,10 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 using namespace clang;
@@ -634,6 +636,31 @@ bool Lifter::inferPrecision(Inference &inference) {
     return false;
   }
   inference.precision = std::move(precision);
+  return checkCoefficientRange(inference);
+}
+
+bool Lifter::checkCoefficientRange(const Inference &inference) {
+  // The coefficients were folded in double; a float function computes
+  // them in float, where a larger value overflows to infinity.
+  if (inference.precision != "float")
+    return true;
+  const double largest = std::numeric_limits<float>::max();
+  for (const Tap &tap : inference.kept) {
+    std::vector<double> numbers = {tap.coefficient.constant};
+    for (const auto &term : tap.coefficient.terms)
+      numbers.push_back(term.second);
+    for (double number : numbers)
+      if (std::fabs(number) > largest) {
+        const Read &first = reads[tap.firstRead];
+        error(first.range, "the coefficient of '" + text(first.range) +
+                               "' is " + formatNumber(number) +
+                               ", beyond float's range (" +
+                               formatNumber(largest) +
+                               "): the function computes in float, where it "
+                               "overflows");
+        return false;
+      }
+  }
   return true;
 }
 

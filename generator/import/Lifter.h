@@ -254,7 +254,9 @@ private:
                                        const clang::MemberExpr *member);
   std::optional<Value> pointerOffset(const Value &pointer, const Poly &delta,
                                      const clang::Expr *whole);
+  /// evalExpression, refusing a floating-point value that is not finite.
   std::optional<Value> eval(const clang::Expr *e);
+  std::optional<Value> evalExpression(const clang::Expr *e);
   std::optional<Value> evalCast(const clang::Expr *sub, clang::QualType type,
                                 bool load, const clang::Expr *whole);
   std::optional<Value> evalDeclRef(const clang::DeclRefExpr *ref);
@@ -395,6 +397,8 @@ private:
                          const AxisAccess &r, int a);
   bool keepTaps(Inference &inference);
   bool checkUpdatedSites(Inference &inference);
+  /// A float function's coefficients within float's range.
+  bool checkCoefficientRange(const Inference &inference);
   /// The number of sites updated on sample `which`, and their bounds.
   std::optional<int64_t> countUpdatedSites(Inference &inference, int which,
                                            std::vector<int64_t> &minSite,

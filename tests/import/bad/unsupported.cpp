@@ -89,3 +89,20 @@ template <typename T> void generic_smooth(T *f, const T *u, int n) {
   for (int i = 1; i < n - 1; ++i)
     f[i] = T(0.5) * (u[i - 1] + u[i + 1]);
 }
+
+// Constant factors that overflow: double's range in the folding, float's in
+// a float function (where C++ computes them in float).
+void overflowing_factor(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = 1e300 * 1e300 * u[i - 1] + u[i + 1];
+}
+
+void overflowing_literal(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = (1e308 + 1e308) * u[i - 1] - 0.5 * u[i + 1];
+}
+
+void float_overflow(float *f, const float *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = 1e30f * 1e30f * u[i - 1] + u[i + 1];
+}
