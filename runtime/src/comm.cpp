@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 namespace stencil {
@@ -351,10 +352,26 @@ Status decompose(const Communicator &comm, const ProcessGrid &grid, int dims,
     return Status::failure("process grid " + grid.text() + " has " +
                            std::to_string(grid.dims) +
                            " axes; the lattice has " + std::to_string(dims));
-  if (grid.total() != comm.size())
-    return Status::failure("process grid " + grid.text() + " has " +
-                           std::to_string(grid.total()) +
+  // A hand-built grid: each count positive (two negative ones would
+  // multiply to a positive total), the product counted without overflow.
+  constexpr long long kMaxRanks = std::numeric_limits<int>::max();
+  long long total = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (grid.ranks[axis] < 1)
+      return Status::failure("process grid " + grid.text() + ": ranks along " +
+                             axis_name(axis) + " must be a positive count, "
+                             "not " + std::to_string(grid.ranks[axis]));
+    // Each factor and the capped product fit in 31 bits: no overflow.
+    total = std::min(total * grid.ranks[axis], kMaxRanks + 1);
+  }
+  if (total > kMaxRanks)
+    return Status::failure("process grid " + grid.text() +
+                           " has more than " + std::to_string(kMaxRanks) +
                            " ranks; the job has " +
+                           std::to_string(comm.size()));
+  if (total != comm.size())
+    return Status::failure("process grid " + grid.text() + " has " +
+                           std::to_string(total) + " ranks; the job has " +
                            std::to_string(comm.size()));
   for (int axis = 0; axis < dims; ++axis) {
     const std::string name = axis_name(axis);

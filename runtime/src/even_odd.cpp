@@ -36,6 +36,10 @@ Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
     // Fails with the reason on a zero or non-finite diagonal entry.
     STENCIL_TRY(A.diagonal(S.diagonal_));
     S.diagonal_generation_ = A.parameter_generation();
+    const KernelInfo &info = A.info();
+    for (int t = 0; t < info.num_field_terms; ++t)
+      S.diagonal_reads_arrays_ |=
+          info.field_terms[t].tap == info.centre_tap;
   }
   STENCIL_TRY(Field::create(A.lattice().half(1), S.odd_scratch_));
   STENCIL_TRY(LaunchGraphs::from_environment(S.graphs_));
@@ -126,8 +130,11 @@ Status SchurComplement::invert_odd(Field &out, const Field &in) const {
                                  0.0, 1.0));
     return out.copy_from(odd_scratch_);
   }
-  // The hops read A's parameters as they are now; D must follow them.
-  if (A_->parameter_generation() != diagonal_generation_) {
+  // The hops read A's parameters as they are now; D must follow them. A
+  // site array's values changed in place move no generation, so a D that
+  // reads one is computed again (once per prepare and reconstruct).
+  if (diagonal_reads_arrays_ ||
+      A_->parameter_generation() != diagonal_generation_) {
     Status computed = A_->diagonal(diagonal_);
     if (!computed.ok())
       return Status::failure("Schur complement: D after a change of the "

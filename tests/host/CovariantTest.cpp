@@ -466,7 +466,7 @@ TEST(Covariant, RandomLinksAreTheSequentialDrawsInSiteOrder) {
   U.set_random(parallel);
   const std::vector<double> walk = random_gauge_transform(flat, sequential);
   ASSERT_EQ(U.data().size(), walk.size());
-  EXPECT_EQ(U.data(), walk);
+  EXPECT_EQ(std::as_const(U).data(), walk);
   EXPECT_EQ(parallel.next(), sequential.next());
   // The plaquette (summed in chunks on the host's threads) against the
   // definition, product by product.
@@ -517,7 +517,7 @@ TEST(Covariant, GaugeFileRoundTripsAndRejectsDamage) {
   EXPECT_EQ(back.colours(), 3);
   for (int a = 0; a < 4; ++a)
     EXPECT_EQ(back.extents()[a], extents[a]);
-  EXPECT_TRUE(back.data() == U.data()); // bit-exact
+  EXPECT_TRUE(std::as_const(back).data() == std::as_const(U).data()); // bit-exact
   const std::string good = fileBytes(path);
   ASSERT_EQ(good.size(), 60 + U.data().size() * 8); // 60-byte header
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace stencil;
@@ -125,7 +126,7 @@ TEST(Ildg, DoublePrecisionFilesReadBackExactly) {
   ASSERT_EQ(read.dims(), 4);
   for (int axis = 0; axis < 4; ++axis)
     EXPECT_EQ(read.extents()[axis], U.extents()[axis]);
-  EXPECT_EQ(read.data(), U.data());
+  EXPECT_EQ(std::as_const(read).data(), U.data());
   EXPECT_EQ(read.plaquette(), U.plaquette());
 }
 
@@ -185,8 +186,8 @@ TEST(Ildg, LoadReadsEitherFormat) {
   GaugeField fromLime, fromOwn;
   ASSERT_OK(GaugeField::load(lime, fromLime));
   ASSERT_OK(GaugeField::load(own, fromOwn));
-  EXPECT_EQ(fromLime.data(), U.data());
-  EXPECT_EQ(fromOwn.data(), U.data());
+  EXPECT_EQ(std::as_const(fromLime).data(), U.data());
+  EXPECT_EQ(std::as_const(fromOwn).data(), U.data());
   const std::string other = writeFile("load.txt", "plain text, not links");
   GaugeField out;
   Status status = GaugeField::load(other, out);

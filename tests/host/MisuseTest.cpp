@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -221,8 +222,8 @@ TEST(Misuse, SchurComplementFollowsTheOperatorsParameters) {
 }
 
 TEST(Misuse, SchurComplementFollowsTheSiteParameters) {
-  // A coefficient array set again, in place or as a new array that may
-  // reuse the old one's address: the diagonal is computed again either way.
+  // A coefficient array changed in place, set again, or replaced by a new
+  // array that may reuse the old one's address: the diagonal follows.
   const int extents[3] = {8, 8, 8};
   StencilOperator A;
   ASSERT_OK(StencilOperator::create(kernel("t_bf16_eo3d_aosoa"), extents, A));
@@ -244,12 +245,16 @@ TEST(Misuse, SchurComplementFollowsTheSiteParameters) {
     ASSERT_OK(fresh.prepare(b, rhsFresh));
     EXPECT_EQ(downloadValues(rhsEarly), downloadValues(rhsFresh));
   };
-  // New values in place, then the array set again.
+  // New values in place: the diagonal reads the array, so it is computed
+  // again with no set_ call; then the array set again.
   Field &s = *arrays.front();
   std::vector<double> values(s.lattice().values());
   for (double &v : values)
     v = random.uniform(3.0, 4.0);
+  const std::uint64_t generation = A.parameter_generation();
   ASSERT_OK(s.upload_values(values.data(), values.size()));
+  EXPECT_EQ(A.parameter_generation(), generation);
+  agreesWithAFreshOne();
   ASSERT_OK(A.set_site_parameter("s", s));
   agreesWithAFreshOne();
   // A new array, likely where the old one was.
@@ -313,6 +318,29 @@ TEST(Misuse, HelpersCheckTheirRanges) {
                 {"a lattice of 5 axes (1 to 4 expected)"});
   grid.dims = 5;
   EXPECT_EQ(grid.text(), "1x1x1x1");
+
+  // A hand-built grid: two negative counts multiply to the one rank's
+  // total, and four large ones overflow an int's product.
+  const int extents[3] = {9, 8, 8};
+  const int boundary[3] = {0, 0, 0};
+  const int reach[3] = {1, 1, 1};
+  const bool layered[3] = {true, true, true};
+  Decomposition decomposition;
+  ProcessGrid signs;
+  signs.dims = 3;
+  signs.ranks[0] = -1;
+  signs.ranks[2] = -1;
+  expectFailure(decompose(Communicator(), signs, 3, extents, boundary,
+                          reach, layered, layered, false, decomposition),
+                {"process grid -1x1x-1: ranks along x must be a positive "
+                 "count, not -1"});
+  ProcessGrid huge;
+  huge.dims = 3;
+  huge.ranks[0] = huge.ranks[1] = huge.ranks[2] = 65536;
+  expectFailure(decompose(Communicator(), huge, 3, extents, boundary, reach,
+                          layered, layered, false, decomposition),
+                {"process grid 65536x65536x65536 has more than 2147483647 "
+                 "ranks; the job has 1"});
 
   GaugeField U;
   const int lattice[4] = {4, 4, 4, 4};

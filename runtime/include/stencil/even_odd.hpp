@@ -95,9 +95,12 @@ private:
   bool clover_ = false;
   CloverPlacement placement_ = CloverPlacement::Epilogue;
   /// D on every site (1 on the halo; no clover), computed again when A's
-  /// parameter_generation() is no longer the one it was computed at.
+  /// parameter_generation() is no longer the one it was computed at, and
+  /// for every prepare and reconstruct where D reads a site parameter's
+  /// array, whose values may change in place without a set_ call.
   mutable Field diagonal_;
   mutable std::uint64_t diagonal_generation_ = 0;
+  bool diagonal_reads_arrays_ = false;
   mutable Field odd_scratch_; ///< D_o^-1 A_oe in
   mutable Field odd_hop_;     ///< SiteKernel: A_oe in
   mutable Field even_hop_;    ///< SiteKernel: A_eo D_o^-1 A_oe in

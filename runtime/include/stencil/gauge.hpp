@@ -38,6 +38,23 @@
 
 namespace stencil {
 
+/// A gauge field's links, writable in place. A view, not the vector: the
+/// count of values is fixed by the field's extents and colours.
+class LinkValues {
+public:
+  LinkValues(double *values, std::size_t count)
+      : values_(values), count_(count) {}
+  double *data() const { return values_; }
+  std::size_t size() const { return count_; }
+  double &operator[](std::size_t i) const { return values_[i]; }
+  double *begin() const { return values_; }
+  double *end() const { return values_ + count_; }
+
+private:
+  double *values_;
+  std::size_t count_;
+};
+
 class GaugeField {
 public:
   /// The unit gauge (every link the identity) on `extents` (dims entries).
@@ -58,7 +75,8 @@ public:
   const double *link(std::int64_t site, int mu) const {
     return data_.data() + (site * dims_ + mu) * reals_per_link();
   }
-  std::vector<double> &data() { return data_; }
+  /// Every link, sites x fastest, a site's `dims` matrices together.
+  LinkValues data() { return LinkValues(data_.data(), data_.size()); }
   const std::vector<double> &data() const { return data_; }
 
   /// Site index of coordinates (each wrapped onto the torus).
