@@ -19,7 +19,17 @@
 #
 # Without a generator (stencilc built or installed without LLVM), or with
 # STENCILC_USE_PREGENERATED ON, the checked-in sources of PREGENERATED_DIR
-# (default STENCILC_PREGENERATED_DIR) are compiled instead.
+# (default STENCILC_PREGENERATED_DIR) are compiled instead, and only where
+# the NAME.json beside them records the spec file's SHA-256: sources of
+# another spec (an edited one, or a shipped spec's of the same name) are
+# refused.
+#
+# Refused at configure time, with the reason: unknown arguments and
+# keywords without a value, a spec file that does not exist (unless a
+# custom command writes it), two specs of one name (in one target, or from
+# two spec files anywhere in the project: their kernels would share a
+# namespace), a kernel source compiled for two platforms by two targets,
+# PLATFORM amd without hipcc, and PLATFORM nvidia without CUDA enabled.
 #
 # Used inside the stencilc build (targets stencilc and stencil_runtime) and
 # from the installed package (stencilc::stencilc, stencilc::runtime; see
@@ -139,9 +149,45 @@ function(stencilc_set_device_language)
   endif()
 endfunction()
 
+# A misspelt keyword, a stray value or a keyword whose value expanded to
+# nothing would otherwise be dropped (or read as a spec) without a word.
+function(_stencilc_check_arguments function target)
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${function}(${target}): unknown arguments "
+                        "'${ARG_UNPARSED_ARGUMENTS}'; the keywords are ${ARGN}")
+  endif()
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "${function}(${target}): "
+                        "${ARG_KEYWORDS_MISSING_VALUES} given without a value")
+  endif()
+endfunction()
+
+# Pregenerated sources are compiled only for the spec they were generated
+# from: NAME.json records the spec file's SHA-256.
+function(_stencilc_check_pregenerated target dir name spec)
+  set(manifest "${dir}/${name}.json")
+  if(NOT EXISTS "${manifest}")
+    message(FATAL_ERROR "stencilc_add_kernels(${target}): ${manifest} is "
+                        "missing; pregenerated sources come with the NAME.json "
+                        "that 'stencilc generate' writes beside them")
+  endif()
+  file(READ "${manifest}" text)
+  string(JSON recorded ERROR_VARIABLE missing GET "${text}" spec_sha256)
+  file(SHA256 "${spec}" actual)
+  if(missing OR NOT recorded STREQUAL actual)
+    message(FATAL_ERROR "stencilc_add_kernels(${target}): ${dir}/${name}.hip "
+                        "was not generated from ${spec} (${manifest} records "
+                        "spec SHA-256 '${recorded}', the spec's is ${actual}); "
+                        "regenerate it with 'stencilc generate -o ${dir} "
+                        "${spec}', or build with the generator")
+  endif()
+endfunction()
+
 function(stencilc_add_kernels target)
   cmake_parse_arguments(ARG "" "PLATFORM;OUTPUT_DIR;PREGENERATED_DIR;TUNE_CACHE"
                         "SPECS" ${ARGN})
+  _stencilc_check_arguments(stencilc_add_kernels ${target}
+                            SPECS PLATFORM OUTPUT_DIR PREGENERATED_DIR TUNE_CACHE)
   set(tune_args "")
   if(ARG_TUNE_CACHE)
     get_filename_component(ARG_TUNE_CACHE "${ARG_TUNE_CACHE}" ABSOLUTE)
@@ -180,6 +226,14 @@ function(stencilc_add_kernels target)
                           "compiles the kernels as CUDA: call "
                           "enable_language(CUDA) first")
     endif()
+  elseif(ARG_PLATFORM STREQUAL "amd")
+    get_filename_component(compiler "${CMAKE_CXX_COMPILER}" NAME)
+    if(NOT compiler MATCHES "hipcc")
+      message(FATAL_ERROR "stencilc_add_kernels(${target}): PLATFORM amd "
+                          "compiles the kernels in HIP mode: configure the "
+                          "project with -DCMAKE_CXX_COMPILER=hipcc (the C++ "
+                          "compiler is ${CMAKE_CXX_COMPILER})")
+    endif()
   endif()
   _stencilc_tool(tool)
   _stencilc_runtime(${ARG_PLATFORM} runtime)
@@ -192,6 +246,28 @@ function(stencilc_add_kernels target)
   foreach(spec IN LISTS ARG_SPECS)
     get_filename_component(spec "${spec}" ABSOLUTE)
     get_filename_component(name "${spec}" NAME_WE)
+    # A spec that a custom command writes (stencilc import) exists later.
+    get_source_file_property(written "${spec}" GENERATED)
+    if(NOT written AND (NOT EXISTS "${spec}" OR IS_DIRECTORY "${spec}"))
+      message(FATAL_ERROR "stencilc_add_kernels(${target}): no spec file "
+                          "${spec} (SPECS lists spec files; a misspelt "
+                          "keyword after SPECS is read as one)")
+    endif()
+    if(name IN_LIST names)
+      message(FATAL_ERROR "stencilc_add_kernels(${target}): two specs named "
+                          "${name} (${spec} and an earlier one); their kernels "
+                          "would share one namespace")
+    endif()
+    # One name, one spec, in the whole project: two libraries with kernels
+    # of the same name would link, and one would silently run the other's.
+    get_property(known GLOBAL PROPERTY "STENCILC_SPEC_OF_${name}")
+    if(known AND NOT known STREQUAL spec)
+      message(FATAL_ERROR "stencilc_add_kernels(${target}): spec ${spec} is "
+                          "named ${name}, as is ${known} of another target; "
+                          "kernels of one name from two specs cannot be told "
+                          "apart at link time: rename one")
+    endif()
+    set_property(GLOBAL PROPERTY "STENCILC_SPEC_OF_${name}" "${spec}")
     list(APPEND names ${name})
     if(tool)
       set(dir "${ARG_OUTPUT_DIR}")
@@ -223,8 +299,22 @@ function(stencilc_add_kernels target)
                             "${dir}/${name}.hip; pass PREGENERATED_DIR with "
                             "sources from 'stencilc generate'")
       endif()
+      _stencilc_check_pregenerated(${target} "${dir}" ${name} "${spec}")
     endif()
     set(kernel "${dir}/${name}.hip")
+    # A source's language is a property of the file, not of the target: a
+    # second target compiling it for another platform would change it for
+    # both.
+    get_property(compiled_for GLOBAL PROPERTY "STENCILC_PLATFORM_OF_${kernel}")
+    if(compiled_for AND NOT compiled_for STREQUAL ARG_PLATFORM)
+      message(FATAL_ERROR "stencilc_add_kernels(${target}): ${kernel} is "
+                          "already compiled for ${compiled_for} by another "
+                          "target; give this one (PLATFORM ${ARG_PLATFORM}) "
+                          "an OUTPUT_DIR of its own (with the generator) or "
+                          "a copy of the sources (PREGENERATED_DIR)")
+    endif()
+    set_property(GLOBAL PROPERTY "STENCILC_PLATFORM_OF_${kernel}"
+                 ${ARG_PLATFORM})
     stencilc_set_device_language(PLATFORM ${ARG_PLATFORM} SOURCES "${kernel}")
     list(APPEND sources "${kernel}")
   endforeach()
@@ -249,8 +339,19 @@ if(NOT DEFINED STENCILC_SOLVER_MAIN)
 endif()
 function(stencilc_add_solver target)
   cmake_parse_arguments(ARG "" "KERNELS;STENCIL" "" ${ARGN})
+  _stencilc_check_arguments(stencilc_add_solver ${target} KERNELS STENCIL)
   if(NOT ARG_KERNELS OR NOT ARG_STENCIL)
     message(FATAL_ERROR "stencilc_add_solver(${target}): KERNELS and STENCIL are required")
+  endif()
+  if(NOT TARGET ${ARG_KERNELS})
+    message(FATAL_ERROR "stencilc_add_solver(${target}): KERNELS "
+                        "${ARG_KERNELS} is not a target; name a library of "
+                        "stencilc_add_kernels()")
+  endif()
+  get_target_property(stencils ${ARG_KERNELS} STENCILC_KERNEL_NAMES)
+  if(NOT ARG_STENCIL IN_LIST stencils)
+    message(FATAL_ERROR "stencilc_add_solver(${target}): ${ARG_KERNELS} has "
+                        "no stencil ${ARG_STENCIL} (it has: ${stencils})")
   endif()
   set(glue "${CMAKE_CURRENT_BINARY_DIR}/stencilc/${target}_kernel.cpp")
   file(WRITE "${glue}.tmp"

@@ -80,6 +80,7 @@ bool isReservedName(StringRef word) {
 std::optional<StencilModel> Checker::run() {
   unsigned errorsBefore = diags.errorCount();
   model.specFileName = sys::path::filename(spec.path).str();
+  model.specSha256 = spec.sha256;
   checkName();
   checkGrid();
   checkField();

@@ -286,6 +286,7 @@ struct StencilModel {
   std::string name;
   std::string description;
   std::string specFileName; ///< file name only: generated code names no paths
+  std::string specSha256;   ///< of the spec file's bytes (NAME.json)
   int dims = 1;
   /// Per axis; entries past `dims` are unused.
   std::array<Boundary, kMaxDims> boundaries{};

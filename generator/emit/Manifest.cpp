@@ -26,6 +26,8 @@ std::string printManifest(const StencilModel &model,
     j.attribute("name", model.name);
     j.attribute("description", model.description);
     j.attribute("spec", model.specFileName);
+    // CMake compiles pregenerated sources only for the spec they came from.
+    j.attribute("spec_sha256", model.specSha256);
     j.attributeObject("grid", [&] {
       j.attribute("dimensions", model.dims);
       j.attributeArray("axes", [&] {

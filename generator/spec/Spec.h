@@ -134,6 +134,7 @@ struct KernelSpec {
 
 struct Spec {
   std::string path; ///< as given on the command line, for diagnostics
+  std::string sha256; ///< of the file's bytes, lower-case hex
   Located<std::string> name;
   Located<std::string> description;
 

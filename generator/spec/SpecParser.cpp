@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/YAMLParser.h"
 
 #include <cstring>
@@ -759,6 +760,11 @@ std::optional<Spec> parseSpec(unsigned bufferID, StringRef path,
   unsigned errorsBefore = diags.errorCount();
   Spec spec;
   spec.path = path.str();
+  // What pregenerated sources are checked against (CMake's file(SHA256)).
+  spec.sha256 = toHex(
+      SHA256::hash(arrayRefFromStringRef(
+          sourceMgr.getMemoryBuffer(bufferID)->getBuffer())),
+      /*LowerCase=*/true);
   yaml::Stream stream(sourceMgr.getMemoryBuffer(bufferID)->getMemBufferRef(),
                       sourceMgr, /*ShowColors=*/false);
   Parser parser(diags);

@@ -1,0 +1,96 @@
+# stencilc_add_kernels() and stencilc_add_solver() misused by an outside
+# project against the installed package: each case must fail its configure
+# with a message naming what is wrong (never a silent fallback or a build
+# that compiles something else). Also: every internal header the runtime's
+# sources include is installed beside them (the package rebuilds the
+# runtime from them for another platform).
+#   cmake -D BUILD_DIR=... -D SOURCE_DIR=... -D WORK_DIR=... -P CheckPackageMisuse.cmake
+cmake_minimum_required(VERSION 3.20)
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}"
+                RESULT_VARIABLE status OUTPUT_QUIET)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "install failed (${status})")
+endif()
+
+file(GLOB internal RELATIVE "${SOURCE_DIR}/runtime/src" "${SOURCE_DIR}/runtime/src/*.hpp")
+foreach(header IN LISTS internal)
+  if(NOT EXISTS "${prefix}/share/stencilc/runtime/src/${header}")
+    message(FATAL_ERROR "runtime/src/${header} is not installed")
+  endif()
+endforeach()
+
+# A spec of its own, and one named like a shipped spec but computing
+# something else.
+set(specs "${WORK_DIR}/specs")
+file(WRITE "${specs}/heat2d.yaml" "name: heat2d
+grid: {dimensions: 2, boundary: dirichlet}
+field: {precision: double}
+taps:
+  - {offset: [0, 0], coefficient: 4}
+  - {offset: [-1, 0], coefficient: -1}
+  - {offset: [1, 0], coefficient: -1}
+  - {offset: [0, -1], coefficient: -1}
+  - {offset: [0, 1], coefficient: -1}
+")
+file(MAKE_DIRECTORY "${specs}/other")
+file(READ "${specs}/heat2d.yaml" heat)
+string(REPLACE "coefficient: 4}" "coefficient: 8}" heat8 "${heat}")
+file(WRITE "${specs}/other/heat2d.yaml" "${heat8}")
+string(REPLACE "name: heat2d" "name: laplacian3d_f64" shipped "${heat}")
+file(WRITE "${specs}/laplacian3d_f64.yaml" "${shipped}")
+
+# expect_refusal(<case> <regex> <CMakeLists body> [configure options...])
+function(expect_refusal case regex body)
+  set(dir "${WORK_DIR}/${case}")
+  file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
+project(misuse LANGUAGES CXX)
+find_package(stencilc CONFIG REQUIRED)
+${body}
+")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G Ninja
+                  "-DCMAKE_PREFIX_PATH=${prefix}" "-DSPECS=${specs}" ${ARGN}
+                  RESULT_VARIABLE status OUTPUT_VARIABLE output
+                  ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  if(status EQUAL 0 OR NOT flat MATCHES "${regex}")
+    message(FATAL_ERROR "${case}: the configure should fail with '${regex}' "
+                        "(status ${status}):\n${output}")
+  endif()
+  message(STATUS "${case}: refused: ok")
+endfunction()
+
+expect_refusal(unknown-keyword "unknown arguments 'TUNECACHE;x.tsv'; the keywords are SPECS"
+  "stencilc_add_kernels(k TUNECACHE x.tsv SPECS \${SPECS}/heat2d.yaml)")
+expect_refusal(empty-value "PLATFORM given without a value"
+  "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml PLATFORM \${UNSET_VARIABLE})")
+expect_refusal(stray-value "unknown arguments 'nvidia'"
+  "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml PLATFORM host nvidia)")
+expect_refusal(missing-spec "no spec file [^ ]*/nothing.yaml"
+  "stencilc_add_kernels(k SPECS \${SPECS}/nothing.yaml)")
+expect_refusal(same-name-one-target "two specs named heat2d"
+  "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml \${SPECS}/other/heat2d.yaml)")
+expect_refusal(same-name-two-targets "is named heat2d, as is [^ ]*/heat2d.yaml of another target"
+  "stencilc_add_kernels(k1 SPECS \${SPECS}/heat2d.yaml)
+stencilc_add_kernels(k2 SPECS \${SPECS}/other/heat2d.yaml)")
+expect_refusal(pregenerated-other-spec "laplacian3d_f64.hip was not generated from [^ ]*/laplacian3d_f64.yaml"
+  "stencilc_add_kernels(k SPECS \${SPECS}/laplacian3d_f64.yaml)"
+  -DSTENCILC_USE_PREGENERATED=ON)
+expect_refusal(amd-without-hipcc "PLATFORM amd compiles the kernels in HIP mode: configure the project with -DCMAKE_CXX_COMPILER=hipcc"
+  "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml PLATFORM amd)")
+expect_refusal(solver-not-a-target "KERNELS kk is not a target"
+  "stencilc_add_solver(s KERNELS kk STENCIL heat2d)")
+expect_refusal(solver-other-stencil "k has no stencil heat3d \\(it has: heat2d\\)"
+  "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
+stencilc_add_solver(s KERNELS k STENCIL heat3d)")
+find_program(nvcc nvcc PATHS /usr/local/cuda/bin)
+if(nvcc)
+  expect_refusal(one-source-two-platforms "heat2d.hip is already compiled for host by another target"
+    "enable_language(CUDA)
+stencilc_add_kernels(k_host SPECS \${SPECS}/heat2d.yaml PLATFORM host OUTPUT_DIR shared)
+stencilc_add_kernels(k_nvidia SPECS \${SPECS}/heat2d.yaml PLATFORM nvidia OUTPUT_DIR shared)"
+    "-DCMAKE_CUDA_COMPILER=${nvcc}" -DCMAKE_CUDA_ARCHITECTURES=90)
+else()
+  message(STATUS "one-source-two-platforms: skipped (no nvcc)")
+endif()
