@@ -80,6 +80,9 @@ Communicator Communicator::world() {
 }
 
 Status Communicator::sum(double *values, int count) const {
+  if (count < 0)
+    return Status::failure("Communicator::sum: a count of " +
+                           std::to_string(count) + " values");
   if (!distributed() || count == 0)
     return Status();
 #if defined(STENCIL_HAVE_MPI)
@@ -217,11 +220,21 @@ Status use_local_device(const Communicator &comm, int *device) {
 // --- Process grids ------------------------------------------------------------
 
 int ProcessGrid::total() const {
-  int n = 1;
-  // As text(): a hand-built grid may claim more axes than ranks holds.
+  long long n = 1;
+  // As text(): a hand-built grid may claim more axes than ranks holds. The
+  // product is capped, not wrapped: 4096^4 had wrapped to 0, one rank.
   for (int axis = 0; axis < std::min(dims, kMaxDims); ++axis)
-    n *= ranks[axis];
-  return n;
+    n = std::clamp(n * ranks[axis],
+                   -static_cast<long long>(std::numeric_limits<int>::max()),
+                   static_cast<long long>(std::numeric_limits<int>::max()));
+  return static_cast<int>(n);
+}
+
+bool ProcessGrid::splits() const {
+  for (int axis = 0; axis < std::min(dims, kMaxDims); ++axis)
+    if (ranks[axis] != 1)
+      return true;
+  return false;
 }
 
 std::string ProcessGrid::text() const {

@@ -164,8 +164,9 @@ Status select_exchange(const KernelInfo &spec, const int *extents,
   const int dims = spec.shape.dims;
   out.options = d.exchange;
   out.description = "the spec's grid.exchange: " + describe(d.exchange);
-  const char *switch_ = std::getenv("STENCILC_TUNING");
-  const bool tuning = !(switch_ && std::strcmp(switch_, "off") == 0);
+  bool off = false;
+  STENCIL_TRY(tuning_switch(off));
+  const bool tuning = !off;
   if (!tuning)
     out.description += " (STENCILC_TUNING=off)";
   const std::string size = extents_text(extents, dims);

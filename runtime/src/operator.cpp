@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -38,6 +39,14 @@ Lattice link_lattice_of(const KernelInfo &info, const Lattice &fields) {
     lattice.layout = links->layout;
   }
   return lattice;
+}
+
+/// A deviation or tolerance for a message: std::to_string(1e-10) prints
+/// "0.000000".
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
 }
 
 } // namespace
@@ -133,6 +142,11 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
                  "(e.g. 'grid: {..., split: [z, t]}') and regenerate");
     return create(info, extents, out);
   }
+  // The whole lattice must suit the layout as on one rank (even extents for
+  // even/odd storage, whole blocks): the ranks' blocks, checked later, are
+  // named by their boxes, not by the extents the caller gave.
+  if (Status valid = check_lattice(lattice_for(info, extents)); !valid.ok())
+    return Status::failure(name + ": " + valid.message());
   const KernelInfo &ranks = distributed->kernels();
   const int dims = info.shape.dims;
   bool layered[kMaxDims] = {false, false, false, false};
@@ -519,6 +533,14 @@ Status StencilOperator::check_gauge(const GaugeField &U) const {
 Status StencilOperator::upload_links(const GaugeField &whole,
                                      Field &out) const {
   STENCIL_TRY(require_created("upload_links"));
+  // A link that fails the check in one rank's block: every rank returns
+  // (set_links, next, exchanges ghost links).
+  const Status mine = upload_links_on_rank(whole, out);
+  return decomposition_ ? decomposition_->comm.agree(mine) : mine;
+}
+
+Status StencilOperator::upload_links_on_rank(const GaugeField &whole,
+                                             Field &out) const {
   GaugeField box;
   const GaugeField *local = nullptr;
   STENCIL_TRY(local_gauge(whole, local, box));
@@ -538,8 +560,12 @@ Status StencilOperator::upload_links(const GaugeField &whole,
           name + ": links are stored as two rows with the third rebuilt, "
                  "which needs SU(" + std::to_string(n) +
           ") matrices, but U_" + std::to_string(mu) + " at site " +
-          std::to_string(site) + " is " + std::to_string(worst) +
-          " from unitary with det 1 (tolerance " + std::to_string(tolerance) +
+          std::to_string(site) +
+          (decomposition_ ? " of this rank's box (its block and ghost "
+                            "layers, x fastest)"
+                          : "") +
+          " is " + number_text(worst) + " from unitary with det 1 "
+          "(tolerance " + number_text(tolerance) +
           "); reunitarise the links (GaugeField::reunitarise) or use "
           "'compression: none'");
   }

@@ -130,6 +130,10 @@ Status gather_field(const Decomposition &d, const Field &local,
                     std::vector<double> &whole, int root) {
   // Agreed on: every rank must take part in the gather below or none.
   STENCIL_TRY(d.comm.agree(require_rank_field(d, local, "gather_field")));
+  if (root < 0 || root >= d.comm.size())
+    return Status::failure("gather_field: root " + std::to_string(root) +
+                           " is not a rank of the " +
+                           std::to_string(d.comm.size()) + "-rank job");
   const Lattice &l = local.lattice();
   if (l.parity >= 0)
     return Status::failure("gather_field: a whole field, not one parity's "

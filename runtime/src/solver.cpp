@@ -1198,13 +1198,28 @@ Status finish_solve(const StencilOperator &A, const Field &bInterior,
 
 } // namespace
 
+namespace {
+
+/// The unknowns of the whole system: each rank's lattice holds its own
+/// block (collective; exact in double up to 2^53).
+Status count_unknowns(const Communicator &comm, const Lattice &lattice,
+                      SolveReport &report) {
+  double unknowns = static_cast<double>(lattice.interior_sites()) *
+                    lattice.components;
+  STENCIL_TRY(comm.sum(unknowns));
+  report.unknowns = static_cast<std::int64_t>(unknowns);
+  return Status();
+}
+
+} // namespace
+
 Status solve(const StencilOperator &A, const Field &b, Field &x,
              const SolveOptions &options, SolveReport &report) {
   Field bInterior;
   double bNorm = 0.0;
   STENCIL_TRY(begin_solve(A, b, x, options, report, bInterior, bNorm));
   report.system = "A";
-  report.unknowns = A.lattice().interior_sites() * A.lattice().components;
+  STENCIL_TRY(count_unknowns(A.communicator(), A.lattice(), report));
   if (bNorm == 0.0)
     return zero_solution(x, report);
   if (options.mixed_precision) {
@@ -1239,7 +1254,7 @@ Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
   SchurComplement S;
   STENCIL_TRY(SchurComplement::create(A, S, options.clover_placement));
   report.system = "even/odd Schur complement";
-  report.unknowns = S.lattice().interior_sites() * S.lattice().components;
+  STENCIL_TRY(count_unknowns(S.communicator(), S.lattice(), report));
   if (bNorm == 0.0)
     return zero_solution(x, report);
   Field rhs, xEven;

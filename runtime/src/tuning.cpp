@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -28,10 +29,6 @@ bool options_start_with(const std::string &options, const char *prefix) {
          options.compare(first, std::strlen(prefix), prefix) == 0;
 }
 
-bool tuning_off() {
-  const char *switch_ = std::getenv("STENCILC_TUNING");
-  return switch_ && std::strcmp(switch_, "off") == 0;
-}
 
 /// Whether a compiled-in cache entry was recorded on `device` at exactly
 /// these extents (the planner's choices for a device are predictions, not
@@ -135,9 +132,23 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
 
 } // namespace
 
+Status tuning_switch(bool &off) {
+  const char *value = std::getenv("STENCILC_TUNING");
+  off = value && std::strcmp(value, "off") == 0;
+  // "OFF", "0" or a misspelling had silently meant on.
+  if (value && *value && !off && std::strcmp(value, "on") != 0)
+    return Status::failure(std::string("STENCILC_TUNING='") + value +
+                           "': expected on or off");
+  return Status();
+}
+
 Status read_tuning_cache(const std::string &path,
                          std::vector<TuningCacheLine> &out) {
   out.clear();
+  // An ifstream opens a directory and reads it as empty.
+  if (std::filesystem::is_directory(path))
+    return Status::failure("STENCILC_TUNE_CACHE: '" + path +
+                           "' is a directory, not a tuning cache");
   std::ifstream file(path);
   if (!file)
     return Status::failure("STENCILC_TUNE_CACHE: cannot read '" + path + "'");
@@ -239,7 +250,9 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
                       const std::string &device, KernelSelection &out) {
   out = KernelSelection{&spec, std::string("the spec's own options: ") +
                                    spec.tuning_options};
-  if (tuning_off()) {
+  bool off = false;
+  STENCIL_TRY(tuning_switch(off));
+  if (off) {
     out.description += " (STENCILC_TUNING=off)";
     return Status();
   }
@@ -298,7 +311,9 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
   const bool measured = chosen.from_cache; // before `out`, which may be it
   found = false;
   out = KernelSelection{};
-  if (tuning_off())
+  bool off = false;
+  STENCIL_TRY(tuning_switch(off));
+  if (off)
     return Status();
   const std::string size = extents_text(extents, spec.shape.dims);
   const char *path = std::getenv("STENCILC_TUNE_CACHE");

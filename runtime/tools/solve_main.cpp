@@ -60,10 +60,12 @@
 #include "stencil/scatter.hpp"
 #include "stencil/solver.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -73,6 +75,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+extern char **environ; // POSIX: this process's environment
 
 const stencil::KernelInfo &solver_kernel();
 
@@ -151,12 +155,15 @@ Options parse(int argc, char **argv) {
   const stencil::KernelInfo &info = solver_kernel();
   Options options;
   auto value = [&](int &i) -> std::string {
-    if (i + 1 >= argc)
+    if (i + 1 >= argc || argv[i + 1][0] == '\0')
       usage_error(std::string(argv[i]) + " needs a value");
     return argv[++i];
   };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    // A repeated --size had appended its extents to the first's.
+    if (arg == "--size" && !options.size.empty())
+      usage_error("--size given twice");
     if (arg == "--size") {
       std::string text = value(i);
       size_t start = 0;
@@ -245,6 +252,8 @@ Options parse(int argc, char **argv) {
       options.tuneExchange = value(i);
     } else if (arg == "--compare-tol") {
       options.compareTolerance = parse_number(value(i), "tolerance");
+      if (!(options.compareTolerance >= 0))
+        usage_error("--compare-tol must not be negative");
     } else if (arg == "--help" || arg == "-h") {
       print_usage(stdout);
       std::exit(0);
@@ -303,6 +312,35 @@ private:
   std::chrono::steady_clock::time_point last_;
 };
 
+/// Whether every rank was started with the same arguments and STENCILC_*
+/// environment: ranks that differ (another size, tolerance or grid) had
+/// hung in a collective, crashed, or solved another system without a word.
+/// Compares a 32-bit FNV-1a hash of them, exact in a double, by the ranks'
+/// largest and smallest.
+stencil::Status same_arguments_on_every_rank(int argc, char **argv) {
+  std::vector<std::string> items(argv + 1, argv + argc);
+  std::vector<std::string> environment;
+  for (char **entry = environ; entry && *entry; ++entry)
+    if (std::strncmp(*entry, "STENCILC_", 9) == 0)
+      environment.push_back(*entry);
+  std::sort(environment.begin(), environment.end());
+  items.insert(items.end(), environment.begin(), environment.end());
+  std::uint32_t hash = 2166136261u;
+  for (const std::string &item : items)
+    for (const char c : item + '\0') {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 16777619u;
+    }
+  double largest = hash, negated = -static_cast<double>(hash);
+  STENCIL_TRY(job().max(largest));
+  STENCIL_TRY(job().max(negated));
+  if (largest != -negated)
+    return stencil::Status::failure(
+        "the ranks were started with different arguments or STENCILC_* "
+        "environment variables; every rank of a run needs the same");
+  return stencil::Status();
+}
+
 /// Reports `status` and ends: with several ranks, the whole job (a rank
 /// that returned while the others wait in a collective would hang it).
 int fail(const stencil::Status &status) {
@@ -350,6 +388,10 @@ int main(int argc, char **argv) {
   job() = stencil::Communicator::world();
   const stencil::KernelInfo &info = solver_kernel();
   Options options = parse(argc, argv);
+  if (job().distributed())
+    if (stencil::Status same = same_arguments_on_every_rank(argc, argv);
+        !same.ok())
+      return fail(same);
   // One report: rank 0's.
   if (job().rank() != 0 && !std::freopen("/dev/null", "w", stdout))
     return fail(stencil::Status::failure("cannot silence rank " +

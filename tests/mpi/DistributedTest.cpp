@@ -641,6 +641,31 @@ TEST(Distributed, CgRefusesASingularOperatorOnEveryGrid) {
   }
 }
 
+TEST(Distributed, ALinkOneRankCannotStoreFailsEveryRank) {
+  // Two-row links need SU(3). A link scaled in the last rank's block (the
+  // highest t) had failed that rank alone, and the others waited in
+  // set_links' exchange of ghost links.
+  const KernelInfo &info = kernelNamed("wilson_clover4d_eo_f64");
+  const int extents[4] = {4, 4, 4, 8};
+  ProcessGrid grid;
+  ASSERT_OK(parse_process_grid("1,1,1," + std::to_string(world().size()), 4,
+                               grid));
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create_distributed(info, extents, world(), grid,
+                                                A));
+  Inputs in = makeInputs(info, {4, 4, 4, 8});
+  const int last[4] = {1, 2, 3, 7};
+  double *link = in.U.link(in.U.site_of(last), 3);
+  for (int i = 0; i < in.U.reals_per_link(); ++i)
+    link[i] *= 1.5;
+  Field links;
+  // Every rank returns the failure (the lowest failing rank's: a rank whose
+  // ghost layer holds the link fails too).
+  expectFailure(A.upload_links(in.U, links),
+                {"wilson_clover4d_eo_f64_split: links are stored as two rows",
+                 "from unitary with det 1 (tolerance 1e-10)"});
+}
+
 TEST(Distributed, EveryRankLearnsWhichRankFailed) {
   // Rank size - 1 fails (the only rank of a one-rank job).
   const int last = world().size() - 1;

@@ -90,9 +90,11 @@ Status use_local_device(const Communicator &comm, int *device = nullptr);
 struct ProcessGrid {
   int dims = 0;
   int ranks[kMaxDims] = {1, 1, 1, 1};
+  /// The ranks' product, capped at +-INT_MAX.
   int total() const;
-  /// Whether any axis is split.
-  bool splits() const { return total() > 1; }
+  /// Whether any axis has other than one rank (a count below 1 is an
+  /// error decompose() reports).
+  bool splits() const;
   /// "1x1x2x2".
   std::string text() const;
 };

@@ -170,7 +170,8 @@ public:
   /// layout; with two-row compression only the first two rows are stored,
   /// and links that are not SU(3) to within 1e-6 (float) or 1e-10 (double)
   /// are refused, since their third row would be rebuilt wrong
-  /// (GaugeField::reunitarise() projects them).
+  /// (GaugeField::reunitarise() projects them). Collective on a
+  /// distributed operator: a bad link in one rank's block fails every rank.
   Status upload_links(const GaugeField &U, Field &out) const;
   /// The links the kernels read; `links` must outlive the operator's use.
   Status set_links(const Field &links);
@@ -310,9 +311,11 @@ public:
 
 private:
   int parameter_index(const std::string &name) const;
-  /// The work of check_spd(), diagonal() and upload_clover() on this
-  /// rank's sites; the public functions agree on the result over the ranks.
+  /// The work of check_spd(), diagonal(), upload_links() and
+  /// upload_clover() on this rank's sites; the public functions agree on
+  /// the result over the ranks.
   Status check_spd_on_rank() const;
+  Status upload_links_on_rank(const GaugeField &whole, Field &out) const;
   Status diagonal_on_rank(Field &out) const;
   Status upload_clover_on_rank(const CloverField &A, CloverArrays &out,
                                int inverse_parity) const;
