@@ -182,6 +182,16 @@ MpiSession::MpiSession(int &argc, char **&argv) {
 #else
   (void)argc;
   (void)argv;
+  // Started by mpirun, yet without MPI (a runtime the package rebuilt for
+  // another platform, or one configured without STENCILC_MPI): every
+  // process would solve the whole problem alone. Said, not silent.
+  for (const char *variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char *size = std::getenv(variable); size && std::atoi(size) > 1)
+      std::fprintf(stderr,
+                   "stencilc: warning: started as one of %s MPI processes "
+                   "(%s), but this runtime was built without MPI: each "
+                   "process runs alone\n",
+                   size, variable);
 #endif
 }
 
