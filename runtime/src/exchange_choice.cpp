@@ -4,6 +4,7 @@
 #include "stencil/halo_exchange.hpp"
 #include "stencil/tuning.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -61,6 +62,13 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
     if (!parsed.ok())
       return Status::failure(path + ":" + std::to_string(entry.line) + ": " +
                              parsed.message());
+    // As `stencilc generate --tune-cache` reads it: a time it can print.
+    char *end = nullptr;
+    const double ms = std::strtod(entry.ms.c_str(), &end);
+    if (entry.ms.empty() || *end != '\0' || !std::isfinite(ms) || ms <= 0)
+      return Status::failure(path + ":" + std::to_string(entry.line) +
+                             ": '" + entry.ms +
+                             "' is not a time in ms (a positive number)");
     bool same = true;
     for (int axis = 0; axis < dims; ++axis)
       same = same && recorded[axis] == grid[axis];
@@ -102,7 +110,8 @@ std::string exchange_options_text(const int *grid, int dims,
 
 Status parse_exchange_options(const std::string &text, int dims, int *grid,
                               ExchangeOptions &out) {
-  bool have_grid = false, have_transport = false, have_overlap = false;
+  bool have_grid = false, have_transport = false, have_overlap = false,
+       unknown = false;
   std::stringstream items(text);
   std::string item;
   while (std::getline(items, item, ';')) {
@@ -115,7 +124,17 @@ Status parse_exchange_options(const std::string &text, int dims, int *grid,
     const std::string value =
         equals == std::string::npos ? "" : trimmed(item.substr(equals + 1));
     const std::string bad = "'" + item + "': ";
+    // A repeated item had replaced the first without a word.
+    bool &seen = key == "grid"        ? have_grid
+                 : key == "transport" ? have_transport
+                 : key == "overlap"   ? have_overlap
+                                      : unknown;
+    if (seen && &seen != &unknown)
+      return Status::failure(bad + "'" + key + "' given twice");
     if (key == "grid") {
+      if (!value.empty() && value.back() == 'x')
+        return Status::failure(bad + "expected " + std::to_string(dims) +
+                               " ranks per axis");
       std::stringstream parts(value);
       std::string part;
       int axis = 0;

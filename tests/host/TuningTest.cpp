@@ -16,6 +16,7 @@
 #include <string>
 
 using namespace stencil;
+using stencilc::testing::expectFailure;
 using stencilc::testing::expectFoldPassMatchesItsDefinition;
 using stencilc::testing::kernelNamed;
 using stencilc::testing::ScopedEnv;
@@ -738,6 +739,18 @@ TEST(ExchangeChoice, MalformedEntriesAndRequestsSayWhereAndWhy) {
     EXPECT_NE(status.message().find(c.message), std::string::npos)
         << status.message();
   }
+  // The time an entry records, as the generator reads it.
+  for (const char *ms : {"abc", "-5", "nan"}) {
+    SCOPED_TRACE(ms);
+    ScopedEnv cache("STENCILC_TUNE_CACHE",
+                    writeCache("bad.tsv", key + "grid=1x1x2; transport=peer; "
+                                                "overlap=on\t" +
+                                              ms + "\t2\n"));
+    ExchangeSelection s;
+    expectFailure(select_exchange(spec.info, extents, grid, spec.device, s),
+                  {"bad.tsv:1: '" + std::string(ms) +
+                   "' is not a time in ms (a positive number)"});
+  }
   ScopedEnv transport("STENCILC_EXCHANGE", "fastest");
   ExchangeSelection s;
   Status status = select_exchange(spec.info, extents, grid, spec.device, s);
@@ -765,6 +778,15 @@ TEST(ExchangeChoice, OptionsTextRoundTrips) {
   EXPECT_FALSE(parsed.overlap);
   for (int axis = 0; axis < 4; ++axis)
     EXPECT_EQ(back[axis], grid[axis]);
+  // A trailing 'x' had dropped an axis silently, and a repeated item had
+  // replaced the first.
+  expectFailure(parse_exchange_options(
+                    "grid=1x1x2x; transport=peer; overlap=on", 4, back, parsed),
+                {"'grid=1x1x2x': expected 4 ranks per axis"});
+  expectFailure(parse_exchange_options("grid=1x1x2x1; transport=peer; "
+                                       "overlap=on; transport=staged",
+                                       4, back, parsed),
+                {"'transport=staged': 'transport' given twice"});
 }
 
 } // namespace
