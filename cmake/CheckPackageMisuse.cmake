@@ -84,6 +84,52 @@ expect_refusal(solver-not-a-target "KERNELS kk is not a target"
 expect_refusal(solver-other-stencil "k has no stencil heat3d \\(it has: heat2d\\)"
   "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
 stencilc_add_solver(s KERNELS k STENCIL heat3d)")
+# Pregenerated sources: a NAME.json without the spec's hash (an older
+# stencilc) is refused; a spec edited after a good configure is caught at
+# the next build (its configure reruns).
+set(pregen "${WORK_DIR}/pregen")
+file(COPY "${SOURCE_DIR}/examples/poisson2d/generated/" DESTINATION "${pregen}")
+file(COPY "${SOURCE_DIR}/examples/poisson2d/specs/poisson2d.yaml"
+     DESTINATION "${WORK_DIR}/pregen-spec")
+file(READ "${pregen}/poisson2d.json" manifest)
+string(JSON manifest REMOVE "${manifest}" spec_sha256)
+file(MAKE_DIRECTORY "${WORK_DIR}/old")
+file(COPY "${pregen}/poisson2d.hip" "${pregen}/poisson2d.hpp"
+     DESTINATION "${WORK_DIR}/old")
+file(WRITE "${WORK_DIR}/old/poisson2d.json" "${manifest}")
+expect_refusal(pregenerated-without-hash "poisson2d.json records no spec_sha256"
+  "stencilc_add_kernels(k SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${WORK_DIR}/old)"
+  -DSTENCILC_USE_PREGENERATED=ON)
+
+set(dir "${WORK_DIR}/edited")
+file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
+project(edited LANGUAGES CXX)
+find_package(stencilc CONFIG REQUIRED)
+stencilc_add_kernels(k SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})
+stencilc_add_kernels(k2 SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})
+")
+execute_process(COMMAND ${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G Ninja
+                "-DCMAKE_PREFIX_PATH=${prefix}" -DSTENCILC_USE_PREGENERATED=ON
+                RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "edited: the first configure should pass (one spec, "
+                      "two targets, same platform):\n${output}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} "${dir}/build"
+                RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "edited: a second configure should pass:\n${output}")
+endif()
+file(APPEND "${WORK_DIR}/pregen-spec/poisson2d.yaml" "# edited\n")
+execute_process(COMMAND ${CMAKE_COMMAND} --build "${dir}/build"
+                RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+if(status EQUAL 0 OR NOT flat MATCHES "poisson2d.hip was not generated from")
+  message(FATAL_ERROR "edited: the build after the spec changed should "
+                      "refuse the stale sources (status ${status}):\n${output}")
+endif()
+message(STATUS "edited: a spec edited after configure is caught: ok")
+
 find_program(nvcc nvcc PATHS /usr/local/cuda/bin)
 if(nvcc)
   expect_refusal(one-source-two-platforms "heat2d.hip is already compiled for host by another target"

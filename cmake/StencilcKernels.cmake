@@ -25,11 +25,13 @@
 # refused.
 #
 # Refused at configure time, with the reason: unknown arguments and
-# keywords without a value, a spec file that does not exist (unless a
-# custom command writes it), two specs of one name (in one target, or from
-# two spec files anywhere in the project: their kernels would share a
-# namespace), a kernel source compiled for two platforms by two targets,
-# PLATFORM amd without hipcc, and PLATFORM nvidia without CUDA enabled.
+# keywords without a value (also one whose variable expanded to nothing),
+# a spec file that does not exist (unless a custom command declared before
+# this call, in this directory, writes it), two specs of one name (in one
+# target, or from two spec files anywhere in the project: their kernels
+# would share a namespace), a kernel source compiled for two platforms by
+# two targets of one directory, PLATFORM amd without hipcc, and PLATFORM
+# nvidia without CUDA enabled.
 #
 # Used inside the stencilc build (targets stencilc and stencil_runtime) and
 # from the installed package (stencilc::stencilc, stencilc::runtime; see
@@ -152,9 +154,12 @@ endfunction()
 # A misspelt keyword, a stray value or a keyword whose value expanded to
 # nothing would otherwise be dropped (or read as a spec) without a word.
 function(_stencilc_check_arguments function target)
-  if(ARG_UNPARSED_ARGUMENTS)
+  # DEFINED: a stray value such as 0 or OFF reads as false.
+  if(DEFINED ARG_UNPARSED_ARGUMENTS)
+    list(JOIN ARGN ", " keywords)
     message(FATAL_ERROR "${function}(${target}): unknown arguments "
-                        "'${ARG_UNPARSED_ARGUMENTS}'; the keywords are ${ARGN}")
+                        "'${ARG_UNPARSED_ARGUMENTS}'; the keywords are "
+                        "${keywords}")
   endif()
   if(ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${function}(${target}): "
@@ -171,10 +176,22 @@ function(_stencilc_check_pregenerated target dir name spec)
                         "missing; pregenerated sources come with the NAME.json "
                         "that 'stencilc generate' writes beside them")
   endif()
+  # Checked again when the spec or its sources change, not only at the
+  # first configure.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               "${spec}" "${manifest}")
   file(READ "${manifest}" text)
   string(JSON recorded ERROR_VARIABLE missing GET "${text}" spec_sha256)
   file(SHA256 "${spec}" actual)
-  if(missing OR NOT recorded STREQUAL actual)
+  if(missing)
+    message(FATAL_ERROR "stencilc_add_kernels(${target}): ${manifest} "
+                        "records no spec_sha256: it was written by a stencilc "
+                        "older than 2026-11-30, so nothing tells whether "
+                        "${dir}/${name}.hip comes from ${spec}; regenerate "
+                        "it with 'stencilc generate -o ${dir} ${spec}' on a "
+                        "machine with the generator")
+  endif()
+  if(NOT recorded STREQUAL actual)
     message(FATAL_ERROR "stencilc_add_kernels(${target}): ${dir}/${name}.hip "
                         "was not generated from ${spec} (${manifest} records "
                         "spec SHA-256 '${recorded}', the spec's is ${actual}); "
@@ -260,14 +277,15 @@ function(stencilc_add_kernels target)
     endif()
     # One name, one spec, in the whole project: two libraries with kernels
     # of the same name would link, and one would silently run the other's.
+    file(REAL_PATH "${spec}" real)
     get_property(known GLOBAL PROPERTY "STENCILC_SPEC_OF_${name}")
-    if(known AND NOT known STREQUAL spec)
+    if(known AND NOT known STREQUAL real)
       message(FATAL_ERROR "stencilc_add_kernels(${target}): spec ${spec} is "
                           "named ${name}, as is ${known} of another target; "
                           "kernels of one name from two specs cannot be told "
                           "apart at link time: rename one")
     endif()
-    set_property(GLOBAL PROPERTY "STENCILC_SPEC_OF_${name}" "${spec}")
+    set_property(GLOBAL PROPERTY "STENCILC_SPEC_OF_${name}" "${real}")
     list(APPEND names ${name})
     if(tool)
       set(dir "${ARG_OUTPUT_DIR}")
@@ -302,10 +320,11 @@ function(stencilc_add_kernels target)
       _stencilc_check_pregenerated(${target} "${dir}" ${name} "${spec}")
     endif()
     set(kernel "${dir}/${name}.hip")
-    # A source's language is a property of the file, not of the target: a
-    # second target compiling it for another platform would change it for
-    # both.
-    get_property(compiled_for GLOBAL PROPERTY "STENCILC_PLATFORM_OF_${kernel}")
+    # A source's language is a property of the file in this directory, not
+    # of the target: a second target here compiling it for another platform
+    # would change it for both.
+    set(key "STENCILC_PLATFORM_OF_${CMAKE_CURRENT_SOURCE_DIR}/${kernel}")
+    get_property(compiled_for GLOBAL PROPERTY "${key}")
     if(compiled_for AND NOT compiled_for STREQUAL ARG_PLATFORM)
       message(FATAL_ERROR "stencilc_add_kernels(${target}): ${kernel} is "
                           "already compiled for ${compiled_for} by another "
@@ -313,8 +332,7 @@ function(stencilc_add_kernels target)
                           "an OUTPUT_DIR of its own (with the generator) or "
                           "a copy of the sources (PREGENERATED_DIR)")
     endif()
-    set_property(GLOBAL PROPERTY "STENCILC_PLATFORM_OF_${kernel}"
-                 ${ARG_PLATFORM})
+    set_property(GLOBAL PROPERTY "${key}" ${ARG_PLATFORM})
     stencilc_set_device_language(PLATFORM ${ARG_PLATFORM} SOURCES "${kernel}")
     list(APPEND sources "${kernel}")
   endforeach()
@@ -349,6 +367,11 @@ function(stencilc_add_solver target)
                         "stencilc_add_kernels()")
   endif()
   get_target_property(stencils ${ARG_KERNELS} STENCILC_KERNEL_NAMES)
+  if(NOT stencils)
+    message(FATAL_ERROR "stencilc_add_solver(${target}): KERNELS "
+                        "${ARG_KERNELS} is not a library made by "
+                        "stencilc_add_kernels()")
+  endif()
   if(NOT ARG_STENCIL IN_LIST stencils)
     message(FATAL_ERROR "stencilc_add_solver(${target}): ${ARG_KERNELS} has "
                         "no stencil ${ARG_STENCIL} (it has: ${stencils})")

@@ -50,9 +50,10 @@ std::optional<Value> Lifter::eval(const Expr *e) {
   // 'nan'. The innermost expression that overflows is the one named.
   if (value && value->kind == Value::Kind::Float && !isFinite(value->number)) {
     error(e->getSourceRange(), "'" + text(e->getSourceRange()) +
-                                   "' is not a finite number in double "
-                                   "(it overflows); a tap's coefficient must "
-                                   "be finite");
+                                   "' is not a finite number (folded in "
+                                   "double: an overflow, an infinity or a "
+                                   "NaN); a tap's coefficient must be "
+                                   "finite");
     return std::nullopt;
   }
   return value;

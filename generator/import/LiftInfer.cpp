@@ -640,18 +640,26 @@ bool Lifter::inferPrecision(Inference &inference) {
 }
 
 bool Lifter::checkCoefficientRange(const Inference &inference) {
-  // The coefficients were folded in double; a float function computes
-  // them in float, where a larger value overflows to infinity.
-  if (inference.precision != "float")
-    return true;
-  const double largest = std::numeric_limits<float>::max();
+  // The coefficients were folded in double, and the reads of one offset
+  // added after that (which may overflow); a float function computes them
+  // in float, where a larger value overflows to infinity.
+  const bool inFloat = inference.precision == "float";
+  const double largest = inFloat ? std::numeric_limits<float>::max()
+                                 : std::numeric_limits<double>::max();
   for (const Tap &tap : inference.kept) {
     std::vector<double> numbers = {tap.coefficient.constant};
     for (const auto &term : tap.coefficient.terms)
       numbers.push_back(term.second);
     for (double number : numbers)
-      if (std::fabs(number) > largest) {
+      if (!(std::fabs(number) <= largest)) {
         const Read &first = reads[tap.firstRead];
+        if (!inFloat) {
+          error(first.range, "the coefficients of the reads at the offset "
+                             "of '" + text(first.range) + "' add up to " +
+                                 formatNumber(number) +
+                                 "; a tap's coefficient must be finite");
+          return false;
+        }
         error(first.range, "the coefficient of '" + text(first.range) +
                                "' is " + formatNumber(number) +
                                ", beyond float's range (" +

@@ -397,7 +397,7 @@ private:
                          const AxisAccess &r, int a);
   bool keepTaps(Inference &inference);
   bool checkUpdatedSites(Inference &inference);
-  /// A float function's coefficients within float's range.
+  /// Every coefficient finite, a float function's within float's range.
   bool checkCoefficientRange(const Inference &inference);
   /// The number of sites updated on sample `which`, and their bounds.
   std::optional<int64_t> countUpdatedSites(Inference &inference, int which,

@@ -185,13 +185,16 @@ MpiSession::MpiSession(int &argc, char **&argv) {
   // Started by mpirun, yet without MPI (a runtime the package rebuilt for
   // another platform, or one configured without STENCILC_MPI): every
   // process would solve the whole problem alone. Said, not silent.
+  // (Open MPI's and MPICH's launchers; others are not recognised.)
   for (const char *variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    if (const char *size = std::getenv(variable); size && std::atoi(size) > 1)
+    if (const char *size = std::getenv(variable); size && std::atoi(size) > 1) {
       std::fprintf(stderr,
                    "stencilc: warning: started as one of %s MPI processes "
                    "(%s), but this runtime was built without MPI: each "
                    "process runs alone\n",
                    size, variable);
+      break;
+    }
 #endif
 }
 
@@ -384,7 +387,8 @@ Status decompose(const Communicator &comm, const ProcessGrid &grid, int dims,
       return Status::failure("process grid " + grid.text() + ": ranks along " +
                              axis_name(axis) + " must be a positive count, "
                              "not " + std::to_string(grid.ranks[axis]));
-    // Each factor and the capped product fit in 31 bits: no overflow.
+    // Each factor fits in 31 bits and the product is capped at 2^31, so
+    // the next product fits in 64 bits.
     total = std::min(total * grid.ranks[axis], kMaxRanks + 1);
   }
   if (total > kMaxRanks)

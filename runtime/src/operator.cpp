@@ -534,9 +534,12 @@ Status StencilOperator::upload_links(const GaugeField &whole,
                                      Field &out) const {
   STENCIL_TRY(require_created("upload_links"));
   // A link that fails the check in one rank's block: every rank returns
-  // (set_links, next, exchanges ghost links).
-  const Status mine = upload_links_on_rank(whole, out);
-  return decomposition_ ? decomposition_->comm.agree(mine) : mine;
+  // (set_links, next, exchanges ghost links), and none has replaced `out`.
+  Field uploaded;
+  const Status mine = upload_links_on_rank(whole, uploaded);
+  STENCIL_TRY(decomposition_ ? decomposition_->comm.agree(mine) : mine);
+  out = std::move(uploaded);
+  return Status();
 }
 
 Status StencilOperator::upload_links_on_rank(const GaugeField &whole,

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 #include <vector>
 
 namespace stencil {
@@ -28,7 +29,6 @@ bool options_start_with(const std::string &options, const char *prefix) {
   return first != std::string::npos &&
          options.compare(first, std::strlen(prefix), prefix) == 0;
 }
-
 
 /// Whether a compiled-in cache entry was recorded on `device` at exactly
 /// these extents (the planner's choices for a device are predictions, not
@@ -146,7 +146,8 @@ Status read_tuning_cache(const std::string &path,
                          std::vector<TuningCacheLine> &out) {
   out.clear();
   // An ifstream opens a directory and reads it as empty.
-  if (std::filesystem::is_directory(path))
+  std::error_code error; // other failures: the ifstream below reports them
+  if (std::filesystem::is_directory(path, error))
     return Status::failure("STENCILC_TUNE_CACHE: '" + path +
                            "' is a directory, not a tuning cache");
   std::ifstream file(path);

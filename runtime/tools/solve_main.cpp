@@ -60,7 +60,6 @@
 #include "stencil/scatter.hpp"
 #include "stencil/solver.hpp"
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -75,8 +74,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-extern char **environ; // POSIX: this process's environment
 
 const stencil::KernelInfo &solver_kernel();
 
@@ -312,32 +309,66 @@ private:
   std::chrono::steady_clock::time_point last_;
 };
 
-/// Whether every rank was started with the same arguments and STENCILC_*
-/// environment: ranks that differ (another size, tolerance or grid) had
+/// Whether `value` is the same on every rank (collective): the ranks'
+/// largest and smallest, exact in a double.
+stencil::Status same_on_every_rank(std::uint32_t value, bool &same) {
+  double largest = value, negated = -static_cast<double>(value);
+  STENCIL_TRY(job().max(largest));
+  STENCIL_TRY(job().max(negated));
+  same = largest == -negated;
+  return stencil::Status();
+}
+
+/// Whether every rank was started with the same arguments and the
+/// STENCILC_* variables the runtime reads: ranks that differ (another size, tolerance or grid) had
 /// hung in a collective, crashed, or solved another system without a word.
-/// Compares a 32-bit FNV-1a hash of them, exact in a double, by the ranks'
-/// largest and smallest.
+/// Compares a 32-bit FNV-1a hash of them.
 stencil::Status same_arguments_on_every_rank(int argc, char **argv) {
-  std::vector<std::string> items(argv + 1, argv + argc);
-  std::vector<std::string> environment;
-  for (char **entry = environ; entry && *entry; ++entry)
-    if (std::strncmp(*entry, "STENCILC_", 9) == 0)
-      environment.push_back(*entry);
-  std::sort(environment.begin(), environment.end());
-  items.insert(items.end(), environment.begin(), environment.end());
+  // The program's stencil (two solvers run side by side), its arguments,
+  // and the variables the runtime reads.
+  std::vector<std::string> items = {solver_kernel().name};
+  items.insert(items.end(), argv + 1, argv + argc);
+  for (const char *variable :
+       {"STENCILC_TUNING", "STENCILC_TUNE_CACHE", "STENCILC_GRAPHS",
+        "STENCILC_EXCHANGE", "STENCILC_OVERLAP", "STENCILC_MARCH_PLANES"}) {
+    const char *value = std::getenv(variable);
+    items.push_back(std::string(variable) + "=" + (value ? value : "(unset)"));
+  }
   std::uint32_t hash = 2166136261u;
   for (const std::string &item : items)
     for (const char c : item + '\0') {
       hash ^= static_cast<unsigned char>(c);
       hash *= 16777619u;
     }
-  double largest = hash, negated = -static_cast<double>(hash);
-  STENCIL_TRY(job().max(largest));
-  STENCIL_TRY(job().max(negated));
-  if (largest != -negated)
+  bool same = false;
+  STENCIL_TRY(same_on_every_rank(hash, same));
+  if (!same)
     return stencil::Status::failure(
         "the ranks were started with different arguments or STENCILC_* "
-        "environment variables; every rank of a run needs the same");
+        "environment variables (STENCILC_TUNING, _TUNE_CACHE, _GRAPHS, "
+        "_EXCHANGE, _OVERLAP, _MARCH_PLANES); every rank of a run needs the "
+        "same");
+  return stencil::Status();
+}
+
+/// Whether the links every rank read from --gauge are the same: two valid
+/// files on different ranks had solved without a word.
+stencil::Status same_links_on_every_rank(const stencil::GaugeField &U) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const double value : U.data()) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    hash = (hash ^ bits) * 1099511628211ull;
+  }
+  bool same = false;
+  STENCIL_TRY(same_on_every_rank(static_cast<std::uint32_t>(hash), same));
+  if (same)
+    STENCIL_TRY(same_on_every_rank(static_cast<std::uint32_t>(hash >> 32),
+                                   same));
+  if (!same)
+    return stencil::Status::failure(
+        "the ranks read different links from --gauge (a file that differs "
+        "between the ranks' file systems?); every rank needs the same");
   return stencil::Status();
 }
 
@@ -463,6 +494,8 @@ int main(int argc, char **argv) {
     if (!options.gauge.empty()) {
       // A stencilc gauge file or an ILDG configuration.
       if (!(status = stencil::GaugeField::load(options.gauge, U)).ok())
+        return fail(status);
+      if (job().distributed() && !(status = same_links_on_every_rank(U)).ok())
         return fail(status);
       gaugeText = "from " + options.gauge;
       setup.done("links read from " + options.gauge);

@@ -666,6 +666,30 @@ TEST(Distributed, ALinkOneRankCannotStoreFailsEveryRank) {
                  "from unitary with det 1 (tolerance 1e-10)"});
 }
 
+TEST(Distributed, CollectiveHelpersCheckTheirArguments) {
+  // A root outside the job had ended it in MPI_Abort; a negative count had
+  // thrown std::length_error.
+  const int extents[3] = {10, 14, 18};
+  ProcessGrid grid;
+  ASSERT_OK(parse_process_grid("1,1," + std::to_string(world().size()), 3,
+                               grid));
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create_distributed(
+      kernelNamed("t_dist3d_vc_dirichlet"), extents, world(), grid, A));
+  Field f;
+  ASSERT_OK(Field::create(A.lattice(), f));
+  ASSERT_OK(f.fill(1.0));
+  std::vector<double> whole;
+  expectFailure(gather_field(*A.decomposition(), f, whole, world().size()),
+                {"gather_field: root " + std::to_string(world().size()) +
+                 " is not a rank of the"});
+  expectFailure(gather_field(*A.decomposition(), f, whole, -1),
+                {"gather_field: root -1 is not a rank"});
+  double value = 1.0;
+  expectFailure(world().sum(&value, -1),
+                {"Communicator::sum: a count of -1 values"});
+}
+
 TEST(Distributed, EveryRankLearnsWhichRankFailed) {
   // Rank size - 1 fails (the only rank of a one-rank job).
   const int last = world().size() - 1;

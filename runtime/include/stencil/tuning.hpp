@@ -71,8 +71,8 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
 /// "64x64x64"
 std::string extents_text(const int *extents, int dims);
 
-/// STENCILC_TUNING: unset, "on" or "off" (`off` true); another value is an
-/// error naming it.
+/// STENCILC_TUNING: unset or empty, "on" or "off" (`off` true); another
+/// value is an error naming it.
 Status tuning_switch(bool &off);
 
 /// One entry of a tuning-cache file, its fields as written.

@@ -106,3 +106,8 @@ void float_overflow(float *f, const float *u, int n) {
   for (int i = 1; i < n - 1; ++i)
     f[i] = 1e30f * 1e30f * u[i - 1] + u[i + 1];
 }
+
+void overflowing_sum_of_reads(double *f, const double *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = 1e308 * u[i - 1] + 1e308 * u[i - 1] + u[i + 1];
+}
