@@ -320,9 +320,9 @@ stencil::Status same_on_every_rank(std::uint32_t value, bool &same) {
 }
 
 /// Whether every rank was started with the same arguments and the
-/// STENCILC_* variables the runtime reads: ranks that differ (another size, tolerance or grid) had
-/// hung in a collective, crashed, or solved another system without a word.
-/// Compares a 32-bit FNV-1a hash of them.
+/// STENCILC_* variables the runtime reads: ranks that differ (another size,
+/// tolerance or grid) had hung in a collective, crashed, or solved another
+/// system without a word. Compares a 32-bit FNV-1a hash of them.
 stencil::Status same_arguments_on_every_rank(int argc, char **argv) {
   // The program's stencil (two solvers run side by side), its arguments,
   // and the variables the runtime reads.
