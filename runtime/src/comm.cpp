@@ -232,15 +232,26 @@ Status use_local_device(const Communicator &comm, int *device) {
 
 // --- Process grids ------------------------------------------------------------
 
-int ProcessGrid::total() const {
+namespace {
+
+constexpr long long kMostRanks = std::numeric_limits<int>::max();
+
+/// The product of a grid's counts, its magnitude capped just past any int
+/// (4096^4 had wrapped to 0, one rank): each factor fits in 31 bits, so no
+/// step overflows 64 bits. As text(): a hand-built grid may claim more axes
+/// than ranks holds.
+long long rank_product(const ProcessGrid &grid) {
   long long n = 1;
-  // As text(): a hand-built grid may claim more axes than ranks holds. The
-  // product is capped, not wrapped: 4096^4 had wrapped to 0, one rank.
-  for (int axis = 0; axis < std::min(dims, kMaxDims); ++axis)
-    n = std::clamp(n * ranks[axis],
-                   -static_cast<long long>(std::numeric_limits<int>::max()),
-                   static_cast<long long>(std::numeric_limits<int>::max()));
-  return static_cast<int>(n);
+  for (int axis = 0; axis < std::min(grid.dims, kMaxDims); ++axis)
+    n = std::clamp(n * grid.ranks[axis], -kMostRanks - 1, kMostRanks + 1);
+  return n;
+}
+
+} // namespace
+
+int ProcessGrid::total() const {
+  return static_cast<int>(
+      std::clamp(rank_product(*this), -kMostRanks, kMostRanks));
 }
 
 bool ProcessGrid::splits() const {
@@ -379,21 +390,16 @@ Status decompose(const Communicator &comm, const ProcessGrid &grid, int dims,
                            std::to_string(grid.dims) +
                            " axes; the lattice has " + std::to_string(dims));
   // A hand-built grid: each count positive (two negative ones would
-  // multiply to a positive total), the product counted without overflow.
-  constexpr long long kMaxRanks = std::numeric_limits<int>::max();
-  long long total = 1;
-  for (int axis = 0; axis < dims; ++axis) {
+  // multiply to a positive total).
+  for (int axis = 0; axis < dims; ++axis)
     if (grid.ranks[axis] < 1)
       return Status::failure("process grid " + grid.text() + ": ranks along " +
                              axis_name(axis) + " must be a positive count, "
                              "not " + std::to_string(grid.ranks[axis]));
-    // Each factor fits in 31 bits and the product is capped at 2^31, so
-    // the next product fits in 64 bits.
-    total = std::min(total * grid.ranks[axis], kMaxRanks + 1);
-  }
-  if (total > kMaxRanks)
+  const long long total = rank_product(grid);
+  if (total > kMostRanks)
     return Status::failure("process grid " + grid.text() +
-                           " has more than " + std::to_string(kMaxRanks) +
+                           " has more than " + std::to_string(kMostRanks) +
                            " ranks; the job has " +
                            std::to_string(comm.size()));
   if (total != comm.size())

@@ -110,8 +110,7 @@ std::string exchange_options_text(const int *grid, int dims,
 
 Status parse_exchange_options(const std::string &text, int dims, int *grid,
                               ExchangeOptions &out) {
-  bool have_grid = false, have_transport = false, have_overlap = false,
-       unknown = false;
+  bool have_grid = false, have_transport = false, have_overlap = false;
   std::stringstream items(text);
   std::string item;
   while (std::getline(items, item, ';')) {
@@ -125,11 +124,9 @@ Status parse_exchange_options(const std::string &text, int dims, int *grid,
         equals == std::string::npos ? "" : trimmed(item.substr(equals + 1));
     const std::string bad = "'" + item + "': ";
     // A repeated item had replaced the first without a word.
-    bool &seen = key == "grid"        ? have_grid
-                 : key == "transport" ? have_transport
-                 : key == "overlap"   ? have_overlap
-                                      : unknown;
-    if (seen && &seen != &unknown)
+    if ((key == "grid" && have_grid) ||
+        (key == "transport" && have_transport) ||
+        (key == "overlap" && have_overlap))
       return Status::failure(bad + "'" + key + "' given twice");
     if (key == "grid") {
       if (!value.empty() && value.back() == 'x')

@@ -36,6 +36,11 @@ bool littleEndian() {
 
 } // namespace
 
+std::uint64_t GaugeField::checksum() const {
+  return fnv1a(reinterpret_cast<const unsigned char *>(data_.data()),
+               data_.size() * sizeof(double));
+}
+
 Status GaugeField::write(const std::string &path) const {
   if (!littleEndian())
     return Status::failure("gauge file '" + path +
@@ -52,9 +57,7 @@ Status GaugeField::write(const std::string &path) const {
                              static_cast<std::uint32_t>(extents_[2]),
                              static_cast<std::uint32_t>(extents_[3])};
   const std::uint64_t count = data_.size();
-  const std::uint64_t hash =
-      fnv1a(reinterpret_cast<const unsigned char *>(data_.data()),
-            data_.size() * sizeof(double));
+  const std::uint64_t hash = checksum();
   os.write(kMagic, sizeof kMagic);
   os.write(reinterpret_cast<const char *>(header), sizeof header);
   os.write(reinterpret_cast<const char *>(&count), sizeof count);
@@ -135,9 +138,7 @@ Status GaugeField::read(const std::string &path, GaugeField &out) {
           static_cast<std::streamsize>(expected * sizeof(double)));
   if (!is)
     return bad("read failed");
-  const std::uint64_t actual =
-      fnv1a(reinterpret_cast<const unsigned char *>(field.data_.data()),
-            field.data_.size() * sizeof(double));
+  const std::uint64_t actual = field.checksum();
   if (actual != hash) {
     char text[80];
     std::snprintf(text, sizeof text,

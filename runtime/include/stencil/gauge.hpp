@@ -112,6 +112,8 @@ public:
   double worst_link(std::int64_t &site, int &mu,
                     bool determinant = true) const;
 
+  /// FNV-1a (64 bits) of the links' bytes: what a gauge file records.
+  std::uint64_t checksum() const;
   Status write(const std::string &path) const;
   static Status read(const std::string &path, GaugeField &out);
   /// An ILDG file: the 'ildg-format' and 'ildg-binary-data' records of a
