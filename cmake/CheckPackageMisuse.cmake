@@ -41,6 +41,23 @@ file(WRITE "${specs}/other/heat2d.yaml" "${heat8}")
 string(REPLACE "name: heat2d" "name: laplacian3d_f64" shipped "${heat}")
 file(WRITE "${specs}/laplacian3d_f64.yaml" "${shipped}")
 
+# run(<command>...): sets `status`, `output` and `flat` (the output on one
+# line, for messages CMake wraps) in the caller.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status
+                  OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  set(status "${status}" PARENT_SCOPE)
+  set(output "${output}" PARENT_SCOPE)
+  set(flat "${flat}" PARENT_SCOPE)
+endfunction()
+
+# configure(<project dir> [options...]): against the install, with SPECS.
+macro(configure dir)
+  run(${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G Ninja
+      "-DCMAKE_PREFIX_PATH=${prefix}" "-DSPECS=${specs}" ${ARGN})
+endmacro()
+
 # expect_refusal(<case> <regex> <CMakeLists body> [configure options...])
 function(expect_refusal case regex body)
   set(dir "${WORK_DIR}/${case}")
@@ -49,11 +66,7 @@ project(misuse LANGUAGES CXX)
 find_package(stencilc CONFIG REQUIRED)
 ${body}
 ")
-  execute_process(COMMAND ${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G Ninja
-                  "-DCMAKE_PREFIX_PATH=${prefix}" "-DSPECS=${specs}" ${ARGN}
-                  RESULT_VARIABLE status OUTPUT_VARIABLE output
-                  ERROR_VARIABLE output)
-  string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+  configure("${dir}" ${ARGN})
   if(status EQUAL 0 OR NOT flat MATCHES "${regex}")
     message(FATAL_ERROR "${case}: the configure should fail with '${regex}' "
                         "(status ${status}):\n${output}")
@@ -108,22 +121,17 @@ find_package(stencilc CONFIG REQUIRED)
 stencilc_add_kernels(k SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})
 stencilc_add_kernels(k2 SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})
 ")
-execute_process(COMMAND ${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G Ninja
-                "-DCMAKE_PREFIX_PATH=${prefix}" -DSTENCILC_USE_PREGENERATED=ON
-                RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+configure("${dir}" -DSTENCILC_USE_PREGENERATED=ON)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "edited: the first configure should pass (one spec, "
                       "two targets, same platform):\n${output}")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} "${dir}/build"
-                RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+run(${CMAKE_COMMAND} "${dir}/build")
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "edited: a second configure should pass:\n${output}")
 endif()
 file(APPEND "${WORK_DIR}/pregen-spec/poisson2d.yaml" "# edited\n")
-execute_process(COMMAND ${CMAKE_COMMAND} --build "${dir}/build"
-                RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
-string(REGEX REPLACE "[ \n]+" " " flat "${output}")
+run(${CMAKE_COMMAND} --build "${dir}/build")
 if(status EQUAL 0 OR NOT flat MATCHES "poisson2d.hip was not generated from")
   message(FATAL_ERROR "edited: the build after the spec changed should "
                       "refuse the stale sources (status ${status}):\n${output}")

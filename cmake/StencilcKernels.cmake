@@ -151,6 +151,20 @@ function(stencilc_set_device_language)
   endif()
 endfunction()
 
+# stencilc_require_hipcc(<who>)
+#
+# The amd platform compiles in HIP mode with hipcc as the C++ compiler:
+# CMake's HIP language expects ROCm's own directory layout, which Debian's
+# packages do not have. Fails, naming <who>, with another compiler.
+function(stencilc_require_hipcc who)
+  get_filename_component(compiler "${CMAKE_CXX_COMPILER}" NAME)
+  if(NOT compiler MATCHES "hipcc")
+    message(FATAL_ERROR "${who} compiles the kernels in HIP mode: configure "
+                        "the project with -DCMAKE_CXX_COMPILER=hipcc (the C++ "
+                        "compiler is ${CMAKE_CXX_COMPILER})")
+  endif()
+endfunction()
+
 # A misspelt keyword, a stray value or a keyword whose value expanded to
 # nothing would otherwise be dropped (or read as a spec) without a word.
 function(_stencilc_check_arguments function target)
@@ -244,13 +258,7 @@ function(stencilc_add_kernels target)
                           "enable_language(CUDA) first")
     endif()
   elseif(ARG_PLATFORM STREQUAL "amd")
-    get_filename_component(compiler "${CMAKE_CXX_COMPILER}" NAME)
-    if(NOT compiler MATCHES "hipcc")
-      message(FATAL_ERROR "stencilc_add_kernels(${target}): PLATFORM amd "
-                          "compiles the kernels in HIP mode: configure the "
-                          "project with -DCMAKE_CXX_COMPILER=hipcc (the C++ "
-                          "compiler is ${CMAKE_CXX_COMPILER})")
-    endif()
+    stencilc_require_hipcc("stencilc_add_kernels(${target}): PLATFORM amd")
   endif()
   _stencilc_tool(tool)
   _stencilc_runtime(${ARG_PLATFORM} runtime)
