@@ -764,6 +764,10 @@ Status Reducer::update_partials_of(Index n, Term term, const char *name,
 }
 
 Status Reducer::dot(const Field &x, const Field &y, double &result) {
+  return comm_.local_failure_ends_job(dot_on_rank(x, y, result), "dot");
+}
+
+Status Reducer::dot_on_rank(const Field &x, const Field &y, double &result) {
   STENCIL_TRY(same(x, y, "dot"));
   return dispatch(x, [&](auto zero) {
     using S = decltype(zero);
@@ -774,6 +778,13 @@ Status Reducer::dot(const Field &x, const Field &y, double &result) {
 
 Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
                                  Field &x, Field &r, double &rr) {
+  return comm_.local_failure_ends_job(
+      update_and_norm2_on_rank(alpha, p, q, x, r, rr), "update_and_norm2");
+}
+
+Status Reducer::update_and_norm2_on_rank(double alpha, const Field &p,
+                                         const Field &q, Field &x, Field &r,
+                                         double &rr) {
   const std::string name = "update_and_norm2";
   STENCIL_TRY(check_update(p, q, x, r, name));
   return dispatch_update(p, x, name, [&](auto pZero, auto xZero) {
@@ -788,7 +799,7 @@ Status Reducer::update_and_norm2(double alpha, const Field &p, const Field &q,
       STENCIL_TRY(block_partials(blocks, partials));
       STENCIL_TRY(
           launch_reduce_groups(term, n, blocks, partials, name.c_str()));
-      return sum_block_partials(blocks, rr);
+      return sum_block_partials_on_rank(blocks, rr);
     }
 #endif
     return sum_of(n, term, name.c_str(), rr);
@@ -885,6 +896,11 @@ Status Reducer::block_partials(std::int64_t count, double *&partials) {
 }
 
 Status Reducer::sum_block_partials(std::int64_t count, double &result) {
+  return comm_.local_failure_ends_job(sum_block_partials_on_rank(count, result),
+                                      "sum_block_partials");
+}
+
+Status Reducer::sum_block_partials_on_rank(std::int64_t count, double &result) {
   if (count < 1 || count > block_capacity_)
     return Status::failure("sum_block_partials: " + std::to_string(count) +
                            " partials, but block_partials() holds " +

@@ -136,10 +136,21 @@ Status Communicator::agree(const Status &mine) const {
   STENCIL_TRY(mpi_status(
       MPI_Bcast(message.data(), length, MPI_CHAR, failing, mpi()),
       "MPI_Bcast"));
-  return Status::failure("rank " + std::to_string(failing) + ": " + message);
+  return Status::failure_on_every_rank("rank " + std::to_string(failing) +
+                                       ": " + message);
 #else
   return mine;
 #endif
+}
+
+Status Communicator::local_failure_ends_job(const Status &status,
+                                            const char *call) const {
+  if (status.ok() || status.on_every_rank() || !distributed())
+    return status;
+  abort(status.message() + "\n(" + call +
+            " failed on this rank alone; the job ends, since the other "
+            "ranks would wait for this one in their next collective call)",
+        1);
 }
 
 Status Communicator::barrier() const {

@@ -3,18 +3,29 @@
 #include "stencil/blas.hpp"
 #include "stencil/device.hpp"
 
+#include <string>
+#include <utility>
+
 namespace stencil {
 
 using Hop = StencilOperator::Hop;
 
 Status SchurComplement::create(const StencilOperator &A, SchurComplement &out,
                                CloverPlacement placement) {
+  return A.communicator().local_failure_ends_job(
+      create_on_rank(A, out, placement), "SchurComplement::create");
+}
+
+Status SchurComplement::create_on_rank(const StencilOperator &A,
+                                       SchurComplement &out,
+                                       CloverPlacement placement) {
   STENCIL_TRY(A.require_created("Schur complement: create"));
+  // The spec's storage, the same on every rank.
   if (!A.info().even_odd)
-    return Status::failure(std::string(A.info().name) +
-                           ": the even/odd Schur complement needs fields "
-                           "stored even/odd ('field.even_odd: true' in the "
-                           "spec)");
+    return Status::failure_on_every_rank(
+        std::string(A.info().name) +
+        ": the even/odd Schur complement needs fields stored even/odd "
+        "('field.even_odd: true' in the spec)");
   SchurComplement S;
   S.A_ = &A;
   S.clover_ = A.info().clover != nullptr;
@@ -116,12 +127,19 @@ Status SchurComplement::launch(bool adjoint, Field &out, const Field &in,
 
 Status SchurComplement::apply(Field &out, const Field &in,
                               Stream stream) const {
-  return apply_with(false, out, in, stream);
+  return local_failure_ends_job(apply_with(false, out, in, stream),
+                                "SchurComplement::apply");
 }
 
 Status SchurComplement::apply_adjoint(Field &out, const Field &in,
                                       Stream stream) const {
-  return apply_with(true, out, in, stream);
+  return local_failure_ends_job(apply_with(true, out, in, stream),
+                                "SchurComplement::apply_adjoint");
+}
+
+Status SchurComplement::local_failure_ends_job(const Status &status,
+                                               const char *call) const {
+  return A_ ? A_->communicator().local_failure_ends_job(status, call) : status;
 }
 
 Status SchurComplement::invert_odd(Field &out, const Field &in) const {
@@ -136,10 +154,15 @@ Status SchurComplement::invert_odd(Field &out, const Field &in) const {
   if (diagonal_reads_arrays_ ||
       A_->parameter_generation() != diagonal_generation_) {
     Status computed = A_->diagonal(diagonal_);
-    if (!computed.ok())
-      return Status::failure("Schur complement: D after a change of the "
-                             "operator's parameters: " +
-                             computed.message());
+    if (!computed.ok()) {
+      std::string message = "Schur complement: D after a change of the "
+                            "operator's parameters: " +
+                            computed.message();
+      // diagonal() agrees over the ranks: so does this failure.
+      return computed.on_every_rank()
+                 ? Status::failure_on_every_rank(std::move(message))
+                 : Status::failure(std::move(message));
+    }
     diagonal_generation_ = A_->parameter_generation();
   }
   Field dOdd;
@@ -148,6 +171,11 @@ Status SchurComplement::invert_odd(Field &out, const Field &in) const {
 }
 
 Status SchurComplement::prepare(const Field &b, Field &rhs) const {
+  return local_failure_ends_job(prepare_on_rank(b, rhs),
+                                "SchurComplement::prepare");
+}
+
+Status SchurComplement::prepare_on_rank(const Field &b, Field &rhs) const {
   STENCIL_TRY(require_created("prepare"));
   // rhs is written before b_e is read.
   if (share_memory(b, rhs))
@@ -163,6 +191,11 @@ Status SchurComplement::prepare(const Field &b, Field &rhs) const {
 }
 
 Status SchurComplement::reconstruct(const Field &b, Field &x) const {
+  return local_failure_ends_job(reconstruct_on_rank(b, x),
+                                "SchurComplement::reconstruct");
+}
+
+Status SchurComplement::reconstruct_on_rank(const Field &b, Field &x) const {
   STENCIL_TRY(require_created("reconstruct"));
   // x_o is written before b_o is read.
   if (share_memory(b, x))

@@ -228,14 +228,16 @@ Status StencilOperator::create_inner(StencilOperator &out) const {
   STENCIL_TRY(require_created("create_inner"));
   const KernelInfo &spec = declared();
   const std::string name = spec.name;
+  // Both refusals hold on every rank alike: one spec, one decomposition.
   if (!spec.inner)
-    return Status::failure(
+    return Status::failure_on_every_rank(
         name + ": its spec does not declare inner_precision, so no "
                "lower-precision kernels were generated for mixed-precision "
                "CG; add 'inner_precision: float' to the spec and regenerate");
   if (decomposition_)
-    return Status::failure(name + ": mixed-precision CG on several ranks is "
-                                  "not built yet; solve in double");
+    return Status::failure_on_every_rank(
+        name + ": mixed-precision CG on several ranks is not built yet; "
+               "solve in double");
   StencilOperator inner;
   STENCIL_TRY(create(spec.inner(), extents_, inner));
   inner.values_ = values_;
@@ -281,6 +283,13 @@ Status StencilOperator::create_inner(StencilOperator &out) const {
 
 Communicator StencilOperator::communicator() const {
   return decomposition_ ? decomposition_->comm : Communicator();
+}
+
+Status StencilOperator::local_failure_ends_job(const Status &status,
+                                               const char *call) const {
+  return decomposition_
+             ? decomposition_->comm.local_failure_ends_job(status, call)
+             : status;
 }
 
 Status StencilOperator::fill_ghosts(const Field &field, BoxCopy copy,
@@ -377,6 +386,11 @@ Status StencilOperator::set_exchange(const ExchangeOptions &options,
 }
 
 Status StencilOperator::exchange_halos(const Field &field) const {
+  return local_failure_ends_job(exchange_halos_on_rank(field),
+                                "exchange_halos");
+}
+
+Status StencilOperator::exchange_halos_on_rank(const Field &field) const {
   STENCIL_TRY(require_created("exchange_halos"));
   if (!exchange_)
     return Status::failure(std::string(stencil_name()) +
@@ -485,6 +499,12 @@ bool StencilOperator::reads(const Field &field) const {
 
 Status StencilOperator::set_site_parameter(const std::string &name,
                                            const Field &values) {
+  return local_failure_ends_job(set_site_parameter_on_rank(name, values),
+                                "set_site_parameter");
+}
+
+Status StencilOperator::set_site_parameter_on_rank(const std::string &name,
+                                                   const Field &values) {
   STENCIL_TRY(require_created("set_site_parameter"));
   int p = parameter_index(name);
   if (p < 0)
@@ -594,6 +614,10 @@ Status StencilOperator::upload_links_on_rank(const GaugeField &whole,
 }
 
 Status StencilOperator::set_links(const Field &links) {
+  return local_failure_ends_job(set_links_on_rank(links), "set_links");
+}
+
+Status StencilOperator::set_links_on_rank(const Field &links) {
   STENCIL_TRY(require_created("set_links"));
   if (!info_->links)
     return Status::failure(std::string(stencil_name()) +
@@ -831,6 +855,11 @@ Status StencilOperator::gather_parameters(
 
 Status StencilOperator::apply(Field &out, const Field &in,
                               Stream stream) const {
+  return local_failure_ends_job(apply_on_rank(out, in, stream), "apply");
+}
+
+Status StencilOperator::apply_on_rank(Field &out, const Field &in,
+                                      Stream stream) const {
   STENCIL_TRY(require_created("apply"));
   STENCIL_TRY(require_field(lattice_, in, "apply: in"));
   STENCIL_TRY(require_field(lattice_, out, "apply: out"));
@@ -943,6 +972,13 @@ Status StencilOperator::apply_fold_partials(Field &out, Field &next_direction,
 Status StencilOperator::apply_dot(Field &out, const Field &in,
                                   Reducer &reducer, double &result,
                                   Stream stream) const {
+  return local_failure_ends_job(
+      apply_dot_on_rank(out, in, reducer, result, stream), "apply_dot");
+}
+
+Status StencilOperator::apply_dot_on_rank(Field &out, const Field &in,
+                                          Reducer &reducer, double &result,
+                                          Stream stream) const {
   STENCIL_TRY(require_created("apply_dot"));
   if (!info_->apply_dot)
     return Status::failure(std::string("apply_dot: ") + stencil_name() +
@@ -982,6 +1018,12 @@ Status StencilOperator::apply_dot(Field &out, const Field &in,
 
 Status StencilOperator::apply_adjoint(Field &out, const Field &in,
                                       Stream stream) const {
+  return local_failure_ends_job(apply_adjoint_on_rank(out, in, stream),
+                                "apply_adjoint");
+}
+
+Status StencilOperator::apply_adjoint_on_rank(Field &out, const Field &in,
+                                              Stream stream) const {
   STENCIL_TRY(require_created("apply_adjoint"));
   STENCIL_TRY(require_field(lattice_, in, "apply_adjoint: in"));
   STENCIL_TRY(require_field(lattice_, out, "apply_adjoint: out"));
@@ -1056,6 +1098,15 @@ Status StencilOperator::hop(Hop direction, bool adjoint, Field &out,
                             const Field &in, HopMode mode, double alpha,
                             double beta, const Field *same,
                             Stream stream) const {
+  return local_failure_ends_job(
+      hop_on_rank(direction, adjoint, out, in, mode, alpha, beta, same, stream),
+      "hop");
+}
+
+Status StencilOperator::hop_on_rank(Hop direction, bool adjoint, Field &out,
+                                    const Field &in, HopMode mode, double alpha,
+                                    double beta, const Field *same,
+                                    Stream stream) const {
   STENCIL_TRY(require_created("hop"));
   const EvenOddKernels *kernels = info_->even_odd;
   if (!kernels)

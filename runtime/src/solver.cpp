@@ -699,8 +699,10 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     report.residual_history.push_back(rNorm / reference);
     return Status();
   };
+  // The breakdowns are decided by sums over the ranks: every rank sees the
+  // same bits and fails alike.
   auto breakdown = [&](double pq) {
-    return Status::failure(
+    return Status::failure_on_every_rank(
         "solve: CG broke down at iteration " + std::to_string(k + 1) +
         " (p^T A p = " + std::to_string(pq) +
         "): the operator is not positive definite on these values; use "
@@ -774,9 +776,9 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       double qq = 0.0;
       STENCIL_TRY(ops.dot(q, q, qq));
       if (!(qq > 0.0))
-        return Status::failure("solve: CGNR broke down at iteration " +
-                               std::to_string(k + 1) +
-                               " (A p = 0): the operator is singular");
+        return Status::failure_on_every_rank(
+            "solve: CGNR broke down at iteration " + std::to_string(k + 1) +
+            " (A p = 0): the operator is singular");
       STENCIL_TRY(step(ss / qq));
       if (rNorm / reference < options.tolerance)
         break;
@@ -965,10 +967,10 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     double qq = 0.0;
     STENCIL_TRY(lowOps.dot(qLow, qLow, qq));
     if (!(qq > 0.0))
-      return Status::failure("solve: mixed-precision CGNR broke down at "
-                             "iteration " + std::to_string(k + 1) +
-                             " (A p = 0 in " + report.inner_precision +
-                             "): the operator is singular");
+      return Status::failure_on_every_rank(
+          "solve: mixed-precision CGNR broke down at iteration " +
+          std::to_string(k + 1) + " (A p = 0 in " + report.inner_precision +
+          "): the operator is singular");
     const double alpha = ss / qq;
     STENCIL_TRY(
         lowOps.update(alpha, pLow, qLow, xLow, rLow, options.fused, rr));
@@ -986,7 +988,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     ss = ssNew;
   }
   auto innerBreakdown = [&](double pq) {
-    return Status::failure(
+    return Status::failure_on_every_rank(
         "solve: mixed-precision CG broke down at iteration " +
         std::to_string(k + 1) + " (p^T A p = " + std::to_string(pq) + " in " +
         report.inner_precision +
@@ -1099,15 +1101,11 @@ Status check_mixed(const SolveOptions &options) {
   return Status();
 }
 
-/// The checks and set-up both entry points share: lattices, options, the
-/// operator's definiteness for CG, b's interior (halo zero) and its norm;
-/// x's halo is zeroed.
-Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
-                   const SolveOptions &options, SolveReport &report,
-                   Field &bInterior, double &bNorm) {
-  report = SolveReport();
-  report.method = method_name(options.method);
-  report.preconditioner = preconditioner_name(options.preconditioner);
+/// The checks of a solve's arguments, on this rank: lattices, options, the
+/// environment. `evenOdd`: solve_even_odd's.
+Status check_solve_arguments(const StencilOperator &A, const Field &b,
+                             const Field &x, const SolveOptions &options,
+                             bool evenOdd) {
   STENCIL_TRY(A.require_created("solve"));
   STENCIL_TRY(require_storage(b, "solve: b"));
   STENCIL_TRY(require_storage(x, "solve: x"));
@@ -1135,8 +1133,6 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   if (lattice.interior_sites() == 0)
     return Status::failure("solve: lattice " + lattice.describe() +
                            " has no unknowns: every site is halo");
-  if (options.method == Method::CG)
-    STENCIL_TRY(A.check_spd());
   STENCIL_TRY(check_mixed(options));
   // Every solve reads STENCILC_GRAPHS, also those that record no graph
   // (CGNR, preconditioned CG): a misspelt value is an error everywhere,
@@ -1147,6 +1143,28 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
       options.preconditioner == Preconditioner::Jacobi)
     return Status::failure("solve: Jacobi preconditioning is implemented for "
                            "CG only, not CGNR");
+  if (evenOdd && options.preconditioner != Preconditioner::None)
+    return Status::failure(
+        "solve_even_odd: the Schur complement is itself the preconditioning; "
+        "use preconditioner none (Jacobi applies to the whole system)");
+  return Status();
+}
+
+/// The checks and set-up both entry points share: the arguments (agreed
+/// on over the ranks, so that ranks called with different ones fail alike
+/// instead of waiting), the operator's definiteness for CG, b's interior
+/// (halo zero) and its norm; x's halo is zeroed.
+Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
+                   const SolveOptions &options, bool evenOdd,
+                   SolveReport &report, Field &bInterior, double &bNorm) {
+  report = SolveReport();
+  report.method = method_name(options.method);
+  report.preconditioner = preconditioner_name(options.preconditioner);
+  STENCIL_TRY(
+      A.communicator().agree(check_solve_arguments(A, b, x, options, evenOdd)));
+  if (options.method == Method::CG)
+    STENCIL_TRY(A.check_spd());
+  const Lattice &lattice = A.lattice();
   // The unknowns are the interior values: b's halo is ignored, x's is zero.
   STENCIL_TRY(Field::create(lattice, bInterior));
   STENCIL_TRY(bInterior.copy_from(b));
@@ -1158,16 +1176,17 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   // and be reported as the operator's fault or a reached cap. (b = 0
   // overwrites x with 0: its values do not matter then.)
   if (!std::isfinite(bNorm))
-    return Status::failure("solve: the norm of b is not finite (values that "
-                           "are NaN or infinite, or too large to square)");
+    return Status::failure_on_every_rank(
+        "solve: the norm of b is not finite (values that are NaN or "
+        "infinite, or too large to square)");
   if (bNorm == 0.0)
     return Status();
   double xNorm = 0.0;
   STENCIL_TRY(reducer.norm2(x, xNorm));
   if (!std::isfinite(xNorm))
-    return Status::failure("solve: the norm of the initial x is not finite "
-                           "(values that are NaN or infinite, or too large "
-                           "to square)");
+    return Status::failure_on_every_rank(
+        "solve: the norm of the initial x is not finite (values that are NaN "
+        "or infinite, or too large to square)");
   return Status();
 }
 
@@ -1211,13 +1230,14 @@ Status count_unknowns(const Communicator &comm, const Lattice &lattice,
   return Status();
 }
 
-} // namespace
-
-Status solve(const StencilOperator &A, const Field &b, Field &x,
-             const SolveOptions &options, SolveReport &report) {
+/// solve() on this rank; solve() ends the job on a failure of this rank
+/// alone (Communicator::local_failure_ends_job).
+Status solve_on_rank(const StencilOperator &A, const Field &b, Field &x,
+                     const SolveOptions &options, SolveReport &report) {
   Field bInterior;
   double bNorm = 0.0;
-  STENCIL_TRY(begin_solve(A, b, x, options, report, bInterior, bNorm));
+  STENCIL_TRY(begin_solve(A, b, x, options, /*evenOdd=*/false, report,
+                          bInterior, bNorm));
   report.system = "A";
   STENCIL_TRY(count_unknowns(A.communicator(), A.lattice(), report));
   if (bNorm == 0.0)
@@ -1242,15 +1262,14 @@ Status solve(const StencilOperator &A, const Field &b, Field &x,
   return finish_solve(A, bInterior, x, bNorm, report);
 }
 
-Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
-                      const SolveOptions &options, SolveReport &report) {
+/// solve_even_odd() on this rank.
+Status solve_even_odd_on_rank(const StencilOperator &A, const Field &b,
+                              Field &x, const SolveOptions &options,
+                              SolveReport &report) {
   Field bInterior;
   double bNorm = 0.0;
-  STENCIL_TRY(begin_solve(A, b, x, options, report, bInterior, bNorm));
-  if (options.preconditioner != Preconditioner::None)
-    return Status::failure(
-        "solve_even_odd: the Schur complement is itself the preconditioning; "
-        "use preconditioner none (Jacobi applies to the whole system)");
+  STENCIL_TRY(begin_solve(A, b, x, options, /*evenOdd=*/true, report, bInterior,
+                          bNorm));
   SchurComplement S;
   STENCIL_TRY(SchurComplement::create(A, S, options.clover_placement));
   report.system = "even/odd Schur complement";
@@ -1279,6 +1298,23 @@ Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
   }
   STENCIL_TRY(S.reconstruct(bInterior, x));
   return finish_solve(A, bInterior, x, bNorm, report);
+}
+
+} // namespace
+
+// Collective over a distributed operator's ranks. Their failures are agreed
+// on, or decided by sums every rank shares; any other (an allocation, a
+// kernel) ends the job, since the other ranks would wait in the next sum.
+Status solve(const StencilOperator &A, const Field &b, Field &x,
+             const SolveOptions &options, SolveReport &report) {
+  return A.communicator().local_failure_ends_job(
+      solve_on_rank(A, b, x, options, report), "solve");
+}
+
+Status solve_even_odd(const StencilOperator &A, const Field &b, Field &x,
+                      const SolveOptions &options, SolveReport &report) {
+  return A.communicator().local_failure_ends_job(
+      solve_even_odd_on_rank(A, b, x, options, report), "solve_even_odd");
 }
 
 void print_report(const SolveReport &report, std::FILE *out) {

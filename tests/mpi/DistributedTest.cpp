@@ -690,6 +690,61 @@ TEST(Distributed, CollectiveHelpersCheckTheirArguments) {
                 {"Communicator::sum: a count of -1 values"});
 }
 
+TEST(Distributed, SolveFailuresOfOneRankReachEveryRank) {
+  // A solve's failures are agreed on, or decided by sums every rank holds:
+  // each rank returns the failure (no rank waits, no job ends). Before,
+  // a tolerance refused on one rank had left the others in check_spd's
+  // collective.
+  const int extents[3] = {10, 14, 18};
+  const KernelInfo &info = kernelNamed("t_dist3d_vc_dirichlet");
+  const Inputs inputs = makeInputs(info, {10, 14, 18});
+  ProcessGrid grid;
+  ASSERT_OK(
+      parse_process_grid("1,1," + std::to_string(world().size()), 3, grid));
+  Attached dist;
+  ASSERT_OK(StencilOperator::create_distributed(info, extents, world(), grid,
+                                                dist.A));
+  ASSERT_OK(world().agree(attach(dist, inputs)));
+  Field b, x;
+  ASSERT_OK(Field::create(dist.A.lattice(), b));
+  ASSERT_OK(Field::create(dist.A.lattice(), x));
+  ASSERT_OK(b.fill(1.0));
+  ASSERT_OK(x.fill(0.0));
+  const int last = world().size() - 1;
+  const std::string lastRank =
+      world().distributed() ? "rank " + std::to_string(last) + ": " : "";
+  SolveOptions options;
+  options.tolerance = world().rank() == last ? 0.0 : 1e-8;
+  SolveReport report;
+  Status solved = solve(dist.A, b, x, options, report);
+  expectFailure(solved,
+                {lastRank + "solve: the tolerance must be positive, not 0"});
+  EXPECT_EQ(solved.on_every_rank(), world().distributed());
+  // solve_even_odd refuses Jacobi among its arguments, agreed the same way.
+  options.tolerance = 1e-8;
+  options.preconditioner =
+      world().rank() == last ? Preconditioner::Jacobi : Preconditioner::None;
+  expectFailure(solve_even_odd(dist.A, b, x, options, report),
+                {lastRank + "solve_even_odd: the Schur complement is itself "
+                            "the preconditioning"});
+  // The arguments agree: the solve runs.
+  options.preconditioner = Preconditioner::None;
+  ASSERT_OK(solve(dist.A, b, x, options, report));
+  EXPECT_TRUE(report.converged) << report.message;
+  // A value that is not finite in the last rank's block only: every rank's
+  // norm of b is NaN.
+  std::vector<double> values(b.lattice().values(), 1.0);
+  const int *n = b.lattice().extents; // site (3, 3, 3): not halo
+  if (world().rank() == last)
+    values[(3 + 3 * n[0] + 3 * n[0] * n[1]) * b.lattice().components] = NAN;
+  ASSERT_OK(
+      b.upload_values(values.data(), static_cast<std::int64_t>(values.size())));
+  ASSERT_OK(set_halo(b, 0.0));
+  solved = solve(dist.A, b, x, options, report);
+  expectFailure(solved, {"solve: the norm of b is not finite"});
+  EXPECT_TRUE(solved.on_every_rank());
+}
+
 TEST(Distributed, EveryRankLearnsWhichRankFailed) {
   // Rank size - 1 fails (the only rank of a one-rank job).
   const int last = world().size() - 1;
@@ -707,10 +762,89 @@ TEST(Distributed, EveryRankLearnsWhichRankFailed) {
   EXPECT_EQ(one, world().size());
 }
 
+/// tests/cli/mpi-local-failure.test: the last rank alone passes a field
+/// of another lattice to the collective call `call`; the others pass good
+/// ones and would wait for it. The job must end with the message, not
+/// hang. Returns 0 when every call returned.
+int failOnTheLastRank(const std::string &call) {
+  const bool evenOdd = call == "hop" || call == "schur";
+  const KernelInfo &info =
+      kernelNamed(evenOdd ? "t_dist_eo3d_c2" : "t_dist3d_vc_dirichlet");
+  const std::vector<int> extents =
+      evenOdd ? std::vector<int>{6, 6, 16} : std::vector<int>{10, 14, 18};
+  ProcessGrid grid;
+  Attached op;
+  Status status =
+      parse_process_grid("1,1," + std::to_string(world().size()), 3, grid);
+  if (status.ok())
+    status = StencilOperator::create_distributed(info, extents.data(), world(),
+                                                 grid, op.A);
+  if (status.ok())
+    status = world().agree(attach(op, makeInputs(info, extents)));
+  if (!status.ok()) {
+    std::fprintf(stderr, "set-up failed: %s\n", status.message().c_str());
+    return 2;
+  }
+  const bool last = world().rank() == world().size() - 1;
+  // The wrong field: the lattice with two more sites along x.
+  Lattice right = op.A.lattice();
+  if (call == "set_site_parameter")
+    status = op.A.site_lattice(info.param_names[0], right);
+  Lattice wrong = right;
+  wrong.extents[0] += 2;
+  Field in, out, bad;
+  if (status.ok())
+    status = Field::create(right, in);
+  if (status.ok())
+    status = Field::create(op.A.lattice(), out);
+  if (status.ok())
+    status = Field::create(wrong, bad);
+  if (status.ok())
+    status = in.fill(1.0);
+  if (status.ok())
+    status = bad.fill(1.0);
+  if (status = world().agree(status); !status.ok()) {
+    std::fprintf(stderr, "set-up failed: %s\n", status.message().c_str());
+    return 2;
+  }
+  const Field &given = last ? bad : in;
+  Field inEven, outOdd, outEven;
+  if (evenOdd) {
+    (void)given.half(0, inEven);
+    (void)out.half(1, outOdd);
+    (void)out.half(0, outEven);
+  }
+  Reducer reducer(op.A.communicator());
+  double result = 0.0;
+  if (call == "apply") {
+    status = op.A.apply(out, given);
+  } else if (call == "dot") {
+    status = reducer.dot(out, given, result);
+  } else if (call == "set_site_parameter") {
+    status = op.A.set_site_parameter(info.param_names[0], given);
+  } else if (call == "hop") {
+    status = op.A.hop(StencilOperator::Hop::EvenToOdd, false, outOdd, inEven);
+  } else if (call == "schur") {
+    SchurComplement S;
+    status = SchurComplement::create(op.A, S);
+    if (status.ok())
+      status = S.apply(outEven, inEven);
+  } else {
+    std::fprintf(stderr, "unknown call '%s'\n", call.c_str());
+    return 2;
+  }
+  std::printf("rank %d: %s returned: %s\n", world().rank(), call.c_str(),
+              status.ok() ? "ok" : status.message().c_str());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   MpiSession session(argc, argv);
+  const std::string failOption = "--fail-on-the-last-rank=";
+  if (argc == 2 && std::string(argv[1]).rfind(failOption, 0) == 0)
+    return failOnTheLastRank(argv[1] + failOption.size());
   ::testing::InitGoogleTest(&argc, argv);
   // One report, rank 0's; the others print failures only.
   if (world().rank() != 0) {

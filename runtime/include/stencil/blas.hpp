@@ -98,6 +98,14 @@ public:
   Status sum_block_partials(std::int64_t count, double &result);
 
 private:
+  /// dot(), update_and_norm2() and sum_block_partials() on this rank. The
+  /// public functions end the job on a failure of this rank alone in a
+  /// job of several ranks (Communicator::local_failure_ends_job): the
+  /// other ranks would wait for its sum.
+  Status dot_on_rank(const Field &x, const Field &y, double &result);
+  Status update_and_norm2_on_rank(double alpha, const Field &p, const Field &q,
+                                  Field &x, Field &r, double &rr);
+  Status sum_block_partials_on_rank(std::int64_t count, double &result);
   template <typename Term>
   Status sum_of(std::int64_t n, Term term, const char *name, double &result);
   /// The same sum left as `count` partials in block_partials().

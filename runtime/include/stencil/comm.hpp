@@ -52,8 +52,16 @@ public:
   Status max(double &value) const;
   /// Collective: every rank learns whether some rank failed. Returns the
   /// failure of the lowest failing rank, its message prefixed with the
-  /// rank ("rank 2: ..."), or success when none failed.
+  /// rank ("rank 2: ..."), as a failure on every rank, or success when none
+  /// failed.
   Status agree(const Status &mine) const;
+  /// The end of a collective call on this rank: `status` as it is, unless
+  /// it is a failure of this rank alone (not Status::on_every_rank()) in a
+  /// job of several ranks. The others cannot learn of that one and would
+  /// wait for this rank in their next collective, so the job ends (abort,
+  /// status 1) with the message and the name of the call. Agreeing instead
+  /// would cost a collective on every call, also on success.
+  Status local_failure_ends_job(const Status &status, const char *call) const;
   Status barrier() const;
   /// Ends every rank of the job with `code` (MPI_Abort), after printing
   /// `message` with this rank's number; without MPI, exits.

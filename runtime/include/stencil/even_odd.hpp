@@ -79,8 +79,19 @@ public:
   const LaunchGraphs &launch_graphs() const { return graphs_; }
 
 private:
+  /// The work of create(), apply(), apply_adjoint(), prepare() and
+  /// reconstruct() on this rank. Over several ranks these are collective
+  /// (A's hops exchange halos; D is agreed on): the public functions end
+  /// the job on a failure of this rank alone
+  /// (Communicator::local_failure_ends_job), which would leave the others
+  /// waiting.
+  static Status create_on_rank(const StencilOperator &A, SchurComplement &out,
+                               CloverPlacement placement);
   Status apply_with(bool adjoint, Field &out, const Field &in,
                     Stream stream) const;
+  Status prepare_on_rank(const Field &b, Field &rhs) const;
+  Status reconstruct_on_rank(const Field &b, Field &x) const;
+  Status local_failure_ends_job(const Status &status, const char *call) const;
   /// The kernels of apply_with, launched on `stream`.
   Status launch(bool adjoint, Field &out, const Field &in,
                 Stream stream) const;

@@ -75,7 +75,13 @@ public:
   /// grid.split) unless the grid is one rank. Collective, as are the
   /// applications, set_site_parameter(), set_links(), upload_clover(),
   /// diagonal(), check_spd() and the operator's destruction (with the peer
-  /// path): every rank calls them in the same order.
+  /// path): every rank calls them in the same order. A failure on some
+  /// ranks only is agreed on where the call ends in a collective anyway
+  /// (upload_links(), upload_clover(), diagonal(), check_spd()); in the
+  /// calls that exchange halos (the applications, exchange_halos(),
+  /// set_site_parameter(), set_links()) it ends the job with its message
+  /// (Communicator::local_failure_ends_job), since agreeing would cost a
+  /// collective per application.
   ///
   /// The ghost zones of coefficient fields and links are filled when they
   /// are set: after changing their values, set them again. An application
@@ -311,6 +317,25 @@ public:
 
 private:
   int parameter_index(const std::string &name) const;
+  /// The work of the collective calls that exchange halos, on this rank.
+  /// Their local failures (a field of another lattice, an allocation inside
+  /// the exchange, a kernel) would leave the other ranks waiting: the
+  /// public functions end the job on them (local_failure_ends_job).
+  Status apply_on_rank(Field &out, const Field &in, Stream stream) const;
+  Status apply_dot_on_rank(Field &out, const Field &in, Reducer &reducer,
+                           double &result, Stream stream) const;
+  Status apply_adjoint_on_rank(Field &out, const Field &in,
+                               Stream stream) const;
+  Status hop_on_rank(Hop direction, bool adjoint, Field &out, const Field &in,
+                     HopMode mode, double alpha, double beta, const Field *same,
+                     Stream stream) const;
+  Status exchange_halos_on_rank(const Field &field) const;
+  Status set_site_parameter_on_rank(const std::string &name,
+                                    const Field &values);
+  Status set_links_on_rank(const Field &links);
+  /// `status`, or on a distributed operator the end of the job if it is
+  /// this rank's failure alone (Communicator::local_failure_ends_job).
+  Status local_failure_ends_job(const Status &status, const char *call) const;
   /// The work of check_spd(), diagonal(), upload_links() and
   /// upload_clover() on this rank's sites; the public functions agree on
   /// the result over the ranks.

@@ -19,12 +19,24 @@ public:
     status.text = std::move(message);
     return status;
   }
+  /// A failure that every rank of a collective call returns alike: agreed
+  /// on (Communicator::agree), or decided by values every rank holds the
+  /// same bits of (a sum over the ranks).
+  static Status failure_on_every_rank(std::string message) {
+    Status status = failure(std::move(message));
+    status.everyRank = true;
+    return status;
+  }
   bool ok() const { return !failed; }
   explicit operator bool() const { return ok(); }
   const std::string &message() const { return text; }
+  /// Whether every rank returns this failure (failure_on_every_rank); a
+  /// plain failure may be this rank's alone.
+  bool on_every_rank() const { return everyRank; }
 
 private:
   bool failed = false;
+  bool everyRank = false;
   std::string text;
 };
 
