@@ -3,7 +3,8 @@
 # with a message naming what is wrong (never a silent fallback or a build
 # that compiles something else). Also: every internal header the runtime's
 # sources include is installed beside them (the package rebuilds the
-# runtime from them for another platform).
+# runtime from them for another platform); without a build type the kernels
+# compile with -O3; with Make a deleted generated source is written again.
 #   cmake -D BUILD_DIR=... -D SOURCE_DIR=... -D WORK_DIR=... -P CheckPackageMisuse.cmake
 cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -137,6 +138,70 @@ if(status EQUAL 0 OR NOT flat MATCHES "poisson2d.hip was not generated from")
                       "refuse the stale sources (status ${status}):\n${output}")
 endif()
 message(STATUS "edited: a spec edited after configure is caught: ok")
+
+# Without CMAKE_BUILD_TYPE the kernels compile with -O3 (they had compiled
+# without optimisation), said once; a build type given is kept.
+set(dir "${WORK_DIR}/no-build-type")
+file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
+project(plain LANGUAGES CXX)
+find_package(stencilc CONFIG REQUIRED)
+stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
+")
+foreach(type "" Debug)
+  file(REMOVE_RECURSE "${dir}/build")
+  configure("${dir}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+            "-DCMAKE_BUILD_TYPE=${type}")
+  file(READ "${dir}/build/compile_commands.json" commands)
+  string(REGEX MATCH "\"command\": \"[^\n]*heat2d\\.hip\"" kernel "${commands}")
+  if(NOT status EQUAL 0 OR NOT kernel)
+    message(FATAL_ERROR "no-build-type '${type}': the configure failed or "
+                        "compiles no heat2d.hip (status ${status}):\n${output}")
+  endif()
+  set(optimised FALSE)
+  if(kernel MATCHES " -O3 ")
+    set(optimised TRUE)
+  endif()
+  if(type STREQUAL "" AND NOT (optimised AND flat MATCHES "no CMAKE_BUILD_TYPE, so the generated kernels"))
+    message(FATAL_ERROR "no-build-type: the kernel should compile with -O3 "
+                        "and the configure say so:\n${kernel}\n${output}")
+  elseif(type STREQUAL "Debug" AND (optimised OR flat MATCHES "no CMAKE_BUILD_TYPE"))
+    message(FATAL_ERROR "no-build-type: a Debug build should keep its "
+                        "flags:\n${kernel}\n${output}")
+  endif()
+endforeach()
+message(STATUS "no-build-type: -O3 without a build type, Debug kept: ok")
+
+# With Make, a deleted generated source is written again (Make ignores the
+# generator's byproducts; it had stopped with "no rule to make target"), and
+# a build with nothing missing does not generate.
+set(dir "${WORK_DIR}/make")
+file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
+project(make LANGUAGES CXX)
+find_package(stencilc CONFIG REQUIRED)
+stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
+")
+run(${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G "Unix Makefiles"
+    "-DCMAKE_PREFIX_PATH=${prefix}" "-DSPECS=${specs}")
+if(status EQUAL 0)
+  run(${CMAKE_COMMAND} --build "${dir}/build" --target k)
+endif()
+set(generated "${dir}/build/stencilc/k/heat2d.hip")
+if(NOT status EQUAL 0 OR NOT EXISTS "${generated}")
+  message(FATAL_ERROR "make: the first build failed (status ${status}):\n${output}")
+endif()
+file(REMOVE "${generated}")
+run(${CMAKE_COMMAND} --build "${dir}/build" --target k)
+if(NOT status EQUAL 0 OR NOT EXISTS "${generated}" OR
+   NOT flat MATCHES "heat2d.hip is missing: generating heat2d")
+  message(FATAL_ERROR "make: the build after heat2d.hip was deleted should "
+                      "write it again (status ${status}):\n${output}")
+endif()
+run(${CMAKE_COMMAND} --build "${dir}/build" --target k)
+if(NOT status EQUAL 0 OR flat MATCHES "is missing")
+  message(FATAL_ERROR "make: a build with nothing missing should not "
+                      "generate (status ${status}):\n${output}")
+endif()
+message(STATUS "make: a deleted generated source is written again: ok")
 
 find_program(nvcc nvcc PATHS /usr/local/cuda/bin)
 if(nvcc)

@@ -48,6 +48,8 @@ if(NOT DEFINED STENCILC_RUNTIME_SOURCE_DIR)
   set(STENCILC_RUNTIME_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../runtime"
       CACHE INTERNAL "")
 endif()
+# This file's directory, with StencilcRegenerateMissing.cmake beside it.
+set(_STENCILC_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "")
 
 # The generator target: the build's own, or the installed one; "" if none.
 function(_stencilc_tool out)
@@ -61,6 +63,24 @@ function(_stencilc_tool out)
     set(tool "")
   endif()
   set(${out} "${tool}" PARENT_SCOPE)
+endfunction()
+
+# Generated kernels are the hot loop: a single-config build without
+# CMAKE_BUILD_TYPE would compile them, and a runtime built here, without
+# optimisation. Such builds get -O3 on these targets (said once); a build
+# type, or a multi-config generator, decides as usual.
+function(_stencilc_optimise target)
+  get_property(multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi OR CMAKE_BUILD_TYPE)
+    return()
+  endif()
+  target_compile_options(${target} PRIVATE -O3)
+  get_property(said GLOBAL PROPERTY STENCILC_SAID_OPTIMISE)
+  if(NOT said)
+    message(STATUS "stencilc: no CMAKE_BUILD_TYPE, so the generated kernels "
+                   "(and a runtime built here) compile with -O3")
+    set_property(GLOBAL PROPERTY STENCILC_SAID_OPTIMISE TRUE)
+  endif()
 endfunction()
 
 # The runtime target for `platform`: the build's own or the installed one
@@ -93,6 +113,7 @@ function(_stencilc_runtime platform out)
       target_include_directories(${runtime} PUBLIC ${includes})
       stencilc_runtime_backend(${runtime} PLATFORM ${platform}
                                SOURCES ${sources})
+      _stencilc_optimise(${runtime})
     endif()
   endif()
   set(${out} ${runtime} PARENT_SCOPE)
@@ -311,6 +332,21 @@ function(stencilc_add_kernels target)
         VERBATIM)
       list(APPEND sources "${stamp}")
       set_source_files_properties("${dir}/${name}.hip" PROPERTIES GENERATED TRUE)
+      if(CMAKE_GENERATOR MATCHES "Makefiles")
+        # Make ignores byproducts: without this rule a deleted NAME.hip
+        # would stop the build ("no rule to make target") instead of being
+        # written again. It runs at every build (its outputs stay older
+        # than the stamp: the generator leaves unchanged files alone) and
+        # costs a CMake start when nothing is missing.
+        add_custom_command(
+          OUTPUT "${dir}/${name}.hip" "${dir}/${name}.hpp" "${dir}/${name}.json"
+          COMMAND ${CMAKE_COMMAND} -D "TOOL=$<TARGET_FILE:${tool}>"
+                  -D "SPEC=${spec}" -D "DIR=${dir}" -D "NAME=${name}"
+                  -D "TUNE_CACHE=${ARG_TUNE_CACHE}"
+                  -P "${_STENCILC_MODULE_DIR}/StencilcRegenerateMissing.cmake"
+          DEPENDS "${stamp}"
+          VERBATIM)
+      endif()
     else()
       if(ARG_TUNE_CACHE)
         message(STATUS "stencilc_add_kernels(${target}): TUNE_CACHE not "
@@ -346,6 +382,7 @@ function(stencilc_add_kernels target)
   endforeach()
 
   add_library(${target} STATIC ${sources})
+  _stencilc_optimise(${target})
   target_include_directories(${target} PUBLIC "${dir}")
   target_link_libraries(${target} PUBLIC ${runtime})
   set_target_properties(${target} PROPERTIES
