@@ -18,6 +18,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace clang;
 using llvm::Twine;
@@ -41,19 +42,46 @@ bool isFinite(const FloatValue &value) {
                       [](const auto &read) { return isFinite(read.second); });
 }
 
+/// `x` as the nearest float, infinite beyond float's range (as C++ computes
+/// a float expression).
+double roundedToFloat(double x) {
+  if (std::fabs(x) > std::numeric_limits<float>::max())
+    return x > 0 ? HUGE_VAL : x < 0 ? -HUGE_VAL : x;
+  return static_cast<double>(static_cast<float>(x));
+}
+
+void roundToFloat(LinearForm &form) {
+  form.constant = roundedToFloat(form.constant);
+  for (auto &term : form.terms)
+    term.second = roundedToFloat(term.second);
+}
+
 } // namespace
 
 std::optional<Value> Lifter::eval(const Expr *e) {
   std::optional<Value> value = evalExpression(e);
-  // Constant factors are folded in double; an overflow there would reach
-  // the spec as 'inf' or, times the zero of a term that reads nothing, as
-  // 'nan'. The innermost expression that overflows is the one named.
-  if (value && value->kind == Value::Kind::Float && !isFinite(value->number)) {
-    error(e->getSourceRange(), "'" + text(e->getSourceRange()) +
-                                   "' is not a finite number (folded in "
-                                   "double: an overflow, an infinity or a "
-                                   "NaN); a tap's coefficient must be "
-                                   "finite");
+  if (!value || value->kind != Value::Kind::Float)
+    return value;
+  // Constant factors are folded in double, and a constant of type float
+  // (one that reads nothing) is rounded to float, as C++ computes it there:
+  // 1e30f * 1e30f is infinite, not 1e60. A coefficient of reads is left as
+  // it is: C++ rounds the products with the values read, which a spec's
+  // coefficient cannot say; checkCoefficientRange() refuses one beyond
+  // float's range.
+  const bool inFloat = value->number.readsNothing() &&
+                       e->getType().getCanonicalType()->isSpecificBuiltinType(
+                           BuiltinType::Float);
+  if (inFloat)
+    roundToFloat(value->number.constant);
+  // An overflow would reach the spec as 'inf' or, times the zero of a term
+  // that reads nothing, as 'nan'. The innermost expression that overflows
+  // is the one named.
+  if (!isFinite(value->number)) {
+    error(e->getSourceRange(),
+          "'" + text(e->getSourceRange()) + "' is not a finite number " +
+              (inFloat ? "(folded in float" : "(folded in double") +
+              ": an overflow, an infinity or a NaN); a tap's coefficient "
+              "must be finite");
     return std::nullopt;
   }
   return value;

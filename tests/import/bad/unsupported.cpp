@@ -111,3 +111,18 @@ void overflowing_sum_of_reads(double *f, const double *u, int n) {
   for (int i = 1; i < n - 1; ++i)
     f[i] = 1e308 * u[i - 1] + 1e308 * u[i - 1] + u[i + 1];
 }
+
+// Folded in float, as C++ computes it: 1e30f * 1e30f is infinite there, so
+// the tiny factor after it cannot bring it back (in double it had passed as
+// 1e30).
+void float_constant_overflow(float *f, const float *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = 1e30f * 1e30f * 1e-30f * u[i - 1] + u[i + 1];
+}
+
+// A coefficient of a read beyond float's range: C++ rounds each product
+// with the value read, which a spec cannot say; refused.
+void float_coefficient_overflow(float *f, const float *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = 1e30f * (1e30f * u[i - 1]) + u[i + 1];
+}
