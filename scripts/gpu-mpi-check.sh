@@ -52,7 +52,11 @@ check() {
 
 check laplacian3d_f64 130,130,130 "--tol 1e-10" 1,1,2 1,2,2 1e-12
 check wilson_clover4d_eo_f64 8,8,8,16 "--tol 1e-10 --even-odd" 1,1,1,2 1,1,2,2 1e-9
-check laplacian4d_vec24_aosoa 8,8,16,16 "--tol 1e-8" 1,1,1,2 1,1,2,2 1e-12
+# A float field: the single-rank run takes the planner's kernels with CG's
+# updates folded into the stencil pass, the ranks the spec's split kernels,
+# which round in another order (8e-7 apart on an H200; the solution's error
+# is 2e-7), so the comparison allows float's accuracy.
+check laplacian4d_vec24_aosoa 8,8,16,16 "--tol 1e-8" 1,1,1,2 1,1,2,2 1e-5
 
 # The exchange tuner: every policy timed (peer, staged; overlap on and off),
 # the fastest recorded, then a run that takes it from the cache must still
