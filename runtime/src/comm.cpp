@@ -6,10 +6,13 @@
 #include "stencil/device.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace stencil {
 
@@ -45,6 +48,26 @@ Status mpi_status(int code, const char *call) {
   MPI_Error_string(code, text, &length);
   return Status::failure(std::string(call) + " failed: " +
                          std::string(text, length));
+}
+
+/// `text` as rank `root` holds it, on every rank of `comm`.
+Status broadcast(std::string &text, int root, MPI_Comm comm) {
+  int length = static_cast<int>(text.size());
+  STENCIL_TRY(
+      mpi_status(MPI_Bcast(&length, 1, MPI_INT, root, comm), "MPI_Bcast"));
+  text.resize(static_cast<size_t>(length));
+  return mpi_status(MPI_Bcast(text.data(), length, MPI_CHAR, root, comm),
+                    "MPI_Bcast");
+}
+
+/// FNV-1a, 64 bits.
+std::uint64_t hash_of(const std::string &text) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
 }
 
 } // namespace
@@ -129,17 +152,41 @@ Status Communicator::agree(const Status &mine) const {
     return Status();
   // ... sends its message to every rank.
   std::string message = rank_ == failing ? mine.message() : std::string();
-  int length = static_cast<int>(message.size());
-  STENCIL_TRY(mpi_status(MPI_Bcast(&length, 1, MPI_INT, failing, mpi()),
-                         "MPI_Bcast"));
-  message.resize(static_cast<size_t>(length));
-  STENCIL_TRY(mpi_status(
-      MPI_Bcast(message.data(), length, MPI_CHAR, failing, mpi()),
-      "MPI_Bcast"));
+  STENCIL_TRY(broadcast(message, failing, mpi()));
   return Status::failure_on_every_rank("rank " + std::to_string(failing) +
                                        ": " + message);
 #else
   return mine;
+#endif
+}
+
+Status Communicator::same(const std::string &what,
+                          const std::string &mine) const {
+  if (!distributed())
+    return Status();
+#if defined(STENCIL_HAVE_MPI)
+  // Every rank's hash; the texts travel only when they differ.
+  const std::uint64_t hash = hash_of(mine);
+  std::vector<std::uint64_t> hashes(static_cast<size_t>(size_));
+  STENCIL_TRY(mpi_status(MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1,
+                                       MPI_UINT64_T, mpi()),
+                         "MPI_Allgather"));
+  int other = 1;
+  while (other < size_ && hashes[other] == hashes[0])
+    ++other;
+  if (other == size_)
+    return Status();
+  std::string first = rank_ == 0 ? mine : std::string();
+  std::string second = rank_ == other ? mine : std::string();
+  STENCIL_TRY(broadcast(first, 0, mpi()));
+  STENCIL_TRY(broadcast(second, other, mpi()));
+  return Status::failure_on_every_rank(
+      what + " differ between the ranks: rank 0 has '" + first + "', rank " +
+      std::to_string(other) + " '" + second + "'; every rank needs the same");
+#else
+  (void)what;
+  (void)mine;
+  return Status::failure("Communicator: several ranks without MPI");
 #endif
 }
 

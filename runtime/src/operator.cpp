@@ -133,6 +133,15 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
                                            const ProcessGrid &grid,
                                            StencilOperator &out) {
   const std::string name = info.name;
+  // Ranks called with another stencil, lattice or grid would divide
+  // different lattices and wait for each other's messages: compared first.
+  std::string call = name + " on ";
+  for (int axis = 0; axis < info.shape.dims; ++axis)
+    call += (axis ? "x" : "") + std::to_string(extents[axis]);
+  call += ", process grid " + grid.text();
+  STENCIL_TRY(comm.same("create_distributed's stencil, extents and process "
+                        "grid",
+                        call));
   const DistributedInfo *distributed = info.distributed;
   if (!distributed) {
     if (grid.splits() || comm.distributed())

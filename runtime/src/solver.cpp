@@ -1150,18 +1150,52 @@ Status check_solve_arguments(const StencilOperator &A, const Field &b,
   return Status();
 }
 
+/// What every rank of a solve must share: the entry point, the options and
+/// the operator's scalar parameters, printed exactly.
+std::string describe_solve(const StencilOperator &A,
+                           const SolveOptions &options, bool evenOdd) {
+  char text[512];
+  std::snprintf(
+      text, sizeof text,
+      "%s, %s, preconditioner %s, tolerance %.17g, at most %d iterations, "
+      "mixed precision %d (delta %.17g), fused %d, fold %d, device scalars "
+      "%d, graphs %d, clover %s, timed %d",
+      evenOdd ? "solve_even_odd" : "solve", method_name(options.method),
+      preconditioner_name(options.preconditioner), options.tolerance,
+      options.max_iterations, options.mixed_precision, options.reliable_delta,
+      options.fused, options.fold_direction, options.device_scalars,
+      options.launch_graphs,
+      options.clover_placement == CloverPlacement::Epilogue ? "epilogue"
+                                                            : "site kernel",
+      options.time_kernels);
+  std::string out = text;
+  const KernelInfo &info = A.info();
+  for (int p = 0; p < info.num_params; ++p) {
+    if (info.param_is_site[p])
+      continue;
+    std::snprintf(text, sizeof text, "%.17g", A.parameter_values()[p]);
+    out += std::string(", ") + info.param_names[p] + " " + text;
+  }
+  return out;
+}
+
 /// The checks and set-up both entry points share: the arguments (agreed
 /// on over the ranks, so that ranks called with different ones fail alike
-/// instead of waiting), the operator's definiteness for CG, b's interior
-/// (halo zero) and its norm; x's halo is zeroed.
+/// instead of waiting, and compared), the operator's definiteness for CG,
+/// b's interior (halo zero) and its norm; x's halo is zeroed.
 Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
                    const SolveOptions &options, bool evenOdd,
                    SolveReport &report, Field &bInterior, double &bNorm) {
   report = SolveReport();
   report.method = method_name(options.method);
   report.preconditioner = preconditioner_name(options.preconditioner);
-  STENCIL_TRY(
-      A.communicator().agree(check_solve_arguments(A, b, x, options, evenOdd)));
+  const Communicator comm = A.communicator();
+  STENCIL_TRY(comm.agree(check_solve_arguments(A, b, x, options, evenOdd)));
+  // Valid but different options or parameter values would solve different
+  // systems, or stop at different iterations and wait for each other.
+  if (comm.distributed())
+    STENCIL_TRY(comm.same("solve's options and the operator's parameters",
+                          describe_solve(A, options, evenOdd)));
   if (options.method == Method::CG)
     STENCIL_TRY(A.check_spd());
   const Lattice &lattice = A.lattice();

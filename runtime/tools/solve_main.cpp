@@ -309,62 +309,36 @@ private:
   std::chrono::steady_clock::time_point last_;
 };
 
-/// Whether `value` is the same on every rank (collective): the ranks'
-/// largest and smallest, exact in a double.
-stencil::Status same_on_every_rank(std::uint32_t value, bool &same) {
-  double largest = value, negated = -static_cast<double>(value);
-  STENCIL_TRY(job().max(largest));
-  STENCIL_TRY(job().max(negated));
-  same = largest == -negated;
-  return stencil::Status();
-}
-
 /// Whether every rank was started with the same arguments and the
 /// STENCILC_* variables the runtime reads: ranks that differ (another size,
 /// tolerance or grid) had hung in a collective, crashed, or solved another
-/// system without a word. Compares a 32-bit FNV-1a hash of them.
+/// system without a word.
 stencil::Status same_arguments_on_every_rank(int argc, char **argv) {
   // The program's stencil (two solvers run side by side), its arguments,
   // and the variables the runtime reads.
-  std::vector<std::string> items = {solver_kernel().name};
-  items.insert(items.end(), argv + 1, argv + argc);
+  std::string call = std::string("solve_") + solver_kernel().name;
+  for (int i = 1; i < argc; ++i)
+    call += std::string(" ") + argv[i];
   for (const char *variable :
        {"STENCILC_TUNING", "STENCILC_TUNE_CACHE", "STENCILC_GRAPHS",
         "STENCILC_EXCHANGE", "STENCILC_OVERLAP", "STENCILC_MARCH_PLANES"}) {
     const char *value = std::getenv(variable);
-    items.push_back(std::string(variable) + "=" + (value ? value : "(unset)"));
+    call += std::string(" ") + variable + "=" + (value ? value : "(unset)");
   }
-  std::uint32_t hash = 2166136261u;
-  for (const std::string &item : items)
-    for (const char c : item + '\0') {
-      hash ^= static_cast<unsigned char>(c);
-      hash *= 16777619u;
-    }
-  bool same = false;
-  STENCIL_TRY(same_on_every_rank(hash, same));
-  if (!same)
-    return stencil::Status::failure(
-        "the ranks were started with different arguments or STENCILC_* "
-        "environment variables (STENCILC_TUNING, _TUNE_CACHE, _GRAPHS, "
-        "_EXCHANGE, _OVERLAP, _MARCH_PLANES); every rank of a run needs the "
-        "same");
-  return stencil::Status();
+  return job().same("the arguments and the STENCILC_* environment "
+                    "variables",
+                    call);
 }
 
 /// Whether the links every rank read from --gauge are the same: two valid
 /// files on different ranks had solved without a word.
 stencil::Status same_links_on_every_rank(const stencil::GaugeField &U) {
-  const std::uint64_t hash = U.checksum();
-  bool same = false;
-  STENCIL_TRY(same_on_every_rank(static_cast<std::uint32_t>(hash), same));
-  if (same)
-    STENCIL_TRY(same_on_every_rank(static_cast<std::uint32_t>(hash >> 32),
-                                   same));
-  if (!same)
-    return stencil::Status::failure(
-        "the ranks read different links from --gauge (a file that differs "
-        "between the ranks' file systems?); every rank needs the same");
-  return stencil::Status();
+  char checksum[32];
+  std::snprintf(checksum, sizeof checksum, "checksum %016llx",
+                static_cast<unsigned long long>(U.checksum()));
+  return job().same("the links read from --gauge (a file that differs "
+                    "between the ranks' file systems?)",
+                    checksum);
 }
 
 /// Reports `status` and ends: with several ranks, the whole job (a rank

@@ -743,6 +743,56 @@ TEST(Distributed, SolveFailuresOfOneRankReachEveryRank) {
   solved = solve(dist.A, b, x, options, report);
   expectFailure(solved, {"solve: the norm of b is not finite"});
   EXPECT_TRUE(solved.on_every_rank());
+  if (!world().distributed())
+    return;
+  // Valid options that differ (the ranks would stop at different
+  // iterations), and a parameter set on one rank only (another system):
+  // refused on every rank, naming both.
+  ASSERT_OK(b.fill(1.0));
+  ASSERT_OK(set_halo(b, 0.0));
+  options.tolerance = world().rank() == last ? 1e-9 : 1e-8;
+  solved = solve(dist.A, b, x, options, report);
+  expectFailure(solved,
+                {"solve's options and the operator's parameters differ "
+                 "between the ranks: rank 0 has 'solve, cg, preconditioner "
+                 "none, tolerance 1e-08,",
+                 "rank " + std::to_string(last) +
+                     " 'solve, cg, preconditioner none, tolerance "
+                     "1.0000000000000001e-09,"});
+  EXPECT_TRUE(solved.on_every_rank());
+  options.tolerance = 1e-8;
+  ASSERT_OK(dist.A.set_parameter("s", world().rank() == last ? 0.75 : 0.5));
+  expectFailure(solve(dist.A, b, x, options, report),
+                {"differ between the ranks", ", s 0.5'",
+                 ", s 0.75'; every rank needs the same"});
+  ASSERT_OK(dist.A.set_parameter("s", 0.5));
+  ASSERT_OK(solve(dist.A, b, x, options, report));
+}
+
+TEST(Distributed, RanksCreatingOtherLatticesAreRefused) {
+  // The last rank asks for another lattice: every rank is refused before
+  // the ranks divide it (they had waited for each other's messages).
+  if (!world().distributed())
+    return;
+  const int last = world().size() - 1;
+  const KernelInfo &info = kernelNamed("t_dist3d_vc_dirichlet");
+  const int extents[3] = {10, 14, world().rank() == last ? 22 : 18};
+  ProcessGrid grid;
+  ASSERT_OK(
+      parse_process_grid("1,1," + std::to_string(world().size()), 3, grid));
+  StencilOperator A;
+  const std::string size = std::to_string(world().size());
+  const Status created =
+      StencilOperator::create_distributed(info, extents, world(), grid, A);
+  expectFailure(created,
+                {"create_distributed's stencil, extents and process grid "
+                 "differ between the ranks: rank 0 has "
+                 "'t_dist3d_vc_dirichlet on 10x14x18, process grid 1x1x" +
+                 size + "', rank " + std::to_string(last) +
+                 " 't_dist3d_vc_dirichlet on 10x14x22, process grid "
+                 "1x1x" +
+                 size + "'"});
+  EXPECT_TRUE(created.on_every_rank());
 }
 
 TEST(Distributed, EveryRankLearnsWhichRankFailed) {

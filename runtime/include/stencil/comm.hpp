@@ -55,6 +55,10 @@ public:
   /// rank ("rank 2: ..."), as a failure on every rank, or success when none
   /// failed.
   Status agree(const Status &mine) const;
+  /// Collective: whether every rank holds the same `mine` (compared by a
+  /// 64-bit hash). If not, a failure on every rank naming `what`, rank 0's
+  /// text and that of the lowest rank whose text differs.
+  Status same(const std::string &what, const std::string &mine) const;
   /// The end of a collective call on this rank: `status` as it is, unless
   /// it is a failure of this rank alone (not Status::on_every_rank()) in a
   /// job of several ranks. The others cannot learn of that one and would

@@ -154,6 +154,9 @@ public:
   Status site_lattice(const std::string &name, Lattice &out) const;
 
   Status set_parameter(const std::string &name, double value);
+  /// The scalar parameters' values, in info().param_names' order (a site
+  /// parameter's entry is unused).
+  const std::vector<double> &parameter_values() const { return values_; }
   /// Counts the calls that change what the operator reads (set_parameter,
   /// set_site_parameter, set_links, set_clover), so that what was derived
   /// from it (a Schur complement's diagonal) knows when to derive it again;
