@@ -210,6 +210,44 @@ if(nvcc)
 stencilc_add_kernels(k_host SPECS \${SPECS}/heat2d.yaml PLATFORM host OUTPUT_DIR shared)
 stencilc_add_kernels(k_nvidia SPECS \${SPECS}/heat2d.yaml PLATFORM nvidia OUTPUT_DIR shared)"
     "-DCMAKE_CUDA_COMPILER=${nvcc}" -DCMAKE_CUDA_ARCHITECTURES=90)
+
+  # The runtime rebuilt for nvidia keeps the installed runtime's MPI (it had
+  # none): its communicator sources compile with the C++ compiler and
+  # STENCIL_HAVE_MPI, the others with nvcc. Configured only.
+  file(STRINGS "${BUILD_DIR}/CMakeCache.txt" mpi_on REGEX "^STENCILC_MPI:BOOL=ON$")
+  set(mpi OFF)
+  if(mpi_on)
+    set(mpi ON)
+  endif()
+  set(dir "${WORK_DIR}/rebuilt-runtime")
+  file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
+project(rebuilt LANGUAGES CXX CUDA)
+find_package(stencilc CONFIG REQUIRED)
+stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml PLATFORM nvidia)
+get_target_property(mpi k STENCILC_MPI)
+message(STATUS \"the kernels' runtime has MPI: \${mpi}\")
+")
+  configure("${dir}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+            "-DCMAKE_CUDA_COMPILER=${nvcc}" -DCMAKE_CUDA_ARCHITECTURES=90)
+  file(READ "${dir}/build/compile_commands.json" commands)
+  string(REGEX MATCH "\"command\": \"[^\n]*runtime/src/comm\\.cpp[^\n]*" comm "${commands}")
+  string(REGEX MATCH "\"command\": \"[^\n]*runtime/src/field\\.cpp[^\n]*" field "${commands}")
+  if(NOT status EQUAL 0 OR NOT comm OR NOT field OR comm MATCHES "nvcc" OR
+     NOT field MATCHES "nvcc")
+    message(FATAL_ERROR "rebuilt-runtime: the configure should compile "
+                        "comm.cpp with the C++ compiler and field.cpp with "
+                        "nvcc (status ${status}):\n${comm}\n${field}\n${output}")
+  endif()
+  if(mpi AND NOT (flat MATCHES "runtime has MPI: ON" AND
+                  comm MATCHES "-DSTENCIL_HAVE_MPI=1"))
+    message(FATAL_ERROR "rebuilt-runtime: the runtime rebuilt for nvidia "
+                        "should have MPI, as the installed one does:\n"
+                        "${comm}\n${output}")
+  elseif(NOT mpi AND NOT flat MATCHES "runtime has MPI: OFF")
+    message(FATAL_ERROR "rebuilt-runtime: without MPI installed, the "
+                        "rebuilt runtime should have none:\n${output}")
+  endif()
+  message(STATUS "rebuilt-runtime: MPI as installed (${mpi}): ok")
 else()
-  message(STATUS "one-source-two-platforms: skipped (no nvcc)")
+  message(STATUS "one-source-two-platforms, rebuilt-runtime: skipped (no nvcc)")
 endif()

@@ -50,6 +50,12 @@ if(NOT DEFINED STENCILC_RUNTIME_SOURCE_DIR)
 endif()
 # This file's directory, with StencilcRegenerateMissing.cmake beside it.
 set(_STENCILC_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "")
+# The runtime's sources that are plain C++ on every platform (the
+# communicator layer calls MPI and no device code, so that nvcc never sees
+# MPI's compile options); the others compile with the device compiler.
+set(STENCILC_RUNTIME_HOST_SOURCE_NAMES
+    comm halo_exchange scatter exchange_choice exchange_tuning
+    CACHE INTERNAL "")
 
 # The generator target: the build's own, or the installed one; "" if none.
 function(_stencilc_tool out)
@@ -111,8 +117,18 @@ function(_stencilc_runtime platform out)
       # installed one).
       get_target_property(includes ${base} INTERFACE_INCLUDE_DIRECTORIES)
       target_include_directories(${runtime} PUBLIC ${includes})
+      set(device_sources "")
+      foreach(source IN LISTS sources)
+        get_filename_component(stem "${source}" NAME_WE)
+        if(NOT stem IN_LIST STENCILC_RUNTIME_HOST_SOURCE_NAMES)
+          list(APPEND device_sources "${source}")
+        endif()
+      endforeach()
       stencilc_runtime_backend(${runtime} PLATFORM ${platform}
-                               SOURCES ${sources})
+                               SOURCES ${device_sources})
+      # With MPI where the runtime found has it.
+      get_target_property(mpi ${base} STENCILC_MPI)
+      stencilc_runtime_mpi(${runtime} ${mpi})
       _stencilc_optimise(${runtime})
     endif()
   endif()
@@ -145,6 +161,34 @@ function(stencilc_runtime_backend target)
       target_link_libraries(${target} PUBLIC OpenMP::OpenMP_CXX)
     endif()
   endif()
+endfunction()
+
+# stencilc_runtime_mpi(<runtime library> <ON|OFF>)
+#
+# MPI for a runtime library (STENCILC_MPI): its headers and libraries, not
+# its compile options (Open MPI's -pthread, which nvcc would not take;
+# Threads is linked anyway); the target's STENCILC_MPI property says which.
+# Used for the build's own runtime and for runtimes the package builds for
+# another platform, which get MPI where the runtime they derive from has it.
+function(stencilc_runtime_mpi target mpi)
+  if(NOT mpi)
+    set_target_properties(${target} PROPERTIES STENCILC_MPI OFF)
+    return()
+  endif()
+  find_package(MPI COMPONENTS CXX)
+  if(NOT MPI_CXX_FOUND)
+    message(FATAL_ERROR "stencilc: ${target} is built with MPI "
+                        "(STENCILC_MPI), but no MPI library was found: "
+                        "install one (Debian: libopenmpi-dev openmpi-bin), "
+                        "or configure stencilc with -DSTENCILC_MPI=OFF")
+  endif()
+  target_include_directories(${target} SYSTEM PUBLIC ${MPI_CXX_INCLUDE_DIRS})
+  target_link_libraries(${target} PUBLIC ${MPI_CXX_LIBRARIES})
+  target_compile_definitions(${target} PUBLIC STENCIL_HAVE_MPI=1
+    OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+  set_target_properties(${target} PROPERTIES STENCILC_MPI ON)
+  message(STATUS "stencilc: ${target} with MPI ${MPI_CXX_VERSION} "
+                 "(${MPI_CXX_LIBRARIES})")
 endfunction()
 
 # stencilc_set_device_language(PLATFORM <host|nvidia|amd> SOURCES <file>...)
@@ -385,10 +429,12 @@ function(stencilc_add_kernels target)
   _stencilc_optimise(${target})
   target_include_directories(${target} PUBLIC "${dir}")
   target_link_libraries(${target} PUBLIC ${runtime})
+  get_target_property(runtime_mpi ${runtime} STENCILC_MPI)
   set_target_properties(${target} PROPERTIES
     STENCILC_KERNEL_NAMES "${names}"
     STENCILC_OUTPUT_DIR "${dir}"
-    STENCILC_PLATFORM "${ARG_PLATFORM}")
+    STENCILC_PLATFORM "${ARG_PLATFORM}"
+    STENCILC_MPI "${runtime_mpi}")
 endfunction()
 
 # stencilc_add_solver(<target> KERNELS <kernel library> STENCIL <name>)
