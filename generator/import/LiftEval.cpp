@@ -42,49 +42,50 @@ bool isFinite(const FloatValue &value) {
                       [](const auto &read) { return isFinite(read.second); });
 }
 
-/// `x` as the nearest float, infinite beyond float's range (as C++ computes
-/// a float expression).
+/// `x` as the nearest float, infinite where IEEE rounding overflows (from
+/// FLT_MAX and half an ulp up), as C++ computes a float expression.
 double roundedToFloat(double x) {
-  if (std::fabs(x) > std::numeric_limits<float>::max())
-    return x > 0 ? HUGE_VAL : x < 0 ? -HUGE_VAL : x;
+  const double overflow = 0x1.ffffffp127; // FLT_MAX + half an ulp
+  if (std::fabs(x) >= overflow)
+    return x > 0 ? HUGE_VAL : -HUGE_VAL;
   return static_cast<double>(static_cast<float>(x));
-}
-
-void roundToFloat(LinearForm &form) {
-  form.constant = roundedToFloat(form.constant);
-  for (auto &term : form.terms)
-    term.second = roundedToFloat(term.second);
 }
 
 } // namespace
 
 std::optional<Value> Lifter::eval(const Expr *e) {
   std::optional<Value> value = evalExpression(e);
-  if (!value || value->kind != Value::Kind::Float)
-    return value;
-  // Constant factors are folded in double, and a constant of type float
-  // (one that reads nothing) is rounded to float, as C++ computes it there:
-  // 1e30f * 1e30f is infinite, not 1e60. A coefficient of reads is left as
-  // it is: C++ rounds the products with the values read, which a spec's
-  // coefficient cannot say; checkCoefficientRange() refuses one beyond
-  // float's range.
-  const bool inFloat = value->number.readsNothing() &&
-                       e->getType().getCanonicalType()->isSpecificBuiltinType(
-                           BuiltinType::Float);
+  if (!value || !foldedAs(e->getType(), *value, e->getSourceRange()))
+    return std::nullopt;
+  return value;
+}
+
+bool Lifter::foldedAs(QualType type, Value &value, SourceRange range) {
+  if (value.kind != Value::Kind::Float)
+    return true;
+  // Constant factors are folded in double, and a numeric constant of type
+  // float is rounded to float, as C++ computes it there: 1e30f * 1e30f is
+  // infinite, not 1e60. A coefficient of reads or of a parameter is left
+  // as it is: C++ rounds its product with the value read or the
+  // parameter's value, which a spec's coefficient cannot say;
+  // checkCoefficientRange() refuses one beyond float's range.
+  FloatValue &number = value.number;
+  const bool inFloat =
+      number.readsNothing() && number.constant.isNumber() &&
+      type.getCanonicalType()->isSpecificBuiltinType(BuiltinType::Float);
   if (inFloat)
-    roundToFloat(value->number.constant);
+    number.constant.constant = roundedToFloat(number.constant.constant);
   // An overflow would reach the spec as 'inf' or, times the zero of a term
   // that reads nothing, as 'nan'. The innermost expression that overflows
   // is the one named.
-  if (!isFinite(value->number)) {
-    error(e->getSourceRange(),
-          "'" + text(e->getSourceRange()) + "' is not a finite number " +
-              (inFloat ? "(folded in float" : "(folded in double") +
-              ": an overflow, an infinity or a NaN); a tap's coefficient "
-              "must be finite");
-    return std::nullopt;
+  if (!isFinite(number)) {
+    error(range, "'" + text(range) + "' is not a finite number " +
+                     (inFloat ? "(folded in float" : "(folded in double") +
+                     ": an overflow, an infinity or a NaN); a tap's "
+                     "coefficient must be finite");
+    return false;
   }
-  return value;
+  return true;
 }
 
 std::optional<Value> Lifter::evalExpression(const Expr *e) {

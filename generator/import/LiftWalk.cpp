@@ -608,12 +608,23 @@ bool Lifter::assign(const Assignment &op) {
         else if (k == BO_SubAssign)
           value = Value::ofFloat(current.number +
                                  r->scaled(LinearForm::number(-1.0)));
-        else if ((k == BO_MulAssign || k == BO_DivAssign) && r->readsNothing() &&
-                 r->constant.isNumber() && r->constant.constant != 0.0)
-          value = Value::ofFloat(current.number.scaled(LinearForm::number(
-              k == BO_MulAssign ? r->constant.constant
-                                : 1.0 / r->constant.constant)));
-        else
+        else if ((k == BO_MulAssign || k == BO_DivAssign) &&
+                 r->readsNothing() && r->constant.isNumber() &&
+                 r->constant.constant != 0.0) {
+          const double factor = r->constant.constant;
+          FloatValue &was = current.number;
+          // A number is divided as C++ divides it (then rounded below);
+          // coefficients are scaled.
+          if (was.readsNothing() && was.constant.isNumber())
+            value = Value::ofFloat(FloatValue{
+                {},
+                LinearForm::number(k == BO_MulAssign
+                                       ? was.constant.constant * factor
+                                       : was.constant.constant / factor)});
+          else
+            value = Value::ofFloat(was.scaled(
+                LinearForm::number(k == BO_MulAssign ? factor : 1.0 / factor)));
+        } else
           return error(op.range,
                        "stencilc import follows +=, -= and scaling by a "
                        "number on floating-point locals");
@@ -644,6 +655,10 @@ bool Lifter::assign(const Assignment &op) {
         return false;
       value = Value::ofFloat(*f);
     }
+    // A compound assignment's result, held in the local's type (c *= 1e30f
+    // on a float overflows there).
+    if (op.opcode != BO_Assign && !foldedAs(type, value, op.range))
+      return false;
     env[var] = value;
     return true;
   }

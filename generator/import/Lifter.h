@@ -254,8 +254,12 @@ private:
                                        const clang::MemberExpr *member);
   std::optional<Value> pointerOffset(const Value &pointer, const Poly &delta,
                                      const clang::Expr *whole);
-  /// evalExpression, refusing a floating-point value that is not finite.
+  /// evalExpression, then foldedAs() the expression's type.
   std::optional<Value> eval(const clang::Expr *e);
+  /// A floating-point `value` as C++ holds it in `type`: a numeric constant
+  /// of type float rounded to float. False, with an error naming `range`,
+  /// for a value that is not finite.
+  bool foldedAs(clang::QualType type, Value &value, clang::SourceRange range);
   std::optional<Value> evalExpression(const clang::Expr *e);
   std::optional<Value> evalCast(const clang::Expr *sub, clang::QualType type,
                                 bool load, const clang::Expr *whole);

@@ -787,11 +787,12 @@ TEST(Distributed, RanksCreatingOtherLatticesAreRefused) {
   expectFailure(created,
                 {"create_distributed's stencil, extents and process grid "
                  "differ between the ranks: rank 0 has "
-                 "'t_dist3d_vc_dirichlet on 10x14x18, process grid 1x1x" +
-                 size + "', rank " + std::to_string(last) +
-                 " 't_dist3d_vc_dirichlet on 10x14x22, process grid "
-                 "1x1x" +
-                 size + "'"});
+                 "'t_dist3d_vc_dirichlet (fingerprint " +
+                 std::string(info.fingerprint) +
+                 ") on 10x14x18, process grid 1x1x" + size + "', rank " +
+                 std::to_string(last) +
+                 " 't_dist3d_vc_dirichlet (fingerprint " + info.fingerprint +
+                 ") on 10x14x22, process grid 1x1x" + size + "'"});
   EXPECT_TRUE(created.on_every_rank());
 }
 

@@ -126,3 +126,14 @@ void float_coefficient_overflow(float *f, const float *u, int n) {
   for (int i = 1; i < n - 1; ++i)
     f[i] = 1e30f * (1e30f * u[i - 1]) + u[i + 1];
 }
+
+// A float local scaled in place is held in float after each step: the
+// first product overflows there.
+void float_compound_overflow(float *f, const float *u, int n) {
+  for (int i = 1; i < n - 1; ++i) {
+    float c = 1e30f;
+    c *= 1e30f;
+    c *= 1e-30f;
+    f[i] = c * u[i - 1] + u[i + 1];
+  }
+}
