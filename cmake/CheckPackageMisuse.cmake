@@ -53,9 +53,11 @@ function(run)
   set(flat "${flat}" PARENT_SCOPE)
 endfunction()
 
-# configure(<project dir> [options...]): against the install, with SPECS.
+# configure(<project dir> [options...]): against the install, with SPECS
+# (and without the environment's compiler flags).
 macro(configure dir)
-  run(${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G Ninja
+  run(${CMAKE_COMMAND} -E env --unset=CXXFLAGS --unset=CUDAFLAGS
+      ${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G Ninja
       "-DCMAKE_PREFIX_PATH=${prefix}" "-DSPECS=${specs}" ${ARGN})
 endmacro()
 
@@ -140,17 +142,23 @@ endif()
 message(STATUS "edited: a spec edited after configure is caught: ok")
 
 # Without CMAKE_BUILD_TYPE the kernels compile with -O3 (they had compiled
-# without optimisation), said once; a build type given is kept.
+# without optimisation), said once; a build type given is kept, and so is an
+# -O level in CMAKE_CXX_FLAGS.
 set(dir "${WORK_DIR}/no-build-type")
 file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
 project(plain LANGUAGES CXX)
 find_package(stencilc CONFIG REQUIRED)
 stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
 ")
-foreach(type "" Debug)
+foreach(type "" Debug -O1)
   file(REMOVE_RECURSE "${dir}/build")
-  configure("${dir}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
-            "-DCMAKE_BUILD_TYPE=${type}")
+  if(type STREQUAL "-O1")
+    configure("${dir}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+              "-DCMAKE_CXX_FLAGS=-O1")
+  else()
+    configure("${dir}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+              "-DCMAKE_BUILD_TYPE=${type}")
+  endif()
   file(READ "${dir}/build/compile_commands.json" commands)
   string(REGEX MATCH "\"command\": \"[^\n]*heat2d\\.hip\"" kernel "${commands}")
   if(NOT status EQUAL 0 OR NOT kernel)
@@ -161,29 +169,33 @@ foreach(type "" Debug)
   if(kernel MATCHES " -O3 ")
     set(optimised TRUE)
   endif()
-  if(type STREQUAL "" AND NOT (optimised AND flat MATCHES "no CMAKE_BUILD_TYPE, so the generated kernels"))
+  if(type STREQUAL "" AND NOT (optimised AND flat MATCHES "no CMAKE_BUILD_TYPE \\(and no -O in the flags\\), so the generated kernels"))
     message(FATAL_ERROR "no-build-type: the kernel should compile with -O3 "
                         "and the configure say so:\n${kernel}\n${output}")
-  elseif(type STREQUAL "Debug" AND (optimised OR flat MATCHES "no CMAKE_BUILD_TYPE"))
-    message(FATAL_ERROR "no-build-type: a Debug build should keep its "
-                        "flags:\n${kernel}\n${output}")
+  elseif(NOT type STREQUAL "" AND (optimised OR flat MATCHES "no CMAKE_BUILD_TYPE"))
+    message(FATAL_ERROR "no-build-type: a build with ${type} should keep "
+                        "its flags:\n${kernel}\n${output}")
   endif()
 endforeach()
-message(STATUS "no-build-type: -O3 without a build type, Debug kept: ok")
+message(STATUS "no-build-type: -O3 without a build type, Debug and -O1 kept: ok")
 
 # With Make, a deleted generated source is written again (Make ignores the
-# generator's byproducts; it had stopped with "no rule to make target"), and
-# a build with nothing missing does not generate.
+# generator's byproducts; the compiler had stopped, finding no file), a
+# build with nothing missing does not generate, and a NAME.hip newer than
+# NAME.hpp does not recompile the files that include NAME.hpp.
 set(dir "${WORK_DIR}/make")
 file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
 project(make LANGUAGES CXX)
 find_package(stencilc CONFIG REQUIRED)
 stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
+add_library(user OBJECT user.cpp)
+target_link_libraries(user PRIVATE k)
 ")
+file(WRITE "${dir}/user.cpp" "#include \"heat2d.hpp\"\nint user() { return 0; }\n")
 run(${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G "Unix Makefiles"
     "-DCMAKE_PREFIX_PATH=${prefix}" "-DSPECS=${specs}")
 if(status EQUAL 0)
-  run(${CMAKE_COMMAND} --build "${dir}/build" --target k)
+  run(${CMAKE_COMMAND} --build "${dir}/build" --target k user)
 endif()
 set(generated "${dir}/build/stencilc/k/heat2d.hip")
 if(NOT status EQUAL 0 OR NOT EXISTS "${generated}")
@@ -196,12 +208,21 @@ if(NOT status EQUAL 0 OR NOT EXISTS "${generated}" OR
   message(FATAL_ERROR "make: the build after heat2d.hip was deleted should "
                       "write it again (status ${status}):\n${output}")
 endif()
-run(${CMAKE_COMMAND} --build "${dir}/build" --target k)
+run(${CMAKE_COMMAND} --build "${dir}/build" --target k user)
 if(NOT status EQUAL 0 OR flat MATCHES "is missing")
   message(FATAL_ERROR "make: a build with nothing missing should not "
                       "generate (status ${status}):\n${output}")
 endif()
-message(STATUS "make: a deleted generated source is written again: ok")
+# As when a spec change rewrites NAME.hip and leaves NAME.hpp as it was.
+file(TOUCH "${generated}")
+run(${CMAKE_COMMAND} --build "${dir}/build" --target k user)
+if(NOT status EQUAL 0 OR flat MATCHES "user\\.cpp\\.o")
+  message(FATAL_ERROR "make: a newer heat2d.hip should not recompile "
+                      "user.cpp, which includes only heat2d.hpp (status "
+                      "${status}):\n${output}")
+endif()
+message(STATUS "make: a deleted generated source is written again, "
+               "includers of an unchanged header are not rebuilt: ok")
 
 find_program(nvcc nvcc PATHS /usr/local/cuda/bin)
 if(nvcc)

@@ -74,17 +74,20 @@ endfunction()
 # Generated kernels are the hot loop: a single-config build without
 # CMAKE_BUILD_TYPE would compile them, and a runtime built here, without
 # optimisation. Such builds get -O3 on these targets (said once); a build
-# type, or a multi-config generator, decides as usual.
+# type, a multi-config generator, or an -O level in CMAKE_CXX_FLAGS or
+# CMAKE_CUDA_FLAGS decides as usual.
 function(_stencilc_optimise target)
   get_property(multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
-  if(multi OR CMAKE_BUILD_TYPE)
+  if(multi OR CMAKE_BUILD_TYPE OR "${CMAKE_CXX_FLAGS} ${CMAKE_CUDA_FLAGS}"
+                                  MATCHES "(^| )-O")
     return()
   endif()
   target_compile_options(${target} PRIVATE -O3)
   get_property(said GLOBAL PROPERTY STENCILC_SAID_OPTIMISE)
   if(NOT said)
-    message(STATUS "stencilc: no CMAKE_BUILD_TYPE, so the generated kernels "
-                   "(and a runtime built here) compile with -O3")
+    message(STATUS "stencilc: no CMAKE_BUILD_TYPE (and no -O in the "
+                   "flags), so the generated kernels (and a runtime built "
+                   "here) compile with -O3")
     set_property(GLOBAL PROPERTY STENCILC_SAID_OPTIMISE TRUE)
   endif()
 endfunction()
@@ -378,17 +381,21 @@ function(stencilc_add_kernels target)
       set_source_files_properties("${dir}/${name}.hip" PROPERTIES GENERATED TRUE)
       if(CMAKE_GENERATOR MATCHES "Makefiles")
         # Make ignores byproducts: without this rule a deleted NAME.hip
-        # would stop the build ("no rule to make target") instead of being
-        # written again. It runs at every build (its outputs stay older
-        # than the stamp: the generator leaves unchanged files alone) and
-        # costs a CMake start when nothing is missing.
+        # stopped the build (the compiler found no file) instead of being
+        # written again. It runs at every build (NAME.hip stays older than
+        # the stamp: the generator leaves unchanged files alone) and costs
+        # a CMake start when nothing is missing. NAME.hpp and NAME.json are
+        # byproducts here too: as outputs, Make would touch NAME.hpp
+        # whenever NAME.hip is newer, and recompile every file including it.
         add_custom_command(
-          OUTPUT "${dir}/${name}.hip" "${dir}/${name}.hpp" "${dir}/${name}.json"
+          OUTPUT "${dir}/${name}.hip"
+          BYPRODUCTS "${dir}/${name}.hpp" "${dir}/${name}.json"
           COMMAND ${CMAKE_COMMAND} -D "TOOL=$<TARGET_FILE:${tool}>"
                   -D "SPEC=${spec}" -D "DIR=${dir}" -D "NAME=${name}"
                   -D "TUNE_CACHE=${ARG_TUNE_CACHE}"
                   -P "${_STENCILC_MODULE_DIR}/StencilcRegenerateMissing.cmake"
           DEPENDS "${stamp}"
+          COMMENT "stencilc: checking that ${name}'s generated files exist"
           VERBATIM)
       endif()
     else()

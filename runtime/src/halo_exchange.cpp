@@ -115,7 +115,8 @@ Status HaloExchange::create(std::shared_ptr<const Decomposition> decomposition,
   e->decomposition_ = std::move(decomposition);
   e->corners_ = corners;
   e->buffers_ = std::make_unique<Buffers>();
-  STENCIL_TRY(stream_create(e->stream_));
+  // Agreed on before the collective set-up below.
+  STENCIL_TRY(e->decomposition_->comm.agree(stream_create(e->stream_)));
   if (backend_name() == "host") {
     e->policy_ = ExchangePolicy::Host;
     out = std::move(e);

@@ -133,9 +133,11 @@ Status StencilOperator::create_distributed(const KernelInfo &info,
                                            const ProcessGrid &grid,
                                            StencilOperator &out) {
   const std::string name = info.name;
-  // Ranks called with another stencil, lattice or grid would divide
-  // different lattices and wait for each other's messages: compared first.
-  std::string call = name + " on ";
+  // Ranks called with another stencil (or another build of it), lattice or
+  // grid would divide different lattices and wait for each other's
+  // messages: compared first.
+  std::string call = name + " (fingerprint " +
+                     (info.fingerprint ? info.fingerprint : "none") + ") on ";
   for (int axis = 0; axis < info.shape.dims; ++axis)
     call += (axis ? "x" : "") + std::to_string(extents[axis]);
   call += ", process grid " + grid.text();
@@ -628,9 +630,10 @@ Status StencilOperator::set_links(const Field &links) {
 
 Status StencilOperator::set_links_on_rank(const Field &links) {
   STENCIL_TRY(require_created("set_links"));
-  if (!info_->links)
-    return Status::failure(std::string(stencil_name()) +
-                           " has no link taps, so it takes no links");
+  if (!info_->links) // the spec's, compared by create_distributed
+    return Status::failure_on_every_rank(
+        std::string(stencil_name()) +
+        " has no link taps, so it takes no links");
   STENCIL_TRY(require_field(link_lattice(), links, "links"));
   // Backward taps read U_mu(x - mu) in the ghost zone: filled once, here
   // (links are periodic; the antiperiodic sign belongs to fields).
@@ -677,7 +680,10 @@ bool enters_clover(const KernelInfo &info, int p) {
 Status StencilOperator::upload_clover(const GaugeField &U, CloverArrays &out,
                                       int inverse_parity) const {
   CloverField A; // compute_clover refuses an operator never created
-  STENCIL_TRY(compute_clover(U, A));
+  // Agreed on: a rank that failed here would leave the others waiting in
+  // the next call's agreement.
+  const Status computed = compute_clover(U, A);
+  STENCIL_TRY(decomposition_ ? decomposition_->comm.agree(computed) : computed);
   return upload_clover(A, out, inverse_parity);
 }
 
@@ -990,10 +996,11 @@ Status StencilOperator::apply_dot_on_rank(Field &out, const Field &in,
                                           Stream stream) const {
   STENCIL_TRY(require_created("apply_dot"));
   if (!info_->apply_dot)
-    return Status::failure(std::string("apply_dot: ") + stencil_name() +
-                           " has no fused stencil-and-dot kernel (emitted "
-                           "for solver: cg, storage not even/odd, blocks of "
-                           "a multiple of 64 threads)");
+    return Status::failure_on_every_rank(
+        std::string("apply_dot: ") + stencil_name() +
+        " has no fused stencil-and-dot kernel (emitted "
+        "for solver: cg, storage not even/odd, blocks of "
+        "a multiple of 64 threads)");
   STENCIL_TRY(require_field(lattice_, in, "apply_dot: in"));
   STENCIL_TRY(require_field(lattice_, out, "apply_dot: out"));
   std::int64_t blocks = 0;
@@ -1118,10 +1125,11 @@ Status StencilOperator::hop_on_rank(Hop direction, bool adjoint, Field &out,
                                     Stream stream) const {
   STENCIL_TRY(require_created("hop"));
   const EvenOddKernels *kernels = info_->even_odd;
-  if (!kernels)
-    return Status::failure(std::string(stencil_name()) +
-                           " does not store its fields even/odd "
-                           "(field.even_odd), so it has no hopping kernels");
+  if (!kernels) // the spec's, compared by create_distributed
+    return Status::failure_on_every_rank(
+        std::string(stencil_name()) +
+        " does not store its fields even/odd "
+        "(field.even_odd), so it has no hopping kernels");
   const bool toOdd = direction == Hop::EvenToOdd;
   const Lattice target = lattice_.half(toOdd ? 1 : 0);
   const Lattice source = lattice_.half(toOdd ? 0 : 1);

@@ -1150,24 +1150,23 @@ Status check_solve_arguments(const StencilOperator &A, const Field &b,
   return Status();
 }
 
-/// What every rank of a solve must share: the entry point, the options and
-/// the operator's scalar parameters, printed exactly.
+/// What every rank of a solve must share: the entry point, the options
+/// that decide its iterations and kernels, and the operator's scalar
+/// parameters, printed exactly. Not the options that only time, or that
+/// hold on one rank only (device scalars, launch graphs, the fold pass).
 std::string describe_solve(const StencilOperator &A,
                            const SolveOptions &options, bool evenOdd) {
   char text[512];
   std::snprintf(
       text, sizeof text,
       "%s, %s, preconditioner %s, tolerance %.17g, at most %d iterations, "
-      "mixed precision %d (delta %.17g), fused %d, fold %d, device scalars "
-      "%d, graphs %d, clover %s, timed %d",
+      "mixed precision %d (delta %.17g), fused %d, clover %s",
       evenOdd ? "solve_even_odd" : "solve", method_name(options.method),
       preconditioner_name(options.preconditioner), options.tolerance,
       options.max_iterations, options.mixed_precision, options.reliable_delta,
-      options.fused, options.fold_direction, options.device_scalars,
-      options.launch_graphs,
+      options.fused,
       options.clover_placement == CloverPlacement::Epilogue ? "epilogue"
-                                                            : "site kernel",
-      options.time_kernels);
+                                                            : "site kernel");
   std::string out = text;
   const KernelInfo &info = A.info();
   for (int p = 0; p < info.num_params; ++p) {

@@ -316,9 +316,15 @@ private:
 stencil::Status same_arguments_on_every_rank(int argc, char **argv) {
   // The program's stencil (two solvers run side by side), its arguments,
   // and the variables the runtime reads.
+  // Arguments with a space (or none) quoted: "--tol 1e-3" as one argument
+  // is not --tol and 1e-3.
   std::string call = std::string("solve_") + solver_kernel().name;
-  for (int i = 1; i < argc; ++i)
-    call += std::string(" ") + argv[i];
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    call += argument.empty() || argument.find(' ') != std::string::npos
+                ? " \"" + argument + "\""
+                : " " + argument;
+  }
   for (const char *variable :
        {"STENCILC_TUNING", "STENCILC_TUNE_CACHE", "STENCILC_GRAPHS",
         "STENCILC_EXCHANGE", "STENCILC_OVERLAP", "STENCILC_MARCH_PLANES"}) {
