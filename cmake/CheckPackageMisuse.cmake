@@ -53,6 +53,16 @@ function(run)
   set(flat "${flat}" PARENT_SCOPE)
 endfunction()
 
+# write_project(<dir> <languages> <body>): a consumer project's
+# CMakeLists.txt that finds the installed package, then <body>.
+function(write_project dir languages body)
+  file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
+project(consumer LANGUAGES ${languages})
+find_package(stencilc CONFIG REQUIRED)
+${body}
+")
+endfunction()
+
 # configure(<project dir> [options...]): against the install, with SPECS
 # (and without the environment's compiler flags).
 macro(configure dir)
@@ -64,11 +74,7 @@ endmacro()
 # expect_refusal(<case> <regex> <CMakeLists body> [configure options...])
 function(expect_refusal case regex body)
   set(dir "${WORK_DIR}/${case}")
-  file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
-project(misuse LANGUAGES CXX)
-find_package(stencilc CONFIG REQUIRED)
-${body}
-")
+  write_project("${dir}" "CXX" "${body}")
   configure("${dir}" ${ARGN})
   if(status EQUAL 0 OR NOT flat MATCHES "${regex}")
     message(FATAL_ERROR "${case}: the configure should fail with '${regex}' "
@@ -118,12 +124,8 @@ expect_refusal(pregenerated-without-hash "poisson2d.json records no spec_sha256"
   -DSTENCILC_USE_PREGENERATED=ON)
 
 set(dir "${WORK_DIR}/edited")
-file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
-project(edited LANGUAGES CXX)
-find_package(stencilc CONFIG REQUIRED)
-stencilc_add_kernels(k SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})
-stencilc_add_kernels(k2 SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})
-")
+write_project("${dir}" "CXX" "stencilc_add_kernels(k SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})
+stencilc_add_kernels(k2 SPECS ${WORK_DIR}/pregen-spec/poisson2d.yaml PREGENERATED_DIR ${pregen})")
 configure("${dir}" -DSTENCILC_USE_PREGENERATED=ON)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "edited: the first configure should pass (one spec, "
@@ -145,11 +147,7 @@ message(STATUS "edited: a spec edited after configure is caught: ok")
 # without optimisation), said once; a build type given is kept, and so is an
 # -O level in CMAKE_CXX_FLAGS.
 set(dir "${WORK_DIR}/no-build-type")
-file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
-project(plain LANGUAGES CXX)
-find_package(stencilc CONFIG REQUIRED)
-stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
-")
+write_project("${dir}" "CXX" "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)")
 foreach(type "" Debug -O1)
   file(REMOVE_RECURSE "${dir}/build")
   if(type STREQUAL "-O1")
@@ -184,13 +182,9 @@ message(STATUS "no-build-type: -O3 without a build type, Debug and -O1 kept: ok"
 # build with nothing missing does not generate, and a NAME.hip newer than
 # NAME.hpp does not recompile the files that include NAME.hpp.
 set(dir "${WORK_DIR}/make")
-file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
-project(make LANGUAGES CXX)
-find_package(stencilc CONFIG REQUIRED)
-stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
+write_project("${dir}" "CXX" "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml)
 add_library(user OBJECT user.cpp)
-target_link_libraries(user PRIVATE k)
-")
+target_link_libraries(user PRIVATE k)")
 file(WRITE "${dir}/user.cpp" "#include \"heat2d.hpp\"\nint user() { return 0; }\n")
 run(${CMAKE_COMMAND} -S "${dir}" -B "${dir}/build" -G "Unix Makefiles"
     "-DCMAKE_PREFIX_PATH=${prefix}" "-DSPECS=${specs}")
@@ -241,10 +235,7 @@ stencilc_add_kernels(k_nvidia SPECS \${SPECS}/heat2d.yaml PLATFORM nvidia OUTPUT
     set(mpi ON)
   endif()
   set(dir "${WORK_DIR}/rebuilt-runtime")
-  file(WRITE "${dir}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.20)
-project(rebuilt LANGUAGES CXX CUDA)
-find_package(stencilc CONFIG REQUIRED)
-stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml PLATFORM nvidia)
+  write_project("${dir}" "CXX;CUDA" "stencilc_add_kernels(k SPECS \${SPECS}/heat2d.yaml PLATFORM nvidia)
 get_target_property(mpi k STENCILC_MPI)
 message(STATUS \"the kernels' runtime has MPI: \${mpi}\")
 ")
