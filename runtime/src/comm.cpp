@@ -5,6 +5,8 @@
 
 #include "stencil/device.hpp"
 
+#include "fnv1a.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -58,16 +60,6 @@ Status broadcast(std::string &text, int root, MPI_Comm comm) {
   text.resize(static_cast<size_t>(length));
   return mpi_status(MPI_Bcast(text.data(), length, MPI_CHAR, root, comm),
                     "MPI_Bcast");
-}
-
-/// FNV-1a, 64 bits.
-std::uint64_t hash_of(const std::string &text) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return hash;
 }
 
 } // namespace
@@ -166,7 +158,7 @@ Status Communicator::same(const std::string &what,
     return Status();
 #if defined(STENCIL_HAVE_MPI)
   // Every rank's hash; the texts travel only when they differ.
-  const std::uint64_t hash = hash_of(mine);
+  const std::uint64_t hash = fnv1a(mine.data(), mine.size());
   std::vector<std::uint64_t> hashes(static_cast<size_t>(size_));
   STENCIL_TRY(mpi_status(MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1,
                                        MPI_UINT64_T, mpi()),

@@ -5,6 +5,8 @@
 
 #include "stencil/device.hpp"
 
+#include "fnv1a.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,16 +14,6 @@
 
 namespace stencil {
 namespace {
-
-/// FNV-1a over bytes.
-std::uint64_t fnv1a(const unsigned char *bytes, std::size_t count) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (std::size_t i = 0; i < count; ++i) {
-    hash ^= bytes[i];
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
 
 const char kMagic[16] = {'S', 'T', 'E', 'N', 'C', 'I', 'L', 'C',
                          '-', 'G', 'A', 'U', 'G', 'E', 0,   0};
@@ -37,8 +29,7 @@ bool littleEndian() {
 } // namespace
 
 std::uint64_t GaugeField::checksum() const {
-  return fnv1a(reinterpret_cast<const unsigned char *>(data_.data()),
-               data_.size() * sizeof(double));
+  return fnv1a(data_.data(), data_.size() * sizeof(double));
 }
 
 Status GaugeField::write(const std::string &path) const {
