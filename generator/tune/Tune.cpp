@@ -236,11 +236,14 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     for (int axis = model.dims > 1 ? 1 : 0; axis < model.dims; ++axis)
       for (int factor : factors)
         tiles.push_back({axis, factor});
-  // Layouts and vector widths, for vector fields stored without subdomains.
+  // Layouts and vector widths, for vector fields stored without subdomains
+  // (even/odd halves too: on the H200 the double Wilson hops ran 1.47x
+  // faster with the spinors in blocks of 32 sites than site-major, the
+  // float ones 6% slower; docs/performance.md).
   std::vector<std::pair<FieldLayout, int>> layouts = {
       {model.layout, model.kernel.vectorWidth}};
   if (model.components > 1 && !model.layout.hasSubdomains() &&
-      !model.layout.evenOdd && !model.storageOfOuter) {
+      !model.storageOfOuter && !model.hasInner) {
     FieldLayout l = model.layout;
     for (auto [order, block] :
          {std::pair{LayoutOrder::SiteMajor, 1},
@@ -289,9 +292,10 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   // Gauge-covariant stencils: where the links live (a site's matrices
   // together, one array per real, blocks of 32 sites, and blocks of 32
   // sites with pairs of reals loaded together).
-  // (The inner precision's kernels keep the spec's storage of both.)
+  // (A spec with inner-precision kernels keeps its storage of both in
+  // either precision: the mixed solver converts them value by value.)
   std::vector<FieldLayout> linkLayouts = {model.links.storageOrder()};
-  if (model.hasLinkTaps() && !model.storageOfOuter) {
+  if (model.hasLinkTaps() && !model.storageOfOuter && !model.hasInner) {
     FieldLayout aos, soa, blocked, pairs;
     soa.order = LayoutOrder::ComponentMajor;
     blocked.order = pairs.order = LayoutOrder::Blocked;
@@ -313,7 +317,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     own.block = model.clover.block;
     own.vector = model.clover.vector;
     cloverLayouts.push_back(own);
-    if (model.hasCloverTap() && !model.storageOfOuter) {
+    if (model.hasCloverTap() && !model.storageOfOuter && !model.hasInner) {
       FieldLayout aos, blocked;
       blocked.order = LayoutOrder::Blocked;
       blocked.block = 32;

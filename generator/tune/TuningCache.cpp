@@ -341,18 +341,24 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
     return bad(text, "staging=shared " + problem);
   if (std::string problem = marchProblem(m); !problem.empty())
     return bad(text, "march=on " + problem);
-  if (model.storageOfOuter) {
+  if (model.storageOfOuter || model.hasInner) {
     // The mixed solver converts the outer operator's arrays value by value
-    // (Field::convert needs the same storage in both precisions).
+    // into the inner one's (Field::convert needs the same storage in both
+    // precisions), so neither kind of kernel may move them.
     const auto pinned = [&](const char *what, const FieldLayout &spec,
                             const FieldLayout &asked) -> Error {
       if (layoutText(spec) == layoutText(asked))
         return Error::success();
-      return bad(text, Twine(what) + "=" + layoutText(asked) + ": " +
-                           model.name +
-                           " converts the outer precision's arrays value by "
-                           "value, so its " + what + " storage stays the "
-                           "spec's, " + layoutText(spec));
+      return bad(text,
+                 Twine(what) + "=" + layoutText(asked) + ": " + model.name +
+                     (model.hasInner
+                          ? " has inner-precision kernels, whose arrays the "
+                            "mixed solver converts value by value"
+                          : " converts the outer precision's arrays value "
+                            "by value") +
+                     ", so its " +
+                     (StringRef(what) == "layout" ? "field's" : what) +
+                     " storage stays the spec's, " + layoutText(spec));
     };
     if (Error e = pinned("layout", model.layout, m.layout))
       return std::move(e);
