@@ -603,10 +603,12 @@ int main(int argc, char **argv) {
                     ? "auto"
                     : std::to_string(A.info().even_odd->slab).c_str());
   }
-  std::printf("  lattice             %s, %lld unknowns\n",
-              whole.describe().c_str(),
-              static_cast<long long>(whole.interior_sites()) *
-                  whole.components);
+  // The storage of the kernels that run (an entry may store the field
+  // otherwise than the spec).
+  std::printf(
+      "  lattice             %s, %lld unknowns\n",
+      stencil::lattice_for(A.info(), options.size.data()).describe().c_str(),
+      static_cast<long long>(whole.interior_sites()) * whole.components);
   if (decomposition)
     std::printf("  ranks               %d, process grid %s, %s; halo "
                 "exchange %s\n",
