@@ -49,8 +49,8 @@ wilson4d_eo_f64_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -69,148 +69,90 @@ wilson4d_eo_f64_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(4) + params.mass;
   const value_type w1 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::layout_element(layout, u0_site, c, 24, sites)];
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w1), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l3, u3);
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    const vec_t v = u4[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] += w0 * v.v[l];
-    }
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l3, u3);
+  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
+    acc0[c] += w0 * v;
   }
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
 }
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
@@ -244,8 +186,8 @@ wilson4d_eo_f64_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -264,148 +206,90 @@ wilson4d_eo_f64_adjoint_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(4) + params.mass;
   const value_type w1 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::layout_element(layout, u0_site, c, 24, sites)];
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w1), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l3, u3);
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    const vec_t v = u4[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] += w0 * v.v[l];
-    }
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l3, u3);
+  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
+    acc0[c] += w0 * v;
   }
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
@@ -447,7 +331,7 @@ wilson4d_eo_f64_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -468,144 +352,89 @@ wilson4d_eo_f64_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -647,7 +476,7 @@ wilson4d_eo_f64_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -668,144 +497,89 @@ wilson4d_eo_f64_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
@@ -848,7 +622,7 @@ wilson4d_eo_f64_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -869,144 +643,89 @@ wilson4d_eo_f64_even_to_odd_adjoint_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
@@ -1049,7 +768,7 @@ wilson4d_eo_f64_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -1070,144 +789,89 @@ wilson4d_eo_f64_odd_to_even_adjoint_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -1257,8 +921,6 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson4d_eo_f64: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f64_kernel, config.grid, config.block, stream,
@@ -1322,8 +984,6 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson4d_eo_f64: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f64_adjoint_kernel, config.grid, config.block, stream,
@@ -3445,1416 +3105,5 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 }
 
 } // namespace wilson4d_eo_f64_tuned0
-} // namespace stencilc_kernels
-
-// wilson4d_eo_f64_tuned1.hip - stencil kernels generated by stencilc 0.1.0 from wilson4d_eo_f64.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 64x1x1x1, launch bounds 64 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-#include "stencil/dirac.hpp"
-#include "stencil/hop_modes.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace wilson4d_eo_f64_tuned1 {
-namespace {
-
-/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
-/// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
-wilson4d_eo_f64_tuned1_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` in runs of 32 that alternate between
-  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
-  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next run the sites
-  // beside them, which read the same links and neighbours. The launcher checks
-  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
-  // nt, which the guard stops.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
-  const int parity = static_cast<int>((site32 / 32u) & 1u);
-  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + parity) & 1);
-  if (t >= nt)
-    return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(4) + params.mass;
-  const value_type w1 = static_cast<value_type>(-0.5);
-  value_type acc0[24];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
-  value_type u0[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::layout_element(layout, u0_site, c, 24, sites)];
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w1), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
-  value_type u1[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
-  value_type u2[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
-  value_type u3[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l3, u3);
-  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
-    acc0[c] += w0 * v;
-  }
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
-  value_type u5[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l4, u5);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
-  value_type u6[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
-  value_type u7[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
-  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
-  value_type u8[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l7, u8);
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
-}
-
-/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
-/// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
-wilson4d_eo_f64_tuned1_adjoint_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` in runs of 32 that alternate between
-  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
-  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next run the sites
-  // beside them, which read the same links and neighbours. The launcher checks
-  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
-  // nt, which the guard stops.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
-  const int parity = static_cast<int>((site32 / 32u) & 1u);
-  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + parity) & 1);
-  if (t >= nt)
-    return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(4) + params.mass;
-  const value_type w1 = static_cast<value_type>(-0.5);
-  value_type acc0[24];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
-  value_type u0[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::layout_element(layout, u0_site, c, 24, sites)];
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w1), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
-  value_type u1[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
-  value_type u2[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
-  value_type u3[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l3, u3);
-  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
-    acc0[c] += w0 * v;
-  }
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
-  value_type u5[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l4, u5);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
-  value_type u6[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
-  value_type u7[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
-  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
-  value_type u8[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w1), l7, u8);
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
-}
-
-/// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
-wilson4d_eo_f64_tuned1_even_to_odd_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const int slab,
-    const Params params) {
-  // This thread's site: number `site32` of parity 1 in the slab walk: x
-  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
-  // the slab (the last one may be thinner); the launcher checks that a parity
-  // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  // `rest` numbers the (z, t) planes slab by slab.
-  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
-  const int t_first = static_cast<int>(rest / slab_planes) * slab;
-  const unsigned slab_slices = static_cast<unsigned>(
-      nt - t_first < slab ? nt - t_first : slab);
-  const unsigned in_slab = rest % slab_planes;
-  const int z = static_cast<int>(in_slab / slab_slices);
-  const int t = t_first + static_cast<int>(in_slab % slab_slices);
-  const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  // The slab walk numbers threads in another order than storage.
-  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag = static_cast<value_type>(4) + params.mass;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
-  value_type u0[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
-  value_type u1[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
-  value_type u2[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
-  value_type u3[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
-  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
-  value_type u4[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
-  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
-  value_type u5[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
-  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
-  value_type u6[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
-  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
-  value_type u7[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
-}
-
-/// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
-wilson4d_eo_f64_tuned1_odd_to_even_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const int slab,
-    const Params params) {
-  // This thread's site: number `site32` of parity 0 in the slab walk: x
-  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
-  // the slab (the last one may be thinner); the launcher checks that a parity
-  // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  // `rest` numbers the (z, t) planes slab by slab.
-  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
-  const int t_first = static_cast<int>(rest / slab_planes) * slab;
-  const unsigned slab_slices = static_cast<unsigned>(
-      nt - t_first < slab ? nt - t_first : slab);
-  const unsigned in_slab = rest % slab_planes;
-  const int z = static_cast<int>(in_slab / slab_slices);
-  const int t = t_first + static_cast<int>(in_slab % slab_slices);
-  const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  // The slab walk numbers threads in another order than storage.
-  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag = static_cast<value_type>(4) + params.mass;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
-  value_type u0[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
-  value_type u1[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
-  value_type u2[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
-  value_type u3[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
-  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
-  value_type u4[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
-  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
-  value_type u5[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
-  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
-  value_type u6[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
-  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
-  value_type u7[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
-}
-
-/// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
-/// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
-wilson4d_eo_f64_tuned1_even_to_odd_adjoint_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const int slab,
-    const Params params) {
-  // This thread's site: number `site32` of parity 1 in the slab walk: x
-  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
-  // the slab (the last one may be thinner); the launcher checks that a parity
-  // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  // `rest` numbers the (z, t) planes slab by slab.
-  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
-  const int t_first = static_cast<int>(rest / slab_planes) * slab;
-  const unsigned slab_slices = static_cast<unsigned>(
-      nt - t_first < slab ? nt - t_first : slab);
-  const unsigned in_slab = rest % slab_planes;
-  const int z = static_cast<int>(in_slab / slab_slices);
-  const int t = t_first + static_cast<int>(in_slab % slab_slices);
-  const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  // The slab walk numbers threads in another order than storage.
-  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag = static_cast<value_type>(4) + params.mass;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
-  value_type u0[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
-  value_type u1[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
-  value_type u2[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
-  value_type u3[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
-  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
-  value_type u4[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
-  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
-  value_type u5[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
-  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
-  value_type u6[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
-  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
-  value_type u7[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
-}
-
-/// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
-/// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(64, 1)
-wilson4d_eo_f64_tuned1_odd_to_even_adjoint_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const int slab,
-    const Params params) {
-  // This thread's site: number `site32` of parity 0 in the slab walk: x
-  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
-  // the slab (the last one may be thinner); the launcher checks that a parity
-  // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 64u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  // `rest` numbers the (z, t) planes slab by slab.
-  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
-  const int t_first = static_cast<int>(rest / slab_planes) * slab;
-  const unsigned slab_slices = static_cast<unsigned>(
-      nt - t_first < slab ? nt - t_first : slab);
-  const unsigned in_slab = rest % slab_planes;
-  const int z = static_cast<int>(in_slab / slab_slices);
-  const int t = t_first + static_cast<int>(in_slab % slab_slices);
-  const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  // The slab walk numbers threads in another order than storage.
-  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag = static_cast<value_type>(4) + params.mass;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
-  value_type u0[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
-  value_type u1[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
-  value_type u2[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
-  value_type u3[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
-  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
-  value_type u4[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
-  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
-  value_type u5[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
-  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
-  value_type u6[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
-  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
-  value_type u7[24];
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(wilson4d_eo_f64_tuned1_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson4d_eo_f64_tuned1_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[1]) : nullptr;
-  return apply(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: the transposed stencil, offsets negated.
-stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(wilson4d_eo_f64_tuned1_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson4d_eo_f64_tuned1_adjoint_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[1]) : nullptr;
-  return apply_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// Odd sites from even ones: the block A_oe.
-stencil::Status even_to_odd(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson4d_eo_f64_tuned1: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1152,
-      stencil::device_l2_bytes());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  STENCIL_LAUNCH(wilson4d_eo_f64_tuned1_even_to_odd_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      slab,
-      params);
-  return stencil::launch_status("wilson4d_eo_f64_tuned1_even_to_odd_kernel");
-}
-
-stencil::Status even_to_odd_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[1]) : nullptr;
-  return even_to_odd(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the block A_eo.
-stencil::Status odd_to_even(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson4d_eo_f64_tuned1: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1152,
-      stencil::device_l2_bytes());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  STENCIL_LAUNCH(wilson4d_eo_f64_tuned1_odd_to_even_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      slab,
-      params);
-  return stencil::launch_status("wilson4d_eo_f64_tuned1_odd_to_even_kernel");
-}
-
-stencil::Status odd_to_even_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[1]) : nullptr;
-  return odd_to_even(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
-stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson4d_eo_f64_tuned1: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1152,
-      stencil::device_l2_bytes());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  STENCIL_LAUNCH(wilson4d_eo_f64_tuned1_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      slab,
-      params);
-  return stencil::launch_status("wilson4d_eo_f64_tuned1_even_to_odd_adjoint_kernel");
-}
-
-stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[1]) : nullptr;
-  return even_to_odd_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
-stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson4d_eo_f64_tuned1: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 64u;
-  config.grid.x = static_cast<unsigned>((half_sites + 64 - 1) / 64);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 1152,
-      stencil::device_l2_bytes());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson4d_eo_f64_tuned1: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_tuned1: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  STENCIL_LAUNCH(wilson4d_eo_f64_tuned1_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      slab,
-      params);
-  return stencil::launch_status("wilson4d_eo_f64_tuned1_odd_to_even_adjoint_kernel");
-}
-
-stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[1]) : nullptr;
-  return odd_to_even_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-} // namespace wilson4d_eo_f64_tuned1
 } // namespace stencilc_kernels
 

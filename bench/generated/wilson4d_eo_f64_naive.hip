@@ -49,8 +49,8 @@ wilson4d_eo_f64_naive_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -69,148 +69,90 @@ wilson4d_eo_f64_naive_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(4) + params.mass;
   const value_type w1 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] = w0 * v.v[l];
-    }
+  for (int c = 0; c < 24; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
+    acc0[c] = w0 * v;
   }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::layout_element(layout, u4_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
 }
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
@@ -244,8 +186,8 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -264,148 +206,90 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(4) + params.mass;
   const value_type w1 = static_cast<value_type>(-0.5);
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l) {
-      acc0[j * 2 + l] = w0 * v.v[l];
-    }
+  for (int c = 0; c < 24; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
+    acc0[c] = w0 * v;
   }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::layout_element(layout, u4_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w1), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
@@ -440,7 +324,7 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -460,144 +344,89 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -632,7 +461,7 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -652,144 +481,89 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
@@ -825,7 +599,7 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -845,144 +619,89 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
@@ -1018,7 +737,7 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -1038,144 +757,89 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
-  // A site's components move 2 at a time.
-  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
-  }
+  STENCIL_UNROLL
+  for (int c = 0; c < 24; ++c)
+    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 12; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
-  }
+  for (int c = 0; c < 24; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -1225,8 +889,6 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_kernel, config.grid, config.block, stream,
@@ -1290,8 +952,6 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_adjoint_kernel, config.grid, config.block, stream,
