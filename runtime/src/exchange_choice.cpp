@@ -1,6 +1,7 @@
 #include "stencil/exchange_choice.hpp"
 
 #include "stencil/device.hpp"
+#include "stencil/environment.hpp"
 #include "stencil/halo_exchange.hpp"
 #include "stencil/tuning.hpp"
 
@@ -187,8 +188,8 @@ Status select_exchange(const KernelInfo &spec, const int *extents,
     out.description += " (STENCILC_TUNING=off)";
   const std::string size = extents_text(extents, dims);
   bool found = false;
-  const char *path = std::getenv("STENCILC_TUNE_CACHE");
-  if (tuning && path && *path)
+  const char *path = environment_value("STENCILC_TUNE_CACHE");
+  if (tuning && path)
     STENCIL_TRY(from_cache_file(path, spec, size, grid, device, out, found));
   for (int i = 0; tuning && !found && i < d.num_tuned_exchange; ++i) {
     const TunedExchange &entry = d.tuned_exchange[i];
@@ -207,7 +208,7 @@ Status select_exchange(const KernelInfo &spec, const int *extents,
                       " ms per application when tuned)";
   }
   std::string source = found ? "the tuning cache" : "the spec's grid.exchange";
-  if (const char *asked = std::getenv("STENCILC_EXCHANGE")) {
+  if (const char *asked = environment_value("STENCILC_EXCHANGE")) {
     const std::string value = asked;
     if (value != "peer" && value != "staged" && value != "gpu-aware")
       return Status::failure("STENCILC_EXCHANGE='" + value +
@@ -216,7 +217,7 @@ Status select_exchange(const KernelInfo &spec, const int *extents,
     out.description += "; transport " + value + " (STENCILC_EXCHANGE)";
     source = "STENCILC_EXCHANGE";
   }
-  if (const char *asked = std::getenv("STENCILC_OVERLAP")) {
+  if (const char *asked = environment_value("STENCILC_OVERLAP")) {
     const std::string value = asked;
     if (value != "on" && value != "off")
       return Status::failure("STENCILC_OVERLAP='" + value +

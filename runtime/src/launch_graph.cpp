@@ -1,6 +1,7 @@
 #include "stencil/launch_graph.hpp"
 
 #include "stencil/device.hpp"
+#include "stencil/environment.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -50,7 +51,7 @@ LaunchGraphs &LaunchGraphs::operator=(LaunchGraphs &&other) noexcept {
 
 Status LaunchGraphs::from_environment(LaunchGraphs &out) {
   out = LaunchGraphs();
-  if (const char *asked = std::getenv("STENCILC_GRAPHS")) {
+  if (const char *asked = environment_value("STENCILC_GRAPHS")) {
     const std::string value = asked;
     if (value != "on" && value != "off")
       return Status::failure("STENCILC_GRAPHS='" + value +

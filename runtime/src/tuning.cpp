@@ -1,6 +1,7 @@
 #include "stencil/tuning.hpp"
 
 #include "stencil/device.hpp"
+#include "stencil/environment.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -133,10 +134,10 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
 } // namespace
 
 Status tuning_switch(bool &off) {
-  const char *value = std::getenv("STENCILC_TUNING");
+  const char *value = environment_value("STENCILC_TUNING");
   off = value && std::strcmp(value, "off") == 0;
   // "OFF", "0" or a misspelling had silently meant on.
-  if (value && *value && !off && std::strcmp(value, "on") != 0)
+  if (value && !off && std::strcmp(value, "on") != 0)
     return Status::failure(std::string("STENCILC_TUNING='") + value +
                            "': expected on or off");
   return Status();
@@ -258,8 +259,8 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     return Status();
   }
   const std::string size = extents_text(extents, spec.shape.dims);
-  const char *path = std::getenv("STENCILC_TUNE_CACHE");
-  if (path && *path) {
+  const char *path = environment_value("STENCILC_TUNE_CACHE");
+  if (path) {
     bool found = false;
     STENCIL_TRY(from_cache_file(path, spec, size, device, false, out, found));
     if (found)
@@ -317,8 +318,8 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
   if (off)
     return Status();
   const std::string size = extents_text(extents, spec.shape.dims);
-  const char *path = std::getenv("STENCILC_TUNE_CACHE");
-  if (path && *path) {
+  const char *path = environment_value("STENCILC_TUNE_CACHE");
+  if (path) {
     STENCIL_TRY(from_cache_file(path, spec, size, device, true, out, found));
     if (found)
       return Status();

@@ -50,6 +50,7 @@
 #include "stencil/blas.hpp"
 #include "stencil/comm.hpp"
 #include "stencil/device.hpp"
+#include "stencil/environment.hpp"
 #include "stencil/even_odd.hpp"
 #include "stencil/exchange_choice.hpp"
 #include "stencil/exchange_tuning.hpp"
@@ -325,10 +326,8 @@ stencil::Status same_arguments_on_every_rank(int argc, char **argv) {
                 ? " \"" + argument + "\""
                 : " " + argument;
   }
-  for (const char *variable :
-       {"STENCILC_TUNING", "STENCILC_TUNE_CACHE", "STENCILC_GRAPHS",
-        "STENCILC_EXCHANGE", "STENCILC_OVERLAP", "STENCILC_MARCH_PLANES"}) {
-    const char *value = std::getenv(variable);
+  for (const char *variable : stencil::kEnvironmentVariables) {
+    const char *value = stencil::environment_value(variable);
     call += std::string(" ") + variable + "=" + (value ? value : "(unset)");
   }
   return job().same("the arguments and the STENCILC_* environment "

@@ -24,6 +24,7 @@
 #ifndef STENCIL_LAUNCH_CONFIG_HPP
 #define STENCIL_LAUNCH_CONFIG_HPP
 
+#include "stencil/environment.hpp"
 #include "stencil/types.hpp"
 
 #include <algorithm>
@@ -117,8 +118,8 @@ inline long long march_planes(long long sites, long long columns,
 /// other value fails naming it.
 inline Status march_planes_override(long long &planes) {
   planes = 0;
-  const char *text = std::getenv("STENCILC_MARCH_PLANES");
-  if (text == nullptr || *text == '\0')
+  const char *text = environment_value("STENCILC_MARCH_PLANES");
+  if (text == nullptr)
     return Status();
   char *end = nullptr;
   const long long value = std::strtoll(text, &end, 10);
