@@ -2,9 +2,9 @@
 // which a hopping kernel's threads walk the half lattice decide whether the
 // double Wilson hop reaches the copy bandwidth at 48^3 x 64?
 //
-// The generated even-to-odd Wilson hop (wilson4d_eo_*: spinors aos in
-// even/odd halves, links aosoa:32 with pairs, 16-byte spinor loads,
-// ascending loads) maps thread number v to the site v of the output half
+// The generated even-to-odd Wilson hop (wilson4d_eo_* as they were then:
+// spinors aos in even/odd halves, links aosoa:32 with pairs, 16-byte spinor
+// loads, ascending loads) maps thread number v to the site v of the output half
 // in storage order (x fastest, then y, z, t). A t-neighbour's spinor is
 // read twice, as the t+1 neighbour of time slice t and as the t-1
 // neighbour of slice t + 2: two slices of traffic apart (170 MB at 48^3 in
@@ -15,7 +15,8 @@
 // Every variant's output is compared bit for bit with TT = 1's (the same
 // arithmetic at every site, only the thread that does it changes), and
 // TT = 1 with a plain host loop over a small lattice.
-//   nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include -o wt bench/probes/wilson_traversal.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include -o wt
+//   bench/probes/wilson_traversal.cu
 //   ./wt            timing table
 //   ./wt profile    one launch per variant at 48^3 x 64, for ncu
 //   ./wt sweep      slabs of 1 and 8 slices from 32^3 to 48^3 (x 64)

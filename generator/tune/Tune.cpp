@@ -145,6 +145,20 @@ bool groupsFitSize(const StencilModel &model, int width,
          extents[0] % width == 0;
 }
 
+/// Whether a field stored as `layout` holds the size being tuned in whole
+/// blocks of sites (each parity's sites with even/odd storage), as the
+/// runtime's check_layout demands; any size where none is given.
+bool blocksFitSize(const FieldLayout &layout, const std::vector<int> &extents) {
+  if (layout.order != LayoutOrder::Blocked || extents.empty())
+    return true;
+  long long sites = 1;
+  for (int extent : extents)
+    sites *= extent;
+  if (layout.evenOdd)
+    sites /= 2;
+  return sites % layout.block == 0;
+}
+
 } // namespace
 
 RuntimeKernels kernelsRunAt(const StencilModel &planned,
@@ -237,9 +251,11 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       for (int factor : factors)
         tiles.push_back({axis, factor});
   // Layouts and vector widths, for vector fields stored without subdomains
-  // (even/odd halves too: on the H200 the double Wilson hops ran 1.47x
+  // (even/odd halves too: on the H200 the double Wilson hops ran 1.46x
   // faster with the spinors in blocks of 32 sites than site-major, the
-  // float ones 6% slower; docs/performance.md).
+  // float ones 6% slower; docs/performance.md). Blocks of sites only where
+  // the size being tuned holds them whole (else every variant would be
+  // skipped at run time).
   std::vector<std::pair<FieldLayout, int>> layouts = {
       {model.layout, model.kernel.vectorWidth}};
   if (model.components > 1 && !model.layout.hasSubdomains() &&
@@ -251,6 +267,8 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
           std::pair{LayoutOrder::Blocked, 32}}) {
       l.order = order;
       l.block = block;
+      if (!blocksFitSize(l, extents))
+        continue;
       layouts.push_back({l, 1});
       // The checker's rules for vector accesses: a site's components where
       // they are adjacent, else groups of sites along each component's row

@@ -602,11 +602,13 @@ int main(int argc, char **argv) {
                     ? "auto"
                     : std::to_string(A.info().even_odd->slab).c_str());
   }
-  // The storage of the kernels that run (an entry may store the field
-  // otherwise than the spec).
+  // The whole lattice in the storage of the kernels that run (an entry may
+  // store the field otherwise than the spec; the ranks' kernels keep the
+  // spec's boundaries only on their own blocks).
+  stencil::Lattice stored = whole;
+  stored.layout = A.info().layout;
   std::printf(
-      "  lattice             %s, %lld unknowns\n",
-      stencil::lattice_for(A.info(), options.size.data()).describe().c_str(),
+      "  lattice             %s, %lld unknowns\n", stored.describe().c_str(),
       static_cast<long long>(whole.interior_sites()) * whole.components);
   if (decomposition)
     std::printf("  ranks               %d, process grid %s, %s; halo "

@@ -9,6 +9,7 @@
 #include "HostFixtures.h"
 
 #include "stencil/comm.hpp"
+#include "stencil/environment.hpp"
 #include "stencil/even_odd.hpp"
 #include "stencil/exchange_tuning.hpp"
 #include "stencil/scatter.hpp"
@@ -244,7 +245,7 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
       ASSERT_OK(world().agree(attach(dist, inputs)));
       // mpi.distributed.ranks4.no-overlap runs these checks with
       // STENCILC_OVERLAP=off: the operator must have taken that path.
-      const char *overlapEnv = std::getenv("STENCILC_OVERLAP");
+      const char *overlapEnv = stencil::environment_value("STENCILC_OVERLAP");
       const bool overlapped = !overlapEnv || std::string(overlapEnv) == "on";
       EXPECT_NE(dist.A.kernel_choice().find(overlapped
                                                 ? "overlapped with the interior"
