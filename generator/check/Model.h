@@ -444,6 +444,10 @@ struct StencilModel {
   const char *storageType() const {
     return narrowStorage() ? "stencil::bfloat16" : valueType();
   }
+  /// Whether tuning must keep the spec's storage of the field, links and
+  /// clover term: either precision's kernels of a mixed solve, which
+  /// converts those arrays value by value from one operator to the other.
+  bool storagePinned() const { return hasInner || storageOfOuter; }
   /// Whether some tap multiplies by a link.
   bool hasLinkTaps() const {
     for (const Tap &tap : taps)

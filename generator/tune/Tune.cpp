@@ -259,7 +259,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   std::vector<std::pair<FieldLayout, int>> layouts = {
       {model.layout, model.kernel.vectorWidth}};
   if (model.components > 1 && !model.layout.hasSubdomains() &&
-      !model.storageOfOuter && !model.hasInner) {
+      !model.storagePinned()) {
     FieldLayout l = model.layout;
     for (auto [order, block] :
          {std::pair{LayoutOrder::SiteMajor, 1},
@@ -313,7 +313,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
   // (A spec with inner-precision kernels keeps its storage of both in
   // either precision: the mixed solver converts them value by value.)
   std::vector<FieldLayout> linkLayouts = {model.links.storageOrder()};
-  if (model.hasLinkTaps() && !model.storageOfOuter && !model.hasInner) {
+  if (model.hasLinkTaps() && !model.storagePinned()) {
     FieldLayout aos, soa, blocked, pairs;
     soa.order = LayoutOrder::ComponentMajor;
     blocked.order = pairs.order = LayoutOrder::Blocked;
@@ -335,7 +335,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     own.block = model.clover.block;
     own.vector = model.clover.vector;
     cloverLayouts.push_back(own);
-    if (model.hasCloverTap() && !model.storageOfOuter && !model.hasInner) {
+    if (model.hasCloverTap() && !model.storagePinned()) {
       FieldLayout aos, blocked;
       blocked.order = LayoutOrder::Blocked;
       blocked.block = 32;

@@ -341,7 +341,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
     return bad(text, "staging=shared " + problem);
   if (std::string problem = marchProblem(m); !problem.empty())
     return bad(text, "march=on " + problem);
-  if (model.storageOfOuter || model.hasInner) {
+  if (model.storagePinned()) {
     // The mixed solver converts the outer operator's arrays value by value
     // into the inner one's (Field::convert needs the same storage in both
     // precisions), so neither kind of kernel may move them.
