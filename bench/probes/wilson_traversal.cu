@@ -15,8 +15,9 @@
 // Every variant's output is compared bit for bit with TT = 1's (the same
 // arithmetic at every site, only the thread that does it changes), and
 // TT = 1 with a plain host loop over a small lattice.
-//   nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include -o wt
-//   bench/probes/wilson_traversal.cu
+// clang-format off
+//   nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/include -o wt bench/probes/wilson_traversal.cu
+// clang-format on
 //   ./wt            timing table
 //   ./wt profile    one launch per variant at 48^3 x 64, for ncu
 //   ./wt sweep      slabs of 1 and 8 slices from 32^3 to 48^3 (x 64)
