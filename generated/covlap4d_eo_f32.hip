@@ -812,6 +812,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -910,6 +913,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1009,6 +1015,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1108,6 +1117,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1942,6 +1954,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -2036,6 +2051,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -2131,6 +2149,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -2226,6 +2247,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -218,9 +218,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: aos, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 4 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}, 1};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 4};
   return value;
 }
 
@@ -336,7 +336,7 @@ inline const stencil::KernelInfo &info() {
       1560, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "4a7e417e658a821f",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=2; layout=aos; vector_width=4; links=aosoa:32:v2", 1, tuned, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=nontemporal; launch_bounds=128; min_blocks_per_sm=2; layout=aosoa:32:v4; vector_width=1; links=aosoa:32:v2", 1, tuned, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr, nullptr};
   return value;

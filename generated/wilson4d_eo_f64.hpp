@@ -218,9 +218,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: aosoa in blocks of 32 sites, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 2};
   return value;
 }
 
@@ -336,7 +336,7 @@ inline const stencil::KernelInfo &info() {
       1896, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "02cf9cd39bea9cb9",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32; vector_width=1; links=aosoa:32:v2", 1, tuned, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32:v2; vector_width=1; links=aosoa:32:v2", 1, tuned, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, nullptr,
       nullptr, nullptr, nullptr};
   return value;

@@ -1508,6 +1508,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1620,6 +1623,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1732,6 +1738,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1844,6 +1853,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3466,6 +3478,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3578,6 +3593,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3690,6 +3708,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned0_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3802,6 +3823,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned0_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5425,6 +5449,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned1_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5537,6 +5564,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned1_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5649,6 +5679,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned1_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5761,6 +5794,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_tuned1_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -1520,6 +1520,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1636,6 +1639,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1752,6 +1758,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1868,6 +1877,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3492,6 +3504,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3604,6 +3619,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3716,6 +3734,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_tuned0_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3828,6 +3849,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_tuned0_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5569,6 +5593,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_split_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5712,6 +5739,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_split_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5855,6 +5885,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_split_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5998,6 +6031,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_split_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -1520,6 +1520,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1636,6 +1639,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1752,6 +1758,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1868,6 +1877,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3610,6 +3622,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3753,6 +3768,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3896,6 +3914,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -4039,6 +4060,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5780,6 +5804,9 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5896,6 +5923,9 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6012,6 +6042,9 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6128,6 +6161,9 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -7794,6 +7830,9 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -7910,6 +7949,9 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8026,6 +8068,9 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8142,6 +8187,9 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -9772,6 +9820,9 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -9884,6 +9935,9 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -9996,6 +10050,9 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -10108,6 +10165,9 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,

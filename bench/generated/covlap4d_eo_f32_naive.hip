@@ -793,6 +793,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -887,6 +890,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -982,6 +988,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1077,6 +1086,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("covlap4d_eo_f32_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("covlap4d_eo_f32_naive: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("covlap4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of kernel.vector_width 2");
   STENCIL_LAUNCH(covlap4d_eo_f32_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -49,8 +49,8 @@ wilson4d_eo_f32_auto_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 4 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 4};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -76,67 +76,59 @@ wilson4d_eo_f32_auto_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u0[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w1), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u1[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u2[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l3, u3);
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
-    const vec_t v = u4[j];
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      u3[j * 4 + l] = v.v[l];
+  }
+  stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l3, u3);
+  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, j * 4, 24, sites));
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w0 * v.v[l];
@@ -145,61 +137,53 @@ wilson4d_eo_f32_auto_kernel(
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u5[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u6[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u7[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u8[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u8[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -209,7 +193,7 @@ wilson4d_eo_f32_auto_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 4, 24, sites)), r);
   }
 }
 
@@ -244,8 +228,8 @@ wilson4d_eo_f32_auto_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 4 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 4};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -271,67 +255,59 @@ wilson4d_eo_f32_auto_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u0[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w1), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u1[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u2[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l3, u3);
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
   STENCIL_UNROLL
   for (int j = 0; j < 6; ++j) {
-    const vec_t v = u4[j];
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      u3[j * 4 + l] = v.v[l];
+  }
+  stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l3, u3);
+  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, j * 4, 24, sites));
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l) {
       acc0[j * 4 + l] += w0 * v.v[l];
@@ -340,61 +316,53 @@ wilson4d_eo_f32_auto_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u5[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u6[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u7[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 4, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u8[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u8[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -404,7 +372,7 @@ wilson4d_eo_f32_auto_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 4, 24, sites)), r);
   }
 }
 
@@ -447,7 +415,7 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -475,125 +443,109 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u0[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u1[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u2[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u3[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u4[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u5[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u6[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u7[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
   stencil::diagonal_hop_mode<24, 4>(acc0, hop_mode, hop_alpha,
@@ -604,7 +556,7 @@ wilson4d_eo_f32_auto_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, j * 4, 24, half_sites)), r);
   }
 }
 
@@ -647,7 +599,7 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -675,125 +627,109 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u0[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u1[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u2[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u3[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u4[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u5[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u6[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u7[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
   stencil::diagonal_hop_mode<24, 4>(acc0, hop_mode, hop_alpha,
@@ -804,7 +740,7 @@ wilson4d_eo_f32_auto_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, j * 4, 24, half_sites)), r);
   }
 }
 
@@ -848,7 +784,7 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -876,125 +812,109 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u0[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u1[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u2[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u3[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u4[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u5[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u6[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u7[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
   stencil::diagonal_hop_mode<24, 4>(acc0, hop_mode, hop_alpha,
@@ -1005,7 +925,7 @@ wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, j * 4, 24, half_sites)), r);
   }
 }
 
@@ -1049,7 +969,7 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -1077,125 +997,109 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 18>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u0[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 18>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u1[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 18>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u2[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 18>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u3[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 18>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u4[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 18>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u5[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 18>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u6[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 18>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7_site, j * 4, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 4; ++l)
+      u7[j * 4 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
   stencil::diagonal_hop_mode<24, 4>(acc0, hop_mode, hop_alpha,
@@ -1206,7 +1110,7 @@ wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 4; ++l)
       r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, j * 4, 24, half_sites)), r);
   }
 }
 
@@ -1258,7 +1162,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson4d_eo_f32_auto: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f32_auto_kernel, config.grid, config.block, stream,
@@ -1323,7 +1227,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson4d_eo_f32_auto: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f32_auto_adjoint_kernel, config.grid, config.block, stream,
@@ -1416,6 +1320,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson4d_eo_f32_auto: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(wilson4d_eo_f32_auto_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1514,6 +1421,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson4d_eo_f32_auto: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(wilson4d_eo_f32_auto_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1612,6 +1522,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson4d_eo_f32_auto: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(wilson4d_eo_f32_auto_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1710,6 +1623,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f32_auto: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 8))
     return stencil::Status::failure("wilson4d_eo_f32_auto: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f32_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(wilson4d_eo_f32_auto_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,

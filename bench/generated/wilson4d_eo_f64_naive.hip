@@ -49,8 +49,8 @@ wilson4d_eo_f64_naive_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -69,13 +69,18 @@ wilson4d_eo_f64_naive_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(4) + params.mass;
   const value_type w1 = static_cast<value_type>(-0.5);
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
-    acc0[c] = w0 * v;
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] = w0 * v.v[l];
+    }
   }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
@@ -83,8 +88,12 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u1_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u1[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
@@ -92,8 +101,12 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u2_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u2[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
@@ -101,8 +114,12 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u3_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u3[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
@@ -110,8 +127,12 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u4_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u4[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::layout_element(layout, u4_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
@@ -119,8 +140,12 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u5[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
@@ -128,8 +153,12 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u6[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
@@ -137,8 +166,12 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u7[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w1), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
@@ -146,13 +179,22 @@ wilson4d_eo_f64_naive_kernel(
   const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u8[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+  for (int j = 0; j < 12; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
+  }
 }
 
 /// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
@@ -186,8 +228,8 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -206,13 +248,18 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(4) + params.mass;
   const value_type w1 = static_cast<value_type>(-0.5);
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
-    acc0[c] = w0 * v;
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[j * 2 + l] = w0 * v.v[l];
+    }
   }
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
@@ -220,8 +267,12 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u1_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u1[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::layout_element(layout, u1_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w1, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
@@ -229,8 +280,12 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u2_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u2[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::layout_element(layout, u2_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w1, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
@@ -238,8 +293,12 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u3_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u3[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::layout_element(layout, u3_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w1, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
@@ -247,8 +306,12 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u4_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u4[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::layout_element(layout, u4_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w1, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
@@ -256,8 +319,12 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u5[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::layout_element(layout, u5_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w1, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
@@ -265,8 +332,12 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u6[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::layout_element(layout, u6_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w1, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
@@ -274,8 +345,12 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u7[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::layout_element(layout, u7_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w1), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
@@ -283,13 +358,22 @@ wilson4d_eo_f64_naive_adjoint_kernel(
   const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u8[c] = in[stencil::layout_element(layout, u8_site, c, 24, sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w1), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+  for (int j = 0; j < 12; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
+  }
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
@@ -324,7 +408,7 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -344,6 +428,8 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -352,8 +438,12 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u0_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u0[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
@@ -361,8 +451,12 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u1_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u1[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
@@ -370,8 +464,12 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u2_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u2[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
@@ -379,8 +477,12 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u3_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u3[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
@@ -388,8 +490,12 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u4[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
@@ -397,8 +503,12 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u5[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
@@ -406,8 +516,12 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u6[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
@@ -415,18 +529,27 @@ wilson4d_eo_f64_naive_even_to_odd_kernel(
   const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u7[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 12; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
+  }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -461,7 +584,7 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -481,6 +604,8 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -489,8 +614,12 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u0_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u0[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
@@ -498,8 +627,12 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u1_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u1[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
@@ -507,8 +640,12 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u2_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u2[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
@@ -516,8 +653,12 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u3_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u3[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
@@ -525,8 +666,12 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u4[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
@@ -534,8 +679,12 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u5[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
@@ -543,8 +692,12 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u6[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
@@ -552,18 +705,27 @@ wilson4d_eo_f64_naive_odd_to_even_kernel(
   const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u7[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 12; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
+  }
 }
 
 /// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
@@ -599,7 +761,7 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -619,6 +781,8 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -627,8 +791,12 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u0_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u0[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
@@ -636,8 +804,12 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u1_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u1[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
@@ -645,8 +817,12 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
@@ -654,8 +830,12 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u3_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u3[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
@@ -663,8 +843,12 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u4[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
@@ -672,8 +856,12 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u5[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
@@ -681,8 +869,12 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u6[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
@@ -690,18 +882,27 @@ wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel(
   const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 12; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
+  }
 }
 
 /// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
@@ -737,7 +938,7 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -757,6 +958,8 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const value_type w0 = static_cast<value_type>(-0.5);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(4) + params.mass;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
@@ -765,8 +968,12 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u0_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u0[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u0[c] = in[stencil::order_element(2, 32, u0_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
@@ -774,8 +981,12 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u1_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u1[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u1[c] = in[stencil::order_element(2, 32, u1_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
@@ -783,8 +994,12 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u2[c] = in[stencil::order_element(2, 32, u2_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
@@ -792,8 +1007,12 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u3_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u3[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u3[c] = in[stencil::order_element(2, 32, u3_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
@@ -801,8 +1020,12 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u4[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u4[c] = in[stencil::order_element(2, 32, u4_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
@@ -810,8 +1033,12 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u5[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u5[c] = in[stencil::order_element(2, 32, u5_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
@@ -819,8 +1046,12 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u6[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u6[c] = in[stencil::order_element(2, 32, u6_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
@@ -828,18 +1059,27 @@ wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel(
   const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    u7[c] = in[stencil::order_element(2, 32, u7_site, c, 24, half_sites)];
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
+  }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 2>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 12; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
+  }
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -889,6 +1129,8 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_kernel, config.grid, config.block, stream,
@@ -952,6 +1194,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_adjoint_kernel, config.grid, config.block, stream,
@@ -1041,6 +1285,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1135,6 +1382,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1229,6 +1479,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1323,6 +1576,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson4d_eo_f64_naive: 'out' overlaps link field 'U'");
   if (!stencil::is_aligned(params.U, 16))
     return stencil::Status::failure("wilson4d_eo_f64_naive: link field 'U' must be aligned to 16 bytes for the 16-byte loads of links.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson4d_eo_f64_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson4d_eo_f64_naive_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -1473,6 +1473,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1581,6 +1584,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1689,6 +1695,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_naive_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1797,6 +1806,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
   if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_aos_f32_naive_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -1485,6 +1485,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1597,6 +1600,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1709,6 +1715,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_naive_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1821,6 +1830,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f32_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   STENCIL_LAUNCH(wilson_clover4d_eo_f32_naive_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -49,8 +49,8 @@ wilson_clover4d_eo_f64_auto_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -77,135 +77,117 @@ wilson_clover4d_eo_f64_auto_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -215,7 +197,7 @@ wilson_clover4d_eo_f64_auto_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -250,8 +232,8 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -278,135 +260,117 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -416,7 +380,7 @@ wilson_clover4d_eo_f64_auto_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -459,7 +423,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -489,125 +453,109 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -620,7 +568,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -663,7 +611,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -693,125 +641,109 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -824,7 +756,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -868,7 +800,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -898,125 +830,109 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -1029,7 +945,7 @@ wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -1073,7 +989,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -1103,125 +1019,109 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -1234,7 +1134,7 @@ wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -1261,7 +1161,7 @@ wilson_clover4d_eo_f64_auto_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -1330,7 +1230,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_kernel, config.grid, config.block, stream,
@@ -1409,7 +1309,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_adjoint_kernel, config.grid, config.block, stream,
@@ -1520,6 +1420,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1636,6 +1539,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1752,6 +1658,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1868,6 +1777,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1968,7 +1880,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -2058,8 +1970,8 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -2084,135 +1996,117 @@ wilson_clover4d_eo_f64_auto_split_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -2222,7 +2116,7 @@ wilson_clover4d_eo_f64_auto_split_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -2259,8 +2153,8 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -2285,135 +2179,117 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -2423,7 +2299,7 @@ wilson_clover4d_eo_f64_auto_split_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -2470,7 +2346,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2498,125 +2374,109 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -2629,7 +2489,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -2676,7 +2536,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2704,125 +2564,109 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -2835,7 +2679,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -2883,7 +2727,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2911,125 +2755,109 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -3042,7 +2870,7 @@ wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -3090,7 +2918,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -3118,125 +2946,109 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -3249,7 +3061,7 @@ wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -3276,7 +3088,7 @@ wilson_clover4d_eo_f64_auto_split_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -3286,13 +3098,13 @@ wilson_clover4d_eo_f64_auto_split_clover_kernel(
   stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
-/// The halo exchange's box copy for fields and site parameter arrays (aos): one thread per
+/// The halo exchange's box copy for fields and site parameter arrays (aosoa in blocks of 32 sites, 2 reals per load): one thread per
 /// real of the box (stencil/box_copy.hpp).
 STENCIL_GLOBAL void wilson_clover4d_eo_f64_auto_split_copy_box_kernel(
     value_type *STENCIL_RESTRICT field,
     value_type *STENCIL_RESTRICT buffer,
     const stencil::BoxCopyArgs args) {
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const std::int64_t i =
       static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (i < stencil::box_copy_elements(args))
@@ -3372,7 +3184,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_kernel, config.grid, config.block, stream,
@@ -3475,7 +3287,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_adjoint_kernel, config.grid, config.block, stream,
@@ -3610,6 +3422,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3753,6 +3568,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3896,6 +3714,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -4039,6 +3860,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -4165,7 +3989,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -4307,8 +4131,8 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -4326,152 +4150,134 @@ wilson_clover4d_eo_f64_auto_split_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u8[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -4506,8 +4312,8 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -4525,152 +4331,134 @@ wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u8[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -4715,7 +4503,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -4736,145 +4524,129 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -4919,7 +4691,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -4940,145 +4712,129 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -5124,7 +4880,7 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -5145,145 +4901,129 @@ wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -5329,7 +5069,7 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -5350,145 +5090,129 @@ wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -5515,14 +5239,14 @@ wilson_clover4d_eo_f64_auto_split_inner_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
-  stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -5583,8 +5307,8 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_kernel, config.grid, config.block, stream,
@@ -5662,8 +5386,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -5774,6 +5498,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5890,6 +5617,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6006,6 +5736,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6122,6 +5855,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_split_inner_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6221,8 +5957,8 @@ stencil::Status clover(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of field.layout.vector");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -6311,8 +6047,8 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -6332,152 +6068,134 @@ wilson_clover4d_eo_f64_auto_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u8[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -6512,8 +6230,8 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -6533,152 +6251,134 @@ wilson_clover4d_eo_f64_auto_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u8[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -6721,7 +6421,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -6744,145 +6444,129 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -6925,7 +6609,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -6948,145 +6632,129 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -7130,7 +6798,7 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -7153,145 +6821,129 @@ wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -7335,7 +6987,7 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -7358,145 +7010,129 @@ wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 4 at a time.
-  using vec_t = stencil::vec<value_type, 4>;
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u0[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u1[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u2[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u3[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u4[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u5[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u6[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 6; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        u7[j * 4 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 4>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -7523,14 +7159,14 @@ wilson_clover4d_eo_f64_auto_inner_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
-  stencil::load_half_site<24, 4>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 4>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 4>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -7591,8 +7227,8 @@ stencil::Status apply(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_kernel, config.grid, config.block, stream,
@@ -7670,8 +7306,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' and 'in' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -7782,6 +7418,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -7898,6 +7537,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8014,6 +7656,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8130,6 +7775,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) ||
+      (same != nullptr && !stencil::is_aligned(same, 8)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the 8-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_auto_inner_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8229,8 +7877,8 @@ stencil::Status clover(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+  if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of field.layout.vector");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

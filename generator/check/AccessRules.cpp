@@ -1,9 +1,9 @@
 //===- AccessRules.cpp - What vector accesses and split sites need --------===//
 //
 // The rules behind kernel.vector_width, kernel.components_per_thread,
-// kernel.slab and links.layout.vector (declared in Check.h): the checker applies them to the
-// spec's options, and the tuner and the tuning-cache reader to the variants
-// they build or read.
+// kernel.slab, links.layout.vector and field.layout.vector (declared in
+// Check.h): the checker applies them to the spec's options, and the tuner
+// and the tuning-cache reader to the variants they build or read.
 //
 //===----------------------------------------------------------------------===//
 #include "check/Check.h"
@@ -54,6 +54,10 @@ std::string componentSplitProblem(const StencilModel &model, int perThread) {
     return "is not a multiple of 'kernel.vector_width' " +
            std::to_string(width) + "; each thread's components must be " +
            "whole vector accesses";
+  if (const int vector = model.layout.vector; perThread % vector != 0)
+    return "is not a multiple of 'field.layout.vector' " +
+           std::to_string(vector) + "; each thread's components must be " +
+           "whole groups of the layout";
   return "";
 }
 
@@ -97,6 +101,35 @@ std::string linkVectorProblem(const StencilModel &model, int vector) {
   return vectorBytesProblem(model, vector);
 }
 
+std::string fieldVectorProblem(const StencilModel &model, int vector) {
+  if (vector == 1)
+    return "";
+  if (vector != 2 && vector != 4)
+    return "must be 1, 2 or 4 values per load";
+  if (model.components == 1)
+    return "groups a site's values, and this field has one per site; "
+           "'kernel.vector_width' moves sites along x together";
+  if (model.layout.order == LayoutOrder::SiteMajor)
+    return "groups the values of one component's array ('soa') or of a "
+           "block of sites ('aosoa'); the 'aos' layout already keeps a "
+           "site's values together ('kernel.vector_width' loads them)";
+  if (model.components % vector != 0)
+    return "does not divide the " + std::to_string(model.components) +
+           " values per site";
+  // The ranks' halo exchange copies site-parameter arrays (one value a
+  // site, no groups) with the field's box copy, compiled for its layout.
+  if ((model.splittable() || model.rankKernels) && siteParameterReals(model))
+    return "cannot be combined with site parameters on a split grid: the "
+           "halo exchange copies their arrays, one value a site, with the "
+           "field's box copy, which reads groups";
+  if (model.kernel.vectorWidth > 1)
+    return "cannot be combined with 'kernel.vector_width' " +
+           std::to_string(model.kernel.vectorWidth) +
+           ", which moves each component's row of sites along x; the "
+           "layout's groups interleave the components' rows";
+  return vectorBytesProblem(model, vector);
+}
+
 std::string siteVectorProblem(const StencilModel &model, int width) {
   if (std::string problem = vectorBytesProblem(model, width); !problem.empty())
     return problem;
@@ -105,6 +138,12 @@ std::string siteVectorProblem(const StencilModel &model, int width) {
     return "needs rows stored whole; subdomains and even/odd storage break "
            "rows into pieces";
   if (model.components > 1) {
+    if (layout.vector > 1)
+      return "moves each component's row of sites along x, and the layout's "
+             "groups of " +
+             std::to_string(layout.vector) +
+             " values ('field.layout.vector') interleave the components' "
+             "rows";
     // Each component's row moves as one run: the layout must keep a row's
     // sites of one component adjacent, a group never straddling a block.
     if (layout.order == LayoutOrder::Blocked && layout.block % width != 0)

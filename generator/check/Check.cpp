@@ -723,6 +723,18 @@ void Checker::checkLayout() {
   checkStorageOrder(spec.layoutOrder, spec.layoutBlock, spec.layoutRange,
                     {"field.layout", "layout", "site-major", "component-major"},
                     layout.order, layout.block);
+  if (const Located<long long> &vector = spec.layoutVector; vector.present) {
+    const long long v = vector.value;
+    std::string problem =
+        v == 1 || v == 2 || v == 4
+            ? fieldVectorProblem(model, static_cast<int>(v))
+            : std::string("must be 1, 2 or 4 values per load");
+    if (problem.empty())
+      layout.vector = static_cast<int>(v);
+    else
+      diags.error(vector.range,
+                  "'field.layout.vector' " + Twine(v) + " " + problem);
+  }
   if (spec.subdomain.present && gridKnown) {
     const std::vector<long long> &extents = spec.subdomain.value;
     if (static_cast<int>(extents.size()) != model.dims)

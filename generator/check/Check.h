@@ -43,6 +43,11 @@ std::string componentVectorProblem(const StencilModel &model, int width);
 /// the end of a sentence, or "" when they can.
 std::string linkVectorProblem(const StencilModel &model, int vector);
 
+/// Why `model`'s field (its order, components and storage already final)
+/// cannot be stored `vector` adjacent values of a site per load
+/// (field.layout.vector), as the end of a sentence, or "" when it can.
+std::string fieldVectorProblem(const StencilModel &model, int vector);
+
 /// Why `model` cannot split each site's components over threads with
 /// `perThread` components each (kernel.components_per_thread), as the end
 /// of a sentence ("does not divide ..."), or "" when it can. The model's

@@ -151,7 +151,7 @@ struct FieldLayout {
   /// `order`; the generator adds the hopping kernels.
   bool evenOdd = false;
   /// Component-major and blocked orders: a site's values in groups of
-  /// `vector` adjacent ones, each group one 8- or 16-byte load (links only).
+  /// `vector` adjacent ones, each group one 4- to 16-byte load.
   int vector = 1;
   bool hasSubdomains() const {
     return subdomain[0] * subdomain[1] * subdomain[2] * subdomain[3] != 1;
@@ -427,6 +427,13 @@ struct StencilModel {
   /// Components per vector access of a site-major vector field (1: none).
   int componentsPerAccess() const {
     return groupsSitesAlongX() ? 1 : kernel.vectorWidth;
+  }
+  /// A site's adjacent values that one access moves: kernel.vector_width
+  /// for a site-major vector field, field.layout.vector for soa and aosoa
+  /// (1: one by one).
+  int siteValuesPerAccess() const {
+    return layout.order == LayoutOrder::SiteMajor ? componentsPerAccess()
+                                                  : layout.vector;
   }
   /// Threads that share a site's components (1: one thread per site).
   int componentGroups() const {

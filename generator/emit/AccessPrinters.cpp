@@ -391,6 +391,8 @@ public:
   using AccessPrinter::AccessPrinter;
 
   void store(CodePrinter &p, const PlannedStore &store) const override {
+    if (layoutGroups())
+      return layoutGroupStore(p, store);
     const std::string at = index.storeIndex(store);
     const std::string acc = "acc" + std::to_string(store.site);
     CodePrinter::Vars vars = {{"count", std::to_string(access.perThread)},
@@ -410,9 +412,12 @@ public:
   }
 
   /// Component by component into an array, through element() (p' where
-  /// the kernel folds CG's direction).
+  /// the kernel folds CG's direction); a group at a time where the layout
+  /// keeps groups of `width` values together.
   void gather(CodePrinter &p, const PlanStep &step,
               const std::string &name) const override {
+    if (layoutGroups())
+      return groupGather(p, step, name);
     p.emit({{"name", name},
             {"at", index.loadIndex(plan.loads[step.load])},
             {"count", std::to_string(access.perThread)},
@@ -427,6 +432,100 @@ public:
   }
 
 protected:
+  /// Whether a soa or aosoa layout keeps a site's values in groups of
+  /// `width` (field.layout.vector), each moved with one access.
+  bool layoutGroups() const {
+    return access.width > 1 && (access.kind == AccessKind::LayoutElement ||
+                                access.kind == AccessKind::HalfOrder);
+  }
+
+  /// The component of group `j` (loop counter text) of this thread's
+  /// components: its first value.
+  std::string groupComponent() const {
+    const std::string first = "j * " + std::to_string(access.width);
+    return access.split ? "c0 + " + first : first;
+  }
+
+  /// The layout's groups of `width` adjacent values (field.layout.vector),
+  /// one vector load each, into the accumulations that take their values.
+  void groupLoad(CodePrinter &p, const PlanStep &step) const {
+    const std::string name = "u" + std::to_string(step.load);
+    const std::string width = std::to_string(access.width);
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"groups", std::to_string(access.perThread / access.width)},
+            {"width", width},
+            {"value", inVector(element(name, groupComponent()))}},
+           R"(
+             const stencil::index_t $name$ = $at$;
+             STENCIL_UNROLL
+             for (int j = 0; j < $groups$; ++j) {
+               const vec_t v = $value$;
+               STENCIL_UNROLL
+               for (int l = 0; l < $width$; ++l) {
+           )");
+    {
+      CodePrinter::Indent indent(p, 4);
+      for (const PlannedAccumulation &acc : step.accumulations)
+        p.line(accumulate(acc, "[j * " + width + " + l]",
+                          signedValue(plan.loads[step.load], "v.v[l]")));
+    }
+    p.emit(R"(
+        }
+      }
+    )");
+  }
+
+  /// gather() a group of the layout at a time.
+  void groupGather(CodePrinter &p, const PlanStep &step,
+                   const std::string &name) const {
+    p.emit({{"name", name},
+            {"at", index.loadIndex(plan.loads[step.load])},
+            {"count", std::to_string(access.perThread)},
+            {"groups", std::to_string(access.perThread / access.width)},
+            {"width", std::to_string(access.width)},
+            {"value", inVector(element(name + "_site", groupComponent()))}},
+           R"(
+             const stencil::index_t $name$_site = $at$;
+             value_type $name$[$count$];
+             STENCIL_UNROLL
+             for (int j = 0; j < $groups$; ++j) {
+               const vec_t v = $value$;
+               STENCIL_UNROLL
+               for (int l = 0; l < $width$; ++l)
+                 $name$[j * $width$ + l] = v.v[l];
+             }
+           )");
+  }
+
+  /// The stored site's values a group of the layout at a time; the dot
+  /// term or CG's fold value by value, as store() adds them.
+  void layoutGroupStore(CodePrinter &p, const PlannedStore &store) const {
+    const std::string at = index.storeIndex(store);
+    roundStoredValues(p, store, access.perThread);
+    p.emit({{"groups", std::to_string(access.perThread / access.width)},
+            {"width", std::to_string(access.width)},
+            {"acc", "acc" + std::to_string(store.site)},
+            {"vector", storedVector()},
+            {"element", element(at, groupComponent())},
+            {"store", storeMacro()},
+            {"stored", stored("r")}},
+           R"(
+             STENCIL_UNROLL
+             for (int j = 0; j < $groups$; ++j) {
+               vec_t r;
+               STENCIL_UNROLL
+               for (int l = 0; l < $width$; ++l)
+                 r.v[l] = $acc$[j * $width$ + l];
+               $store$(reinterpret_cast<$vector$ *>(out + $element$), $stored$);
+             }
+           )");
+    if (foldsDirection())
+      foldTerms(p, store);
+    else if (store.addsDot)
+      dotTerms(p, store);
+  }
+
   /// The step's load component by component through element(), each value
   /// into the accumulations that take it (p' where the kernel folds CG's
   /// direction).
@@ -701,6 +800,8 @@ public:
   using ComponentAccess::ComponentAccess;
 
   void load(CodePrinter &p, const PlanStep &step) const override {
+    if (layoutGroups())
+      return groupLoad(p, step);
     elementLoad(p, step);
   }
 
@@ -780,6 +881,8 @@ public:
   using ComponentAccess::ComponentAccess;
 
   void load(CodePrinter &p, const PlanStep &step) const override {
+    if (layoutGroups())
+      return groupLoad(p, step);
     const std::string name = "u" + std::to_string(step.load);
     p.emit({{"name", name},
             {"at", index.loadIndex(plan.loads[step.load])},
@@ -803,10 +906,13 @@ public:
 protected:
   std::string element(const std::string &site,
                       const std::string &c) const override {
+    const std::string vector = access.layout.vector > 1
+                                   ? std::to_string(access.layout.vector) + ", "
+                                   : "";
     return "stencil::order_element(" +
            std::to_string(static_cast<int>(access.layout.order)) + ", " +
-           std::to_string(access.layout.block) + ", " + site + ", " + c +
-           ", " + std::to_string(access.components) + ", half_sites)";
+           std::to_string(access.layout.block) + ", " + vector + site + ", " +
+           c + ", " + std::to_string(access.components) + ", half_sites)";
   }
 };
 

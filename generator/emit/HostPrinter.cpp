@@ -208,13 +208,22 @@ std::string argumentChecks(const StencilModel &model,
              )");
     if (!launcher.cloverArray.empty())
       cloverChecks(p, model, launcher, text);
-    if (launcher.alignmentBytes > 0)
+    if (launcher.alignmentBytes > 0 && !hopping)
       p.emit({{"model", model.name},
               {"bytes", std::to_string(launcher.alignmentBytes)},
-              {"width", std::to_string(launcher.vectorWidth)}},
+              {"reason", launcher.alignmentReason}},
              R"(
                if (!stencil::is_aligned(out, $bytes$) || !stencil::is_aligned(in, $bytes$))
-                 return stencil::Status::failure("$model$: 'out' and 'in' must be aligned to $bytes$ bytes for the $bytes$-byte accesses of kernel.vector_width $width$");
+                 return stencil::Status::failure("$model$: 'out' and 'in' must be aligned to $bytes$ bytes for the $bytes$-byte accesses of $reason$");
+             )");
+    if (launcher.alignmentBytes > 0 && hopping)
+      p.emit({{"model", model.name},
+              {"bytes", std::to_string(launcher.alignmentBytes)},
+              {"reason", launcher.alignmentReason}},
+             R"(
+               if (!stencil::is_aligned(out, $bytes$) || !stencil::is_aligned(in, $bytes$) ||
+                   (same != nullptr && !stencil::is_aligned(same, $bytes$)))
+                 return stencil::Status::failure("$model$: 'out', 'in' and 'same' must be aligned to $bytes$ bytes for the $bytes$-byte accesses of $reason$");
              )");
   });
   return checks;
@@ -396,17 +405,15 @@ void foldLauncher(CodePrinter &p, const StencilModel &model,
                  ") || !stencil::is_aligned(direction, " + bytes +
                  "))\n  return stencil::Status::failure(\"" + model.name +
                  ": 'next_direction' and 'direction' must be aligned to " +
-                 bytes + " bytes for the " + bytes +
-                 "-byte accesses of kernel.vector_width " +
-                 std::to_string(launcher.vectorWidth) +
+                 bytes + " bytes for the " + bytes + "-byte accesses of " +
+                 launcher.alignmentReason +
                  "\");\nif (solution != nullptr && "
                  "!stencil::is_aligned(solution, " +
                  std::to_string(launcher.alignmentBytes *
                                 (model.narrowStorage() ? 2 : 1)) +
                  "))\n  return stencil::Status::failure(\"" + model.name +
-                 ": 'solution' must be aligned for the vector accesses of "
-                 "kernel.vector_width " +
-                 std::to_string(launcher.vectorWidth) + "\");"},
+                 ": 'solution' must be aligned for the vector accesses of " +
+                 launcher.alignmentReason + "\");"},
       {"field", fieldType(model.narrowStorage())},
   };
   p.emit(vars, R"(
@@ -615,20 +622,18 @@ void cloverLauncher(CodePrinter &p, const StencilModel &model,
       {"half_value_count", text.valueCount + " / 2"},
       {"count", text.siteCount + " * " + std::to_string(plan.clover.reals)},
       {"clover_layout_check", linkLayoutCheck(model)},
-      {"alignment", launcher.cloverAlignmentBytes > 0
-                        ? "if (!stencil::is_aligned(params." +
-                              plan.clover.name + ", " +
-                              std::to_string(launcher.cloverAlignmentBytes) +
-                              ") || !stencil::is_aligned(params." +
-                              plan.clover.name + "_inverse, " +
-                              std::to_string(launcher.cloverAlignmentBytes) +
-                              "))\n  return stencil::Status::failure(\"" +
-                              model.name + ": clover term '" +
-                              plan.clover.name +
-                              "' and its inverse must be aligned to " +
-                              std::to_string(launcher.cloverAlignmentBytes) +
-                              " bytes for the loads of clover.layout.vector\");"
-                        : std::string()},
+      {"alignment",
+       launcher.cloverAlignmentBytes > 0
+           ? "if (!stencil::is_aligned(params." + plan.clover.name + ", " +
+                 std::to_string(launcher.cloverAlignmentBytes) +
+                 ") || !stencil::is_aligned(params." + plan.clover.name +
+                 "_inverse, " + std::to_string(launcher.cloverAlignmentBytes) +
+                 "))\n  return stencil::Status::failure(\"" + model.name +
+                 ": clover term '" + plan.clover.name +
+                 "' and its inverse must be aligned to " +
+                 std::to_string(launcher.cloverAlignmentBytes) +
+                 " bytes for the loads of clover.layout.vector\");"
+           : std::string()},
       {"field_alignment",
        plan.vectorWidth > 1
            ? "if (!stencil::is_aligned(out, " +
@@ -640,7 +645,11 @@ void cloverLauncher(CodePrinter &p, const StencilModel &model,
                  "))\n  return stencil::Status::failure(\"" + model.name +
                  ": 'out', 'in' and 'same' must be aligned to " +
                  std::to_string(plan.vectorWidth * model.elementBytes()) +
-                 " bytes for the accesses of kernel.vector_width\");"
+                 " bytes for the accesses of " +
+                 (model.layout.order == LayoutOrder::SiteMajor
+                      ? std::string("kernel.vector_width")
+                      : std::string("field.layout.vector")) +
+                 "\");"
            : std::string()},
       {"typed", text.typedArguments},
       {"field", fieldType(model.narrowStorage())},

@@ -55,6 +55,8 @@ std::string printManifest(const StencilModel &model,
       j.attribute("layout", layoutOrderName(model.layout.order));
       if (model.layout.order == LayoutOrder::Blocked)
         j.attribute("block", model.layout.block);
+      if (model.layout.vector > 1)
+        j.attribute("vector", model.layout.vector);
       if (model.layout.hasSubdomains())
         j.attributeArray("subdomain", [&] {
           for (int axis = 0; axis < model.dims; ++axis)

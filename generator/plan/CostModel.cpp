@@ -278,10 +278,13 @@ double fieldWavefrontsPerSite(const StencilModel &model,
     stride = siteMajorStride(model, plan);
     break;
   case AccessKind::LayoutElement:
+  case AccessKind::HalfOrder:
     // Subdomains keep a site's components together; soa and aosoa keep a
-    // component's row together.
+    // component's row together, or a row of groups (field.layout.vector).
     if (model.layout.order == LayoutOrder::SiteMajor)
       stride = siteMajorStride(model, plan);
+    else
+      bytes = stride = double(std::max(1, access.width)) * b;
     break;
   default:
     break;

@@ -1,6 +1,9 @@
 //===- Launchers.cpp - The host functions that launch the kernels ---------===//
 #include "plan/Plan.h"
 
+#include <algorithm>
+#include <string>
+
 namespace stencilc {
 
 std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
@@ -11,9 +14,15 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
   for (const Parameter &param : model.parameters)
     if (param.site)
       siteArrays.push_back({param.name, param.realsPerSite()});
-  // Vector accesses need fields aligned to the access size.
+  // Vector accesses need fields aligned to the access size: the vector
+  // width's, or a group of field.layout.vector values (the two exclude
+  // each other on vector fields).
   const int width = model.kernel.vectorWidth;
-  const int alignment = width > 1 ? width * model.elementBytes() : 0;
+  const int group = std::max(width, model.layout.vector);
+  const int alignment = group > 1 ? group * model.elementBytes() : 0;
+  const std::string alignmentReason =
+      width > 1 ? "kernel.vector_width " + std::to_string(width)
+                : "field.layout.vector " + std::to_string(group);
 
   std::vector<LauncherPlan> launchers;
   auto add = [&](LauncherKind kind, std::string function,
@@ -24,7 +33,10 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
     l.kernelName = plan.kernelName;
     l.kernelParameters = plan.parameters;
     l.summary = std::move(summary);
-    l.alignmentBytes = kind == LauncherKind::Hopping ? 0 : alignment;
+    // The hops' vector accesses: a site's adjacent values or a group of
+    // the layout (groups of sites along x need a whole lattice).
+    l.alignmentBytes = alignment;
+    l.alignmentReason = alignmentReason;
     l.vectorWidth = width;
     l.threadsPerBlock = model.kernel.threadsPerBlock();
     l.phases = plan.staging ? plan.staging->phases() : 1;

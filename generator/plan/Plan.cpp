@@ -212,20 +212,21 @@ bool declaresWeight(const std::vector<Weight> &weights,
 }
 
 /// The values of a site of one parity's half: site-major halves index the
-/// half directly, other orders through stencil::order_element().
+/// half directly, other orders through stencil::order_element() (a group
+/// of the layout's vector adjacent values per access).
 FieldAccess halfAccess(const StencilModel &model) {
   FieldAccess access;
   access.components = access.perThread = model.components;
   access.layout = model.layout;
-  access.width = model.componentsPerAccess();
+  access.width = model.siteValuesPerAccess();
   if (model.components == 1)
     access.kind = AccessKind::Scalar;
+  else if (model.layout.order != LayoutOrder::SiteMajor)
+    access.kind = AccessKind::HalfOrder;
   else if (access.width > 1)
     access.kind = AccessKind::SiteMajorVector;
-  else if (model.layout.order == LayoutOrder::SiteMajor)
-    access.kind = AccessKind::SiteMajor;
   else
-    access.kind = AccessKind::HalfOrder;
+    access.kind = AccessKind::SiteMajor;
   return access;
 }
 
@@ -632,6 +633,14 @@ KernelPlan planSiteKernel(const StencilModel &model, KernelRole role) {
                                           : AccessKind::SiteMajor;
   plan.accumulators.sites = plan.tileFactor;
   plan.accumulators.valuesPerSite = model.components;
+  if (access.kind == AccessKind::LayoutElement &&
+      model.layout.order != LayoutOrder::SiteMajor && model.layout.vector > 1) {
+    // field.layout.vector: each group one access, whose width the cost
+    // model's L1 term and the printers take from here.
+    access.width = model.layout.vector;
+    plan.accumulators.vectorWidth = access.width;
+    plan.accumulators.vectorComment = "A site's components";
+  }
   plan.programComment = "Each value is loaded once and feeds every site of "
                         "the tile that needs it.";
   plan.narrowStorage = model.narrowStorage();
@@ -901,8 +910,8 @@ KernelPlan planHoppingKernel(const StencilModel &original, KernelRole role,
   if (model.componentGroups() > 1)
     plan = splitComponents(plan, model.componentsPerThread(),
                            componentShareOrder(model));
-  if (model.componentsPerAccess() > 1) {
-    plan.accumulators.vectorWidth = model.componentsPerAccess();
+  if (plan.access.width > 1) {
+    plan.accumulators.vectorWidth = plan.access.width;
     plan.accumulators.vectorComment = "A site's components";
   }
   plan.programComment = "The neighbours, all of the other parity.";
@@ -932,7 +941,7 @@ CloverKernelPlan planCloverKernel(const StencilModel &model) {
   plan.threadsPerBlock = model.kernel.threadsPerBlock();
   plan.components = model.components;
   plan.layout = model.layout;
-  plan.vectorWidth = model.componentsPerAccess();
+  plan.vectorWidth = model.siteValuesPerAccess();
   plan.narrowStorage = model.narrowStorage();
   plan.clover = cloverStorage(model);
   plan.bytesPerSite = 2 * model.components * model.elementBytes() +

@@ -378,7 +378,9 @@ struct FieldAccess {
   int components = 1;
   int perThread = 1;   ///< components this thread computes
   bool split = false;  ///< from c0 (a site shared by several threads)
-  /// values per access (RowGroup, LayoutRowGroup, SiteMajorVector)
+  /// values per access: sites along x (RowGroup, LayoutRowGroup), a site's
+  /// adjacent components (SiteMajorVector), or a group of the layout's
+  /// vector (LayoutElement, HalfOrder in soa and aosoa)
   int width = 1;
   FieldLayout layout;  ///< LayoutElement, HalfOrder
 };
@@ -850,8 +852,10 @@ struct LauncherPlan {
   /// The kernel's parameters, which the launch passes in order.
   std::vector<KernelParameter> kernelParameters;
   std::string summary;    ///< its doc comment
-  /// Vector accesses: fields must be aligned to this many bytes (0: any).
+  /// Vector accesses: fields must be aligned to this many bytes (0: any),
+  /// for the option named in `alignmentReason` ("kernel.vector_width 4").
   int alignmentBytes = 0;
+  std::string alignmentReason;
   int vectorWidth = 1;
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
   /// Hopping: threads sharing a site's components; the grid holds that

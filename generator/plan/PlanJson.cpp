@@ -110,6 +110,8 @@ void indexing(json::OStream &j, const SiteIndexing &ix) {
     j.attribute("layout", layoutOrderName(ix.layout.order));
     if (ix.layout.order == LayoutOrder::Blocked)
       j.attribute("block", ix.layout.block);
+    if (ix.layout.vector > 1)
+      j.attribute("vector", ix.layout.vector);
     j.attribute("even_odd", ix.layout.evenOdd);
     j.attribute("site_count", ix.declaresSiteCount);
     j.attribute("half_site_count", ix.declaresHalfSiteCount);

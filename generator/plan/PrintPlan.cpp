@@ -313,6 +313,9 @@ void printNodes(const KernelPlan &plan, raw_ostream &os) {
        << (ix.layout.order == LayoutOrder::Blocked
                ? " of " + std::to_string(ix.layout.block)
                : std::string())
+       << (ix.layout.vector > 1
+               ? ", " + std::to_string(ix.layout.vector) + " reals per load"
+               : std::string())
        << (ix.layout.hasSubdomains() ? ", subdomains" : "")
        << (ix.layout.evenOdd ? ", even/odd" : "") << ")";
   if (ix.declaresRoom)

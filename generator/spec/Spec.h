@@ -160,9 +160,11 @@ struct Spec {
   /// values as an array, e.g. [3] (colour) or [4, 3] (spin x colour).
   Located<std::string> valueType;
   Located<std::vector<long long>> shape;
-  /// field.layout: `aos`, `soa`, `aosoa`, or {order, block, subdomain}.
+  /// field.layout: `aos`, `soa`, `aosoa`, or {order, block, vector,
+  /// subdomain}.
   Located<std::string> layoutOrder;
   Located<long long> layoutBlock;
+  Located<long long> layoutVector;
   Located<std::vector<long long>> subdomain;
   llvm::SMRange layoutRange;
   Located<bool> evenOdd; ///< field.even_odd: checkerboard storage

@@ -416,12 +416,15 @@ void Parser::parseField(const YamlNode *node, Spec &spec) {
   const YamlNode *layoutMap = asMapping(layout, "'field.layout'");
   if (!layoutMap)
     return;
-  static const StringRef layoutKeys[] = {"order", "block", "subdomain"};
+  static const StringRef layoutKeys[] = {"order", "block", "vector",
+                                         "subdomain"};
   MappingReader layoutReader(layoutMap, layoutKeys, "'field.layout'", diags);
   readString(layoutReader.require("order", "'field.layout'"),
              "'field.layout.order'", spec.layoutOrder);
   readInteger(layoutReader.get("block"), "'field.layout.block'",
               spec.layoutBlock);
+  readInteger(layoutReader.get("vector"), "'field.layout.vector'",
+              spec.layoutVector);
   readIntegerList(layoutReader.get("subdomain"), "'field.layout.subdomain'",
                   spec.subdomain);
 }

@@ -267,9 +267,23 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
           std::pair{LayoutOrder::Blocked, 32}}) {
       l.order = order;
       l.block = block;
+      l.vector = 1;
       if (!blocksFitSize(l, extents))
         continue;
       layouts.push_back({l, 1});
+      // soa and aosoa with a site's values in groups of 2 or 4, each one
+      // 8- or 16-byte load (field.layout.vector; QUDA's FloatN order).
+      for (int vector : {2, 4}) {
+        StencilModel grouped = model;
+        grouped.layout = l;
+        grouped.kernel.vectorWidth = 1;
+        if (l.order != LayoutOrder::SiteMajor &&
+            fieldVectorProblem(grouped, vector).empty()) {
+          FieldLayout g = l;
+          g.vector = vector;
+          layouts.push_back({g, 1});
+        }
+      }
       // The checker's rules for vector accesses: a site's components where
       // they are adjacent, else groups of sites along each component's row
       // (their rows of the size being tuned starting aligned).

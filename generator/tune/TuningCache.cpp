@@ -81,8 +81,8 @@ bool parseInt(StringRef text, int &value) {
   return !text.trim().getAsInteger(10, value);
 }
 
-/// aos, soa or aosoa:N, the last two optionally followed by :vV (V reals
-/// per load, links only), into `order`, `block` and `vector`.
+/// aos, soa or aosoa:N, the last two optionally followed by :vV (V values
+/// per load), into `order`, `block` and `vector`.
 bool parseLayoutOrder(StringRef value, LayoutOrder &order, int &block,
                       int &vector) {
   vector = 1;
@@ -249,15 +249,19 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       FieldLayout &l = m.layout;
       LayoutOrder order = l.order;
       int block = l.block, vector = 1;
-      if (!parseLayoutOrder(value, order, block, vector) || vector != 1)
-        return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024)");
+      if (!parseLayoutOrder(value, order, block, vector))
+        return bad(item, "expected aos, soa or aosoa:N (N from 1 to 1024), "
+                         "the last two optionally with :v2 or :v4 (values "
+                         "per load)");
       // Entries spell a subdomain layout by its order alone (the timing
       // program writes what it timed); only a change is refused.
-      if (l.hasSubdomains() && (order != l.order || block != l.block))
+      if (l.hasSubdomains() &&
+          (order != l.order || block != l.block || vector != l.vector))
         return bad(item, "the spec stores subdomains; the cache cannot "
                          "change its layout");
       l.order = order;
       l.block = block;
+      l.vector = vector;
     } else if (key == "links") {
       if (!m.hasLinkTaps())
         return bad(item, "the stencil has no link taps");
@@ -333,6 +337,11 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
              !problem.empty()) {
     return bad(text, "vector_width " + Twine(k.vectorWidth) + " " + problem);
   }
+  if (std::string problem = fieldVectorProblem(m, m.layout.vector);
+      !problem.empty())
+    return bad(text, "layout " + layoutText(m.layout) + " (" +
+                         Twine(m.layout.vector) + " values per load) " +
+                         problem);
   if (std::string problem = componentSplitProblem(m, k.componentsPerThread);
       !problem.empty())
     return bad(text, "components_per_thread " +

@@ -454,6 +454,9 @@ Lattice StencilOperator::site_lattice() const {
   Lattice lattice = lattice_;
   lattice.components = 1;
   lattice.element_bytes = array_element_bytes(lattice_);
+  // The kernels read a site's one value by its site index: no groups of a
+  // site's values (field.layout.vector) in an array of one a site.
+  lattice.layout.vector = 1;
   return lattice;
 }
 

@@ -398,6 +398,8 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
       // A site's components shared by threads: by block in aosoa halves,
       // side by side in site-major ones.
       {"t_eo_split_aosoa4d_c6", {6, 4, 7, 6}, 1e-11, 1e-9},
+      // The same in pairs of values per load (field.layout.vector: 2).
+      {"t_eo_aosoa_v2_split4d_c12", {6, 4, 7, 6}, 1e-11, 1e-9},
       {"t_eo_split_site_w2_c12", {10, 9, 6}, 1e-6, 1e-4},
   };
   for (const Case &c : cases) {

@@ -311,6 +311,33 @@ TEST_P(HostKernel, RejectsAliasedAndBadArguments) {
               std::string::npos)
         << misaligned.message();
   }
+  if (info.layout.vector > 1 && info.links == nullptr) {
+    // Groups of a site's values (field.layout.vector) move with one access
+    // each: one element off is refused by the whole-lattice launch and by
+    // the hops.
+    const auto *bytes = reinterpret_cast<const char *>(storage.data());
+    const std::string expected =
+        " must be aligned to " +
+        std::to_string(info.layout.vector * info.element_bytes) +
+        " bytes for the " +
+        std::to_string(info.layout.vector * info.element_bytes) +
+        "-byte accesses of field.layout.vector " +
+        std::to_string(info.layout.vector);
+    stencil::Status misaligned =
+        info.apply(other.data(), bytes + info.element_bytes, extents.data(),
+                   params.data(), fields.data(), nullptr);
+    EXPECT_FALSE(misaligned.ok());
+    EXPECT_NE(misaligned.message().find(expected), std::string::npos)
+        << misaligned.message();
+    if (info.even_odd != nullptr) {
+      stencil::Status hop = info.even_odd->even_to_odd(
+          other.data(), bytes + info.element_bytes, nullptr, stencil::kHop, 0.0,
+          1.0, extents.data(), params.data(), fields.data(), nullptr);
+      EXPECT_FALSE(hop.ok());
+      EXPECT_NE(hop.message().find(expected), std::string::npos)
+          << hop.message();
+    }
+  }
 
   extents[0] = 0;
   stencil::Status empty =

@@ -664,6 +664,8 @@ TEST(MixedPrecision, Bf16InnerKernelsOfVectorFieldsAndEvenOddStorage) {
                {"t_bf16_vec3d_soa", {13, 11, 9}},
                {"t_bf16_vec3d_soa", {16, 11, 9}}, // groups along x
                {"t_bf16_eo3d_aosoa", {14, 11, 12}},
+               // pairs of values per load: 16 bytes in double, 4 in bf16
+               {"t_bf16_eo3d_aosoa_v2_c4", {14, 11, 12}},
                {"t_bf16_eo4d_aos", {6, 4, 6, 4}}};
   for (const Case &c : cases) {
     SCOPED_TRACE(std::string(c.name) + " at nx = " +
@@ -736,6 +738,7 @@ TEST(MixedPrecision, Bf16InnerFieldsOfVectorFieldsReachDoubleAccuracy) {
                {"t_bf16_vec3d_soa", {16, 11, 9}, false},
                {"t_bf16_eo3d_aosoa", {14, 11, 12}, false},
                {"t_bf16_eo3d_aosoa", {14, 11, 12}, true},
+               {"t_bf16_eo3d_aosoa_v2_c4", {14, 11, 12}, true},
                {"t_bf16_eo4d_aos", {10, 6, 8, 6}, true}};
   for (const Case &c : cases) {
     SCOPED_TRACE(std::string(c.name) + (c.evenOdd ? " even/odd" : ""));
@@ -927,6 +930,12 @@ void expectMixedWilsonCloverCgnr(const char *name, int bytes, double most) {
 
 TEST(MixedPrecision, WilsonCloverCgnrWithFloatLinksAndClover) {
   expectMixedWilsonCloverCgnr("t_mixed_clover4d_eo", 4, 1e-6);
+}
+
+TEST(MixedPrecision, WilsonCloverCgnrOnSpinorsInBlocksOfPairs) {
+  // Spinors, links and clover in blocks of 8 sites, a pair of values per
+  // load (field.layout.vector: 2) in double and in float.
+  expectMixedWilsonCloverCgnr("t_mixed_clover4d_eo_aosoa_v2", 4, 1e-6);
 }
 
 TEST(MixedPrecision, WilsonCloverCgnrOnBf16SpinorsWithFloatLinksAndClover) {

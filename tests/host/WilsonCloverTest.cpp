@@ -90,6 +90,11 @@ TEST(WilsonCloverKernels, GeneratedOperatorMatchesTheNaiveReference) {
       {"t_clover4d_eo_f64", {4, 6, 2, 6}, {false, false, false, true}, 1e-12},
       {"t_clover4d_eo_f64", {6, 2, 4, 4}, {false, false, false, true}, 1e-12},
       {"t_clover4d_eo_aosoa_f32", {4, 4, 4, 6}, {true, true, true, true}, 1e-5},
+      // Double in blocks of 8 sites, pairs of values per load.
+      {"t_mixed_clover4d_eo_aosoa_v2",
+       {4, 6, 2, 6},
+       {false, false, false, true},
+       1e-12},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.name);
@@ -193,7 +198,8 @@ TEST(WilsonCloverKernels, EvenOddSolveEqualsTheWholeSolve) {
   // sites reconstructed, the true residual of M x = b recomputed: the same
   // solution as CGNR on M, in fewer iterations.
   const int n[4] = {4, 4, 4, 6};
-  for (const char *name : {"t_clover4d_eo_f64", "t_clover4d_eo_aosoa_f32"}) {
+  for (const char *name : {"t_clover4d_eo_f64", "t_clover4d_eo_aosoa_f32",
+                           "t_mixed_clover4d_eo_aosoa_v2"}) {
     SCOPED_TRACE(name);
     GeneratedClover op(name, n, 63, 0.2, 1.0);
     const bool single = op.A.info().element_bytes == 4;

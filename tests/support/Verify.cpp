@@ -70,6 +70,7 @@ Verification verify(const stencil::KernelInfo &info, const StencilModel &model,
   const stencil::Lattice siteLattice = [&] {
     stencil::Lattice l = lattice;
     l.components = 1;
+    l.layout.vector = 1; // one value a site (StencilOperator::site_lattice)
     return l;
   }();
   auto at = [&](std::int64_t i) { return stencil::storage_index(lattice, i); };

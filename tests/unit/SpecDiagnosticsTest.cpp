@@ -796,6 +796,72 @@ TEST(LayoutChecks, InvalidLayoutsAreErrors) {
       "dimensions"));
 }
 
+TEST(LayoutChecks, FieldVectorsGroupASitesValues) {
+  CheckResult fours =
+      checkYaml(vectorSpec("{order: aosoa, block: 8, vector: 4}", "", 8));
+  ASSERT_TRUE(fours.model.has_value()) << fours.output;
+  EXPECT_EQ(fours.model->layout.vector, 4);
+  EXPECT_EQ(fours.model->siteValuesPerAccess(), 4);
+  EXPECT_EQ(fours.model->sitesPerThreadX(), 1);
+  // 16 bytes at most: four doubles are 32.
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml("name: v\n"
+                "grid: {dimensions: 2, boundary: periodic}\n"
+                "field: {precision: double, components: 4, layout: {order: "
+                "soa, vector: 4}}\n"
+                "taps:\n"
+                "  - {offset: [0, 0], coefficient: 4}\n"
+                "  - {offset: [1, 0], coefficient: -1}\n"),
+      "error: 'field.layout.vector' 4 of double makes 32-byte accesses; GPUs "
+      "load at most 16 bytes per instruction"));
+  CheckResult soa = checkYaml(vectorSpec("{order: soa, vector: 2}", "", 6));
+  ASSERT_TRUE(soa.model.has_value()) << soa.output;
+  EXPECT_EQ(soa.model->layout.vector, 2);
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("{order: aos, vector: 2}", "", 4)),
+      "error: 'field.layout.vector' 2 groups the values of one component's "
+      "array ('soa') or of a block of sites ('aosoa'); the 'aos' layout "
+      "already keeps a site's values together ('kernel.vector_width' loads "
+      "them)"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("{order: soa, vector: 3}", "", 6)),
+      "error: 'field.layout.vector' 3 must be 1, 2 or 4 values per load"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("{order: soa, vector: 4}", "", 6)),
+      "error: 'field.layout.vector' 4 does not divide the 6 values per site"));
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("{order: soa, vector: 2}", "", 1)),
+      "error: 'field.layout.vector' 2 groups a site's values, and this field "
+      "has one per site; 'kernel.vector_width' moves sites along x "
+      "together"));
+  // Rows of sites along x and groups of a site's values exclude each other.
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(vectorSpec("{order: soa, vector: 2}", "vector_width: 2", 4)),
+      "error: 'kernel.vector_width' 2 (consecutive sites along x per access, "
+      "each component's row of a 'soa' vector field) moves each component's "
+      "row of sites along x, and the layout's groups of 2 values "
+      "('field.layout.vector') interleave the components' rows"));
+  // The ranks' box copy of site-parameter arrays takes the field's layout.
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml("name: v\n"
+                "grid: {dimensions: 2, boundary: dirichlet, split: [y]}\n"
+                "field: {precision: float, components: 4, layout: {order: "
+                "soa, vector: 2}}\n"
+                "parameters: [{name: s, kind: site}]\n"
+                "taps:\n"
+                "  - {offset: [0, 0], coefficient: 4 + s}\n"
+                "  - {offset: [1, 0], coefficient: -1}\n"),
+      "test.yaml:3:71: error: 'field.layout.vector' 2 cannot be combined "
+      "with site parameters on a split grid"));
+  // A thread's share of a split site holds whole groups.
+  EXPECT_TRUE(hasDiagnostic(
+      checkYaml(
+          vectorSpec("{order: soa, vector: 4}", "components_per_thread: 2", 8)),
+      "'kernel.components_per_thread' 2 is not a multiple of "
+      "'field.layout.vector' 4; each thread's components must be whole "
+      "groups of the layout"));
+}
+
 TEST(LayoutChecks, VectorWidthTheLayoutCannotHonour) {
   // Component-major storage: the width groups sites along each component's
   // row, not a site's components.

@@ -20,28 +20,36 @@
 
 namespace stencil {
 
+/// Whether a half field in `layout` is read and written V values at a
+/// time: V adjacent components of site-major storage, or soa and aosoa
+/// storage in groups of V (layout.vector; the field aligned to V values).
+template <int V>
+STENCIL_HOST_DEVICE constexpr bool half_groups(const Layout &layout) {
+  return V > 1 && (layout.order == kSiteMajor || layout.vector == V);
+}
+
 /// K of the NC values of the site stored at `site` of one parity's half
-/// field (`sites` sites, placed by layout.order and layout.block), from
-/// component c0 (a thread's share of a split site): V at a time from
-/// site-major storage (the field aligned to V values), else one by one.
-/// A field stored narrower than T (bfloat16) is read widened.
+/// field (`sites` sites, placed by layout.order, layout.block and
+/// layout.vector), from component c0 (a thread's share of a split site):
+/// V at a time where half_groups, else one by one. A field stored narrower
+/// than T (bfloat16) is read widened.
 template <int NC, int V, int K, typename T, typename S>
 STENCIL_HOST_DEVICE inline void load_half_share(T *dst, const S *half,
                                                 const Layout &layout,
                                                 index_t site, index_t sites,
                                                 int c0) {
-  if (layout.order == kSiteMajor && V > 1) {
-    const vec<S, V> *from =
-        reinterpret_cast<const vec<S, V> *>(half + site * NC + c0);
+  if (half_groups<V>(layout)) {
     for (int j = 0; j < K / V; ++j) {
-      const vec<S, V> g = from[j];
+      const vec<S, V> g = *reinterpret_cast<const vec<S, V> *>(
+          half + order_element(layout.order, layout.block, layout.vector, site,
+                               c0 + j * V, NC, sites));
       for (int l = 0; l < V; ++l)
         dst[j * V + l] = static_cast<T>(g.v[l]);
     }
   } else {
     for (int c = 0; c < K; ++c)
       dst[c] = static_cast<T>(half[order_element(
-          layout.order, layout.block, site, c0 + c, NC, sites)]);
+          layout.order, layout.block, layout.vector, site, c0 + c, NC, sites)]);
   }
 }
 
@@ -61,18 +69,19 @@ template <int NC, int V, typename S, typename T>
 STENCIL_HOST_DEVICE inline void store_half_site(S *half, const T *src,
                                                 const Layout &layout,
                                                 index_t site, index_t sites) {
-  if (layout.order == kSiteMajor && V > 1) {
-    vec<S, V> *to = reinterpret_cast<vec<S, V> *>(half + site * NC);
+  if (half_groups<V>(layout)) {
     for (int j = 0; j < NC / V; ++j) {
       vec<S, V> g;
       for (int l = 0; l < V; ++l)
         g.v[l] = narrow<S>(src[j * V + l]);
-      to[j] = g;
+      *reinterpret_cast<vec<S, V> *>(
+          half + order_element(layout.order, layout.block, layout.vector, site,
+                               j * V, NC, sites)) = g;
     }
   } else {
     for (int c = 0; c < NC; ++c)
-      half[order_element(layout.order, layout.block, site, c, NC, sites)] =
-          narrow<S>(src[c]);
+      half[order_element(layout.order, layout.block, layout.vector, site, c, NC,
+                         sites)] = narrow<S>(src[c]);
   }
 }
 

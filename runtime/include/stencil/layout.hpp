@@ -9,8 +9,9 @@
 // With a vector V > 1 (component-major and blocked orders), a site's
 // components go in groups of V adjacent values, each group placed as one
 // component is above: (c / V) takes c's place and c % V is the fastest
-// index, so that a thread reads V values with one 8- or 16-byte load (the
-// order QUDA calls FloatN). Links use it; fields keep V = 1.
+// index, so that a thread reads V values with one 4- to 16-byte load (the
+// order QUDA calls FloatN): links, clover terms and fields
+// (field.layout.vector) use it.
 // Even/odd (checkerboard) storage splits the sites by parity (x+y+z+t) % 2:
 // the even sites' values come first, then the odd sites', each half its own
 // array of nsites/2 sites numbered x fastest with x halved, and the order
