@@ -450,16 +450,26 @@ protected:
   /// one vector load each, into the accumulations that take their values.
   void groupLoad(CodePrinter &p, const PlanStep &step) const {
     const std::string name = "u" + std::to_string(step.load);
+    vectorLoad(p, step,
+               "const stencil::index_t " + name + " = " +
+                   index.loadIndex(plan.loads[step.load]) + ";",
+               inVector(element(name, groupComponent())));
+  }
+
+  /// The step's load `width` values at a time: `declare` (a statement),
+  /// then vector j of this thread's components as `value` (text using j),
+  /// each of its values into the accumulations that take it.
+  void vectorLoad(CodePrinter &p, const PlanStep &step,
+                  const std::string &declare, const std::string &value) const {
     const std::string width = std::to_string(access.width);
-    p.emit({{"name", name},
-            {"at", index.loadIndex(plan.loads[step.load])},
-            {"groups", std::to_string(access.perThread / access.width)},
+    p.emit({{"declare", declare},
+            {"vectors", std::to_string(access.perThread / access.width)},
             {"width", width},
-            {"value", inVector(element(name, groupComponent()))}},
+            {"value", value}},
            R"(
-             const stencil::index_t $name$ = $at$;
+             $declare$
              STENCIL_UNROLL
-             for (int j = 0; j < $groups$; ++j) {
+             for (int j = 0; j < $vectors$; ++j) {
                const vec_t v = $value$;
                STENCIL_UNROLL
                for (int l = 0; l < $width$; ++l) {
@@ -647,34 +657,8 @@ public:
 
   void load(CodePrinter &p, const PlanStep &step) const override {
     const std::string name = "u" + std::to_string(step.load);
-    const std::string width = std::to_string(access.width);
-    p.emit({{"name", name},
-            {"at", index.loadIndex(plan.loads[step.load])},
-            {"nc", std::to_string(access.components)},
-            {"first", access.split ? " + c0" : ""},
-            {"vectors", std::to_string(access.perThread / access.width)},
-            {"width", width},
-            {"vector", storedVector()},
-            {"declare", declareFirst(name, plan.loads[step.load])},
-            {"value", vectorOf(name)}},
-           R"(
-             $declare$
-             STENCIL_UNROLL
-             for (int j = 0; j < $vectors$; ++j) {
-               const vec_t v = $value$;
-               STENCIL_UNROLL
-               for (int l = 0; l < $width$; ++l) {
-           )");
-    {
-      CodePrinter::Indent indent(p, 4);
-      for (const PlannedAccumulation &acc : step.accumulations)
-        p.line(accumulate(acc, "[j * " + width + " + l]",
-                          signedValue(plan.loads[step.load], "v.v[l]")));
-    }
-    p.emit(R"(
-        }
-      }
-    )");
+    vectorLoad(p, step, declareFirst(name, plan.loads[step.load]),
+               vectorOf(name));
   }
 
   /// This thread's components, moved `width` at a time into an array.
