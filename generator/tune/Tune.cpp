@@ -272,7 +272,7 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
         continue;
       layouts.push_back({l, 1});
       // soa and aosoa with a site's values in groups of 2 or 4, each one
-      // 8- or 16-byte load (field.layout.vector; QUDA's FloatN order).
+      // 4- to 16-byte load (field.layout.vector; QUDA's FloatN order).
       for (int vector : {2, 4}) {
         StencilModel grouped = model;
         grouped.layout = l;
