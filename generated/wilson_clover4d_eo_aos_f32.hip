@@ -1954,7 +1954,7 @@ stencil::Status clover(value_type *out, const value_type *in,
       (params.A_inverse && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2)))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 4");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -3925,7 +3925,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 4");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -5896,7 +5896,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_aos_f32_tuned1: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 4");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

@@ -1980,7 +1980,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_f32: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 4");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -3951,7 +3951,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_f32_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 4");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -6160,7 +6160,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f32_split: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width");
+    return stencil::Status::failure("wilson_clover4d_eo_f32_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 4");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

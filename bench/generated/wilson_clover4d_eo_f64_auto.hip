@@ -1880,7 +1880,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -3989,7 +3989,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -5958,7 +5958,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of field.layout.vector");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_split_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -7878,7 +7878,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 8) || !stencil::is_aligned(in, 8) || !stencil::is_aligned(same, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of field.layout.vector");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_auto_inner: 'out', 'in' and 'same' must be aligned to 8 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

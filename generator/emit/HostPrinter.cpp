@@ -208,23 +208,22 @@ std::string argumentChecks(const StencilModel &model,
              )");
     if (!launcher.cloverArray.empty())
       cloverChecks(p, model, launcher, text);
-    if (launcher.alignmentBytes > 0 && !hopping)
+    if (launcher.alignmentBytes > 0) {
+      // A hop also reads `same` (kDiagonalPlusHop; null for the others).
+      const std::string bytes = std::to_string(launcher.alignmentBytes);
       p.emit({{"model", model.name},
-              {"bytes", std::to_string(launcher.alignmentBytes)},
-              {"reason", launcher.alignmentReason}},
+              {"bytes", bytes},
+              {"reason", launcher.alignmentReason},
+              {"same", hopping ? " ||\n    (same != nullptr && "
+                                 "!stencil::is_aligned(same, " +
+                                     bytes + "))"
+                               : ""},
+              {"names", hopping ? "'out', 'in' and 'same'" : "'out' and 'in'"}},
              R"(
-               if (!stencil::is_aligned(out, $bytes$) || !stencil::is_aligned(in, $bytes$))
-                 return stencil::Status::failure("$model$: 'out' and 'in' must be aligned to $bytes$ bytes for the $bytes$-byte accesses of $reason$");
+               if (!stencil::is_aligned(out, $bytes$) || !stencil::is_aligned(in, $bytes$)$same$)
+                 return stencil::Status::failure("$model$: $names$ must be aligned to $bytes$ bytes for the $bytes$-byte accesses of $reason$");
              )");
-    if (launcher.alignmentBytes > 0 && hopping)
-      p.emit({{"model", model.name},
-              {"bytes", std::to_string(launcher.alignmentBytes)},
-              {"reason", launcher.alignmentReason}},
-             R"(
-               if (!stencil::is_aligned(out, $bytes$) || !stencil::is_aligned(in, $bytes$) ||
-                   (same != nullptr && !stencil::is_aligned(same, $bytes$)))
-                 return stencil::Status::failure("$model$: 'out', 'in' and 'same' must be aligned to $bytes$ bytes for the $bytes$-byte accesses of $reason$");
-             )");
+    }
   });
   return checks;
 }
@@ -613,6 +612,7 @@ void cloverLauncher(CodePrinter &p, const StencilModel &model,
                     const LauncherPlan &launcher, const LauncherText &text) {
   const CloverKernelPlan plan = planCloverKernel(model);
   const std::string threads = std::to_string(plan.threadsPerBlock);
+  const std::string fieldBytes = std::to_string(launcher.alignmentBytes);
   CodePrinter::Vars vars = {
       {"model", model.name},
       {"kernel", plan.kernelName},
@@ -634,21 +634,16 @@ void cloverLauncher(CodePrinter &p, const StencilModel &model,
                  std::to_string(launcher.cloverAlignmentBytes) +
                  " bytes for the loads of clover.layout.vector\");"
            : std::string()},
+      // The clover kernel moves a site's values as the hops do: the
+      // launchers' alignment (Launchers.cpp) holds for it.
       {"field_alignment",
-       plan.vectorWidth > 1
-           ? "if (!stencil::is_aligned(out, " +
-                 std::to_string(plan.vectorWidth * model.elementBytes()) +
-                 ") || !stencil::is_aligned(in, " +
-                 std::to_string(plan.vectorWidth * model.elementBytes()) +
-                 ") || !stencil::is_aligned(same, " +
-                 std::to_string(plan.vectorWidth * model.elementBytes()) +
+       launcher.alignmentBytes > 0
+           ? "if (!stencil::is_aligned(out, " + fieldBytes +
+                 ") || !stencil::is_aligned(in, " + fieldBytes +
+                 ") || !stencil::is_aligned(same, " + fieldBytes +
                  "))\n  return stencil::Status::failure(\"" + model.name +
-                 ": 'out', 'in' and 'same' must be aligned to " +
-                 std::to_string(plan.vectorWidth * model.elementBytes()) +
-                 " bytes for the accesses of " +
-                 (model.layout.order == LayoutOrder::SiteMajor
-                      ? std::string("kernel.vector_width")
-                      : std::string("field.layout.vector")) +
+                 ": 'out', 'in' and 'same' must be aligned to " + fieldBytes +
+                 " bytes for the accesses of " + launcher.alignmentReason +
                  "\");"
            : std::string()},
       {"typed", text.typedArguments},

@@ -605,20 +605,11 @@ void KernelPrinter::loadClover(CodePrinter &p, int clover) const {
 /// The hop modes on the accumulator before it is stored
 /// (stencil/hop_modes.hpp): D is the centre tap's coefficient, or with a
 /// clover term the site's clover matrix.
-/// The values of `same` that stencil/hop_modes.hpp reads with one access:
-/// those the kernel's own loads move together (a site's adjacent values,
-/// or a group of field.layout.vector), so that `same` takes the same
-/// alignment as `in`.
-static int sameValuesPerAccess(const KernelPlan &plan) {
-  return plan.access.kind == AccessKind::SiteMajorVector ||
-                 plan.access.kind == AccessKind::HalfOrder
-             ? plan.access.width
-             : 1;
-}
-
 void KernelPrinter::hopModes(CodePrinter &p) const {
   const int nc = plan.access.components;
-  const int width = sameValuesPerAccess(plan);
+  // stencil/hop_modes.hpp reads `same` as the kernel reads `in`: a site's
+  // adjacent values or a group of the layout at a time (halfAccess).
+  const int width = plan.access.width;
   FieldLayout field = plan.access.layout;
   field.evenOdd = false;
   p.line("// `same`: a half field in " + orderDescription(field) + ".");
@@ -661,7 +652,9 @@ void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
   SiteRef own;
   own.oddHalf = plan.threads.half.parity == 1;
   const int nc = plan.access.components;
-  const int width = sameValuesPerAccess(plan);
+  // stencil/hop_modes.hpp reads `same` as the kernel reads `in`: a site's
+  // adjacent values or a group of the layout at a time (halfAccess).
+  const int width = plan.access.width;
   p.emit({{"n", std::to_string(c.colours)},
           {"nc", std::to_string(nc)},
           {"width", std::to_string(width)},

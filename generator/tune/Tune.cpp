@@ -271,14 +271,14 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       if (!blocksFitSize(l, extents))
         continue;
       layouts.push_back({l, 1});
+      // The field stored so, one value an access.
+      StencilModel stored = model;
+      stored.layout = l;
+      stored.kernel.vectorWidth = 1;
       // soa and aosoa with a site's values in groups of 2 or 4, each one
       // 4- to 16-byte load (field.layout.vector; QUDA's FloatN order).
       for (int vector : {2, 4}) {
-        StencilModel grouped = model;
-        grouped.layout = l;
-        grouped.kernel.vectorWidth = 1;
-        if (l.order != LayoutOrder::SiteMajor &&
-            fieldVectorProblem(grouped, vector).empty()) {
+        if (fieldVectorProblem(stored, vector).empty()) {
           FieldLayout g = l;
           g.vector = vector;
           layouts.push_back({g, 1});
@@ -287,8 +287,6 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
       // The checker's rules for vector accesses: a site's components where
       // they are adjacent, else groups of sites along each component's row
       // (their rows of the size being tuned starting aligned).
-      StencilModel stored = model;
-      stored.layout = l;
       for (int width : {2, 4}) {
         if (stored.groupsSitesAlongX()
                 ? groupsFitSize(stored, width, extents)
