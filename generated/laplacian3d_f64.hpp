@@ -1411,7 +1411,9 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
     const void *in, const void *direction, const double *beta,
     void *solution, const double *alpha, const int *extents,
     const double *params, const void *const *fields,
-    double *partials, stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+    double *partials, stencil::Stream stream);
+
+/// The halo exchange's box copy for fields (stencil::BoxCopy).
 stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
     stencil::Stream stream);
 
@@ -1437,7 +1439,7 @@ inline const stencil::KernelInfo &info() {
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
       {false, true, true, false}, false, &info, &copy_box,
-      nullptr,
+      nullptr, nullptr,
       &apply_region_generic, &apply_adjoint_region_generic,
       &apply_dot_region_generic,
       nullptr, nullptr,

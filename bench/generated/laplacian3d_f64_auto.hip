@@ -261,7 +261,7 @@ laplacian3d_f64_auto_fold_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// The halo exchange's box copy for fields and site parameter arrays (aos): one thread per
+/// The halo exchange's box copy for fields (aos): one thread per
 /// real of the box (stencil/box_copy.hpp).
 STENCIL_GLOBAL void laplacian3d_f64_auto_copy_box_kernel(
     value_type *STENCIL_RESTRICT field,
@@ -587,7 +587,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
       typed_params, partials, stream);
 }
 
-/// Copies a box of the sites of fields and site parameter arrays to or from a contiguous
+/// Copies a box of the sites of fields to or from a contiguous
 /// buffer, from another box of the array, or zeroes it
 /// (stencil::BoxCopyArgs, from stencil::prepare_box): the halo
 /// exchange's pack and unpack.

@@ -1889,7 +1889,7 @@ laplacian4d_vec24_aosoa_auto_split_dot_kernel(
   stencil::block_sum(dot, partials);
 }
 
-/// The halo exchange's box copy for fields and site parameter arrays (aosoa in blocks of 32 sites): one thread per
+/// The halo exchange's box copy for fields (aosoa in blocks of 32 sites): one thread per
 /// real of the box (stencil/box_copy.hpp).
 STENCIL_GLOBAL void laplacian4d_vec24_aosoa_auto_split_copy_box_kernel(
     value_type *STENCIL_RESTRICT field,
@@ -2136,7 +2136,7 @@ stencil::Status apply_dot_region_generic(void *out, const void *in,
       partials, stream, region);
 }
 
-/// Copies a box of the sites of fields and site parameter arrays to or from a contiguous
+/// Copies a box of the sites of fields to or from a contiguous
 /// buffer, from another box of the array, or zeroes it
 /// (stencil::BoxCopyArgs, from stencil::prepare_box): the halo
 /// exchange's pack and unpack.

@@ -263,7 +263,9 @@ stencil::Status apply_dot_generic(void *out, const void *in,
 stencil::Status apply_dot_region_generic(void *out, const void *in,
     const int *extents, const double *params, const void *const *fields,
     double *partials, const stencil::Region &region,
-    stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+    stencil::Stream stream);
+
+/// The halo exchange's box copy for fields (stencil::BoxCopy).
 stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
     stencil::Stream stream);
 
@@ -409,7 +411,7 @@ inline const stencil::KernelInfo &info() {
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
       {false, false, true, true}, false, &stencilc_kernels::laplacian4d_vec24_aosoa_auto_split::info, &stencilc_kernels::laplacian4d_vec24_aosoa_auto_split::copy_box,
-      nullptr,
+      nullptr, nullptr,
       &stencilc_kernels::laplacian4d_vec24_aosoa_auto_split::apply_region_generic, &stencilc_kernels::laplacian4d_vec24_aosoa_auto_split::apply_adjoint_region_generic,
       &stencilc_kernels::laplacian4d_vec24_aosoa_auto_split::apply_dot_region_generic,
       nullptr, nullptr,

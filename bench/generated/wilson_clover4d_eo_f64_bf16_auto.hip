@@ -3298,7 +3298,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_clover_kernel(
   stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
-/// The halo exchange's box copy for fields and site parameter arrays (aos): one thread per
+/// The halo exchange's box copy for fields (aos): one thread per
 /// real of the box (stencil/box_copy.hpp).
 STENCIL_GLOBAL void wilson_clover4d_eo_f64_bf16_auto_split_copy_box_kernel(
     value_type *STENCIL_RESTRICT field,
@@ -4224,7 +4224,7 @@ stencil::Status clover_generic(void *out, const void *in,
       typed_extents, typed_params, stream);
 }
 
-/// Copies a box of the sites of fields and site parameter arrays to or from a contiguous
+/// Copies a box of the sites of fields to or from a contiguous
 /// buffer, from another box of the array, or zeroes it
 /// (stencil::BoxCopyArgs, from stencil::prepare_box): the halo
 /// exchange's pack and unpack.

@@ -175,7 +175,9 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
 stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
+    stencil::Stream stream);
+
+/// The clover term A alone (the hopping kernels' epilogue can also apply
 /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
 /// hopping kernels take them,
 ///   kHop                 out = beta in
@@ -381,7 +383,9 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 stencil::Status odd_to_even_adjoint_region_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
-    const stencil::Region &region, stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
+    const stencil::Region &region, stencil::Stream stream);
+
+/// The clover term A alone (the hopping kernels' epilogue can also apply
 /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
 /// hopping kernels take them,
 ///   kHop                 out = beta in
@@ -394,7 +398,9 @@ stencil::Status clover(value_type *out, const value_type *in,
 stencil::Status clover_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta, int parity,
     const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream);/// The halo exchange's box copy for fields and site parameter arrays (stencil::BoxCopy).
+    stencil::Stream stream);
+
+/// The halo exchange's box copy for fields (stencil::BoxCopy).
 stencil::Status copy_box(void *field, void *buffer, const stencil::BoxCopyArgs &args,
     stencil::Stream stream);
 /// The halo exchange's box copy for the link array (stencil::BoxCopy).
@@ -581,7 +587,9 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
 stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
+    stencil::Stream stream);
+
+/// The clover term A alone (the hopping kernels' epilogue can also apply
 /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
 /// hopping kernels take them,
 ///   kHop                 out = beta in
@@ -757,7 +765,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
 stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
+    stencil::Stream stream);
+
+/// The clover term A alone (the hopping kernels' epilogue can also apply
 /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
 /// hopping kernels take them,
 ///   kHop                 out = beta in
@@ -791,7 +801,7 @@ inline const stencil::KernelInfo &info() {
   // policy (grid.exchange).
   static constexpr stencil::DistributedInfo distributed = {
       {false, false, true, true}, false, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::info, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::copy_box,
-      &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::copy_link_box,
+      &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::copy_link_box, nullptr,
       &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::apply_region_generic, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::apply_adjoint_region_generic,
       nullptr,
       &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::even_to_odd_region_generic, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split::odd_to_even_region_generic,

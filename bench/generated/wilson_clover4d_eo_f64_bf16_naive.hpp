@@ -138,7 +138,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
 stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
     const void *same, int mode, double alpha, double beta,
     const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream);/// The clover term A alone (the hopping kernels' epilogue can also apply
+    stencil::Stream stream);
+
+/// The clover term A alone (the hopping kernels' epilogue can also apply
 /// it): on the sites of `parity` (0 even, 1 odd), with half fields as the
 /// hopping kernels take them,
 ///   kHop                 out = beta in

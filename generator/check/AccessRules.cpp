@@ -116,12 +116,6 @@ std::string fieldVectorProblem(const StencilModel &model, int vector) {
   if (model.components % vector != 0)
     return "does not divide the " + std::to_string(model.components) +
            " values per site";
-  // The ranks' halo exchange copies site-parameter arrays (one value a
-  // site, no groups) with the field's box copy, compiled for its layout.
-  if ((model.splittable() || model.rankKernels) && siteParameterReals(model))
-    return "cannot be combined with site parameters on a split grid: the "
-           "halo exchange copies their arrays, one value a site, with the "
-           "field's box copy, which reads groups";
   if (model.kernel.vectorWidth > 1)
     return "cannot be combined with 'kernel.vector_width' " +
            std::to_string(model.kernel.vectorWidth) +

@@ -279,6 +279,9 @@ Expected<SplitText> splitText(const StencilModel &model,
                "info, &" + scope + "copy_box,\n    " +
                (model.hasLinkTaps() ? "&" + scope + "copy_link_box"
                                     : std::string("nullptr")) +
+               ", " +
+               (siteParameterReals(model) > 0 ? "&" + scope + "copy_site_box"
+                                              : std::string("nullptr")) +
                ",\n    " + entry(true, "apply") + ", " +
                entry(true, "apply_adjoint") + ",\n    " +
                entry(hasFusedDotKernel(ranks), "apply_dot") + ",\n    " +
@@ -581,9 +584,10 @@ TemplateValues headerValues(const StencilModel &model,
       {"bytes_per_site", std::to_string(applyPlan.bytesPerSite())},
       {"flops_per_site", std::to_string(applyPlan.flopsPerSite)},
       {"extra_declarations",
-       printExtraDeclarations(launchers, model.narrowStorage()) +
-           printCloverDeclarations(model) +
-           printBoxCopyDeclarations(planBoxCopies(model))},
+       joinNonEmpty({printExtraDeclarations(launchers, model.narrowStorage()),
+                     printCloverDeclarations(model),
+                     printBoxCopyDeclarations(planBoxCopies(model))},
+                    "\n\n")},
       {"tuned_headers", tunedCode.headers + splitCode.headers},
       {"tuned_table", tunedCode.table},
       {"distributed_table", splitCode.table},

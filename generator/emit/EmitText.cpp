@@ -11,6 +11,15 @@ std::string join(const std::vector<std::string> &parts,
   return llvm::join(parts.begin(), parts.end(), separator);
 }
 
+std::string joinNonEmpty(const std::vector<std::string> &parts,
+                         llvm::StringRef separator) {
+  std::vector<std::string> kept;
+  for (const std::string &part : parts)
+    if (!part.empty())
+      kept.push_back(part);
+  return join(kept, separator);
+}
+
 std::string listOf(const std::vector<std::string> &items) {
   return "{" + join(items, ", ") + "}";
 }

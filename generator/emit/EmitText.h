@@ -19,6 +19,9 @@ namespace stencilc {
 
 std::string join(const std::vector<std::string> &parts,
                  llvm::StringRef separator);
+/// join() of the parts that are not empty.
+std::string joinNonEmpty(const std::vector<std::string> &parts,
+                         llvm::StringRef separator);
 /// "{a, b, c}".
 std::string listOf(const std::vector<std::string> &items);
 /// The element type of a kernel's field arrays: "value_type", or

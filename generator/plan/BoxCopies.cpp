@@ -10,7 +10,7 @@ std::vector<BoxCopyPlan> planBoxCopies(const StencilModel &model) {
   BoxCopyPlan fields;
   fields.kernelName = model.name + "_copy_box_kernel";
   fields.function = "copy_box";
-  fields.arrays = "fields and site parameter arrays";
+  fields.arrays = "fields";
   fields.layout = model.layout;
   plans.push_back(fields);
   if (model.hasLinkTaps()) {
@@ -20,6 +20,20 @@ std::vector<BoxCopyPlan> planBoxCopies(const StencilModel &model) {
     links.arrays = "the link array";
     links.layout = model.linkLayout();
     plans.push_back(links);
+  }
+  if (siteParameterReals(model) > 0) {
+    // The kernels index a site parameter's array by site: one value, or a
+    // complex one's (re, im) pair together, whatever the field's order and
+    // groups (StencilOperator::site_lattice).
+    BoxCopyPlan sites;
+    sites.kernelName = model.name + "_copy_site_box_kernel";
+    sites.function = "copy_site_box";
+    sites.arrays = "site parameter arrays";
+    sites.layout = model.layout;
+    sites.layout.order = LayoutOrder::SiteMajor;
+    sites.layout.block = 1;
+    sites.layout.vector = 1;
+    plans.push_back(sites);
   }
   return plans;
 }

@@ -744,14 +744,14 @@ struct CloverKernelPlan {
 /// launcher that is stencil::DistributedInfo's entry.
 struct BoxCopyPlan {
   std::string kernelName; ///< NAME_copy_box_kernel, NAME_copy_link_box_kernel
-  std::string function;   ///< copy_box, copy_link_box
+  std::string function;   ///< copy_box, copy_link_box, copy_site_box
   std::string arrays;     ///< what it copies, for comments
   FieldLayout layout;     ///< the arrays' layout, constexpr in the kernel
   int threadsPerBlock = 256;
 };
 
-/// The box copies of `model`'s arrays: fields and site parameters (the
-/// field's layout), and the links where the stencil has them; none unless
+/// The box copies of `model`'s arrays: fields (their layout), the links
+/// and the site parameter arrays where the stencil has them; none unless
 /// model.rankKernels.
 std::vector<BoxCopyPlan> planBoxCopies(const StencilModel &model);
 

@@ -534,7 +534,8 @@ Status StencilOperator::set_site_parameter_on_rank(const std::string &name,
   // A coefficient field is read at neighbours too: its ghost zone is
   // filled once, here (periodic: coefficients take no antiperiodic sign).
   if (distributed_)
-    STENCIL_TRY(fill_ghosts(values, distributed_->copy_field, false, nullptr));
+    STENCIL_TRY(
+        fill_ghosts(values, distributed_->copy_site_values, false, nullptr));
   site_fields_[p] = &values;
   ++generation_;
   return Status();

@@ -213,6 +213,12 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
       // A site shared by threads side by side: subdomains, even/odd hops.
       {"t_dist4d_sub_split_c6", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
       {"t_dist_eo3d_split_c4", {8, 12, 16}, {"1,1,1", "1,2,1", "1,2,2"}, 1e-14},
+      // Complex coefficient fields, an (re, im) pair a site, beside a
+      // component-major field: their ghost zones have a box copy of their own.
+      {"t_dist_eo3d_cx_soa", {6, 8, 12}, {"1,1,1", "1,2,1", "1,1,2", "1,2,2"}, 1e-14},
+      // Pairs a load in blocks of 4 sites beside real and complex
+      // coefficient fields, one value or pair a site.
+      {"t_dist4d_cx_aosoa_v2_site", {4, 4, 6, 8}, {"1,1,1,1", "1,1,2,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
       // Diagonal taps reading Dirichlet halo values across ghost zones.
       {"t_dist3d_diag_mixed", {8, 10, 12}, {"1,1,1", "1,2,1", "2,1,1", "1,1,2", "2,2,1", "1,2,2", "2,1,2"}, 1e-14},
       // Shipped: spinors site-major, links and clover in blocks of 32

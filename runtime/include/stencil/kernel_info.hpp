@@ -215,11 +215,13 @@ struct DistributedInfo {
   /// around they read a ghost zone `reach` sites wide (a halo, to them)
   /// instead of wrapping; the stencil's own when no such axis exists.
   const KernelInfo &(*kernels)();
-  /// Box copies for fields and site parameter arrays (the field's layout,
-  /// any number of reals per site), and for the link array (its layout;
-  /// null without links).
+  /// Box copies for fields (the field's layout, any number of reals per
+  /// site), for the link array (its layout; null without links), and for
+  /// site parameter arrays (a value or an (re, im) pair a site, together,
+  /// in the field's site order; null without site parameters).
   BoxCopy copy_field;
   BoxCopy copy_links;
+  BoxCopy copy_site_values;
   /// The ranks' kernels by region: apply and apply_adjoint; the fused
   /// stencil-and-dot (null without it); the hops (null without even/odd
   /// storage), in EvenOddKernels' order.
