@@ -248,9 +248,8 @@ std::pair<double, double> accessesPerSite(const StencilModel &model,
 /// The bytes between adjacent lanes' accesses to a site-major field: a
 /// share where shares sit side by side, else a whole site.
 double siteMajorStride(const StencilModel &model, const KernelPlan &plan) {
-  return double(plan.threads.lattice.shares.byLane()
-                    ? plan.access.perThread
-                    : model.components) *
+  return double(plan.threads.shares().byLane() ? plan.access.perThread
+                                               : model.components) *
          model.elementBytes();
 }
 
@@ -265,6 +264,7 @@ double fieldWavefrontsPerSite(const StencilModel &model,
   constexpr double kLine = 128;
   const FieldAccess &access = plan.access;
   const LatticeThreads &lattice = plan.threads.lattice;
+  const ComponentShares &shares = plan.threads.shares();
   const int b = model.elementBytes();
   double bytes = b, stride = b; // per lane and instruction, and apart
   switch (access.kind) {
@@ -315,8 +315,7 @@ double fieldWavefrontsPerSite(const StencilModel &model,
       perThreadInstructions;
   // Per site: a warp's 32 threads cover 32 tiles' sites, shared by the
   // threads of a site's component groups.
-  const double sitesPerWarp =
-      32.0 * plan.sitesPerTile() / lattice.shares.groups;
+  const double sitesPerWarp = 32.0 * plan.sitesPerTile() / shares.groups;
   return instructions * perInstruction / sitesPerWarp;
 }
 
@@ -384,7 +383,9 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   cost.l2BytesPerSite = l2Bytes;
   cost.l2Ps = l2Bytes / bytesPerPs(device.l2GBs);
 
-  if (plan.threads.kind == ThreadMappingKind::Lattice && !plan.loads.empty())
+  // The even/odd kernels' warps read 32 consecutive sites of one parity,
+  // as a row of 32 sites along x would be read.
+  if (!plan.loads.empty())
     cost.wavefrontsPerSite = fieldWavefrontsPerSite(model, plan);
   cost.l1Ps = cost.wavefrontsPerSite * device.picosecondsPerWavefront;
 

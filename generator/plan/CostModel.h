@@ -15,6 +15,8 @@
 //   - L1: each warp's memory instruction costs one pass (wavefront) per
 //     128-byte line its lanes touch: lanes a whole site apart (site-major
 //     storage, a site or a share by block per thread) touch a line each;
+//     the even/odd kernels' warps read 32 consecutive sites of a parity,
+//     so this term ranks the storage of their fields too;
 //   - issue: memory instructions per site, which wide accesses and tiles
 //     reduce, partly hidden behind the memory time.
 //

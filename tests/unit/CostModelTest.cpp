@@ -103,7 +103,7 @@ std::string optionsFromSummary(llvm::StringRef summary) {
   // Summaries without launch bounds were timed without them. Each key
   // once: the cache's reader refuses a repeated one.
   std::string out;
-  bool fieldLayout = false, bounds = false;
+  bool fieldLayout = false, bounds = false, width = false;
   for (size_t i = 0; i < items.size(); ++i) {
     llvm::StringRef item = items[i];
     llvm::StringRef next = i + 1 < items.size() ? items[i + 1] : "";
@@ -127,11 +127,13 @@ std::string optionsFromSummary(llvm::StringRef summary) {
       bounds = true;
       if (rest.consume_front("(at least "))
         out += "; min_blocks_per_sm=" + rest.split(' ').first.str();
-    } else if (item.consume_front("vector width "))
+    } else if (item.consume_front("vector width ")) {
       out += "; vector_width=" + item.str();
-    else if (item.endswith(" sites along x per access"))
+      width = true;
+    } else if (item.endswith(" sites along x per access")) {
       out += "; vector_width=" + item.split(' ').first.str();
-    else if (item.endswith(" components per thread"))
+      width = true;
+    } else if (item.endswith(" components per thread"))
       out += "; components_per_thread=" + item.split(' ').first.str();
     else if (item.consume_front("links "))
       out += "; links=" + layoutOption(item, vector);
@@ -141,14 +143,17 @@ std::string optionsFromSummary(llvm::StringRef summary) {
       out += "; slab=" + item.str();
     else if (item.endswith(" reals per load"))
       continue;
-    else if (!fieldLayout && !layoutOption(item, "").empty()) {
-      out += "; layout=" + layoutOption(item, "");
+    else if (!fieldLayout && !layoutOption(item, vector).empty()) {
+      out += "; layout=" + layoutOption(item, vector);
       fieldLayout = true;
     } else
       return "";
   }
   if (!bounds)
     out += "; launch_bounds=0";
+  // Summaries name a vector width above 1 only.
+  if (!width)
+    out += "; vector_width=1";
   return llvm::StringRef(out).drop_front(2).str();
 }
 
@@ -163,8 +168,11 @@ bool recordedBeforeSharesByLane(const std::string &file) {
 /// The H100 searches that timed `kernel`: "apply" (the stencil kernel, or
 /// the even-to-odd hop) or "fold" (CG's fold pass, tune_NAME --kernel
 /// fold).
+/// With `storage` set, only the searches whose file name contains it, and
+/// every storage of the field, links and clover term they timed.
 std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply",
-                                     const DeviceModel &device = h100Device()) {
+                                     const DeviceModel &device = h100Device(),
+                                     llvm::StringRef storage = "") {
   std::vector<Search> searches;
   llvm::SmallString<256> dir(STENCILC_SOURCE_DIR);
   llvm::sys::path::append(dir, "docs", "results");
@@ -173,7 +181,8 @@ std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply",
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
-    if (name.startswith("tune-") && name.endswith(".json"))
+    if (name.startswith("tune-") && name.endswith(".json") &&
+        name.contains(storage))
       files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
@@ -232,8 +241,8 @@ std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply",
       // The planner chooses kernel options, not where arrays live: only
       // variants with the spec's own storage of the field, links and
       // clover term.
-      if (stencilc::testing::storageOf(*rebuilt) !=
-          stencilc::testing::storageOf(*model))
+      if (storage.empty() && stencilc::testing::storageOf(*rebuilt) !=
+                                 stencilc::testing::storageOf(*model))
         continue;
       // Searches recorded before a site-major site's shares sat side by
       // side in a warp (ComponentShareOrder::ByLane) timed those splits by
@@ -458,6 +467,16 @@ TEST(CostModel, RanksRecordedH200SearchesNearTheirMeasuredBest) {
   ASSERT_GE(folds.size(), 2u) << "the recorded H200 fold searches are missing";
   // The fold pass's stores (regular or non-temporal) tie.
   checkFirstPicks(folds, [](const Search &) { return 0.95; });
+}
+
+// The storage of even/odd fields (aos with each vector width, soa and
+// aosoa:32, with groups of 2 or 4 values a load), the other options the
+// spec's: the H200 searches of the Schur complement's hops.
+TEST(CostModel, RanksTheStorageOfEvenOddFieldsOnTheH200) {
+  const DeviceModel &device = h200Device();
+  std::vector<Search> searches = recordedSearches("apply", device, "-layouts-");
+  ASSERT_GE(searches.size(), 5u) << "the recorded layout searches are missing";
+  checkFirstPicks(searches, [](const Search &) { return 0.95; });
 }
 
 } // namespace
