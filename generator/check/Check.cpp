@@ -720,6 +720,7 @@ void Checker::checkStorageOrder(const Located<std::string> &order,
 
 void Checker::checkLayout() {
   FieldLayout &layout = model.layout;
+  model.layoutWritten = spec.layoutOrder.present;
   checkStorageOrder(spec.layoutOrder, spec.layoutBlock, spec.layoutRange,
                     {"field.layout", "layout", "site-major", "component-major"},
                     layout.order, layout.block);

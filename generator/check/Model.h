@@ -299,6 +299,9 @@ struct StencilModel {
   /// colour); empty for real fields declared by `components`.
   std::vector<int> shape;
   FieldLayout layout;
+  /// Whether the spec writes field.layout; where it does not, the planner
+  /// may choose the storage of an even/odd field (plan/ChooseOptions.h).
+  bool layoutWritten = false;
   LinkField links;
   CloverTerm clover;
   std::vector<Parameter> parameters;

@@ -5,6 +5,8 @@
 #include "check/Check.h"
 #include "plan/Plan.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -416,8 +418,88 @@ StencilModel withKernelOptionsOpen(const StencilModel &model) {
   return m;
 }
 
+namespace {
+
+/// The storage of an even/odd field is chosen when another predicts at
+/// least this much less time than site-major: on the H200 the hops of
+/// fields whose storages the model ranked within 3% measured within 2%
+/// (docs/results/tune-h200-*-layouts-*.json), and a spec's storage should
+/// not turn on noise.
+constexpr double kLayoutGain = 0.97;
+
+std::string layoutText(const FieldLayout &layout) {
+  if (layout.order == LayoutOrder::SiteMajor)
+    return "aos";
+  return "{order: " + std::string(layoutOrderName(layout.order)) +
+         ", vector: " + std::to_string(layout.vector) + "}";
+}
+
+} // namespace
+
+std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model) {
+  if (model.layoutWritten || !model.layout.evenOdd || model.components == 1 ||
+      model.layout.hasSubdomains())
+    return std::nullopt;
+  // One storage on every GPU (the inner kernels share it, and the tuning
+  // cache's entries name theirs): the first device's model chooses.
+  const DeviceModel &device = *knownDevices().front();
+  struct Weighed {
+    FieldLayout layout;
+    double picoseconds = 0;
+    double fraction = 0;
+  };
+  std::vector<Weighed> weighed;
+  for (int vector : {1, 2, 4}) {
+    StencilModel m = model;
+    m.layoutWritten = true;
+    m.layout.order =
+        vector == 1 ? LayoutOrder::SiteMajor : LayoutOrder::ComponentMajor;
+    m.layout.block = 1;
+    m.layout.vector = vector;
+    if (vector > 1 && !fieldVectorProblem(m, vector).empty())
+      continue;
+    // A written share of a site must hold whole groups.
+    if (!componentSplitProblem(m, m.componentsPerThread()).empty())
+      continue;
+    const OptionSearch search = chooseOpenOptions(m, device);
+    Weighed w{m.layout, search.chosen.picosecondsPerSite,
+              search.chosen.predictedFraction()};
+    // Mixed-precision solves run mostly the inner kernels, in this storage.
+    if (m.hasInner) {
+      const KernelCost inner = predictedCost(innerKernelsModel(m), device);
+      w.picoseconds += inner.picosecondsPerSite;
+      w.fraction = (search.chosen.dramPs + inner.dramPs) / w.picoseconds;
+    }
+    weighed.push_back(w);
+  }
+  if (weighed.empty())
+    return std::nullopt;
+  const Weighed &siteMajor = weighed.front();
+  const Weighed *best = &siteMajor;
+  for (const Weighed &w : weighed)
+    if (w.picoseconds < kLayoutGain * best->picoseconds)
+      best = &w;
+  model.layout = best->layout;
+  std::vector<std::string> others;
+  for (const Weighed &w : weighed)
+    if (&w != best)
+      others.push_back(layoutText(w.layout) + " " + percent(w.fraction));
+  KernelOptionNote note;
+  note.option = "layout";
+  note.value = layoutText(best->layout);
+  note.reason =
+      "the even/odd hops" +
+      std::string(model.hasInner ? " and the inner precision's hops" : "") +
+      " predicted at " + percent(best->fraction) +
+      " of the copy bandwidth on " + device.name + " (" +
+      llvm::join(others, ", ") + "; another storage must predict " +
+      percent(1 - kLayoutGain) + " less time than aos)";
+  return note;
+}
+
 OptionSearch chooseOpenOptions(StencilModel &model,
                                const DeviceModel &device) {
+  std::optional<KernelOptionNote> layoutNote = chooseFieldLayout(model);
   const KernelOptions::Written &written = model.kernel.written;
   const bool evenOdd = model.layout.evenOdd;
 
@@ -748,6 +830,8 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   if (std::optional<KernelOptionNote> fold =
           chooseFoldPasses(chosen, candidates, written.vectorWidth, device))
     notes.push_back(std::move(*fold));
+  if (layoutNote)
+    notes.insert(notes.begin(), std::move(*layoutNote));
   chosen.optionNotes = std::move(notes);
   model = std::move(chosen);
   return search;

@@ -25,9 +25,21 @@ struct OptionSearch {
 };
 
 /// Chooses `model`'s open kernel options on `device`, and fills
-/// model.optionNotes for every option, written or chosen.
+/// model.optionNotes for every option, written or chosen; first, where the
+/// spec leaves it open, the storage of an even/odd field
+/// (chooseFieldLayout).
 OptionSearch chooseOpenOptions(StencilModel &model,
                                const DeviceModel &device = h100Device());
+
+/// An even/odd field of several values a site whose spec writes no
+/// field.layout: site-major (aos), or each half component-major with groups
+/// of 2 or 4 values a load ({order: soa, vector: V}; no lattice constraint,
+/// unlike blocks of sites), whichever the first known device's cost model
+/// predicts fastest for the hops (and the inner precision's, which share
+/// the storage), aos unless another predicts 3% less time. Sets
+/// model.layout and returns the note `stencilc plan` prints; none where
+/// the storage is not open.
+std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model);
 
 /// The predicted cost of `model`'s timed kernel with its options as they
 /// are: the whole-lattice apply, or for even/odd storage the even-to-odd

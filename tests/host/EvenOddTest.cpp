@@ -99,6 +99,16 @@ TEST(EvenOdd, EveryEvenOddSpecIsRegistered) {
   EXPECT_TRUE(kernel("laplacian4d_vec24_eo").even_odd);
 }
 
+TEST(EvenOdd, AnOpenStorageIsThePlannersChoice) {
+  // t_eo_open_layout_c12 writes no field.layout; the planner stores its
+  // halves component-major with groups of 4 values, which the tests below
+  // run (a site-major spec would test nothing new).
+  const Layout &layout = kernel("t_eo_open_layout_c12").layout;
+  EXPECT_EQ(layout.order, kComponentMajor);
+  EXPECT_EQ(layout.vector, 4);
+  EXPECT_EQ(layout.even_odd, 1);
+}
+
 TEST(EvenOdd, HoppingKernelsComposeTheWholeOperator) {
   // (A x)_e = D_e x_e + A_eo x_o and (A x)_o = D_o x_o + A_oe x_e, for A
   // and for A^T through the adjoint hopping kernels.
@@ -401,6 +411,9 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
       // The same in pairs of values per load (field.layout.vector: 2).
       {"t_eo_aosoa_v2_split4d_c12", {6, 4, 7, 6}, 1e-11, 1e-9},
       {"t_eo_split_site_w2_c12", {10, 9, 6}, 1e-6, 1e-4},
+      // The storage the planner chose where the spec leaves it open:
+      // component-major halves, 4 values a load.
+      {"t_eo_open_layout_c12", {6, 4, 6, 8}, 1e-6, 1e-4},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.name);

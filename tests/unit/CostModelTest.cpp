@@ -562,6 +562,80 @@ TEST(ChooseOptions, KeepsEveryOptionTheSpecWrites) {
   EXPECT_FALSE(note(*model, "nontemporal_store")->written);
 }
 
+/// An even/odd 4-D vector field of `field` (precision and components) with
+/// `layout` (none: the spec leaves it open) and `kernel` lines.
+std::string evenOddField(const std::string &field, const std::string &layout,
+                         const std::string &kernel = "") {
+  std::string yaml = kVectorField;
+  const std::string plain = "field: {precision: double, components: 12, "
+                            "layout: aos}";
+  yaml.replace(yaml.find(plain), plain.size(),
+               "field: {" + field + ", even_odd: true" +
+                   (layout.empty() ? "" : ", layout: " + layout) + "}");
+  return yaml + kernel;
+}
+
+TEST(ChooseOptions, ChoosesTheStorageOfEvenOddFieldsLeftOpen) {
+  struct Case {
+    std::string field;
+    LayoutOrder order;
+    int vector;
+  };
+  // 12 floats: groups of 4 (16 bytes) a load; 8 doubles: pairs. The
+  // choice is the first device's on every device: one storage per spec.
+  for (const Case &c : {Case{"precision: float, components: 12",
+                             LayoutOrder::ComponentMajor, 4},
+                        Case{"precision: double, components: 8",
+                             LayoutOrder::ComponentMajor, 2}}) {
+    SCOPED_TRACE(c.field);
+    for (const DeviceModel *device : knownDevices()) {
+      std::optional<StencilModel> model =
+          modelFromYaml(evenOddField(c.field, ""));
+      ASSERT_TRUE(model);
+      EXPECT_FALSE(model->layoutWritten);
+      chooseOpenOptions(*model, *device);
+      EXPECT_EQ(model->layout.order, c.order) << device->name;
+      EXPECT_EQ(model->layout.vector, c.vector) << device->name;
+      EXPECT_TRUE(model->layout.evenOdd);
+      const KernelOptionNote *layout = note(*model, "layout");
+      ASSERT_TRUE(layout);
+      EXPECT_FALSE(layout->written);
+      EXPECT_EQ(layout->value,
+                "{order: soa, vector: " + std::to_string(c.vector) + "}");
+      EXPECT_NE(layout->reason.find("aos "), std::string::npos)
+          << layout->reason;
+      // Choosing again from the chosen model gives the same storage.
+      chooseOpenOptions(*model, *device);
+      EXPECT_EQ(model->layout.vector, c.vector);
+    }
+  }
+  // A written storage stands, with no note; so does site-major storage
+  // where the spec's vector width rules out groups of a site's values.
+  for (const std::string &yaml :
+       {evenOddField("precision: float, components: 12", "aos"),
+        evenOddField("precision: float, components: 12", "",
+                     "kernel: {vector_width: 4}\n")}) {
+    std::optional<StencilModel> model = modelFromYaml(yaml);
+    ASSERT_TRUE(model);
+    chooseOpenOptions(*model);
+    EXPECT_EQ(model->layout.order, LayoutOrder::SiteMajor) << yaml;
+    EXPECT_EQ(model->layout.vector, 1);
+    const KernelOptionNote *layout = note(*model, "layout");
+    if (model->layoutWritten)
+      EXPECT_FALSE(layout) << yaml;
+    else
+      ASSERT_TRUE(layout && layout->value == "aos") << yaml;
+  }
+  // Whole-lattice fields keep the default: the choice is the hops'.
+  std::string open = kVectorField;
+  open.erase(open.find(", layout: aos"), 13);
+  std::optional<StencilModel> whole = modelFromYaml(open);
+  ASSERT_TRUE(whole);
+  chooseOpenOptions(*whole);
+  EXPECT_EQ(whole->layout.order, LayoutOrder::SiteMajor);
+  EXPECT_FALSE(note(*whole, "layout"));
+}
+
 constexpr const char *kLaplacian3d = R"(name: lap
 grid: {dimensions: 3, boundary: dirichlet}
 field: {precision: float}
