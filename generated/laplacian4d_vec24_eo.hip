@@ -3211,7 +3211,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 128x1x1x1, launch bounds 128 (at least 4 per SM), tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab 1
+// Options: block 32x4x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, 12 of 24 components per thread, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -3226,8 +3226,7 @@ namespace laplacian4d_vec24_eo_tuned3 {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 4)
-laplacian4d_vec24_eo_tuned3_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -3242,7 +3241,10 @@ laplacian4d_vec24_eo_tuned3_kernel(
   // beside them, which read the same neighbours. The launcher checks that a
   // parity has fewer than 2^31 sites; threads past a half's end get t >= nt,
   // which the guard stops.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const unsigned site32 = (blockIdx.x / 2u) * 128u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
   const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
@@ -3255,8 +3257,8 @@ laplacian4d_vec24_eo_tuned3_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 4 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 4};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -3271,71 +3273,104 @@ laplacian4d_vec24_eo_tuned3_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[24];
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[12];
   // Each value is loaded once and feeds every site of the tile that needs it.
-  const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+  const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
-    acc0[c] = w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w1 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u1, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+  const stencil::index_t u2 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u2, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+  const stencil::index_t u3 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u3, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+  const stencil::index_t u5 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u5, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+  const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u6, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+  const stencil::index_t u7 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u7, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
-  const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u8, c, 24, sites)];
-    acc0[c] += w0 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, c0 + j * 4, 24, sites)), r);
+  }
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 4)
-laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT same,
@@ -3346,11 +3381,16 @@ laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int slab,
     const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  // This thread's site: number `site32` of parity 1 in the slab walk: x
+  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
+  // the slab (the last one may be thinner); the launcher checks that a parity
+  // has fewer than 2^31 sites.
+  const unsigned site32 = (blockIdx.x / 2u) * 128u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -3361,13 +3401,19 @@ laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
   rest /= static_cast<unsigned>(nx / 2);
   const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
   rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
+  // `rest` numbers the (z, t) planes slab by slab.
+  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
+  const int t_first = static_cast<int>(rest / slab_planes) * slab;
+  const unsigned slab_slices = static_cast<unsigned>(
+      nt - t_first < slab ? nt - t_first : slab);
+  const unsigned in_slab = rest % slab_planes;
+  const int z = static_cast<int>(in_slab / slab_slices);
+  const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
+  // The slab walk numbers threads in another order than storage.
+  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -3381,62 +3427,101 @@ laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
-  value_type acc0[24];
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[12];
   // The neighbours, all of the other parity.
-  const stencil::index_t u0 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
+  const stencil::index_t u0 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u2 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
+  const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
+  const stencil::index_t u3 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u4 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
+  const stencil::index_t u4 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u5 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
+  const stencil::index_t u5 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u6 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
+  const stencil::index_t u6 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u7 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
+  const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
+  // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
+  // 12 components from c0.
+  stencil::diagonal_hop_mode<24, 4, 12>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites, c0);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, c0 + j * 4, 24, half_sites)), r);
+  }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 4)
-laplacian4d_vec24_eo_tuned3_odd_to_even_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT same,
@@ -3447,11 +3532,16 @@ laplacian4d_vec24_eo_tuned3_odd_to_even_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int slab,
     const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  // This thread's site: number `site32` of parity 0 in the slab walk: x
+  // (halved) and y as stored, then t within its slab of `slab` slices, z, and
+  // the slab (the last one may be thinner); the launcher checks that a parity
+  // has fewer than 2^31 sites.
+  const unsigned site32 = (blockIdx.x / 2u) * 128u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -3462,13 +3552,19 @@ laplacian4d_vec24_eo_tuned3_odd_to_even_kernel(
   rest /= static_cast<unsigned>(nx / 2);
   const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
   rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
+  // `rest` numbers the (z, t) planes slab by slab.
+  const unsigned slab_planes = static_cast<unsigned>(slab) * static_cast<unsigned>(nz);
+  const int t_first = static_cast<int>(rest / slab_planes) * slab;
+  const unsigned slab_slices = static_cast<unsigned>(
+      nt - t_first < slab ? nt - t_first : slab);
+  const unsigned in_slab = rest % slab_planes;
+  const int z = static_cast<int>(in_slab / slab_slices);
+  const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
+  // The slab walk numbers threads in another order than storage.
+  const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -3482,57 +3578,97 @@ laplacian4d_vec24_eo_tuned3_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
-  value_type acc0[24];
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[12];
   // The neighbours, all of the other parity.
-  const stencil::index_t u0 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
+  const stencil::index_t u0 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u2 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
+  const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
+  const stencil::index_t u3 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u4 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
+  const stencil::index_t u4 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u5 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
+  const stencil::index_t u5 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u6 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
+  const stencil::index_t u6 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  const stencil::index_t u7 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
+  const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
+  // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
+  // 12 components from c0.
+  stencil::diagonal_hop_mode<24, 4, 12>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites, c0);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, c0 + j * 4, 24, half_sites)), r);
+  }
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -3571,6 +3707,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned3_kernel, config.grid, config.block, stream,
@@ -3622,6 +3760,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned3_kernel, config.grid, config.block, stream,
@@ -3680,7 +3820,16 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -3699,6 +3848,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned3_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3710,6 +3862,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_even_to_odd_kernel");
 }
@@ -3762,7 +3915,16 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -3781,6 +3943,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned3_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3792,6 +3957,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_odd_to_even_kernel");
 }
@@ -3845,7 +4011,16 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -3864,6 +4039,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned3_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3875,6 +4053,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_even_to_odd_kernel");
 }
@@ -3928,7 +4107,16 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -3947,6 +4135,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned3_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3958,6 +4149,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_odd_to_even_kernel");
 }
