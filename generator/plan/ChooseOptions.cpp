@@ -420,14 +420,15 @@ StencilModel withKernelOptionsOpen(const StencilModel &model) {
 
 namespace {
 
-/// The storage of an even/odd field is chosen when another predicts at
-/// least this much less time than site-major: on the H200 the hops of
-/// fields whose storages the model ranked within 3% measured within 2%
+/// An even/odd field leaves site-major storage only for one the model
+/// predicts to take at most this share of its time: on the H200 the hops
+/// of fields whose storages the model ranked within 3% measured within 2%
 /// (docs/results/tune-h200-*-layouts-*.json), and a spec's storage should
 /// not turn on noise.
 constexpr double kLayoutGain = 0.97;
 
-std::string layoutText(const FieldLayout &layout) {
+/// A field's storage as a spec writes it: "aos", "{order: soa, vector: 2}".
+std::string specLayoutText(const FieldLayout &layout) {
   if (layout.order == LayoutOrder::SiteMajor)
     return "aos";
   return "{order: " + std::string(layoutOrderName(layout.order)) +
@@ -449,6 +450,7 @@ std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model) {
     double fraction = 0;
   };
   std::vector<Weighed> weighed;
+  std::string ruledOut; // why groups were not weighed, if they were not
   for (int vector : {1, 2, 4}) {
     StencilModel m = model;
     m.layoutWritten = true;
@@ -456,11 +458,16 @@ std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model) {
         vector == 1 ? LayoutOrder::SiteMajor : LayoutOrder::ComponentMajor;
     m.layout.block = 1;
     m.layout.vector = vector;
-    if (vector > 1 && !fieldVectorProblem(m, vector).empty())
-      continue;
+    std::string problem =
+        vector > 1 ? fieldVectorProblem(m, vector) : std::string();
     // A written share of a site must hold whole groups.
-    if (!componentSplitProblem(m, m.componentsPerThread()).empty())
+    if (problem.empty())
+      problem = componentSplitProblem(m, m.componentsPerThread());
+    if (!problem.empty()) {
+      if (ruledOut.empty() && vector > 1)
+        ruledOut = "groups of " + std::to_string(vector) + ": " + problem;
       continue;
+    }
     const OptionSearch search = chooseOpenOptions(m, device);
     Weighed w{m.layout, search.chosen.picosecondsPerSite,
               search.chosen.predictedFraction()};
@@ -472,28 +479,36 @@ std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model) {
     }
     weighed.push_back(w);
   }
-  if (weighed.empty())
-    return std::nullopt;
+  if (weighed.empty() || weighed.front().layout.vector != 1)
+    return std::nullopt; // site-major refused: nothing to fall back on
+  // The fastest storage, where it beats site-major by the margin.
   const Weighed &siteMajor = weighed.front();
-  const Weighed *best = &siteMajor;
+  const Weighed *fastest = &siteMajor;
   for (const Weighed &w : weighed)
-    if (w.picoseconds < kLayoutGain * best->picoseconds)
-      best = &w;
+    if (w.picoseconds < fastest->picoseconds)
+      fastest = &w;
+  const Weighed *best =
+      fastest->picoseconds <= kLayoutGain * siteMajor.picoseconds ? fastest
+                                                                  : &siteMajor;
   model.layout = best->layout;
   std::vector<std::string> others;
   for (const Weighed &w : weighed)
     if (&w != best)
-      others.push_back(layoutText(w.layout) + " " + percent(w.fraction));
+      others.push_back(specLayoutText(w.layout) + " " + percent(w.fraction));
   KernelOptionNote note;
   note.option = "layout";
-  note.value = layoutText(best->layout);
+  note.value = specLayoutText(best->layout);
   note.reason =
       "the even/odd hops" +
       std::string(model.hasInner ? " and the inner precision's hops" : "") +
       " predicted at " + percent(best->fraction) +
-      " of the copy bandwidth on " + device.name + " (" +
-      llvm::join(others, ", ") + "; another storage must predict " +
-      percent(1 - kLayoutGain) + " less time than aos)";
+      " of the copy bandwidth on " + device.name;
+  if (others.empty())
+    note.reason += "; the only storage weighed (" + ruledOut + ")";
+  else
+    note.reason += " (" + llvm::join(others, ", ") +
+                   "; another storage must predict " +
+                   percent(1 - kLayoutGain) + " less time than aos)";
   return note;
 }
 

@@ -262,6 +262,7 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       l.order = order;
       l.block = block;
       l.vector = vector;
+      m.layoutWritten = true; // an entry's storage is not the planner's
     } else if (key == "links") {
       if (!m.hasLinkTaps())
         return bad(item, "the stencil has no link taps");
