@@ -267,6 +267,14 @@ Expected<SplitText> splitText(const StencilModel &model,
     return exists ? "&" + scope + function + "_region_generic"
                   : std::string("nullptr");
   };
+  // The box copies the ranks' code holds (planBoxCopies), by function.
+  const std::vector<BoxCopyPlan> copies = planBoxCopies(ranks);
+  auto copy = [&](const std::string &function) {
+    for (const BoxCopyPlan &c : copies)
+      if (c.function == function)
+        return "&" + scope + function;
+    return std::string("nullptr");
+  };
   const bool hops = model.layout.evenOdd;
   const auto [exchangeTable, exchangeReference] = tunedExchangeText(exchanges);
   text.table = exchangeTable +
@@ -274,14 +282,9 @@ Expected<SplitText> splitText(const StencilModel &model,
                "(grid.split) and its\n// policy (grid.exchange).\n"
                "static constexpr stencil::DistributedInfo "
                "distributed = {\n    " +
-               listOf(split) + ", " +
-               (readsCorners(model) ? "true" : "false") + ", &" + scope +
-               "info, &" + scope + "copy_box,\n    " +
-               (model.hasLinkTaps() ? "&" + scope + "copy_link_box"
-                                    : std::string("nullptr")) +
-               ", " +
-               (siteParameterReals(model) > 0 ? "&" + scope + "copy_site_box"
-                                              : std::string("nullptr")) +
+               listOf(split) + ", " + (readsCorners(model) ? "true" : "false") +
+               ", &" + scope + "info, " + copy("copy_box") + ",\n    " +
+               copy("copy_link_box") + ", " + copy("copy_site_box") +
                ",\n    " + entry(true, "apply") + ", " +
                entry(true, "apply_adjoint") + ",\n    " +
                entry(hasFusedDotKernel(ranks), "apply_dot") + ",\n    " +
