@@ -3,7 +3,11 @@
 // tile, loads in the order written), then a CG solve, and prints a table.
 //
 //   stencil_bench [--runs N] [--scale S] [--only SUBSTRING] [--json FILE]
-//                 [--cg-size N] [--cg-iterations N]
+//                 [--cg-size N] [--cg-iterations N] [--kernels-only]
+//
+// --kernels-only times each kernel's rows (spec, tuned, groups along x,
+// planner, naive: docs/performance.md's options table) and skips the
+// Dirac, Schur complement and CG sections.
 //
 // Method (bench/README in docs/performance.md): inputs uniform random in
 // [-1, 1) (never zeros), parameters at their defaults, site parameters
@@ -56,13 +60,17 @@ struct Options {
   /// The 4-D even/odd sections' lattices to run ("32x32x32x64"); empty:
   /// all of them.
   std::vector<std::string> latticeSizes;
+  /// Only each kernel's rows (the options table): no Dirac, Schur or CG
+  /// sections, which take most of a full run's time.
+  bool kernelsOnly = false;
 };
 
 [[noreturn]] void usage(const std::string &message) {
   std::fprintf(stderr,
                "stencil_bench: error: %s\nusage: stencil_bench [--runs N] "
                "[--scale S] [--only SUBSTRING] [--json FILE] [--cg-size N] "
-               "[--cg-iterations N] [--lattice-size NXxNYxNZxNT]...\n",
+               "[--cg-iterations N] [--lattice-size NXxNYxNZxNT]... "
+               "[--kernels-only]\n",
                message.c_str());
   std::exit(1);
 }
@@ -109,6 +117,8 @@ Options parse(int argc, char **argv) {
       o.cgIterations = integer();
     else if (arg == "--lattice-size")
       o.latticeSizes.push_back(value());
+    else if (arg == "--kernels-only")
+      o.kernelsOnly = true;
     else
       usage("unknown option '" + arg + "'");
   }
@@ -712,9 +722,10 @@ int main(int argc, char **argv) {
   std::map<std::string, stencil::CloverField> clovers;
   for (const BenchPair &pair : benchPairs()) {
     const KernelInfo &info = *pair.tuned;
-    if (!info.even_odd || !info.links || info.components != 24 ||
-        (!o.only.empty() && std::string(info.name).find(o.only) ==
-                                std::string::npos &&
+    if (o.kernelsOnly || !info.even_odd || !info.links ||
+        info.components != 24 ||
+        (!o.only.empty() &&
+         std::string(info.name).find(o.only) == std::string::npos &&
          o.only != "lattice"))
       continue;
     for (const std::vector<int> &n :
@@ -893,7 +904,7 @@ int main(int argc, char **argv) {
   // parameter change (a new graph is recorded).
   for (const BenchPair &pair : benchPairs()) {
     const KernelInfo &info = *pair.tuned;
-    if (!info.even_odd || info.shape.dims != 4 ||
+    if (o.kernelsOnly || !info.even_odd || info.shape.dims != 4 ||
         (!o.only.empty() &&
          std::string(info.name).find(o.only) == std::string::npos &&
          o.only != "graphs"))
@@ -1022,7 +1033,7 @@ int main(int argc, char **argv) {
 
   // CG on the 3-D Laplacian, double: a fixed number of iterations.
   for (const BenchPair &pair : benchPairs()) {
-    if (std::string(pair.tuned->name) != "laplacian3d_f64" ||
+    if (o.kernelsOnly || std::string(pair.tuned->name) != "laplacian3d_f64" ||
         (!o.only.empty() && o.only != "cg"))
       continue;
     const int size =
