@@ -49,8 +49,8 @@ wilson_clover4d_eo_f64_bf16_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -77,135 +77,117 @@ wilson_clover4d_eo_f64_bf16_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -215,7 +197,7 @@ wilson_clover4d_eo_f64_bf16_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -250,8 +232,8 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -278,135 +260,117 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -416,7 +380,7 @@ wilson_clover4d_eo_f64_bf16_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -459,7 +423,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -489,125 +453,109 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -620,7 +568,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -663,7 +611,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -693,125 +641,109 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -824,7 +756,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -868,7 +800,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -898,125 +830,109 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -1029,7 +945,7 @@ wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -1073,7 +989,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -1103,125 +1019,109 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -1234,7 +1134,7 @@ wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -1261,7 +1161,7 @@ wilson_clover4d_eo_f64_bf16_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -1330,7 +1230,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_kernel, config.grid, config.block, stream,
@@ -1409,7 +1309,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_adjoint_kernel, config.grid, config.block, stream,
@@ -1522,7 +1422,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1641,7 +1541,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1760,7 +1660,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1879,7 +1779,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1980,7 +1880,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -2070,8 +1970,8 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -2096,135 +1996,117 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -2234,7 +2116,7 @@ wilson_clover4d_eo_f64_bf16_split_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -2271,8 +2153,8 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -2297,135 +2179,117 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -2435,7 +2299,7 @@ wilson_clover4d_eo_f64_bf16_split_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -2482,7 +2346,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2510,125 +2374,109 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -2641,7 +2489,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -2688,7 +2536,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2716,125 +2564,109 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -2847,7 +2679,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -2895,7 +2727,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2923,125 +2755,109 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -3054,7 +2870,7 @@ wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -3102,7 +2918,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -3130,125 +2946,109 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -3261,7 +3061,7 @@ wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -3288,7 +3088,7 @@ wilson_clover4d_eo_f64_bf16_split_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -3298,13 +3098,13 @@ wilson_clover4d_eo_f64_bf16_split_clover_kernel(
   stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
-/// The halo exchange's box copy for fields (aos): one thread per
+/// The halo exchange's box copy for fields (aosoa in blocks of 32 sites, 2 reals per load): one thread per
 /// real of the box (stencil/box_copy.hpp).
 STENCIL_GLOBAL void wilson_clover4d_eo_f64_bf16_split_copy_box_kernel(
     value_type *STENCIL_RESTRICT field,
     value_type *STENCIL_RESTRICT buffer,
     const stencil::BoxCopyArgs args) {
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const std::int64_t i =
       static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (i < stencil::box_copy_elements(args))
@@ -3384,7 +3184,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_kernel, config.grid, config.block, stream,
@@ -3487,7 +3287,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_adjoint_kernel, config.grid, config.block, stream,
@@ -3624,7 +3424,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3770,7 +3570,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -3916,7 +3716,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -4062,7 +3862,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -4189,7 +3989,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -4331,8 +4131,8 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -4350,153 +4150,135 @@ wilson_clover4d_eo_f64_bf16_split_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u8[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -4531,8 +4313,8 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -4550,153 +4332,135 @@ wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u8[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -4741,7 +4505,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -4762,146 +4526,130 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -4946,7 +4694,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -4967,146 +4715,130 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -5152,7 +4884,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -5173,146 +4905,130 @@ wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -5358,7 +5074,7 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -5379,146 +5095,130 @@ wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -5545,14 +5245,14 @@ wilson_clover4d_eo_f64_bf16_split_inner_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
-  stencil::load_half_site<24, 8>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 8>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 8>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -5613,8 +5313,8 @@ stencil::Status apply(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_kernel, config.grid, config.block, stream,
@@ -5692,8 +5392,8 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -5804,9 +5504,9 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -5923,9 +5623,9 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6042,9 +5742,9 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6161,9 +5861,9 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_split_inner_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -6263,8 +5963,8 @@ stencil::Status clover(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) || !stencil::is_aligned(same, 4))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_split_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -6353,8 +6053,8 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -6374,153 +6074,135 @@ wilson_clover4d_eo_f64_bf16_inner_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u8[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -6555,8 +6237,8 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -6576,153 +6258,135 @@ wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel(
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<false>(acc0, c0, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u8[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -6765,7 +6429,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -6788,146 +6452,130 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -6970,7 +6618,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -6993,146 +6641,130 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -7176,7 +6808,7 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -7199,146 +6831,130 @@ wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, half_sites + site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -7382,7 +6998,7 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -7405,146 +7021,130 @@ wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel(
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // Tap weights.
   const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
+  // A site's components move 2 at a time.
+  using vec_t = stencil::vec<value_type, 2>;
+  using svec_t = stencil::vec<storage_type, 2>; // as the fields store them
   value_type acc0[24];
   // The neighbours, all of the other parity.
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
+  stencil::clover_hop_mode<3, 24, 2>(acc0, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, site, params.A_inverse,
       clover_half_layout, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
+  for (int j = 0; j < 12; ++j) {
     vec_t r;
     STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
+    for (int l = 0; l < 2; ++l)
+      r.v[l] = acc0[j * 2 + l];
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -7571,14 +7171,14 @@ wilson_clover4d_eo_f64_bf16_inner_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
-  stencil::load_half_site<24, 8>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 8>(v, hop_mode, hop_alpha, hop_beta,
+  stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
+  stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
       params.A, clover_layout, parity * half_sites + site,
       params.A_inverse, clover_half_layout, same,
       field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 8>(out, v, field_half_layout, site, half_sites);
+  stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -7639,8 +7239,8 @@ stencil::Status apply(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_kernel, config.grid, config.block, stream,
@@ -7718,8 +7318,8 @@ stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps clover term 'A'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' and 'in' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_adjoint_kernel, config.grid, config.block, stream,
@@ -7830,9 +7430,9 @@ stencil::Status even_to_odd(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -7949,9 +7549,9 @@ stencil::Status odd_to_even(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8068,9 +7668,9 @@ stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8187,9 +7787,9 @@ stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the inverse clover term 'A_inverse'");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) ||
+      (same != nullptr && !stencil::is_aligned(same, 4)))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the 4-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -8289,8 +7889,8 @@ stencil::Status clover(storage_type *out, const storage_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out' overlaps the clover term or its inverse");
   if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 8");
+  if (!stencil::is_aligned(out, 4) || !stencil::is_aligned(in, 4) || !stencil::is_aligned(same, 4))
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner: 'out', 'in' and 'same' must be aligned to 4 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
@@ -8327,1982 +7927,4 @@ stencil::Status clover_generic(void *out, const void *in,
 
 } // namespace wilson_clover4d_eo_f64_bf16_inner
 } // namespace stencilc_kernels
-
-// wilson_clover4d_eo_f64_bf16_inner_tuned0.hip - stencil kernels generated by stencilc 0.1.0 from wilson_clover4d_eo_f64_bf16.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR, bfloat16 inner fields
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab 1
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-#include "stencil/clover_algebra.hpp"
-#include "stencil/dirac.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace wilson_clover4d_eo_f64_bf16_inner_tuned0 {
-namespace {
-
-/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
-/// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_bf16_inner_tuned0_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` in runs of 32 that alternate between
-  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
-  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next run the sites
-  // beside them, which read the same links and neighbours. The launcher checks
-  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
-  // nt, which the guard stops.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  const int parity = static_cast<int>((site32 / 32u) & 1u);
-  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + parity) & 1);
-  if (t >= nt)
-    return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
-  value_type acc0[24];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
-  value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::clover_product<false>(acc0, c0, u4);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u5);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
-  value_type u8[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u8[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u8);
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
-  }
-}
-
-/// 4-D periodic, periodic, periodic, antiperiodic 9-point stencil; 9 loads
-/// and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_bf16_inner_tuned0_adjoint_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` in runs of 32 that alternate between
-  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
-  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next run the sites
-  // beside them, which read the same links and neighbours. The launcher checks
-  // that a parity has fewer than 2^31 sites; threads past a half's end get t >=
-  // nt, which the guard stops.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  const int parity = static_cast<int>((site32 / 32u) & 1u);
-  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + parity) & 1);
-  if (t >= nt)
-    return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
-  value_type acc0[24];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
-  value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::CloverSite<value_type, 3> c0;
-  stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
-  value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::clover_product<false>(acc0, c0, u4);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
-  value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u5);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
-  value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u6);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
-  value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u7);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
-  value_type u8[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u8[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
-  }
-}
-
-/// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const storage_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, half_sites + site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
-  }
-}
-
-/// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const storage_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, 1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
-  }
-}
-
-/// Even-to-odd hopping kernel of A^T: 8 neighbour loads and one store per
-/// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_adjoint_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const storage_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      half_sites + site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      half_sites + site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      half_sites + site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      half_sites + site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, half_sites + site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
-  }
-}
-
-/// Odd-to-even hopping kernel of A^T: 8 neighbour loads and one store per
-/// thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_adjoint_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const storage_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const value_type t_m1_sign = t < 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  const value_type t_p1_sign = t >= nt - 1 ? static_cast<value_type>(-1) : static_cast<value_type>(1);
-  // Links params.U: 4 3x3 complex matrices per site, two rows stored (the third rebuilt), aosoa in blocks of 32 sites, 2 reals per load (stencil/link_algebra.hpp).
-  constexpr stencil::Layout link_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Clover term params.A: two Hermitian 6x6 blocks per site, 72 reals, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  // Its inverse params.A_inverse on the output parity's half, in its own site order.
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-0.5);
-  // A site's components move 8 at a time.
-  using vec_t = stencil::vec<value_type, 8>;
-  using svec_t = stencil::vec<storage_type, 8>; // as the fields store them
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  stencil::LinkMatrix<value_type, 3> l0;
-  stencil::load_link<3, 12>(l0, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
-  value_type u0[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u0[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<true, true, 3, -1>(acc0, (t_m1_sign * w0), l0, u0);
-  stencil::LinkMatrix<value_type, 3> l1;
-  stencil::load_link<3, 12>(l1, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
-  value_type u1[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u1[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l1, u1);
-  stencil::LinkMatrix<value_type, 3> l2;
-  stencil::load_link<3, 12>(l2, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
-  value_type u2[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u2[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
-  stencil::LinkMatrix<value_type, 3> l3;
-  stencil::load_link<3, 12>(l3, params.U, link_layout,
-      half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
-  value_type u3[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u3[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l3, u3);
-  stencil::LinkMatrix<value_type, 3> l4;
-  stencil::load_link<3, 12>(l4, params.U, link_layout,
-      site, 0, 4, 2 * half_sites);
-  value_type u4[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u4[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l4, u4);
-  stencil::LinkMatrix<value_type, 3> l5;
-  stencil::load_link<3, 12>(l5, params.U, link_layout,
-      site, 1, 4, 2 * half_sites);
-  value_type u5[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u5[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l5, u5);
-  stencil::LinkMatrix<value_type, 3> l6;
-  stencil::load_link<3, 12>(l6, params.U, link_layout,
-      site, 2, 4, 2 * half_sites);
-  value_type u6[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u6[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l6, u6);
-  stencil::LinkMatrix<value_type, 3> l7;
-  stencil::load_link<3, 12>(l7, params.U, link_layout,
-      site, 3, 4, 2 * half_sites);
-  value_type u7[24];
-  {
-    const svec_t *from = reinterpret_cast<const svec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
-    STENCIL_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      const vec_t v = stencil::widen(from[j]);
-      STENCIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        u7[j * 8 + l] = v.v[l];
-    }
-  }
-  stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
-  // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
-  // of this site (its inverse precomputed on this parity).
-  stencil::clover_hop_mode<3, 24, 8>(acc0, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, site, params.A_inverse,
-      clover_half_layout, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int j = 0; j < 3; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      r.v[l] = acc0[j * 8 + l];
-    STENCIL_STORE(&reinterpret_cast<svec_t *>(out + (site) * 24)[j], stencil::narrow<storage_type>(r));
-  }
-}
-
-/// The clover term alone on one parity's sites: out = beta A^-1 in or alpha A
-/// same + beta in (stencil::HopMode, the hop replaced by the identity).
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(128, 1)
-wilson_clover4d_eo_f64_bf16_inner_tuned0_clover_kernel(
-    storage_type *STENCIL_RESTRICT out,
-    const storage_type *STENCIL_RESTRICT in,
-    const storage_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int parity,
-    const unsigned half_sites32,
-    const Params params) {
-  // This thread's site: number `site` of `parity` in storage order.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
-  if (site32 >= half_sites32)
-    return;
-  const stencil::index_t site = site32;
-  const stencil::index_t half_sites = half_sites32;
-  // params.A on the whole lattice, its inverse on this parity's
-  // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
-  constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
-  constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
-  value_type v[24];
-  stencil::load_half_site<24, 8>(v, in, field_half_layout, site, half_sites);
-  stencil::clover_hop_mode<3, 24, 8>(v, hop_mode, hop_alpha, hop_beta,
-      params.A, clover_layout, parity * half_sites + site,
-      params.A_inverse, clover_half_layout, same,
-      field_half_layout, site, half_sites);
-  stencil::store_half_site<24, 8>(out, v, field_half_layout, site, half_sites);
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(storage_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(storage_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(storage_type *out, const storage_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
-  if (params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
-  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return apply(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: the transposed stencil, offsets negated.
-stencil::Status apply_adjoint(storage_type *out, const storage_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
-  if (params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
-  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_adjoint_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return apply_adjoint(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// Odd sites from even ones: the block A_oe.
-stencil::Status even_to_odd(storage_type *out, const storage_type *in,
-    const storage_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_kernel");
-}
-
-stencil::Status even_to_odd_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return even_to_odd(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the block A_eo.
-stencil::Status odd_to_even(storage_type *out, const storage_type *in,
-    const storage_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_kernel");
-}
-
-stencil::Status odd_to_even_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return odd_to_even(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Odd sites from even ones: the transposed stencil's block (A_eo)^T.
-stencil::Status even_to_odd_adjoint(storage_type *out, const storage_type *in,
-    const storage_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_even_to_odd_adjoint_kernel");
-}
-
-stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return even_to_odd_adjoint(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the transposed stencil's block (A_oe)^T.
-stencil::Status odd_to_even_adjoint(storage_type *out, const storage_type *in,
-    const storage_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "wilson_clover4d_eo_f64_bf16_inner_tuned0: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  if (params.U == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' has no array");
-  if (overlaps(out, values, params.U, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 48))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps link field 'U'");
-  if (!stencil::is_aligned(params.U, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: link field 'U' must be aligned to 8 bytes for the 8-byte loads of links.layout.vector");
-  if (mode == stencil::kDiagonalPlusHop && params.A == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' has no array; StencilOperator::upload_clover computes it from the links");
-  if (params.A != nullptr && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: kInverseDiagonalHop needs the inverse clover term 'A_inverse' on the output parity, from StencilOperator::upload_clover");
-  if (params.A_inverse != nullptr && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the inverse clover term 'A_inverse'");
-  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the 8-byte loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
-      (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 8");
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_odd_to_even_adjoint_kernel");
-}
-
-stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return odd_to_even_adjoint(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// The clover term alone on the sites of `parity`.
-stencil::Status clover(storage_type *out, const storage_type *in,
-    const storage_type *same, stencil::HopMode mode, double alpha,
-    double beta, int parity, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (status.ok()) {
-    status = stencil::check_layout(info().links->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("link field 'U': " + status.message());
-  }
-  if (status.ok()) {
-    status = stencil::check_layout(info().clover->layout, dims, n, boundary);
-    if (!status.ok())
-      status = stencil::Status::failure("clover term 'A': " + status.message());
-  }
-  if (!status.ok())
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: " + status.message());
-  if (parity != 0 && parity != 1)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover: parity " +
-                                    std::to_string(parity) +
-                                    " is neither 0, even, nor 1, odd");
-  const std::int64_t half_sites = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2 / components;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: " + std::to_string(half_sites) +
-        " sites per parity exceed the clover kernel's 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && (same == nullptr || params.A == nullptr))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: clover with kDiagonalPlusHop needs the 'same' field and the clover term 'A'");
-  if (mode == stencil::kInverseDiagonalHop && params.A_inverse == nullptr)
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: clover with kInverseDiagonalHop needs the inverse clover term 'A_inverse' of this parity");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps 'in' or 'same'; the kernel cannot run in place");
-  if ((params.A && overlaps(out, values, params.A, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72)) ||
-      (params.A_inverse && overlaps(out, values, params.A_inverse, static_cast<std::int64_t>(extents.nx) * static_cast<std::int64_t>(extents.ny) * static_cast<std::int64_t>(extents.nz) * static_cast<std::int64_t>(extents.nt) * 72 / 2)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out' overlaps the clover term or its inverse");
-  if (!stencil::is_aligned(params.A, 8) || !stencil::is_aligned(params.A_inverse, 8))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: clover term 'A' and its inverse must be aligned to 8 bytes for the loads of clover.layout.vector");
-  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_inner_tuned0: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 8");
-  stencil::LaunchConfig config;
-  config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
-  STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_inner_tuned0_clover_kernel, config.grid, config.block, stream,
-      out, in, same, static_cast<int>(mode), static_cast<value_type>(alpha),
-      static_cast<value_type>(beta), parity,
-      static_cast<unsigned>(half_sites), params);
-  return stencil::launch_status("wilson_clover4d_eo_f64_bf16_inner_tuned0_clover_kernel");
-}
-
-stencil::Status clover_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta, int parity,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  typed_params.csw = static_cast<value_type>(params[1]);
-  typed_params.U = fields ? static_cast<const value_type *>(fields[2]) : nullptr;
-  typed_params.A = fields ? static_cast<const value_type *>(fields[3]) : nullptr;
-  typed_params.A_inverse = fields ? static_cast<const value_type *>(fields[4]) : nullptr;
-  return clover(static_cast<storage_type *>(out),
-      static_cast<const storage_type *>(in),
-      static_cast<const storage_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, parity,
-      typed_extents, typed_params, stream);
-}
-
-} // namespace wilson_clover4d_eo_f64_bf16_inner_tuned0
-} // namespace stencilc_kernels
-
 

@@ -49,8 +49,8 @@ wilson_clover4d_eo_f64_bf16_auto_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -232,8 +232,8 @@ wilson_clover4d_eo_f64_bf16_auto_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -423,7 +423,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -457,7 +457,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -470,7 +470,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -483,7 +483,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -496,7 +496,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -509,7 +509,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -522,7 +522,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -535,7 +535,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -548,14 +548,14 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -568,7 +568,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -611,7 +611,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -645,7 +645,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -658,7 +658,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -671,7 +671,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -684,7 +684,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -697,7 +697,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -710,7 +710,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -723,7 +723,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -736,14 +736,14 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -756,7 +756,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -800,7 +800,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -834,7 +834,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -847,7 +847,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -860,7 +860,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -873,7 +873,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -886,7 +886,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -899,7 +899,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -912,7 +912,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -925,14 +925,14 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -945,7 +945,7 @@ wilson_clover4d_eo_f64_bf16_auto_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -989,7 +989,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -1023,7 +1023,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -1036,7 +1036,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -1049,7 +1049,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -1062,7 +1062,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -1075,7 +1075,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -1088,7 +1088,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -1101,7 +1101,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -1114,14 +1114,14 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -1134,7 +1134,7 @@ wilson_clover4d_eo_f64_bf16_auto_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -1161,7 +1161,7 @@ wilson_clover4d_eo_f64_bf16_auto_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -1970,8 +1970,8 @@ wilson_clover4d_eo_f64_bf16_auto_split_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -2153,8 +2153,8 @@ wilson_clover4d_eo_f64_bf16_auto_split_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -2346,7 +2346,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2378,7 +2378,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -2391,7 +2391,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -2404,7 +2404,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -2417,7 +2417,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -2430,7 +2430,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -2443,7 +2443,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -2456,7 +2456,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -2469,14 +2469,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -2489,7 +2489,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -2536,7 +2536,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2568,7 +2568,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -2581,7 +2581,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -2594,7 +2594,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -2607,7 +2607,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -2620,7 +2620,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -2633,7 +2633,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -2646,7 +2646,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -2659,14 +2659,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -2679,7 +2679,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -2727,7 +2727,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2759,7 +2759,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -2772,7 +2772,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -2785,7 +2785,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -2798,7 +2798,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -2811,7 +2811,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -2824,7 +2824,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -2837,7 +2837,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -2850,14 +2850,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -2870,7 +2870,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -2918,7 +2918,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1 ||
       !stencil::region_takes(region, x, y, z, t, 1, 1, 1, 1))
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -2950,7 +2950,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -2963,7 +2963,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -2976,7 +2976,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -2989,7 +2989,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -3002,7 +3002,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -3015,7 +3015,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -3028,7 +3028,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -3041,14 +3041,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites));
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -3061,7 +3061,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -3088,7 +3088,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -3098,13 +3098,13 @@ wilson_clover4d_eo_f64_bf16_auto_split_clover_kernel(
   stencil::store_half_site<24, 2>(out, v, field_half_layout, site, half_sites);
 }
 
-/// The halo exchange's box copy for fields (soa, 2 reals per load): one thread per
+/// The halo exchange's box copy for fields (aosoa in blocks of 32 sites, 2 reals per load): one thread per
 /// real of the box (stencil/box_copy.hpp).
 STENCIL_GLOBAL void wilson_clover4d_eo_f64_bf16_auto_split_copy_box_kernel(
     value_type *STENCIL_RESTRICT field,
     value_type *STENCIL_RESTRICT buffer,
     const stencil::BoxCopyArgs args) {
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const std::int64_t i =
       static_cast<std::int64_t>(blockIdx.x) * 256 + threadIdx.x;
   if (i < stencil::box_copy_elements(args))
@@ -4131,8 +4131,8 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -4313,8 +4313,8 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -4505,7 +4505,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -4538,7 +4538,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -4551,7 +4551,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -4564,7 +4564,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -4577,7 +4577,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -4590,7 +4590,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -4603,7 +4603,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -4616,7 +4616,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -4629,14 +4629,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -4649,7 +4649,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -4694,7 +4694,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -4727,7 +4727,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -4740,7 +4740,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -4753,7 +4753,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -4766,7 +4766,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -4779,7 +4779,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -4792,7 +4792,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -4805,7 +4805,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -4818,14 +4818,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -4838,7 +4838,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -4884,7 +4884,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + 1) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -4917,7 +4917,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -4930,7 +4930,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -4943,7 +4943,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -4956,7 +4956,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -4969,7 +4969,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -4982,7 +4982,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -4995,7 +4995,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -5008,14 +5008,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -5028,7 +5028,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -5074,7 +5074,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + 0) & 1);
   if (z < 1 || z >= nz - 1 || t < 1 || t >= nt - 1)
     return;
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -5107,7 +5107,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -5120,7 +5120,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -5133,7 +5133,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -5146,7 +5146,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -5159,7 +5159,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -5172,7 +5172,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -5185,7 +5185,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -5198,14 +5198,14 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, w0, l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -5218,7 +5218,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -5245,7 +5245,7 @@ wilson_clover4d_eo_f64_bf16_auto_split_inner_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -6053,8 +6053,8 @@ wilson_clover4d_eo_f64_bf16_auto_inner_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -6237,8 +6237,8 @@ wilson_clover4d_eo_f64_bf16_auto_inner_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: soa, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 2};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -6429,7 +6429,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -6464,7 +6464,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -6477,7 +6477,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -6490,7 +6490,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -6503,7 +6503,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -6516,7 +6516,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -6529,7 +6529,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -6542,7 +6542,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -6555,14 +6555,14 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -6575,7 +6575,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -6618,7 +6618,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -6653,7 +6653,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -6666,7 +6666,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -6679,7 +6679,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -6692,7 +6692,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -6705,7 +6705,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -6718,7 +6718,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -6731,7 +6731,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -6744,14 +6744,14 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -6764,7 +6764,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -6808,7 +6808,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -6843,7 +6843,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -6856,7 +6856,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -6869,7 +6869,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -6882,7 +6882,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -6895,7 +6895,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -6908,7 +6908,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -6921,7 +6921,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -6934,14 +6934,14 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -6954,7 +6954,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -6998,7 +6998,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, soa, 2 reals per load within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -7033,7 +7033,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u0[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u0_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u0[j * 2 + l] = v.v[l];
@@ -7046,7 +7046,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u1[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u1_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u1[j * 2 + l] = v.v[l];
@@ -7059,7 +7059,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u2[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u2_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u2[j * 2 + l] = v.v[l];
@@ -7072,7 +7072,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u3[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u3_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u3[j * 2 + l] = v.v[l];
@@ -7085,7 +7085,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u4[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u4_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u4[j * 2 + l] = v.v[l];
@@ -7098,7 +7098,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u5[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u5_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u5[j * 2 + l] = v.v[l];
@@ -7111,7 +7111,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u6[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u6_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u6[j * 2 + l] = v.v[l];
@@ -7124,14 +7124,14 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
   value_type u7[24];
   STENCIL_UNROLL
   for (int j = 0; j < 12; ++j) {
-    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(1, 1, 2, u7_site, j * 2, 24, half_sites)));
+    const vec_t v = stencil::widen(*reinterpret_cast<const svec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites)));
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in soa, 2 reals per load.
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -7144,7 +7144,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(1, 1, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
+    STENCIL_STORE(reinterpret_cast<svec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), stencil::narrow<storage_type>(r));
   }
 }
 
@@ -7171,7 +7171,7 @@ wilson_clover4d_eo_f64_bf16_auto_inner_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 2};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,

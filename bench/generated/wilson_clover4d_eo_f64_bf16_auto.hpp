@@ -87,9 +87,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: soa, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {1, 1, {1, 1, 1, 1}, 1, 2};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 2};
   return value;
 }
 
@@ -217,7 +217,7 @@ inline const stencil::KernelInfo &info() {
       2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "cd511ee518d25bcc",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=soa:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr, nullptr};
   return value;
@@ -265,9 +265,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: soa, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {1, 1, {1, 1, 1, 1}, 1, 2};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 2};
   return value;
 }
 
@@ -432,7 +432,7 @@ inline const stencil::KernelInfo &info() {
       2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "dc37d3cbe493b03a",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=soa:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_split_inner::info, nullptr};
   return value;
@@ -499,9 +499,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: soa, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {1, 1, {1, 1, 1, 1}, 1, 2};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 2};
   return value;
 }
 
@@ -629,7 +629,7 @@ inline const stencil::KernelInfo &info() {
       2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "b4b04b43821e0c89",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=soa:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr, nullptr};
   return value;
@@ -677,9 +677,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: soa, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {1, 1, {1, 1, 1, 1}, 1, 2};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 2};
   return value;
 }
 
@@ -817,7 +817,7 @@ inline const stencil::KernelInfo &info() {
       2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "ca0381fb0ce35d96",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=soa:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       &distributed, &stencilc_kernels::wilson_clover4d_eo_f64_bf16_auto_inner::info, nullptr};
   return value;

@@ -49,8 +49,8 @@ wilson_clover4d_eo_f64_bf16_naive_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -76,136 +76,118 @@ wilson_clover4d_eo_f64_bf16_naive_kernel(
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<true>(acc0, c0, u0);
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, -1>(acc0, w0, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -215,7 +197,7 @@ wilson_clover4d_eo_f64_bf16_naive_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -250,8 +232,8 @@ wilson_clover4d_eo_f64_bf16_naive_adjoint_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aos, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -277,136 +259,118 @@ wilson_clover4d_eo_f64_bf16_naive_adjoint_kernel(
   // Each value is loaded once and feeds every site of the tile that needs it.
   stencil::CloverSite<value_type, 3> c0;
   stencil::load_clover(c0, params.A, clover_layout, stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), sites);
+  const stencil::index_t u0_site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::clover_product<true>(acc0, c0, u0);
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u1_site = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, -1>(acc0, w0, l0, u1);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 0, 4, sites);
+  const stencil::index_t u2_site = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u2);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u3_site = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u3);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 1, 4, sites);
+  const stencil::index_t u4_site = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u4);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u5_site = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u5);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 2, 4, sites);
+  const stencil::index_t u6_site = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u6);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u7_site = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u7);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt), 3, 4, sites);
+  const stencil::index_t u8_site = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   value_type u8[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8_site, j * 2, 24, sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u8[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u8[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u8);
   // Store the tile's sites that lie inside the update region.
@@ -416,7 +380,7 @@ wilson_clover4d_eo_f64_bf16_naive_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 2, 24, sites)), r);
   }
 }
 
@@ -452,7 +416,7 @@ wilson_clover4d_eo_f64_bf16_naive_even_to_odd_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -481,125 +445,109 @@ wilson_clover4d_eo_f64_bf16_naive_even_to_odd_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -612,7 +560,7 @@ wilson_clover4d_eo_f64_bf16_naive_even_to_odd_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -648,7 +596,7 @@ wilson_clover4d_eo_f64_bf16_naive_odd_to_even_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -677,125 +625,109 @@ wilson_clover4d_eo_f64_bf16_naive_odd_to_even_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, false, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, -1>(acc0, (t_p1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 3, 1>(acc0, (t_m1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -808,7 +740,7 @@ wilson_clover4d_eo_f64_bf16_naive_odd_to_even_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -845,7 +777,7 @@ wilson_clover4d_eo_f64_bf16_naive_even_to_odd_adjoint_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -874,125 +806,109 @@ wilson_clover4d_eo_f64_bf16_naive_even_to_odd_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       half_sites + site, 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       half_sites + site, 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       half_sites + site, 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       half_sites + site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -1005,7 +921,7 @@ wilson_clover4d_eo_f64_bf16_naive_even_to_odd_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -1042,7 +958,7 @@ wilson_clover4d_eo_f64_bf16_naive_odd_to_even_adjoint_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aos within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 2 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -1071,125 +987,109 @@ wilson_clover4d_eo_f64_bf16_naive_odd_to_even_adjoint_kernel(
   stencil::LinkMatrix<value_type, 3> l0;
   stencil::load_link<3, 12>(l0, params.U, link_layout,
       half_sites + stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz), 0, 4, 2 * half_sites);
+  const stencil::index_t u0_site = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   value_type u0[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u0_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u0[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u0[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<true, true, 0, -1>(acc0, w0, l0, u0);
   stencil::LinkMatrix<value_type, 3> l1;
   stencil::load_link<3, 12>(l1, params.U, link_layout,
       site, 0, 4, 2 * half_sites);
+  const stencil::index_t u1_site = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   value_type u1[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u1_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u1[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u1[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 0, 1>(acc0, w0, l1, u1);
   stencil::LinkMatrix<value_type, 3> l2;
   stencil::load_link<3, 12>(l2, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz), 1, 4, 2 * half_sites);
+  const stencil::index_t u2_site = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   value_type u2[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u2_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u2[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u2[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 1, -1>(acc0, w0, l2, u2);
   stencil::LinkMatrix<value_type, 3> l3;
   stencil::load_link<3, 12>(l3, params.U, link_layout,
       site, 1, 4, 2 * half_sites);
+  const stencil::index_t u3_site = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   value_type u3[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u3_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u3[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u3[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 1, 1>(acc0, w0, l3, u3);
   stencil::LinkMatrix<value_type, 3> l4;
   stencil::load_link<3, 12>(l4, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz), 2, 4, 2 * half_sites);
+  const stencil::index_t u4_site = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   value_type u4[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u4_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u4[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u4[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 2, -1>(acc0, w0, l4, u4);
   stencil::LinkMatrix<value_type, 3> l5;
   stencil::load_link<3, 12>(l5, params.U, link_layout,
       site, 2, 4, 2 * half_sites);
+  const stencil::index_t u5_site = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   value_type u5[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u5_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u5[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u5[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 2, 1>(acc0, w0, l5, u5);
   stencil::LinkMatrix<value_type, 3> l6;
   stencil::load_link<3, 12>(l6, params.U, link_layout,
       half_sites + stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz), 3, 4, 2 * half_sites);
+  const stencil::index_t u6_site = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   value_type u6[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u6_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u6[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u6[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, true, 3, -1>(acc0, (t_m1_sign * w0), l6, u6);
   stencil::LinkMatrix<value_type, 3> l7;
   stencil::load_link<3, 12>(l7, params.U, link_layout,
       site, 3, 4, 2 * half_sites);
+  const stencil::index_t u7_site = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   value_type u7[24];
-  {
-    const vec_t *from = reinterpret_cast<const vec_t *>(in + (stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz)) * 24);
+  STENCIL_UNROLL
+  for (int j = 0; j < 12; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 2, u7_site, j * 2, 24, half_sites));
     STENCIL_UNROLL
-    for (int j = 0; j < 12; ++j) {
-      const vec_t v = from[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        u7[j * 2 + l] = v.v[l];
-    }
+    for (int l = 0; l < 2; ++l)
+      u7[j * 2 + l] = v.v[l];
   }
   stencil::spin_link_times<false, false, 3, 1>(acc0, (t_p1_sign * w0), l7, u7);
-  // `same`: a half field in aos.
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 2 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   // out = beta H in (kHop), beta A^-1 H in (kInverseDiagonalHop) or
   // alpha A same + beta H in (kDiagonalPlusHop), A the clover term
   // of this site (its inverse precomputed on this parity).
@@ -1202,7 +1102,7 @@ wilson_clover4d_eo_f64_bf16_naive_odd_to_even_adjoint_kernel(
     STENCIL_UNROLL
     for (int l = 0; l < 2; ++l)
       r.v[l] = acc0[j * 2 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24)[j], r);
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 2, site, j * 2, 24, half_sites)), r);
   }
 }
 
@@ -1229,7 +1129,7 @@ wilson_clover4d_eo_f64_bf16_naive_clover_kernel(
   // half, aosoa in blocks of 32 sites, 2 reals per load (stencil/clover_algebra.hpp).
   constexpr stencil::Layout clover_layout = {2, 32, {1, 1, 1, 1}, 1, 2};
   constexpr stencil::Layout clover_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
-  constexpr stencil::Layout field_half_layout = {0, 1, {1, 1, 1, 1}};
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 2};
   value_type v[24];
   stencil::load_half_site<24, 2>(v, in, field_half_layout, site, half_sites);
   stencil::clover_hop_mode<3, 24, 2>(v, hop_mode, hop_alpha, hop_beta,
@@ -1298,7 +1198,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_naive_kernel, config.grid, config.block, stream,
@@ -1377,7 +1277,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_naive_adjoint_kernel, config.grid, config.block, stream,
@@ -1487,7 +1387,7 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1602,7 +1502,7 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1717,7 +1617,7 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_naive_even_to_odd_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1832,7 +1732,7 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the 16-byte loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
       (same != nullptr && !stencil::is_aligned(same, 16)))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 2");
   STENCIL_LAUNCH(wilson_clover4d_eo_f64_bf16_naive_odd_to_even_adjoint_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -1932,7 +1832,7 @@ stencil::Status clover(value_type *out, const value_type *in,
   if (!stencil::is_aligned(params.A, 16) || !stencil::is_aligned(params.A_inverse, 16))
     return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: clover term 'A' and its inverse must be aligned to 16 bytes for the loads of clover.layout.vector");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) || !stencil::is_aligned(same, 16))
-    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of kernel.vector_width 2");
+    return stencil::Status::failure("wilson_clover4d_eo_f64_bf16_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the accesses of field.layout.vector 2");
   stencil::LaunchConfig config;
   config.block.x = 128u;
   config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);

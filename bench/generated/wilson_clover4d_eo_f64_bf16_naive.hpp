@@ -50,9 +50,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: aos, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 2 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {0, 1, {1, 1, 1, 1}, 1};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 2};
   return value;
 }
 
@@ -180,7 +180,7 @@ inline const stencil::KernelInfo &info() {
       2376, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "ca0381fb0ce35d96",
-      "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aos; vector_width=2; links=aosoa:32:v2; clover=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; min_blocks_per_sm=1; layout=aosoa:32:v2; vector_width=1; links=aosoa:32:v2; clover=aosoa:32:v2; slab=1", 0, nullptr, {true, 2, {4, 3, 1, 1}},
       &links, nullptr, &clover,
       nullptr, nullptr, nullptr};
   return value;

@@ -427,8 +427,10 @@ TEST(HostKernelEntries, EveryDeviceEntryMatchesTheNaiveReference) {
   std::printf("%d device entries checked (%d on bfloat16 fields)\n", checked,
               bfloat16);
   EXPECT_GT(checked, 0) << "no shipped spec has a device's entry";
-  // laplacian3d_f64_bf16's and wilson_clover4d_eo_f64_bf16's inner entries.
-  EXPECT_GE(bfloat16, 2);
+  // laplacian3d_f64_bf16's inner entry (wilson_clover4d_eo_f64_bf16's H100
+  // inner entry went with its site-major spinors; its kernels in blocks of
+  // 32 sites are the HostKernelRole cases).
+  EXPECT_GE(bfloat16, 1);
 }
 
 // kernel.march: a block's chunk of planes fills about two whole waves of
