@@ -23,7 +23,7 @@ Status SchurComplement::create_on_rank(const StencilOperator &A,
   // The spec's storage, the same on every rank.
   if (!A.info().even_odd)
     return Status::failure_on_every_rank(
-        std::string(A.info().name) +
+        std::string(A.stencil_name()) +
         ": the even/odd Schur complement needs fields stored even/odd "
         "('field.even_odd: true' in the spec)");
   SchurComplement S;

@@ -63,13 +63,8 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
     if (!parsed.ok())
       return Status::failure(path + ":" + std::to_string(entry.line) + ": " +
                              parsed.message());
-    // As `stencilc generate --tune-cache` reads it: a time it can print.
-    char *end = nullptr;
-    const double ms = std::strtod(entry.ms.c_str(), &end);
-    if (entry.ms.empty() || *end != '\0' || !std::isfinite(ms) || ms <= 0)
-      return Status::failure(path + ":" + std::to_string(entry.line) +
-                             ": '" + entry.ms +
-                             "' is not a time in ms (a positive number)");
+    // read_tuning_cache checked its time and rate, as `stencilc generate
+    // --tune-cache` does.
     bool same = true;
     for (int axis = 0; axis < dims; ++axis)
       same = same && recorded[axis] == grid[axis];
@@ -171,6 +166,22 @@ Status parse_exchange_options(const std::string &text, int dims, int *grid,
   return Status();
 }
 
+Status check_exchange_environment() {
+  if (const char *asked = environment_value("STENCILC_EXCHANGE")) {
+    const std::string value = asked;
+    if (value != "peer" && value != "staged" && value != "gpu-aware")
+      return Status::failure("STENCILC_EXCHANGE='" + value +
+                             "': expected peer, staged or gpu-aware");
+  }
+  if (const char *asked = environment_value("STENCILC_OVERLAP")) {
+    const std::string value = asked;
+    if (value != "on" && value != "off")
+      return Status::failure("STENCILC_OVERLAP='" + value +
+                             "': expected on or off");
+  }
+  return Status();
+}
+
 Status select_exchange(const KernelInfo &spec, const int *extents,
                        const int *grid, const std::string &device,
                        ExchangeSelection &out) {
@@ -208,20 +219,15 @@ Status select_exchange(const KernelInfo &spec, const int *extents,
                       " ms per application when tuned)";
   }
   std::string source = found ? "the tuning cache" : "the spec's grid.exchange";
+  STENCIL_TRY(check_exchange_environment());
   if (const char *asked = environment_value("STENCILC_EXCHANGE")) {
     const std::string value = asked;
-    if (value != "peer" && value != "staged" && value != "gpu-aware")
-      return Status::failure("STENCILC_EXCHANGE='" + value +
-                             "': expected peer, staged or gpu-aware");
     transport_named(value, out.options.transport);
     out.description += "; transport " + value + " (STENCILC_EXCHANGE)";
     source = "STENCILC_EXCHANGE";
   }
   if (const char *asked = environment_value("STENCILC_OVERLAP")) {
     const std::string value = asked;
-    if (value != "on" && value != "off")
-      return Status::failure("STENCILC_OVERLAP='" + value +
-                             "': expected on or off");
     out.options.overlap = value == "on";
     out.description += "; overlap " + value + " (STENCILC_OVERLAP)";
   }

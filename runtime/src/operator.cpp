@@ -4,6 +4,7 @@
 #include "stencil/clover.hpp"
 #include "stencil/coefficients.hpp"
 #include "stencil/device.hpp"
+#include "stencil/environment.hpp"
 #include "stencil/exchange_choice.hpp"
 #include "stencil/link_algebra.hpp"
 #include "stencil/scatter.hpp"
@@ -53,6 +54,7 @@ std::string number_text(double value) {
 
 Status StencilOperator::create(const KernelInfo &spec, const int *extents,
                                StencilOperator &out, Kernels kernels) {
+  STENCIL_TRY(check_environment());
   KernelSelection selection{&spec, "the kernels given"};
   if (kernels == Kernels::Tuned)
     STENCIL_TRY(select_kernels(spec, extents, device_name(), selection));
@@ -1319,16 +1321,48 @@ Status StencilOperator::check_spd_on_rank() const {
   if (symbol_positive_definite(shape.dims, offsets, weights, minimum,
                                boundary))
     return Status();
+  // Not on every lattice; on this one, with the momenta its extents allow
+  // (the whole lattice's, on ranks)?
+  int extents[kMaxDims];
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    extents[axis] =
+        decomposition_ ? decomposition_->global[axis] : lattice_.extents[axis];
+  const double tolerance = 1e-12 * (minimum.scale > 0 ? minimum.scale : 1.0);
+  const double bound =
+      info_->links ? std::numeric_limits<double>::quiet_NaN()
+                   : separable_lattice_bound(shape.dims, offsets, weights,
+                                             boundary, extents);
+  if (bound > tolerance)
+    return Status();
+  char value[64];
   std::string theta;
-  for (int axis = 0; axis < shape.dims; ++axis)
-    theta += (axis ? ", " : "") + std::to_string(minimum.theta[axis]);
+  for (int axis = 0; axis < shape.dims; ++axis) {
+    std::snprintf(value, sizeof value, "%s%.6g", axis ? ", " : "",
+                  minimum.theta[axis]);
+    theta += value;
+  }
+  std::snprintf(value, sizeof value, "%.6g", minimum.value);
+  std::string message =
+      name +
+      " is not positive definite with these parameter values: its "
+      "symbol sum_o c_o cos(theta . o) reaches " +
+      value + " at theta = (" + theta + ")";
+  if (!std::isnan(bound)) {
+    // Exact where every axis wraps; a Dirichlet section only bounds it.
+    bool dirichlet = false;
+    for (int axis = 0; axis < shape.dims; ++axis)
+      dirichlet |= boundary[axis] == 0;
+    std::snprintf(value, sizeof value, "%.6g", bound);
+    message += dirichlet ? ", and at least " + std::string(value) +
+                               " on this lattice's extents and boundaries"
+                         : ", and " + std::string(value) +
+                               " at the momenta this lattice's extents and "
+                               "boundaries allow";
+  }
   return Status::failure(
-      name + " is not positive definite with these parameter values: its "
-             "symbol sum_o c_o cos(theta . o) reaches " +
-      std::to_string(minimum.value) + " at theta = (" + theta +
-      "); it must be positive at the momenta the lattice's boundaries "
-      "allow (a zero is accepted only where no lattice reaches it: see "
-      "stencil/symbol.hpp); use CGNR or a positive shift");
+      message + "; it must be positive there (a zero is accepted only where "
+                "no lattice reaches it: see stencil/symbol.hpp); use CGNR or a "
+                "positive shift");
 }
 
 Status StencilOperator::check_unitary_links() const {
@@ -1368,12 +1402,13 @@ Status StencilOperator::check_unitary_links() const {
   const double worst = U.worst_link(site, mu, /*determinant=*/false);
   if (worst <= tolerance)
     return Status();
-  return Status::failure(
-      std::string(stencil_name()) + ": CG needs unitary links (definiteness "
-      "rests on them), but U_" + std::to_string(mu) + " at site " +
-      std::to_string(site) + " is " + std::to_string(worst) +
-      " from unitary (tolerance " + std::to_string(tolerance) +
-      "); reunitarise the gauge field or use CGNR");
+  return Status::failure(std::string(stencil_name()) +
+                         ": CG needs unitary links (definiteness "
+                         "rests on them), but U_" +
+                         std::to_string(mu) + " at site " +
+                         std::to_string(site) + " is " + number_text(worst) +
+                         " from unitary (tolerance " + number_text(tolerance) +
+                         "); reunitarise the gauge field or use CGNR");
 }
 
 double StencilOperator::bytes_per_apply() const {

@@ -634,6 +634,35 @@ private:
 
 namespace {
 
+/// Why CG stopped on p^T A p = `pq` (not positive), computed from fields
+/// in `precision` (empty: the outer fields'): " (p^T A p = ...): ...". A
+/// value out of range is not the operator's sign: parameters or fields far
+/// from 1 overflow or underflow.
+std::string breakdown_reason(double pq, const std::string &precision) {
+  const std::string in = precision.empty() ? "" : " in " + precision;
+  const std::string range =
+      precision.empty() ? "the fields' precision" : precision;
+  char text[240];
+  if (!std::isfinite(pq))
+    std::snprintf(text, sizeof text,
+                  " (p^T A p = %g%s): the values left the range of %s; "
+                  "scale the system (parameters or fields far from 1 "
+                  "overflow it)",
+                  pq, in.c_str(), range.c_str());
+  else if (pq == 0.0)
+    std::snprintf(text, sizeof text,
+                  " (p^T A p = 0%s): A p is orthogonal to p, or its values "
+                  "underflow %s (parameters or fields far from 1; scale the "
+                  "system)",
+                  in.c_str(), range.c_str());
+  else
+    std::snprintf(text, sizeof text,
+                  " (p^T A p = %.3g%s): the operator is not positive "
+                  "definite on these values",
+                  pq, in.c_str());
+  return text;
+}
+
 /// The Krylov iterations on A x = rhs from the initial guess in x, stopping
 /// when ||r|| / reference < tolerance; fills the report's iteration fields.
 /// `diag` (Jacobi) may be null.
@@ -700,13 +729,13 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
     return Status();
   };
   // The breakdowns are decided by sums over the ranks: every rank sees the
-  // same bits and fails alike.
+  // same bits and fails alike. An infinite p^T A p is one too: alpha = 0
+  // would repeat the same step to the iteration cap.
   auto breakdown = [&](double pq) {
     return Status::failure_on_every_rank(
         "solve: CG broke down at iteration " + std::to_string(k + 1) +
-        " (p^T A p = " + std::to_string(pq) +
-        "): the operator is not positive definite on these values; use "
-        "CGNR");
+        breakdown_reason(pq, "") +
+        (std::isfinite(pq) && pq != 0.0 ? "; use CGNR" : ""));
   };
   if (deviceScalars) {
     // CG, its scalars on the device.
@@ -720,7 +749,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
             CgPipeline::depth(report.residual_history, options.tolerance)));
       CgSums sums;
       STENCIL_TRY(pipeline->next(sums));
-      if (!(sums.pq > 0.0)) {
+      if (!(sums.pq > 0.0 && std::isfinite(sums.pq))) {
         if (done)
           break; // queued past convergence: x and r as they were
         // x as of the last step, for a caller that looks at it.
@@ -747,7 +776,7 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
            k < options.max_iterations) {
       double pq = 0.0;
       STENCIL_TRY(ops.direction_product(q, p, fused, pq));
-      if (!(pq > 0.0))
+      if (!(pq > 0.0 && std::isfinite(pq)))
         return breakdown(pq);
       STENCIL_TRY(step(rz / pq));
       if (rNorm / reference < options.tolerance)
@@ -775,6 +804,11 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       STENCIL_TRY(ops.apply(q, p)); // q = A p
       double qq = 0.0;
       STENCIL_TRY(ops.dot(q, q, qq));
+      if (!std::isfinite(qq))
+        return Status::failure_on_every_rank(
+            "solve: CGNR broke down at iteration " + std::to_string(k + 1) +
+            " (|A p|^2 is not finite): the values left the range of the "
+            "fields' precision; scale the system");
       if (!(qq > 0.0))
         return Status::failure_on_every_rank(
             "solve: CGNR broke down at iteration " + std::to_string(k + 1) +
@@ -966,6 +1000,13 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     STENCIL_TRY(lowOps.apply(qLow, pLow)); // q = A p
     double qq = 0.0;
     STENCIL_TRY(lowOps.dot(qLow, qLow, qq));
+    if (!std::isfinite(qq))
+      return Status::failure_on_every_rank(
+          "solve: mixed-precision CGNR broke down at iteration " +
+          std::to_string(k + 1) + " (|A p|^2 is not finite in " +
+          report.inner_precision +
+          "): the values left its range; scale "
+          "the system");
     if (!(qq > 0.0))
       return Status::failure_on_every_rank(
           "solve: mixed-precision CGNR broke down at iteration " +
@@ -990,9 +1031,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
   auto innerBreakdown = [&](double pq) {
     return Status::failure_on_every_rank(
         "solve: mixed-precision CG broke down at iteration " +
-        std::to_string(k + 1) + " (p^T A p = " + std::to_string(pq) + " in " +
-        report.inner_precision +
-        "): the operator is not positive definite on these values");
+        std::to_string(k + 1) + breakdown_reason(pq, report.inner_precision));
   };
   if (pipeline) {
     // The inner CG with its scalars on the device (CgPipeline).
@@ -1010,7 +1049,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
           CgPipeline::depth(report.residual_history, options.tolerance)));
       CgSums sums;
       STENCIL_TRY(pipeline->next(sums));
-      if (!(sums.pq > 0.0))
+      if (!(sums.pq > 0.0 && std::isfinite(sums.pq)))
         return innerBreakdown(sums.pq);
       take(sums);
       if (wantsUpdate()) {
@@ -1036,7 +1075,7 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
          k < options.max_iterations) {
     double pq = 0.0;
     STENCIL_TRY(lowOps.direction_product(qLow, pLow, fused, pq));
-    if (!(pq > 0.0))
+    if (!(pq > 0.0 && std::isfinite(pq)))
       return innerBreakdown(pq);
     const double alpha = rr / pq;
     double rrNew = 0.0;
@@ -1117,11 +1156,14 @@ Status check_solve_arguments(const StencilOperator &A, const Field &b,
   const Lattice &lattice = A.lattice();
   STENCIL_TRY(require_same_lattice(lattice, b.lattice(), "solve: b"));
   STENCIL_TRY(require_same_lattice(lattice, x.lattice(), "solve: x"));
-  if (!(options.tolerance > 0)) {
+  // A relative residual: 1 is met by x = 0, which would be reported as a
+  // converged solve.
+  if (!(options.tolerance > 0) || !(options.tolerance < 1)) {
     char text[32];
     std::snprintf(text, sizeof text, "%g", options.tolerance);
-    return Status::failure(std::string("solve: the tolerance must be "
-                                       "positive, not ") +
+    return Status::failure(std::string("solve: the tolerance (a relative "
+                                       "residual) must be between 0 and 1, "
+                                       "not ") +
                            text);
   }
   if (options.max_iterations < 0)
@@ -1212,8 +1254,30 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
     return Status::failure_on_every_rank(
         "solve: the norm of b is not finite (values that are NaN or "
         "infinite, or too large to square)");
-  if (bNorm == 0.0)
+  // The sums run in double, where a float's square never underflows; a
+  // double's does below about 1e-162, and such a b is not zero: x = 0
+  // would be a wrong answer. Scaled by 2^600 (exactly) any nonzero double
+  // squares to a normal number.
+  if (bNorm == 0.0 && lattice.element_bytes != 8)
     return Status();
+  if (bNorm == 0.0) {
+    Field scaled;
+    STENCIL_TRY(Field::create(lattice, scaled));
+    STENCIL_TRY(scaled.copy_from(bInterior));
+    STENCIL_TRY(scale(0x1p600, scaled));
+    double scaledNorm = 0.0;
+    STENCIL_TRY(reducer.norm2(scaled, scaledNorm));
+    if (scaledNorm != 0.0) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "solve: b is not zero, but its norm (%.3g) underflows in "
+                    "double (values under about 1e-162 square to 0); scale "
+                    "the system",
+                    std::ldexp(scaledNorm, -600));
+      return Status::failure_on_every_rank(text);
+    }
+    return Status();
+  }
   double xNorm = 0.0;
   STENCIL_TRY(reducer.norm2(x, xNorm));
   if (!std::isfinite(xNorm))

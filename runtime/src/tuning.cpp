@@ -2,7 +2,11 @@
 
 #include "stencil/device.hpp"
 #include "stencil/environment.hpp"
+#include "stencil/exchange_choice.hpp"
+#include "stencil/launch_config.hpp"
+#include "stencil/launch_graph.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -89,19 +93,30 @@ const KernelInfo *variant_with(const KernelInfo &spec,
 /// Step 2: the cache file named by STENCILC_TUNE_CACHE. `found` says
 /// whether it has an entry for this stencil, device and extents.
 /// With `fold`, only the fold pass's entries ("kernel=fold; ..."); without,
-/// only the entries for all kernels.
+/// only the entries for all kernels. `stale` names the last entry that
+/// matches but for another version of the stencil (its fingerprint), which
+/// is not used: the reports say so rather than "no entry".
 Status from_cache_file(const std::string &path, const KernelInfo &spec,
                        const std::string &size, const std::string &device,
-                       bool fold, KernelSelection &out, bool &found) {
+                       bool fold, KernelSelection &out, bool &found,
+                       std::string &stale) {
   found = false;
+  stale.clear();
   std::vector<TuningCacheLine> lines;
   STENCIL_TRY(read_tuning_cache(path, lines));
   const TuningCacheLine *chosen = nullptr;
   for (const TuningCacheLine &entry : lines) {
-    if (entry.spec != spec.name || entry.fingerprint != spec.fingerprint ||
-        entry.device != device || entry.extents != size ||
-        is_exchange_entry(entry.options))
+    if (entry.spec != spec.name || entry.device != device ||
+        entry.extents != size || is_exchange_entry(entry.options))
       continue;
+    if (entry.fingerprint != spec.fingerprint) {
+      if (is_fold_entry(entry.options) == fold)
+        stale = path + ":" + std::to_string(entry.line) +
+                "'s entry was tuned for another version of " + spec.name +
+                " (fingerprint " + entry.fingerprint + ", this build's " +
+                spec.fingerprint + ") and is not used";
+      continue;
+    }
     if (!is_fold_entry(entry.options) &&
         options_start_with(entry.options, "kernel"))
       return Status::failure(
@@ -133,6 +148,16 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
 
 } // namespace
 
+Status check_environment() {
+  bool off = false;
+  STENCIL_TRY(tuning_switch(off));
+  LaunchGraphs graphs;
+  STENCIL_TRY(LaunchGraphs::from_environment(graphs));
+  long long planes = 0;
+  STENCIL_TRY(march_planes_override(planes));
+  return check_exchange_environment();
+}
+
 Status tuning_switch(bool &off) {
   const char *value = environment_value("STENCILC_TUNING");
   off = value && std::strcmp(value, "off") == 0;
@@ -160,6 +185,9 @@ Status read_tuning_cache(const std::string &path,
     ++number;
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
+    // An editor's UTF-8 byte order mark had hidden the first entry.
+    if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0)
+      line.erase(0, 3);
     if (line.empty() || line[0] == '#')
       continue;
     std::vector<std::string> fields = split_tabs(line);
@@ -169,6 +197,27 @@ Status read_tuning_cache(const std::string &path,
                              "fingerprint, device, extents, options, ms, "
                              "GB/s), found " +
                              std::to_string(fields.size()));
+    // The time and rate the reports quote, as `stencilc generate
+    // --tune-cache` takes them: a positive time, a rate of at least 0 (the
+    // exchange tuner's tenths of a GB/s can round to 0.0).
+    for (int column : {5, 6}) {
+      const std::string &text = fields[column];
+      char *end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      while (end && *end == ' ')
+        ++end;
+      const bool parsed = !text.empty() && *end == '\0' && std::isfinite(value);
+      if (column == 5 && !(parsed && value > 0))
+        return Status::failure(path + ":" + std::to_string(number) +
+                               ": time must be a positive number of "
+                               "milliseconds, not '" +
+                               text + "'");
+      if (column == 6 && !(parsed && value >= 0))
+        return Status::failure(path + ":" + std::to_string(number) +
+                               ": bandwidth must be a number of GB/s, at "
+                               "least 0, not '" +
+                               text + "'");
+    }
     out.push_back({number, fields[0], fields[1], fields[2], fields[3],
                    fields[4], fields[5], fields[6]});
   }
@@ -260,12 +309,16 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   }
   const std::string size = extents_text(extents, spec.shape.dims);
   const char *path = environment_value("STENCILC_TUNE_CACHE");
+  std::string stale;
   if (path) {
     bool found = false;
-    STENCIL_TRY(from_cache_file(path, spec, size, device, false, out, found));
+    STENCIL_TRY(
+        from_cache_file(path, spec, size, device, false, out, found, stale));
     if (found)
       return Status();
   }
+  // After the choice below: a cache entry that was passed over.
+  const std::string staleNote = stale.empty() ? "" : "; " + stale;
   bool cached = false;
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
@@ -279,7 +332,8 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     out.from_cache = true;
     out.description = std::string("tuned: ") + out.info->tuning_options +
                       " (compiled-in tuning-cache entry, " +
-                      std::to_string(choice.gb_s) + " GB/s when tuned)";
+                      std::to_string(choice.gb_s) + " GB/s when tuned)" +
+                      staleNote;
     return Status();
   }
   const std::string why =
@@ -297,12 +351,14 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     if (unfit)
       out.description += " (" + unfit_text(*unfit) + " do not fit: " +
                          misfit + ")";
+    out.description += staleNote;
     return Status();
   }
   out.description += why;
   if (unfit)
     out.description +=
         " (" + unfit_text(*unfit) + " do not fit: " + misfit + ")";
+  out.description += staleNote;
   return Status();
 }
 
@@ -319,11 +375,19 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
     return Status();
   const std::string size = extents_text(extents, spec.shape.dims);
   const char *path = environment_value("STENCILC_TUNE_CACHE");
+  std::string stale;
   if (path) {
-    STENCIL_TRY(from_cache_file(path, spec, size, device, true, out, found));
+    STENCIL_TRY(
+        from_cache_file(path, spec, size, device, true, out, found, stale));
     if (found)
       return Status();
   }
+  // Whatever is chosen below, a fold-pass entry passed over is named.
+  auto noteStale = [&] {
+    if (!stale.empty())
+      out.description += (out.description.empty() ? "" : "; ") + stale;
+    return Status();
+  };
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
     if (choice.kernels != TunedKernels::FoldPass ||
@@ -335,13 +399,13 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
     out.description = std::string("tuned: ") + out.info->tuning_options +
                       " (compiled-in tuning-cache entry for CG's fold pass, " +
                       std::to_string(choice.gb_s) + " GB/s when tuned)";
-    return Status();
+    return noteStale();
   }
   // Step 4: the planner's predictions give way to a measurement of the
   // other kernels (whose storage they share); where their launch does not
   // fit, the fold pass runs with the chosen kernels.
   if (measured)
-    return Status();
+    return noteStale();
   const TunedChoice *unfit = nullptr;
   std::string misfit;
   if (const TunedChoice *planned = planner_choice(
@@ -354,7 +418,7 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
                       std::string(unfit->info().name) + ", do not fit: " +
                       misfit + ")";
   }
-  return Status();
+  return noteStale();
 }
 
 } // namespace stencil

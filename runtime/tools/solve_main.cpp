@@ -207,10 +207,12 @@ Options parse(int argc, char **argv) {
       size_t eq = text.find('='), colon = text.find(':');
       if (eq == std::string::npos || colon == std::string::npos || colon < eq)
         usage_error("--site takes NAME=LOW:HIGH, not '" + text + "'");
-      options.sites.push_back(
-          {text.substr(0, eq),
-           {parse_number(text.substr(eq + 1, colon - eq - 1), "low"),
-            parse_number(text.substr(colon + 1), "high")}});
+      const double low =
+                       parse_number(text.substr(eq + 1, colon - eq - 1), "low"),
+                   high = parse_number(text.substr(colon + 1), "high");
+      if (low > high)
+        usage_error("--site '" + text + "': LOW is above HIGH");
+      options.sites.push_back({text.substr(0, eq), {low, high}});
     } else if (arg == "--seed") {
       const std::string text = value(i);
       char *end = nullptr;
@@ -353,8 +355,13 @@ int fail(const stencil::Status &status) {
     job().abort(std::string("solve_") + solver_kernel().name + ": " +
                     status.message(),
                 1);
+  // The runtime's messages often start with the stencil's name: once.
+  std::string message = status.message();
+  const std::string name = std::string(solver_kernel().name) + ": ";
+  if (message.rfind(name, 0) == 0)
+    message.erase(0, name.size());
   std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
-               status.message().c_str());
+               message.c_str());
   return 1;
 }
 

@@ -294,6 +294,23 @@ TEST(Misuse, NonFiniteInputsAreNamed) {
   ASSERT_OK(Field::create(A.lattice(), zero));
   ASSERT_OK(solve(A, zero, x, SolveOptions(), report));
   EXPECT_TRUE(report.converged);
+  // A b whose squares underflow is not zero: it had been solved as x = 0
+  // and reported converged.
+  Field tiny;
+  randomInteriorField(A.lattice(), random, tiny);
+  ASSERT_OK(scale(1e-170, tiny));
+  ASSERT_OK(x.fill(0.5));
+  expectFailure(solve(A, tiny, x, SolveOptions(), report),
+                {"solve: b is not zero, but its norm (", "e-16",
+                 ") underflows in double", "scale the system"});
+  // A relative residual of 1 is met by x = 0.
+  SolveOptions loose;
+  for (double tolerance : {1.0, 2.0, 0.0, -1e-8}) {
+    loose.tolerance = tolerance;
+    expectFailure(solve(A, b, x, loose, report),
+                  {"solve: the tolerance (a relative residual) must be "
+                   "between 0 and 1, not "});
+  }
   // NaN in the halo, which the solve ignores and zeroes: accepted.
   std::vector<double> halo = downloadValues(b);
   halo[0] = std::numeric_limits<double>::quiet_NaN(); // site (0, 0, 0)

@@ -1078,16 +1078,45 @@ TEST(Solver, CgRefusesOperatorsThatAreNotSpd) {
 }
 
 TEST(Solver, ZeroRightHandSideGivesZero) {
+  // Double and float fields: a double b = 0 is told from one whose squares
+  // underflow by scaling it, which a float field must not do (2^600 is
+  // infinite in float).
+  for (const char *name : {"laplacian3d_f64", "laplacian3d_f32"}) {
+    SCOPED_TRACE(name);
+    Manufactured problem;
+    problem.setUp(kernel(name), {9, 9, 9});
+    ASSERT_OK(fill(problem.b, 0.0));
+    ASSERT_OK(fill(problem.x, 3.0));
+    SolveReport report = solveWith(problem, Method::CG, Preconditioner::None);
+    EXPECT_TRUE(report.converged);
+    EXPECT_EQ(report.message, "b = 0, so x = 0");
+    std::vector<double> x(problem.x.lattice().values());
+    ASSERT_OK(problem.x.download_values(x.data(), x.size()));
+    for (double v : x)
+      EXPECT_EQ(v, 0.0);
+  }
+}
+
+// Parameters so large that p^T A p overflows: CG stops naming the range of
+// the values, not the operator's sign (it had said "not positive definite;
+// use CGNR", which does not help).
+TEST(Solver, OverflowIsNotCalledIndefinite) {
   Manufactured problem;
   problem.setUp(kernel("laplacian3d_f64"), {9, 9, 9});
-  ASSERT_OK(fill(problem.b, 0.0));
-  ASSERT_OK(fill(problem.x, 3.0));
-  SolveReport report = solveWith(problem, Method::CG, Preconditioner::None);
-  EXPECT_TRUE(report.converged);
-  std::vector<double> x(problem.x.lattice().values());
-  ASSERT_OK(problem.x.download_values(x.data(), x.size()));
-  for (double v : x)
-    EXPECT_EQ(v, 0.0);
+  // b = A u* with unit parameters: values of order 1, and p^T A p of
+  // order 1e309 (inf, or NaN where an infinite term of each sign met).
+  for (const char *param : {"inv_hx2", "inv_hy2", "inv_hz2"})
+    ASSERT_OK(problem.A.set_parameter(param, 1e306));
+  ASSERT_OK(fill(problem.x, 0.0));
+  SolveOptions options;
+  SolveReport report;
+  const Status solved = solve(problem.A, problem.b, problem.x, options, report);
+  ASSERT_FALSE(solved.ok());
+  expectFailure(solved, {"solve: CG broke down at iteration 1 (p^T A p = ",
+                         "): the values left the range of the fields' "
+                         "precision; scale the system"});
+  EXPECT_EQ(solved.message().find("use CGNR"), std::string::npos)
+      << solved.message();
 }
 
 TEST(Runtime, AdjointSatisfiesTheInnerProductIdentity) {

@@ -163,6 +163,25 @@ TEST(Tuning, CacheFileChoosesAmongCompiledVariants) {
     KernelSelection s;
     ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
     EXPECT_EQ(s.info, &variant());
+    // ... and the report says the entry was passed over, and why.
+    EXPECT_NE(s.description.find(
+                  "stale.tsv:1's entry was tuned for another version of "
+                  "laplacian3d_f64 (fingerprint 0123456789abcdef, this "
+                  "build's " +
+                  std::string(spec.info.fingerprint) + ") and is not used"),
+              std::string::npos)
+        << s.description;
+  }
+  // An editor's byte order mark before the first entry: still read.
+  path = writeCache("bom.tsv", "\xEF\xBB\xBF" + key + spec.info.tuning_options +
+                                   "\t1\t2\n");
+  {
+    ScopedEnv cache("STENCILC_TUNE_CACHE", path);
+    KernelSelection s;
+    ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+    EXPECT_EQ(s.info, &spec.info);
+    EXPECT_NE(s.description.find("bom.tsv:1"), std::string::npos)
+        << s.description;
   }
 }
 
@@ -184,6 +203,14 @@ TEST(Tuning, CacheFileErrorsSayWhereAndWhy) {
            "--tune-cache"},
       {"short.tsv", "\n# fine\nlaplacian3d_f64\tabc\n",
        "short.tsv:3: expected 7 tab-separated fields"},
+      // The reports quote both; they had printed "nan GB/s when tuned".
+      {"nan.tsv", key + spec.info.tuning_options + "\t1\tnan\n",
+       "nan.tsv:1: bandwidth must be a number of GB/s, at least 0, not 'nan'"},
+      {"time.tsv", "# x\n" + key + spec.info.tuning_options + "\t-1\t2\n",
+       "time.tsv:2: time must be a positive number of milliseconds, not '-1'"},
+      {"word.tsv", key + spec.info.tuning_options + "\tbogus\t2\n",
+       "word.tsv:1: time must be a positive number of milliseconds, not "
+       "'bogus'"},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.file);
@@ -739,7 +766,8 @@ TEST(ExchangeChoice, MalformedEntriesAndRequestsSayWhereAndWhy) {
     EXPECT_NE(status.message().find(c.message), std::string::npos)
         << status.message();
   }
-  // The time an entry records, as the generator reads it.
+  // The time an entry records, as the generator reads it (read_tuning_cache
+  // checks every entry's).
   for (const char *ms : {"abc", "-5", "nan"}) {
     SCOPED_TRACE(ms);
     ScopedEnv cache("STENCILC_TUNE_CACHE",
@@ -748,8 +776,9 @@ TEST(ExchangeChoice, MalformedEntriesAndRequestsSayWhereAndWhy) {
                                               ms + "\t2\n"));
     ExchangeSelection s;
     expectFailure(select_exchange(spec.info, extents, grid, spec.device, s),
-                  {"bad.tsv:1: '" + std::string(ms) +
-                   "' is not a time in ms (a positive number)"});
+                  {"bad.tsv:1: time must be a positive number of "
+                   "milliseconds, not '" +
+                   std::string(ms) + "'"});
   }
   ScopedEnv transport("STENCILC_EXCHANGE", "fastest");
   ExchangeSelection s;

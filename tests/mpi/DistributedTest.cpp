@@ -724,8 +724,9 @@ TEST(Distributed, SolveFailuresOfOneRankReachEveryRank) {
   options.tolerance = world().rank() == last ? 0.0 : 1e-8;
   SolveReport report;
   Status solved = solve(dist.A, b, x, options, report);
-  expectFailure(solved,
-                {lastRank + "solve: the tolerance must be positive, not 0"});
+  expectFailure(solved, {lastRank +
+                         "solve: the tolerance (a relative residual) must be "
+                         "between 0 and 1, not 0"});
   EXPECT_EQ(solved.on_every_rank(), world().distributed());
   // solve_even_odd refuses Jacobi among its arguments, agreed the same way.
   options.tolerance = 1e-8;

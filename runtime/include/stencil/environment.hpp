@@ -3,6 +3,8 @@
 #ifndef STENCIL_ENVIRONMENT_HPP
 #define STENCIL_ENVIRONMENT_HPP
 
+#include "stencil/types.hpp"
+
 #include <cstdlib>
 
 namespace stencil {
@@ -21,6 +23,14 @@ inline const char *environment_value(const char *name) {
   const char *value = std::getenv(name);
   return value && *value ? value : nullptr;
 }
+
+/// The variables of kEnvironmentVariables that take a word or a number
+/// hold one they take, or a clear error names it (STENCILC_TUNE_CACHE, a
+/// path, is checked where the cache is read). Each is read only where it
+/// applies (STENCILC_EXCHANGE on ranks, STENCILC_MARCH_PLANES by marching
+/// kernels); StencilOperator::create checks them all, so that a misspelt
+/// value fails in every program rather than only where it is used.
+Status check_environment();
 
 } // namespace stencil
 

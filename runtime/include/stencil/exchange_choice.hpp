@@ -43,6 +43,10 @@ struct ExchangeSelection {
   std::string description; ///< which, and why, for reports
 };
 
+/// STENCILC_EXCHANGE and STENCILC_OVERLAP, where set, hold values they
+/// take (peer, staged or gpu-aware; on or off).
+Status check_exchange_environment();
+
 /// Chooses the policy for `spec` (which has grid.split) on `device` with
 /// the whole lattice's `extents` divided by `grid` (ranks per axis), as
 /// above. Fails on an unreadable or malformed cache file or environment

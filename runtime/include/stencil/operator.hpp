@@ -136,6 +136,11 @@ public:
   Status require_created(const char *what) const;
   /// The kernels that run (a tuned variant's, or the spec's own).
   const KernelInfo &info() const { return *info_; }
+  /// The spec's name, whichever of its kernel sets runs (info().name may
+  /// be a variant's, NAME_x2 or NAME_tuned1): what messages name.
+  const char *stencil_name() const {
+    return declared_ ? declared_->name : info_->name;
+  }
   /// The kernels of CG's fold pass (apply_fold_dot): a tuning-cache entry
   /// of its own for this device and these extents, or the planner's
   /// fold-pass kernels (stencil/tuning.hpp), else info().
@@ -408,7 +413,6 @@ private:
   /// planner's groups along x): what messages name.
   const KernelInfo *declared_ = nullptr;
   const KernelInfo &declared() const { return declared_ ? *declared_ : *info_; }
-  const char *stencil_name() const { return declared().name; }
   /// create_inner(): the converted site parameter arrays and links, and
   /// the converted clover arrays.
   std::vector<std::shared_ptr<Field>> owned_fields_;

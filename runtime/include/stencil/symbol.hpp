@@ -171,6 +171,67 @@ inline bool symbol_positive_definite(
   return false;
 }
 
+/// For a symmetric stencil whose off-centre taps each lie on one axis
+/// (s = K + sum_a f_a(theta_a)), a lower bound of its least eigenvalue on a
+/// lattice of these extents (`boundary` as in symbol_positive_definite):
+/// K plus, per axis, the least f_a over the momenta the axis allows. Along
+/// an axis that wraps, f_a's values at its momenta are its section's
+/// eigenvalues, so with no Dirichlet axis the bound is the least
+/// eigenvalue itself; a Dirichlet section's lie inside f_a's range.
+/// NaN for a stencil with a tap off the axes. Lattice by lattice, this
+/// takes what symbol_positive_definite must refuse for some size: a
+/// negative shift that antiperiodic momenta (never 0) outweigh.
+inline double
+separable_lattice_bound(int dims,
+                        const std::vector<std::array<int, 4>> &offsets,
+                        const std::vector<double> &weights, const int *boundary,
+                        const int *extents) {
+  double bound = 0.0;
+  for (size_t t = 0; t < offsets.size(); ++t) {
+    int axes = 0;
+    for (int axis = 0; axis < dims; ++axis)
+      axes += offsets[t][axis] != 0;
+    if (axes > 1)
+      return std::numeric_limits<double>::quiet_NaN();
+    if (axes == 0)
+      bound += weights[t];
+  }
+  const double pi = 3.14159265358979323846;
+  for (int axis = 0; axis < dims; ++axis) {
+    auto f = [&](double theta) {
+      double sum = 0.0;
+      for (size_t t = 0; t < offsets.size(); ++t)
+        if (offsets[t][axis] != 0)
+          sum += weights[t] * std::cos(theta * offsets[t][axis]);
+      return sum;
+    };
+    double least = std::numeric_limits<double>::infinity();
+    if (boundary[axis] == 0) {
+      // Any theta: a grid sample, then a pattern search around the best.
+      const int n = 4096;
+      double at = 0.0;
+      for (int i = 0; i <= n; ++i)
+        if (const double value = f(pi * i / n); value < least) {
+          least = value;
+          at = pi * i / n;
+        }
+      for (double step = pi / n; step > 1e-12; step /= 2)
+        for (double sign : {-1.0, 1.0})
+          if (const double value = f(at + sign * step); value < least) {
+            least = value;
+            at += sign * step;
+          }
+    } else {
+      const int n = extents[axis];
+      for (int k = 0; k < n; ++k)
+        least = std::fmin(
+            least, f(pi * (boundary[axis] == 2 ? 2 * k + 1 : 2 * k) / n));
+    }
+    bound += least;
+  }
+  return bound;
+}
+
 } // namespace stencil
 
 #endif
