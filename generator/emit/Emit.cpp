@@ -725,9 +725,13 @@ static Error writeIfChanged(StringRef path, StringRef contents) {
                              ec.message().c_str());
   os << contents;
   os.close();
-  if (os.has_error())
-    return createStringError(os.error(), "cannot write '%s': %s",
-                             path.str().c_str(), os.error().message().c_str());
+  if (os.has_error()) {
+    const std::error_code error = os.error();
+    os.clear_error();
+    sys::fs::remove(path); // not a truncated file that looks generated
+    return createStringError(error, "cannot write '%s': %s", path.str().c_str(),
+                             error.message().c_str());
+  }
   return Error::success();
 }
 

@@ -165,11 +165,12 @@ compileNvidia(const TargetInfo &target, StringRef directory, StringRef name,
 } // namespace
 
 Expected<SpecReport> inspectSpec(const StencilModel &model,
-                                 const InspectOptions &options) {
+                                 const InspectOptions &options,
+                                 const TunedKernels &variants) {
   SpecReport report;
   report.model = model;
   std::vector<KernelPlan> plans = planKernels(model);
-  Expected<EmittedStencil> files = emitStencil(model, plans);
+  Expected<EmittedStencil> files = emitStencil(model, plans, variants);
   if (!files)
     return files.takeError();
   SmallString<128> directory;
@@ -184,6 +185,13 @@ Expected<SpecReport> inspectSpec(const StencilModel &model,
     report.kernels.push_back({figuresOf(plan), {}});
   if (hasCloverKernel(model))
     report.kernels.push_back({figuresOf(planCloverKernel(model)), {}});
+  for (const TunedVariant &variant : variants.variants) {
+    for (const KernelPlan &plan : planKernels(variant.model))
+      report.kernels.push_back({figuresOf(plan), {}});
+    if (hasCloverKernel(variant.model))
+      report.kernels.push_back(
+          {figuresOf(planCloverKernel(variant.model)), {}});
+  }
   for (const TargetInfo &target : options.targets) {
     auto compiled = target.vendor == Vendor::AMD
                         ? compileAmd(target, directory, model.name, options)

@@ -13,6 +13,7 @@
 #define STENCILC_INSPECT_INSPECT_H
 
 #include "check/Model.h"
+#include "emit/Emit.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -174,9 +175,12 @@ struct SpecReport {
 
 /// Generates the spec's kernels into a temporary directory and compiles
 /// them for every target. Errors name the missing tool and its package, or
-/// quote the compiler's output.
-llvm::Expected<SpecReport> inspectSpec(const StencilModel &model,
-                                       const InspectOptions &options);
+/// quote the compiler's output. With `variants` (the planner's kernel sets
+/// compiled beside the spec's: NAME_xW, NAME_h200...), their kernels are
+/// reported too, after the spec's own.
+llvm::Expected<SpecReport>
+inspectSpec(const StencilModel &model, const InspectOptions &options,
+            const TunedKernels &variants = TunedKernels());
 
 /// The report as text, or as JSON (docs/inspect.md documents the fields).
 void printText(const std::vector<SpecReport> &reports,

@@ -306,22 +306,48 @@ Error writeRoofline(const std::vector<SpecReport> &reports,
                formatv(" roof ({0} GB/s, {1} GFLOP/s)'", t.peakGBs, peak)
                    .str();
     }
-    std::string points;
+    // Numbered points, their names in the key: kernels at one spot (apply
+    // and CG's fused kernels often are) share a label, "1,2", that their
+    // names would have drawn on top of each other.
+    struct Spot {
+      double intensity, gflops;
+      std::string label;
+    };
+    std::vector<Spot> spots;
+    int number = 0;
     for (const SpecReport &spec : reports)
       for (const KernelReport &kernel : spec.kernels) {
         Roofline roof = roofline(t, kernel.kernel, spec.model.precision);
-        points += formatv("{0} {1} \"{2}\"\n", roof.intensity,
-                          roof.attainableGflops, kernel.kernel.name)
-                      .str();
+        const std::string id = std::to_string(++number);
+        auto near = [&](const Spot &s) {
+          return std::fabs(std::log(s.intensity / roof.intensity)) < 0.03 &&
+                 std::fabs(std::log(s.gflops / roof.attainableGflops)) < 0.03;
+        };
+        auto same = std::find_if(spots.begin(), spots.end(), near);
+        if (same != spots.end())
+          same->label += "," + id;
+        else
+          spots.push_back({roof.intensity, roof.attainableGflops, id});
       }
+    std::string points;
+    for (const Spot &spot : spots)
+      points +=
+          formatv("{0} {1} \"{2}\"\n", spot.intensity, spot.gflops, spot.label)
+              .str();
     script += "$" + t.target + " << EOD\n" + points +
               "EOD\n";
     plots += ", $" + t.target + " using 1:2:3 with labels point lt " +
              std::to_string(style) +
-             " pt 7 offset 1,-0.4 left font ',7' title '" + t.target +
+             " pt 7 offset 0.6,-0.4 left font ',8' title '" + t.target +
              " kernels (at the roof)'";
     ++style;
   }
+  int number = 0;
+  for (const SpecReport &spec : reports)
+    for (const KernelReport &kernel : spec.kernels)
+      plots += formatv(", NaN with dots lc rgb 'white' title '{0} {1}'",
+                       ++number, kernel.kernel.name)
+                   .str();
   script += plots + "\n";
   SmallString<128> scriptPath;
   if (std::error_code ec = sys::fs::createTemporaryFile("stencilc-roofline",
@@ -333,6 +359,15 @@ Error writeRoofline(const std::vector<SpecReport> &reports,
     if (ec)
       return createStringError(ec, "cannot write the gnuplot script");
     out << script;
+    out.close();
+    if (out.has_error()) {
+      const std::error_code error = out.error();
+      out.clear_error();
+      sys::fs::remove(scriptPath);
+      return createStringError(error,
+                               "cannot write the gnuplot script '%s': %s",
+                               scriptPath.c_str(), error.message().c_str());
+    }
   }
   StringRef argv[] = {*gnuplot, scriptPath};
   std::string message;

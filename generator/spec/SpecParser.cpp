@@ -11,6 +11,8 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/YAMLParser.h"
@@ -821,11 +823,49 @@ std::optional<Spec> parseSpec(unsigned bufferID, StringRef path,
   return spec;
 }
 
+/// A spec's text ("-": standard input), read up to a cap: a spec is a few
+/// kilobytes, and /dev/zero or a wrong file had been read until memory ran
+/// out.
+static Expected<std::unique_ptr<MemoryBuffer>> readSpecText(StringRef path) {
+  constexpr size_t kMaxSpecBytes = 16u << 20;
+  sys::fs::file_t file = sys::fs::getStdinHandle();
+  if (path != "-") {
+    Expected<sys::fs::file_t> opened = sys::fs::openNativeFileForRead(path);
+    if (!opened)
+      return opened.takeError();
+    file = *opened;
+  }
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  Error failure = Error::success();
+  while (true) {
+    Expected<size_t> read = sys::fs::readNativeFile(file, chunk);
+    if (!read) {
+      failure = read.takeError();
+      break;
+    }
+    if (*read == 0)
+      break;
+    text.append(chunk.data(), *read);
+    if (text.size() > kMaxSpecBytes) {
+      failure = createStringError(std::errc::file_too_large,
+                                  "more than 16 MiB; a spec is a few "
+                                  "kilobytes of YAML");
+      break;
+    }
+  }
+  if (path != "-")
+    sys::fs::closeFile(file);
+  if (failure)
+    return failure;
+  return MemoryBuffer::getMemBufferCopy(text, path);
+}
+
 std::optional<Spec> parseSpecFile(StringRef path, DiagnosticEngine &diags) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
-      MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
-  if (std::error_code ec = buffer.getError()) {
-    diags.error("cannot read spec '" + path + "': " + ec.message());
+  Expected<std::unique_ptr<MemoryBuffer>> buffer = readSpecText(path);
+  if (!buffer) {
+    diags.error("cannot read spec '" + path +
+                "': " + toString(buffer.takeError()));
     return std::nullopt;
   }
   unsigned id =

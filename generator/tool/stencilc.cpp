@@ -171,6 +171,11 @@ cl::list<std::string> measuredCompute(
              "precision, e.g. gfx90a=20000"),
     cl::value_desc("target=GFLOP/s"), cl::sub(inspectCommand),
     cl::cat(category));
+cl::opt<bool> inspectVariants(
+    "variants",
+    cl::desc("Also the planner's kernel sets compiled beside the spec's "
+             "(NAME_xW, NAME_h200...), which the runtime may run instead"),
+    cl::sub(inspectCommand), cl::cat(category));
 cl::opt<bool> inspectCheck(
     "check",
     cl::desc("Fail if a kernel spills, uses scratch, or the occupancy model "
@@ -662,14 +667,30 @@ int runInspect(const char *argv0) {
   std::vector<SpecReport> reports;
   for (const std::string &path : specPaths) {
     SourceMgr sourceMgr;
-    std::optional<StencilModel> model = loadModel(path, sourceMgr);
+    std::optional<StencilModel> model = loadModel(path, sourceMgr, false);
     if (!model)
       return 1;
+    // As `generate` compiles them: the spec's kernels, and with --variants
+    // the planner's for other nx and other GPUs.
+    const StencilModel open = *model;
+    chooseOpenOptions(*model);
+    TunedKernels variants;
+    if (inspectVariants) {
+      Error error = addPlannerVariants(*model, variants);
+      for (const DevicePlan &plan : otherDevicePlans(open, *model))
+        if (!error)
+          error = addDevicePlanVariants(*model, plan, variants);
+      if (error) {
+        WithColor::error(errs(), "stencilc")
+            << path << ": " << toString(std::move(error)) << "\n";
+        return 1;
+      }
+    }
     if (inspectFormat == OutputFormat::Text)
       errs() << "stencilc: inspecting " << model->name << " ("
              << options.targets.size() << " target"
              << (options.targets.size() == 1 ? "" : "s") << ")\n";
-    Expected<SpecReport> report = inspectSpec(*model, options);
+    Expected<SpecReport> report = inspectSpec(*model, options, variants);
     if (!report) {
       WithColor::error(errs(), "stencilc")
           << path << ": " << toString(report.takeError()) << "\n";
@@ -747,6 +768,43 @@ int runTune() {
         << "--size has " << extents.size() << " extents but " << model->name
         << " is " << model->dims << "-D\n";
     return 1;
+  }
+  // What the runtime refuses at this size would surface only on the GPU
+  // machine, after the timing program was built there.
+  static const char *const axisNames[4] = {"x", "y", "z", "t"};
+  long long sites = 1;
+  for (int axis = 0; axis < model->dims; ++axis) {
+    const int extent = extents[axis];
+    const char *a = axisNames[axis];
+    if (extent > (1 << 30)) {
+      WithColor::error(errs(), "stencilc")
+          << "--size: n" << a << " = " << extent
+          << " is more than the 2^30 sites a launch takes along an axis\n";
+      return 1;
+    }
+    if (sites > (1LL << 40) / extent) {
+      WithColor::error(errs(), "stencilc")
+          << "--size '" << tuneSize << "': more than 2^40 sites\n";
+      return 1;
+    }
+    sites *= extent;
+    if (!model->wraps(axis) && extent <= 2 * model->reach[axis]) {
+      WithColor::error(errs(), "stencilc")
+          << "--size: n" << a << " = " << extent << " leaves no interior site "
+          << "inside " << model->name << "'s Dirichlet halo of "
+          << model->reach[axis] << " on each side\n";
+      return 1;
+    }
+    if (model->layout.evenOdd && (axis == 0 || model->wraps(axis)) &&
+        extent % 2 != 0) {
+      WithColor::error(errs(), "stencilc")
+          << "--size: n" << a << " = " << extent << " is odd; " << model->name
+          << "'s even/odd storage needs "
+          << (axis == 0 ? "an even nx"
+                        : "even extents along the axes that wrap around")
+          << "\n";
+      return 1;
+    }
   }
   if (int group = model->sitesPerThreadX();
       group > 1 && extents[0] % group != 0) {
@@ -940,6 +998,15 @@ int runImport(const std::vector<std::string> &compilerArgs) {
     return 1;
   }
   file << yaml;
+  file.close();
+  if (file.has_error()) {
+    WithColor::error(errs(), "stencilc")
+        << "cannot write " << importOutput << ": " << file.error().message()
+        << "\n";
+    file.clear_error();
+    sys::fs::remove(importOutput);
+    return 1;
+  }
   outs() << "stencilc: " << stencil->function << " -> " << importOutput
          << " (" << stencil->dims << "-D, " << stencil->taps.size()
          << " taps, " << (stencil->periodic ? "periodic" : "dirichlet")
@@ -990,18 +1057,29 @@ int main(int argc, char **argv) {
           << " needs a value\n";
       return 1;
     }
+  int status = 1;
   if (checkCommand)
-    return runCheck();
-  if (planCommand)
-    return runPlan();
-  if (generateCommand)
-    return runGenerate();
-  if (inspectCommand)
-    return runInspect(argv[0]);
-  if (tuneCommand)
-    return runTune();
-  if (importCommand)
-    return runImport(compilerArgs);
-  errs() << "stencilc: error: no command given; run 'stencilc --help'\n";
-  return 1;
+    status = runCheck();
+  else if (planCommand)
+    status = runPlan();
+  else if (generateCommand)
+    status = runGenerate();
+  else if (inspectCommand)
+    status = runInspect(argv[0]);
+  else if (tuneCommand)
+    status = runTune();
+  else if (importCommand)
+    status = runImport(compilerArgs);
+  else
+    errs() << "stencilc: error: no command given; run 'stencilc --help'\n";
+  // A full disk or a closed pipe: a clear error, not LLVM's fatal one when
+  // the stream is destroyed with its error unread.
+  outs().flush();
+  if (outs().has_error()) {
+    WithColor::error(errs(), "stencilc")
+        << "cannot write the output: " << outs().error().message() << "\n";
+    outs().clear_error();
+    return 1;
+  }
+  return status;
 }

@@ -203,17 +203,27 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
           return bad(item, "block extents must be positive integers");
         threads *= block[axis];
       }
-      if (threads > 1024)
-        return bad(item, "a block has at most 1024 threads, not " +
-                             Twine(threads));
+      if (threads > kMaxThreadsPerBlock)
+        return bad(item, "a block has at most " + Twine(kMaxThreadsPerBlock) +
+                             " threads, not " + Twine(threads));
+      // As the spec's checker: z and t share the GPU's third block axis.
+      long long third = 1;
+      for (int axis = 2; axis < model.dims; ++axis)
+        third *= block[axis];
+      if (third > 64)
+        return bad(item, "the block's z and t extents multiply to " +
+                             Twine(third) +
+                             "; the GPU's third block axis holds 64");
       k.block = block;
     } else if (key == "tile") {
       int factor = 0;
       int axis = value.empty() ? -1 : StringRef("xyzt").find(value[0]);
-      if (axis < 0 || axis >= model.dims || !parseInt(value.drop_front(), factor) ||
-          factor < 1 || factor > 16)
+      if (axis < 0 || axis >= model.dims ||
+          !parseInt(value.drop_front(), factor) || factor < 1 ||
+          factor > kMaxTileFactor)
         return bad(item, "expected an axis of the " + Twine(model.dims) +
-                             "-D grid and a factor from 1 to 16, e.g. y4");
+                             "-D grid and a factor from 1 to " +
+                             Twine(kMaxTileFactor) + ", e.g. y4");
       if (factor > 1 && model.layout.evenOdd)
         return bad(item, "even/odd storage takes no tile");
       k.tileAxis = axis;
@@ -237,8 +247,9 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
       k.nontemporalStore = value == "nontemporal";
     } else if (key == "launch_bounds") {
       int bounds = 0;
-      if (!parseInt(value, bounds) || bounds < 0 || bounds > 1024)
-        return bad(item, "expected 0 (none) to 1024");
+      if (!parseInt(value, bounds) || bounds < 0 ||
+          bounds > kMaxThreadsPerBlock)
+        return bad(item, "expected 0 (none) to " + Twine(kMaxThreadsPerBlock));
       k.launchBounds = bounds;
     } else if (key == "min_blocks_per_sm") {
       int blocks = 0;
@@ -325,6 +336,12 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
   }
   if (k.minBlocksPerSm && !k.launchBounds)
     return bad(text, "min_blocks_per_sm needs launch_bounds");
+  if (static_cast<long long>(k.minBlocksPerSm) * k.launchBounds >
+      kMaxThreadsPerMultiprocessor)
+    return bad(text, "min_blocks_per_sm " + Twine(k.minBlocksPerSm) + " of " +
+                         Twine(k.launchBounds) + " threads is more than the " +
+                         Twine(kMaxThreadsPerMultiprocessor) +
+                         " threads a multiprocessor holds");
   if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
     return bad(text, "launch_bounds " + Twine(k.launchBounds) +
                          " is below the block's " +
@@ -473,7 +490,10 @@ Expected<std::vector<TuningCacheEntry>> readTuningCache(StringRef path) {
                              file.getError().message().c_str());
   std::vector<TuningCacheEntry> entries;
   SmallVector<StringRef, 64> lines;
-  (*file)->getBuffer().split(lines, '\n');
+  // An editor's UTF-8 byte order mark had hidden the first entry.
+  StringRef text = (*file)->getBuffer();
+  text.consume_front("\xEF\xBB\xBF");
+  text.split(lines, '\n');
   for (size_t i = 0; i < lines.size(); ++i) {
     StringRef line = lines[i].rtrim("\r");
     if (line.trim().empty() || line.startswith("#"))
