@@ -100,7 +100,7 @@ inline const stencil::KernelInfo &info() {
       nullptr, 0, nullptr,
       nullptr, nullptr, 0,
       nullptr, 0,
-      true, "none", 12, 264,
+      true, "cgnr", 12, 264,
       474, &apply_generic, &apply_adjoint_generic,
       nullptr, nullptr, nullptr,
       "9ccbaa42827326d8",
