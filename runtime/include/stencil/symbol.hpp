@@ -80,6 +80,18 @@ inline SymbolMinimum symbol_minimum(int dims,
   return best;
 }
 
+/// One axis' part of a stencil whose off-centre taps each lie on an axis:
+/// f(theta) = sum of c_o cos(theta o) over the taps along `axis`.
+inline double axis_symbol(int axis,
+                          const std::vector<std::array<int, 4>> &offsets,
+                          const std::vector<double> &weights, double theta) {
+  double sum = 0.0;
+  for (size_t t = 0; t < offsets.size(); ++t)
+    if (offsets[t][axis] != 0)
+      sum += weights[t] * std::cos(theta * offsets[t][axis]);
+  return sum;
+}
+
 /// Along one axis alone, for a stencil whose off-centre taps each lie on an
 /// axis: f(theta) = sum of c_o cos(theta o) over the taps along `axis`.
 /// Returns the minimum over theta in (0, pi] of (f(theta) - f(0)) /
@@ -89,11 +101,7 @@ inline double axis_symbol_rise(int axis,
                                const std::vector<std::array<int, 4>> &offsets,
                                const std::vector<double> &weights) {
   auto f = [&](double theta) {
-    double sum = 0.0;
-    for (size_t t = 0; t < offsets.size(); ++t)
-      if (offsets[t][axis] != 0)
-        sum += weights[t] * std::cos(theta * offsets[t][axis]);
-    return sum;
+    return axis_symbol(axis, offsets, weights, theta);
   };
   const double pi = 3.14159265358979323846;
   const double f0 = f(0.0);
@@ -199,11 +207,7 @@ separable_lattice_bound(int dims,
   const double pi = 3.14159265358979323846;
   for (int axis = 0; axis < dims; ++axis) {
     auto f = [&](double theta) {
-      double sum = 0.0;
-      for (size_t t = 0; t < offsets.size(); ++t)
-        if (offsets[t][axis] != 0)
-          sum += weights[t] * std::cos(theta * offsets[t][axis]);
-      return sum;
+      return axis_symbol(axis, offsets, weights, theta);
     };
     double least = std::numeric_limits<double>::infinity();
     if (boundary[axis] == 0) {
