@@ -713,11 +713,7 @@ Expected<EmittedStencil> emitStencil(const StencilModel &model,
   return files;
 }
 
-static Error writeIfChanged(StringRef path, StringRef contents) {
-  if (ErrorOr<std::unique_ptr<MemoryBuffer>> existing =
-          MemoryBuffer::getFile(path, /*IsText=*/false))
-    if ((*existing)->getBuffer() == contents)
-      return Error::success();
+Error writeFile(StringRef path, StringRef contents) {
   std::error_code ec;
   raw_fd_ostream os(path, ec, sys::fs::OF_None);
   if (ec)
@@ -728,11 +724,19 @@ static Error writeIfChanged(StringRef path, StringRef contents) {
   if (os.has_error()) {
     const std::error_code error = os.error();
     os.clear_error();
-    sys::fs::remove(path); // not a truncated file that looks generated
+    sys::fs::remove(path); // not a truncated file that looks written
     return createStringError(error, "cannot write '%s': %s", path.str().c_str(),
                              error.message().c_str());
   }
   return Error::success();
+}
+
+static Error writeIfChanged(StringRef path, StringRef contents) {
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> existing =
+          MemoryBuffer::getFile(path, /*IsText=*/false))
+    if ((*existing)->getBuffer() == contents)
+      return Error::success();
+  return writeFile(path, contents);
 }
 
 Error writeStencil(const StencilModel &model, const EmittedStencil &files,

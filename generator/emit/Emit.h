@@ -65,6 +65,10 @@ llvm::Expected<EmittedStencil>
 emitStencil(const StencilModel &model, const std::vector<KernelPlan> &plans,
             const TunedKernels &tuned = TunedKernels());
 
+/// Writes `contents` to `path`. A failed open or write (a full disk) is an
+/// error naming the path, and the partial file is removed.
+llvm::Error writeFile(llvm::StringRef path, llvm::StringRef contents);
+
 /// Writes NAME.hip, NAME.hpp and NAME.json into `directory` (created if
 /// needed). Files whose contents are unchanged are left untouched, so that
 /// build systems do not recompile them.

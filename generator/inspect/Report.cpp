@@ -353,22 +353,8 @@ Error writeRoofline(const std::vector<SpecReport> &reports,
   if (std::error_code ec = sys::fs::createTemporaryFile("stencilc-roofline",
                                                         "gp", scriptPath))
     return createStringError(ec, "cannot create a temporary file");
-  {
-    std::error_code ec;
-    raw_fd_ostream out(scriptPath, ec);
-    if (ec)
-      return createStringError(ec, "cannot write the gnuplot script");
-    out << script;
-    out.close();
-    if (out.has_error()) {
-      const std::error_code error = out.error();
-      out.clear_error();
-      sys::fs::remove(scriptPath);
-      return createStringError(error,
-                               "cannot write the gnuplot script '%s': %s",
-                               scriptPath.c_str(), error.message().c_str());
-    }
-  }
+  if (Error error = writeFile(scriptPath, script))
+    return error;
   StringRef argv[] = {*gnuplot, scriptPath};
   std::string message;
   int status = sys::ExecuteAndWait(*gnuplot, argv, llvm::None, {}, 0, 0,

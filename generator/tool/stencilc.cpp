@@ -434,6 +434,19 @@ std::string fileIdentity(StringRef path) {
   return std::to_string(id.getDevice()) + ":" + std::to_string(id.getFile());
 }
 
+/// The planner's kernel sets that `generate` compiles beside the spec's
+/// (NAME_xW for groups along x; `devicePlans`, other GPUs' choices), added
+/// to `tuned`; `inspect --variants` compiles the same.
+Error addPlannedKernelSets(const StencilModel &chosen,
+                           const std::vector<DevicePlan> &devicePlans,
+                           TunedKernels &tuned) {
+  Error error = addPlannerVariants(chosen, tuned);
+  for (const DevicePlan &plan : devicePlans)
+    if (!error)
+      error = addDevicePlanVariants(chosen, plan, tuned);
+  return error;
+}
+
 int runGenerate() {
   int status = 0;
   // Namespace -> the spec file whose written code defines it (identity,
@@ -499,11 +512,7 @@ int runGenerate() {
       tuned = std::move(*found);
     }
     if (!naive) {
-      Error error = addPlannerVariants(*model, tuned);
-      for (const DevicePlan &plan : devicePlans)
-        if (!error)
-          error = addDevicePlanVariants(*model, plan, tuned);
-      if (error) {
+      if (Error error = addPlannedKernelSets(*model, devicePlans, tuned)) {
         WithColor::error(errs(), "stencilc")
             << path << ": " << toString(std::move(error)) << "\n";
         status = 1;
@@ -676,11 +685,8 @@ int runInspect(const char *argv0) {
     chooseOpenOptions(*model);
     TunedKernels variants;
     if (inspectVariants) {
-      Error error = addPlannerVariants(*model, variants);
-      for (const DevicePlan &plan : otherDevicePlans(open, *model))
-        if (!error)
-          error = addDevicePlanVariants(*model, plan, variants);
-      if (error) {
+      if (Error error = addPlannedKernelSets(
+              *model, otherDevicePlans(open, *model), variants)) {
         WithColor::error(errs(), "stencilc")
             << path << ": " << toString(std::move(error)) << "\n";
         return 1;
@@ -991,20 +997,8 @@ int runImport(const std::vector<std::string> &compilerArgs) {
         << "cannot create " << parent << ": " << ec.message() << "\n";
     return 1;
   }
-  raw_fd_ostream file(importOutput, ec, sys::fs::OF_Text);
-  if (ec) {
-    WithColor::error(errs(), "stencilc")
-        << "cannot write " << importOutput << ": " << ec.message() << "\n";
-    return 1;
-  }
-  file << yaml;
-  file.close();
-  if (file.has_error()) {
-    WithColor::error(errs(), "stencilc")
-        << "cannot write " << importOutput << ": " << file.error().message()
-        << "\n";
-    file.clear_error();
-    sys::fs::remove(importOutput);
+  if (Error error = writeFile(importOutput, yaml)) {
+    WithColor::error(errs(), "stencilc") << toString(std::move(error)) << "\n";
     return 1;
   }
   outs() << "stencilc: " << stencil->function << " -> " << importOutput

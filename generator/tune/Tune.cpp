@@ -739,21 +739,7 @@ Error writeTuningDirectory(const StencilModel &model,
       return text.takeError();
     SmallString<256> path(directory);
     sys::path::append(path, name);
-    std::error_code ec;
-    raw_fd_ostream os(path, ec);
-    if (ec)
-      return createStringError(ec, "cannot write '%s': %s", path.c_str(),
-                               ec.message().c_str());
-    os << *text;
-    os.close();
-    if (os.has_error()) {
-      const std::error_code error = os.error();
-      os.clear_error();
-      sys::fs::remove(path);
-      return createStringError(error, "cannot write '%s': %s", path.c_str(),
-                               error.message().c_str());
-    }
-    return Error::success();
+    return writeFile(path, *text);
   };
   if (Error error = write("tune_main.cpp", "tune_main.cpp.in",
                           {{"name", model.name},

@@ -663,6 +663,17 @@ std::string breakdown_reason(double pq, const std::string &precision) {
   return text;
 }
 
+/// Why CGNR stopped on |A p|^2 = `qq` (not positive, or not finite), as
+/// breakdown_reason says it for CG.
+std::string normal_breakdown_reason(double qq, const std::string &precision) {
+  const std::string in = precision.empty() ? "" : " in " + precision;
+  if (!std::isfinite(qq))
+    return " (|A p|^2 is not finite" + in + "): the values left the range of " +
+           (precision.empty() ? "the fields' precision" : precision) +
+           "; scale the system";
+  return " (A p = 0" + in + "): the operator is singular";
+}
+
 /// The Krylov iterations on A x = rhs from the initial guess in x, stopping
 /// when ||r|| / reference < tolerance; fills the report's iteration fields.
 /// `diag` (Jacobi) may be null.
@@ -804,15 +815,10 @@ Status iterate(const LinearSystem &A, const Field &rhs, Field &x,
       STENCIL_TRY(ops.apply(q, p)); // q = A p
       double qq = 0.0;
       STENCIL_TRY(ops.dot(q, q, qq));
-      if (!std::isfinite(qq))
+      if (!(qq > 0.0 && std::isfinite(qq)))
         return Status::failure_on_every_rank(
             "solve: CGNR broke down at iteration " + std::to_string(k + 1) +
-            " (|A p|^2 is not finite): the values left the range of the "
-            "fields' precision; scale the system");
-      if (!(qq > 0.0))
-        return Status::failure_on_every_rank(
-            "solve: CGNR broke down at iteration " + std::to_string(k + 1) +
-            " (A p = 0): the operator is singular");
+            normal_breakdown_reason(qq, ""));
       STENCIL_TRY(step(ss / qq));
       if (rNorm / reference < options.tolerance)
         break;
@@ -1000,18 +1006,11 @@ Status iterate_mixed(const LinearSystem &A, const LinearSystem &inner,
     STENCIL_TRY(lowOps.apply(qLow, pLow)); // q = A p
     double qq = 0.0;
     STENCIL_TRY(lowOps.dot(qLow, qLow, qq));
-    if (!std::isfinite(qq))
+    if (!(qq > 0.0 && std::isfinite(qq)))
       return Status::failure_on_every_rank(
           "solve: mixed-precision CGNR broke down at iteration " +
-          std::to_string(k + 1) + " (|A p|^2 is not finite in " +
-          report.inner_precision +
-          "): the values left its range; scale "
-          "the system");
-    if (!(qq > 0.0))
-      return Status::failure_on_every_rank(
-          "solve: mixed-precision CGNR broke down at iteration " +
-          std::to_string(k + 1) + " (A p = 0 in " + report.inner_precision +
-          "): the operator is singular");
+          std::to_string(k + 1) +
+          normal_breakdown_reason(qq, report.inner_precision));
     const double alpha = ss / qq;
     STENCIL_TRY(
         lowOps.update(alpha, pLow, qLow, xLow, rLow, options.fused, rr));
@@ -1258,23 +1257,23 @@ Status begin_solve(const StencilOperator &A, const Field &b, Field &x,
   // double's does below about 1e-162, and such a b is not zero: x = 0
   // would be a wrong answer. Scaled by 2^600 (exactly) any nonzero double
   // squares to a normal number.
-  if (bNorm == 0.0 && lattice.element_bytes != 8)
-    return Status();
   if (bNorm == 0.0) {
-    Field scaled;
-    STENCIL_TRY(Field::create(lattice, scaled));
-    STENCIL_TRY(scaled.copy_from(bInterior));
-    STENCIL_TRY(scale(0x1p600, scaled));
-    double scaledNorm = 0.0;
-    STENCIL_TRY(reducer.norm2(scaled, scaledNorm));
-    if (scaledNorm != 0.0) {
-      char text[160];
-      std::snprintf(text, sizeof text,
-                    "solve: b is not zero, but its norm (%.3g) underflows in "
-                    "double (values under about 1e-162 square to 0); scale "
-                    "the system",
-                    std::ldexp(scaledNorm, -600));
-      return Status::failure_on_every_rank(text);
+    if (lattice.element_bytes == 8) {
+      Field scaled;
+      STENCIL_TRY(Field::create(lattice, scaled));
+      STENCIL_TRY(scaled.copy_from(bInterior));
+      STENCIL_TRY(scale(0x1p600, scaled));
+      double scaledNorm = 0.0;
+      STENCIL_TRY(reducer.norm2(scaled, scaledNorm));
+      if (scaledNorm != 0.0) {
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "solve: b is not zero, but its norm (%.3g) underflows "
+                      "in double (values under about 1e-162 square to 0); "
+                      "scale the system",
+                      std::ldexp(scaledNorm, -600));
+        return Status::failure_on_every_rank(text);
+      }
     }
     return Status();
   }

@@ -146,6 +146,14 @@ Status from_cache_file(const std::string &path, const KernelInfo &spec,
   return Status();
 }
 
+/// `out`'s report with a cache entry that was passed over (from_cache_file's
+/// `stale`), if any.
+Status note_stale(KernelSelection &out, const std::string &stale) {
+  if (!stale.empty())
+    out.description += (out.description.empty() ? "" : "; ") + stale;
+  return Status();
+}
+
 } // namespace
 
 Status check_environment() {
@@ -200,24 +208,24 @@ Status read_tuning_cache(const std::string &path,
     // The time and rate the reports quote, as `stencilc generate
     // --tune-cache` takes them: a positive time, a rate of at least 0 (the
     // exchange tuner's tenths of a GB/s can round to 0.0).
-    for (int column : {5, 6}) {
-      const std::string &text = fields[column];
+    auto finite = [](const std::string &text, double &value) {
       char *end = nullptr;
-      const double value = std::strtod(text.c_str(), &end);
-      while (end && *end == ' ')
+      value = std::strtod(text.c_str(), &end);
+      while (*end == ' ')
         ++end;
-      const bool parsed = !text.empty() && *end == '\0' && std::isfinite(value);
-      if (column == 5 && !(parsed && value > 0))
-        return Status::failure(path + ":" + std::to_string(number) +
-                               ": time must be a positive number of "
-                               "milliseconds, not '" +
-                               text + "'");
-      if (column == 6 && !(parsed && value >= 0))
-        return Status::failure(path + ":" + std::to_string(number) +
-                               ": bandwidth must be a number of GB/s, at "
-                               "least 0, not '" +
-                               text + "'");
-    }
+      return !text.empty() && *end == '\0' && std::isfinite(value);
+    };
+    double ms = 0.0, gbs = 0.0;
+    if (!finite(fields[5], ms) || !(ms > 0))
+      return Status::failure(path + ":" + std::to_string(number) +
+                             ": time must be a positive number of "
+                             "milliseconds, not '" +
+                             fields[5] + "'");
+    if (!finite(fields[6], gbs) || !(gbs >= 0))
+      return Status::failure(path + ":" + std::to_string(number) +
+                             ": bandwidth must be a number of GB/s, at "
+                             "least 0, not '" +
+                             fields[6] + "'");
     out.push_back({number, fields[0], fields[1], fields[2], fields[3],
                    fields[4], fields[5], fields[6]});
   }
@@ -317,8 +325,6 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     if (found)
       return Status();
   }
-  // After the choice below: a cache entry that was passed over.
-  const std::string staleNote = stale.empty() ? "" : "; " + stale;
   bool cached = false;
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
@@ -332,9 +338,8 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     out.from_cache = true;
     out.description = std::string("tuned: ") + out.info->tuning_options +
                       " (compiled-in tuning-cache entry, " +
-                      std::to_string(choice.gb_s) + " GB/s when tuned)" +
-                      staleNote;
-    return Status();
+                      std::to_string(choice.gb_s) + " GB/s when tuned)";
+    return note_stale(out, stale);
   }
   const std::string why =
       cached ? " (no tuning-cache entry for " + device + " at " + size + ")"
@@ -351,15 +356,13 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
     if (unfit)
       out.description += " (" + unfit_text(*unfit) + " do not fit: " +
                          misfit + ")";
-    out.description += staleNote;
-    return Status();
+    return note_stale(out, stale);
   }
   out.description += why;
   if (unfit)
     out.description +=
         " (" + unfit_text(*unfit) + " do not fit: " + misfit + ")";
-  out.description += staleNote;
-  return Status();
+  return note_stale(out, stale);
 }
 
 Status select_fold_kernels(const KernelInfo &spec, const int *extents,
@@ -383,11 +386,6 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
       return Status();
   }
   // Whatever is chosen below, a fold-pass entry passed over is named.
-  auto noteStale = [&] {
-    if (!stale.empty())
-      out.description += (out.description.empty() ? "" : "; ") + stale;
-    return Status();
-  };
   for (int i = 0; i < spec.num_tuned; ++i) {
     const TunedChoice &choice = spec.tuned[i];
     if (choice.kernels != TunedKernels::FoldPass ||
@@ -399,13 +397,13 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
     out.description = std::string("tuned: ") + out.info->tuning_options +
                       " (compiled-in tuning-cache entry for CG's fold pass, " +
                       std::to_string(choice.gb_s) + " GB/s when tuned)";
-    return noteStale();
+    return note_stale(out, stale);
   }
   // Step 4: the planner's predictions give way to a measurement of the
   // other kernels (whose storage they share); where their launch does not
   // fit, the fold pass runs with the chosen kernels.
   if (measured)
-    return noteStale();
+    return note_stale(out, stale);
   const TunedChoice *unfit = nullptr;
   std::string misfit;
   if (const TunedChoice *planned = planner_choice(
@@ -418,7 +416,7 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
                       std::string(unfit->info().name) + ", do not fit: " +
                       misfit + ")";
   }
-  return noteStale();
+  return note_stale(out, stale);
 }
 
 } // namespace stencil

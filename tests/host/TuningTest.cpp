@@ -141,48 +141,38 @@ TEST(Tuning, CacheFileChoosesAmongCompiledVariants) {
   const std::string key = std::string("laplacian3d_f64\t") +
                           spec.info.fingerprint + "\t" + spec.device +
                           "\t20x18x16\t";
+  // With the cache file at `path`: the kernels chosen, and what the report
+  // says of them.
+  auto expectChoice = [&](const std::string &path, const KernelInfo &chosen,
+                          const std::string &reported) {
+    SCOPED_TRACE(path);
+    ScopedEnv cache("STENCILC_TUNE_CACHE", path);
+    KernelSelection s;
+    ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+    EXPECT_EQ(s.info, &chosen);
+    EXPECT_NE(s.description.find(reported), std::string::npos) << s.description;
+  };
   // The last entry wins: here the spec's own options, over the table.
-  std::string path = writeCache(
-      "own.tsv", "# header\n" + key + variant().tuning_options + "\t1\t2\n" +
-                     key + spec.info.tuning_options + "\t1\t3\n");
-  {
-    ScopedEnv cache("STENCILC_TUNE_CACHE", path);
-    KernelSelection s;
-    ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
-    EXPECT_EQ(s.info, &spec.info);
-    EXPECT_NE(s.description.find("own.tsv:3"), std::string::npos)
-        << s.description;
-  }
+  expectChoice(writeCache("own.tsv", "# header\n" + key +
+                                         variant().tuning_options + "\t1\t2\n" +
+                                         key + spec.info.tuning_options +
+                                         "\t1\t3\n"),
+               spec.info, "own.tsv:3");
   // Another fingerprint (another version of the spec) does not match: the
-  // compiled-in table decides.
-  path = writeCache("stale.tsv", "laplacian3d_f64\t0123456789abcdef\t" +
-                                     spec.device + "\t20x18x16\t" +
-                                     spec.info.tuning_options + "\t1\t2\n");
-  {
-    ScopedEnv cache("STENCILC_TUNE_CACHE", path);
-    KernelSelection s;
-    ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
-    EXPECT_EQ(s.info, &variant());
-    // ... and the report says the entry was passed over, and why.
-    EXPECT_NE(s.description.find(
-                  "stale.tsv:1's entry was tuned for another version of "
-                  "laplacian3d_f64 (fingerprint 0123456789abcdef, this "
-                  "build's " +
-                  std::string(spec.info.fingerprint) + ") and is not used"),
-              std::string::npos)
-        << s.description;
-  }
+  // compiled-in table decides, and the report says the entry was passed
+  // over, and why.
+  expectChoice(writeCache("stale.tsv", "laplacian3d_f64\t0123456789abcdef\t" +
+                                           spec.device + "\t20x18x16\t" +
+                                           spec.info.tuning_options +
+                                           "\t1\t2\n"),
+               variant(),
+               "stale.tsv:1's entry was tuned for another version of "
+               "laplacian3d_f64 (fingerprint 0123456789abcdef, this build's " +
+                   std::string(spec.info.fingerprint) + ") and is not used");
   // An editor's byte order mark before the first entry: still read.
-  path = writeCache("bom.tsv", "\xEF\xBB\xBF" + key + spec.info.tuning_options +
-                                   "\t1\t2\n");
-  {
-    ScopedEnv cache("STENCILC_TUNE_CACHE", path);
-    KernelSelection s;
-    ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
-    EXPECT_EQ(s.info, &spec.info);
-    EXPECT_NE(s.description.find("bom.tsv:1"), std::string::npos)
-        << s.description;
-  }
+  expectChoice(writeCache("bom.tsv", "\xEF\xBB\xBF" + key +
+                                         spec.info.tuning_options + "\t1\t2\n"),
+               spec.info, "bom.tsv:1");
 }
 
 TEST(Tuning, CacheFileErrorsSayWhereAndWhy) {
