@@ -11,6 +11,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -29,6 +30,8 @@ namespace {
 struct YamlNode {
   enum Kind { Scalar, Mapping, Sequence, Null, Other } kind = Null;
   std::string text; ///< scalars
+  /// A scalar written in quotes: YAML makes it a string, never a number.
+  bool quoted = false;
   SMRange range;
   std::vector<std::pair<YamlNode, YamlNode>> entries; ///< mappings
   std::vector<YamlNode> items;                        ///< sequences
@@ -93,6 +96,8 @@ YamlNode materialize(yaml::Node *node, const char *bufferStart, int depth,
     SmallString<64> storage;
     out.kind = YamlNode::Scalar;
     out.text = scalar->getValue(storage).str();
+    out.quoted = scalar->getRawValue().startswith("\"") ||
+                 scalar->getRawValue().startswith("'");
   } else if (auto *block = dyn_cast<yaml::BlockScalarNode>(node)) {
     out.kind = YamlNode::Scalar;
     out.text = block->getValue().str();
@@ -207,6 +212,10 @@ private:
 
   /// The plain text of a scalar node, or nullopt (with an error) otherwise.
   std::optional<std::string> scalarText(const YamlNode *node, StringRef what);
+  /// scalarText for a number or true/false: quotes make YAML's value a
+  /// string, which other YAML readers of the spec would not take as one.
+  std::optional<std::string> unquotedText(const YamlNode *node, StringRef what,
+                                          StringRef kind);
 
   DiagnosticEngine &diags;
 };
@@ -217,6 +226,18 @@ std::optional<std::string> Parser::scalarText(const YamlNode *node,
     return node->text;
   diags.error(node->range, what + " must be a single value");
   return std::nullopt;
+}
+
+std::optional<std::string>
+Parser::unquotedText(const YamlNode *node, StringRef what, StringRef kind) {
+  std::optional<std::string> text = scalarText(node, what);
+  if (text && node->quoted) {
+    diags.error(node->range, what + " must be " + kind +
+                                 ", not the quoted string '" + *text +
+                                 "'; write it without quotes");
+    return std::nullopt;
+  }
+  return text;
 }
 
 const YamlNode *Parser::asMapping(const YamlNode *node, StringRef what) {
@@ -248,7 +269,7 @@ bool Parser::readInteger(const YamlNode *node, StringRef what,
                          Located<long long> &out) {
   if (!node)
     return false;
-  std::optional<std::string> text = scalarText(node, what);
+  std::optional<std::string> text = unquotedText(node, what, "an integer");
   if (!text)
     return false;
   long long value;
@@ -265,7 +286,7 @@ bool Parser::readNumber(const YamlNode *node, StringRef what,
                         Located<double> &out) {
   if (!node)
     return false;
-  std::optional<std::string> text = scalarText(node, what);
+  std::optional<std::string> text = unquotedText(node, what, "a number");
   if (!text)
     return false;
   double value;
@@ -281,7 +302,7 @@ bool Parser::readNumber(const YamlNode *node, StringRef what,
 bool Parser::readBool(const YamlNode *node, StringRef what, Located<bool> &out) {
   if (!node)
     return false;
-  std::optional<std::string> text = scalarText(node, what);
+  std::optional<std::string> text = unquotedText(node, what, "true or false");
   if (!text)
     return false;
   if (*text == "true" || *text == "false") {
@@ -770,6 +791,20 @@ std::optional<Spec> parseSpec(unsigned bufferID, StringRef path,
       SHA256::hash(arrayRefFromStringRef(
           sourceMgr.getMemoryBuffer(bufferID)->getBuffer())),
       /*LowerCase=*/true);
+  // LLVM's YAML scanner reads invalid UTF-8 as the end of a scalar
+  // ("Got empty plain scalar"); name the byte instead.
+  StringRef text = sourceMgr.getMemoryBuffer(bufferID)->getBuffer();
+  const UTF8 *cursor = reinterpret_cast<const UTF8 *>(text.begin());
+  if (!isLegalUTF8String(&cursor, reinterpret_cast<const UTF8 *>(text.end()))) {
+    const char *bad = reinterpret_cast<const char *>(cursor);
+    diags.error(
+        SMRange(SMLoc::getFromPointer(bad), SMLoc::getFromPointer(bad + 1)),
+        "byte 0x" +
+            utohexstr(static_cast<unsigned char>(*bad), /*LowerCase=*/true, 2) +
+            " is not UTF-8; a spec is UTF-8 text (saved in another "
+            "encoding?)");
+    return std::nullopt;
+  }
   yaml::Stream stream(sourceMgr.getMemoryBuffer(bufferID)->getMemBufferRef(),
                       sourceMgr, /*ShowColors=*/false);
   Parser parser(diags);
