@@ -538,7 +538,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 64x4x1, launch bounds 256, tile x x 1, load order as-written, regular stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1124,7 +1124,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 32x4x2, launch bounds none, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds none, no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -19,7 +19,7 @@
 // 0.1.0 from anisotropic_reaction3d.yaml. Do not edit: change the spec and regenerate.
 //
 // 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 64x4x1, launch bounds 256, tile x x 1, load order as-written, regular stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled anisotropic_reaction3d_tuned0.hip.
@@ -163,7 +163,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from anisotropic_reaction3d.yaml. Do not edit: change the spec and regenerate.
 //
 // 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 32x4x2, launch bounds none, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds none, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled anisotropic_reaction3d_tuned1.hip.

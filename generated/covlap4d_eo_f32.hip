@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order as-written, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1164,7 +1164,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 64x2x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores, slab 1
+// Options: block 64x2x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

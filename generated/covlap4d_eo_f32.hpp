@@ -2,7 +2,7 @@
 // 0.1.0 from covlap4d_eo_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order as-written, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_eo_f32.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from covlap4d_eo_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 64x2x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores, slab 1
+// Options: block 64x2x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_eo_f32_tuned0.hip.

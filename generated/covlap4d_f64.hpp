@@ -2,7 +2,7 @@
 // 0.1.0 from covlap4d_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, double, CG
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, regular stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_f64.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from covlap4d_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, double, CG
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_f64_tuned0.hip.
@@ -163,7 +163,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from covlap4d_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, double, CG
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_f64_tuned1.hip.

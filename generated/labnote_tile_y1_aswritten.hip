@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // AMD lab note kernel 2 (loop tiling), tile factor 1 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -426,7 +426,7 @@ stencil::Status apply_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // AMD lab note kernel 2 (loop tiling), tile factor 1 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -2,7 +2,7 @@
 // 0.1.0 from labnote_tile_y1_aswritten.yaml. Do not edit: change the spec and regenerate.
 //
 // AMD lab note kernel 2 (loop tiling), tile factor 1 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled labnote_tile_y1_aswritten.hip.
@@ -136,7 +136,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from labnote_tile_y1_aswritten.yaml. Do not edit: change the spec and regenerate.
 //
 // AMD lab note kernel 2 (loop tiling), tile factor 1 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled labnote_tile_y1_aswritten_x2.hip.

@@ -3346,7 +3346,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 32x8x1, launch bounds 256 (at least 6 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 32x8x1, launch bounds 256 (at least 6 per SM), no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -6260,7 +6260,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 64x2x2, launch bounds none, tile x x 1, load order ascending, regular stores
+// Options: block 64x2x2, launch bounds none, no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -445,7 +445,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian3d_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 32x8x1, launch bounds 256 (at least 6 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 32x8x1, launch bounds 256 (at least 6 per SM), no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian3d_f64_tuned3.hip.
@@ -888,7 +888,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian3d_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 64x2x2, launch bounds none, tile x x 1, load order ascending, regular stores
+// Options: block 64x2x2, launch bounds none, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian3d_f64_inner_tuned1.hip.

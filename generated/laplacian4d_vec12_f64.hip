@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 12 doubles per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 12 components per thread
+// Options: block 32x4x2x1, launch bounds 256, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 12 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

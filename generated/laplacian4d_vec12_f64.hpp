@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec12_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 12 doubles per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 12 components per thread
+// Options: block 32x4x2x1, launch bounds 256, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 12 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec12_f64.hip.

@@ -787,7 +787,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 8x8x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores, 2 of 24 components per thread
+// Options: block 8x8x2x2, launch bounds 256, no tile, load order ascending, regular stores, 2 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1575,7 +1575,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), tile x x 1, load order ascending, non-temporal stores, 6 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), no tile, load order ascending, non-temporal stores, 6 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -19,7 +19,7 @@
 // 0.1.0 from laplacian4d_vec24_antiperiodic.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 8x8x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores, 2 of 24 components per thread
+// Options: block 8x8x2x2, launch bounds 256, no tile, load order ascending, regular stores, 2 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_antiperiodic_tuned0.hip.
@@ -160,7 +160,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_antiperiodic.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), tile x x 1, load order ascending, non-temporal stores, 6 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), no tile, load order ascending, non-temporal stores, 6 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_antiperiodic_tuned1.hip.

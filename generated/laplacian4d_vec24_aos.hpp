@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aos.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aos.hip.
@@ -159,7 +159,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_aos.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS)
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order as-written, non-temporal stores, 8 of 24 components per thread
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order as-written, non-temporal stores, 8 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aos_tuned1.hip.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), staged in shared memory
-// Options: block 8x4x4x2, launch bounds 256, tile y x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread, staged in shared memory
+// Options: block 8x4x4x2, launch bounds 256, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread, staged in shared memory
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

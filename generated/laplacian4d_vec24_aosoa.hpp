@@ -159,7 +159,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_aosoa.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aosoa_tuned1.hip.
@@ -299,7 +299,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_aosoa.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, blocks of 32 sites (AoSoA)
-// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aosoa_x4.hip.

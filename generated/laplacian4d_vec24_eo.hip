@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
+// Options: block 32x4x1x1, launch bounds 128, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -813,7 +813,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 64x4x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, 12 of 24 components per thread, slab 1
+// Options: block 64x4x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1623,7 +1623,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x8x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, 12 of 24 components per thread, slab 1
+// Options: block 32x8x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -2433,7 +2433,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 256x1x1x1, launch bounds 256 (at least 2 per SM), tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab 1
+// Options: block 256x1x1x1, launch bounds 256 (at least 2 per SM), no tile, load order explicit "-YZT+YZT-X+X C", regular stores, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -3211,7 +3211,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, 12 of 24 components per thread, slab auto
+// Options: block 32x4x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

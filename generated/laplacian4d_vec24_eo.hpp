@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
+// Options: block 32x4x1x1, launch bounds 128, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 64x4x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, 12 of 24 components per thread, slab 1
+// Options: block 64x4x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_tuned0.hip.
@@ -188,7 +188,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x8x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, 12 of 24 components per thread, slab 1
+// Options: block 32x8x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_tuned1.hip.
@@ -357,7 +357,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 256x1x1x1, launch bounds 256 (at least 2 per SM), tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, slab 1
+// Options: block 256x1x1x1, launch bounds 256 (at least 2 per SM), no tile, load order explicit "-YZT+YZT-X+X C", regular stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_tuned2.hip.
@@ -526,7 +526,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, 12 of 24 components per thread, slab auto
+// Options: block 32x4x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_tuned3.hip.

@@ -1858,7 +1858,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, component-major (SoA)
-// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128 (at least 4 per SM), no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -2639,7 +2639,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, component-major (SoA)
-// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 6 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -594,7 +594,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 64x4x1, launch bounds 256, tile x x 1, load order as-written, non-temporal stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1242,7 +1242,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 32x4x2, launch bounds 256 (at least 2 per SM), tile x x 1, load order ascending, non-temporal stores
+// Options: block 32x4x2, launch bounds 256 (at least 2 per SM), no tile, load order ascending, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

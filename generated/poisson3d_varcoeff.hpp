@@ -19,7 +19,7 @@
 // 0.1.0 from poisson3d_varcoeff.yaml. Do not edit: change the spec and regenerate.
 //
 // 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 64x4x1, launch bounds 256, tile x x 1, load order as-written, non-temporal stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, non-temporal stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_varcoeff_tuned0.hip.
@@ -162,7 +162,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from poisson3d_varcoeff.yaml. Do not edit: change the spec and regenerate.
 //
 // 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 32x4x2, launch bounds 256 (at least 2 per SM), tile x x 1, load order ascending, non-temporal stores
+// Options: block 32x4x2, launch bounds 256 (at least 2 per SM), no tile, load order ascending, non-temporal stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_varcoeff_tuned1.hip.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1670,7 +1670,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds none, tile x x 1, load order ascending, regular stores, slab 1
+// Options: block 128x1x1x1, launch bounds none, no tile, load order ascending, regular stores, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

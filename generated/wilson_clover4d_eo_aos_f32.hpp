@@ -2,7 +2,7 @@
 // 0.1.0 from wilson_clover4d_eo_aos_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), float, even/odd, site-major storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order as-written, non-temporal stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_aos_f32.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from wilson_clover4d_eo_aos_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), float, even/odd, site-major storage, CGNR
-// Options: block 64x2x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab 1
+// Options: block 64x2x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_aos_f32_tuned0.hip.
@@ -213,7 +213,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from wilson_clover4d_eo_aos_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), float, even/odd, site-major storage, CGNR
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores, slab 1
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_aos_f32_tuned1.hip.

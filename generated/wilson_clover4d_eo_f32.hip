@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -2022,7 +2022,7 @@ stencil::Status clover_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores, slab 1
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores, slab 1
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -3993,7 +3993,7 @@ stencil::Status clover_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -5912,7 +5912,7 @@ stencil::Status clover_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), float, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, non-temporal stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, non-temporal stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

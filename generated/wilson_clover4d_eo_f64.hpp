@@ -2,7 +2,7 @@
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64_split.hip.
@@ -36,7 +36,7 @@
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64_split_inner.hip.
@@ -445,7 +445,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from wilson_clover4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson_clover4d_eo_f64_inner.hip.

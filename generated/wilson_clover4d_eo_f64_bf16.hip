@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR, bfloat16 inner fields
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1922,7 +1922,7 @@ stencil::Status clover_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR, bfloat16 inner fields
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -4085,7 +4085,7 @@ stencil::Status copy_link_box(void *field, void *buffer,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR, bfloat16 inner fields
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -6007,7 +6007,7 @@ stencil::Status clover_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D Wilson-clover fermions, SU(3), double, even/odd storage, CGNR, bfloat16 inner fields
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -2,7 +2,7 @@
 // 0.1.0 from anisotropic_reaction3d.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for anisotropic_reaction3d. 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 256x1x1, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled anisotropic_reaction3d_auto.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from anisotropic_reaction3d.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for anisotropic_reaction3d. 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 128x2x1, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 128x2x1, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled anisotropic_reaction3d_auto_x2.hip.
@@ -163,7 +163,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from anisotropic_reaction3d.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for anisotropic_reaction3d. 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled anisotropic_reaction3d_auto_h200_x2.hip.

@@ -2,7 +2,7 @@
 // 0.1.0 from anisotropic_reaction3d.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of anisotropic_reaction3d (no tile, loads as written). 3-D anisotropic diffusion plus a per-site reaction term, double
-// Options: block 64x4x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled anisotropic_reaction3d_naive.hip.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of covlap3d_f32 (no tile, loads as written). 3-D gauge-covariant Laplacian on SU(3) colour vectors, float (the smearing operator)
-// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order as-written, non-temporal stores
+// Options: block 32x4x1, launch bounds 128 (at least 1 per SM), no tile, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -2,7 +2,7 @@
 // 0.1.0 from covlap4d_eo_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_eo_f32. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, even/odd storage, CG
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_eo_f32_auto.hip.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_f32. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, CG
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -941,7 +941,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_f32. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, CG
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order as-written, regular stores
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -2,7 +2,7 @@
 // 0.1.0 from covlap4d_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_f32. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, CG
-// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores
+// Options: block 32x4x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_f32_auto.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from covlap4d_f32.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for covlap4d_f32. 4-D gauge-covariant Laplacian with a mass, SU(3) colour vectors, float, CG
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order as-written, regular stores
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled covlap4d_f32_auto_fold.hip.

@@ -2,7 +2,7 @@
 // 0.1.0 from labnote_tile_y4_ascending.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of labnote_tile_y4_ascending (no tile, loads as written). AMD lab note kernel 3 (reordered loads), tile factor 4 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled labnote_tile_y4_ascending_naive.hip.

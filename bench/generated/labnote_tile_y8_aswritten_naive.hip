@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of labnote_tile_y8_aswritten (no tile, loads as written). AMD lab note kernel 2 (loop tiling), tile factor 8 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds none, tile y x 1, load order as-written, regular stores
+// Options: block 256x1x1, launch bounds none, no tile, load order as-written, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -2,7 +2,7 @@
 // 0.1.0 from labnote_tile_y8_aswritten.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of labnote_tile_y8_aswritten (no tile, loads as written). AMD lab note kernel 2 (loop tiling), tile factor 8 along y, 3-D 7-point Laplacian, double
-// Options: block 256x1x1, launch bounds none, tile y x 1, load order as-written, regular stores
+// Options: block 256x1x1, launch bounds none, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled labnote_tile_y8_aswritten_naive.hip.

@@ -579,7 +579,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian3d_13pt_o4.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian3d_13pt_o4. 3-D 13-point fourth-order negative Laplacian, double precision
-// Options: block 32x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores
+// Options: block 32x2x2, launch bounds 128, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian3d_13pt_o4_auto_h200_fold.hip.

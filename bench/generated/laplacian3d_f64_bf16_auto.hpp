@@ -161,7 +161,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian3d_f64_bf16.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
-// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian3d_f64_bf16_auto_fold.hip.
@@ -587,7 +587,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian3d_f64_bf16.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian3d_f64_bf16. 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
-// Options: block 32x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores
+// Options: block 32x2x2, launch bounds 128, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian3d_f64_bf16_auto_h200_fold.hip.

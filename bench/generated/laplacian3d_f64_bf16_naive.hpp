@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian3d_f64_bf16.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian3d_f64_bf16 (no tile, loads as written). 3-D 7-point negative Laplacian, double precision, bfloat16 inner CG fields
-// Options: block 64x4x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian3d_f64_bf16_naive.hip.

@@ -1476,7 +1476,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_periodic. 4-D 9-point periodic negative Laplacian with mass, double precision
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

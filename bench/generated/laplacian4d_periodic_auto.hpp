@@ -159,7 +159,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from laplacian4d_periodic.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_periodic. 4-D 9-point periodic negative Laplacian with mass, double precision
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_periodic_auto_fold.hip.

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_periodic.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_periodic (no tile, loads as written). 4-D 9-point periodic negative Laplacian with mass, double precision
-// Options: block 32x4x2x1, launch bounds 256, tile t x 1, load order as-written, regular stores
+// Options: block 32x4x2x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_periodic_naive.hip.

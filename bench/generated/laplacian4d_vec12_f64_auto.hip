@@ -1012,7 +1012,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec12_f64. 4-D periodic vector Laplacian, 12 doubles per site, site-major (AoS)
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores, 4 of 12 components per thread
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order ascending, regular stores, 4 of 12 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -19,7 +19,7 @@
 // 0.1.0 from laplacian4d_vec12_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec12_f64. 4-D periodic vector Laplacian, 12 doubles per site, site-major (AoS)
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores, 4 of 12 components per thread
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order ascending, regular stores, 4 of 12 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec12_f64_auto_fold.hip.

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_antiperiodic.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_vec24_antiperiodic (no tile, loads as written). 4-D vector Laplacian, periodic space and antiperiodic time, 24 floats per site (AoSoA)
-// Options: block 32x2x2x2, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_antiperiodic_naive.hip.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aos_lds. 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), staged in shared memory
-// Options: block 32x2x2x1, launch bounds 128, tile x x 1, load order ascending, regular stores, 6 of 24 components per thread, staged in shared memory
+// Options: block 32x2x2x1, launch bounds 128, no tile, load order ascending, regular stores, 6 of 24 components per thread, staged in shared memory
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -731,7 +731,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_aos_lds. 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), staged in shared memory
-// Options: block 32x2x2x2, launch bounds 256, tile x x 1, load order ascending, regular stores, 4 of 24 components per thread, staged in shared memory
+// Options: block 32x2x2x2, launch bounds 256, no tile, load order ascending, regular stores, 4 of 24 components per thread, staged in shared memory
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

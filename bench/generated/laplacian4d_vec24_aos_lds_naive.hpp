@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aos_lds.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_vec24_aos_lds (no tile, loads as written). 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), staged in shared memory
-// Options: block 8x4x4x2, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 8x4x4x2, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aos_lds_naive.hip.

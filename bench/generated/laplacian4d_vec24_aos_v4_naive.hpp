@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aos_v4.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_vec24_aos_v4 (no tile, loads as written). 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS), 16-byte vector loads
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order as-written, regular stores
+// Options: block 32x4x2x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aos_v4_naive.hip.

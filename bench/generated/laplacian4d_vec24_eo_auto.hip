@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_eo. 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128, no tile, load order ascending, regular stores, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_eo. 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 128x1x1x1, launch bounds 128, tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128, no tile, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_auto.hip.

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_vec24_eo (no tile, loads as written). 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds 128, tile x x 1, load order as-written, regular stores, slab 1
+// Options: block 32x4x1x1, launch bounds 128, no tile, load order as-written, regular stores, slab 1
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_naive.hip.

@@ -19,7 +19,7 @@
 // 0.1.0 from laplacian4d_vec24_soa.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_soa. 4-D periodic vector Laplacian, 24 floats per site, component-major (SoA)
-// Options: block 8x4x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores, 6 of 24 components per thread
+// Options: block 8x4x2x2, launch bounds 128, no tile, load order ascending, regular stores, 6 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_soa_auto_x4.hip.

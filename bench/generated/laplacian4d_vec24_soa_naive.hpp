@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_soa.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of laplacian4d_vec24_soa (no tile, loads as written). 4-D periodic vector Laplacian, 24 floats per site, component-major (SoA)
-// Options: block 32x4x2x1, launch bounds 256, tile x x 1, load order as-written, regular stores
+// Options: block 32x4x2x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_soa_naive.hip.

@@ -161,7 +161,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from poisson3d_channel.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_channel. 3-D 7-point negative Laplacian in a channel, periodic x and y, Dirichlet z, double precision
-// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_channel_auto_fold.hip.
@@ -587,7 +587,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from poisson3d_channel.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_channel. 3-D 7-point negative Laplacian in a channel, periodic x and y, Dirichlet z, double precision
-// Options: block 32x2x2, launch bounds 128, tile x x 1, load order ascending, regular stores
+// Options: block 32x2x2, launch bounds 128, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_channel_auto_h200_fold.hip.

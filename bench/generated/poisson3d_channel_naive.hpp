@@ -2,7 +2,7 @@
 // 0.1.0 from poisson3d_channel.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of poisson3d_channel (no tile, loads as written). 3-D 7-point negative Laplacian in a channel, periodic x and y, Dirichlet z, double precision
-// Options: block 64x4x1, launch bounds 256, tile z x 1, load order as-written, regular stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_channel_naive.hip.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_varcoeff. 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 256x1x1, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -505,7 +505,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_varcoeff. 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -1153,7 +1153,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_varcoeff. 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

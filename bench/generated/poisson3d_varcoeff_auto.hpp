@@ -2,7 +2,7 @@
 // 0.1.0 from poisson3d_varcoeff.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_varcoeff. 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 256x1x1, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 256x1x1, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_varcoeff_auto.hip.
@@ -19,7 +19,7 @@
 // 0.1.0 from poisson3d_varcoeff.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_varcoeff. 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_varcoeff_auto_fold.hip.
@@ -162,7 +162,7 @@ inline const stencil::KernelInfo &info() {
 // 0.1.0 from poisson3d_varcoeff.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for poisson3d_varcoeff. 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 32x4x2, launch bounds 256, tile x x 1, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256, no tile, load order ascending, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_varcoeff_auto_h200.hip.

@@ -2,7 +2,7 @@
 // 0.1.0 from poisson3d_varcoeff.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of poisson3d_varcoeff (no tile, loads as written). 3-D variable-coefficient Poisson -div(k grad u), face coefficients, double
-// Options: block 64x4x1, launch bounds 256, tile y x 1, load order as-written, regular stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled poisson3d_varcoeff_naive.hip.

@@ -2,7 +2,7 @@
 // 0.1.0 from stencil3d_27pt_march.yaml. Do not edit: change the spec and regenerate.
 //
 // Naive baseline of stencil3d_27pt_march (no tile, loads as written). 3-D 27-point isotropic negative Laplacian, single precision, marching along z
-// Options: block 32x8x1, launch bounds 256, tile z x 1, load order as-written, regular stores
+// Options: block 32x8x1, launch bounds 256, no tile, load order as-written, regular stores
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled stencil3d_27pt_march_naive.hip.

@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // Naive baseline of stencil3d_27pt (no tile, loads as written). 3-D 27-point isotropic negative Laplacian, single precision
-// Options: block 64x4x1, launch bounds 256, tile z x 1, load order as-written, non-temporal stores
+// Options: block 64x4x1, launch bounds 256, no tile, load order as-written, non-temporal stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.

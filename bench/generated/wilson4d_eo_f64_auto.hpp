@@ -2,7 +2,7 @@
 // 0.1.0 from wilson4d_eo_f64.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for wilson4d_eo_f64. 4-D Wilson fermions, SU(3), double, even/odd storage, CGNR
-// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), tile x x 1, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128 (at least 1 per SM), no tile, load order ascending, regular stores, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled wilson4d_eo_f64_auto.hip.

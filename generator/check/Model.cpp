@@ -450,6 +450,9 @@ const char *stagingName(Staging staging) {
 std::string tileSummary(const KernelOptions &k) {
   if (k.march)
     return std::string("marching along ") + axisName(k.tileAxis);
+  // "tile x x 1" read as a typo.
+  if (k.tileFactor == 1)
+    return "no tile";
   return std::string("tile ") + axisName(k.tileAxis) + " x " +
          std::to_string(k.tileFactor);
 }

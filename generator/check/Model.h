@@ -270,7 +270,8 @@ struct KernelOptions {
 /// kernel.slab as the spec writes it: "auto" or the number of slices.
 std::string slabText(int slab);
 
-/// The tile as summaries name it: "tile y x 4", or "marching along z".
+/// The tile as summaries name it: "tile y x 4", "no tile" (one site a
+/// thread), or "marching along z".
 std::string tileSummary(const KernelOptions &k);
 
 /// How one kernel option got its value: written in the spec, or chosen by

@@ -283,10 +283,12 @@ void printSummary(const StencilModel &model,
   for (const KernelPlan &plan : plans) {
     const std::string tile =
         plan.march ? "per plane, marching along " +
-                         std::string(axisName(plan.tileAxis)) + " with a ring of " +
-                         std::to_string(plan.tileFactor)
-                   : "tile " + std::string(axisName(plan.tileAxis)) + " x " +
-                         std::to_string(plan.tileFactor);
+                         std::string(axisName(plan.tileAxis)) +
+                         " with a ring of " + std::to_string(plan.tileFactor)
+        : plan.tileFactor == 1
+            ? std::string("no tile")
+            : "tile " + std::string(axisName(plan.tileAxis)) + " x " +
+                  std::to_string(plan.tileFactor);
     outs() << format("  kernel %s: %d loads + %d stores per thread (%s), "
                      "%.3f loads per site, %d bytes and %d flops per site\n",
                      plan.kernelName.c_str(), plan.loadsPerTile(),

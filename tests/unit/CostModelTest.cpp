@@ -93,10 +93,10 @@ std::string layoutOption(llvm::StringRef text, llvm::StringRef vector) {
   return out;
 }
 
-/// The options of a recorded variant's summary ("block 32x4x1x1, tile x x
-/// 1, as-written, regular stores, launch bounds 128 (at least 1 per SM),
-/// aos, vector width 2, links ...") as a tuning-cache options line, or ""
-/// where an item is not understood.
+/// The options of a recorded variant's summary ("block 32x4x1x1, no tile
+/// (recorded before 2026-12 as "tile x x 1"), as-written, regular stores,
+/// launch bounds 128 (at least 1 per SM), aos, vector width 2, links ...") as a
+/// tuning-cache options line, or "" where an item is not understood.
 std::string optionsFromSummary(llvm::StringRef summary) {
   llvm::SmallVector<llvm::StringRef, 16> items;
   summary.split(items, ", ");
@@ -112,6 +112,8 @@ std::string optionsFromSummary(llvm::StringRef summary) {
       vector = next.split(' ').first;
     if (item.consume_front("block "))
       out += "; block=" + item.str();
+    else if (item == "no tile")
+      out += "; tile=x1";
     else if (item.consume_front("tile ")) {
       auto [axis, factor] = item.split(" x ");
       out += "; tile=" + axis.str() + factor.str();
