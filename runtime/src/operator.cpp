@@ -597,16 +597,20 @@ Status StencilOperator::upload_links_on_rank(const GaugeField &whole,
     const double worst = U.worst_link(site, mu);
     if (!(worst <= tolerance))
       return Status::failure(
-          name + ": links are stored as two rows with the third rebuilt, "
-                 "which needs SU(" + std::to_string(n) +
-          ") matrices, but U_" + std::to_string(mu) + " at site " +
-          std::to_string(site) +
+          name +
+          ": links are stored as two rows with the third rebuilt, "
+          "which needs SU(" +
+          std::to_string(n) + ") matrices, but U_" + std::to_string(mu) +
+          " at site " + std::to_string(site) +
           (decomposition_ ? " of this rank's box (its block and ghost "
                             "layers, x fastest)"
                           : "") +
-          " is " + number_text(worst) + " from unitary with det 1 "
-          "(tolerance " + number_text(tolerance) +
-          "); reunitarise the links (GaugeField::reunitarise) or use "
+          " is " + number_text(worst) +
+          " from unitary with det 1 "
+          "(tolerance " +
+          number_text(tolerance) +
+          "); reunitarise the links (GaugeField::reunitarise, or "
+          "--reunitarise in a solve program) or use "
           "'compression: none'");
   }
   Field field;
@@ -1327,7 +1331,7 @@ Status StencilOperator::check_spd_on_rank() const {
   for (int axis = 0; axis < kMaxDims; ++axis)
     extents[axis] =
         decomposition_ ? decomposition_->global[axis] : lattice_.extents[axis];
-  const double tolerance = 1e-12 * (minimum.scale > 0 ? minimum.scale : 1.0);
+  const double tolerance = symbol_tolerance(minimum);
   const double bound =
       info_->links ? std::numeric_limits<double>::quiet_NaN()
                    : separable_lattice_bound(shape.dims, offsets, weights,
@@ -1408,7 +1412,9 @@ Status StencilOperator::check_unitary_links() const {
                          std::to_string(mu) + " at site " +
                          std::to_string(site) + " is " + number_text(worst) +
                          " from unitary (tolerance " + number_text(tolerance) +
-                         "); reunitarise the gauge field or use CGNR");
+                         "); reunitarise the gauge field (GaugeField::"
+                         "reunitarise, or --reunitarise in a solve program) "
+                         "or use CGNR");
 }
 
 double StencilOperator::bytes_per_apply() const {

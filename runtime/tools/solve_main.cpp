@@ -7,7 +7,7 @@
 //              [--param NAME=VALUE]... [--site NAME=LOW:HIGH]...
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
 //              [--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE]
-//              [--save-gauge FILE] [--grid n,n,...]
+//              [--reunitarise] [--save-gauge FILE] [--grid n,n,...]
 //              [--tune-exchange CACHE] [--mixed [--reliable-delta D]]
 //              [--no-fold] [--host-scalars]
 //
@@ -32,6 +32,11 @@
 // --host-scalars: CG without fused kernels (the Schur complement) computes
 // alpha and beta on the host, waiting for each iteration's sums, rather
 // than on the device (for comparing the two).
+//
+// --reunitarise: projects the links read from --gauge onto SU(N) before
+// they are used (GaugeField::reunitarise): a configuration saved in single
+// precision is unitary to about 1e-7, which the double specs' checks
+// refuse (CG's definiteness, two-row compression).
 //
 // --tune-exchange CACHE (distributed runs): before solving, times the
 // operator the solver applies (A, or the Schur complement with --even-odd)
@@ -91,6 +96,7 @@ struct Options {
   std::string save, compare;
   std::string gauge; ///< a gauge file for stencils with links
   std::string saveGauge; ///< where to write the links used
+  bool reunitarise = false; ///< project the links read onto SU(N)
   double compareTolerance = 1e-10;
   bool evenOdd = false;
   bool schurOnly = false; ///< --schur-only: no whole-lattice comparison
@@ -104,23 +110,29 @@ stencil::Communicator &job() {
   return world;
 }
 
+/// What messages start with: the program's name, solve_NAME.
+std::string program_name() {
+  return std::string("solve_") + solver_kernel().name;
+}
+
 void print_usage(std::FILE *stream) {
-  std::fprintf(stream,
-               "usage: solve_%s [--size n,n,...] [--tol T] [--max-iterations "
-               "N] [--method cg|cgnr] [--precond none|jacobi] [--param "
-               "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
-               "[--time-kernels] [--save FILE] [--compare FILE] "
-               "[--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE] "
-               "[--save-gauge FILE] [--grid n,n,...] [--tune-exchange "
-               "CACHE] [--mixed [--reliable-delta D]] [--no-fold] "
-               "[--host-scalars]\n",
-               solver_kernel().name);
+  std::fprintf(
+      stream,
+      "usage: solve_%s [--size n,n,...] [--tol T] [--max-iterations "
+      "N] [--method cg|cgnr] [--precond none|jacobi] [--param "
+      "NAME=VALUE]... [--site NAME=LOW:HIGH]... [--seed N] "
+      "[--time-kernels] [--save FILE] [--compare FILE] "
+      "[--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE "
+      "[--reunitarise]] [--save-gauge FILE] [--grid n,n,...] [--tune-exchange "
+      "CACHE] [--mixed [--reliable-delta D]] [--no-fold] "
+      "[--host-scalars]\n",
+      solver_kernel().name);
 }
 
 [[noreturn]] void usage_error(const std::string &message) {
   if (job().distributed())
-    job().abort(std::string(solver_kernel().name) + ": " + message, 1);
-  std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
+    job().abort(program_name() + ": " + message, 1);
+  std::fprintf(stderr, "%s: error: %s\n", program_name().c_str(),
                message.c_str());
   print_usage(stderr);
   std::exit(1);
@@ -231,6 +243,8 @@ Options parse(int argc, char **argv) {
       options.compare = value(i);
     } else if (arg == "--gauge") {
       options.gauge = value(i);
+    } else if (arg == "--reunitarise") {
+      options.reunitarise = true;
     } else if (arg == "--save-gauge") {
       options.saveGauge = value(i);
     } else if (arg == "--even-odd") {
@@ -272,6 +286,9 @@ Options parse(int argc, char **argv) {
   if (options.schurOnly && !options.evenOdd)
     usage_error("--schur-only needs --even-odd (it leaves out the "
                 "whole-lattice solve that --even-odd adds)");
+  if (options.reunitarise && options.gauge.empty())
+    usage_error("--reunitarise needs --gauge (random links are drawn in "
+                "SU(N) already)");
   if (options.deltaGiven && !options.solve.mixed_precision)
     usage_error("--reliable-delta needs --mixed (it sets when mixed-precision "
                 "CG recomputes the residual)");
@@ -351,16 +368,15 @@ stencil::Status same_links_on_every_rank(const stencil::GaugeField &U) {
 /// Reports `status` and ends: with several ranks, the whole job (a rank
 /// that returned while the others wait in a collective would hang it).
 int fail(const stencil::Status &status) {
-  if (job().distributed())
-    job().abort(std::string("solve_") + solver_kernel().name + ": " +
-                    status.message(),
-                1);
-  // The runtime's messages often start with the stencil's name: once.
+  // The runtime's messages often start "NAME: ", and the program's name
+  // leads the line already.
   std::string message = status.message();
   const std::string name = std::string(solver_kernel().name) + ": ";
   if (message.rfind(name, 0) == 0)
     message.erase(0, name.size());
-  std::fprintf(stderr, "%s: error: %s\n", solver_kernel().name,
+  if (job().distributed())
+    job().abort(program_name() + ": " + message, 1);
+  std::fprintf(stderr, "%s: error: %s\n", program_name().c_str(),
                message.c_str());
   return 1;
 }
@@ -480,6 +496,15 @@ int main(int argc, char **argv) {
         return fail(status);
       gaugeText = "from " + options.gauge;
       setup.done("links read from " + options.gauge);
+      if (options.reunitarise) {
+        char deviation[96];
+        std::snprintf(deviation, sizeof deviation,
+                      ", reunitarised (they were %.3g from SU(%d))",
+                      U.unitarity_deviation(), U.colours());
+        U.reunitarise();
+        gaugeText += deviation;
+        setup.done("links reunitarised");
+      }
     } else {
       stencil::Random linkRandom(options.seed ^ 0x9e3779b97f4a7c15ull);
       if (!(status = stencil::GaugeField::create(
