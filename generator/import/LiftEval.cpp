@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "import/Lifter.h"
 
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -14,6 +15,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -42,13 +44,41 @@ bool isFinite(const FloatValue &value) {
                       [](const auto &read) { return isFinite(read.second); });
 }
 
-/// `x` as the nearest float, infinite where IEEE rounding overflows (from
-/// FLT_MAX and half an ulp up), as C++ computes a float expression.
-double roundedToFloat(double x) {
-  const double overflow = 0x1.ffffffp127; // FLT_MAX + half an ulp
-  if (std::fabs(x) >= overflow)
-    return x > 0 ? HUGE_VAL : -HUGE_VAL;
-  return static_cast<double>(static_cast<float>(x));
+/// The real type a value of `type` is held in where it is narrower than
+/// double: float, _Float16 (half), __bf16, or the parts of a std::complex
+/// of one; null for double and wider.
+const BuiltinType *narrowRealType(QualType type) {
+  type = type.getNonReferenceType().getCanonicalType();
+  if (const auto *record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+          type->getAsCXXRecordDecl()))
+    if (record->getName() == "complex" && record->isInStdNamespace() &&
+        record->getTemplateArgs().size() == 1 &&
+        record->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
+      type = record->getTemplateArgs()[0].getAsType().getCanonicalType();
+  const auto *builtin = type->getAs<BuiltinType>();
+  if (!builtin)
+    return nullptr;
+  switch (builtin->getKind()) {
+  case BuiltinType::Float:
+  case BuiltinType::Half:
+  case BuiltinType::Float16:
+  case BuiltinType::BFloat16:
+    return builtin;
+  default:
+    return nullptr;
+  }
+}
+
+/// `x` as the nearest value of `type` (ties to even), infinite where IEEE
+/// rounding overflows, as C++ computes an expression of that type.
+double roundedTo(const BuiltinType *type, double x, const ASTContext &context) {
+  llvm::APFloat value(x);
+  bool inexact = false;
+  value.convert(context.getFloatTypeSemantics(QualType(type, 0)),
+                llvm::APFloat::rmNearestTiesToEven, &inexact);
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &inexact);
+  return value.convertToDouble();
 }
 
 } // namespace
@@ -63,24 +93,28 @@ std::optional<Value> Lifter::eval(const Expr *e) {
 bool Lifter::foldedAs(QualType type, Value &value, SourceRange range) {
   if (value.kind != Value::Kind::Float)
     return true;
-  // Constant factors are folded in double, and a numeric constant of type
-  // float is rounded to float, as C++ computes it there: 1e30f * 1e30f is
-  // infinite, not 1e60. A coefficient of reads or of a parameter is left
-  // as it is: C++ rounds its product with the value read or the
-  // parameter's value, which a spec's coefficient cannot say;
+  // Constant factors are folded in double, and a numeric constant of a
+  // narrower type (float, _Float16, __bf16, std::complex<float>) is rounded
+  // to it, as C++ computes it there: 1e30f * 1e30f is infinite, not 1e60,
+  // and (_Float16)0.1 is 0.0999755859375. A coefficient of reads or of a
+  // parameter is left as it is: C++ rounds its product with the value read or
+  // the parameter's value, which a spec's coefficient cannot say;
   // checkCoefficientRange() refuses one beyond float's range.
   FloatValue &number = value.number;
-  const bool inFloat =
-      number.readsNothing() && number.constant.isNumber() &&
-      type.getCanonicalType()->isSpecificBuiltinType(BuiltinType::Float);
-  if (inFloat)
-    number.constant.constant = roundedToFloat(number.constant.constant);
+  const BuiltinType *narrow = narrowRealType(type);
+  const bool rounded =
+      narrow && number.readsNothing() && number.constant.isNumber();
+  if (rounded)
+    number.constant.constant =
+        roundedTo(narrow, number.constant.constant, context);
   // An overflow would reach the spec as 'inf' or, times the zero of a term
   // that reads nothing, as 'nan'. The innermost expression that overflows
   // is the one named.
   if (!isFinite(number)) {
     error(range, "'" + text(range) + "' is not a finite number " +
-                     (inFloat ? "(folded in float" : "(folded in double") +
+                     "(folded in " +
+                     (rounded ? QualType(narrow, 0).getAsString()
+                              : std::string("double")) +
                      ": an overflow, an infinity or a NaN); a tap's "
                      "coefficient must be finite");
     return false;

@@ -257,7 +257,8 @@ private:
   /// evalExpression, then foldedAs() the expression's type.
   std::optional<Value> eval(const clang::Expr *e);
   /// A floating-point `value` as C++ holds it in `type`: a numeric constant
-  /// of type float rounded to float. False, with an error naming `range`,
+  /// of a type narrower than double (float, _Float16, __bf16,
+  /// std::complex<float>) rounded to it. False, with an error naming `range`,
   /// for a value that is not finite.
   bool foldedAs(clang::QualType type, Value &value, clang::SourceRange range);
   std::optional<Value> evalExpression(const clang::Expr *e);

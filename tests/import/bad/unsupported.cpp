@@ -137,3 +137,10 @@ void float_compound_overflow(float *f, const float *u, int n) {
     f[i] = c * u[i - 1] + u[i + 1];
   }
 }
+
+// A _Float16 constant past half precision's largest value (65504)
+// overflows there, as C++ rounds it.
+void half_overflow(float *f, const float *u, int n) {
+  for (int i = 1; i < n - 1; ++i)
+    f[i] = (float)(_Float16)70000.0 * u[i - 1] + u[i + 1];
+}
