@@ -175,12 +175,16 @@ void printOptions(const StencilModel &model, const KernelPlan &plan,
     os << "  tile:        a march along " << axisName(plan.tileAxis)
        << " through each block's chunk of planes, a ring of "
        << plan.tileFactor << " outputs";
-  else
+  else if (plan.tileFactor > 1)
     os << "  tile:        " << plan.tileFactor << " sites along "
        << axisName(plan.tileAxis);
+  else
+    os << "  tile:        none";
   if (plan.xWidth > 1)
-    os << " x " << plan.xWidth << " aligned sites along x (vector width "
-       << plan.xWidth << ")";
+    os << (plan.march || plan.tileFactor > 1 ? " x " : "; ") << plan.xWidth
+       << " aligned sites along x (vector width " << plan.xWidth << ")";
+  else if (!plan.march && plan.tileFactor == 1)
+    os << " (one site a thread)";
   os << "\n";
   os << "  load order:  " << loadOrderName(k.loadOrder);
   if (k.loadOrder == LoadOrder::Explicit)
