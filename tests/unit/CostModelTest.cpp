@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -215,12 +216,25 @@ std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply",
     std::map<std::string, const Variant *> bySummary;
     std::vector<Variant> variants = tuningVariants(*model, 100000, extents);
     for (const Variant &v : variants) {
-      bySummary[v.summary] = &v;
-      // Searches recorded before the hopping kernels' walk was an option
-      // timed the walk in storage order.
+      // The summary, and as older searches recorded it: before the
+      // hopping kernels' walk was an option they timed it in storage order
+      // (no ", slab 1"), and before 2026-12 "no tile" read "tile A x 1".
+      std::vector<std::string> spellings = {v.summary};
       llvm::StringRef summary(v.summary);
       if (summary.consume_back(", slab 1"))
-        bySummary.emplace(summary.str(), &v);
+        spellings.push_back(summary.str());
+      for (size_t i = 0, n = spellings.size(); i < n; ++i) {
+        const std::string s = spellings[i]; // a copy: the vector grows
+        const size_t at = s.find(", no tile");
+        if (at == std::string::npos)
+          continue;
+        for (const char *axis : {"x", "y", "z", "t"})
+          spellings.push_back(s.substr(0, at) + ", tile " + axis + " x 1" +
+                              s.substr(at + std::strlen(", no tile")));
+      }
+      bySummary[v.summary] = &v;
+      for (const std::string &spelling : spellings)
+        bySummary.emplace(spelling, &v);
     }
     for (const llvm::json::Value &entry : *root->getArray("variants")) {
       const llvm::json::Object *o = entry.getAsObject();
