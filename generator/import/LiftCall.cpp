@@ -180,11 +180,18 @@ std::optional<Value> Lifter::evalCall(const CallExpr *call) {
   return value;
 }
 
-bool Lifter::isComplex(QualType type) const {
+QualType complexElementType(QualType type) {
   const auto *record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
       type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  return record && record->getName() == "complex" &&
-         record->isInStdNamespace();
+  if (!record || record->getName() != "complex" ||
+      !record->isInStdNamespace() || record->getTemplateArgs().size() != 1 ||
+      record->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return QualType();
+  return record->getTemplateArgs()[0].getAsType();
+}
+
+bool Lifter::isComplex(QualType type) const {
+  return !complexElementType(type).isNull();
 }
 
 std::optional<Value> Lifter::complexArithmetic(const CallExpr *call,

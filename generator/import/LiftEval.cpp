@@ -48,14 +48,10 @@ bool isFinite(const FloatValue &value) {
 /// double: float, _Float16 (half), __bf16, or the parts of a std::complex
 /// of one; null for double and wider.
 const BuiltinType *narrowRealType(QualType type) {
-  type = type.getNonReferenceType().getCanonicalType();
-  if (const auto *record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-          type->getAsCXXRecordDecl()))
-    if (record->getName() == "complex" && record->isInStdNamespace() &&
-        record->getTemplateArgs().size() == 1 &&
-        record->getTemplateArgs()[0].getKind() == TemplateArgument::Type)
-      type = record->getTemplateArgs()[0].getAsType().getCanonicalType();
-  const auto *builtin = type->getAs<BuiltinType>();
+  if (QualType element = complexElementType(type); !element.isNull())
+    type = element;
+  const auto *builtin =
+      type.getNonReferenceType().getCanonicalType()->getAs<BuiltinType>();
   if (!builtin)
     return nullptr;
   switch (builtin->getKind()) {
@@ -69,10 +65,10 @@ const BuiltinType *narrowRealType(QualType type) {
   }
 }
 
-/// `x` as the nearest value of `type` (ties to even), infinite where IEEE
-/// rounding overflows, as C++ computes an expression of that type.
-double roundedTo(const BuiltinType *type, double x, const ASTContext &context) {
-  llvm::APFloat value(x);
+/// `value` as the nearest value of `type` (ties to even), infinite where
+/// IEEE rounding overflows, as C++ computes an expression of that type.
+double roundedTo(const BuiltinType *type, llvm::APFloat value,
+                 const ASTContext &context) {
   bool inexact = false;
   value.convert(context.getFloatTypeSemantics(QualType(type, 0)),
                 llvm::APFloat::rmNearestTiesToEven, &inexact);
@@ -94,7 +90,7 @@ bool Lifter::foldedAs(QualType type, Value &value, SourceRange range) {
   if (value.kind != Value::Kind::Float)
     return true;
   // Constant factors are folded in double, and a numeric constant of a
-  // narrower type (float, _Float16, __bf16, std::complex<float>) is rounded
+  // narrower type (float, _Float16, std::complex<float>) is rounded
   // to it, as C++ computes it there: 1e30f * 1e30f is infinite, not 1e60,
   // and (_Float16)0.1 is 0.0999755859375. A coefficient of reads or of a
   // parameter is left as it is: C++ rounds its product with the value read or
@@ -106,7 +102,7 @@ bool Lifter::foldedAs(QualType type, Value &value, SourceRange range) {
       narrow && number.readsNothing() && number.constant.isNumber();
   if (rounded)
     number.constant.constant =
-        roundedTo(narrow, number.constant.constant, context);
+        roundedTo(narrow, llvm::APFloat(number.constant.constant), context);
   // An overflow would reach the spec as 'inf' or, times the zero of a term
   // that reads nothing, as 'nan'. The innermost expression that overflows
   // is the one named.
@@ -271,6 +267,15 @@ std::optional<Value> Lifter::evalCast(const Expr *sub, QualType type, bool load,
     return Value::ofFloat(readElement(array, whole->getSourceRange()));
   }
   type = type.getCanonicalType();
+  // A literal converted to a narrow type is rounded once, from its own
+  // format: through double, a long double literal would be rounded twice.
+  if (const auto *literal = dyn_cast<FloatingLiteral>(sub->IgnoreParens()))
+    if (const BuiltinType *narrow = narrowRealType(type);
+        narrow && v->kind == Value::Kind::Float) {
+      v->number.constant =
+          LinearForm::number(roundedTo(narrow, literal->getValue(), context));
+      return v;
+    }
   if (type->isRealFloatingType()) {
     if (v->kind == Value::Kind::Int) {
       if (!v->poly.isNumber()) {

@@ -477,6 +477,9 @@ private:
   std::vector<const clang::CompoundStmt *> helperBodies;
 };
 
+/// T of std::complex<T>; a null type for any other type.
+clang::QualType complexElementType(clang::QualType type);
+
 } // namespace lift
 } // namespace import
 } // namespace stencilc
