@@ -6,8 +6,9 @@
 //              [--method cg|cgnr] [--precond none|jacobi]
 //              [--param NAME=VALUE]... [--site NAME=LOW:HIGH]...
 //              [--seed N] [--time-kernels] [--save FILE] [--compare FILE]
-//              [--compare-tol T] [--even-odd [--schur-only]] [--gauge FILE]
-//              [--reunitarise] [--save-gauge FILE] [--grid n,n,...]
+//              [--compare-tol T] [--even-odd [--schur-only]]
+//              [--gauge FILE [--reunitarise]] [--save-gauge FILE]
+//              [--grid n,n,...]
 //              [--tune-exchange CACHE] [--mixed [--reliable-delta D]]
 //              [--no-fold] [--host-scalars]
 //
@@ -36,7 +37,9 @@
 // --reunitarise: projects the links read from --gauge onto SU(N) before
 // they are used (GaugeField::reunitarise): a configuration saved in single
 // precision is unitary to about 1e-7, which the double specs' checks
-// refuse (CG's definiteness, two-row compression).
+// refuse (CG's definiteness, two-row compression). Links further than
+// 1e-5 from SU(N) are refused instead: that is no rounding but a damaged
+// or misread file, which a projection would hide.
 //
 // --tune-exchange CACHE (distributed runs): before solving, times the
 // operator the solver applies (A, or the Schur complement with --even-odd)
@@ -338,7 +341,7 @@ stencil::Status same_arguments_on_every_rank(int argc, char **argv) {
   // and the variables the runtime reads.
   // Arguments with a space (or none) quoted: "--tol 1e-3" as one argument
   // is not --tol and 1e-3.
-  std::string call = std::string("solve_") + solver_kernel().name;
+  std::string call = program_name();
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
     call += argument.empty() || argument.find(' ') != std::string::npos
@@ -367,13 +370,29 @@ stencil::Status same_links_on_every_rank(const stencil::GaugeField &U) {
 
 /// Reports `status` and ends: with several ranks, the whole job (a rank
 /// that returned while the others wait in a collective would hang it).
+/// `message` without the stencil's name where the runtime put it first
+/// ("NAME: ", or "NAME_split: " from the ranks' kernels), also after the
+/// "rank N: " of a failure that one rank sent the others: the program's
+/// name leads the line already.
+std::string without_stencil_name(std::string message) {
+  size_t start = 0;
+  if (message.rfind("rank ", 0) == 0) {
+    const size_t colon = message.find(": ");
+    if (colon != std::string::npos && colon > 5 &&
+        message.find_first_not_of("0123456789", 5) == colon)
+      start = colon + 2;
+  }
+  const std::string name = solver_kernel().name;
+  for (const std::string &prefix : {name + "_split: ", name + ": "})
+    if (message.compare(start, prefix.size(), prefix) == 0) {
+      message.erase(start, prefix.size());
+      break;
+    }
+  return message;
+}
+
 int fail(const stencil::Status &status) {
-  // The runtime's messages often start "NAME: ", and the program's name
-  // leads the line already.
-  std::string message = status.message();
-  const std::string name = std::string(solver_kernel().name) + ": ";
-  if (message.rfind(name, 0) == 0)
-    message.erase(0, name.size());
+  const std::string message = without_stencil_name(status.message());
   if (job().distributed())
     job().abort(program_name() + ": " + message, 1);
   std::fprintf(stderr, "%s: error: %s\n", program_name().c_str(),
@@ -497,10 +516,21 @@ int main(int argc, char **argv) {
       gaugeText = "from " + options.gauge;
       setup.done("links read from " + options.gauge);
       if (options.reunitarise) {
+        // Single precision leaves about 1e-7; much more is not rounding.
+        constexpr double kMostRounding = 1e-5;
+        const double far = U.unitarity_deviation();
         char deviation[96];
+        std::snprintf(deviation, sizeof deviation, "%.3g from SU(%d)", far,
+                      U.colours());
+        if (!(far <= kMostRounding))
+          return fail(stencil::Status::failure(
+              "the links read from " + options.gauge + " are " + deviation +
+              ", more than the 1e-05 that rounding to single precision "
+              "leaves; --reunitarise repairs rounding, not a damaged or "
+              "misread file"));
         std::snprintf(deviation, sizeof deviation,
-                      ", reunitarised (they were %.3g from SU(%d))",
-                      U.unitarity_deviation(), U.colours());
+                      ", reunitarised (they were %.3g from SU(%d))", far,
+                      U.colours());
         U.reunitarise();
         gaugeText += deviation;
         setup.done("links reunitarised");

@@ -131,6 +131,12 @@ inline double axis_symbol_rise(int axis,
   return best;
 }
 
+/// What counts as zero beside a symbol's minimum: 1e-12 of the weights'
+/// magnitude, for the rounding of the search and of the cosines.
+inline double symbol_tolerance(const SymbolMinimum &minimum) {
+  return 1e-12 * (minimum.scale > 0 ? minimum.scale : 1.0);
+}
+
 /// Whether a symmetric stencil with symbol minimum `minimum` is positive
 /// definite on every lattice with these boundaries (`boundary[axis]`: 0
 /// Dirichlet, 1 periodic, 2 antiperiodic, as stencil::Boundary). Over the
@@ -146,12 +152,6 @@ inline double axis_symbol_rise(int axis,
 ///     antiperiodic axis' f_a has its only minimum at theta = 0 (which its
 ///     momenta never reach); anything else is refused, since some lattice
 ///     size may reach the zero.
-/// What counts as zero beside a symbol's minimum: 1e-12 of the weights'
-/// magnitude, for the rounding of the search and of the cosines.
-inline double symbol_tolerance(const SymbolMinimum &minimum) {
-  return 1e-12 * (minimum.scale > 0 ? minimum.scale : 1.0);
-}
-
 inline bool symbol_positive_definite(
     int dims, const std::vector<std::array<int, 4>> &offsets,
     const std::vector<double> &weights, const SymbolMinimum &minimum,

@@ -2,8 +2,9 @@
 """Writes a stencilc gauge file (4-D, SU(3)) as a single-precision ILDG
 configuration: the LIME records ildg-format and ildg-binary-data,
 big-endian floats, x fastest, U_x .. U_t a site, no checksum record (it is
-optional). Usage: gauge-to-ildg32.py GAUGE ILDG. For the solver programs'
-tests of links read in single precision."""
+optional). Usage: gauge-to-ildg32.py GAUGE ILDG [SCALE]: every value
+times SCALE (default 1), to write a damaged file. For the solver
+programs' tests of links read in single precision."""
 import struct
 import sys
 
@@ -15,7 +16,7 @@ def lime_record(kind, data, begin, end):
     return record + b"\0" * (-len(record) % 8)
 
 
-def main(source, target):
+def main(source, target, scale="1"):
     raw = open(source, "rb").read()
     if raw[:14] != b"STENCILC-GAUGE":
         sys.exit(f"{source}: not a stencilc gauge file")
@@ -23,7 +24,7 @@ def main(source, target):
     if dims != 4 or colours != 3:
         sys.exit(f"{source}: ILDG holds 4-D SU(3) links, not {dims}-D SU({colours})")
     (count,) = struct.unpack("<Q", raw[44:52])
-    values = struct.unpack(f"<{count}d", raw[60 : 60 + 8 * count])
+    values = [float(scale) * v for v in struct.unpack(f"<{count}d", raw[60 : 60 + 8 * count])]
     xml = (
         '<?xml version="1.0"?><ildgFormat><version>1.0</version>'
         "<field>su3gauge</field><precision>32</precision>"
