@@ -368,8 +368,6 @@ stencil::Status same_links_on_every_rank(const stencil::GaugeField &U) {
                     checksum);
 }
 
-/// Reports `status` and ends: with several ranks, the whole job (a rank
-/// that returned while the others wait in a collective would hang it).
 /// `message` without the stencil's name where the runtime put it first
 /// ("NAME: ", or "NAME_split: " from the ranks' kernels), also after the
 /// "rank N: " of a failure that one rank sent the others: the program's
@@ -391,6 +389,8 @@ std::string without_stencil_name(std::string message) {
   return message;
 }
 
+/// Reports `status` and ends: with several ranks, the whole job (a rank
+/// that returned while the others wait in a collective would hang it).
 int fail(const stencil::Status &status) {
   const std::string message = without_stencil_name(status.message());
   if (job().distributed())
@@ -519,15 +519,15 @@ int main(int argc, char **argv) {
         // Single precision leaves about 1e-7; much more is not rounding.
         constexpr double kMostRounding = 1e-5;
         const double far = U.unitarity_deviation();
-        char deviation[96];
-        std::snprintf(deviation, sizeof deviation, "%.3g from SU(%d)", far,
-                      U.colours());
+        char deviation[128];
+        std::snprintf(deviation, sizeof deviation,
+                      "%.3g from SU(%d), more than the %g", far, U.colours(),
+                      kMostRounding);
         if (!(far <= kMostRounding))
           return fail(stencil::Status::failure(
               "the links read from " + options.gauge + " are " + deviation +
-              ", more than the 1e-05 that rounding to single precision "
-              "leaves; --reunitarise repairs rounding, not a damaged or "
-              "misread file"));
+              " that rounding to single precision leaves; --reunitarise "
+              "repairs rounding, not a damaged or misread file"));
         std::snprintf(deviation, sizeof deviation,
                       ", reunitarised (they were %.3g from SU(%d))", far,
                       U.colours());
