@@ -447,14 +447,17 @@ const char *stagingName(Staging staging) {
   return staging == Staging::Shared ? "shared" : "registers";
 }
 
+std::string tileSummary(int axis, int factor) {
+  // "tile x x 1" read as a typo.
+  if (factor == 1)
+    return "no tile";
+  return std::string("tile ") + axisName(axis) + " x " + std::to_string(factor);
+}
+
 std::string tileSummary(const KernelOptions &k) {
   if (k.march)
     return std::string("marching along ") + axisName(k.tileAxis);
-  // "tile x x 1" read as a typo.
-  if (k.tileFactor == 1)
-    return "no tile";
-  return std::string("tile ") + axisName(k.tileAxis) + " x " +
-         std::to_string(k.tileFactor);
+  return tileSummary(k.tileAxis, k.tileFactor);
 }
 
 std::string slabText(int slab) {

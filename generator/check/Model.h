@@ -273,6 +273,9 @@ std::string slabText(int slab);
 /// The tile as summaries name it: "tile y x 4", "no tile" (one site a
 /// thread), or "marching along z".
 std::string tileSummary(const KernelOptions &k);
+/// A tile of `factor` sites along `axis` as summaries name it: "tile y x
+/// 4", or "no tile" for one site.
+std::string tileSummary(int axis, int factor);
 
 /// How one kernel option got its value: written in the spec, or chosen by
 /// the planner's cost model, and why (`stencilc plan` prints these).

@@ -285,10 +285,7 @@ void printSummary(const StencilModel &model,
         plan.march ? "per plane, marching along " +
                          std::string(axisName(plan.tileAxis)) +
                          " with a ring of " + std::to_string(plan.tileFactor)
-        : plan.tileFactor == 1
-            ? std::string("no tile")
-            : "tile " + std::string(axisName(plan.tileAxis)) + " x " +
-                  std::to_string(plan.tileFactor);
+                   : tileSummary(plan.tileAxis, plan.tileFactor);
     outs() << format("  kernel %s: %d loads + %d stores per thread (%s), "
                      "%.3f loads per site, %d bytes and %d flops per site\n",
                      plan.kernelName.c_str(), plan.loadsPerTile(),
