@@ -888,9 +888,10 @@ void Checker::checkStaging() {
   }
 }
 
-/// kernel.march: true makes every whole-lattice kernel walk along z through
-/// a chunk of planes; the tile is then z with factor 1 (the march is the
-/// tile), so a tile the spec writes conflicts with it.
+/// kernel.march: true makes every whole-lattice kernel walk along the
+/// slowest axis (z or t) through a chunk of planes; the tile is then that
+/// axis with factor 1 (the march is the tile), so a tile the spec writes
+/// conflicts with it.
 void Checker::checkMarch() {
   const Located<bool> &march = spec.kernel.march;
   if (!march.present || !march.value)
@@ -898,10 +899,13 @@ void Checker::checkMarch() {
   model.kernel.march = true;
   if (spec.kernel.tile.present &&
       (model.kernel.tileFactor > 1 || model.kernel.tileAxis != model.dims - 1)) {
+    const std::string axis = axisName(model.dims - 1);
+    const std::string tile = "tile: {axis: " + axis + ", factor: 1}";
     diags.error(spec.kernel.tile.range,
                 "'kernel.tile' and 'kernel.march' exclude each other: the "
-                "march is a tile along z as long as the block's chunk of "
-                "planes (write 'tile: {axis: z, factor: 1}' or none)");
+                "march is a tile along " +
+                    axis + " as long as the block's chunk of planes (write '" +
+                    tile + "' or none)");
     model.kernel.march = false;
     return;
   }

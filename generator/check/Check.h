@@ -75,7 +75,8 @@ constexpr int kMaxStaticSharedBytes = 48 * 1024;
 /// sentence, or "" when they can or do not stage.
 std::string stagingProblem(const StencilModel &model);
 
-/// kernel.march. Why `model`'s kernels cannot march along z as its options
+/// kernel.march. Why `model`'s kernels cannot march along their slowest
+/// axis as its options
 /// and storage stand, as the end of a sentence, or "" when they can or do
 /// not march.
 std::string marchProblem(const StencilModel &model);

@@ -2,8 +2,8 @@
 //
 // The rule behind kernel.march (declared in Check.h): the checker applies it
 // to the spec's options, the tuner, the planner and the tuning-cache reader
-// to the models they build. A marching model's tile is z x 1 (the march is
-// the tile).
+// to the models they build. A marching model's tile is its slowest axis
+// (z in 3-D, t in 4-D) with factor 1: the march is the tile.
 //
 //===----------------------------------------------------------------------===//
 #include "check/Check.h"
@@ -16,10 +16,13 @@ std::string marchProblem(const StencilModel &model) {
   if (!model.kernel.march)
     return "";
   // The march is built for the kernels that gain from it (single-component
-  // 3-D fields, docs/performance.md "Marching along z"); other kernels are
-  // refused plainly rather than marched untested.
-  if (model.dims != 3)
-    return "needs a 3-D grid: threads march along z, the slowest axis";
+  // 3-D and 4-D fields, docs/performance.md "Marching along z" and "along
+  // t"); other kernels are refused plainly rather than marched untested.
+  if (model.dims != 3 && model.dims != 4)
+    return "needs a 3-D or 4-D grid: threads march along the slowest axis "
+           "(z or t)";
+  const int axis = model.dims - 1;
+  const std::string name = axisName(axis);
   if (model.components != 1)
     return "is available for single-component fields only";
   if (model.layout.evenOdd || !model.layout.isPlain())
@@ -37,16 +40,13 @@ std::string marchProblem(const StencilModel &model) {
     return "is not available with bfloat16 fields (inner_precision: bf16)";
   if (model.kernel.staging == Staging::Shared)
     return "and 'kernel.staging: shared' exclude each other";
-  for (int axis = 0; axis < model.dims; ++axis)
-    if (model.wraps(axis))
-      return std::string("needs dirichlet boundaries: the ") +
-             axisName(axis) + " axis wraps";
-  if (model.kernel.block[2] != 1)
-    return "needs one thread along z ('kernel.block' [x, y, 1]): each thread "
-           "walks the planes itself, not " +
-           std::to_string(model.kernel.block[2]);
-  if (model.kernel.tileAxis != model.dims - 1 || model.kernel.tileFactor != 1)
-    return "is the tile: it takes none but z x 1, not " +
+  if (model.kernel.block[axis] != 1)
+    return "needs one thread along " + name + " ('kernel.block' " +
+           (axis == 2 ? "[x, y, 1]" : "[x, y, z, 1]") +
+           "): each thread walks the planes itself, not " +
+           std::to_string(model.kernel.block[axis]);
+  if (model.kernel.tileAxis != axis || model.kernel.tileFactor != 1)
+    return "is the tile: it takes none but " + name + " x 1, not " +
            std::string(axisName(model.kernel.tileAxis)) + " x " +
            std::to_string(model.kernel.tileFactor);
   return "";

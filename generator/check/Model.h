@@ -240,7 +240,7 @@ struct KernelOptions {
   static constexpr int kSlabAuto = 0;
   /// kernel.staging: registers, or the block's box in shared memory.
   Staging staging = Staging::Registers;
-  /// kernel.march: each thread walks along the slowest axis (z) through a
+  /// kernel.march: each thread walks along the slowest axis (z, t) through a
   /// chunk of planes in a loop, loads each plane once and adds it into the
   /// 2R + 1 outputs it feeds (a ring of accumulators); the tile is then
   /// that axis with factor 1, and the runtime sizes the chunk
@@ -271,7 +271,7 @@ struct KernelOptions {
 std::string slabText(int slab);
 
 /// The tile as summaries name it: "tile y x 4", "no tile" (one site a
-/// thread), or "marching along z".
+/// thread), or "marching along z" (or t).
 std::string tileSummary(const KernelOptions &k);
 /// A tile of `factor` sites along `axis` as summaries name it: "tile y x
 /// 4", or "no tile" for one site.

@@ -191,6 +191,11 @@ private:
   void stagedPhases(CodePrinter &p) const;
   void marchBody(CodePrinter &p) const;
   void shiftRing(CodePrinter &p) const;
+  /// kernel.march: the first output of the thread's chunk, `z_first` or
+  /// `t_first`.
+  std::string marchFirst() const {
+    return std::string(axisName(plan.tileAxis)) + "_first";
+  }
 
   const KernelPlan &plan;
   std::unique_ptr<SiteIndexPrinter> index;
@@ -295,13 +300,13 @@ std::string threadPosition(const LatticeThreads &t, int axis) {
 void KernelPrinter::latticeThreads(CodePrinter &p) const {
   const LatticeThreads &t = plan.threads.lattice;
   std::string text =
-      plan.march
-          ? std::string("This thread's column; it walks along z through its "
-                        "block's chunk of `planes` sites")
-          : "This thread's first site; it updates " +
-                std::to_string(plan.tileFactor) + " consecutive site" +
-                (plan.tileFactor == 1 ? "" : "s") + " along " +
-                axisName(plan.tileAxis);
+      plan.march ? "This thread's column; it walks along " +
+                       std::string(axisName(plan.tileAxis)) +
+                       " through its block's chunk of `planes` sites"
+                 : "This thread's first site; it updates " +
+                       std::to_string(plan.tileFactor) + " consecutive site" +
+                       (plan.tileFactor == 1 ? "" : "s") + " along " +
+                       axisName(plan.tileAxis);
   if (plan.xWidth > 1)
     text += ", each with the " + std::to_string(plan.xWidth) +
             " sites of an aligned group along x (halo sites among them are "
@@ -310,8 +315,14 @@ void KernelPrinter::latticeThreads(CodePrinter &p) const {
   printShareThread(p, t.shares, t.block[0]);
   for (int axis = 0; axis < plan.threads.dims; ++axis) {
     if (plan.march && axis == plan.tileAxis) {
-      p.line("const int z_first = " + std::to_string(plan.marchReach) +
-             " + static_cast<int>(blockIdx.z) * planes;");
+      // The chunks are the grid's blocks along the march axis: blockIdx.z
+      // in 3-D, blockIdx.z / blocks_z in 4-D (z shares it with t).
+      const std::string chunk =
+          t.zSharesWithT ? "blockIdx.z / blocks_z" : "blockIdx.z";
+      p.line("const int " + marchFirst() + " = " +
+             (t.origin[axis] > 0 ? std::to_string(t.origin[axis]) + " + "
+                                 : std::string()) +
+             "static_cast<int>(" + chunk + ") * planes;");
       continue;
     }
     std::string value =
@@ -443,7 +454,7 @@ std::vector<std::string> KernelPrinter::outsideTerms() const {
   for (int axis = 0; axis < plan.threads.dims; ++axis) {
     const AxisBounds &b = plan.guard.axes[axis];
     const std::string name = plan.march && axis == plan.tileAxis
-                                 ? std::string("z_first")
+                                 ? marchFirst()
                                  : std::string(axisName(axis));
     if (b.hasLower)
       terms.push_back(name + " < " + std::to_string(b.lower));
@@ -782,22 +793,32 @@ void KernelPrinter::guardedBody(CodePrinter &p) const {
 }
 
 /// kernel.march: the ring of 2R + 1 accumulators (outputs z .. z + 2R),
-/// then the walk: the first 2R planes only fill the ring.
+/// then the walk: the first 2R planes only fill the ring. Along a periodic
+/// axis the chunk ends at the extent and its planes wrap (the index
+/// printer's coordinates); along a Dirichlet one it ends R before.
 void KernelPrinter::marchBody(CodePrinter &p) const {
-  const std::string reach = std::to_string(plan.marchReach);
+  const int axis = plan.tileAxis;
+  const AxisBounds &bounds = plan.guard.axes[axis];
+  const std::string limit =
+      extentName(axis) +
+      (bounds.upper > 0 ? " - " + std::to_string(bounds.upper) : "");
   weights(p);
   accumulators(p);
-  p.emit({{"reach", reach}, {"ring", std::to_string(2 * plan.marchReach)}},
+  p.emit({{"a", axisName(axis)},
+          {"first", marchFirst()},
+          {"limit", limit},
+          {"ring", std::to_string(2 * plan.marchReach)}},
          R"(
-           // The chunk's end; acc0 .. acc$ring$ hold outputs z .. z + $ring$.
-           const int z_end = z_first + planes < nz - $reach$ ? z_first + planes : nz - $reach$;
-           for (int z = z_first - $ring$; z < z_end; ++z) {
+           // The chunk's end; acc0 .. acc$ring$ hold outputs $a$ .. $a$ + $ring$.
+           const int $a$_end = $first$ + planes < $limit$ ? $first$ + planes : $limit$;
+           for (int $a$ = $first$ - $ring$; $a$ < $a$_end; ++$a$) {
          )");
   {
     CodePrinter::Indent indent(p);
     index->declarations(p);
     program(p);
-    p.line("if (z >= z_first) {");
+    p.line("if (" + std::string(axisName(axis)) + " >= " + marchFirst() +
+           ") {");
     {
       CodePrinter::Indent inner(p);
       stores(p);
@@ -811,7 +832,8 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
 /// The ring moves down one output: acc0 was stored, acc{2R} starts at 0.
 void KernelPrinter::shiftRing(CodePrinter &p) const {
   const Accumulators &a = plan.accumulators;
-  p.line("// Output z is stored: the ring moves down by one.");
+  p.line("// Output " + std::string(axisName(plan.tileAxis)) +
+         " is stored: the ring moves down by one.");
   std::vector<std::string> moves;
   for (int site = 0; site + 1 < a.sites; ++site)
     moves.push_back("acc" + std::to_string(site) + "%s = acc" +

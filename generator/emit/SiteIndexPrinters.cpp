@@ -57,13 +57,19 @@ void SiteIndexPrinter::coordinateDeclarations(CodePrinter &p) const {
       break;
     }
     p.line("const int " + wrappedName(c.axis, c.delta) + " = " + value + ";");
-    if (c.flipsSign)
+    if (c.flipsSign) {
+      const std::string d = std::to_string(std::abs(c.delta));
+      std::string crosses =
+          c.delta < 0 ? axis + " < " + d
+                      : axis + " >= " + extentName(c.axis) + " - " + d;
+      // A march starts 2R planes before its chunk: its plane R ahead may
+      // lie before 0 and cross the boundary backwards.
+      if (plan.march && c.axis == plan.tileAxis && c.delta > 0)
+        crosses = axis + " < -" + d + " || " + crosses;
       p.line("const value_type " + wrappedName(c.axis, c.delta) +
-             "_sign = " + axis + (c.delta < 0 ? " < " : " >= ") +
-             (c.delta < 0 ? std::to_string(-c.delta)
-                          : extentName(c.axis) + " - " +
-                                std::to_string(c.delta)) +
+             "_sign = " + crosses +
              " ? static_cast<value_type>(-1) : static_cast<value_type>(1);");
+    }
   }
 }
 

@@ -142,7 +142,7 @@ std::vector<std::array<int, kMaxDims>> vectorGroupBlocks(int dims, int width) {
 /// Whether a candidate's options can be compiled and launched: the launch
 /// bounds cover the block, the resident minimum fits a multiprocessor, the
 /// site's components split evenly, a staged box fits shared memory and a
-/// march keeps its one thread and tile of one along z.
+/// march keeps its one thread and tile of one along its axis.
 bool admissible(const StencilModel &m) {
   const KernelOptions &k = m.kernel;
   if (k.launchBounds && k.launchBounds < k.threadsPerBlock())

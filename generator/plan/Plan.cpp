@@ -727,9 +727,10 @@ static ComponentShareOrder componentShareOrder(const StencilModel &model) {
              : ComponentShareOrder::ByBlock;
 }
 
-/// kernel.march: the kernels of a tile along z of 2R + 1 sites (the ring),
-/// reduced to the loads of its plane R, which feed every site of the ring;
-/// the loop over planes and the ring's shift are the printer's.
+/// kernel.march: the kernels of a tile along the slowest axis (z or t) of
+/// 2R + 1 sites (the ring), reduced to the loads of its plane R, which feed
+/// every site of the ring; the loop over planes and the ring's shift are
+/// the printer's.
 static KernelPlan planMarchingKernel(const StencilModel &original,
                                      KernelRole role) {
   const int axis = original.dims - 1;
@@ -759,22 +760,32 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
     plan.steps.push_back(std::move(kept));
   }
   plan.stores.resize(1); // site 0: output z, complete once plane z + R is in
+  // The coordinates of the kept loads only: in-plane wraps, and along a
+  // periodic march axis the plane's, wrapped once a plane.
+  if (plan.indexing.kind != SiteIndexingKind::PlainOffsets) {
+    std::vector<Offset> offsets;
+    for (const PlannedLoad &load : plan.loads)
+      offsets.push_back(load.offset);
+    plan.indexing.coordinates =
+        neighbourCoordinates(original, offsets, axis, plan.xWidth);
+  }
+  markSignFlips(original, plan);
   plan.indexing.declaresRoom = false;
   plan.indexing.declaresXRoom =
       llvm::any_of(plan.loads, [](const PlannedLoad &l) {
         return l.clampX && l.offset[0] > 0;
       });
-  plan.programComment = "Plane z + " + std::to_string(reach) +
+  const std::string axisText = axisName(axis);
+  plan.programComment = "Plane " + axisText + " + " + std::to_string(reach) +
                         ": each value is loaded once and feeds every output "
                         "of the ring that needs it.";
-  plan.comment = std::to_string(original.dims) + "-D " +
-                 boundaryText(original) + " " +
-                 std::to_string(original.taps.size()) +
-                 "-point stencil marching along z; per plane " +
-                 std::to_string(plan.loadsPerTile()) + " loads and " +
-                 std::to_string(plan.storesPerTile()) +
-                 " stores per thread, a ring of " +
-                 std::to_string(2 * reach + 1) + " outputs.";
+  plan.comment =
+      std::to_string(original.dims) + "-D " + boundaryText(original) + " " +
+      std::to_string(original.taps.size()) + "-point stencil marching along " +
+      axisText + "; per plane " + std::to_string(plan.loadsPerTile()) +
+      " loads and " + std::to_string(plan.storesPerTile()) +
+      " stores per thread, a ring of " + std::to_string(2 * reach + 1) +
+      " outputs.";
   return plan;
 }
 

@@ -44,19 +44,19 @@ enum class Hop { None, EvenToOdd, OddToEven };
 // --- Parameters -------------------------------------------------------------
 
 enum class ParameterKind {
-  OutField,  ///< value_type *out
-  InField,   ///< const value_type *in
-  SameField, ///< const value_type *same (hop mode kDiagonalPlusHop)
-  HopMode,   ///< const int: stencil::HopMode
-  HopAlpha,  ///< const value_type hop_alpha: the launch's alpha
-  HopBeta,   ///< const value_type hop_beta: the launch's beta
-  Extent,    ///< const int nx, ...
-  MarchPlanes, ///< const int planes: sites along z each block walks (march)
-  BlocksZ,   ///< const unsigned blocks_z: z blocks of a 4-D launch
-  Slab,      ///< const int slab: slices per slab of a hopping kernel's walk
-  Region,    ///< const stencil::Region region: the ranks' kernels' sites
-  Params,    ///< the spec's parameters, by value (Params of NAME.hpp)
-  Partials,  ///< double *partials: one sum per block
+  OutField,    ///< value_type *out
+  InField,     ///< const value_type *in
+  SameField,   ///< const value_type *same (hop mode kDiagonalPlusHop)
+  HopMode,     ///< const int: stencil::HopMode
+  HopAlpha,    ///< const value_type hop_alpha: the launch's alpha
+  HopBeta,     ///< const value_type hop_beta: the launch's beta
+  Extent,      ///< const int nx, ...
+  MarchPlanes, ///< const int planes: sites each block walks (march)
+  BlocksZ,     ///< const unsigned blocks_z: z blocks of a 4-D launch
+  Slab,        ///< const int slab: slices per slab of a hopping kernel's walk
+  Region,      ///< const stencil::Region region: the ranks' kernels' sites
+  Params,      ///< the spec's parameters, by value (Params of NAME.hpp)
+  Partials,    ///< double *partials: one sum per block
   /// CG's folded direction update (EpilogueKind::DirectionBlockSum):
   DirectionField,     ///< const value_type *direction: p of the last step
   NextDirectionField, ///< value_type *next_direction: p' = in + beta p
@@ -613,15 +613,16 @@ struct KernelPlan {
   SiteIndexing indexing;
   int tileAxis = 0;
   int tileFactor = 1;
-  /// kernel.march: the thread walks along the tile axis (z) through its
-  /// block's chunk of `planes` in a loop. Each iteration loads plane z + R
-  /// of its column once (every load lies at offset R along z from the
-  /// site of output z), adds each value into the ring of accumulators acc0
-  /// .. acc{2R} (outputs z .. z + 2R) with the weight of its offset, stores
-  /// acc0, now complete, and moves the ring down. tileFactor is the ring's
-  /// 2R + 1; the stores are site 0's.
+  /// kernel.march: the thread walks along the tile axis (the slowest, z
+  /// or t) through its block's chunk of `planes` in a loop. Each iteration
+  /// loads plane z + R of its column once (every load lies at offset R
+  /// along the axis from the site of output z; wrapped where the axis
+  /// wraps), adds each value into the ring of accumulators acc0 .. acc{2R}
+  /// (outputs z .. z + 2R) with the weight of its offset, stores acc0, now
+  /// complete, and moves the ring down. tileFactor is the ring's 2R + 1;
+  /// the stores are site 0's.
   bool march = false;
-  int marchReach = 0; ///< R: the taps' reach along z
+  int marchReach = 0; ///< R: the taps' reach along the march
   /// Aligned sites along x per thread (single-component fields with a
   /// vector width): the tile is xWidth x tileFactor sites, each row of it
   /// loaded and stored with one vector access.

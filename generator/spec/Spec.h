@@ -126,7 +126,8 @@ struct KernelSpec {
   Located<std::string> slab;
   /// kernel.staging: "registers" (default) or "shared".
   Located<std::string> staging;
-  /// kernel.march: each thread walks along z through a chunk of planes.
+  /// kernel.march: each thread walks along the slowest axis (z or t) through
+  /// a chunk of planes.
   Located<bool> march;
   llvm::SMRange range;
   bool present = false;

@@ -382,9 +382,9 @@ std::vector<Variant> tuningVariants(const StencilModel &model, int limit,
     if (stagingProblem(other).empty())
       stagings.push_back(other.kernel.staging);
   }
-  // Whether threads march along z (kernel.march): the spec's choice, then
-  // the other where the stencil can march (each variant's block must have
-  // one thread along z; the march is its tile).
+  // Whether threads march along the slowest axis (kernel.march): the spec's
+  // choice, then the other where the stencil can march (each variant's
+  // block must have one thread along that axis; the march is its tile).
   std::vector<bool> marches = {model.kernel.march};
   {
     StencilModel other = model;

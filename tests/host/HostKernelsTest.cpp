@@ -475,10 +475,44 @@ TEST(HostBackend, MarchPlanesFillWholeWaves) {
               std::string::npos)
         << status.message();
   }
+  // A 4-D march along t (laplacian4d_periodic_march at 64^3 x 128: 512
+  // columns, 528 resident blocks): the fewest chunks that fill whole waves,
+  // here one chunk of 0.97 waves; the chunks follow t in blockIdx.z, with
+  // z's blocks.
+  unsetenv("STENCILC_MARCH_PLANES");
+  const stencil::StencilShape periodic = {
+      4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 3, 1, 2, 1, 0, 1};
+  const int n4[stencil::kMaxDims] = {64, 64, 64, 128};
+  ASSERT_TRUE(stencil::make_launch_config(periodic, n4, config, 528).ok());
+  EXPECT_EQ(config.planes, 128);
+  EXPECT_EQ(config.grid.z, 32u);
+  EXPECT_EQ(config.blocks_z, 32u);
+  ASSERT_TRUE(stencil::make_launch_config(periodic, n4, config, 1056).ok());
+  EXPECT_EQ(config.planes, 64); // two chunks: 1024 of 1056 blocks
+  EXPECT_EQ(config.grid.z, 64u);
   if (before)
     setenv("STENCILC_MARCH_PLANES", saved.c_str(), 1);
   else
     unsetenv("STENCILC_MARCH_PLANES");
+}
+
+// The 4-D rule: the fewest chunks whose grid fills 0.75 to 1 wave, or more
+// waves with the last at least 90% full; failing that (a column too short
+// for enough chunks of 8 planes), the two-wave rule.
+TEST(HostBackend, MarchPlanesAlongTFillTheLastWave) {
+  using stencil::MarchWaves;
+  const MarchWaves rule = MarchWaves::FewestWhole;
+  EXPECT_EQ(stencil::march_planes(128, 512, 528, 0, rule), 128); // 0.97
+  EXPECT_EQ(stencil::march_planes(128, 256, 528, 0, rule), 64);  // 2 x 0.48
+  // 700 columns: 1.33 and 2.65 waves leave the last one short; 3 chunks of
+  // 22 planes make 3.98.
+  EXPECT_EQ(stencil::march_planes(64, 700, 528, 0, rule), 22);
+  EXPECT_EQ(stencil::march_planes(64, 700, 528, 0, MarchWaves::Two), 64);
+  // 16 columns need 25 chunks for 0.75 waves: under 8 planes; two waves'
+  // 66 chunks, at least 8 planes.
+  EXPECT_EQ(stencil::march_planes(128, 16, 528, 0, rule), 8);
+  EXPECT_EQ(stencil::march_planes(128, 16, 0, 0, rule), 128);
+  EXPECT_EQ(stencil::march_planes(128, 512, 528, 5, rule), 5);
 }
 
 TEST(HostBackend, LaunchCoversAnyGrid) {

@@ -87,19 +87,34 @@ struct LaunchConfig {
   int planes = 0;
 };
 
+/// How a marching kernel's grid is sized against the device's resident
+/// blocks; each rule is the one its probes found fastest.
+enum class MarchWaves {
+  /// About two whole waves (3-D marches along z). At 512^3 on an H200 the
+  /// 7-point march ran at 77% of the copy with 1.3 waves, 87% with 2.6 and
+  /// 89% with 2 (bench/probes/z_march.cu); the 27-point stencil's tuned
+  /// march 82.9% with this rule, 72.7-83.4% at other chunks.
+  Two,
+  /// The fewest chunks whose grid fills 0.75 to 1 wave, or more than one
+  /// wave with the last one at least 90% full (4-D marches along t). On an
+  /// H200 it picked the fastest chunk of every probed 4-D march
+  /// (bench/probes/t_march_vec24.cu); the generated
+  /// laplacian4d_periodic_march at 64^3 x 128 ran at 82.2% of the copy
+  /// with its one chunk (0.97 waves), 79.8% with two waves.
+  FewestWhole,
+};
+
 /// The chunk of planes each block of a marching kernel walks
 /// (StencilShape::march): `sites` to update along the march, `columns`
 /// blocks across it, `resident` blocks the device holds at once (0: cannot
-/// tell, as on the host backend). The grid is made about two whole waves
-/// of resident blocks: a block walks a long chunk, so a last partial wave
-/// idles much of the GPU (at 512^3 on an H200 the 7-point march ran at 77%
-/// of the copy with 1.3 waves, 87% with 2.6 and 89% with 2;
-/// bench/probes/z_march.cu). Each
-/// chunk has at least 8 planes where there are as many: the ring's first
-/// 2R planes are loaded for no output. STENCILC_MARCH_PLANES=N overrides
-/// the choice (at most `sites`); `override` is its value, 0 when unset.
+/// tell, as on the host backend), sized by `waves`. A block walks a long
+/// chunk, so a last partial wave idles much of the GPU. Each chunk has at
+/// least 8 planes where there are as many: the ring's first 2R planes are
+/// loaded for no output. STENCILC_MARCH_PLANES=N overrides the choice (at
+/// most `sites`); `override` is its value, 0 when unset.
 inline long long march_planes(long long sites, long long columns,
-                              std::int64_t resident, long long override) {
+                              std::int64_t resident, long long override,
+                              MarchWaves waves = MarchWaves::Two) {
   if (sites <= 0)
     return 1;
   if (override > 0)
@@ -107,10 +122,26 @@ inline long long march_planes(long long sites, long long columns,
   constexpr long long kWaves = 2, kMinPlanes = 8;
   if (resident <= 0 || columns <= 0)
     return sites;
+  const long long least = sites < kMinPlanes ? sites : kMinPlanes;
+  if (waves == MarchWaves::FewestWhole) {
+    // Chunks of equal planes; past 8 waves a grid's tail costs little.
+    for (long long chunks = 1; chunks <= sites; ++chunks) {
+      const long long planes = (sites + chunks - 1) / chunks;
+      if (planes < least)
+        break;
+      const long long blocks = columns * ((sites + planes - 1) / planes);
+      const long long whole = blocks / resident, rest = blocks % resident;
+      if (whole >= 8)
+        break;
+      const bool fills = whole == 0 ? 4 * blocks >= 3 * resident
+                                    : rest == 0 || 10 * rest >= 9 * resident;
+      if (fills)
+        return planes;
+    }
+  }
   long long chunks = kWaves * resident / columns;
   chunks = chunks < 1 ? 1 : chunks;
-  long long planes = (sites + chunks - 1) / chunks;
-  const long long least = sites < kMinPlanes ? sites : kMinPlanes;
+  const long long planes = (sites + chunks - 1) / chunks;
   return planes < least ? least : planes;
 }
 
@@ -282,8 +313,9 @@ inline Status make_launch_config(const StencilShape &shape,
     for (int axis = 0; axis < shape.dims; ++axis)
       if (axis != shape.tile_axis)
         columns *= blocks[axis];
-    const long long planes =
-        march_planes(marchSites, columns, resident, override);
+    const long long planes = march_planes(
+        marchSites, columns, resident, override,
+        shape.dims == 4 ? MarchWaves::FewestWhole : MarchWaves::Two);
     config.planes = static_cast<int>(planes);
     blocks[shape.tile_axis] =
         marchSites > 0 ? (marchSites + planes - 1) / planes : 0;
