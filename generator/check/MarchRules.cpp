@@ -23,11 +23,9 @@ std::string marchProblem(const StencilModel &model) {
            "(z or t)";
   const int axis = model.dims - 1;
   const std::string name = axisName(axis);
-  if (model.components != 1)
-    return "is available for single-component fields only";
-  if (model.layout.evenOdd || !model.layout.isPlain())
-    return "needs the plain site-major layout: the march reads a plane's rows "
-           "as offsets from a site";
+  if (model.layout.evenOdd)
+    return "is not available with even/odd storage: its threads walk a "
+           "half's sites, not columns of the lattice";
   if (model.hasLinkTaps() || model.hasCloverTap())
     return "is not available for gauge-covariant stencils";
   if (siteParameterCount(model) > 0)

@@ -480,16 +480,32 @@ TEST(HostBackend, MarchPlanesFillWholeWaves) {
   // here one chunk of 0.97 waves; the chunks follow t in blockIdx.z, with
   // z's blocks.
   unsetenv("STENCILC_MARCH_PLANES");
+  auto grid = [](const stencil::StencilShape &shape, const int *extents,
+                 std::int64_t resident) {
+    stencil::LaunchConfig marched;
+    EXPECT_TRUE(
+        stencil::make_launch_config(shape, extents, marched, resident).ok());
+    return marched;
+  };
   const stencil::StencilShape periodic = {
       4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 3, 1, 2, 1, 0, 1};
   const int n4[stencil::kMaxDims] = {64, 64, 64, 128};
-  ASSERT_TRUE(stencil::make_launch_config(periodic, n4, config, 528).ok());
+  config = grid(periodic, n4, 528);
   EXPECT_EQ(config.planes, 128);
   EXPECT_EQ(config.grid.z, 32u);
   EXPECT_EQ(config.blocks_z, 32u);
-  ASSERT_TRUE(stencil::make_launch_config(periodic, n4, config, 1056).ok());
+  config = grid(periodic, n4, 1056);
   EXPECT_EQ(config.planes, 64); // two chunks: 1024 of 1056 blocks
   EXPECT_EQ(config.grid.z, 64u);
+  // A site's components over 6 threads (6 blocks along x side by side):
+  // they are columns too, 1536 of them at 32^3 x 64 with 32x2x2 threads.
+  const stencil::StencilShape shared = {
+      4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 2, 2, 1}, 3, 1, 1, 6, 0, 1};
+  const int n24[stencil::kMaxDims] = {32, 32, 32, 64};
+  config = grid(shared, n24, 1188);
+  EXPECT_EQ(config.planes, 22);
+  EXPECT_EQ(config.grid.x, 6u);
+  EXPECT_EQ(config.grid.z, 48u); // 16 blocks along z, 3 chunks
   if (before)
     setenv("STENCILC_MARCH_PLANES", saved.c_str(), 1);
   else
@@ -497,8 +513,8 @@ TEST(HostBackend, MarchPlanesFillWholeWaves) {
 }
 
 // The 4-D rule: the fewest chunks whose grid fills 0.75 to 1 wave, or more
-// waves with the last at least 90% full; failing that (a column too short
-// for enough chunks of 8 planes), the two-wave rule.
+// waves with the last at least 90% full; failing that, the grid whose last
+// wave is fullest (up to 8 waves, chunks of at least 8 planes).
 TEST(HostBackend, MarchPlanesAlongTFillTheLastWave) {
   using stencil::MarchWaves;
   const MarchWaves rule = MarchWaves::FewestWhole;
@@ -508,8 +524,12 @@ TEST(HostBackend, MarchPlanesAlongTFillTheLastWave) {
   // 22 planes make 3.98.
   EXPECT_EQ(stencil::march_planes(64, 700, 528, 0, rule), 22);
   EXPECT_EQ(stencil::march_planes(64, 700, 528, 0, MarchWaves::Two), 64);
-  // 16 columns need 25 chunks for 0.75 waves: under 8 planes; two waves'
-  // 66 chunks, at least 8 planes.
+  // 1536 columns (a 24-float site over 6 threads), 1188 resident blocks:
+  // 1.29, 2.59, 3.88, 5.17, 6.46 and 7.76 waves leave the last one short;
+  // the fullest is 3.88 waves' (22 planes), not one chunk of 1.29 waves.
+  EXPECT_EQ(stencil::march_planes(64, 1536, 1188, 0, rule), 22);
+  // 16 columns need 25 chunks for 0.75 waves: under 8 planes; the most
+  // chunks of 8 planes fill the wave most.
   EXPECT_EQ(stencil::march_planes(128, 16, 528, 0, rule), 8);
   EXPECT_EQ(stencil::march_planes(128, 16, 0, 0, rule), 128);
   EXPECT_EQ(stencil::march_planes(128, 512, 528, 5, rule), 5);
