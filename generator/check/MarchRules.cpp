@@ -15,9 +15,9 @@ namespace stencilc {
 std::string marchProblem(const StencilModel &model) {
   if (!model.kernel.march)
     return "";
-  // The march is built for the kernels that gain from it (single-component
-  // 3-D and 4-D fields, docs/performance.md "Marching along z" and "along
-  // t"); other kernels are refused plainly rather than marched untested.
+  // The march is built for the kernels that gain from it (3-D and 4-D
+  // fields, docs/performance.md "Marching along z" and "along t"); other
+  // kernels are refused plainly rather than marched untested.
   if (model.dims != 3 && model.dims != 4)
     return "needs a 3-D or 4-D grid: threads march along the slowest axis "
            "(z or t)";

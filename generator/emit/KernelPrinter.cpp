@@ -804,14 +804,21 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
       (bounds.upper > 0 ? " - " + std::to_string(bounds.upper) : "");
   weights(p);
   accumulators(p);
-  p.emit({{"a", axisName(axis)},
-          {"first", marchFirst()},
-          {"limit", limit},
-          {"ring", std::to_string(2 * plan.marchReach)}},
-         R"(
-           // The chunk's end; acc0 .. acc$ring$ hold outputs $a$ .. $a$ + $ring$.
+  const std::string a = axisName(axis),
+                    ring = std::to_string(2 * plan.marchReach);
+  p.emit(
+      {{"a", a},
+       {"first", marchFirst()},
+       {"limit", limit},
+       {"holds", plan.marchReach > 0 ? "acc0 .. acc" + ring + " hold outputs " +
+                                           a + " .. " + a + " + " + ring
+                                     : "acc0 holds output " + a},
+       {"start",
+        plan.marchReach > 0 ? marchFirst() + " - " + ring : marchFirst()}},
+      R"(
+           // The chunk's end; $holds$.
            const int $a$_end = $first$ + planes < $limit$ ? $first$ + planes : $limit$;
-           for (int $a$ = $first$ - $ring$; $a$ < $a$_end; ++$a$) {
+           for (int $a$ = $start$; $a$ < $a$_end; ++$a$) {
          )");
   {
     CodePrinter::Indent indent(p);

@@ -177,6 +177,11 @@ std::optional<KernelOptions> marchingGroups(const StencilModel &grouped) {
   const KernelOptions &k = grouped.kernel;
   if (k.written.tile || k.written.march || offAxisZTaps(grouped) == 0)
     return std::nullopt;
+  // Measured on Dirichlet single-component fields only; periodic axes and
+  // vector fields, which march since, keep the tile until a run says the
+  // rule holds for them.
+  if (grouped.components != 1 || !grouped.allDirichlet())
+    return std::nullopt;
   StencilModel m = grouped;
   KernelOptions &marching = m.kernel;
   marching.march = true;
