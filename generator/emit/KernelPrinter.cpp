@@ -824,8 +824,7 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
     CodePrinter::Indent indent(p);
     index->declarations(p);
     program(p);
-    p.line("if (" + std::string(axisName(axis)) + " >= " + marchFirst() +
-           ") {");
+    p.line("if (" + a + " >= " + marchFirst() + ") {");
     {
       CodePrinter::Indent inner(p);
       stores(p);

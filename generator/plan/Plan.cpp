@@ -552,11 +552,10 @@ void scheduleTile(const StencilModel &model, KernelPlan &plan) {
   planClover(model, plan);
 }
 
-/// What follows from the program: the neighbour coordinates of the rows
-/// that are addressed through coordinates (loads and per-site weights; with
-/// a Layout also the stores, which plain indexings address from `site`),
-/// the antiperiodic signs, the doc comment, the traffic.
-void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
+/// The neighbour coordinates of the rows that are addressed through
+/// coordinates (loads and per-site weights; with a Layout also the stores,
+/// which plain indexings address from `site`), and the antiperiodic signs.
+void planCoordinates(const StencilModel &model, KernelPlan &plan) {
   SiteIndexing &indexing = plan.indexing;
   indexing.coordinates.clear();
   if (indexing.kind != SiteIndexingKind::PlainOffsets) {
@@ -575,6 +574,12 @@ void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
         neighbourCoordinates(model, offsets, plan.tileAxis, plan.xWidth);
   }
   markSignFlips(model, plan);
+}
+
+/// What follows from the program: the coordinates and signs, the doc
+/// comment, the traffic.
+void finishLatticePlan(const StencilModel &model, KernelPlan &plan) {
+  planCoordinates(model, plan);
   plan.comment = std::to_string(model.dims) + "-D " + boundaryText(model) +
                  " " + std::to_string(model.taps.size()) +
                  "-point stencil; " + std::to_string(plan.loadsPerTile()) +
@@ -762,14 +767,7 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
   plan.stores.resize(1); // site 0: output z, complete once plane z + R is in
   // The coordinates of the kept loads only: in-plane wraps, and along a
   // periodic march axis the plane's, wrapped once a plane.
-  if (plan.indexing.kind != SiteIndexingKind::PlainOffsets) {
-    std::vector<Offset> offsets;
-    for (const PlannedLoad &load : plan.loads)
-      offsets.push_back(load.offset);
-    plan.indexing.coordinates =
-        neighbourCoordinates(original, offsets, axis, plan.xWidth);
-  }
-  markSignFlips(original, plan);
+  planCoordinates(original, plan);
   plan.indexing.declaresRoom = false;
   plan.indexing.declaresXRoom =
       llvm::any_of(plan.loads, [](const PlannedLoad &l) {
