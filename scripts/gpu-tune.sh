@@ -17,17 +17,28 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do dirs+=("$(realpath "$1")"); shift; do
 [ $# -gt 0 ] && shift
 export PATH="$PATH:/usr/local/cuda/bin"
 work=${TUNE_WORK:-/tmp/stencilc-tune}
-cmake -S "$root" -B "$work/runtime" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+mkdir -p "$work"
+# Quiet on success; a failing step prints its log (compilers write their
+# errors to standard output under Ninja) and the script stops.
+quietly() {
+  local log="$work/last-step.log"
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "gpu-tune.sh: failed: $*" >&2
+    exit 1
+  fi
+}
+quietly cmake -S "$root" -B "$work/runtime" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTENCILC_BUILD_GENERATOR=OFF -DSTENCILC_BUILD_TESTS=OFF \
-  -DSTENCILC_BUILD_SHIPPED=OFF -DSTENCILC_PLATFORM="$platform" >/dev/null
-cmake --build "$work/runtime" >/dev/null
-cmake --install "$work/runtime" --prefix "$work/prefix" >/dev/null
+  -DSTENCILC_BUILD_SHIPPED=OFF -DSTENCILC_PLATFORM="$platform"
+quietly cmake --build "$work/runtime"
+quietly cmake --install "$work/runtime" --prefix "$work/prefix"
 for dir in "${dirs[@]}"; do
   name=$(basename "$dir")
   start=$(date +%s)
-  cmake -S "$dir" -B "$work/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$work/prefix" -DTUNE_PLATFORM="$platform" >/dev/null
-  cmake --build "$work/$name" >/dev/null
+  quietly cmake -S "$dir" -B "$work/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$work/prefix" -DTUNE_PLATFORM="$platform"
+  quietly cmake --build "$work/$name"
   echo "$name: built in $(( $(date +%s) - start )) s"
   "$work/$name"/tune_* --cache "$cache" --json "$(dirname "$cache")/tune-$name.json" "$@"
 done
