@@ -203,6 +203,10 @@ std::string AccessPrinter::signedValue(const PlannedLoad &load,
   return text + value + ")";
 }
 
+void AccessPrinter::columnOffsets(CodePrinter &) const {
+  llvm::report_fatal_error("column offsets need a site-major vector access");
+}
+
 void AccessPrinter::gather(CodePrinter &, const PlanStep &,
                            const std::string &) const {
   llvm::report_fatal_error(
@@ -210,9 +214,14 @@ void AccessPrinter::gather(CodePrinter &, const PlanStep &,
 }
 
 void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
-  const PlannedLoad &load = plan.loads[step.load];
   const std::string name = "u" + std::to_string(step.load);
   gather(p, step, name);
+  accumulateGathered(p, step, name);
+}
+
+void AccessPrinter::accumulateGathered(CodePrinter &p, const PlanStep &step,
+                                       const std::string &name) const {
+  const PlannedLoad &load = plan.loads[step.load];
   const LinkStorage &links = plan.linkStorage;
   const int vectorReals = 2 * links.colours;
   const std::vector<PlannedAccumulation> &accs = step.accumulations;
@@ -661,6 +670,22 @@ public:
                vectorOf(name));
   }
 
+  /// Before the walk: a plane's values, and each load's first value of
+  /// this thread within its plane.
+  void columnOffsets(CodePrinter &p) const override {
+    p.emit({{"sites", index.planeSites()},
+            {"nc", std::to_string(access.components)}},
+           R"(
+             // Each load's first value within its plane: the walk adds a plane's.
+             const stencil::index_t plane_values = $sites$ * $nc$;
+           )");
+    for (size_t k = 0; k < plan.loads.size(); ++k)
+      p.line("const int u" + std::to_string(k) + "_at = static_cast<int>((" +
+             index.inPlaneIndex(plan.loads[k]) + ") * " +
+             std::to_string(access.components) + (access.split ? " + c0" : "") +
+             ");");
+  }
+
   /// This thread's components, moved `width` at a time into an array.
   void gather(CodePrinter &p, const PlanStep &step,
               const std::string &name) const override {
@@ -705,9 +730,13 @@ private:
   /// there) its element index.
   std::string declareFirst(const std::string &name,
                            const PlannedLoad &load) const {
-    const std::string first = "(" + index.loadIndex(load) + ") * " +
-                              std::to_string(access.components) +
-                              (access.split ? " + c0" : "");
+    const std::string first =
+        plan.marchColumnOffsets
+            ? "plane_first + u" + std::to_string(&load - plan.loads.data()) +
+                  "_at"
+            : "(" + index.loadIndex(load) + ") * " +
+                  std::to_string(access.components) +
+                  (access.split ? " + c0" : "");
     if (foldsDirection())
       return "const stencil::index_t " + name + " = " + first + ";";
     return "const " + storedVector() + " *" + name + " = reinterpret_cast<const " +

@@ -224,6 +224,23 @@ std::string argumentChecks(const StencilModel &model,
                  return stencil::Status::failure("$model$: $names$ must be aligned to $bytes$ bytes for the $bytes$-byte accesses of $reason$");
              )");
     }
+    if (launcher.planeOffsetValues > 0) {
+      std::vector<std::string> factors, names;
+      for (int axis = 0; axis + 1 < model.dims; ++axis) {
+        factors.push_back(axis == 0 ? "static_cast<std::int64_t>(n[0])"
+                                    : "n[" + std::to_string(axis) + "]");
+        names.push_back(extentName(axis));
+      }
+      p.emit({{"model", model.name},
+              {"values", join(factors, " * ") + " * " +
+                             std::to_string(launcher.planeOffsetValues)},
+              {"plane", join(names, " x ")},
+              {"count", std::to_string(launcher.planeOffsetValues)}},
+             R"(
+               if ($values$ > 2147483647)
+                 return stencil::Status::failure("$model$: kernel.march reads a plane ($plane$ sites, $count$ values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
+             )");
+    }
   });
   return checks;
 }

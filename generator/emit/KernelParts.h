@@ -37,11 +37,27 @@ public:
   /// The sites of the whole lattice (per-site arrays span both parities).
   virtual std::string siteCount() const { return "sites"; }
 
+  /// A march with column offsets (KernelPlan::marchColumnOffsets) splits
+  /// declarations() in two. Before the walk: strides, rooms, the in-plane
+  /// coordinates and `column`, the column's site within a plane.
+  virtual void columnDeclarations(CodePrinter &p) const;
+  /// In the walk, each plane: `site` and the march axis' coordinates.
+  virtual void planeDeclarations(CodePrinter &p) const;
+  /// The load's site within its plane (the march axis' term left out).
+  virtual std::string inPlaneIndex(const PlannedLoad &load) const;
+  /// The march axis' coordinate of the plane the walk loads.
+  virtual std::string loadedPlane() const;
+  /// The sites of a plane of the march: the march axis' stride.
+  virtual std::string planeSites() const;
+
 protected:
+  /// Which of the plan's coordinates coordinateDeclarations() declares.
+  enum class Coordinates { All, InPlane, MarchAxis };
   /// `room` and `xroom`, when the plan declares them.
   void roomDeclarations(CodePrinter &p) const;
   /// The plan's neighbour coordinates, one `const int` each.
-  void coordinateDeclarations(CodePrinter &p) const;
+  void coordinateDeclarations(CodePrinter &p,
+                              Coordinates which = Coordinates::All) const;
 
   const KernelPlan &plan;
 };
@@ -65,6 +81,20 @@ public:
   /// link taps as matrix-vector products per colour vector, complex weights
   /// as complex products per value.
   void pairStep(CodePrinter &p, const PlanStep &step) const;
+  /// A march with column offsets: before the walk, each load's first
+  /// value within its plane (`u<load>_at`, 32-bit) and a plane's values
+  /// (`plane_values`).
+  virtual void columnOffsets(CodePrinter &p) const;
+  /// Declares `name`, this thread's values of the step's load, indexable
+  /// from 0 (multi-component accesses only; site-major ones without a
+  /// vector width declare a pointer).
+  virtual void gather(CodePrinter &p, const PlanStep &step,
+                      const std::string &name) const;
+  /// The step's accumulations from `name`, its values as gather() declared
+  /// them: plain taps in one loop over the components, complex weights,
+  /// clover and link products.
+  void accumulateGathered(CodePrinter &p, const PlanStep &step,
+                          const std::string &name) const;
 
 protected:
   /// "STENCIL_STORE" or "STENCIL_STORE_NT".
@@ -134,10 +164,6 @@ protected:
   bool foldsDirection() const { return plan.foldsDirection(); }
   /// The component index of loop counter `c`: "c" or "c0 + c".
   std::string component() const { return access.split ? "c0 + c" : "c"; }
-  /// Declares `name`, this thread's values of the step's load, indexable
-  /// from 0 (multi-component accesses only).
-  virtual void gather(CodePrinter &p, const PlanStep &step,
-                      const std::string &name) const;
 
   const KernelPlan &plan;
   const FieldAccess &access;

@@ -684,6 +684,13 @@ void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
 
 void KernelPrinter::program(CodePrinter &p) const {
   p.line("// " + plan.programComment);
+  if (plan.gathersFirst) {
+    for (const PlanStep &step : plan.steps)
+      access->gather(p, step, "u" + std::to_string(step.load));
+    for (const PlanStep &step : plan.steps)
+      access->accumulateGathered(p, step, "u" + std::to_string(step.load));
+    return;
+  }
   for (const PlanStep &step : plan.steps) {
     for (int link : step.links)
       loadLink(p, link);
@@ -804,6 +811,10 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
       (bounds.upper > 0 ? " - " + std::to_string(bounds.upper) : "");
   weights(p);
   accumulators(p);
+  if (plan.marchColumnOffsets) {
+    index->columnDeclarations(p);
+    access->columnOffsets(p);
+  }
   const std::string a = axisName(axis),
                     ring = std::to_string(2 * plan.marchReach);
   p.emit(
@@ -822,7 +833,13 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
          )");
   {
     CodePrinter::Indent indent(p);
-    index->declarations(p);
+    if (plan.marchColumnOffsets) {
+      index->planeDeclarations(p);
+      p.line("const stencil::index_t plane_first = " + index->loadedPlane() +
+             " * plane_values;");
+    } else {
+      index->declarations(p);
+    }
     program(p);
     p.line("if (" + a + " >= " + marchFirst() + ") {");
     {

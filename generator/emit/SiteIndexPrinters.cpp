@@ -2,6 +2,8 @@
 #include "emit/EmitText.h"
 #include "emit/KernelParts.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <cstdlib>
 
 namespace stencilc {
@@ -22,16 +24,23 @@ void SiteIndexPrinter::roomDeclarations(CodePrinter &p) const {
     )");
 }
 
-void SiteIndexPrinter::coordinateDeclarations(CodePrinter &p) const {
-  const std::vector<Coordinate> &coordinates = plan.indexing.coordinates;
+void SiteIndexPrinter::coordinateDeclarations(CodePrinter &p,
+                                              Coordinates which) const {
+  std::vector<Coordinate> coordinates;
+  for (const Coordinate &c : plan.indexing.coordinates)
+    if (which == Coordinates::All ||
+        (c.axis == plan.tileAxis) == (which == Coordinates::MarchAxis))
+      coordinates.push_back(c);
   if (coordinates.empty())
     return;
   bool wraps = false;
   for (const Coordinate &c : coordinates)
     wraps |= c.kind == CoordinateKind::Wrap;
-  p.line(wraps ? "// Neighbours' coordinates, wrapped where the lattice "
-                 "wraps around."
-               : "// Neighbours' coordinates.");
+  const std::string whose = which == Coordinates::MarchAxis
+                                ? "// The loaded plane's coordinate"
+                                : "// Neighbours' coordinates";
+  p.line(wraps ? whose + ", wrapped where the lattice wraps around."
+               : whose + ".");
   for (const Coordinate &c : coordinates) {
     const std::string axis = axisName(c.axis);
     const std::string shifted = axis + (c.delta < 0 ? " - " : " + ") +
@@ -71,6 +80,22 @@ void SiteIndexPrinter::coordinateDeclarations(CodePrinter &p) const {
              " ? static_cast<value_type>(-1) : static_cast<value_type>(1);");
     }
   }
+}
+
+void SiteIndexPrinter::columnDeclarations(CodePrinter &) const {
+  llvm::report_fatal_error("column offsets need plain site-major indexing");
+}
+void SiteIndexPrinter::planeDeclarations(CodePrinter &) const {
+  llvm::report_fatal_error("column offsets need plain site-major indexing");
+}
+std::string SiteIndexPrinter::inPlaneIndex(const PlannedLoad &) const {
+  llvm::report_fatal_error("column offsets need plain site-major indexing");
+}
+std::string SiteIndexPrinter::loadedPlane() const {
+  llvm::report_fatal_error("column offsets need plain site-major indexing");
+}
+std::string SiteIndexPrinter::planeSites() const {
+  llvm::report_fatal_error("column offsets need plain site-major indexing");
 }
 
 namespace {
@@ -113,7 +138,7 @@ void siteCountDeclaration(CodePrinter &p, int dims) {
   p.line("const stencil::index_t sites = " + join(factors, " * ") + ";");
 }
 
-/// Plain site-major storage: strides sy, sz, st and `site`.
+/// Plain site-major storage: strides sy, sz, st.
 void strideDeclarations(CodePrinter &p, int dims) {
   for (int axis = 1; axis < dims; ++axis) {
     std::string previous =
@@ -122,12 +147,18 @@ void strideDeclarations(CodePrinter &p, int dims) {
     p.line("const stencil::index_t " + strideName(axis) + " = " + previous +
            ";");
   }
+}
+
+/// `name` = the site index x + y * sy + ..., without `skipAxis`'s term.
+void siteDeclaration(CodePrinter &p, int dims, const std::string &name,
+                     int skipAxis = -1) {
   std::vector<std::string> terms;
   for (int axis = 0; axis < dims; ++axis)
-    terms.push_back(axis == 0 ? std::string("x")
-                              : std::string(axisName(axis)) + " * " +
-                                    strideName(axis));
-  p.line("const stencil::index_t site = " + sumOfTerms(terms) + ";");
+    if (axis != skipAxis)
+      terms.push_back(axis == 0 ? std::string("x")
+                                : std::string(axisName(axis)) + " * " +
+                                      strideName(axis));
+  p.line("const stencil::index_t " + name + " = " + sumOfTerms(terms) + ";");
 }
 
 /// `site` plus each axis' offset times its stride.
@@ -147,14 +178,59 @@ public:
 
   void declarations(CodePrinter &p) const override {
     strideDeclarations(p, plan.indexing.dims);
+    siteDeclaration(p, plan.indexing.dims, "site");
     if (plan.indexing.declaresSiteCount)
       siteCountDeclaration(p, plan.indexing.dims);
     roomDeclarations(p);
   }
 
+  void columnDeclarations(CodePrinter &p) const override {
+    strideDeclarations(p, plan.indexing.dims);
+    siteDeclaration(p, plan.indexing.dims, "column", plan.tileAxis);
+    if (plan.indexing.declaresSiteCount)
+      siteCountDeclaration(p, plan.indexing.dims);
+    roomDeclarations(p);
+  }
+  void planeDeclarations(CodePrinter &p) const override {
+    siteDeclaration(p, plan.indexing.dims, "site");
+  }
+  std::string inPlaneIndex(const PlannedLoad &load) const override {
+    return offsetIndex(load, "column", plan.tileAxis);
+  }
+  /// No coordinates here: the plane R ahead, never past the extent (a
+  /// Dirichlet march's chunk ends R before it).
+  std::string loadedPlane() const override {
+    const std::string axis = axisName(plan.tileAxis);
+    return plan.marchReach == 0
+               ? axis
+               : "(" + axis + " + " + std::to_string(plan.marchReach) + ")";
+  }
+  std::string planeSites() const override { return strideName(plan.tileAxis); }
+
   std::string loadIndex(const PlannedLoad &load) const override {
-    std::vector<std::string> terms = {"site"};
+    return offsetIndex(load, "site");
+  }
+
+  std::string siteIndex(const SiteRef &at) const override {
+    PlannedLoad load;
+    load.offset = at.offset;
+    load.clampTileAxis = at.clampTileAxis;
+    load.clampX = at.clampX;
+    return loadIndex(load);
+  }
+
+  std::string storeIndex(const PlannedStore &store) const override {
+    return offsetFromSite(store.offset, plan.indexing.dims);
+  }
+
+private:
+  /// `base` plus the load's offset along each axis but `skipAxis`.
+  std::string offsetIndex(const PlannedLoad &load, const std::string &base,
+                          int skipAxis = -1) const {
+    std::vector<std::string> terms = {base};
     for (int axis = 0; axis < plan.indexing.dims; ++axis) {
+      if (axis == skipAxis)
+        continue;
       const int delta = load.offset[axis];
       if (axis == plan.tileAxis && load.clampTileAxis) {
         std::string clamped =
@@ -174,18 +250,6 @@ public:
     }
     return sumOfTerms(terms);
   }
-
-  std::string siteIndex(const SiteRef &at) const override {
-    PlannedLoad load;
-    load.offset = at.offset;
-    load.clampTileAxis = at.clampTileAxis;
-    load.clampX = at.clampX;
-    return loadIndex(load);
-  }
-
-  std::string storeIndex(const PlannedStore &store) const override {
-    return offsetFromSite(store.offset, plan.indexing.dims);
-  }
 };
 
 /// Plain storage with wrapped neighbours: each load from its coordinates.
@@ -195,20 +259,35 @@ public:
 
   void declarations(CodePrinter &p) const override {
     strideDeclarations(p, plan.indexing.dims);
+    siteDeclaration(p, plan.indexing.dims, "site");
     if (plan.indexing.declaresSiteCount)
       siteCountDeclaration(p, plan.indexing.dims);
     roomDeclarations(p);
     coordinateDeclarations(p);
   }
 
+  void columnDeclarations(CodePrinter &p) const override {
+    strideDeclarations(p, plan.indexing.dims);
+    if (plan.indexing.declaresSiteCount)
+      siteCountDeclaration(p, plan.indexing.dims);
+    roomDeclarations(p);
+    coordinateDeclarations(p, Coordinates::InPlane);
+  }
+  void planeDeclarations(CodePrinter &p) const override {
+    siteDeclaration(p, plan.indexing.dims, "site");
+    coordinateDeclarations(p, Coordinates::MarchAxis);
+  }
+  std::string inPlaneIndex(const PlannedLoad &load) const override {
+    return coordinateIndex(load, plan.tileAxis);
+  }
+  /// The plane R ahead, as the coordinates declare it.
+  std::string loadedPlane() const override {
+    return wrappedName(plan.tileAxis, plan.marchReach);
+  }
+  std::string planeSites() const override { return strideName(plan.tileAxis); }
+
   std::string loadIndex(const PlannedLoad &load) const override {
-    std::vector<std::string> terms;
-    for (int axis = 0; axis < plan.indexing.dims; ++axis) {
-      std::string coordinate = wrappedName(axis, load.offset[axis]);
-      terms.push_back(axis == 0 ? coordinate
-                                : coordinate + " * " + strideName(axis));
-    }
-    return sumOfTerms(terms);
+    return coordinateIndex(load);
   }
 
   std::string siteIndex(const SiteRef &at) const override {
@@ -219,6 +298,21 @@ public:
 
   std::string storeIndex(const PlannedStore &store) const override {
     return offsetFromSite(store.offset, plan.indexing.dims);
+  }
+
+private:
+  /// The load's site from its coordinates, without `skipAxis`'s term.
+  std::string coordinateIndex(const PlannedLoad &load,
+                              int skipAxis = -1) const {
+    std::vector<std::string> terms;
+    for (int axis = 0; axis < plan.indexing.dims; ++axis) {
+      if (axis == skipAxis)
+        continue;
+      std::string coordinate = wrappedName(axis, load.offset[axis]);
+      terms.push_back(axis == 0 ? coordinate
+                                : coordinate + " * " + strideName(axis));
+    }
+    return sumOfTerms(terms);
   }
 };
 

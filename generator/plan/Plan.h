@@ -623,6 +623,18 @@ struct KernelPlan {
   /// the stores are site 0's.
   bool march = false;
   int marchReach = 0; ///< R: the taps' reach along the march
+  /// A march whose thread moves one vector a tap of a site-major field:
+  /// the plane's loads are gathered into arrays before any accumulation,
+  /// so that they are all in flight at once. Printed in the plan's order,
+  /// ptxas issued two or three loads and waited for them before the next
+  /// (docs/performance.md, "Gathering a plane's loads first").
+  bool gathersFirst = false;
+  /// A march that reads each plane through 32-bit offsets within it, one
+  /// a load (`u<load>_at`, computed once before the walk), from the
+  /// loaded plane's first value (`plane_first`, once a plane). Recomputing
+  /// each load's 64-bit element index for each plane cost the generated
+  /// march about 8 integer instructions a load.
+  bool marchColumnOffsets = false;
   /// Aligned sites along x per thread (single-component fields with a
   /// vector width): the tile is xWidth x tileFactor sites, each row of it
   /// loaded and stored with one vector access.
@@ -857,6 +869,9 @@ struct LauncherPlan {
   /// for the option named in `alignmentReason` ("kernel.vector_width 4").
   int alignmentBytes = 0;
   std::string alignmentReason;
+  /// KernelPlan::marchColumnOffsets: the values of a site; a plane of the
+  /// march (every axis but the last) must hold at most 2^31 - 1 of them.
+  int planeOffsetValues = 0;
   int vectorWidth = 1;
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
   /// Hopping: threads sharing a site's components; the grid holds that

@@ -2,6 +2,7 @@
 // double-precision reference: random input, poisoned output, extents that
 // are not multiples of the block or the tile, halo left untouched, periodic
 // wrap exact.
+#include "HostFixtures.h"
 #include "KernelRegistry.h"
 #include "Verify.h"
 
@@ -431,6 +432,43 @@ TEST(HostKernelEntries, EveryDeviceEntryMatchesTheNaiveReference) {
   // inner entry went with its site-major spinors; its kernels in blocks of
   // 32 sites are the HostKernelRole cases).
   EXPECT_GE(bfloat16, 1);
+}
+
+// A march that reads its planes at 32-bit offsets from them (a site-major
+// field moved one vector a tap: t_march_vec4d_aos_c8_v4, 8 floats a site)
+// refuses a lattice whose plane holds more than 2^31 - 1 values, in each
+// launcher, before the launch: the fields here are two addresses far apart,
+// never read.
+TEST(HostBackend, MarchColumnOffsetsRefuseHugePlanes) {
+  const stencil::KernelInfo &info = kernelNamed("t_march_vec4d_aos_c8_v4");
+  ASSERT_NE(info.apply_dot, nullptr);
+  ASSERT_NE(info.apply_fold_dot, nullptr);
+  std::vector<double> params(info.num_params + 1, 0.5);
+  std::vector<const void *> fields(info.num_params + 1, nullptr);
+  auto at = [](int bit) {
+    return reinterpret_cast<void *>(std::uintptr_t{1} << bit);
+  };
+  // 1024 x 1024 x 257 sites x 8 values: 2155872256 values a plane.
+  const int huge[stencil::kMaxDims] = {1024, 1024, 257, 3};
+  const std::string expected =
+      "t_march_vec4d_aos_c8_v4: kernel.march reads a plane (nx x ny x nz "
+      "sites, 8 values each) at 32-bit offsets, and this lattice's plane "
+      "holds more than 2^31 - 1 values";
+  double partials[1] = {0.0}, beta = 0.5, alpha = 0.5;
+  const stencil::Status statuses[] = {
+      info.apply(at(40), at(44), huge, params.data(), fields.data(), nullptr),
+      info.apply_adjoint(at(40), at(44), huge, params.data(), fields.data(),
+                         nullptr),
+      info.apply_dot(at(40), at(44), huge, params.data(), fields.data(),
+                     partials, nullptr),
+      info.apply_fold_dot(at(40), at(41), at(44), at(45), &beta, nullptr,
+                          &alpha, huge, params.data(), fields.data(), partials,
+                          nullptr)};
+  for (const stencil::Status &status : statuses) {
+    EXPECT_FALSE(status.ok());
+    EXPECT_NE(status.message().find(expected), std::string::npos)
+        << status.message();
+  }
 }
 
 // kernel.march: a block's chunk of planes fills about two whole waves of
