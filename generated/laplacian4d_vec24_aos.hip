@@ -2432,7 +2432,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
-    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: kernel.march reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
+    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aos_tuned1_kernel, config.grid, config.block, stream,
@@ -2489,7 +2489,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
-    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: kernel.march reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
+    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aos_tuned1_kernel, config.grid, config.block, stream,
@@ -2548,7 +2548,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
-    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: kernel.march reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
+    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_aos_tuned1_dot_kernel, config.grid, config.block, stream,
@@ -2628,7 +2628,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
-    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: kernel.march reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
+    return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian4d_vec24_aos_tuned1: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (solution != nullptr && !stencil::is_aligned(solution, 16))

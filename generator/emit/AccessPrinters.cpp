@@ -666,8 +666,7 @@ public:
 
   void load(CodePrinter &p, const PlanStep &step) const override {
     const std::string name = "u" + std::to_string(step.load);
-    vectorLoad(p, step, declareFirst(name, plan.loads[step.load]),
-               vectorOf(name));
+    vectorLoad(p, step, declareFirst(name, step.load), vectorOf(name));
   }
 
   /// Before the walk: a plane's values, and each load's first value of
@@ -697,7 +696,7 @@ public:
             {"vectors", std::to_string(access.perThread / access.width)},
             {"width", std::to_string(access.width)},
             {"vector", storedVector()},
-            {"declare", declareFirst("from", plan.loads[step.load])},
+            {"declare", declareFirst("from", step.load)},
             {"value", vectorOf("from")}},
            R"(
              value_type $name$[$count$];
@@ -725,16 +724,15 @@ public:
   }
 
 private:
-  /// Declares `name`, the site's first component of this thread: a pointer
-  /// into `in`, or where the kernel folds CG's direction (two arrays read
-  /// there) its element index.
-  std::string declareFirst(const std::string &name,
-                           const PlannedLoad &load) const {
+  /// Declares `name`, the first component of this thread of plan load
+  /// `load`'s site: a pointer into `in`, or where the kernel folds CG's
+  /// direction (two arrays read there) its element index; in a march with
+  /// column offsets, from the plane's first value.
+  std::string declareFirst(const std::string &name, int load) const {
     const std::string first =
         plan.marchColumnOffsets
-            ? "plane_first + u" + std::to_string(&load - plan.loads.data()) +
-                  "_at"
-            : "(" + index.loadIndex(load) + ") * " +
+            ? "plane_first + u" + std::to_string(load) + "_at"
+            : "(" + index.loadIndex(plan.loads[load]) + ") * " +
                   std::to_string(access.components) +
                   (access.split ? " + c0" : "");
     if (foldsDirection())

@@ -226,9 +226,12 @@ std::string argumentChecks(const StencilModel &model,
     }
     if (launcher.planeOffsetValues > 0) {
       std::vector<std::string> factors, names;
-      for (int axis = 0; axis + 1 < model.dims; ++axis) {
-        factors.push_back(axis == 0 ? "static_cast<std::int64_t>(n[0])"
-                                    : "n[" + std::to_string(axis) + "]");
+      for (int axis = 0; axis < model.dims; ++axis) {
+        if (axis == launcher.marchAxis)
+          continue;
+        factors.push_back(factors.empty() ? "static_cast<std::int64_t>(n[" +
+                                                std::to_string(axis) + "])"
+                                          : "n[" + std::to_string(axis) + "]");
         names.push_back(extentName(axis));
       }
       p.emit({{"model", model.name},
@@ -238,7 +241,7 @@ std::string argumentChecks(const StencilModel &model,
               {"count", std::to_string(launcher.planeOffsetValues)}},
              R"(
                if ($values$ > 2147483647)
-                 return stencil::Status::failure("$model$: kernel.march reads a plane ($plane$ sites, $count$ values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
+                 return stencil::Status::failure("$model$: the marching kernel reads a plane ($plane$ sites, $count$ values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
              )");
     }
   });

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 
 namespace stencilc {
 
@@ -685,6 +686,12 @@ void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
 void KernelPrinter::program(CodePrinter &p) const {
   p.line("// " + plan.programComment);
   if (plan.gathersFirst) {
+    // The planner gathers only plain vector loads (no links, clover terms
+    // or staged boxes, which the march refuses).
+    for (const PlanStep &step : plan.steps)
+      if (!step.links.empty() || !step.clovers.empty() ||
+          plan.loads[step.load].source == LoadSource::SharedBox)
+        llvm::report_fatal_error("a gathered plane holds plain loads only");
     for (const PlanStep &step : plan.steps)
       access->gather(p, step, "u" + std::to_string(step.load));
     for (const PlanStep &step : plan.steps)

@@ -37,8 +37,10 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
     // the layout (groups of sites along x need a whole lattice).
     l.alignmentBytes = alignment;
     l.alignmentReason = alignmentReason;
-    if (plan.marchColumnOffsets)
-      l.planeOffsetValues = model.components;
+    if (plan.marchColumnOffsets) {
+      l.planeOffsetValues = plan.access.components;
+      l.marchAxis = plan.tileAxis;
+    }
     l.vectorWidth = width;
     l.threadsPerBlock = model.kernel.threadsPerBlock();
     l.phases = plan.staging ? plan.staging->phases() : 1;

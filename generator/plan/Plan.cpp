@@ -776,11 +776,12 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
   // A thread that moves one vector a tap of a site-major field in plain
   // storage gathers the plane first, its loads at 32-bit offsets from the
   // plane: on the H200 the two together ran such marches 5-16% faster,
-  // either alone from -17% to +10%; with two or more vectors a tap from -2%
-  // to +4% (docs/performance.md, "Gathering a plane's loads first").
-  // The rest keep the plan's interleaving: single values (the 27-point
-  // march ran 3.5% slower with its loads first), soa rows (hoisted offsets
-  // 4-18% slower: more registers) and subdomains (gathering 14% slower).
+  // hoisted offsets alone 8%, gathering alone 1% (64-bit offsets 7-13%
+  // slower); with two vectors a tap together -2% to +4.5%
+  // (docs/performance.md, "Gathering a plane's loads first"). The rest keep
+  // the plan's interleaving: single values (the 27-point march ran 3.5%
+  // slower with its loads first), soa rows (hoisted offsets 4-18% slower:
+  // more registers) and layouts (no column offsets printed for them).
   plan.gathersFirst =
       plan.access.perThread > 1 && plan.access.perThread == plan.access.width &&
       plan.access.kind == AccessKind::SiteMajorVector &&

@@ -633,7 +633,9 @@ struct KernelPlan {
   /// a load (`u<load>_at`, computed once before the walk), from the
   /// loaded plane's first value (`plane_first`, once a plane). Recomputing
   /// each load's 64-bit element index for each plane cost the generated
-  /// march about 8 integer instructions a load.
+  /// march about 8 integer instructions a load; 64-bit offsets ran 7-13%
+  /// slower than 32-bit ones. Set with gathersFirst (the two paid only
+  /// together), printed apart.
   bool marchColumnOffsets = false;
   /// Aligned sites along x per thread (single-component fields with a
   /// vector width): the tile is xWidth x tileFactor sites, each row of it
@@ -869,9 +871,11 @@ struct LauncherPlan {
   /// for the option named in `alignmentReason` ("kernel.vector_width 4").
   int alignmentBytes = 0;
   std::string alignmentReason;
-  /// KernelPlan::marchColumnOffsets: the values of a site; a plane of the
-  /// march (every axis but the last) must hold at most 2^31 - 1 of them.
+  /// KernelPlan::marchColumnOffsets: the values of a site, and the march
+  /// axis; a plane of the march (every other axis) must hold at most
+  /// 2^31 - 1 values.
   int planeOffsetValues = 0;
+  int marchAxis = -1;
   int vectorWidth = 1;
   int threadsPerBlock = 0; ///< Hopping: the 1-D block
   /// Hopping: threads sharing a site's components; the grid holds that

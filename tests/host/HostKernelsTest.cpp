@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -435,39 +436,51 @@ TEST(HostKernelEntries, EveryDeviceEntryMatchesTheNaiveReference) {
 }
 
 // A march that reads its planes at 32-bit offsets from them (a site-major
-// field moved one vector a tap: t_march_vec4d_aos_c8_v4, 8 floats a site)
-// refuses a lattice whose plane holds more than 2^31 - 1 values, in each
-// launcher, before the launch: the fields here are two addresses far apart,
-// never read.
+// field moved one vector a tap) refuses a lattice whose plane holds more
+// than 2^31 - 1 values, in each launcher, before the launch: the fields
+// here are addresses far apart, never read. 4-D: t_march_vec4d_aos_c8_v4
+// (8 floats a site), 1024 x 1024 x 257 sites a plane; 3-D:
+// t_march_vec3d_c2_dz (2 doubles), 33000 x 33000.
 TEST(HostBackend, MarchColumnOffsetsRefuseHugePlanes) {
-  const stencil::KernelInfo &info = kernelNamed("t_march_vec4d_aos_c8_v4");
-  ASSERT_NE(info.apply_dot, nullptr);
-  ASSERT_NE(info.apply_fold_dot, nullptr);
-  std::vector<double> params(info.num_params + 1, 0.5);
-  std::vector<const void *> fields(info.num_params + 1, nullptr);
+  struct Case {
+    const char *name;
+    std::vector<int> extents;
+    const char *plane;
+    int values;
+  } cases[] = {
+      {"t_march_vec4d_aos_c8_v4", {1024, 1024, 257, 3}, "nx x ny x nz", 8},
+      {"t_march_vec3d_c2_dz", {33000, 33000, 5}, "nx x ny", 2}};
   auto at = [](int bit) {
     return reinterpret_cast<void *>(std::uintptr_t{1} << bit);
   };
-  // 1024 x 1024 x 257 sites x 8 values: 2155872256 values a plane.
-  const int huge[stencil::kMaxDims] = {1024, 1024, 257, 3};
-  const std::string expected =
-      "t_march_vec4d_aos_c8_v4: kernel.march reads a plane (nx x ny x nz "
-      "sites, 8 values each) at 32-bit offsets, and this lattice's plane "
-      "holds more than 2^31 - 1 values";
-  double partials[1] = {0.0}, beta = 0.5, alpha = 0.5;
-  const stencil::Status statuses[] = {
-      info.apply(at(40), at(44), huge, params.data(), fields.data(), nullptr),
-      info.apply_adjoint(at(40), at(44), huge, params.data(), fields.data(),
-                         nullptr),
-      info.apply_dot(at(40), at(44), huge, params.data(), fields.data(),
-                     partials, nullptr),
-      info.apply_fold_dot(at(40), at(41), at(44), at(45), &beta, nullptr,
-                          &alpha, huge, params.data(), fields.data(), partials,
-                          nullptr)};
-  for (const stencil::Status &status : statuses) {
-    EXPECT_FALSE(status.ok());
-    EXPECT_NE(status.message().find(expected), std::string::npos)
-        << status.message();
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    const stencil::KernelInfo &info = kernelNamed(c.name);
+    ASSERT_NE(info.apply_dot, nullptr);
+    ASSERT_NE(info.apply_fold_dot, nullptr);
+    std::vector<double> params(info.num_params + 1, 0.5);
+    std::vector<const void *> fields(info.num_params + 1, nullptr);
+    const int *n = c.extents.data();
+    const std::string expected =
+        std::string(c.name) + ": the marching kernel reads a plane (" +
+        c.plane + " sites, " + std::to_string(c.values) +
+        " values each) at 32-bit offsets, and this lattice's plane holds more "
+        "than 2^31 - 1 values";
+    double partials[1] = {0.0}, beta = 0.5, alpha = 0.5;
+    const stencil::Status statuses[] = {
+        info.apply(at(40), at(44), n, params.data(), fields.data(), nullptr),
+        info.apply_adjoint(at(40), at(44), n, params.data(), fields.data(),
+                           nullptr),
+        info.apply_dot(at(40), at(44), n, params.data(), fields.data(),
+                       partials, nullptr),
+        info.apply_fold_dot(at(40), at(41), at(44), at(45), &beta, nullptr,
+                            &alpha, n, params.data(), fields.data(), partials,
+                            nullptr)};
+    for (const stencil::Status &status : statuses) {
+      EXPECT_FALSE(status.ok());
+      EXPECT_NE(status.message().find(expected), std::string::npos)
+          << status.message();
+    }
   }
 }
 
