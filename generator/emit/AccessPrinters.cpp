@@ -646,13 +646,18 @@ public:
               const std::string &name) const override {
     if (foldsDirection())
       return ComponentAccess::gather(p, step, name);
-    p.line("const " + storedScalar() + " *" + name + " = in + (" +
-           index.loadIndex(plan.loads[step.load]) + ") * " +
-           std::to_string(access.components) + (access.split ? " + c0" : "") +
-           ";");
+    p.line("const " + storedScalar() + " *" + name + " = in + " +
+           firstValue(index.loadIndex(plan.loads[step.load])) + ";");
   }
 
 protected:
+  /// The element index of this thread's first value of the site `site`
+  /// (an index expression).
+  std::string firstValue(const std::string &site) const {
+    return "(" + site + ") * " + std::to_string(access.components) +
+           (access.split ? " + c0" : "");
+  }
+
   std::string element(const std::string &site,
                       const std::string &c) const override {
     return "(" + site + ") * " + std::to_string(access.components) + " + " + c;
@@ -679,10 +684,8 @@ public:
              const stencil::index_t plane_values = $sites$ * $nc$;
            )");
     for (size_t k = 0; k < plan.loads.size(); ++k)
-      p.line("const int u" + std::to_string(k) + "_at = static_cast<int>((" +
-             index.inPlaneIndex(plan.loads[k]) + ") * " +
-             std::to_string(access.components) + (access.split ? " + c0" : "") +
-             ");");
+      p.line("const int u" + std::to_string(k) + "_at = static_cast<int>(" +
+             firstValue(index.inPlaneIndex(plan.loads[k])) + ");");
   }
 
   /// This thread's components, moved `width` at a time into an array.
@@ -730,11 +733,8 @@ private:
   /// column offsets, from the plane's first value.
   std::string declareFirst(const std::string &name, int load) const {
     const std::string first =
-        plan.marchColumnOffsets
-            ? "plane_first + u" + std::to_string(load) + "_at"
-            : "(" + index.loadIndex(plan.loads[load]) + ") * " +
-                  std::to_string(access.components) +
-                  (access.split ? " + c0" : "");
+        plan.gathersPlane ? "plane_first + u" + std::to_string(load) + "_at"
+                          : firstValue(index.loadIndex(plan.loads[load]));
     if (foldsDirection())
       return "const stencil::index_t " + name + " = " + first + ";";
     return "const " + storedVector() + " *" + name + " = reinterpret_cast<const " +

@@ -37,7 +37,7 @@ public:
   /// The sites of the whole lattice (per-site arrays span both parities).
   virtual std::string siteCount() const { return "sites"; }
 
-  /// A march with column offsets (KernelPlan::marchColumnOffsets) splits
+  /// A march with column offsets (KernelPlan::gathersPlane) splits
   /// declarations() in two. Before the walk: strides, rooms, the in-plane
   /// coordinates and `column`, the column's site within a plane.
   virtual void columnDeclarations(CodePrinter &p) const;

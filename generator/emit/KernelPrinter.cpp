@@ -685,7 +685,7 @@ void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
 
 void KernelPrinter::program(CodePrinter &p) const {
   p.line("// " + plan.programComment);
-  if (plan.gathersFirst) {
+  if (plan.gathersPlane) {
     // The planner gathers only plain vector loads (no links, clover terms
     // or staged boxes, which the march refuses).
     for (const PlanStep &step : plan.steps)
@@ -818,7 +818,7 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
       (bounds.upper > 0 ? " - " + std::to_string(bounds.upper) : "");
   weights(p);
   accumulators(p);
-  if (plan.marchColumnOffsets) {
+  if (plan.gathersPlane) {
     index->columnDeclarations(p);
     access->columnOffsets(p);
   }
@@ -840,7 +840,7 @@ void KernelPrinter::marchBody(CodePrinter &p) const {
          )");
   {
     CodePrinter::Indent indent(p);
-    if (plan.marchColumnOffsets) {
+    if (plan.gathersPlane) {
       index->planeDeclarations(p);
       p.line("const stencil::index_t plane_first = " + index->loadedPlane() +
              " * plane_values;");

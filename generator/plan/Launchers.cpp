@@ -37,7 +37,7 @@ std::vector<LauncherPlan> planLaunchers(const StencilModel &model,
     // the layout (groups of sites along x need a whole lattice).
     l.alignmentBytes = alignment;
     l.alignmentReason = alignmentReason;
-    if (plan.marchColumnOffsets) {
+    if (plan.gathersPlane) {
       l.planeOffsetValues = plan.access.components;
       l.marchAxis = plan.tileAxis;
     }

@@ -782,16 +782,16 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
   // the plan's interleaving: single values (the 27-point march ran 3.5%
   // slower with its loads first), soa rows (hoisted offsets 4-18% slower:
   // more registers) and layouts (no column offsets printed for them).
-  plan.gathersFirst =
-      plan.access.perThread > 1 && plan.access.perThread == plan.access.width &&
+  // (A site-major vector access moves at least 2 values.)
+  plan.gathersPlane =
       plan.access.kind == AccessKind::SiteMajorVector &&
+      plan.access.perThread == plan.access.width &&
       (plan.indexing.kind == SiteIndexingKind::PlainOffsets ||
        plan.indexing.kind == SiteIndexingKind::PlainCoordinates);
-  plan.marchColumnOffsets = plan.gathersFirst;
   const std::string axisText = axisName(axis);
   plan.programComment =
       "Plane " + axisText + " + " + std::to_string(reach) +
-      (plan.gathersFirst
+      (plan.gathersPlane
            ? ": its values are gathered first, then each feeds every output "
              "of the ring that needs it."
            : ": each value is loaded once and feeds every output of the ring "

@@ -623,20 +623,17 @@ struct KernelPlan {
   /// the stores are site 0's.
   bool march = false;
   int marchReach = 0; ///< R: the taps' reach along the march
-  /// A march whose thread moves one vector a tap of a site-major field:
-  /// the plane's loads are gathered into arrays before any accumulation,
-  /// so that they are all in flight at once. Printed in the plan's order,
-  /// ptxas issued two or three loads and waited for them before the next
-  /// (docs/performance.md, "Gathering a plane's loads first").
-  bool gathersFirst = false;
-  /// A march that reads each plane through 32-bit offsets within it, one
-  /// a load (`u<load>_at`, computed once before the walk), from the
-  /// loaded plane's first value (`plane_first`, once a plane). Recomputing
-  /// each load's 64-bit element index for each plane cost the generated
-  /// march about 8 integer instructions a load; 64-bit offsets ran 7-13%
-  /// slower than 32-bit ones. Set with gathersFirst (the two paid only
-  /// together), printed apart.
-  bool marchColumnOffsets = false;
+  /// A march whose thread moves one vector a tap of a site-major field
+  /// gathers each plane: it reads the plane through 32-bit offsets within
+  /// it, one a load (`u<load>_at`, computed once before the walk), from the
+  /// loaded plane's first value (`plane_first`, once a plane), and gathers
+  /// the plane's loads into arrays before any accumulation, so that they
+  /// are all in flight at once. Printed in the plan's order, each load
+  /// recomputed its 64-bit element index (about 8 integer instructions)
+  /// and ptxas issued two or three loads and waited for them before the
+  /// next; the two changes paid only together, and 64-bit offsets ran
+  /// 7-13% slower (docs/performance.md, "Gathering a plane's loads first").
+  bool gathersPlane = false;
   /// Aligned sites along x per thread (single-component fields with a
   /// vector width): the tile is xWidth x tileFactor sites, each row of it
   /// loaded and stored with one vector access.
@@ -871,7 +868,7 @@ struct LauncherPlan {
   /// for the option named in `alignmentReason` ("kernel.vector_width 4").
   int alignmentBytes = 0;
   std::string alignmentReason;
-  /// KernelPlan::marchColumnOffsets: the values of a site, and the march
+  /// KernelPlan::gathersPlane: the values of a site, and the march
   /// axis; a plane of the march (every other axis) must hold at most
   /// 2^31 - 1 values.
   int planeOffsetValues = 0;

@@ -377,10 +377,8 @@ void plan(json::OStream &j, const KernelPlan &p) {
       j.attribute("x_width", p.xWidth);
       if (p.march) // the ring's factor; only where set
         j.attribute("march", true);
-      if (p.gathersFirst)
-        j.attribute("gathers_first", true);
-      if (p.marchColumnOffsets)
-        j.attribute("column_offsets", true);
+      if (p.gathersPlane)
+        j.attribute("gathers_plane", true);
     });
     j.attributeObject("access", [&] {
       j.attribute("kind", accessKindName(p.access.kind));

@@ -186,13 +186,10 @@ void printOptions(const StencilModel &model, const KernelPlan &plan,
   else if (!plan.march && plan.tileFactor == 1)
     os << " (one site a thread)";
   os << "\n";
-  if (plan.gathersFirst)
-    os << "  plane:       its loads gathered before the sums"
-       << (plan.marchColumnOffsets
-               ? ", at 32-bit offsets within the plane computed before the "
-                 "walk"
-               : "")
-       << " (one vector a tap of a site-major field)\n";
+  if (plan.gathersPlane)
+    os << "  plane:       its loads gathered before the sums, at 32-bit "
+          "offsets within the plane computed before the walk (one vector a "
+          "tap of a site-major field)\n";
   os << "  load order:  " << loadOrderName(k.loadOrder);
   if (k.loadOrder == LoadOrder::Explicit)
     os << " \"" << k.loadOrderText << "\"";
